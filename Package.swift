@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+// farm: a bulk download manager built as a farm of worker processes sharing a spool directory.
+import PackageDescription
+
+let package = Package(
+    name: "farm",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "farm", targets: ["farm"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMinizip", pkgConfig: "minizip", providers: [.apt(["libminizip-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        // libinotifytools0-dev ships no .pc file: the module map links it by name.
+        .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
+        .target(name: "CFarmShims", dependencies: ["CCurl"]),
+
+        // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
+        .target(name: "FarmSpool", dependencies: [
+            "CFarmShims",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
+        .executableTarget(name: "farm", dependencies: [
+            "FarmSpool",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
+        .executableTarget(name: "farm-probe", dependencies: [
+            "FarmSpool",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Sources/FarmProbe"),
+        .executableTarget(name: "farm-benchmark", dependencies: [
+            "FarmSpool",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Sources/FarmBenchmark"),
+
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
+        .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

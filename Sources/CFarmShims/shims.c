@@ -1,0 +1,49 @@
+// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs and
+// POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "CFarmShims.h"
+
+int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+int cfarm_syncfs(int fd) { return syncfs(fd); }
+
+int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags) {
+    return posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSID);
+}
+
+CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value) {
+    return curl_easy_setopt(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_off(CURL *curl, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_str(CURL *curl, CURLoption option, const char *value) {
+    return curl_easy_setopt(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_ptr(CURL *curl, CURLoption option, void *value) {
+    return curl_easy_setopt(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, callback);
+}
+CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback) {
+    return curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value) {
+    return curl_easy_getinfo(curl, info, value);
+}
+CURLcode cfarm_curl_getinfo_off(CURL *curl, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(curl, info, value);
+}
+CURLcode cfarm_curl_getinfo_str(CURL *curl, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(curl, info, value);
+}

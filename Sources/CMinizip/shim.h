@@ -1,0 +1,1 @@
+#include <unzip.h>

@@ -1,0 +1,66 @@
+import ArgumentParser
+import FarmSpool
+import Foundation
+
+/// farm-benchmark: measurements that are too slow or too noisy to be tests. `bin/benchmark` runs it.
+@main
+struct Benchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "farm-benchmark",
+        abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
+        subcommands: [Claims.self]
+    )
+}
+
+/// `claims --dir D --jobs 1000,100000,1000000`: for each size, a fresh spool under D, the time to
+/// enqueue that many jobs, then the cost of `--samples` claims (and of their completions).
+struct Claims: ParsableCommand {
+    @Option(help: "Directory to make the spools in (tmpfs or disk).") var dir: String
+    @Option(help: "Queue sizes, comma-separated.") var jobs = "1000,100000,1000000"
+    @Option(help: "Claims measured per size.") var samples = 2000
+
+    func run() throws {
+        let sizes = jobs.split(separator: ",").compactMap { Int($0) }
+        print("size       enqueue   claim p50  claim p99  claim max  complete p50  complete p99   (\(dir))")
+        for size in sizes {
+            let root = dir + "/farm-bench-\(getpid())-\(size)"
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let spool = try Spool(root: root)
+            let list = ListID.of(name: "bench")
+            let jobs = (0..<size).lazy.map {
+                NewJob(name: JobName(list: list, index: $0),
+                       record: JobRecord(url: "http://127.0.0.1:1/\($0).jpg", id: "r\($0)"))
+            }
+            let enqueueSeconds = try time { try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: [])]) }
+            let claimer = Claimer(spool: spool)
+            var claimTimes: [Double] = []
+            var completeTimes: [Double] = []
+            for _ in 0..<min(samples, size) {
+                var claim: Claim?
+                claimTimes.append(try time { claim = try claimer.claim() })
+                guard let claim else { break }
+                completeTimes.append(try time { try spool.complete(claim, .done) })
+            }
+            print(pad(String(size), 10) + pad(String(format: "%.2f s", enqueueSeconds), 10)
+                + millis(claimTimes, 0.5) + millis(claimTimes, 0.99) + millis(claimTimes, 1.0)
+                + millis(completeTimes, 0.5, width: 14) + millis(completeTimes, 0.99, width: 14))
+        }
+    }
+
+    private func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    private func millis(_ values: [Double], _ quantile: Double, width: Int = 11) -> String {
+        guard !values.isEmpty else { return pad("-", width) }
+        let sorted = values.sorted()
+        let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
+        return pad(String(format: "%.3f ms", value * 1000), width)
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import FarmSpool
+import Foundation
+
+/// farm-probe drives the spool protocol one operation at a time, as a separate process, so the
+/// tests can run many of them at once, kill them, and crash them at named points
+/// (`FARM_FAILPOINT`). It is a test tool: users never need it.
+@main
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "farm-probe",
+        abstract: "Drive the farm spool step by step (for tests).",
+        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self]
+    )
+}
+
+struct SpoolPath: ParsableArguments {
+    @Option(help: "The spool directory.") var spool: String
+}
+
+/// Prints one line and flushes it at once: the test reading it may kill this process next.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// `enqueue --jobs N --lists K`: N jobs spread over K lists named "List 1"…, in one batch.
+struct Enqueue: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var jobs: Int
+    @Option var lists: Int = 1
+    @Option(help: "Prefix of list names, so several enqueues make distinct lists.") var name = "List"
+
+    func run() throws {
+        let spool = try Spool(root: options.spool)
+        try spool.recover()
+        let ids = (1...lists).map { ListID.of(name: "\(name) \($0)") }
+        let perList = (jobs + lists - 1) / lists
+        let newJobs = (0..<jobs).lazy.map { n in
+            NewJob(name: JobName(list: ids[n / perList], index: n % perList),
+                   record: JobRecord(url: "http://127.0.0.1:1/\(n).jpg", id: "r\(n)"))
+        }
+        let records = ids.enumerated().map { i, id in
+            ListRecordFile(id: id, bytes: Array("{\"name\":\"\(name) \(i + 1)\"}\n".utf8))
+        }
+        let batch = try spool.enqueue(newJobs, lists: records)
+        say("enqueued \(jobs) \(batch)")
+    }
+}
+
+/// `drain --record FILE`: claims and completes jobs until the queue is empty, appending each
+/// claimed job name to FILE (the file is the evidence of exactly-once claiming).
+struct Drain: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option(help: "File to append claimed job names to.") var record: String?
+    @Option(help: "Fail every Nth job instead of completing it done (0: never).") var failEvery = 0
+
+    func run() throws {
+        let spool = try Spool(root: options.spool)
+        let claimer = Claimer(spool: spool)
+        let log = record.map { path -> FileHandle in
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+            }
+            return FileHandle(forWritingAtPath: path)!
+        }
+        log?.seekToEndOfFile()
+        var count = 0
+        while let claim = try claimer.claim() {
+            log?.write(Data((claim.job.raw + "\n").utf8))
+            count += 1
+            try spool.renew(claim)
+            try spool.complete(claim, failEvery > 0 && count % failEvery == 0 ? .failed : .done)
+        }
+        say("drained \(count)")
+    }
+}
+
+/// `hold --count N`: claims N jobs, prints them, then keeps their leases renewed (or not) until
+/// killed: the test's model of a worker busy on long downloads.
+struct Hold: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var count = 1
+    @Option(help: "Renew every S seconds; 0 never renews.") var renewEvery: Double = 0
+
+    func run() throws {
+        let spool = try Spool(root: options.spool)
+        let claimer = Claimer(spool: spool)
+        var claims: [Claim] = []
+        while claims.count < count, let claim = try claimer.claim() {
+            claims.append(claim)
+            say("claimed \(claim.job) \(claim.owner)")
+        }
+        say("holding \(claims.count)")
+        while true {
+            if renewEvery > 0 {
+                Thread.sleep(forTimeInterval: renewEvery)
+                for claim in claims { try spool.renew(claim) }
+            } else {
+                Thread.sleep(forTimeInterval: 3600)
+            }
+        }
+    }
+}
+
+/// `recover --lease S`: what `farm start` does first: roll forward, discard, reclaim.
+struct Recover: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var lease: Double = 10
+
+    func run() throws {
+        let spool = try Spool(root: options.spool)
+        let report = try spool.recover()
+        let reclaimed = spool.reclaimExpired(lease: lease)
+        say("rolled \(report.batchesRolledForward) discarded \(report.stagesDiscarded) reclaimed \(reclaimed.count)")
+    }
+}

@@ -1,0 +1,122 @@
+import SystemPackage
+
+/// A job this process holds: the name it was queued under, the per-claim owner, and its record.
+public struct Claim: Sendable, Hashable {
+    public let job: JobName
+    public let owner: Owner
+    public let record: JobRecord
+
+    public static func == (a: Claim, b: Claim) -> Bool { a.job == b.job && a.owner == b.owner }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(job)
+        hasher.combine(owner)
+    }
+}
+
+/// Takes jobs off the queue for one worker (see "Claim" in the protocol).
+///
+/// Keeps the sorted shard list of the batch it is draining, so a claim reads queue/ (a few
+/// entries) and one getdents batch of one shard, whatever the size of the queue.
+/// Not thread-safe: one per worker thread.
+public final class Claimer {
+    /// How many names one claim reads from a shard; the pick is random among them.
+    static let pickWindow = 256
+
+    public let spool: Spool
+    private var cachedBatch: String?
+    private var cachedShards: [String] = []
+
+    public init(spool: Spool) {
+        self.spool = spool
+    }
+
+    /// The next job, now owned by this process; nil when the queue is empty.
+    public func claim() throws(SpoolError) -> Claim? {
+        let batches: [String]
+        do {
+            batches = try Sys.listDirectory(spool.queue).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)
+        }
+        for batch in batches {
+            if let claim = try claim(fromBatch: batch) { return claim }
+        }
+        return nil
+    }
+
+    private func claim(fromBatch batch: String) throws(SpoolError) -> Claim? {
+        let batchPath = spool.queue + "/" + batch
+        if cachedBatch != batch {
+            do {
+                cachedShards = try Sys.listDirectory(batchPath).filter { !$0.hasPrefix(".") }.sorted()
+            } catch where error == .noSuchFileOrDirectory {
+                return nil
+            } catch where error == .notDirectory {
+                spool.setAside(batchPath, reason: "a file where a queue batch should be")
+                return nil
+            } catch {
+                throw SpoolError(.io, "cannot read \(batchPath)", cause: error)
+            }
+            cachedBatch = batch
+        }
+        while let shard = cachedShards.first {
+            let shardPath = batchPath + "/" + shard
+            var names: [String]
+            do {
+                names = try Sys.listDirectory(shardPath, limit: Self.pickWindow)
+            } catch where error == .noSuchFileOrDirectory {
+                names = []
+            } catch where error == .notDirectory {
+                spool.setAside(shardPath, reason: "a file where a queue shard should be")
+                names = []
+            } catch {
+                throw SpoolError(.io, "cannot read \(shardPath)", cause: error)
+            }
+            if names.isEmpty {
+                // Drained: drop it. rmdir fails harmlessly if a handed-back job just arrived.
+                try? Sys.rmdir(shardPath)
+                cachedShards.removeFirst()
+                continue
+            }
+            names.shuffle()
+            for name in names {
+                if let claim = try take(name, from: shardPath) { return claim }
+            }
+        }
+        cachedBatch = nil
+        try? Sys.rmdir(batchPath)
+        return nil
+    }
+
+    /// One attempt at one name: nil when another process won it or it was set aside.
+    private func take(_ name: String, from shardPath: String) throws(SpoolError) -> Claim? {
+        guard let job = JobName(name) else {
+            spool.setAside(shardPath + "/" + name, reason: "not a job name")
+            return nil
+        }
+        let owner = Owner.fresh()
+        let target = spool.activePath(job, owner)
+        do {
+            try Sys.rename(shardPath + "/" + name, target)
+        } catch where error == .noSuchFileOrDirectory {
+            return nil  // another worker won this one
+        } catch {
+            throw SpoolError(.io, "cannot claim \(name)", cause: error)
+        }
+        Failpoint.hit("claim.renamed")
+        let bytes: [UInt8]
+        do {
+            bytes = try Sys.readFile(target, limit: 64 << 10)
+        } catch where error == .noSuchFileOrDirectory {
+            return nil  // reclaimed already: it was never ours to work on
+        } catch {
+            spool.setAside(target, reason: "job file cannot be read (\(error))")
+            return nil
+        }
+        guard bytes.count <= 64 << 10, let record = JobRecord.decode(bytes) else {
+            spool.setAside(target, reason: "job file does not parse")
+            return nil
+        }
+        return Claim(job: job, owner: owner, record: record)
+    }
+}

@@ -1,0 +1,96 @@
+import Glibc
+import SystemPackage
+
+/// A list record to publish with a batch: the bytes are the layer above's business.
+public struct ListRecordFile: Sendable {
+    public var id: String
+    public var bytes: [UInt8]
+
+    public init(id: String, bytes: [UInt8]) {
+        precondition(ListID.isValid(id), "invalid list id \(id)")
+        self.id = id
+        self.bytes = bytes
+    }
+}
+
+extension Spool {
+    /// Adds `jobs` to the queue and publishes `lists`, atomically (see "Add" in the protocol):
+    /// after a crash either none of it is visible, or all the jobs are and recovery finishes
+    /// publishing the lists. Returns the batch name.
+    @discardableResult
+    public func enqueue(_ jobs: some Sequence<NewJob>, lists: [ListRecordFile]) throws(SpoolError) -> String {
+        let batch = BatchName.fresh()
+        let stage = tmp + "/stage-" + batch
+        do {
+            try Sys.mkdir(stage, mode: 0o700)
+        } catch {
+            throw SpoolError(.io, "cannot stage a batch in \(tmp)", cause: error)
+        }
+        // The lock tells recovery the stage still has a live writer; it dies with this process.
+        let lock: Int32
+        do {
+            lock = try Sys.open(stage, O_RDONLY | O_DIRECTORY)
+            _ = try Sys.tryLock(lock)
+        } catch {
+            throw SpoolError(.io, "cannot lock \(stage)", cause: error)
+        }
+        defer { close(lock) }
+
+        do {
+            var shardPath = ""
+            for (n, job) in jobs.enumerated() {
+                if n % Self.shardSize == 0 {
+                    shardPath = stage + "/" + BatchName.shard(n / Self.shardSize)
+                    try Sys.mkdir(shardPath)
+                }
+                try Sys.createFile(shardPath + "/" + job.name.raw, job.record.encoded())
+                Failpoint.hit("add.staging")
+            }
+            try Sys.mkdir(stage + "/.lists")
+            for list in lists {
+                try Sys.createFile(stage + "/.lists/" + list.id + ".json", list.bytes)
+            }
+            Failpoint.hit("add.staged")
+            try Sys.syncFileSystem(stage)
+        } catch {
+            try? Sys.removeTree(stage)
+            throw SpoolError(.io, "cannot write the jobs of a new batch", cause: error)
+        }
+
+        do {
+            try Sys.renameNoReplace(stage, queue + "/" + batch)
+            try Sys.syncDirectory(queue)
+        } catch {
+            try? Sys.removeTree(stage)
+            throw SpoolError(.io, "cannot publish a new batch into \(queue)", cause: error)
+        }
+        Failpoint.hit("add.committed")
+        try publishLists(ofBatch: batch)
+        return batch
+    }
+
+    /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
+    /// a batch whose coordinator died half-way.
+    func publishLists(ofBatch batch: String) throws(SpoolError) {
+        let pending = queue + "/" + batch + "/.lists"
+        do {
+            let names: [String]
+            do { names = try Sys.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
+            for name in names {
+                do {
+                    try Sys.rename(pending + "/" + name, lists + "/" + name)
+                } catch where error == .noSuchFileOrDirectory {}  // another recoverer moved it
+                Failpoint.hit("add.published-list")
+            }
+            try Sys.syncDirectory(lists)
+            do { try Sys.rmdir(pending) } catch where error == .noSuchFileOrDirectory {}
+        } catch {
+            throw SpoolError(.io, "cannot publish the lists of batch \(batch)", cause: error)
+        }
+    }
+
+    /// The list records, by list id.
+    public func listRecord(_ id: String) -> [UInt8]? {
+        try? Sys.readFile(lists + "/" + id + ".json")
+    }
+}

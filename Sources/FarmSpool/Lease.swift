@@ -1,0 +1,91 @@
+import Glibc
+import SystemPackage
+
+/// A claimed job as seen in active/, by anyone.
+public struct ActiveJob: Sendable {
+    public let job: JobName
+    public let owner: Owner
+    /// Seconds since the lease was last renewed.
+    public let age: Double
+}
+
+extension Spool {
+    /// Renews the lease on `claim`; `.leaseLost` when it was reclaimed: the caller must stop.
+    public func renew(_ claim: Claim) throws(SpoolError) {
+        do {
+            try Sys.touch(activePath(claim.job, claim.owner))
+        } catch where error == .noSuchFileOrDirectory {
+            throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed from this worker")
+        } catch {
+            throw SpoolError(.io, "cannot renew the lease of \(claim.job)", cause: error)
+        }
+    }
+
+    /// Hands `claim` back to the queue (stop, scale down); `.leaseLost` when it was no longer ours.
+    public func release(_ claim: Claim) throws(SpoolError) {
+        guard try returnToQueue(activeName: claim.job.raw + "@" + claim.owner.raw, job: claim.job) else {
+            throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed from this worker")
+        }
+    }
+
+    /// Every claimed job, with the age of its lease.
+    public func activeJobs() -> [ActiveJob] {
+        let now = Sys.now()
+        return ((try? Sys.listDirectory(active)) ?? []).compactMap { name in
+            guard let entry = ActiveName(name), let st = try? Sys.lstat(active + "/" + name) else { return nil }
+            return ActiveJob(job: entry.job, owner: entry.owner, age: now - st.changeTime)
+        }
+    }
+
+    /// Sends back to the queue every active job whose lease is older than `lease` seconds.
+    /// Safe to run from many processes at once. Foreign names in active/ are set aside.
+    @discardableResult
+    public func reclaimExpired(lease: Double) -> [JobName] {
+        let now = Sys.now()
+        var reclaimed: [JobName] = []
+        for name in (try? Sys.listDirectory(active)) ?? [] {
+            guard let entry = ActiveName(name) else {
+                setAside(active + "/" + name, reason: "not a claimed job name")
+                continue
+            }
+            guard let st = try? Sys.lstat(active + "/" + name), now - st.changeTime > lease else { continue }
+            if (try? returnToQueue(activeName: name, job: entry.job)) == true { reclaimed.append(entry.job) }
+        }
+        return reclaimed
+    }
+
+    /// Sends back the jobs of a process known to be dead (the supervisor saw it exit).
+    @discardableResult
+    public func releaseJobs(ofPid pid: Int32) -> [JobName] {
+        var released: [JobName] = []
+        for name in (try? Sys.listDirectory(active)) ?? [] {
+            guard let entry = ActiveName(name), entry.owner.pid == pid else { continue }
+            if (try? returnToQueue(activeName: name, job: entry.job)) == true { released.append(entry.job) }
+        }
+        return released
+    }
+
+    /// Renames active/<activeName> to the returned batch. False when it was gone already.
+    func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
+        let source = active + "/" + activeName
+        let target = returnedShard + "/" + job.raw
+        // A claimer may rmdir the returned shard between our mkdir and rename: retry a few times.
+        for _ in 0..<8 {
+            do {
+                try Sys.renameNoReplace(source, target)
+                Failpoint.hit("return.renamed")
+                return true
+            } catch where error == .noSuchFileOrDirectory {
+                guard Sys.exists(source) else { return false }
+                try? Sys.ensureDirectory(queue + "/" + Self.returnedBatch)
+                try? Sys.ensureDirectory(returnedShard)
+            } catch where error == .fileExists {
+                setAside(source, reason: "job \(job) is queued twice")
+                return false
+            } catch {
+                throw SpoolError(.io, "cannot return \(job) to the queue", cause: error)
+            }
+        }
+        throw SpoolError(.io, "cannot return \(job) to the queue: \(returnedShard) keeps disappearing")
+    }
+}

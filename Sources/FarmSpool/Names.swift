@@ -1,0 +1,110 @@
+import Glibc
+
+/// The name of one job: `<list>.<index>`, where <list> is a 16-hex-digit list id.
+/// Validated on the way in: a name that does not parse is a foreign file.
+public struct JobName: Hashable, Sendable, CustomStringConvertible {
+    public let list: String
+    public let index: Int
+    public let raw: String
+
+    public init(list: String, index: Int) {
+        precondition(ListID.isValid(list) && index >= 0, "invalid job name \(list).\(index)")
+        self.list = list
+        self.index = index
+        self.raw = list + "." + String(index)
+    }
+
+    public init?(_ raw: String) {
+        let utf8 = raw.utf8
+        guard utf8.count > 17, utf8.count <= 27 else { return nil }
+        let dot = utf8.index(utf8.startIndex, offsetBy: 16)
+        guard utf8[dot] == UInt8(ascii: "."), ListID.isValid(String(raw[..<dot])) else { return nil }
+        let digits = raw[raw.index(after: dot)...]
+        guard digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let index = Int(digits),
+              String(index) == digits else { return nil }
+        self.list = String(raw[..<dot])
+        self.index = index
+        self.raw = raw
+    }
+
+    public var description: String { raw }
+}
+
+/// List ids: 16 lowercase hex digits, derived from the list's name (see `ListID.of`).
+public enum ListID {
+    public static func isValid(_ id: String) -> Bool {
+        id.utf8.count == 16 && id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// FNV-1a 64 of the name: stable across runs and machines, so adding a list twice finds it again.
+    public static func of(name: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hex(hash)
+    }
+}
+
+/// Who holds a claim: `<pid>-<nonce>`, fresh for every claim, so a reclaimed and re-claimed job
+/// never carries the name its earlier owner would try to complete.
+public struct Owner: Hashable, Sendable, CustomStringConvertible {
+    public let pid: Int32
+    public let raw: String
+
+    public static func fresh() -> Owner {
+        let pid = getpid()
+        return Owner(pid: pid, raw: String(pid) + "-" + hex(UInt64.random(in: .min ... .max)))
+    }
+
+    init(pid: Int32, raw: String) {
+        self.pid = pid
+        self.raw = raw
+    }
+
+    init?(_ raw: String) {
+        guard let dash = raw.firstIndex(of: "-"), let pid = Int32(raw[..<dash]), pid > 0,
+              raw.utf8.count - raw.utf8.distance(from: raw.startIndex, to: dash) == 17 else { return nil }
+        self.pid = pid
+        self.raw = raw
+    }
+
+    public var description: String { raw }
+}
+
+/// An entry of active/: `<job>@<owner>`.
+struct ActiveName {
+    let job: JobName
+    let owner: Owner
+
+    init?(_ raw: String) {
+        guard let at = raw.firstIndex(of: "@"), let job = JobName(String(raw[..<at])),
+              let owner = Owner(String(raw[raw.index(after: at)...])) else { return nil }
+        self.job = job
+        self.owner = owner
+    }
+}
+
+/// Batch names sort in creation order: `b<µs since epoch, 16 digits>-<nonce>`.
+enum BatchName {
+    static func fresh() -> String {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let micros = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+        let digits = String(micros)
+        return "b" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
+            + String(hex(UInt64.random(in: .min ... .max)).prefix(8))
+    }
+
+    static func shard(_ number: Int) -> String {
+        let digits = String(number)
+        return "s" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+}
+
+/// 16 lowercase hex digits.
+func hex(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}

@@ -1,0 +1,36 @@
+import Glibc
+import SystemPackage
+
+/// What `recover()` found and repaired.
+public struct Recovery: Sendable, Equatable {
+    /// Committed batches whose list records it finished publishing.
+    public var batchesRolledForward = 0
+    /// Stages of coordinators that died before their commit, deleted.
+    public var stagesDiscarded = 0
+}
+
+extension Spool {
+    /// Finishes or undoes what dead coordinators left (see "Add" in the protocol). Idempotent and
+    /// safe while other processes work: a stage whose writer lives is locked and left alone.
+    @discardableResult
+    public func recover() throws(SpoolError) -> Recovery {
+        var report = Recovery()
+        let batches: [String]
+        do { batches = try Sys.listDirectory(queue) } catch {
+            throw SpoolError(.io, "cannot read \(queue)", cause: error)
+        }
+        for batch in batches where Sys.exists(queue + "/" + batch + "/.lists") {
+            try publishLists(ofBatch: batch)
+            report.batchesRolledForward += 1
+        }
+        for name in (try? Sys.listDirectory(tmp)) ?? [] where name.hasPrefix("stage-") {
+            let path = tmp + "/" + name
+            guard let fd = try? Sys.open(path, O_RDONLY | O_DIRECTORY) else { continue }
+            defer { close(fd) }
+            guard (try? Sys.tryLock(fd)) == true else { continue }  // its coordinator is still writing
+            try? Sys.removeTree(path)
+            report.stagesDiscarded += 1
+        }
+        return report
+    }
+}

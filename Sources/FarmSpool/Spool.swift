@@ -1,0 +1,142 @@
+// The farm spool protocol
+// =======================
+//
+// Every farm process (coordinator, supervisor, workers, watcher) coordinates only through this
+// directory. Any of them can die at any instant, with SIGKILL; the rules below make every such
+// death cost at most a redo, never a lost or doubled job.
+//
+// Layout (the spool itself is mode 0700):
+//
+//     .farm-spool                    marker: this directory is a spool (reset and the CLI check it)
+//     queue/<batch>/<shard>/<job>    jobs waiting to be claimed
+//     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease
+//     done/<list>/<job>              jobs completed for good
+//     failed/<list>/<job>            jobs that failed for good
+//     lists/<list>.json              list records, published only once all their jobs are queued
+//     progress/, files/, control/    sidecars, outputs and desired state, owned by the layers above
+//     tmp/                           staging; whatever is here is garbage once its writer is gone
+//     corrupt/                       damaged or foreign files, set aside (never deleted)
+//     log/farm.log                   one line per event worth a human's attention
+//
+// Names. A <job> is `<list>.<index>`: the list id (16 lowercase hex digits) and the resource's
+// 0-based index in it. A job file holds one line of JSON (`JobRecord`: the URL and resource id);
+// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>`, fresh for
+// every claim. A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
+// in the order they were made); the batch `0` holds jobs handed back, so they are claimed first.
+// A <shard> is `s<number>` and holds at most `Spool.shardSize` jobs.
+//
+// Add (Enqueuer). The coordinator writes every job file of a batch, sharded, and the batch's list
+// records (in `.lists/`) under `tmp/stage-<nonce>/`, holding an flock on that directory. One
+// syncfs(2) then makes all of it durable (one flush instead of one fsync per job), and one
+// rename(2) of the stage to `queue/<batch>` publishes every job at once: that rename is the commit
+// point, and queue/ is fsynced after it. Then the list records are renamed from
+// `queue/<batch>/.lists/` into `lists/` (and lists/ is fsynced). A coordinator killed before the
+// commit leaves a stage whose lock is free: recovery deletes it and nothing was visible. Killed
+// after it, the batch still holds `.lists/`: recovery (run by the next `add`, by `start`, by the
+// supervisor) finishes the renames. A list therefore never shows up with some of its jobs missing.
+//
+// Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest
+// shard (the shard list is cached between claims), reads one getdents batch of names from it (never
+// the whole directory), and renames a randomly chosen one to `active/<job>@<owner>`. The rename is
+// the claim: exactly one contender wins, the losers get ENOENT and pick again; the random choice
+// keeps concurrent workers off the same name. The rename also sets the file's ctime, which starts
+// the lease. Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job
+// has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
+//
+// Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
+// lease/4. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
+// Anyone may reclaim (supervisor, idle workers, `start`): an active file whose ctime is older than
+// the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and one wins.
+// The supervisor does the same at once for a worker it saw die (the pid is in the name).
+//
+// Complete. The owner renames `active/<job>@<owner>` to `done/<list>/<job>` (or failed/), with
+// RENAME_NOREPLACE. Because the owner's name includes its per-claim nonce, the rename fails with
+// ENOENT as soon as the job was reclaimed, even if the same job was claimed again since: a worker
+// that lost its lease can never complete a job a second time. Outputs are written under tmp/,
+// fdatasync'ed, and renamed into place before this rename, so a done job always has whole
+// outputs. The completion rename itself is not fsynced: undone by a power loss, it means a redo.
+//
+// Corruption. A job file that does not parse, or a name that does not belong where it is, is
+// renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
+import Glibc
+import SystemPackage
+
+/// A spool directory: the paths of its parts and the operations of the protocol above.
+///
+/// A value type holding only the root path: any process or thread may make one and use it.
+public struct Spool: Sendable {
+    /// Jobs per queue shard: small enough that reading a shard's first names is cheap on any file
+    /// system, large enough that a million jobs make only about a thousand shards.
+    public static let shardSize = 1024
+
+    public let root: String
+
+    public var queue: String { root + "/queue" }
+    public var active: String { root + "/active" }
+    public var done: String { root + "/done" }
+    public var failed: String { root + "/failed" }
+    public var lists: String { root + "/lists" }
+    public var progress: String { root + "/progress" }
+    public var files: String { root + "/files" }
+    public var control: String { root + "/control" }
+    public var tmp: String { root + "/tmp" }
+    public var corrupt: String { root + "/corrupt" }
+    public var logDirectory: String { root + "/log" }
+    public var logFile: String { root + "/log/farm.log" }
+    var marker: String { root + "/.farm-spool" }
+
+    /// The queue batch that holds jobs handed back (released or reclaimed); it sorts first.
+    static let returnedBatch = "0"
+    var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
+
+    static let subdirectories = [
+        "queue", "active", "done", "failed", "lists", "progress", "files", "control", "tmp", "corrupt", "log",
+    ]
+
+    /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.
+    /// Refuses a directory that holds other things and is not a spool, so no command ever writes into
+    /// (or resets) a directory that was not made by farm.
+    public init(root: String, create: Bool = true) throws(SpoolError) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        if Sys.exists(marker) {
+            try makeSubdirectories()
+            return
+        }
+        guard Sys.exists(self.root) else {
+            guard create else { throw SpoolError(.notASpool, "no spool at \(self.root)") }
+            do { try Sys.mkdir(self.root, mode: 0o700) } catch where error == .fileExists {} catch {
+                throw SpoolError(.io, "cannot create the spool \(self.root)", cause: error)
+            }
+            try initialize()
+            return
+        }
+        let entries: [String]
+        do { entries = try Sys.listDirectory(self.root) } catch {
+            throw SpoolError(.notASpool, "\(self.root) is not a readable directory", cause: error)
+        }
+        guard create, entries.allSatisfy({ $0.hasPrefix(".") }) else {
+            throw SpoolError(.notASpool, "\(self.root) is not a farm spool (it has no .farm-spool); "
+                + "point --spool at a new or empty directory")
+        }
+        try initialize()
+    }
+
+    private func initialize() throws(SpoolError) {
+        chmod(root, 0o700)
+        try makeSubdirectories()
+        do { try Sys.createFile(marker, Array("farm spool v1\n".utf8), sync: true) } catch where error == .fileExists {
+        } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
+    }
+
+    private func makeSubdirectories() throws(SpoolError) {
+        for name in Self.subdirectories {
+            do { try Sys.ensureDirectory(root + "/" + name) } catch {
+                throw SpoolError(.io, "cannot create \(root)/\(name)", cause: error)
+            }
+        }
+    }
+
+    func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + claim.raw + "@" + owner.raw }
+    func donePath(_ job: JobName) -> String { done + "/" + job.list + "/" + job.raw }
+    func failedPath(_ job: JobName) -> String { failed + "/" + job.list + "/" + job.raw }
+}

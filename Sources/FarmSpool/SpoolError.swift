@@ -1,0 +1,37 @@
+import SystemPackage
+
+/// The one error type of the spool: a code callers can switch on, a sentence a user can act on,
+/// and the errno that caused it, if any.
+public struct SpoolError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String { case notASpool, leaseLost, corrupt, io }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The directory is not a spool and farm will not make it one.
+        public static let notASpool = Code(.notASpool)
+        /// The job was reclaimed from this owner: it must stop and never complete it.
+        public static let leaseLost = Code(.leaseLost)
+        /// A file in the spool is damaged or foreign (it has been set aside).
+        public static let corrupt = Code(.corrupt)
+        /// The file system refused an operation (disk full, permissions…).
+        public static let io = Code(.io)
+
+        public var description: String { value.rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+    public let cause: Errno?
+
+    public init(_ code: Code, _ message: String, cause: Errno? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        guard let cause else { return message }
+        return message + ": " + cause.description
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import FarmSpool
+
+/// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`.
+@main
+struct Farm: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A bulk download manager run by a farm of worker processes sharing a spool directory.",
+        discussion: "See README.md for a tour; the spool protocol is described at the top of "
+            + "Sources/FarmSpool/Spool.swift.",
+        version: "0.1.0",
+        subcommands: [Recover.self]
+    )
+}
