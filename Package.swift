@@ -28,6 +28,11 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
+        .target(name: "FarmManifest", dependencies: ["FarmZip"]),
+        // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
+        .target(name: "FarmZip", dependencies: ["CMinizip"]),
+
         .executableTarget(name: "farm", dependencies: [
             "FarmSpool",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -44,6 +49,8 @@ let package = Package(
 
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
+        .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

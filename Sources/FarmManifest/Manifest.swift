@@ -1,0 +1,2 @@
+/// Placeholder: the manifest reader lands here (issue 3).
+public enum Manifest {}

@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+
+/// A process started by a test, ended by the test (by pid, never by name).
+///
+/// Its standard output is collected line by line so a test can wait for what it printed.
+/// `deinit` kills it if the test did not, so no test leaves a process behind.
+public final class ChildProcess: @unchecked Sendable {
+    public let process: Process
+    private let lock = NSLock()
+    private var output = ""
+    private var errors = ""
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Starts `executable` (a name in `Executables`, or a path) with `arguments`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : Executables.path(executable))
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.withLock { self.errors += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    public var standardOutput: String { lock.withLock { output } }
+    public var standardError: String { lock.withLock { errors } }
+    public var outputLines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+
+    /// Waits (with a deadline) for a line of output starting with `prefix`.
+    @discardableResult
+    public func waitForLine(startingWith prefix: String, timeout: Double = 30) -> String? {
+        var found: String?
+        poll(timeout: timeout) {
+            found = outputLines.first { $0.hasPrefix(prefix) }
+            return found != nil
+        }
+        return found
+    }
+
+    /// Waits for the process to exit; returns its status, or nil past the deadline.
+    @discardableResult
+    public func wait(timeout: Double = 60) -> Int32? {
+        guard poll(timeout: timeout, { !process.isRunning }) else { return nil }
+        process.waitUntilExit()
+        // Let the pipe handlers drain what was written last.
+        Thread.sleep(forTimeInterval: 0.02)
+        return process.terminationStatus
+    }
+
+    public func kill(_ signal: Int32 = SIGKILL) {
+        if process.isRunning { Glibc.kill(pid, signal) }
+    }
+
+    deinit {
+        if process.isRunning {
+            Glibc.kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Runs `executable` to completion and returns (status, stdout, stderr).
+public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
+    let child = try ChildProcess(executable, arguments, environment: environment)
+    guard let status = child.wait(timeout: timeout) else {
+        child.kill()
+        return (-1, child.standardOutput, child.standardError + "\n(timed out after \(timeout) s)")
+    }
+    return (status, child.standardOutput, child.standardError)
+}
