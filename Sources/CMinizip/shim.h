@@ -1,1 +1,2 @@
 #include <unzip.h>
+#include <zip.h>

@@ -1,0 +1,94 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// Claims within one process: order of batches, emptying, what is set aside.
+@Suite struct ClaimTests {
+    @Test func claimsEveryJobOnceThenReportsEmpty() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let (list, jobs) = SpoolFixtures.jobs(2500)
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+
+        let claimer = Claimer(spool: spool)
+        var claimed = Set<JobName>()
+        while let claim = try claimer.claim() {
+            #expect(claimed.insert(claim.job).inserted)
+            #expect(claim.record.url == "http://127.0.0.1:1/\(claim.job.index).jpg")
+            try spool.complete(claim, .done)
+        }
+        #expect(claimed == Set(jobs.map(\.name)))
+        #expect(SpoolFixtures.counts(spool) == [.done: 2500])
+        // Drained shards and batches are removed, so later claims stay cheap.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.queue).isEmpty)
+        #expect(spool.listIDs() == [list])
+    }
+
+    @Test func spoolIsPrivateAndRefusesForeignDirectories() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let mode = try FileManager.default.attributesOfItem(atPath: spool.root)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+
+        let foreign = dir.appending("photos")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: foreign + "/holiday.jpg"))
+        #expect(throws: SpoolError.self) { try Spool(root: foreign) }
+        #expect(!FileManager.default.fileExists(atPath: foreign + "/queue"))
+    }
+
+    @Test func handedBackJobsAreClaimedBeforeNewOnes() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try spool.enqueue(SpoolFixtures.jobs(50).jobs, lists: [])
+        let claimer = Claimer(spool: spool)
+        let first = try #require(try claimer.claim())
+        try spool.release(first)
+        let again = try #require(try claimer.claim())
+        #expect(again.job == first.job)
+        #expect(again.owner != first.owner)
+    }
+
+    @Test func corruptAndForeignFilesAreSetAsideAndTheRestGoOn() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let (list, jobs) = SpoolFixtures.jobs(20)
+        let batch = try spool.enqueue(jobs, lists: [])
+        let shard = spool.queue + "/" + batch + "/s000000"
+        // A job file whose content is garbage, a file whose name is no job, a stray file in active/.
+        let garbled = JobName(list: list, index: 7).raw
+        try Data("{\"url\": tru".utf8).write(to: URL(fileURLWithPath: shard + "/" + garbled))
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: shard + "/notes.txt"))
+        try Data("x".utf8).write(to: URL(fileURLWithPath: spool.active + "/README"))
+
+        let claimer = Claimer(spool: spool)
+        var done = 0
+        while let claim = try claimer.claim() {
+            try spool.complete(claim, .done)
+            done += 1
+        }
+        spool.reclaimExpired(lease: 10)
+        #expect(done == 19)
+        let corrupt = SpoolFixtures.corruptFiles(spool)
+        #expect(corrupt.count == 3)
+        #expect(corrupt.contains { $0.hasPrefix(garbled + "@") })
+        #expect(corrupt.contains { $0.hasPrefix("notes.txt.") })
+        #expect(corrupt.contains { $0.hasPrefix("README.") })
+        let log = SpoolFixtures.log(spool)
+        #expect(log.contains("job file does not parse"))
+        #expect(log.contains("not a job name"))
+        #expect(log.split(separator: "\n").count == 3)
+    }
+
+    @Test func jobNamesRoundTripAndRejectForeignNames() {
+        let list = ListID.of(name: "Set 1.json")
+        let name = JobName(list: list, index: 42)
+        #expect(JobName(name.raw) == name)
+        for foreign in ["", "x", list, list + ".", list + ".-1", list + ".01", list + ".1a", "../" + list + ".1",
+                        list.uppercased() + ".1", list + ".1@123-abc"] {
+            #expect(JobName(foreign) == nil, "\(foreign) should not parse")
+        }
+        #expect(ListID.of(name: "Set 1.json") != ListID.of(name: "Set 2.json"))
+    }
+}

@@ -1,0 +1,95 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// A process killed between any two steps of add, claim, complete or hand-back leaves a spool
+/// that recovery makes whole: no job lost, none doubled, no list half-visible.
+@Suite struct CrashTests {
+    /// Runs farm-probe with a crash point armed and checks it died there (SIGKILL).
+    private func crash(at failpoint: String, _ arguments: [String]) throws {
+        let child = try ChildProcess("farm-probe", arguments, environment: ["FARM_FAILPOINT": failpoint])
+        let status = child.wait()
+        #expect(status == SIGKILL && child.process.terminationReason == .uncaughtSignal,
+                "farm-probe \(arguments[0]) should have died at \(failpoint): \(child.standardError)")
+    }
+
+    private func probe(_ arguments: [String]) throws {
+        let result = try run("farm-probe", arguments)
+        try #require(result.status == 0, "farm-probe \(arguments): \(result.error)")
+    }
+
+    private func stages(_ spool: Spool) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool.tmp)) ?? []).filter { $0.hasPrefix("stage-") }
+    }
+
+    @Test(arguments: ["add.staging@1500", "add.staged"])
+    func addKilledBeforeItsCommitLeavesNothingVisible(failpoint: String) throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try crash(at: failpoint, ["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
+        #expect(SpoolFixtures.counts(spool).isEmpty)
+        #expect(spool.listIDs().isEmpty)
+        #expect(stages(spool).count == 1)
+
+        try probe(["recover", "--spool", spool.root, "--lease", "0"])
+        #expect(stages(spool).isEmpty)
+        #expect(SpoolFixtures.counts(spool).isEmpty)
+        // Running the add again does the whole job.
+        try probe(["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
+        #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
+        #expect(spool.listIDs().count == 3)
+    }
+
+    @Test(arguments: ["add.committed", "add.published-list@2"])
+    func addKilledAfterItsCommitIsFinishedByRecovery(failpoint: String) throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try crash(at: failpoint, ["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
+        // Every job is there; at most some lists are, and each list that is has all its jobs.
+        #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
+        #expect(spool.listIDs().count < 3)
+
+        try probe(["recover", "--spool", spool.root, "--lease", "0"])
+        #expect(spool.listIDs().count == 3)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
+        #expect(stages(spool).isEmpty)
+    }
+
+    @Test(arguments: ["claim.renamed@5", "complete.renamed@5"])
+    func drainKilledMidJobLosesNothing(failpoint: String) throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try probe(["enqueue", "--spool", spool.root, "--jobs", "100"])
+        try crash(at: failpoint, ["drain", "--spool", spool.root])
+        let counts = SpoolFixtures.counts(spool)
+        #expect(counts.values.reduce(0, +) == 100)
+        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+        if failpoint.hasPrefix("claim") {
+            #expect(counts == [.queued: 95, .active: 1, .done: 4])
+        } else {
+            #expect(counts == [.queued: 95, .done: 5])
+        }
+
+        try probe(["recover", "--spool", spool.root, "--lease", "0"])
+        try probe(["drain", "--spool", spool.root])
+        #expect(SpoolFixtures.counts(spool) == [.done: 100])
+        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+    }
+
+    @Test func reclaimKilledHalfWayIsFinishedByTheNextOne() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try probe(["enqueue", "--spool", spool.root, "--jobs", "10"])
+        let holder = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "3"])
+        #expect(holder.waitForLine(startingWith: "holding 3") != nil)
+        holder.kill()
+        holder.wait()
+
+        try crash(at: "return.renamed@2", ["recover", "--spool", spool.root, "--lease", "0"])
+        #expect(SpoolFixtures.counts(spool) == [.queued: 9, .active: 1])
+        try probe(["recover", "--spool", spool.root, "--lease", "0"])
+        #expect(SpoolFixtures.counts(spool) == [.queued: 10])
+        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+    }
+}

@@ -1,0 +1,92 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Leases: a dead owner's job comes back after its lease and not before; a live owner's renewals
+/// keep it; an owner that lost its lease can neither renew nor complete.
+@Suite struct LeaseTests {
+    @Test func killedOwnersJobComesBackAfterItsLeaseAndNotBefore() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try spool.enqueue(SpoolFixtures.jobs(10).jobs, lists: [])
+        let lease = 2.0
+
+        let holder = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "3"])
+        #expect(holder.waitForLine(startingWith: "holding 3") != nil)
+        let claimedAt = Date()
+        let held = Set(holder.outputLines.filter { $0.hasPrefix("claimed ") }.map { $0.split(separator: " ")[1] })
+        holder.kill(SIGKILL)
+        #expect(holder.wait() != nil)
+
+        var reclaimed: [JobName] = []
+        var reclaimedAfter = 0.0
+        try #require(poll(timeout: 20, every: 0.02) {
+            reclaimed = spool.reclaimExpired(lease: lease)
+            reclaimedAfter = Date().timeIntervalSince(claimedAt)
+            return !reclaimed.isEmpty
+        })
+        // ctime has jiffy resolution: allow a few milliseconds of rounding, no more.
+        #expect(reclaimedAfter >= lease - 0.02, "reclaimed \(reclaimedAfter) s after the claim")
+        #expect(Set(reclaimed.map { Substring($0.raw) }) == held)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 10])
+    }
+
+    @Test func renewedLeaseIsNeverReclaimed() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try spool.enqueue(SpoolFixtures.jobs(2).jobs, lists: [])
+        let holder = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "2",
+                                                     "--renew-every", "0.2"])
+        #expect(holder.waitForLine(startingWith: "holding 2") != nil)
+        let end = Date().addingTimeInterval(3)
+        while Date() < end {
+            #expect(spool.reclaimExpired(lease: 1).isEmpty)
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(spool.activeJobs().count == 2)
+        holder.kill()
+        holder.wait()
+    }
+
+    @Test func staleOwnerCannotCompleteAReclaimedJob() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try spool.enqueue(SpoolFixtures.jobs(1).jobs, lists: [])
+        let stale = try #require(try Claimer(spool: spool).claim())
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(spool.reclaimExpired(lease: 0.01) == [stale.job])
+
+        // The same job, claimed again (here by the same process, the hardest case for names).
+        let fresh = try #require(try Claimer(spool: spool).claim())
+        #expect(fresh.job == stale.job)
+
+        for attempt in [{ try spool.complete(stale, .done) }, { try spool.renew(stale) }, { try spool.release(stale) }] {
+            let error = try #require(throws: SpoolError.self) { try attempt() }
+            #expect(error.code == .leaseLost)
+        }
+        try spool.renew(fresh)
+        try spool.complete(fresh, .done)
+        #expect(SpoolFixtures.counts(spool) == [.done: 1])
+        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+    }
+
+    @Test func deadWorkersJobsAreReleasedAtOnceByPid() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try spool.enqueue(SpoolFixtures.jobs(6).jobs, lists: [])
+        let first = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "2"])
+        #expect(first.waitForLine(startingWith: "holding 2") != nil)
+        let second = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "2"])
+        #expect(second.waitForLine(startingWith: "holding 2") != nil)
+        first.kill()
+        first.wait()
+        // Long before any lease: only the dead process's jobs move.
+        #expect(spool.releaseJobs(ofPid: first.pid).count == 2)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 4, .active: 2])
+        #expect(spool.activeJobs().allSatisfy { $0.owner.pid == second.pid })
+        second.kill()
+        second.wait()
+    }
+}
