@@ -50,6 +50,7 @@ let package = Package(
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

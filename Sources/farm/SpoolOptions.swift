@@ -13,12 +13,9 @@ struct SpoolOptions: ParsableArguments {
         return "spool"
     }
 
-    /// Opens (or creates) the spool, turning a refusal into a one-line error for the user.
+    /// Opens (or creates) the spool. A refusal is a `SpoolError`, which ArgumentParser prints as one
+    /// line (a `ValidationError` would add the usage text).
     func open(create: Bool = true) throws -> Spool {
-        do {
-            return try Spool(root: path, create: create)
-        } catch {
-            throw ValidationError("\(error.description).")
-        }
+        try Spool(root: path, create: create)
     }
 }
