@@ -28,6 +28,8 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
+        .target(name: "FarmTransfer", dependencies: ["CCurl", "CFarmShims"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
@@ -50,6 +52,7 @@ let package = Package(
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
     ],

@@ -1,0 +1,214 @@
+import CCurl
+import CFarmShims
+import Foundation
+import Glibc
+
+/// One download: what to fetch and the limits it runs under.
+public struct DownloadRequest: Sendable {
+    public var url: String
+    /// Stop (permanently) past this many bytes in all.
+    public var maxSize: Int
+    public var connectTimeout: Double
+    /// Slower than 1 byte/s for this long counts as a time-out: a stalled server is a transient error.
+    public var stallTimeout: Double
+
+    public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30) {
+        self.url = url
+        self.maxSize = maxSize
+        self.connectTimeout = connectTimeout
+        self.stallTimeout = stallTimeout
+    }
+}
+
+/// Where a transfer stands, for progress sidecars and pause or lease checks.
+public struct TransferProgress: Sendable, Equatable {
+    /// Bytes in the file so far, resumed ones included.
+    public var bytes: Int
+    /// The whole size, once the server said it.
+    public var size: Int?
+}
+
+/// How a download ended well.
+public struct DownloadResult: Sendable, Equatable {
+    public var httpStatus: Int
+    /// Bytes in the file: the whole resource.
+    public var bytes: Int
+    /// The byte the transfer resumed from (0 when it started from scratch).
+    public var resumedFrom: Int
+    public var contentType: String?
+}
+
+extension EasyHandle {
+    /// Downloads `request.url` into `fd`, a file opened for writing. Bytes already in it are kept
+    /// and only the rest is asked for (`Range: bytes=K-`); a server that answers the whole body
+    /// instead makes the file start over. `progress` is called about once per tick; returning false
+    /// aborts the transfer with `.aborted`, keeping the bytes so far.
+    public func download(_ request: DownloadRequest, into fd: Int32,
+                         progress: @escaping (TransferProgress) -> Bool) throws(TransferError) -> DownloadResult {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw TransferError(.transient, "cannot read the partial file") }
+        let resumeFrom = Int(st.st_size)
+        if resumeFrom >= request.maxSize {
+            throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
+        }
+        let context = TransferContext(curl: curl, fd: fd, resumeFrom: resumeFrom, maxSize: request.maxSize,
+                                      progress: progress)
+        let opaque = Unmanaged.passUnretained(context).toOpaque()
+        // `context` stays alive until perform returns; reset first so nothing of the last request stays.
+        curl_easy_reset(curl)
+        errorBuffer[0] = 0
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_FOLLOWLOCATION, 1)
+        try set(CURLOPT_MAXREDIRS, 10)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_USERAGENT, "farm/0.1")
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
+        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout)))
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: request.maxSize - resumeFrom)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        if resumeFrom > 0 { try set(CURLOPT_RESUME_FROM_LARGE, offset: resumeFrom) }
+        try check(cfarm_curl_setopt_write(curl, writeCallback))
+        try set(CURLOPT_WRITEDATA, pointer: opaque)
+        try check(cfarm_curl_setopt_header(curl, headerCallback))
+        try set(CURLOPT_HEADERDATA, pointer: opaque)
+        try check(cfarm_curl_setopt_xferinfo(curl, progressCallback))
+        try set(CURLOPT_XFERINFODATA, pointer: opaque)
+        try set(CURLOPT_NOPROGRESS, 0)
+
+        let code = curl_easy_perform(curl)
+        let status = info(CURLINFO_RESPONSE_CODE)
+        // Our own reasons to stop come first: curl only sees a callback that said no.
+        if let failure = context.failure { throw failure }
+        if context.aborted { throw TransferError(.aborted, "stopped by the worker") }
+        if status >= 300 || (status > 0 && status < 200) {
+            if status == 416, resumeFrom > 0, context.completeSize == resumeFrom {
+                // The earlier attempt had every byte already: nothing left to fetch.
+                return DownloadResult(httpStatus: 206, bytes: resumeFrom, resumedFrom: resumeFrom,
+                                      contentType: context.contentType)
+            }
+            if status == 416 { ftruncate(fd, 0) }  // the partial bytes no longer match: start over
+            throw TransferError.http(status, retryAfter: context.retryAfter)
+        }
+        guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
+        return DownloadResult(httpStatus: status, bytes: context.offset,
+                              resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType)
+    }
+
+    private func check(_ code: CURLcode) throws(TransferError) {
+        guard code == CURLE_OK else { throw TransferError.curl(code, detail: "") }
+    }
+}
+
+/// What the C callbacks of one transfer share, passed to them as an unretained pointer.
+final class TransferContext {
+    let curl: UnsafeMutableRawPointer
+    let fd: Int32
+    let resumeFrom: Int
+    let maxSize: Int
+    let progress: (TransferProgress) -> Bool
+    /// Bytes in the file now.
+    var offset: Int
+    var bodyStarted = false
+    var discardBody = false
+    /// The server ignored the range and sent the whole body: the file started over.
+    var restarted = false
+    var aborted = false
+    var failure: TransferError?
+    var contentType: String?
+    var retryAfter: Double?
+    /// From `Content-Range: bytes */N` of a 416.
+    var completeSize: Int?
+
+    init(curl: UnsafeMutableRawPointer, fd: Int32, resumeFrom: Int, maxSize: Int,
+         progress: @escaping (TransferProgress) -> Bool) {
+        self.curl = curl
+        self.fd = fd
+        self.resumeFrom = resumeFrom
+        self.maxSize = maxSize
+        self.progress = progress
+        self.offset = resumeFrom
+    }
+
+    static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferContext {
+        Unmanaged<TransferContext>.fromOpaque(pointer!).takeUnretainedValue()
+    }
+
+    /// Decides, at the first body byte, whether the body is the resource and where it goes.
+    func startBody() {
+        bodyStarted = true
+        var status = 0
+        _ = cfarm_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+        if status < 200 || status >= 300 {
+            discardBody = true  // an error page is not the resource
+        } else if status == 200 && resumeFrom > 0 {
+            ftruncate(fd, 0)
+            offset = 0
+            restarted = true
+        }
+    }
+
+    func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
+        if !bodyStarted { startBody() }
+        if discardBody { return count }
+        if offset + count > maxSize {
+            failure = TransferError(.permanent, "larger than the \(maxSize)-byte limit")
+            return 0
+        }
+        var written = 0
+        while written < count {
+            let n = pwrite(fd, data + written, count - written, off_t(offset + written))
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = TransferError(.transient, "cannot write the download: \(String(cString: strerror(errno)))")
+                return 0
+            }
+            written += n
+        }
+        offset += count
+        return count
+    }
+
+    func header(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            // A new response (after a redirect): forget the previous one's headers.
+            contentType = nil
+            retryAfter = nil
+            completeSize = nil
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        switch name {
+        case "content-type": contentType = value
+        case "retry-after": retryAfter = Double(value)
+        case "content-range":
+            if value.hasPrefix("bytes */") { completeSize = Int(value.dropFirst(8)) }
+        default: break
+        }
+    }
+}
+
+private let writeCallback: cfarm_write_callback = { data, size, count, context in
+    guard let data else { return 0 }
+    return TransferContext.from(context).write(data, size * count)
+}
+
+private let headerCallback: cfarm_header_callback = { data, size, count, context in
+    guard let data else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    TransferContext.from(context).header(String(decoding: bytes, as: UTF8.self))
+    return size * count
+}
+
+private let progressCallback: cfarm_xferinfo_callback = { context, dltotal, dlnow, _, _ in
+    let transfer = TransferContext.from(context)
+    // During a resumed transfer dltotal counts only the remaining bytes.
+    let size: Int? = dltotal > 0 ? Int(dltotal) + (transfer.restarted ? 0 : transfer.resumeFrom) : nil
+    if transfer.progress(TransferProgress(bytes: transfer.offset, size: size)) { return 0 }
+    transfer.aborted = true
+    return 1
+}

@@ -1,0 +1,66 @@
+import CCurl
+import CFarmShims
+import Glibc
+
+/// One libcurl easy handle, kept for the life of a worker so connections are reused (keep-alive).
+///
+/// Owned by one thread at a time: libcurl handles are not thread-safe. Every request starts with
+/// `curl_easy_reset`: options stick on a reused handle, and a stale progress callback or resume
+/// offset from the previous request would otherwise leak into the next (a use-after-free of the
+/// old context, or an HTTP 416).
+public final class EasyHandle {
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_ALL)) }()
+
+    let curl: UnsafeMutableRawPointer
+    /// curl writes its last error message here (CURLOPT_ERRORBUFFER must outlive the request).
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    public init() throws(TransferError) {
+        Self.globalInit
+        guard let curl = curl_easy_init() else { throw TransferError(.transient, "libcurl could not make a handle") }
+        self.curl = curl
+    }
+
+    deinit {
+        curl_easy_cleanup(curl)
+        errorBuffer.deallocate()
+    }
+
+    func set(_ option: CURLoption, _ value: Int) throws(TransferError) {
+        try check(cfarm_curl_setopt_long(curl, option, value), option)
+    }
+
+    func set(_ option: CURLoption, offset value: Int) throws(TransferError) {
+        try check(cfarm_curl_setopt_off(curl, option, curl_off_t(value)), option)
+    }
+
+    /// curl copies string options, so the Swift string need not outlive the call.
+    func set(_ option: CURLoption, _ value: String) throws(TransferError) {
+        try check(cfarm_curl_setopt_str(curl, option, value), option)
+    }
+
+    func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(TransferError) {
+        try check(cfarm_curl_setopt_ptr(curl, option, value), option)
+    }
+
+    func info(_ info: CURLINFO) -> Int {
+        var value = 0
+        _ = cfarm_curl_getinfo_long(curl, info, &value)
+        return value
+    }
+
+    func infoOffset(_ info: CURLINFO) -> Int {
+        var value: curl_off_t = 0
+        _ = cfarm_curl_getinfo_off(curl, info, &value)
+        return Int(value)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(TransferError) {
+        guard code == CURLE_OK else {
+            throw TransferError(.permanent, "libcurl refused option \(option.rawValue): "
+                + String(cString: curl_easy_strerror(code)), curlCode: Int(code.rawValue))
+        }
+    }
+
+    var lastErrorMessage: String { String(cString: errorBuffer) }
+}

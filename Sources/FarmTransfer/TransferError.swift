@@ -1,0 +1,63 @@
+import CCurl
+
+/// Why a download did not finish, sorted the way the worker must act on it.
+///
+/// The kind is decided here, from the curl code and the HTTP status, never by matching strings.
+public struct TransferError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// Try again later, resuming by range: 5xx, 408, 429, reset, time-out, body cut short.
+        case transient
+        /// Never retry: other 4xx, a URL that is not http(s) (also as a redirect target), too many
+        /// redirects, a download larger than the limit.
+        case permanent
+        /// The caller asked to stop (pause, lost lease, shutdown): keep the bytes, do not count it.
+        case aborted
+    }
+
+    public let kind: Kind
+    public let message: String
+    /// The HTTP status, when the server answered one.
+    public let httpStatus: Int?
+    /// Seconds the server asked us to wait (`Retry-After`), when it did.
+    public let retryAfter: Double?
+    public let curlCode: Int?
+
+    public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, retryAfter: Double? = nil,
+                curlCode: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.httpStatus = httpStatus
+        self.retryAfter = retryAfter
+        self.curlCode = curlCode
+    }
+
+    public var description: String { message }
+
+    /// The error for an HTTP status that is not a success.
+    static func http(_ status: Int, retryAfter: Double?) -> TransferError {
+        let transient = status == 408 || status == 429 || status >= 500
+        return TransferError(transient ? .transient : .permanent, "HTTP \(status)", httpStatus: status,
+                             retryAfter: retryAfter)
+    }
+
+    /// The error for a curl failure, with curl's own words kept in the message.
+    static func curl(_ code: CURLcode, detail: String) -> TransferError {
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        switch code {
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return TransferError(.permanent, "not an http(s) URL: \(text)", curlCode: Int(code.rawValue))
+        case CURLE_URL_MALFORMAT:
+            return TransferError(.permanent, "malformed URL: \(text)", curlCode: Int(code.rawValue))
+        case CURLE_TOO_MANY_REDIRECTS:
+            return TransferError(.permanent, "too many redirects", curlCode: Int(code.rawValue))
+        case CURLE_FILESIZE_EXCEEDED:
+            return TransferError(.permanent, "larger than the size limit", curlCode: Int(code.rawValue))
+        case CURLE_PARTIAL_FILE:
+            return TransferError(.transient, "body cut short: \(text)", curlCode: Int(code.rawValue))
+        case CURLE_OPERATION_TIMEDOUT:
+            return TransferError(.transient, "timed out: \(text)", curlCode: Int(code.rawValue))
+        default:
+            return TransferError(.transient, text, curlCode: Int(code.rawValue))
+        }
+    }
+}
