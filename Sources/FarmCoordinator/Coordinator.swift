@@ -1,0 +1,107 @@
+import FarmManifest
+import FarmSpool
+import Foundation
+import Glibc
+
+/// What one `add` did.
+public struct AddReport: Sendable {
+    /// Lists enqueued now, with their resource counts.
+    public var added: [(name: String, total: Int)] = []
+    /// Lists that were already in the spool with the same URLs: nothing was added for them.
+    public var alreadyThere: [String] = []
+}
+
+/// The coordinator: reads a manifest and enqueues one job per resource, atomically (SPEC §1–2).
+///
+/// Runs inside the `farm add` process. Two adds on one spool take turns (an flock on
+/// control/add.lock), so "is this list already there?" and the enqueue that follows cannot interleave.
+public enum Coordinator {
+    public static func add(source: String?, to spool: Spool) throws(AddError) -> AddReport {
+        let source = source ?? ManifestSource.original
+        let lock = try takeAddLock(spool)
+        defer { close(lock) }
+        do { try spool.recover() } catch { throw AddError("cannot recover the spool: \(error)") }
+
+        let lists: [ManifestList]
+        if ManifestSource.isURL(source) {
+            let path = try ManifestSource.fetch(source, into: spool)
+            defer { unlink(path) }
+            lists = try read(path: path, displayName: urlFileName(source))
+        } else {
+            guard access(source, R_OK) == 0 else {
+                throw AddError("\(source): cannot read the manifest (\(String(cString: strerror(errno))))")
+            }
+            lists = try read(path: source, displayName: source)
+        }
+
+        var report = AddReport()
+        var jobs: [NewJob] = []
+        var records: [ListRecordFile] = []
+        let added = Timestamp.iso8601(Double(time(nil)))
+        for list in lists {
+            let id = ListID.of(name: list.name)
+            let digest = digest(of: list)
+            if let existing = spool.list(id) {
+                guard existing.digest == digest else {
+                    throw AddError("\(list.name) is already in the spool with other URLs; "
+                        + "run `farm reset` first, or rename the list")
+                }
+                report.alreadyThere.append(list.name)
+                continue
+            }
+            for (index, resource) in list.resources.enumerated() {
+                let name = JobName(list: id, index: index)
+                jobs.append(NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw)))
+            }
+            let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
+                                    added: added)
+            records.append(ListRecordFile(id: id, bytes: record.encoded()))
+            report.added.append((list.name, list.resources.count))
+        }
+        guard !records.isEmpty else { return report }
+        do { try spool.enqueue(jobs, lists: records) } catch {
+            throw AddError("cannot enqueue the manifest: \(error); nothing was added")
+        }
+        return report
+    }
+
+    private static func read(path: String, displayName: String) throws(AddError) -> [ManifestList] {
+        do { return try Manifest.read(path: path, displayName: displayName) } catch {
+            throw AddError(error.description)
+        }
+    }
+
+    private static func takeAddLock(_ spool: Spool) throws(AddError) -> Int32 {
+        let fd = open(spool.control + "/add.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
+            throw AddError("cannot lock \(spool.control)/add.lock: \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+
+    /// The last path component of a URL, percent-decoded, for messages and single-JSON list names.
+    static func urlFileName(_ url: String) -> String {
+        let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let last = path.split(separator: "/").last.map(String.init) ?? url
+        return last.removingPercentEncoding ?? last
+    }
+
+    /// FNV-1a 64 over every URL and id, in order: equal lists have equal digests.
+    static func digest(of list: ManifestList) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            hash ^= 0x0A
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        for resource in list.resources {
+            mix(resource.url)
+            mix(resource.id ?? "")
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

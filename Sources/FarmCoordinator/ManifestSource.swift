@@ -1,0 +1,39 @@
+import FarmSpool
+import FarmTransfer
+import Glibc
+
+/// Where a manifest comes from: a local file, or an http(s) URL fetched into the spool's tmp/.
+enum ManifestSource {
+    /// The manifest of the original app, fetched when `farm add` is given no source.
+    static let original = "https://storage.googleapis.com/nabstudio/Developer/iOS/Interview/"
+        + "Image%20Downloader/JSON%20files%20updated.zip"
+
+    /// The most a fetched manifest may weigh.
+    static let maxBytes = 256 << 20
+
+    static func isURL(_ source: String) -> Bool {
+        let lower = source.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
+    /// deletes it. Errors say that the network or the URL is the problem.
+    static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
+        let path = spool.tmp + "/manifest-\(getpid())-\(UInt32.random(in: .min ... .max))"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AddError("cannot write to \(spool.tmp): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        do {
+            let handle = try EasyHandle()
+            let request = DownloadRequest(url: url, maxSize: maxBytes, connectTimeout: 10, stallTimeout: 30)
+            _ = try handle.download(request, into: fd) { _ in true }
+        } catch {
+            unlink(path)
+            if error.httpStatus != nil {
+                throw AddError("cannot fetch the manifest \(url): the server answered \(error.message)")
+            }
+            throw AddError("cannot fetch the manifest \(url): \(error.message); check the network or give a local path")
+        }
+        return path
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What `lists/<id>.json` holds: one list of a manifest, as the coordinator published it.
+/// Written once by the coordinator; read by the status, the watcher and `reload`.
+public struct ListRecord: Codable, Equatable, Sendable {
+    /// The name farm shows (the JSON file's name, e.g. "Set 1.json").
+    public var name: String
+    /// How many resources (jobs) the list has: job indexes are 0..<total.
+    public var total: Int
+    /// A digest of the list's URLs and ids, so adding the same list again is recognised.
+    public var digest: String
+    /// Where the manifest came from (a URL or a path), for the user's eyes only.
+    public var source: String
+    /// When it was added (ISO 8601).
+    public var added: String
+
+    public init(name: String, total: Int, digest: String, source: String, added: String) {
+        self.name = name
+        self.total = total
+        self.digest = digest
+        self.source = source
+        self.added = added
+    }
+
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try! encoder.encode(self)) + [0x0A]  // cannot fail on strings and ints
+    }
+
+    public static func decode(_ bytes: [UInt8]) -> ListRecord? {
+        try? JSONDecoder().decode(ListRecord.self, from: Data(bytes))
+    }
+}
+
+extension Spool {
+    /// The published list with this id, or nil when there is none (or it does not parse).
+    public func list(_ id: String) -> ListRecord? {
+        listRecord(id).flatMap(ListRecord.decode)
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FarmCoordinator
+
+/// `farm add [SOURCE]`: the coordinator. Enqueues every resource of a manifest, atomically.
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Enqueue every resource of a manifest (a zip of JSON lists, or one JSON list).",
+        discussion: "SOURCE is an http(s) URL or a local path; without it, the original app's manifest is fetched.")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Argument(help: "An http(s) URL or a path to a .zip or .json manifest.")
+    var source: String?
+
+    func run() throws {
+        let spool = try options.open()
+        let report = try Coordinator.add(source: source, to: spool)
+        let jobs = report.added.reduce(0) { $0 + $1.total }
+        if !report.added.isEmpty {
+            print("added \(report.added.count) list(s), \(jobs) resource(s): "
+                + report.added.map(\.name).joined(separator: ", "))
+        }
+        if !report.alreadyThere.isEmpty {
+            print("already in the spool, nothing added: " + report.alreadyThere.joined(separator: ", "))
+        }
+    }
+}
