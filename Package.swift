@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -30,13 +31,20 @@ let package = Package(
 
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
         .target(name: "FarmTransfer", dependencies: ["CCurl", "CFarmShims"]),
+        // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
+        .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
+        // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
+        .target(name: "FarmConvert", dependencies: ["CPoppler", "FarmZip"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
         .target(name: "FarmZip", dependencies: ["CMinizip"]),
+        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests, the demo and the chaos runner.
+        .target(name: "FarmOrigin", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
 
         .executableTarget(name: "farm", dependencies: [
             "FarmSpool",
+            "FarmCoordinator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
@@ -53,8 +61,11 @@ let package = Package(
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmTestSupport"]),
+        .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmConvertTests", dependencies: ["FarmConvert", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

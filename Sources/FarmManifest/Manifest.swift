@@ -1,2 +1,112 @@
-/// Placeholder: the manifest reader lands here (issue 3).
-public enum Manifest {}
+import FarmZip
+
+/// Reads a manifest (a zip of JSON lists, or one JSON list) into lists of resources, refusing anything
+/// else with a `ManifestError` that names the file and the reason.
+///
+/// Stateless: every call opens and reads its own file. Any thread may call it. Memory is bounded: a JSON
+/// file or zip entry may hold at most `maxJSONBytes`, all of a zip's lists together `maxZipBytes`.
+public enum Manifest {
+    /// The most bytes one JSON list may hold: over 4 million URLs.
+    public static let maxJSONBytes = 256 << 20
+    /// The most bytes all the JSON lists of one zip may hold together.
+    public static let maxZipBytes: Int64 = 1 << 30
+
+    /// The limits a zip manifest is read under: no bomb, no flood of entries, no more JSON than memory allows.
+    /// Real lists of distinct URLs deflate 10 to 50 times; 500 leaves room and still stops the ~1000:1 of a
+    /// deflate bomb.
+    private static let zipLimits = ZipLimits(maxEntryBytes: Int64(maxJSONBytes), maxTotalBytes: maxZipBytes,
+                                             maxRatio: 500, ratioFloor: 1 << 20, maxEntries: 100_000)
+
+    /// The lists of the manifest at `path`, sorted by name in natural order ("Set 2.json" before
+    /// "Set 10.json"). Zip or JSON is decided by the first bytes, not the name. `displayName` (a path or a
+    /// URL's file name) names the manifest in errors and, for a single JSON file, the list.
+    ///
+    /// In a zip every `.json` file at any depth is a list named by its file name, or by its path in the
+    /// zip when two share a file name; anything under `__MACOSX/` or a name starting with `.` is skipped.
+    public static func read(path: String, displayName: String) throws(ManifestError) -> [ManifestList] {
+        let file = baseName(displayName)
+        let head = try ManifestFile.head(path, count: 4, shownAs: file)
+        if head.isEmpty { throw ManifestError(.empty, file: file, reason: "empty file") }
+        if isZip(head) { return try readZip(path: path, file: file) }
+        let json = try ManifestFile.contents(path, limit: maxJSONBytes, shownAs: file)
+        return [try parseList(json: json, name: file)]
+    }
+
+    /// The list named `name` held by the JSON text `json`, in one of the three shapes of SPEC §1.
+    public static func parseList(json: [UInt8], name: String) throws(ManifestError) -> ManifestList {
+        if json.isEmpty { throw ManifestError(.empty, file: name, reason: "empty file") }
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(json)
+        } catch {
+            let (line, column) = TextPosition.of(offset: error.offset, in: json)
+            throw ManifestError(.malformedJSON, file: name,
+                                reason: "malformed JSON at line \(line), column \(column) (\(error.reason))",
+                                line: line, column: column)
+        }
+        do {
+            return ManifestList(name: name, resources: try ListShape.resources(of: document))
+        } catch {
+            throw ManifestError(.unknownShape, file: name, reason: error.reason)
+        }
+    }
+
+    private static func isZip(_ head: [UInt8]) -> Bool {
+        // A local file header, or the end-of-central-directory record that is all an empty zip holds.
+        head.count >= 4 && head[0] == 0x50 && head[1] == 0x4B
+            && ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6))
+    }
+
+    private static func readZip(path: String, file: String) throws(ManifestError) -> [ManifestList] {
+        let badZip = { (error: ZipError) in
+            ManifestError(error.code == .io ? .unreadable : .badZip, file: file, reason: error.description,
+                          errno: error.errno)
+        }
+        let reader: ZipReader
+        let entries: [ZipEntry]
+        do {
+            reader = try ZipReader(path: path)
+            entries = try reader.entries(limits: zipLimits)
+        } catch {
+            throw badZip(error)
+        }
+        if entries.isEmpty { throw ManifestError(.empty, file: file, reason: "empty zip (it holds no file)") }
+
+        let lists = entries.compactMap { entry -> (entry: ZipEntry, components: [Substring])? in
+            guard !entry.isDirectory, !entry.isSymlink else { return nil }
+            // Some Windows tools write backslashes: split on both so the file name is the last part.
+            let components = entry.name.split { $0 == "/" || $0 == "\\" }
+            guard let last = components.last, last.lowercased().hasSuffix(".json"),
+                  !components.contains(where: { $0 == "__MACOSX" || $0.hasPrefix(".") }) else { return nil }
+            return (entry, components)
+        }
+        if lists.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json file") }
+
+        var baseNameCounts: [Substring: Int] = [:]
+        for list in lists { baseNameCounts[list.components.last!, default: 0] += 1 }
+        var seen: Set<String> = []
+        var result: [ManifestList] = []
+        for list in lists {
+            let base = list.components.last!
+            let name = baseNameCounts[base]! > 1 ? list.components.joined(separator: "/") : String(base)
+            guard seen.insert(name).inserted else {
+                throw ManifestError(.duplicateName, file: file, reason: "holds two files named \(name)")
+            }
+            let json: [UInt8]
+            do {
+                json = try reader.read(list.entry, limits: zipLimits)
+            } catch {
+                throw badZip(error)
+            }
+            result.append(try parseList(json: json, name: name))
+        }
+        return result.sorted { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+    }
+
+    /// The last path component of `displayName` ("a/b/Set 1.json" → "Set 1.json"), or all of it when that
+    /// is empty.
+    private static func baseName(_ displayName: String) -> String {
+        let last = displayName.split(separator: "/").last.map(String.init) ?? ""
+        return last.isEmpty ? displayName : last
+    }
+}

@@ -63,39 +63,3 @@ public struct ZipEntry: Sendable, Equatable, CustomStringConvertible {
             && lhs.position.num_of_file == rhs.position.num_of_file
     }
 }
-
-/// The rule for turning an entry name into a path below a folder. Stateless.
-enum EntryPath {
-    /// The components of `name` as a relative path that stays inside its folder: "" and "." components
-    /// dropped. Throws `.unsafeEntry` for an absolute name, a backslash (a Windows separator some tools
-    /// would honour), a `..` component, a NUL byte, or a name with nothing left.
-    static func components(of entry: ZipEntry) throws(ZipError) -> [String] {
-        let name = entry.name
-        let unsafe = ZipError(.unsafeEntry, "unsafe entry name \(entry.printableName)")
-        if name.hasPrefix("/") || name.contains("\\") || name.utf8.contains(0) { throw unsafe }
-        var components: [String] = []
-        for part in name.split(separator: "/", omittingEmptySubsequences: true) {
-            if part == ".." { throw unsafe }
-            if part != "." { components.append(String(part)) }
-        }
-        if components.isEmpty { throw unsafe }
-        return components
-    }
-}
-
-/// Byte counts as people read them ("1 MiB", "3.5 GiB", "512 bytes"). Stateless.
-enum ByteCount {
-    static func describe(_ bytes: Int64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB"]
-        guard bytes >= 1024 else { return "\(bytes) bytes" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let rounded = (value * 10).rounded() / 10
-        let text = rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
-        return text + " " + units[unit]
-    }
-}

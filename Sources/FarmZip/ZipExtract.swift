@@ -10,7 +10,8 @@ extension ZipReader {
     /// file of that name; on any error that file is removed, so no partial output is ever visible.
     /// Folders created on the way stay. Files are made 0644 whatever the archive says.
     @discardableResult
-    public func extract(_ entry: ZipEntry, to directory: String, limits: ZipLimits = .default) throws(ZipError) -> String {
+    public func extract(_ entry: ZipEntry, to directory: String,
+                        limits: ZipLimits = .default) throws(ZipError) -> String {
         if entry.isSymlink { throw ZipError(.unsafeEntry, "unsafe entry \(entry.printableName): a symbolic link") }
         let components = try EntryPath.components(of: entry)
         let relative = components.joined(separator: "/")

@@ -11,7 +11,8 @@ public final class ZipReader {
     /// Bytes produced by every successful `read` and `extract` of this reader so far: what
     /// `ZipLimits.maxTotalBytes` bounds.
     public private(set) var bytesProduced: Int64 = 0
-    private let handle: unzFile
+    /// nil for an empty archive, which minizip cannot open (see `EmptyArchive`).
+    private let handle: unzFile?
 
     /// Opens the archive at `path`. Throws `.io` when the file cannot be opened, `.corrupt` when it is not
     /// a zip (garbage, truncated, no end-of-central-directory record).
@@ -20,7 +21,8 @@ public final class ZipReader {
         guard stat(path, &st) == 0 else { throw ZipError(.io, "cannot open \(path)", errno: errno) }
         guard st.st_mode & S_IFMT == S_IFREG else { throw ZipError(.corrupt, "corrupt zip: not a regular file") }
         guard access(path, R_OK) == 0 else { throw ZipError(.io, "cannot open \(path)", errno: errno) }
-        guard let handle = path.withCString({ unzOpen64($0) }) else {
+        let handle = path.withCString { unzOpen64($0) }
+        guard handle != nil || EmptyArchive.isEmptyArchive(path) else {
             throw ZipError(.corrupt, "corrupt zip: not a zip archive, or truncated")
         }
         self.path = path
@@ -28,15 +30,18 @@ public final class ZipReader {
     }
 
     deinit {
-        unzClose(handle)
+        if let handle { unzClose(handle) }
     }
 
     /// Every entry, in central-directory order. Throws `.limitExceeded` past `limits.maxEntries` (counted,
     /// not only declared) and `.corrupt` when the directory is damaged.
     public func entries(limits: ZipLimits = .default) throws(ZipError) -> [ZipEntry] {
+        guard let handle else { return [] }
         var global = unz_global_info64()
         let infoStatus = unzGetGlobalInfo64(handle, &global)
-        guard infoStatus == UNZ_OK else { throw ZipError(.corrupt, "corrupt zip: unreadable directory", status: infoStatus) }
+        guard infoStatus == UNZ_OK else {
+            throw ZipError(.corrupt, "corrupt zip: unreadable directory", status: infoStatus)
+        }
         if global.number_entry > UInt64(limits.maxEntries) { throw tooManyEntries(limits) }
 
         var entries: [ZipEntry] = []
@@ -46,7 +51,8 @@ public final class ZipReader {
         while status == UNZ_OK {
             if entries.count >= limits.maxEntries { throw tooManyEntries(limits) }
             var info = unz_file_info64()
-            let infoStatus = unzGetCurrentFileInfo64(handle, &info, &nameBuffer, uLong(nameBuffer.count), nil, 0, nil, 0)
+            let infoStatus = unzGetCurrentFileInfo64(handle, &info, &nameBuffer, uLong(nameBuffer.count),
+                                                     nil, 0, nil, 0)
             guard infoStatus == UNZ_OK else {
                 throw ZipError(.corrupt, "corrupt zip: damaged entry \(entries.count)", status: infoStatus)
             }
@@ -77,7 +83,7 @@ public final class ZipReader {
     public func read(_ entry: ZipEntry, limits: ZipLimits) throws(ZipError) -> [UInt8] {
         var bytes: [UInt8] = []
         // Reserve from the declared size, but not much of it: it may lie.
-        bytes.reserveCapacity(Int(min(entry.uncompressedSize, UInt64(min(limits.maxEntryBytes, 64 << 20)))))
+        bytes.reserveCapacity(Int(min(entry.uncompressedSize, UInt64(max(0, min(limits.maxEntryBytes, 64 << 20))))))
         try stream(entry, limits: limits) { chunk throws(ZipError) in bytes.append(contentsOf: chunk) }
         return bytes
     }
@@ -95,14 +101,19 @@ public final class ZipReader {
         let entryCap = min(limits.maxEntryBytes, limits.ratioCap(compressed: entry.compressedSize))
         let remaining = limits.maxTotalBytes == .max ? .max : max(0, limits.maxTotalBytes - bytesProduced)
         // Refuse what the archive admits to before expanding anything.
-        if entry.uncompressedSize > UInt64(entryCap) { throw bomb(entry, limits: limits, beyond: entryCap) }
-        if entry.uncompressedSize > UInt64(remaining) { throw totalExceeded(limits) }
+        if entry.uncompressedSize > UInt64(max(0, entryCap)) { throw bomb(entry, limits: limits, beyond: entryCap) }
+        if entry.uncompressedSize > UInt64(max(0, remaining)) { throw totalExceeded(limits) }
 
+        guard let handle else { throw ZipError(.corrupt, "corrupt zip: cannot find \(name)") }
         var position = entry.position
         let seekStatus = unzGoToFilePos64(handle, &position)
-        guard seekStatus == UNZ_OK else { throw ZipError(.corrupt, "corrupt zip: cannot find \(name)", status: seekStatus) }
+        guard seekStatus == UNZ_OK else {
+            throw ZipError(.corrupt, "corrupt zip: cannot find \(name)", status: seekStatus)
+        }
         let openStatus = unzOpenCurrentFile(handle)
-        guard openStatus == UNZ_OK else { throw ZipError(.corrupt, "corrupt zip: cannot open \(name)", status: openStatus) }
+        guard openStatus == UNZ_OK else {
+            throw ZipError(.corrupt, "corrupt zip: cannot open \(name)", status: openStatus)
+        }
         var isOpen = true
         defer { if isOpen { unzCloseCurrentFile(handle) } }
 
@@ -113,7 +124,9 @@ public final class ZipReader {
             let n = unzReadCurrentFile(handle, buffer.baseAddress, UInt32(buffer.count))
             if n == 0 { break }
             if n < 0 {
-                if n == UNZ_ERRNO { throw ZipError(.io, "cannot read \(name) from the archive", errno: errno, status: n) }
+                if n == UNZ_ERRNO {
+                    throw ZipError(.io, "cannot read \(name) from the archive", errno: errno, status: n)
+                }
                 throw ZipError(.corrupt, "corrupt zip: damaged data in \(name)", status: n)
             }
             produced += Int64(n)
@@ -125,10 +138,13 @@ public final class ZipReader {
         isOpen = false
         let closeStatus = unzCloseCurrentFile(handle)
         if closeStatus == UNZ_CRCERROR { throw ZipError(.crcMismatch, "CRC error in \(name)", status: closeStatus) }
-        guard closeStatus == UNZ_OK else { throw ZipError(.corrupt, "corrupt zip: damaged data in \(name)", status: closeStatus) }
+        guard closeStatus == UNZ_OK else {
+            throw ZipError(.corrupt, "corrupt zip: damaged data in \(name)", status: closeStatus)
+        }
         // minizip checks the CRC only when it got every declared byte: a short entry must be caught here.
         guard UInt64(produced) == entry.uncompressedSize else {
-            throw ZipError(.corrupt, "corrupt zip: \(name) holds \(produced) bytes, not the \(entry.uncompressedSize) declared")
+            throw ZipError(.corrupt,
+                           "corrupt zip: \(name) holds \(produced) bytes, not the \(entry.uncompressedSize) declared")
         }
         bytesProduced += produced
     }
@@ -142,10 +158,12 @@ public final class ZipReader {
             return ZipError(.limitExceeded, "zip bomb: entry \(entry.printableName) expands more than "
                 + "\(limits.maxRatio) times its compressed size")
         }
-        return ZipError(.limitExceeded, "zip bomb: entry \(entry.printableName) expands beyond \(ByteCount.describe(cap))")
+        return ZipError(.limitExceeded,
+                        "zip bomb: entry \(entry.printableName) expands beyond \(ByteCount.describe(cap))")
     }
 
     private func totalExceeded(_ limits: ZipLimits) -> ZipError {
-        ZipError(.limitExceeded, "zip bomb: the entries expand beyond \(ByteCount.describe(limits.maxTotalBytes)) in all")
+        ZipError(.limitExceeded,
+                 "zip bomb: the entries expand beyond \(ByteCount.describe(limits.maxTotalBytes)) in all")
     }
 }

@@ -37,8 +37,10 @@ public final class ZipWriter {
     }
 
     /// Adds a regular file `name` holding `bytes`; `mode` is its Unix permission bits.
-    public func add(_ name: String, _ bytes: [UInt8], method: Method = .deflate, mode: UInt32 = 0o644) throws(ZipError) {
-        try add(name, size: bytes.count, method: method, unixMode: S_IFREG | (mode & 0o7777)) { write throws(ZipError) in
+    public func add(_ name: String, _ bytes: [UInt8], method: Method = .deflate,
+                    mode: UInt32 = 0o644) throws(ZipError) {
+        let unixMode = S_IFREG | (mode & 0o7777)
+        try add(name, size: bytes.count, method: method, unixMode: unixMode) { write throws(ZipError) in
             try write(bytes[...])
         }
     }
@@ -61,7 +63,9 @@ public final class ZipWriter {
     public func addDirectory(_ name: String) throws(ZipError) {
         let folder = name.hasSuffix("/") ? name : name + "/"
         // 0x10 is the MS-DOS directory attribute, which Windows tools look at instead of the Unix mode.
-        try add(folder, size: 0, method: .store, unixMode: S_IFDIR | 0o755, dosAttributes: 0x10) { _ throws(ZipError) in }
+        try add(folder, size: 0, method: .store, unixMode: S_IFDIR | 0o755, dosAttributes: 0x10) {
+            _ throws(ZipError) in
+        }
     }
 
     /// Adds a symbolic link `name` pointing at `target`, the way Info-ZIP stores one: the target as the
@@ -114,13 +118,17 @@ public final class ZipWriter {
             handle, name, &info, nil, 0, nil, 0, nil,
             method == .deflate ? Z_DEFLATED : 0, method == .deflate ? Z_DEFAULT_COMPRESSION : 0,
             0, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, nil, 0, madeBy, 1 << 11, zip64)
-        guard status == ZIP_OK else { throw ZipError(.io, "cannot add \(name) to \(path)", errno: errno, status: status) }
+        guard status == ZIP_OK else {
+            throw ZipError(.io, "cannot add \(name) to \(path)", errno: errno, status: status)
+        }
         try body { bytes throws(ZipError) in
             // zipWriteInFileInZip takes an unsigned length: feed it in slices.
             var start = bytes.startIndex
             while start < bytes.endIndex {
                 let end = start + min(bytes.endIndex - start, 1 << 30)
-                let status = bytes[start..<end].withUnsafeBytes { zipWriteInFileInZip(handle, $0.baseAddress, UInt32($0.count)) }
+                let status = bytes[start..<end].withUnsafeBytes {
+                    zipWriteInFileInZip(handle, $0.baseAddress, UInt32($0.count))
+                }
                 guard status == ZIP_OK else {
                     throw ZipError(.io, "cannot write \(name) to \(path)", errno: errno, status: status)
                 }

@@ -1,0 +1,65 @@
+import CPoppler
+import Glibc
+
+/// Renders page 1 of a PDF to a PNG with poppler-glib and cairo.
+///
+/// Stateless; any thread may call it, but poppler documents are not shared between calls.
+public enum PDFRenderer {
+    /// Renders page 1 of the PDF at `pdf` (an absolute path) into a new PNG at `png`, scaled so its
+    /// longest side is `maxSide` pixels, on white (a page's background is transparent).
+    /// Returns the image's size. Corrupt, encrypted and page-less PDFs throw with the reason.
+    @discardableResult
+    public static func renderFirstPage(pdf: String, to png: String, maxSide: Int = 1600) throws(ConvertError)
+        -> (width: Int, height: Int) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let uri = g_filename_to_uri(pdf, nil, &error) else {
+            throw ConvertError("cannot open PDF: \(take(&error))")
+        }
+        defer { g_free(uri) }
+        guard let document = poppler_document_new_from_file(uri, nil, &error) else {
+            let encrypted = error.map { $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) } ?? false
+            let reason = take(&error)
+            throw ConvertError(encrypted ? "encrypted PDF" : "corrupt PDF: \(reason)")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(document)) }
+        guard poppler_document_get_n_pages(document) > 0, let page = poppler_document_get_page(document, 0) else {
+            throw ConvertError("PDF has no pages")
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(page)) }
+
+        var pageWidth = 0.0, pageHeight = 0.0
+        poppler_page_get_size(page, &pageWidth, &pageHeight)
+        guard pageWidth > 0, pageHeight > 0 else { throw ConvertError("PDF page 1 has no size") }
+        let scale = Double(maxSide) / max(pageWidth, pageHeight)
+        let width = max(1, Int((pageWidth * scale).rounded()))
+        let height = max(1, Int((pageHeight * scale).rounded()))
+
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
+              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw ConvertError("cannot allocate a \(width)×\(height) image")
+        }
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_paint(cr)
+        cairo_scale(cr, scale, scale)
+        poppler_page_render(page, cr)
+        cairo_destroy(cr)
+        let status = cairo_surface_write_to_png(surface, png)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            unlink(png)
+            throw ConvertError("cannot write the rendered page: \(String(cString: cairo_status_to_string(status)))")
+        }
+        return (width, height)
+    }
+
+    /// The message of a GError, freeing it.
+    private static func take(_ error: inout UnsafeMutablePointer<GError>?) -> String {
+        guard let pointer = error else { return "unknown error" }
+        defer {
+            g_error_free(pointer)
+            error = nil
+        }
+        return String(cString: pointer.pointee.message)
+    }
+}

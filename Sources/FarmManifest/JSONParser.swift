@@ -1,0 +1,316 @@
+/// Where and why a JSON text is not JSON: a byte offset and a reason like "expected ',' or ']'".
+struct JSONSyntaxError: Error {
+    let offset: Int
+    let reason: String
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes, written for this package rather than taken from Foundation
+/// for two reasons: its errors carry the exact byte offset and what was expected there (which becomes
+/// "line 4, column 17 (expected ',' or ']')"), and it parses a million-URL list in well under a second.
+///
+/// A leading UTF-8 byte-order mark is skipped; nesting deeper than `maxDepth` is refused rather than
+/// allowed to exhaust the stack. Internal to FarmManifest; a fresh parser per document, one thread.
+struct JSONParser {
+    static let maxDepth = 512
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The one JSON value `json` holds (whitespace around it allowed, nothing else).
+    static func parse(_ json: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        let result: Result<JSONValue, JSONSyntaxError> = json.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer)
+            return Result { () throws(JSONSyntaxError) in try parser.parseDocument() }
+        }
+        return try result.get()
+    }
+
+    private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw fail("unexpected \(found) after the end of the JSON value") }
+        return value
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw fail("unexpected \(found); expected a value")
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return .array(elements)
+            default: throw fail("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of file; expected a string key") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key in double quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail(index < bytes.count ? "expected ':'" : "unexpected end of file; expected ':'")
+            }
+            index += 1
+            members.append((key, try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return .object(members)
+            default: throw fail("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        if depth > Self.maxDepth { throw fail("nested more than \(Self.maxDepth) levels deep") }
+    }
+
+    /// A string starting at the opening quote under `index`; leaves `index` after the closing quote.
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let quote = index
+        let start = index + 1
+        var end = start
+        var highBits: UInt8 = 0
+        // Fast path: no escapes, the bytes are the string (the common case for URLs).
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                index = end + 1
+                return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<end]), ascii: highBits < 0x80,
+                                      at: start)
+            }
+            if byte == UInt8(ascii: "\\") { return try parseEscapedString(quote: quote, from: start, escape: end) }
+            if byte < 0x20 { throw controlCharacter(at: end, quote: quote) }
+            highBits |= byte
+            end += 1
+        }
+        throw JSONSyntaxError(offset: quote, reason: "unterminated string")
+    }
+
+    /// The slow path, once a backslash has been seen at `escape`: decodes into a byte buffer.
+    private mutating func parseEscapedString(quote: Int, from start: Int,
+                                             escape: Int) throws(JSONSyntaxError) -> String {
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<escape]))
+        var position = escape
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                index = position + 1
+                return try utf8.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+                    try makeString(buffer, ascii: false, at: start)
+                }
+            }
+            if byte < 0x20 { throw controlCharacter(at: position, quote: quote) }
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                position += 1
+                continue
+            }
+            guard position + 1 < bytes.count else { break }
+            let escaped = bytes[position + 1]
+            position += 2
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(at: position, escape: position - 2)
+                position += 4
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate must be followed by an escaped low one.
+                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                          bytes[position + 1] == UInt8(ascii: "u") else {
+                        throw JSONSyntaxError(offset: position - 6, reason: "invalid \\u escape: a lone surrogate")
+                    }
+                    let low = try hex4(at: position + 2, escape: position)
+                    guard (0xDC00..<0xE000).contains(low) else {
+                        throw JSONSyntaxError(offset: position, reason: "invalid \\u escape: a lone surrogate")
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    position += 6
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    throw JSONSyntaxError(offset: position - 6, reason: "invalid \\u escape: a lone surrogate")
+                }
+                utf8.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+            default:
+                throw JSONSyntaxError(offset: position - 2, reason: "invalid escape sequence in a string")
+            }
+        }
+        throw JSONSyntaxError(offset: quote, reason: "unterminated string")
+    }
+
+    private func hex4(at position: Int, escape: Int) throws(JSONSyntaxError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw JSONSyntaxError(offset: escape, reason: "invalid \\u escape") }
+        var value: UInt32 = 0
+        for offset in position..<position + 4 {
+            let byte = bytes[offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONSyntaxError(offset: escape, reason: "invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    private func makeString(_ utf8: UnsafeBufferPointer<UInt8>, ascii: Bool,
+                            at start: Int) throws(JSONSyntaxError) -> String {
+        // ASCII is valid UTF-8 as it stands; anything else is checked rather than silently repaired.
+        if ascii { return String(decoding: utf8, as: UTF8.self) }
+        guard let string = String(validating: utf8, as: UTF8.self) else {
+            throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
+        }
+        return string
+    }
+
+    private func controlCharacter(at offset: Int, quote: Int) -> JSONSyntaxError {
+        // A raw line break in a string nearly always means its closing quote is missing.
+        if bytes[offset] == 0x0A || bytes[offset] == 0x0D {
+            return JSONSyntaxError(offset: quote,
+                                   reason: "unterminated string: a line break comes before its closing '\"'")
+        }
+        return JSONSyntaxError(offset: offset, reason: "unescaped control character in a string")
+    }
+
+    /// The literal text of a number, checked against the JSON grammar.
+    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+        let start = index
+        let invalid = JSONSyntaxError(offset: start, reason: "invalid number")
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw invalid }
+        } else {
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
+            skipDigits()
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+        let count = literal.utf8CodeUnitCount
+        let matches = index + count <= bytes.count
+            && (0..<count).allSatisfy { bytes[index + $0] == literal.utf8Start[$0] }
+        guard matches else { throw fail("unexpected \(found); expected a value") }
+        index += count
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// What is at `index`, for a message: "'x'", "'}'", "byte 0xC3", or "end of file".
+    private var found: String {
+        guard index < bytes.count else { return "end of file" }
+        let byte = bytes[index]
+        if byte > 0x20 && byte < 0x7F { return "'" + String(UnicodeScalar(byte)) + "'" }
+        return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    private func fail(_ reason: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, reason: reason)
+    }
+}
+
+/// A 1-based line and column in a text, from a byte offset; columns count characters (Unicode scalars),
+/// not bytes, as editors do. Stateless.
+enum TextPosition {
+    static func of(offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        // A byte-order mark is invisible in an editor: it takes no column.
+        let hasMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        for byte in bytes.prefix(offset).dropFirst(hasMark ? 3 : 0) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                // Continuation bytes (10xxxxxx) belong to the character already counted.
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+}

@@ -1,0 +1,24 @@
+/// One list of a manifest: a JSON file's resources, in the order the file gives them, under the name
+/// farm shows for it ("Set 1.json"). Made by `Manifest`; a value type, any thread may use it.
+public struct ManifestList: Sendable, Equatable {
+    public var name: String
+    public var resources: [ManifestResource]
+
+    public init(name: String, resources: [ManifestResource]) {
+        self.name = name
+        self.resources = resources
+    }
+}
+
+/// One resource of a list: its URL exactly as the manifest wrote it (not checked here: a URL that is not
+/// http(s) becomes that resource's error when a worker takes it) and the id the manifest gave it, if any.
+/// A value type, any thread may use it.
+public struct ManifestResource: Sendable, Equatable {
+    public var url: String
+    public var id: String?
+
+    public init(url: String, id: String? = nil) {
+        self.url = url
+        self.id = id
+    }
+}

@@ -1,0 +1,143 @@
+/// A misbehaviour the origin shows on one path, set from a test with `Origin.inject(_:at:times:)`.
+///
+/// Three kinds, which combine on one path:
+/// - answers (`status`, `redirect`, `reset(afterBytes: nil)`) replace the response altogether;
+/// - body endings (`cutShort`, `stall`, `reset(afterBytes: K)`) send the real headers, then end the body early;
+/// - modifiers (`throttle`, `rangesOff`) change how the real resource is served.
+public enum Fault: Sendable, Hashable, CustomStringConvertible {
+    /// At most this many body bytes per second, so a transfer lasts long enough to be killed half-way.
+    case throttle(bytesPerSecond: Int)
+    /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and `Retry-After: S`
+    /// when `retryAfter` is given. With `times: N` it is "fail N times, then serve normally".
+    case status(Int, retryAfter: Int? = nil)
+    /// Answers `status` (301, 302, 307…) with `Location: location`, sent as given: another path of this origin
+    /// (`origin.url(for:)`), or anything at all (`file:///etc/passwd`, `ftp://x/`).
+    case redirect(to: String, status: Int = 302)
+    /// Sends the headers with the full Content-Length, then only this many body bytes, then closes (FIN).
+    case cutShort(afterBytes: Int)
+    /// Aborts the connection with a TCP reset (SO_LINGER 0): before any response when nil, else after the
+    /// headers and this many body bytes.
+    case reset(afterBytes: Int? = nil)
+    /// Sends the headers and this many body bytes, then nothing more, without closing, until the client
+    /// leaves or the origin stops.
+    case stall(afterBytes: Int)
+    /// Ignores Range and If-Range: always 200 with the whole body and `Accept-Ranges: none`.
+    case rangesOff
+
+    public var description: String {
+        switch self {
+        case .throttle(let rate): "throttle(\(rate) B/s)"
+        case .status(let code, let after): after.map { "status(\(code), Retry-After: \($0))" } ?? "status(\(code))"
+        case .redirect(let location, let code): "redirect(\(code) → \(location))"
+        case .cutShort(let k): "cutShort(after \(k) B)"
+        case .reset(let k): k.map { "reset(after \($0) B)" } ?? "reset(before the response)"
+        case .stall(let k): "stall(after \(k) B)"
+        case .rangesOff: "rangesOff"
+        }
+    }
+
+    var isAnswer: Bool {
+        switch self {
+        case .status, .redirect, .reset(afterBytes: nil): true
+        default: false
+        }
+    }
+}
+
+/// How one body ends: whole, or early in one of the ways a `Fault` asks for.
+enum BodyEnding: Sendable, Equatable {
+    case complete
+    case cutShort(afterBytes: Int)
+    case reset(afterBytes: Int)
+    case stall(afterBytes: Int)
+
+    /// The body bytes to send before ending, out of `count`.
+    func bytesToSend(of count: Int) -> Int {
+        switch self {
+        case .complete: count
+        case .cutShort(let k), .reset(let k), .stall(let k): min(max(k, 0), count)
+        }
+    }
+}
+
+/// What the faults of a path make of one request, decided once when it arrives.
+struct FaultPlan: Sendable {
+    /// Replaces the response when set.
+    var answer: Fault?
+    var ending = BodyEnding.complete
+    var bytesPerSecond: Int?
+    var rangesOff = false
+    /// The faults applied, for the request log.
+    var applied: [Fault] = []
+}
+
+/// The faults set on each path, with how many more requests each one is for. Owned by one origin;
+/// the test's threads write it and the origin's event loops read it, so every access takes the lock.
+final class FaultTable: Sendable {
+    private struct Rule: Sendable {
+        var fault: Fault
+        /// Requests left; nil for as long as the rule stays.
+        var remaining: Int?
+    }
+
+    private let rules = Locked<[String: [Rule]]>([:])
+
+    func add(_ fault: Fault, at path: String, times: Int?) {
+        precondition(times.map { $0 > 0 } ?? true, "times must be positive")
+        rules.withLock { $0[path, default: []].append(Rule(fault: fault, remaining: times)) }
+    }
+
+    func clear(_ path: String) {
+        rules.withLock { $0[path] = nil }
+    }
+
+    func clearAll() {
+        rules.withLock { $0.removeAll() }
+    }
+
+    func faults(at path: String) -> [Fault] {
+        rules.withLock { $0[path, default: []].map(\.fault) }
+    }
+
+    /// Decides what the faults of `path` do to one request, and counts it against the rules applied.
+    /// An answer counts every request; the other faults count only the GET requests they shape (a HEAD
+    /// has no body to cut, throttle or stall).
+    func plan(for path: String, sendsBody: Bool) -> FaultPlan {
+        rules.withLock { table in
+            guard var list = table[path], !list.isEmpty else { return FaultPlan() }
+            var plan = FaultPlan()
+            var used: [Int] = []
+            if let index = list.firstIndex(where: { $0.fault.isAnswer }) {
+                plan.answer = list[index].fault
+                used = [index]
+            } else if sendsBody {
+                var endingSet = false
+                for (index, rule) in list.enumerated() {
+                    switch rule.fault {
+                    case .throttle(let rate) where plan.bytesPerSecond == nil:
+                        plan.bytesPerSecond = max(rate, 1)
+                    case .rangesOff where !plan.rangesOff:
+                        plan.rangesOff = true
+                    case .cutShort(let k) where !endingSet:
+                        plan.ending = .cutShort(afterBytes: k)
+                    case .stall(let k) where !endingSet:
+                        plan.ending = .stall(afterBytes: k)
+                    case .reset(let k?) where !endingSet:
+                        plan.ending = .reset(afterBytes: k)
+                    default:
+                        continue  // a second fault of a kind already applied waits for its turn
+                    }
+                    if case .complete = plan.ending {} else { endingSet = true }
+                    used.append(index)
+                }
+            }
+            for index in used {
+                plan.applied.append(list[index].fault)
+                if let left = list[index].remaining { list[index].remaining = left - 1 }
+            }
+            list.removeAll { $0.remaining == 0 }
+            table[path] = list.isEmpty ? nil : list
+            return plan
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Dispatch
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A real HTTP/1.1 server on 127.0.0.1 (never another address) for farm's tests, its demo and its chaos
+/// runner. It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
+/// ranges, If-Range, HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
+/// request it receives.
+///
+/// Thread-safe: any thread or task may configure it, read its log, start and stop it, while it serves.
+/// `start()` and `stop()` block the calling thread until the server listens or has stopped. The server
+/// runs its tasks on its own event loop threads, never on the cooperative pool, so it keeps answering
+/// while synchronous tests block that pool. Stopped when released.
+///
+///     let origin = Origin()
+///     origin.serve(path: "/a.jpg", bytes: jpeg, contentType: "image/jpeg")
+///     origin.inject(.cutShort(afterBytes: 1000), at: "/a.jpg", times: 1)
+///     try origin.start()
+///     defer { origin.stop() }
+///     // fetch origin.url(for: "/a.jpg"); then look at origin.requests and origin.bytesServed
+public final class Origin: Sendable {
+    private let catalog = Catalog()
+    private let faults = FaultTable()
+    private let log = RequestLog()
+    /// The port asked for, then the one bound: a restarted origin comes back at the same URLs.
+    private let listenPort: Locked<Int>
+    private let running = Locked<Running?>(nil)
+
+    private struct Running: Sendable {
+        let executor: EventLoopExecutor
+        let task: Task<Void, Never>
+        let finished: DispatchSemaphore
+    }
+
+    /// An origin that will listen on 127.0.0.1:`port`; 0 (the default) lets the system choose a free port.
+    public init(port: Int = 0) {
+        precondition((0...65535).contains(port), "port \(port) out of range")
+        listenPort = Locked(port)
+    }
+
+    deinit {
+        stop()
+    }
+
+    // MARK: Life
+
+    /// Starts listening; returns once connections are accepted. Does nothing if already started.
+    public func start() throws(OriginError) {
+        try running.withLock { (running: inout Running?) throws(OriginError) in
+            guard running == nil else { return }
+            let port = listenPort.withLock { $0 }
+            let executor = EventLoopExecutor(threads: 2)
+            let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+            let outcome = Locked<Result<Int, OriginError>?>(nil)
+            let app = Application(
+                responder: OriginResponder(catalog: catalog, faults: faults, log: log),
+                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
+                onServerRunning: { channel in
+                    let bound = channel.localAddress?.port
+                    outcome.withLock {
+                        $0 = bound.map { .success($0) } ?? .failure(OriginError("the server has no local port"))
+                    }
+                    started.signal()
+                },
+                eventLoopGroupProvider: .shared(executor.group),
+                logger: Logger(label: "farm.origin") { _ in SwiftLogNoOpLogHandler() })
+            let task = Task(executorPreference: executor) {
+                do {
+                    try await app.run()
+                } catch {
+                    outcome.withLock { $0 = $0 ?? .failure(OriginError("cannot serve on 127.0.0.1:\(port): \(error)")) }
+                }
+                started.signal()
+                finished.signal()
+            }
+            if started.wait(timeout: .now() + 60) == .timedOut {
+                task.cancel()
+                throw OriginError("the server did not start listening on 127.0.0.1:\(port) within 60 s")
+            }
+            switch outcome.withLock({ $0 }) {
+            case .success(let bound)?:
+                listenPort.withLock { $0 = bound }
+                running = Running(executor: executor, task: task, finished: finished)
+            case .failure(let error)?:
+                finished.wait()
+                try? executor.group.syncShutdownGracefully()
+                throw error
+            case nil:
+                throw OriginError("the server stopped before it listened on 127.0.0.1:\(port)")
+            }
+        }
+    }
+
+    /// Stops listening and drops every connection (stalled and throttled ones too); returns once the server
+    /// has stopped. Configuration and log are kept, and `start()` brings it back on the same port.
+    public func stop() {
+        guard let run = running.withLock({ running in
+            defer { running = nil }
+            return running
+        }) else { return }
+        run.task.cancel()
+        // Past the deadline some task still runs on the event loops: leaking their threads beats a crash.
+        guard run.finished.wait(timeout: .now() + 60) == .success else { return }
+        try? run.executor.group.syncShutdownGracefully()
+    }
+
+    public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// The port it listens on (the one it listened on, once stopped); the one asked for before `start()`.
+    public var port: Int { listenPort.withLock { $0 } }
+
+    /// `http://127.0.0.1:PORT/` followed by `path` (given with or without its leading slash).
+    public func url(for path: String) -> String {
+        "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path)
+    }
+
+    // MARK: Content
+
+    /// Serves `bytes` at `path` (matched exactly, as sent in the request line, without the query), replacing
+    /// what was there. Served before any directory.
+    public func serve(path: String, bytes: [UInt8], contentType: String = "application/octet-stream") {
+        catalog.add(Fixture(bytes: bytes, contentType: contentType), at: path)
+    }
+
+    /// Serves the regular files under `directory` at `prefix` + their relative path, read at each request
+    /// (so a test may change them), typed by extension. Nothing outside `directory` is ever served.
+    public func serve(directory: String, at prefix: String = "/") {
+        catalog.mount(directory, at: prefix)
+    }
+
+    /// Stops serving the fixture at `path` (it answers 404 unless a directory has it).
+    public func remove(path: String) {
+        catalog.remove(path)
+    }
+
+    /// The strong ETag the origin sends for `path` now, quotes included; nil for nothing there.
+    public func etag(for path: String) -> String? {
+        catalog.lookup(path)?.etag
+    }
+
+    // MARK: Faults
+
+    /// Makes `path` misbehave as `fault` says: for the next `times` requests it applies to, or until cleared
+    /// when nil. Faults of different kinds on one path combine (say fail twice, then serve throttled); two of
+    /// one kind apply one after the other. An answer (`status`, `redirect`, `reset(afterBytes: nil)`) counts
+    /// every request to the path; the other faults count the GET requests they shape.
+    public func inject(_ fault: Fault, at path: String, times: Int? = nil) {
+        faults.add(fault, at: path, times: times)
+    }
+
+    /// Fails the next `times` requests to `path` with `status` (and `Retry-After: retryAfter` seconds when
+    /// given), then serves normally.
+    public func fail(_ times: Int, with status: Int, retryAfter: Int? = nil, at path: String) {
+        faults.add(.status(status, retryAfter: retryAfter), at: path, times: times)
+    }
+
+    /// The faults still set on `path`, in the order they apply.
+    public func faults(at path: String) -> [Fault] {
+        faults.faults(at: path)
+    }
+
+    public func clearFaults(at path: String) {
+        faults.clear(path)
+    }
+
+    public func clearFaults() {
+        faults.clearAll()
+    }
+
+    // MARK: Log
+
+    /// Every request received since the start (or the last `clearRequests()`), in order of arrival.
+    public var requests: [LoggedRequest] { log.all }
+
+    public func requests(for path: String) -> [LoggedRequest] {
+        log.all.filter { $0.path == path }
+    }
+
+    /// Body bytes handed to clients in all, across every path and response (error bodies included).
+    public var bytesServed: Int { log.bodyBytes }
+
+    public func clearRequests() {
+        log.clear()
+    }
+}

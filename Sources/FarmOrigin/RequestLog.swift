@@ -1,0 +1,79 @@
+/// One request the origin received, as a test sees it in `Origin.requests`. A value: a snapshot of the
+/// record at the time it was read (a body still being sent goes on counting in the origin's log).
+public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
+    /// Order of arrival, from 0 when the origin started.
+    public let sequence: Int
+    public let method: String
+    /// The path, without the query.
+    public let path: String
+    public let query: String?
+    /// The Range header as received.
+    public let range: String?
+    /// The If-Range header as received.
+    public let ifRange: String?
+    /// The client's port: requests that share it came over one (kept-alive) connection.
+    public let clientPort: Int?
+    /// The status answered; nil while undecided, or when the connection was reset before any response.
+    public internal(set) var status: Int?
+    /// Body bytes handed to the connection so far.
+    public internal(set) var bodyBytes: Int
+    /// Whether the whole body was sent (false for a body cut, stalled or reset, and for one still going).
+    public internal(set) var complete: Bool
+    /// The faults that shaped this response.
+    public internal(set) var faults: [Fault]
+
+    /// K of `Range: bytes=K-` or `bytes=K-L`: where a resumed download asked to start.
+    public var rangeStart: Int? { RangeRequest.firstByte(of: range) }
+
+    public var description: String {
+        var text = "#\(sequence) \(method) \(path)"
+        if let range { text += " [Range: \(range)]" }
+        text += " → \(status.map(String.init) ?? "none"), \(bodyBytes) B" + (complete ? "" : " (incomplete)")
+        if !faults.isEmpty { text += " " + faults.map(\.description).joined(separator: ", ") }
+        return text
+    }
+}
+
+/// Every request an origin received, in order. Owned by one origin; written by its event loops and
+/// read by the test's threads, so every access takes the lock.
+final class RequestLog: Sendable {
+    private struct Entries {
+        /// Sequence number of `list[0]`: numbers go on growing across `clear()`, so a body still in flight
+        /// never updates a newer request's record.
+        var base = 0
+        var list: [LoggedRequest] = []
+    }
+
+    private let entries = Locked(Entries())
+
+    /// Records a new request; returns its sequence number for the updates that follow.
+    func begin(method: String, path: String, query: String?, range: String?, ifRange: String?,
+               clientPort: Int?) -> Int {
+        entries.withLock { entries in
+            let sequence = entries.base + entries.list.count
+            entries.list.append(LoggedRequest(sequence: sequence, method: method, path: path, query: query,
+                                              range: range, ifRange: ifRange, clientPort: clientPort, status: nil,
+                                              bodyBytes: 0, complete: false, faults: []))
+            return sequence
+        }
+    }
+
+    func update(_ sequence: Int, _ change: (inout LoggedRequest) -> Void) {
+        entries.withLock { entries in
+            let index = sequence - entries.base
+            if entries.list.indices.contains(index) { change(&entries.list[index]) }
+        }
+    }
+
+    var all: [LoggedRequest] { entries.withLock { $0.list } }
+
+    var bodyBytes: Int { entries.withLock { $0.list.reduce(0) { $0 + $1.bodyBytes } } }
+
+    /// Forgets the requests so far (bodies still in flight are no longer counted).
+    func clear() {
+        entries.withLock { entries in
+            entries.base += entries.list.count
+            entries.list.removeAll()
+        }
+    }
+}
