@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
-        .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmTestSupport"]),
+        .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: ["FarmConvert", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),

@@ -26,6 +26,11 @@ public struct TransferProgress: Sendable, Equatable {
     public var bytes: Int
     /// The whole size, once the server said it.
     public var size: Int?
+
+    public init(bytes: Int, size: Int?) {
+        self.bytes = bytes
+        self.size = size
+    }
 }
 
 /// How a download ended well.
@@ -36,6 +41,13 @@ public struct DownloadResult: Sendable, Equatable {
     /// The byte the transfer resumed from (0 when it started from scratch).
     public var resumedFrom: Int
     public var contentType: String?
+
+    public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?) {
+        self.httpStatus = httpStatus
+        self.bytes = bytes
+        self.resumedFrom = resumedFrom
+        self.contentType = contentType
+    }
 }
 
 extension EasyHandle {
@@ -67,9 +79,13 @@ extension EasyHandle {
         try set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout)))
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: request.maxSize - resumeFrom)
+        // The whole limit: a server that ignores the range sends everything again. The write callback
+        // enforces the exact limit either way.
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: request.maxSize)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        if resumeFrom > 0 { try set(CURLOPT_RESUME_FROM_LARGE, offset: resumeFrom) }
+        // CURLOPT_RANGE rather than RESUME_FROM: with it curl hands us a 200 (a server without ranges)
+        // instead of failing, and the write callback starts the file over.
+        if resumeFrom > 0 { try set(CURLOPT_RANGE, "\(resumeFrom)-") }
         try check(cfarm_curl_setopt_write(curl, writeCallback))
         try set(CURLOPT_WRITEDATA, pointer: opaque)
         try check(cfarm_curl_setopt_header(curl, headerCallback))
@@ -83,6 +99,10 @@ extension EasyHandle {
         // Our own reasons to stop come first: curl only sees a callback that said no.
         if let failure = context.failure { throw failure }
         if context.aborted { throw TransferError(.aborted, "stopped by the worker") }
+        // A redirect curl refused to follow leaves its 3xx as the status: the refusal is the news.
+        if [CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS, CURLE_URL_MALFORMAT].contains(code) {
+            throw TransferError.curl(code, detail: lastErrorMessage)
+        }
         if status >= 300 || (status > 0 && status < 200) {
             if status == 416, resumeFrom > 0, context.completeSize == resumeFrom {
                 // The earlier attempt had every byte already: nothing left to fetch.

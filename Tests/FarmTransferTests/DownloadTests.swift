@@ -1,0 +1,164 @@
+import FarmOrigin
+import FarmTestSupport
+import FarmTransfer
+import Foundation
+import Glibc
+import Testing
+
+/// EasyHandle against a real origin on 127.0.0.1: bytes, ranges, limits and every failure kind.
+@Suite struct DownloadTests {
+    let origin = Origin()
+    let body: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+
+    init() throws {
+        try origin.start()
+        origin.serve(path: "/data.bin", bytes: body)
+    }
+
+    /// Opens (creating) `name` in `dir` for the download, optionally pre-filled with `prefix`.
+    private func partial(_ dir: TemporaryDirectory, _ prefix: [UInt8] = []) throws -> Int32 {
+        let path = dir.appending("partial")
+        try Data(prefix).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        return fd
+    }
+
+    private func contents(_ dir: TemporaryDirectory) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: dir.appending("partial"))))
+    }
+
+    @Test func downloadsTheWholeBody() throws {
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        var last = TransferProgress(bytes: 0, size: nil)
+        let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) {
+            last = $0
+            return true
+        }
+        #expect(result == DownloadResult(httpStatus: 200, bytes: body.count, resumedFrom: 0,
+                                         contentType: "application/octet-stream"))
+        #expect(try contents(dir) == body)
+        #expect(last.size == body.count)
+        origin.stop()
+    }
+
+    @Test func resumesFromTheBytesAlreadyThere() throws {
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir, Array(body[0..<70_000]))
+        defer { close(fd) }
+        let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
+        #expect(result.httpStatus == 206 && result.resumedFrom == 70_000)
+        #expect(try contents(dir) == body)
+        #expect(origin.requests(for: "/data.bin").last?.range == "bytes=70000-")
+        origin.stop()
+    }
+
+    @Test func startsOverWhenTheServerIgnoresRanges() throws {
+        origin.inject(.rangesOff, at: "/data.bin")
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir, Array(repeating: 0xEE, count: 5000))
+        defer { close(fd) }
+        let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
+        #expect(result.httpStatus == 200 && result.resumedFrom == 0)
+        #expect(try contents(dir) == body)
+        origin.stop()
+    }
+
+    @Test func sortsFailuresIntoTransientAndPermanent() throws {
+        origin.inject(.status(404), at: "/missing")
+        origin.fail(1, with: 503, retryAfter: 2, at: "/busy")
+        origin.serve(path: "/busy", bytes: [1, 2, 3])
+        origin.inject(.redirect(to: "file:///etc/passwd"), at: "/sneaky")
+        origin.inject(.cutShort(afterBytes: 1000), at: "/data.bin")
+        let handle = try EasyHandle()
+        func failure(_ url: String) throws -> TransferError {
+            let dir = TemporaryDirectory()
+            let fd = try partial(dir)
+            defer { close(fd) }
+            return try #require(throws: TransferError.self) {
+                try handle.download(DownloadRequest(url: url), into: fd) { _ in true }
+            }
+        }
+        let missing = try failure(origin.url(for: "/missing"))
+        #expect(missing.kind == .permanent && missing.httpStatus == 404 && missing.message == "HTTP 404")
+        let busy = try failure(origin.url(for: "/busy"))
+        #expect(busy.kind == .transient && busy.httpStatus == 503 && busy.retryAfter == 2)
+        let sneaky = try failure(origin.url(for: "/sneaky"))
+        #expect(sneaky.kind == .permanent && sneaky.message.contains("not an http(s) URL"), "\(sneaky)")
+        let ftp = try failure("ftp://127.0.0.1/x.jpg")
+        #expect(ftp.kind == .permanent && ftp.message.contains("not an http(s) URL"))
+        let cut = try failure(origin.url(for: "/data.bin"))
+        #expect(cut.kind == .transient && cut.message.contains("cut short"))
+        origin.stop()
+    }
+
+    @Test func cutShortThenResumedGivesTheExactBytes() throws {
+        origin.inject(.cutShort(afterBytes: 50_000), at: "/data.bin", times: 1)
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        let handle = try EasyHandle()
+        #expect(throws: TransferError.self) {
+            try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
+        }
+        #expect(try contents(dir).count == 50_000)
+        let result = try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
+        #expect(result.resumedFrom == 50_000)
+        #expect(try contents(dir) == body)
+        origin.stop()
+    }
+
+    @Test func stopsAtTheSizeLimit() throws {
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        let error = try #require(throws: TransferError.self) {
+            try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin"), maxSize: 10_000), into: fd) { _ in true }
+        }
+        #expect(error.kind == .permanent && error.message.contains("limit"))
+        #expect(try contents(dir).count <= 10_000)
+        origin.stop()
+    }
+
+    @Test func abortKeepsTheBytesAndStalledServersTimeOut() throws {
+        origin.inject(.throttle(bytesPerSecond: 100_000), at: "/data.bin")
+        origin.serve(path: "/stall.bin", bytes: body)
+        origin.inject(.stall(afterBytes: 1000), at: "/stall.bin")
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        let handle = try EasyHandle()
+        let aborted = try #require(throws: TransferError.self) {
+            try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { $0.bytes < 20_000 }
+        }
+        #expect(aborted.kind == .aborted)
+        let kept = try contents(dir)
+        #expect(kept.count >= 20_000 && kept == Array(body[0..<kept.count]))
+
+        let other = TemporaryDirectory()
+        let stallFd = try partial(other)
+        defer { close(stallFd) }
+        let stalled = try #require(throws: TransferError.self) {
+            try handle.download(DownloadRequest(url: origin.url(for: "/stall.bin"), stallTimeout: 1), into: stallFd) { _ in true }
+        }
+        #expect(stalled.kind == .transient && stalled.message.contains("timed out"))
+        origin.stop()
+    }
+
+    @Test func reusesOneConnectionForManyRequests() throws {
+        origin.serve(path: "/small", bytes: Array(repeating: 7, count: 16_384))
+        let handle = try EasyHandle()
+        let dir = TemporaryDirectory()
+        for _ in 0..<20 {
+            let fd = try partial(dir)
+            _ = try handle.download(DownloadRequest(url: origin.url(for: "/small")), into: fd) { _ in true }
+            close(fd)
+        }
+        let ports = Set(origin.requests(for: "/small").compactMap(\.clientPort))
+        #expect(origin.requests(for: "/small").count == 20)
+        #expect(ports.count == 1, "connections: \(ports)")
+        origin.stop()
+    }
+}
