@@ -46,10 +46,11 @@ struct BodyWriter: Sendable {
             log.update(sequence) { $0.complete = true }
         case .cutShort:
             // Hummingbird closes the connection (a FIN) when a body fails: the client sees it end early.
-            await Connection.drain(channel)
+            await Connection.flush(channel)
             throw OriginAbort.cutShort
         case .reset:
-            await Connection.drain(channel)
+            await Connection.flush(channel)
+            await Connection.waitForAcknowledgement(channel)
             await Connection.reset(channel)
             throw OriginAbort.reset
         case .stall:

@@ -1,10 +1,10 @@
 import Glibc
 import NIOCore
+import NIOHTTPTypes
 
 /// The few things done to a connection below Hummingbird's API, in SwiftNIO: a TCP reset, waiting for
-/// written bytes to reach the socket, telling whether the client left, and timers on the connection's own
-/// event loop. Used by the
-/// responder and the body writer, from the task that serves the request.
+/// written bytes to reach the socket and the client, telling whether the client left, and timers on the
+/// connection's own event loop. Used by the responder and the body writer, from the task serving a request.
 enum Connection {
     /// Aborts `channel` with a TCP RST instead of a FIN: SO_LINGER on with a zero timeout, then close.
     static func reset(_ channel: any Channel) async {
@@ -16,12 +16,24 @@ enum Connection {
         try? await channel.close()
     }
 
-    /// Returns once what was written before the call has been handed to the socket (or failed): the body
-    /// writer's writes are queued on the channel's event loop, so a task submitted after them runs after them.
-    /// A short pause follows so the peer's kernel has the bytes before a close or a reset.
-    static func drain(_ channel: any Channel) async {
-        try? await channel.eventLoop.submit {}.get()
-        try? await sleep(until: .now() + .milliseconds(20), on: channel.eventLoop)
+    /// Returns once the body bytes written so far have left NIO for the kernel. An empty body part is
+    /// written behind them on the event loop (after the body writer's own hops), and NIO completes writes in
+    /// order. A client that reads nothing would hold this forever: past 5 s its connection is closed.
+    static func flush(_ channel: any Channel) async {
+        let loop = channel.eventLoop
+        let giveUp = loop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        try? await loop.flatSubmit { channel.writeAndFlush(HTTPResponsePart.body(ByteBuffer())) }.get()
+        giveUp.cancel()
+    }
+
+    /// Waits (up to a second) for the client to acknowledge every byte sent, so that a reset, which throws
+    /// away what is still in flight, leaves the client with all the bytes it was meant to get.
+    static func waitForAcknowledgement(_ channel: any Channel) async {
+        guard let socket = channel as? any SocketOptionProvider else { return }
+        let deadline = NIODeadline.now() + .seconds(1)
+        while NIODeadline.now() < deadline, let info = try? await socket.getTCPInfo().get(), info.tcpi_unacked > 0 {
+            try? await sleep(until: .now() + .milliseconds(5), on: channel.eventLoop)
+        }
     }
 
     /// Whether the client has left: the channel is closed, or the socket is no longer ESTABLISHED (the

@@ -5,7 +5,8 @@
 /// - body endings (`cutShort`, `stall`, `reset(afterBytes: K)`) send the real headers, then end the body early;
 /// - modifiers (`throttle`, `rangesOff`) change how the real resource is served.
 public enum Fault: Sendable, Hashable, CustomStringConvertible {
-    /// At most this many body bytes per second, so a transfer lasts long enough to be killed half-way.
+    /// At most this many body bytes per second in each response on the path, so a transfer lasts long enough
+    /// to be killed half-way.
     case throttle(bytesPerSecond: Int)
     /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and `Retry-After: S`
     /// when `retryAfter` is given. With `times: N` it is "fail N times, then serve normally".
@@ -100,8 +101,8 @@ final class FaultTable: Sendable {
     }
 
     /// Decides what the faults of `path` do to one request, and counts it against the rules applied.
-    /// An answer counts every request; the other faults count only the GET requests they shape (a HEAD
-    /// has no body to cut, throttle or stall).
+    /// An answer counts every request; the other faults count only the requests they shape, the GET
+    /// requests for a resource that exists (a HEAD or a 404 has no body to cut, throttle or stall).
     func plan(for path: String, sendsBody: Bool) -> FaultPlan {
         rules.withLock { table in
             guard var list = table[path], !list.isEmpty else { return FaultPlan() }
@@ -111,23 +112,21 @@ final class FaultTable: Sendable {
                 plan.answer = list[index].fault
                 used = [index]
             } else if sendsBody {
-                var endingSet = false
                 for (index, rule) in list.enumerated() {
                     switch rule.fault {
                     case .throttle(let rate) where plan.bytesPerSecond == nil:
                         plan.bytesPerSecond = max(rate, 1)
                     case .rangesOff where !plan.rangesOff:
                         plan.rangesOff = true
-                    case .cutShort(let k) where !endingSet:
+                    case .cutShort(let k) where plan.ending == .complete:
                         plan.ending = .cutShort(afterBytes: k)
-                    case .stall(let k) where !endingSet:
+                    case .stall(let k) where plan.ending == .complete:
                         plan.ending = .stall(afterBytes: k)
-                    case .reset(let k?) where !endingSet:
+                    case .reset(let k?) where plan.ending == .complete:
                         plan.ending = .reset(afterBytes: k)
                     default:
                         continue  // a second fault of a kind already applied waits for its turn
                     }
-                    if case .complete = plan.ending {} else { endingSet = true }
                     used.append(index)
                 }
             }

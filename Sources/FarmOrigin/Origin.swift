@@ -144,7 +144,8 @@ public final class Origin: Sendable {
     /// Makes `path` misbehave as `fault` says: for the next `times` requests it applies to, or until cleared
     /// when nil. Faults of different kinds on one path combine (say fail twice, then serve throttled); two of
     /// one kind apply one after the other. An answer (`status`, `redirect`, `reset(afterBytes: nil)`) counts
-    /// every request to the path; the other faults count the GET requests they shape.
+    /// every request to the path; the other faults count the GET requests they shape (those for a resource
+    /// that exists).
     public func inject(_ fault: Fault, at path: String, times: Int? = nil) {
         faults.add(fault, at: path, times: times)
     }

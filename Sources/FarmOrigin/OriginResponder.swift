@@ -28,15 +28,17 @@ struct OriginResponder: HTTPResponder {
         let sequence = log.begin(method: method.rawValue, path: path, query: request.uri.query,
                                  range: request.headers[.range], ifRange: request.headers[.ifRange],
                                  clientPort: context.channel.remoteAddress?.port)
-        let plan = faults.plan(for: path, sendsBody: method == .get)
-        log.update(sequence) { $0.faults = plan.applied }
         let head = method == .head
+        let fixture = method == .get || head ? catalog.lookup(path) : nil
+        let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil)
+        log.update(sequence) { $0.faults = plan.applied }
 
         switch plan.answer {
         case .status(let code, let retryAfter)?:
             var headers = HTTPFields()
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-            return small(code, "\(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)\n", headers, head, sequence)
+            let text = "\(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)\n"
+            return small(code, text, headers, head, sequence)
         case .redirect(let location, let code)?:
             return small(code, "see \(location)\n", [.location: location], head, sequence)
         case .reset?:
@@ -49,7 +51,7 @@ struct OriginResponder: HTTPResponder {
         guard method == .get || head else {
             return small(405, "405 Method Not Allowed\n", [.allow: "GET, HEAD"], head, sequence)
         }
-        guard let fixture = catalog.lookup(path) else {
+        guard let fixture else {
             return small(404, "404 Not Found\n", [:], head, sequence)
         }
 

@@ -61,3 +61,17 @@ func startedOrigin() throws -> Origin {
     try origin.start()
     return origin
 }
+
+/// A body as a test compares it: its length and a hash of its bytes, so a failed expectation prints one
+/// line instead of every byte.
+struct Body: Equatable, CustomStringConvertible {
+    let count: Int
+    let hash: UInt64
+
+    init(_ bytes: some Collection<UInt8>) {
+        count = bytes.count
+        hash = bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+    }
+
+    var description: String { "\(count) B (fnv \(String(hash, radix: 16)))" }
+}
