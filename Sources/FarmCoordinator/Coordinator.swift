@@ -88,20 +88,13 @@ public enum Coordinator {
 
     /// FNV-1a 64 over every URL and id, in order: equal lists have equal digests.
     static func digest(of list: ManifestList) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01b3
-            }
-            hash ^= 0x0A
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
+        var hash = FNV1a()
         for resource in list.resources {
-            mix(resource.url)
-            mix(resource.id ?? "")
+            hash.add(resource.url)
+            hash.add(0x0A)
+            hash.add(resource.id ?? "")
+            hash.add(0x0A)
         }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return hash.hex
     }
 }

@@ -38,13 +38,29 @@ public enum ListID {
 
     /// FNV-1a 64 of the name: stable across runs and machines, so adding a list twice finds it again.
     public static func of(name: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hex(hash)
+        var hash = FNV1a()
+        hash.add(name)
+        return hash.hex
     }
+}
+
+/// FNV-1a, 64 bits: a fast, stable (not cryptographic) digest for ids and change detection.
+public struct FNV1a: Sendable {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    public init() {}
+
+    public mutating func add(_ text: String) {
+        for byte in text.utf8 { add(byte) }
+    }
+
+    public mutating func add(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x0000_0100_0000_01b3
+    }
+
+    /// 16 lowercase hex digits.
+    public var hex: String { FarmSpool.hex(value) }
 }
 
 /// Who holds a claim: `<pid>-<nonce>`, fresh for every claim, so a reclaimed and re-claimed job
