@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: ["CPoppler", "FarmZip"]),
+        // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
+        .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
@@ -45,6 +47,7 @@ let package = Package(
         .executableTarget(name: "farm", dependencies: [
             "FarmSpool",
             "FarmCoordinator",
+            "FarmWorker",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
@@ -63,6 +66,9 @@ let package = Package(
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: ["FarmConvert", "FarmTestSupport"]),
+        .testTarget(name: "FarmWorkerTests", dependencies: [
+            "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),

@@ -13,7 +13,10 @@
 //     done/<list>/<job>              jobs completed for good
 //     failed/<list>/<job>            jobs that failed for good
 //     lists/<list>.json              list records, published only once all their jobs are queued
-//     progress/, files/, control/    sidecars, outputs and desired state, owned by the layers above
+//     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename
+//     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
+//     files/<list>/                  outputs: the downloaded file and its display image
+//     control/                       desired state (workers, paused, lease), owned by the layers above
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
 //     log/farm.log                   one line per event worth a human's attention
@@ -69,7 +72,7 @@ public struct Spool: Sendable {
     /// system, large enough that a million jobs make only about a thousand shards.
     public static let shardSize = 1024
 
-    public let root: String
+    public private(set) var root: String
 
     public var queue: String { root + "/queue" }
     public var active: String { root + "/active" }
@@ -77,6 +80,8 @@ public struct Spool: Sendable {
     public var failed: String { root + "/failed" }
     public var lists: String { root + "/lists" }
     public var progress: String { root + "/progress" }
+    /// Partial downloads, `partial/<job>`: kept across reclaims so the next owner resumes by range.
+    public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
     public var control: String { root + "/control" }
     public var tmp: String { root + "/tmp" }
@@ -90,7 +95,8 @@ public struct Spool: Sendable {
     var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
 
     static let subdirectories = [
-        "queue", "active", "done", "failed", "lists", "progress", "files", "control", "tmp", "corrupt", "log",
+        "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "tmp", "corrupt",
+        "log",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.
@@ -98,6 +104,15 @@ public struct Spool: Sendable {
     /// (or resets) a directory that was not made by farm.
     public init(root: String, create: Bool = true) throws(SpoolError) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        try open(create: create)
+        // Outputs and sidecars name absolute paths, whatever directory the user typed it from.
+        if let resolved = realpath(self.root, nil) {
+            self.root = String(cString: resolved)
+            free(resolved)
+        }
+    }
+
+    private func open(create: Bool) throws(SpoolError) {
         if Sys.exists(marker) {
             try makeSubdirectories()
             return

@@ -9,6 +9,6 @@ struct Farm: ParsableCommand {
         discussion: "See README.md for a tour; the spool protocol is described at the top of "
             + "Sources/FarmSpool/Spool.swift.",
         version: "0.1.0",
-        subcommands: [Add.self, Recover.self, Demo.self]
+        subcommands: [Add.self, Work.self, Recover.self, Demo.self]
     )
 }

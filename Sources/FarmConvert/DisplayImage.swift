@@ -1,0 +1,97 @@
+import FarmZip
+import Foundation
+import Glibc
+
+/// Turns a downloaded file into the image farm displays for it (SPEC §4 `image`):
+/// a JPG or PNG is its own image; a PDF's page 1 is rendered to PNG; a ZIP's first image by name
+/// (or, with none, its first PDF, rendered) is extracted. Stateless; any thread may call it.
+public enum DisplayImage {
+    /// The long-running steps, reported so the status can show them.
+    public enum Stage: Sendable { case unzipping, rendering }
+
+    /// Limits for what one ZIP resource may expand to.
+    public static let zipLimits = ZipLimits.default
+
+    /// Makes the display image of `file` (of `kind`), writing any new output next to `base`
+    /// (e.g. `files/<list>/<index>`), and returns its absolute path.
+    public static func make(for file: String, kind: Kind, base: String, maxSide: Int = 1600,
+                            stage: (Stage) -> Void = { _ in }) throws(ConvertError) -> String {
+        switch kind {
+        case .jpg, .png:
+            return file
+        case .pdf:
+            stage(.rendering)
+            return try render(pdf: file, to: base + ".page1.png", maxSide: maxSide)
+        case .zip:
+            stage(.unzipping)
+            return try unzip(file, into: base + ".unzipped", base: base, maxSide: maxSide, stage: stage)
+        }
+    }
+
+    /// Renders into a temporary name, then renames into place: no reader sees half a PNG.
+    private static func render(pdf: String, to png: String, maxSide: Int) throws(ConvertError) -> String {
+        let temporary = png + ".tmp-\(getpid())"
+        try PDFRenderer.renderFirstPage(pdf: pdf, to: temporary, maxSide: maxSide)
+        guard rename(temporary, png) == 0 else {
+            unlink(temporary)
+            throw ConvertError("cannot store the rendered page: \(String(cString: strerror(errno)))")
+        }
+        return png
+    }
+
+    private static func unzip(_ zip: String, into directory: String, base: String, maxSide: Int,
+                              stage: (Stage) -> Void) throws(ConvertError) -> String {
+        let entries: [ZipEntry]
+        let reader: ZipReader
+        do {
+            reader = try ZipReader(path: zip)
+            entries = try reader.entries(limits: zipLimits)
+        } catch {
+            throw ConvertError(error.description)
+        }
+        let candidates = entries.filter { !$0.isDirectory && !$0.isSymlink && !isHidden($0.name) }
+            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        let images = candidates.filter { ["jpg", "jpeg", "png"].contains(fileExtension($0.name)) }
+        let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
+        guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError("ZIP holds no image or PDF") }
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw ConvertError("cannot unpack: \(String(cString: strerror(errno)))")
+        }
+        var lastError: ConvertError?
+        for entry in images + pdfs {
+            let path: String
+            do {
+                path = try reader.extract(entry, to: directory, limits: zipLimits)
+            } catch {
+                lastError = ConvertError(error.description)
+                continue  // an unsafe or broken entry: never written; try the next one
+            }
+            switch sniff(path) {
+            case .jpg?, .png?:
+                return path
+            case .pdf?:
+                stage(.rendering)
+                return try render(pdf: path, to: base + ".page1.png", maxSide: maxSide)
+            default:
+                lastError = ConvertError("\(entry.printableName) in the ZIP is not a JPG, PNG or PDF")
+            }
+        }
+        throw lastError ?? ConvertError("ZIP holds no image or PDF")
+    }
+
+    /// The kind of the file at `path`, by its first bytes.
+    public static func sniff(_ path: String) -> Kind? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return Kind.sniff(Array((try? handle.read(upToCount: Kind.sniffLength)) ?? Data()))
+    }
+
+    private static func isHidden(_ name: String) -> Bool {
+        name.split(separator: "/").contains { $0 == "__MACOSX" || $0.hasPrefix(".") }
+    }
+
+    private static func fileExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+}

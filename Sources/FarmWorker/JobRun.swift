@@ -1,0 +1,118 @@
+import FarmConvert
+import FarmSpool
+import FarmTransfer
+import Foundation
+import Glibc
+
+/// One claimed job being worked on: its sidecar (written a few times a second at most, and not at
+/// all for a transfer shorter than one tick), its outputs and its completion.
+struct JobRun {
+    /// The shortest gap between two sidecar writes, and the delay before the first one.
+    static let tick = 0.25
+
+    let spool: Spool
+    let claim: Claim
+    let keeper: LeaseKeeper
+    var attempts = 1
+    private let started = Self.now()
+    private let lastWrite = Box(0.0)
+    private let lastPauseCheck = Box(0.0)
+
+    init(spool: Spool, claim: Claim, keeper: LeaseKeeper) {
+        self.spool = spool
+        self.claim = claim
+        self.keeper = keeper
+    }
+
+    /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
+    /// whether to go on (false when the lease is lost or the farm is paused).
+    func progress(_ progress: TransferProgress) -> Bool {
+        if keeper.lost { return false }
+        let now = Self.now()
+        if now - lastPauseCheck.value >= 0.1 {
+            lastPauseCheck.value = now
+            if spool.isPaused { return false }
+        }
+        if now - started >= Self.tick && now - lastWrite.value >= Self.tick {
+            lastWrite.value = now
+            write(Sidecar(status: .downloading, bytes: progress.bytes, size: progress.size, attempts: attempts,
+                          changed: changedAt(.downloading)))
+        }
+        return true
+    }
+
+    /// The download is whole: store it, make its display image, complete the job.
+    func finish(partialPath: String, fd: Int32, bytes: Int) {
+        guard let kind = DisplayImage.sniff(partialPath) else {
+            fail("unsupported content", partial: partialPath)
+            return
+        }
+        let directory = spool.files + "/" + claim.job.list
+        mkdir(directory, 0o755)
+        let base = directory + "/" + String(claim.job.index)
+        let file = base + "." + kind.fileExtension
+        // Durable before it is visible under its final name: a crash never shows a torn file.
+        fdatasync(fd)
+        guard rename(partialPath, file) == 0 else {
+            spool.log("cannot store \(file): \(String(cString: strerror(errno)))")
+            try? spool.release(claim)
+            return
+        }
+        let image: String
+        do {
+            image = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
+                let status: Sidecar.Status = stage == .unzipping ? .unzipping : .rendering
+                write(Sidecar(status: status, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
+                              attempts: attempts, changed: changedAt(status)))
+            }
+        } catch {
+            fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
+            return
+        }
+        if keeper.lost { return }
+        write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file, image: image,
+                      attempts: attempts, changed: changedAt(.done)))
+        complete(.done)
+    }
+
+    /// Ends the job in failed/ with `reason` as its error.
+    func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
+        if keeper.lost { return }
+        write(Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason, attempts: attempts,
+                      changed: changedAt(.error)))
+        complete(.failed)
+        if let partial { unlink(partial) }
+    }
+
+    private func complete(_ outcome: Outcome) {
+        do {
+            try spool.complete(claim, outcome)
+        } catch where error.code == .leaseLost {
+            // Someone else has the job now: their completion is the one that counts.
+        } catch {
+            spool.log("cannot complete \(claim.job): \(error)")
+        }
+    }
+
+    private func write(_ sidecar: Sidecar) {
+        do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
+    }
+
+    /// Keeps `changed` when the status is the same as the one on disk (it marks status changes only).
+    private func changedAt(_ status: Sidecar.Status) -> String {
+        if let previous = spool.sidecar(claim.job), previous.status == status { return previous.changed }
+        return Timestamp.iso8601(Date().timeIntervalSince1970)
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A mutable cell captured by the progress closure (which runs on the worker thread only).
+final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,106 @@
+import FarmConvert
+import FarmSpool
+import FarmTransfer
+import Foundation
+import Glibc
+
+/// How a worker runs.
+public struct WorkerOptions: Sendable {
+    /// Seconds a claim stays ours without renewal.
+    public var lease: Double = 10
+    /// The most one download may weigh.
+    public var maxSize: Int = 1 << 30
+    public var retry = RetryPolicy()
+    /// Exit when the queue is empty instead of waiting for more (tests, one-shot runs).
+    public var exitWhenIdle = false
+
+    public init() {}
+}
+
+/// One worker process's loop (`farm work`): claim a job, download it, convert it, complete it.
+///
+/// Single-threaded apart from its `LeaseKeeper`: one claim and one curl handle at a time.
+public final class Worker {
+    let spool: Spool
+    let options: WorkerOptions
+    private let claimer: Claimer
+    private let handle: EasyHandle
+
+    public init(spool: Spool, options: WorkerOptions) throws {
+        self.spool = spool
+        self.options = options
+        self.claimer = Claimer(spool: spool)
+        self.handle = try EasyHandle()
+    }
+
+    /// Works until the queue is empty (with `exitWhenIdle`) or forever.
+    public func run() throws {
+        var idle = 0.05
+        while true {
+            if let claim = try claimer.claim() {
+                idle = 0.05
+                process(claim)
+                continue
+            }
+            // Idle: the moment to bring back jobs whose owner died unseen.
+            if !spool.reclaimExpired(lease: options.lease).isEmpty { continue }
+            if options.exitWhenIdle && spool.activeJobs().isEmpty { return }
+            Thread.sleep(forTimeInterval: idle)
+            idle = min(idle * 2, 0.5)
+        }
+    }
+
+    func process(_ claim: Claim) {
+        let keeper = LeaseKeeper(spool: spool, claim: claim, lease: options.lease)
+        defer { keeper.stop() }
+        var job = JobRun(spool: spool, claim: claim, keeper: keeper)
+        guard let lower = URL(string: claim.record.url)?.scheme?.lowercased(), lower == "http" || lower == "https" else {
+            job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
+            return
+        }
+        let partialPath = spool.partial + "/" + claim.job.raw
+        let fd = open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            spool.log("cannot open \(partialPath): \(String(cString: strerror(errno)))")
+            try? spool.release(claim)
+            return
+        }
+        defer { close(fd) }
+        // A stale owner may still be writing these bytes: never write them at the same time.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            try? spool.release(claim)
+            Thread.sleep(forTimeInterval: 0.2)
+            return
+        }
+        guard let result = download(&job, fd: fd) else { return }
+        job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes)
+    }
+
+    /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
+    private func download(_ job: inout JobRun, fd: Int32) -> DownloadResult? {
+        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize)
+        while true {
+            do {
+                return try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
+            } catch where error.kind == .aborted {
+                if job.keeper.lost { return nil }
+                // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
+                while job.spool.isPaused && !job.keeper.lost { Thread.sleep(forTimeInterval: 0.1) }
+                if job.keeper.lost { return nil }
+            } catch {
+                guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
+                    job.fail(error.message, partial: spool.partial + "/" + job.claim.job.raw)
+                    return nil
+                }
+                job.attempts += 1
+                Thread.sleep(forTimeInterval: delay)
+                if job.keeper.lost { return nil }
+            }
+        }
+    }
+}
+
+extension Spool {
+    /// `control/paused` present means every transfer is paused.
+    public var isPaused: Bool { access(control + "/paused", F_OK) == 0 }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FarmWorker
+
+/// `farm work`: one worker process. The supervisor starts these; running one by hand works too.
+struct Work: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run one worker: claim, download, convert, complete.")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Option(help: "Seconds a claim stays valid without renewal.")
+    var lease: Double = 10
+
+    @Option(help: "The most bytes one download may weigh.")
+    var maxSize: Int = 1 << 30
+
+    @Flag(help: "Exit once the queue is empty and nothing is active.")
+    var exitWhenIdle = false
+
+    func run() throws {
+        let spool = try options.open()
+        var settings = WorkerOptions()
+        settings.lease = lease
+        settings.maxSize = maxSize
+        settings.exitWhenIdle = exitWhenIdle
+        try Worker(spool: spool, options: settings).run()
+    }
+}
