@@ -12,16 +12,7 @@ public struct JobRecord: Codable, Equatable, Sendable {
         self.id = id
     }
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
-    func encoded() -> [UInt8] {
-        // JSONEncoder cannot fail on two strings.
-        Array(try! Self.encoder.encode(self)) + [0x0A]
-    }
+    func encoded() -> [UInt8] { SpoolJSON.encode(self) }
 
     /// nil when the bytes are not a job record: the caller sets the file aside.
     static func decode(_ bytes: [UInt8]) -> JobRecord? {
@@ -39,5 +30,19 @@ public struct NewJob: Sendable {
     public init(name: JobName, record: JobRecord) {
         self.name = name
         self.record = record
+    }
+}
+
+/// How the spool writes its small JSON files: one line, sorted keys, slashes left alone.
+public enum SpoolJSON {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
+
+    /// The spool's records hold only strings, numbers and booleans: encoding them cannot fail.
+    public static func encode(_ value: some Encodable) -> [UInt8] {
+        Array(try! encoder.encode(value)) + [0x0A]
     }
 }

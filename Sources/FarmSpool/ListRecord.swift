@@ -22,11 +22,7 @@ public struct ListRecord: Codable, Equatable, Sendable {
         self.added = added
     }
 
-    public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try! encoder.encode(self)) + [0x0A]  // cannot fail on strings and ints
-    }
+    public func encoded() -> [UInt8] { SpoolJSON.encode(self) }
 
     public static func decode(_ bytes: [UInt8]) -> ListRecord? {
         try? JSONDecoder().decode(ListRecord.self, from: Data(bytes))

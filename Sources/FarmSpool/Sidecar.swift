@@ -42,9 +42,7 @@ extension Spool {
 
     /// Replaces the sidecar of `job` atomically.
     public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let bytes = Array(try! encoder.encode(sidecar))  // cannot fail on strings and numbers
+        let bytes = SpoolJSON.encode(sidecar)
         let temporary = tmp + "/" + job.raw + ".json." + hex(UInt64.random(in: .min ... .max)).prefix(8)
         do {
             try Sys.createFile(temporary, bytes)

@@ -17,6 +17,8 @@ struct JobRun {
     private let started = Self.now()
     private let lastWrite = Box(0.0)
     private let lastPauseCheck = Box(0.0)
+    /// The status last written and when it began: `changed` marks status changes, not every byte.
+    private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
 
     init(spool: Spool, claim: Claim, keeper: LeaseKeeper) {
         self.spool = spool
@@ -98,10 +100,12 @@ struct JobRun {
         do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
 
-    /// Keeps `changed` when the status is the same as the one on disk (it marks status changes only).
+    /// When `status` began: now, unless it is the status this owner last wrote.
     private func changedAt(_ status: Sidecar.Status) -> String {
-        if let previous = spool.sidecar(claim.job), previous.status == status { return previous.changed }
-        return Timestamp.iso8601(Date().timeIntervalSince1970)
+        if let last = lastStatus.value, last.status == status { return last.since }
+        let since = Timestamp.iso8601(Date().timeIntervalSince1970)
+        lastStatus.value = (status, since)
+        return since
     }
 
     private static func now() -> Double {
