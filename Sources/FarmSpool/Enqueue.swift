@@ -89,8 +89,8 @@ extension Spool {
         }
     }
 
-    /// The list records, by list id.
-    public func listRecord(_ id: String) -> [UInt8]? {
+    /// The raw bytes of a published list record (see `list(_:)` for the decoded one).
+    func listRecord(_ id: String) -> [UInt8]? {
         try? Sys.readFile(lists + "/" + id + ".json")
     }
 }

@@ -58,8 +58,4 @@ extension Spool {
         guard let bytes = try? Sys.readFile(sidecarPath(job)) else { return nil }
         return try? JSONDecoder().decode(Sidecar.self, from: Data(bytes))
     }
-
-    public func removeSidecar(_ job: JobName) {
-        try? Sys.unlink(sidecarPath(job))
-    }
 }

@@ -55,9 +55,12 @@
 // Complete. The owner renames `active/<job>@<owner>` to `done/<list>/<job>` (or failed/), with
 // RENAME_NOREPLACE. Because the owner's name includes its per-claim nonce, the rename fails with
 // ENOENT as soon as the job was reclaimed, even if the same job was claimed again since: a worker
-// that lost its lease can never complete a job a second time. Outputs are written under tmp/,
-// fdatasync'ed, and renamed into place before this rename, so a done job always has whole
-// outputs. The completion rename itself is not fsynced: undone by a power loss, it means a redo.
+// that lost its lease can never complete a job a second time. Every output is written under a
+// temporary name (the download in partial/, derived images next to their final name) and renamed
+// into place before this rename, so no reader ever sees half a file. The download is fdatasync'ed
+// before its rename, so even a power loss cannot leave a torn download under its final name; the
+// derived images (a rendered page, an extracted entry) are not, as they are cheap to make again with
+// `reload`. The completion rename itself is not fsynced: undone by a power loss, it means a redo.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

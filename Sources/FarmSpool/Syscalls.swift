@@ -154,10 +154,6 @@ enum Sys {
         }
     }
 
-    static func isAlive(pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
-    }
-
     /// Wall-clock seconds since the epoch, the clock file times use.
     static func now() -> Double {
         var ts = timespec()

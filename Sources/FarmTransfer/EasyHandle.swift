@@ -49,12 +49,6 @@ public final class EasyHandle {
         return value
     }
 
-    func infoOffset(_ info: CURLINFO) -> Int {
-        var value: curl_off_t = 0
-        _ = cfarm_curl_getinfo_off(curl, info, &value)
-        return Int(value)
-    }
-
     private func check(_ code: CURLcode, _ option: CURLoption) throws(TransferError) {
         guard code == CURLE_OK else {
             throw TransferError(.permanent, "libcurl refused option \(option.rawValue): "
