@@ -20,8 +20,12 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // libinotifytools0-dev ships no .pc file: the module map links it by name.
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
+        .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
         .target(name: "CFarmShims", dependencies: ["CCurl"]),
+        // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
+        .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
 
         // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
         .target(name: "FarmSpool", dependencies: [
@@ -34,9 +38,13 @@ let package = Package(
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
-        .target(name: "FarmConvert", dependencies: ["CPoppler", "FarmZip"]),
+        .target(name: "FarmConvert", dependencies: ["CPoppler", "CFarmJpeg", "FarmZip"]),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
-        .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
+        .target(name: "FarmWorker", dependencies: ["CFarmShims", "FarmSpool", "FarmTransfer", "FarmConvert"]),
+        // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
+        .target(name: "FarmStatus", dependencies: ["FarmSpool", "CInotifyTools"]),
+        // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
+        .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
@@ -48,6 +56,8 @@ let package = Package(
             "FarmSpool",
             "FarmCoordinator",
             "FarmWorker",
+            "FarmStatus",
+            "FarmSupervisor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
@@ -57,17 +67,26 @@ let package = Package(
         ], path: "Sources/FarmProbe"),
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmSpool",
+            "FarmStatus",
+            "FarmConvert",
+            "FarmOrigin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/FarmBenchmark"),
 
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool"], path: "Tests/FarmTestSupport"),
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert"], path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
-        .testTarget(name: "FarmConvertTests", dependencies: ["FarmConvert", "FarmTestSupport"]),
+        .testTarget(name: "FarmConvertTests", dependencies: [
+            "FarmConvert", "FarmSpool", "FarmOrigin", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmStatusTests", dependencies: ["FarmStatus", "FarmSpool", "FarmTestSupport"]),
+        .testTarget(name: "FarmSupervisorTests", dependencies: [
+            "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),

@@ -2,6 +2,7 @@
 // POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "CFarmShims.h"
@@ -15,6 +16,24 @@ int cfarm_syncfs(int fd) { return syncfs(fd); }
 int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags) {
     return posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSID);
 }
+
+int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowfd);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signal) { stop_signal = signal; }
+
+void cfarm_catch_stop_signals(void) {
+    struct sigaction action = {0};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGINT, &action, NULL);
+}
+
+int cfarm_stop_signal(void) { return stop_signal; }
 
 CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value) {
     return curl_easy_setopt(curl, option, value);

@@ -37,16 +37,21 @@ extension Spool {
         defer { close(lock) }
 
         do {
+            try Sys.mkdir(stage + "/.lists")
+            var tables = ResourceTables(directory: stage + "/.lists")
+            defer { tables.close() }
             var shardPath = ""
             for (n, job) in jobs.enumerated() {
                 if n % Self.shardSize == 0 {
                     shardPath = stage + "/" + BatchName.shard(n / Self.shardSize)
                     try Sys.mkdir(shardPath)
                 }
-                try Sys.createFile(shardPath + "/" + job.name.raw, job.record.encoded())
+                let record = job.record.encoded()
+                try Sys.createFile(shardPath + "/" + job.name.raw, record)
+                try tables.append(record, for: job.name)
                 Failpoint.hit("add.staging")
             }
-            try Sys.mkdir(stage + "/.lists")
+            try tables.finish()
             for list in lists {
                 try Sys.createFile(stage + "/.lists/" + list.id + ".json", list.bytes)
             }
@@ -76,7 +81,8 @@ extension Spool {
         do {
             let names: [String]
             do { names = try Sys.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
-            for name in names {
+            // A list's resource table before its record: whoever sees the record can read the table.
+            for name in names.sorted(by: { !$0.hasSuffix(".json") && $1.hasSuffix(".json") }) {
                 do {
                     try Sys.rename(pending + "/" + name, lists + "/" + name)
                 } catch where error == .noSuchFileOrDirectory {}  // another recoverer moved it

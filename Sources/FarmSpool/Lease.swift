@@ -67,7 +67,11 @@ extension Spool {
 
     /// Renames active/<activeName> to the returned batch. False when it was gone already.
     func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
-        let source = active + "/" + activeName
+        try returnToQueue(active + "/" + activeName, job: job)
+    }
+
+    /// Renames the job file at `source` to the returned batch. False when it was gone already.
+    func returnToQueue(_ source: String, job: JobName) throws(SpoolError) -> Bool {
         let target = returnedShard + "/" + job.raw
         // A claimer may rmdir the returned shard between our mkdir and rename: retry a few times.
         for _ in 0..<8 {

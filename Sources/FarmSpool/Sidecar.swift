@@ -18,19 +18,23 @@ public struct Sidecar: Codable, Equatable, Sendable {
     public var file: String?
     /// Absolute path of the display image.
     public var image: String?
+    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made.
+    public var thumb: String?
     public var error: String?
     public var attempts: Int
     /// When `status` last changed (ISO 8601).
     public var changed: String
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
-                image: String? = nil, error: String? = nil, attempts: Int = 1, changed: String) {
+                image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
+                changed: String) {
         self.status = status
         self.bytes = bytes
         self.size = size
         self.kind = kind
         self.file = file
         self.image = image
+        self.thumb = thumb
         self.error = error
         self.attempts = attempts
         self.changed = changed

@@ -16,7 +16,9 @@
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
 //     files/<list>/                  outputs: the downloaded file and its display image
-//     control/                       desired state (workers, paused, lease), owned by the layers above
+//     control/                       desired state: desired.json, paused, stopping, supervisor.lock
+//     procs/<role>.<pid>.<nonce>     one entry per live process, flock'ed by it for its lifetime
+//     status/                        the watcher's aggregated status
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
 //     log/farm.log                   one line per event worth a human's attention
@@ -87,6 +89,10 @@ public struct Spool: Sendable {
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
     public var control: String { root + "/control" }
+    /// Live processes, `procs/<role>.<pid>.<nonce>`, each locked by its process (see Registry).
+    public var procs: String { root + "/procs" }
+    /// The watcher's aggregated status documents.
+    public var status: String { root + "/status" }
     public var tmp: String { root + "/tmp" }
     public var corrupt: String { root + "/corrupt" }
     public var logDirectory: String { root + "/log" }
@@ -98,8 +104,8 @@ public struct Spool: Sendable {
     var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
 
     static let subdirectories = [
-        "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "tmp", "corrupt",
-        "log",
+        "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
+        "tmp", "corrupt", "log",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.
@@ -146,7 +152,7 @@ public struct Spool: Sendable {
         } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
     }
 
-    private func makeSubdirectories() throws(SpoolError) {
+    func makeSubdirectories() throws(SpoolError) {
         for name in Self.subdirectories {
             do { try Sys.ensureDirectory(root + "/" + name) } catch {
                 throw SpoolError(.io, "cannot create \(root)/\(name)", cause: error)

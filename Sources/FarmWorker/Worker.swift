@@ -1,3 +1,4 @@
+import CFarmShims
 import FarmConvert
 import FarmSpool
 import FarmTransfer
@@ -33,10 +34,19 @@ public final class Worker {
         self.handle = try EasyHandle()
     }
 
-    /// Works until the queue is empty (with `exitWhenIdle`) or forever.
+    /// Set by SIGTERM or SIGINT (see `cfarm_catch_stop_signals`): hand the job back and exit.
+    static var stopRequested: Bool { cfarm_stop_signal() != 0 }
+
+    /// Works until asked to stop, or until the queue is empty with `exitWhenIdle`. A paused farm
+    /// claims nothing new.
     public func run() throws {
+        cfarm_catch_stop_signals()
         var idle = 0.05
-        while true {
+        while !Self.stopRequested {
+            if spool.isPaused {
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
             if let claim = try claimer.claim() {
                 idle = 0.05
                 process(claim)
@@ -85,22 +95,31 @@ public final class Worker {
             } catch where error.kind == .aborted {
                 if job.keeper.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                while job.spool.isPaused && !job.keeper.lost { Thread.sleep(forTimeInterval: 0.1) }
+                while job.spool.isPaused && !job.keeper.lost && !Self.stopRequested {
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
                 if job.keeper.lost { return nil }
+                if Self.stopRequested { return handBack(job.claim) }
             } catch {
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
                     job.fail(error.message, partial: spool.partial + "/" + job.claim.job.raw)
                     return nil
                 }
                 job.attempts += 1
-                Thread.sleep(forTimeInterval: delay)
+                let until = JobRun.now() + delay
+                while JobRun.now() < until && !Self.stopRequested && !job.keeper.lost {
+                    Thread.sleep(forTimeInterval: min(0.1, delay))
+                }
                 if job.keeper.lost { return nil }
+                if Self.stopRequested { return handBack(job.claim) }
             }
         }
     }
-}
 
-extension Spool {
-    /// `control/paused` present means every transfer is paused.
-    public var isPaused: Bool { access(control + "/paused", F_OK) == 0 }
+    /// Stopping (stop, scale down): the job goes back to the queue; its bytes stay in partial/ for
+    /// whoever claims it next.
+    private func handBack(_ claim: Claim) -> DownloadResult? {
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+        return nil
+    }
 }

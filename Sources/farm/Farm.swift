@@ -9,6 +9,7 @@ struct Farm: ParsableCommand {
         discussion: "See README.md for a tour; the spool protocol is described at the top of "
             + "Sources/FarmSpool/Spool.swift.",
         version: "0.1.0",
-        subcommands: [Add.self, Work.self, Recover.self, Demo.self]
+        subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Reset.self, Reload.self, Ps.self,
+                      Work.self, Supervise.self, Recover.self, Demo.self]
     )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmSupervisor
 import FarmWorker
 
 /// `farm work`: one worker process. The supervisor starts these; running one by hand works too.
@@ -16,12 +17,18 @@ struct Work: ParsableCommand {
     @Flag(help: "Exit once the queue is empty and nothing is active.")
     var exitWhenIdle = false
 
+    @Flag(help: .hidden) var supervised = false
+
     func run() throws {
         let spool = try options.open()
         var settings = WorkerOptions()
         settings.lease = lease
         settings.maxSize = maxSize
         settings.exitWhenIdle = exitWhenIdle
+        let registration = try spool.register(.worker)
+        defer { registration.end() }
+        // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
+        if supervised { SupervisorGuard.start(spool) }
         try Worker(spool: spool, options: settings).run()
     }
 }

@@ -26,6 +26,16 @@ int cfarm_syncfs(int fd);
 /// Sets POSIX_SPAWN_SETSID (plus `flags`) on `attr`, so the child starts its own session.
 int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags);
 
+/// Closes every descriptor from `lowfd` up in the child: nothing leaks into a long-lived process.
+int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd);
+
+/// Makes SIGTERM and SIGINT set a flag instead of killing the process (a graceful stop: hand the
+/// job back, then exit). Async-signal-safe: the handler only stores a sig_atomic_t.
+void cfarm_catch_stop_signals(void);
+
+/// The stop signal received so far, or 0.
+int cfarm_stop_signal(void);
+
 // MARK: libcurl
 
 typedef size_t (*cfarm_write_callback)(char *data, size_t size, size_t count, void *context);

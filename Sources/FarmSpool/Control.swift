@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+
+/// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
+/// supervisor. Replaced by rename, so a reader sees the old state or the new one.
+public struct Desired: Codable, Equatable, Sendable {
+    public static let workerRange = 1...64
+
+    /// How many workers should run.
+    public var workers: Int = 4
+    /// Seconds a claim stays its owner's without renewal.
+    public var lease: Double = 10
+    /// The most one download may weigh, in bytes.
+    public var maxSize: Int = 1 << 30
+
+    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30) {
+        self.workers = workers
+        self.lease = lease
+        self.maxSize = maxSize
+    }
+}
+
+extension Spool {
+    var desiredPath: String { control + "/desired.json" }
+    var pausedPath: String { control + "/paused" }
+    var stoppingPath: String { control + "/stopping" }
+    /// Held (flock) by the one live supervisor; free means there is none.
+    public var supervisorLock: String { control + "/supervisor.lock" }
+
+    /// The desired state, or the defaults when none was ever written (or it does not parse).
+    public func desired() -> Desired {
+        guard let bytes = try? Sys.readFile(desiredPath),
+              let desired = try? JSONDecoder().decode(Desired.self, from: Data(bytes)) else { return Desired() }
+        return desired
+    }
+
+    public func setDesired(_ desired: Desired) throws(SpoolError) {
+        try replace(desiredPath, with: SpoolJSON.encode(desired))
+    }
+
+    /// `control/paused` present means every transfer is paused.
+    public var isPaused: Bool { Sys.exists(pausedPath) }
+
+    public func setPaused(_ paused: Bool) throws(SpoolError) {
+        do {
+            if paused {
+                do { try Sys.createFile(pausedPath, []) } catch where error == .fileExists {}
+            } else {
+                do { try Sys.unlink(pausedPath) } catch where error == .noSuchFileOrDirectory {}
+            }
+        } catch {
+            throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
+        }
+    }
+
+    /// Set while `stop` (or `reset`) runs and until the next `start`: a dead supervisor is then not
+    /// replaced by the survivors.
+    public var isStopping: Bool { Sys.exists(stoppingPath) }
+
+    public func setStopping(_ stopping: Bool) throws(SpoolError) {
+        do {
+            if stopping {
+                do { try Sys.createFile(stoppingPath, []) } catch where error == .fileExists {}
+            } else {
+                do { try Sys.unlink(stoppingPath) } catch where error == .noSuchFileOrDirectory {}
+            }
+        } catch {
+            throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
+        }
+    }
+
+    /// Writes `bytes` to `path` through a temporary file and a rename: readers never see half of it.
+    func replace(_ path: String, with bytes: [UInt8]) throws(SpoolError) {
+        let temporary = tmp + "/replace-" + hex(UInt64.random(in: .min ... .max))
+        do {
+            try Sys.createFile(temporary, bytes)
+            try Sys.rename(temporary, path)
+        } catch {
+            try? Sys.unlink(temporary)
+            throw SpoolError(.io, "cannot write \(path)", cause: error)
+        }
+    }
+}

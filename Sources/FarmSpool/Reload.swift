@@ -1,0 +1,70 @@
+import Glibc
+import SystemPackage
+
+extension Spool {
+    /// `farm reload LIST`: every finished job of list `id` (done or failed) goes back to the queue
+    /// for a fresh download, and queued ones lose their partial bytes. Jobs being worked on now are
+    /// left alone: they are downloading afresh already. Returns how many jobs were queued again.
+    ///
+    /// Per job, the outputs, sidecar and partial bytes go first and the job file moves last, so a
+    /// worker that claims it at once never sees old outputs, and we never delete its new ones. Killed
+    /// half-way, a reload leaves some jobs reloaded and the rest finished: running it again finishes.
+    public func reload(list id: String) throws(SpoolError) -> Int {
+        precondition(ListID.isValid(id), "invalid list id \(id)")
+        let outputs = files + "/" + id
+        var outputsByIndex: [Int: [String]] = [:]
+        for name in (try? Sys.listDirectory(outputs)) ?? [] {
+            guard let index = name.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { continue }
+            outputsByIndex[index, default: []].append(name)
+        }
+        var reloaded = 0
+        for directory in [done + "/" + id, failed + "/" + id] {
+            for name in (try? Sys.listDirectory(directory)) ?? [] {
+                guard let job = JobName(name), job.list == id else {
+                    setAside(directory + "/" + name, reason: "not a job of list \(id)")
+                    continue
+                }
+                for output in outputsByIndex[job.index] ?? [] {
+                    do { try Sys.removeTree(outputs + "/" + output) } catch {
+                        throw SpoolError(.io, "cannot delete \(outputs)/\(output)", cause: error)
+                    }
+                }
+                try? Sys.unlink(sidecarPath(job))
+                try? Sys.unlink(partial + "/" + job.raw)
+                if try returnToQueue(directory + "/" + name, job: job) { reloaded += 1 }
+            }
+        }
+        dropPartials(ofList: id)
+        return reloaded
+    }
+
+    /// Deletes the partial downloads of `list` that nobody is writing (a writer holds an flock).
+    private func dropPartials(ofList id: String) {
+        for name in (try? Sys.listDirectory(partial)) ?? [] where name.hasPrefix(id + ".") {
+            guard let fd = try? Sys.open(partial + "/" + name, O_RDONLY | O_CLOEXEC) else { continue }
+            if (try? Sys.tryLock(fd)) == true { try? Sys.unlink(partial + "/" + name) }
+            close(fd)
+        }
+    }
+
+    /// `farm reset`: deletes every list, job, output and setting; the spool is as on first launch.
+    /// The caller stops every process first. Killed half-way, running it again finishes.
+    public func erase() throws(SpoolError) {
+        for name in (try? Sys.listDirectory(root)) ?? [] where root + "/" + name != marker {
+            let path = root + "/" + name
+            do {
+                if name == "control" {
+                    // add.lock stays: an `add` waiting on it must keep the lock it is waiting for.
+                    for entry in try Sys.listDirectory(path) where entry != "add.lock" {
+                        try Sys.removeTree(path + "/" + entry)
+                    }
+                } else {
+                    try Sys.removeTree(path)
+                }
+            } catch {
+                throw SpoolError(.io, "cannot delete \(path)", cause: error)
+            }
+        }
+        try makeSubdirectories()
+    }
+}

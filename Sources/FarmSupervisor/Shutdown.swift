@@ -1,0 +1,44 @@
+import FarmSpool
+import Foundation
+import Glibc
+
+/// `farm stop` (and the first half of `farm reset`): every farm process ends and every active job
+/// goes back to the queue with its partial bytes kept.
+public enum Shutdown {
+    public struct Report: Sendable {
+        /// Processes that were running.
+        public var stopped = 0
+        /// Jobs that were active and are queued again.
+        public var handedBack = 0
+        /// Processes that ignored SIGTERM for the whole grace period and were killed.
+        public var killed = 0
+    }
+
+    /// Marks the farm as stopping (so nobody restarts the supervisor), asks every process to stop,
+    /// waits up to `grace` seconds for them to hand their jobs back, kills the rest and hands back
+    /// whatever they held. The stopping mark stays until the next `start`.
+    public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
+        try spool.setStopping(true)
+        var report = Report()
+        report.handedBack = spool.activeJobs().count
+        let running = spool.processes()
+        report.stopped = running.count
+        for process in running { kill(process.pid, SIGTERM) }
+        let deadline = Supervisor.monotonic() + grace
+        while !spool.processes().isEmpty && Supervisor.monotonic() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        for process in spool.processes() {
+            kill(process.pid, SIGKILL)
+            report.killed += 1
+        }
+        // Nobody runs now: every claim left is an orphan. (A SIGKILL'ed process's lock is released
+        // as it dies; wait for that before judging.)
+        let killDeadline = Supervisor.monotonic() + 5
+        while !spool.processes().isEmpty && Supervisor.monotonic() < killDeadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        spool.reclaimExpired(lease: -1)
+        return report
+    }
+}

@@ -1,0 +1,174 @@
+import CFarmShims
+import FarmSpool
+import Foundation
+import Glibc
+
+/// The supervisor (`farm supervise`, started detached by `farm start`): keeps `control/desired.json`
+/// true. It runs the desired number of workers and one watcher, replaces the dead and hands back
+/// their jobs at once, retires extra workers, and reclaims expired leases as a fallback.
+///
+/// Every decision is made from the process registry (procs/), not from memory, so a new supervisor
+/// adopts the workers of a dead one simply by looking: the registry is the truth, and the children
+/// it spawned itself are only reaped here. One thread; a tick every 100 ms.
+public final class Supervisor {
+    static let tick = 0.1
+    /// How long a retired or stopping process may take to hand its job back before SIGKILL.
+    static let graceful = 10.0
+    /// A spawned process that has not registered by then is presumed stuck.
+    static let startupLimit = 15.0
+
+    private let spool: Spool
+    private let registration: Registration
+    /// Children spawned and not yet registered, by pid, with when they were spawned.
+    private var startingWorkers: [pid_t: Double] = [:]
+    private var startingWatcher: (pid: pid_t, since: Double)?
+    /// Workers told to exit (scale down), with when they were told.
+    private var retiring: [pid_t: Double] = [:]
+    /// The workers alive at the last tick: one missing now has died (or exited).
+    private var knownWorkers: Set<pid_t> = []
+    private var lastReclaim = 0.0
+
+    /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
+    public init(spool: Spool, lock: Int32) throws(SpoolError) {
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
+        }
+        self.spool = spool
+        self.registration = try spool.register(.supervisor)
+    }
+
+    /// Supervises until SIGTERM or `control/stopping`, then stops every process of the farm.
+    public func run() {
+        cfarm_catch_stop_signals()
+        spool.log("supervisor started")
+        do { try spool.recover() } catch { spool.log("recovery: \(error)") }
+        while cfarm_stop_signal() == 0 && !spool.isStopping {
+            converge()
+            Thread.sleep(forTimeInterval: Self.tick)
+        }
+        stopEverything()
+        registration.end()
+        spool.log("supervisor stopped")
+    }
+
+    /// One tick: see deaths, then spawn or retire until the desired state holds.
+    private func converge() {
+        let now = Self.monotonic()
+        let desired = spool.desired()
+        for pid in reapChildren() {
+            startingWorkers[pid] = nil
+            if startingWatcher?.pid == pid { startingWatcher = nil }
+            handleDeath(pid)
+        }
+        let live = spool.processes()
+        let workers = Set(live.filter { $0.role == .worker }.map(\.pid))
+        // Adopted workers are not our children: their death shows as a registry entry losing its lock.
+        for pid in knownWorkers.subtracting(workers) { handleDeath(pid) }
+        knownWorkers = workers
+        retiring = retiring.filter { workers.contains($0.key) }
+        startingWorkers = startingWorkers.filter { pid, since in
+            if workers.contains(pid) { return false }
+            if now - since > Self.startupLimit {
+                spool.log("worker \(pid) did not start in \(Int(Self.startupLimit)) s; killing it")
+                kill(pid, SIGKILL)
+                return false
+            }
+            return true
+        }
+
+        let wanted = min(max(desired.workers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
+        let counted = workers.count - retiring.count + startingWorkers.count
+        if counted < wanted {
+            for _ in counted..<wanted { spawnWorker(desired) }
+        } else if counted > wanted {
+            retire(counted - wanted, of: workers.subtracting(retiring.keys), now: now)
+        }
+        for (pid, since) in retiring where now - since > Self.graceful {
+            kill(pid, SIGKILL)
+        }
+        keepOneWatcher(live.filter { $0.role == .watcher }.map(\.pid), now: now)
+
+        if now - lastReclaim >= 1 {
+            lastReclaim = now
+            spool.reclaimExpired(lease: desired.lease)
+        }
+    }
+
+    /// A process we saw die: its job goes back to the queue now, not when its lease runs out.
+    private func handleDeath(_ pid: pid_t) {
+        let released = spool.releaseJobs(ofPid: pid)
+        if !released.isEmpty {
+            spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
+        }
+    }
+
+    private func spawnWorker(_ desired: Desired) {
+        let arguments = ["work", "--spool", spool.root, "--supervised", "--lease", String(desired.lease),
+                         "--max-size", String(desired.maxSize)]
+        do {
+            let pid = try Spawn.farm(arguments, spool: spool)
+            startingWorkers[pid] = Self.monotonic()
+        } catch {
+            spool.log("\(error)")
+        }
+    }
+
+    /// Asks `count` workers to hand back their jobs and exit: idle ones first, then the youngest.
+    private func retire(_ count: Int, of candidates: Set<pid_t>, now: Double) {
+        let busy = Set(spool.activeJobs().map(\.owner.pid))
+        let chosen = candidates.sorted { (busy.contains($0) ? 1 : 0, -$0) < (busy.contains($1) ? 1 : 0, -$1) }
+        for pid in chosen.prefix(count) {
+            kill(pid, SIGTERM)
+            retiring[pid] = now
+        }
+    }
+
+    private func keepOneWatcher(_ watchers: [pid_t], now: Double) {
+        if let starting = startingWatcher, watchers.contains(starting.pid) || now - starting.since > Self.startupLimit {
+            startingWatcher = nil
+        }
+        for extra in watchers.dropFirst() { kill(extra, SIGTERM) }
+        guard watchers.isEmpty, startingWatcher == nil else { return }
+        do {
+            startingWatcher = (try Spawn.farm(["watch", "--spool", spool.root, "--supervised"], spool: spool), now)
+        } catch {
+            spool.log("\(error)")
+        }
+    }
+
+    /// Tells every worker and the watcher to stop, waits for them to hand their jobs back, kills
+    /// what is left after the grace period and hands its jobs back itself.
+    private func stopEverything() {
+        let others = spool.processes().filter { $0.role != .supervisor }.map(\.pid)
+        let pids = Set(others).union(startingWorkers.keys).union(startingWatcher.map { [$0.pid] } ?? [])
+        for pid in pids { kill(pid, SIGTERM) }
+        let deadline = Self.monotonic() + Self.graceful
+        var left = pids
+        while !left.isEmpty && Self.monotonic() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            _ = reapChildren()
+            let alive = Set(spool.processes().map(\.pid))
+            left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && kill($0, 0) == 0) }
+        }
+        for pid in left { kill(pid, SIGKILL) }
+        _ = reapChildren()
+        for pid in pids { handleDeath(pid) }
+    }
+
+    /// Collects the exit of every child that ended; returns their pids.
+    private func reapChildren() -> [pid_t] {
+        var ended: [pid_t] = []
+        while true {
+            var status: Int32 = 0
+            let pid = waitpid(-1, &status, WNOHANG)
+            guard pid > 0 else { return ended }
+            ended.append(pid)
+        }
+    }
+
+    static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,25 @@
+import FarmSpool
+import Foundation
+import Glibc
+
+/// Runs in every supervised worker and watcher: when the supervisor lock is free and the farm is not
+/// being stopped, the supervisor has died, and this process starts a new one (which adopts the
+/// running workers). The lock is handed down to the new supervisor, so however many processes
+/// notice at once, exactly one supervisor starts. Checks every second, with jitter.
+public enum SupervisorGuard {
+    public static func start(_ spool: Spool) {
+        Thread.detachNewThread {
+            while true {
+                Thread.sleep(forTimeInterval: 0.8 + Double.random(in: 0...0.4))
+                guard !spool.isStopping else { continue }
+                do {
+                    if let pid = try SupervisorLock.launchSupervisor(spool) {
+                        spool.log("the supervisor was gone; started a new one (pid \(pid))")
+                    }
+                } catch {
+                    spool.log("cannot replace the supervisor: \(error)")
+                }
+            }
+        }
+    }
+}

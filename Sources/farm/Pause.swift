@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// `farm pause`: every transfer stops where it is, keeping its bytes and lease; nothing new is claimed.
+struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Pause every transfer (bytes and leases are kept).")
+
+    @OptionGroup var options: SpoolOptions
+
+    func run() throws {
+        try options.open(create: false).setPaused(true)
+        print("paused")
+    }
+}
+
+/// `farm resume`: transfers continue from the byte they reached.
+struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resume every transfer from the byte it reached.")
+
+    @OptionGroup var options: SpoolOptions
+
+    func run() throws {
+        try options.open(create: false).setPaused(false)
+        print("resumed")
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import FarmSpool
+import FarmSupervisor
+
+/// `farm supervise`: the supervisor process. `farm start` (or a worker that saw the last one die)
+/// starts it detached, handing down the supervisor lock; it is not meant to be run by hand.
+struct Supervise: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the supervisor (started by `farm start`).", shouldDisplay: false)
+
+    @OptionGroup var options: SpoolOptions
+
+    @Option(help: "Descriptor of the supervisor lock, already taken by the starter.")
+    var lockFd: Int32?
+
+    func run() throws {
+        let spool = try options.open(create: false)
+        let lock: Int32
+        if let lockFd {
+            lock = lockFd
+        } else {
+            guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
+            lock = taken
+        }
+        try Supervisor(spool: spool, lock: lock).run()
+    }
+}
