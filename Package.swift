@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "FarmStatus", dependencies: ["FarmSpool", "CInotifyTools"]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
+        // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
+        .target(name: "FarmDemo", dependencies: ["CPoppler", "FarmConvert", "FarmOrigin", "FarmZip"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
@@ -58,6 +60,7 @@ let package = Package(
             "FarmWorker",
             "FarmStatus",
             "FarmSupervisor",
+            "FarmDemo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.

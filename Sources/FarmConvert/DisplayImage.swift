@@ -30,11 +30,8 @@ public enum DisplayImage {
 
     /// Renders into a temporary name, then renames into place: no reader sees half a PNG.
     private static func render(pdf: String, to png: String, maxSide: Int) throws(ConvertError) -> String {
-        let temporary = png + ".tmp-\(getpid())"
-        try PDFRenderer.renderFirstPage(pdf: pdf, to: temporary, maxSide: maxSide)
-        guard rename(temporary, png) == 0 else {
-            unlink(temporary)
-            throw ConvertError("cannot store the rendered page: \(String(cString: strerror(errno)))")
+        try OutputFile.replace(png, what: "rendered page") { temporary throws(ConvertError) in
+            try PDFRenderer.renderFirstPage(pdf: pdf, to: temporary, maxSide: maxSide)
         }
         return png
     }

@@ -1,5 +1,4 @@
 import CPoppler
-import Glibc
 
 /// Renders page 1 of a PDF to a PNG with poppler-glib and cairo.
 ///
@@ -34,22 +33,15 @@ public enum PDFRenderer {
         let width = max(1, Int((pageWidth * scale).rounded()))
         let height = max(1, Int((pageHeight * scale).rounded()))
 
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
-              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            throw ConvertError("cannot allocate a \(width)×\(height) image")
-        }
-        defer { cairo_surface_destroy(surface) }
-        let cr = cairo_create(surface)
+        let image = try ImageSurface(width: width, height: height, alpha: false)
+        guard let cr = cairo_create(image.surface) else { throw ConvertError("cannot draw the page") }
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
         cairo_scale(cr, scale, scale)
         poppler_page_render(page, cr)
         cairo_destroy(cr)
-        let status = cairo_surface_write_to_png(surface, png)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            unlink(png)
-            throw ConvertError("cannot write the rendered page: \(String(cString: cairo_status_to_string(status)))")
-        }
+        // Encoding dominates (rendering a page takes a few ms): a grey page is written as a grey PNG.
+        try (image.grayscaleCopy() ?? image).writePNG(to: png)
         return (width, height)
     }
 

@@ -1,35 +1,34 @@
-import CPoppler
-
-/// A PNG decoded with cairo: to check display images (tests, the chaos runner) and to read pixels.
-/// Owns its cairo surface; one thread at a time.
+/// A PNG decoded with cairo: to check display images and thumbnails (tests, the chaos runner) and to
+/// read pixels. Owns its pixels; one thread at a time.
 public final class PNGImage {
-    private let surface: OpaquePointer
+    private let image: ImageSurface
 
-    public let width: Int
-    public let height: Int
+    public var width: Int { image.width }
+    public var height: Int { image.height }
+    /// Whether the PNG has an alpha channel (cairo then holds it as ARGB32).
+    public var hasAlpha: Bool { image.hasAlpha }
 
     /// Decodes the PNG at `path`; throws when it is not a whole, valid PNG.
     public init(path: String) throws(ConvertError) {
-        guard let surface = cairo_image_surface_create_from_png(path) else { throw ConvertError("cannot read \(path)") }
-        let status = cairo_surface_status(surface)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            cairo_surface_destroy(surface)
-            throw ConvertError("not a valid PNG: \(String(cString: cairo_status_to_string(status)))")
-        }
-        self.surface = surface
-        width = Int(cairo_image_surface_get_width(surface))
-        height = Int(cairo_image_surface_get_height(surface))
+        image = try ImageSurface(png: path)
     }
 
-    deinit { cairo_surface_destroy(surface) }
-
-    /// The red, green and blue of one pixel (alpha ignored; cairo stores native-endian ARGB32/RGB24).
+    /// The red, green and blue of one pixel (un-premultiplied; alpha ignored).
     public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8) {
-        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside the image")
-        cairo_surface_flush(surface)
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        let data = cairo_image_surface_get_data(surface)!
-        let word = UnsafeRawPointer(data + y * stride + x * 4).loadUnaligned(as: UInt32.self)
-        return (UInt8((word >> 16) & 0xFF), UInt8((word >> 8) & 0xFF), UInt8(word & 0xFF))
+        let rgba = image.rgba(x: x, y: y)
+        return (rgba.red, rgba.green, rgba.blue)
+    }
+
+    /// The opacity of one pixel: 0 transparent, 255 opaque (always 255 without an alpha channel).
+    public func alpha(x: Int, y: Int) -> UInt8 {
+        image.rgba(x: x, y: y).alpha
+    }
+}
+
+extension PNGImage {
+    /// Writes these pixels as a PNG at `path` (in place, not atomically), as a grey PNG when every
+    /// pixel is grey and `grayWhenPossible` (as PDFRenderer does): to time PNG encoding alone.
+    public func write(to path: String, grayWhenPossible: Bool = true) throws(ConvertError) {
+        try ((grayWhenPossible ? image.grayscaleCopy() : nil) ?? image).writePNG(to: path)
     }
 }

@@ -27,9 +27,9 @@ struct JobRun {
     }
 
     /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
-    /// whether to go on (false when the lease is lost or the farm is paused).
+    /// whether to go on (false when the lease is lost, the farm is paused or this worker must stop).
     func progress(_ progress: TransferProgress) -> Bool {
-        if keeper.lost { return false }
+        if keeper.lost || Worker.stopRequested { return false }
         let now = Self.now()
         if now - lastPauseCheck.value >= 0.1 {
             lastPauseCheck.value = now
@@ -71,9 +71,14 @@ struct JobRun {
             fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
             return
         }
+        // A thumbnail is for grid views only: without one the resource is still done.
+        var thumb: String?
+        do { thumb = try Thumbnail.make(for: image, base: base) } catch {
+            spool.log("no thumbnail for \(claim.job): \(error)")
+        }
         if keeper.lost { return }
         write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file, image: image,
-                      attempts: attempts, changed: changedAt(.done)))
+                      thumb: thumb, attempts: attempts, changed: changedAt(.done)))
         complete(.done)
     }
 
@@ -108,7 +113,7 @@ struct JobRun {
         return since
     }
 
-    private static func now() -> Double {
+    static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

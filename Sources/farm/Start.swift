@@ -1,7 +1,6 @@
 import ArgumentParser
 import FarmSpool
 import FarmSupervisor
-import Foundation
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
 struct Start: ParsableCommand {
@@ -29,42 +28,14 @@ struct Start: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        guard let lock = try SupervisorLock.take(spool) else {
-            let pid = spool.processes().first { $0.role == .supervisor }.map { " (supervisor pid \($0.pid))" } ?? ""
-            print("farm is already running on \(spool.root)\(pid); nothing changed. "
-                + "Use `farm scale N` to change the workers.")
-            return
+        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize) {
+        case .alreadyRunning(let supervisor):
+            print("farm is already running on \(spool.root)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
+                + "; nothing changed. Use `farm scale N` to change the workers.")
+        case .started(let running):
+            let supervisor = running.first { $0.role == .supervisor }?.pid ?? 0
+            print("farm started on \(spool.root): supervisor pid \(supervisor), "
+                + "\(running.filter { $0.role == .worker }.count) workers, a watcher")
         }
-        defer { close(lock) }
-        var desired = spool.desired()
-        if let workers { desired.workers = workers }
-        if let lease { desired.lease = lease }
-        if let maxSize { desired.maxSize = maxSize }
-        try spool.setDesired(desired)
-        try spool.setStopping(false)
-        _ = try Spawn.farm(["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)],
-                           spool: spool, newSession: true, handingDown: lock)
-        let running = waitUntilRunning(spool, workers: desired.workers, timeout: 30)
-        let supervisor = running.first { $0.role == .supervisor }?.pid
-        let count = running.filter { $0.role == .worker }.count
-        guard let supervisor, count >= desired.workers, running.contains(where: { $0.role == .watcher }) else {
-            throw FarmError("the farm did not come up within 30 s (\(count) of \(desired.workers) workers); "
-                + "see \(spool.logFile)")
-        }
-        print("farm started on \(spool.root): supervisor pid \(supervisor), \(count) workers, a watcher")
-    }
-
-    private func waitUntilRunning(_ spool: Spool, workers: Int, timeout: Double) -> [FarmProcess] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var running = spool.processes()
-        while Date() < deadline {
-            let roles = running.map(\.role)
-            if roles.contains(.supervisor), roles.contains(.watcher), roles.filter({ $0 == .worker }).count >= workers {
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-            running = spool.processes()
-        }
-        return running
     }
 }

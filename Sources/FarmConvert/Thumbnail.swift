@@ -1,0 +1,83 @@
+import Glibc
+
+/// Small PNGs of display images for grid views: the longest side at most `maxSide` (never upscaled),
+/// the aspect ratio kept, alpha kept. JPEGs are decoded by libjpeg-turbo straight at 1/2 to 1/8 size;
+/// PNGs by cairo; both are scaled and written by cairo. Stateless; any thread may call it.
+public enum Thumbnail {
+    /// The longest side of a thumbnail, in pixels.
+    public static let defaultMaxSide = 256
+    /// Refuse PNGs of more pixels than this: cairo decodes them in full (256 MiB at most).
+    static let maxPNGPixels = 64 << 20
+
+    /// Where the thumbnail of the resource with outputs at `base` (e.g. `files/<list>/<index>`) goes.
+    public static func path(base: String) -> String { base + ".thumb.png" }
+
+    /// Makes the thumbnail of the display image `image` at `path(base:)` and returns that path.
+    /// The image's kind is told by its first bytes. When no thumbnail can be made, one left there by
+    /// an earlier download is removed too (it would show other bytes), and the reason is thrown.
+    public static func make(for image: String, base: String, maxSide: Int = defaultMaxSide) throws(ConvertError)
+        -> String {
+        let thumbnail = path(base: base)
+        do throws(ConvertError) {
+            guard let kind = DisplayImage.sniff(image) else { throw ConvertError("the image is not a JPG or PNG") }
+            try make(from: image, kind: kind, to: thumbnail, maxSide: maxSide)
+            return thumbnail
+        } catch {
+            unlink(thumbnail)
+            throw error
+        }
+    }
+
+    /// Makes a PNG thumbnail of `image` (a JPG or PNG, as `kind` says) at `path`, written under a
+    /// temporary name and renamed into place. Returns the thumbnail's size.
+    @discardableResult
+    public static func make(from image: String, kind: Kind, to path: String, maxSide: Int = defaultMaxSide)
+        throws(ConvertError) -> (width: Int, height: Int) {
+        guard maxSide > 0 else { throw ConvertError("a thumbnail needs a size of at least 1 pixel") }
+        let source: ImageSurface
+        let sourceWidth: Int, sourceHeight: Int
+        switch kind {
+        case .jpg:
+            (source, sourceWidth, sourceHeight) = try JPEGDecoder.decode(image, minSide: maxSide)
+        case .png:
+            try checkPNGSize(image)
+            source = try ImageSurface(png: image)
+            (sourceWidth, sourceHeight) = (source.width, source.height)
+        case .pdf, .zip:
+            throw ConvertError("no thumbnail of a \(kind.rawValue) file: make one of its display image")
+        }
+        let size = fit(width: sourceWidth, height: sourceHeight, maxSide: maxSide)
+        // A JPEG decoded at reduced size keeps its aspect only to a pixel: size comes from the file's.
+        let thumbnail = (source.width, source.height) == size ? source
+            : try source.scaled(width: size.width, height: size.height)
+        try OutputFile.replace(path, what: "thumbnail") { temporary throws(ConvertError) in
+            try thumbnail.writePNG(to: temporary)
+        }
+        return size
+    }
+
+    /// `width` × `height` shrunk so the longest side is at most `maxSide`; never enlarged.
+    static func fit(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
+        let longest = max(width, height)
+        guard longest > maxSide else { return (width, height) }
+        let scale = Double(maxSide) / Double(longest)
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+
+    /// Reads the size in the PNG's header (signature, then IHDR: width, height) before cairo allocates it.
+    private static func checkPNGSize(_ path: String) throws(ConvertError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ConvertError("cannot open the image: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 24)
+        let count = read(fd, &header, header.count)
+        guard count == header.count, Kind.sniff(header) == .png, Array(header[12..<16]) == Array("IHDR".utf8) else {
+            throw ConvertError("cannot decode the PNG: no PNG header")
+        }
+        func bigEndian(_ at: Int) -> Int { header[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let width = bigEndian(16), height = bigEndian(20)
+        guard width * height <= maxPNGPixels else {
+            throw ConvertError("cannot decode the PNG: too large (\(width)×\(height) pixels)")
+        }
+    }
+}

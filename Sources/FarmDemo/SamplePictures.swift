@@ -1,0 +1,114 @@
+import CPoppler
+import FarmConvert
+import Foundation
+import Glibc
+
+/// The pictures of the demo, drawn on the spot (nothing is downloaded, nothing big is committed):
+/// JPEGs through libjpeg-turbo, PNGs through cairo, PDFs written object by object.
+enum SamplePictures {
+    /// A JPEG of `width`×`height`: diagonal bands in a hue picked by `seed`, plus noise when `grain`
+    /// (noise does not compress, so a grainy picture is as heavy as its pixels).
+    static func jpeg(width: Int, height: Int, seed: Int, grain: Bool = false) throws -> [UInt8] {
+        var generator = SplitMix(seed: UInt64(seed))
+        let base = (UInt8(truncatingIfNeeded: 60 + seed * 70), UInt8(truncatingIfNeeded: 120 + seed * 40),
+                    UInt8(truncatingIfNeeded: 200 - seed * 50))
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let band = UInt8(truncatingIfNeeded: ((x + y) / 24) % 2 == 0 ? 0 : 40)
+                let noise = grain ? UInt8(truncatingIfNeeded: generator.next() & 0x3F) : 0
+                let i = (y * width + x) * 3
+                pixels[i] = base.0 &+ band &+ noise
+                pixels[i + 1] = base.1 &+ band &+ noise
+                pixels[i + 2] = base.2 &+ band &+ noise
+            }
+        }
+        return try withTemporaryFile { path in
+            try JPEGEncoder.write(pixels, width: width, height: height, layout: .rgb, quality: grain ? 95 : 85, to: path)
+        }
+    }
+
+    /// A PNG of `width`×`height` with a gradient, a disc and `label`.
+    static func png(width: Int, height: Int, label: String, hue: Double) throws -> [UInt8] {
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
+            throw SampleError("cannot draw a \(width)×\(height) PNG")
+        }
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)
+        let gradient = cairo_pattern_create_linear(0, 0, Double(width), Double(height))
+        cairo_pattern_add_color_stop_rgb(gradient, 0, hue, 0.3, 1 - hue)
+        cairo_pattern_add_color_stop_rgb(gradient, 1, 1 - hue, 0.8, hue)
+        cairo_set_source(cr, gradient)
+        cairo_paint(cr)
+        cairo_pattern_destroy(gradient)
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.6)
+        cairo_arc(cr, Double(width) / 2, Double(height) / 2, Double(min(width, height)) / 3, 0, 2 * .pi)
+        cairo_fill(cr)
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1)
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        cairo_set_font_size(cr, Double(height) / 10)
+        cairo_move_to(cr, Double(width) / 12, Double(height) * 0.9)
+        cairo_show_text(cr, label)
+        cairo_destroy(cr)
+        return try withTemporaryFile { path in
+            guard cairo_surface_write_to_png(surface, path) == CAIRO_STATUS_SUCCESS else {
+                throw SampleError("cannot write a PNG")
+            }
+        }
+    }
+
+    /// A PDF of `pages` A5 pages, each with a title and a coloured box, in the standard Helvetica
+    /// (no font embedded), so poppler renders page 1 recognisably.
+    static func pdf(title: String, pages: Int) -> [UInt8] {
+        var objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+        var kids: [String] = []
+        for page in 1...pages {
+            let id = objects.count + 1
+            kids.append("\(id) 0 R")
+            let shade = String(format: "%.2f", 0.2 + 0.6 * Double(page) / Double(pages))
+            let content = "\(shade) 0.4 0.8 rg 40 300 340 220 re f 0 0 0 rg BT /F1 28 Tf 50 540 Td (\(title)) Tj ET "
+                + "BT /F1 18 Tf 50 260 Td (Page \(page) of \(pages)) Tj ET"
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 420 595] "
+                + "/Resources << /Font << /F1 3 0 R >> >> /Contents \(id + 1) 0 R >>")
+            objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+        }
+        objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(pages) >>"
+        var out = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (i, body) in objects.enumerated() {
+            offsets.append(out.utf8.count)
+            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
+        }
+        let xref = out.utf8.count
+        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { out += String(format: "%010d 00000 n \n", offset) }
+        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Array(out.utf8)
+    }
+
+    /// Runs `write` on a fresh temporary path and returns what it wrote there.
+    static func withTemporaryFile(_ write: (String) throws -> Void) throws -> [UInt8] {
+        let path = NSTemporaryDirectory() + "/farm-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(path) }
+        try write(path)
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}
+
+/// A small fast deterministic generator, so the demo's pictures are the same on every run.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state = state &+ 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+struct SampleError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,47 @@
+import FarmSpool
+import Foundation
+import Glibc
+
+/// `farm start` (and the demo): writes the desired state, starts the detached supervisor, and waits
+/// until the supervisor, the workers and the watcher all run.
+public enum Launch {
+    public enum Outcome: Sendable {
+        /// Everything runs: the processes, by role.
+        case started([FarmProcess])
+        /// A supervisor already held the lock: nothing was changed.
+        case alreadyRunning(supervisor: pid_t?)
+    }
+
+    /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
+    /// does not come up within `timeout` seconds.
+    public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
+                             timeout: Double = 30) throws(SpoolError) -> Outcome {
+        guard let lock = try SupervisorLock.take(spool) else {
+            return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
+        }
+        defer { close(lock) }
+        var desired = spool.desired()
+        if let workers { desired.workers = workers }
+        if let lease { desired.lease = lease }
+        if let maxSize { desired.maxSize = maxSize }
+        try spool.setDesired(desired)
+        try spool.setStopping(false)
+        _ = try Spawn.farm(["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)],
+                           spool: spool, newSession: true, handingDown: lock)
+
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let running = spool.processes()
+            let roles = running.map(\.role)
+            if roles.contains(.supervisor), roles.contains(.watcher),
+               roles.filter({ $0 == .worker }).count >= desired.workers {
+                return .started(running)
+            }
+            if Date() >= deadline {
+                throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
+                    + "(\(roles.filter { $0 == .worker }.count) of \(desired.workers) workers); see \(spool.logFile)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}
