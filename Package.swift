@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // libinotifytools0-dev ships no .pc file: the module map links it by name.
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
+        // ncurses (wide): the terminal for `farm top`; it draws only what changed and restores the terminal.
+        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
         .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
@@ -45,6 +47,8 @@ let package = Package(
         .target(name: "FarmStatus", dependencies: ["FarmSpool", "CInotifyTools"]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
+        // `farm top`: the app's first two screens in a terminal, live.
+        .target(name: "FarmTop", dependencies: ["CNcurses", "FarmSpool", "FarmStatus", "FarmSupervisor"]),
         // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
         .target(name: "FarmDemo", dependencies: ["CPoppler", "FarmConvert", "FarmOrigin", "FarmZip"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
@@ -61,6 +65,7 @@ let package = Package(
             "FarmStatus",
             "FarmSupervisor",
             "FarmDemo",
+            "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
@@ -91,6 +96,7 @@ let package = Package(
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),
+        .testTarget(name: "FarmTopTests", dependencies: ["FarmTop", "FarmSpool", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
