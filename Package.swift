@@ -42,7 +42,7 @@ let package = Package(
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: ["CPoppler", "CFarmJpeg", "FarmZip"]),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
-        .target(name: "FarmWorker", dependencies: ["CFarmShims", "FarmSpool", "FarmTransfer", "FarmConvert"]),
+        .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: ["FarmSpool", "CInotifyTools"]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.

@@ -2,6 +2,7 @@
 // POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -31,6 +32,13 @@ void cfarm_catch_stop_signals(void) {
     sigemptyset(&action.sa_mask);
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGINT, &action, NULL);
+    // A process inherits its parent's signal mask: spawned from a thread that blocks these (as
+    // Dispatch's threads do), it would never see them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &signals, NULL);
 }
 
 int cfarm_stop_signal(void) { return stop_signal; }

@@ -35,15 +35,3 @@ extension Spool {
         listRecord(id).flatMap(ListRecord.decode)
     }
 }
-
-extension Spool {
-    /// The list a user means by `query`: its exact name, its name without ".json", or its id.
-    public func findList(_ query: String) -> (id: String, record: ListRecord)? {
-        for candidate in [query, query + ".json"] {
-            let id = ListID.of(name: candidate)
-            if let record = list(id), record.name == candidate { return (id, record) }
-        }
-        if ListID.isValid(query), let record = list(query) { return (query, record) }
-        return nil
-    }
-}

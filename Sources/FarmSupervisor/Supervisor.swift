@@ -1,4 +1,3 @@
-import CFarmShims
 import FarmSpool
 import Foundation
 import Glibc
@@ -39,10 +38,10 @@ public final class Supervisor {
 
     /// Supervises until SIGTERM or `control/stopping`, then stops every process of the farm.
     public func run() {
-        cfarm_catch_stop_signals()
+        StopSignal.install()
         spool.log("supervisor started")
         do { try spool.recover() } catch { spool.log("recovery: \(error)") }
-        while cfarm_stop_signal() == 0 && !spool.isStopping {
+        while !StopSignal.received && !spool.isStopping {
             converge()
             Thread.sleep(forTimeInterval: Self.tick)
         }

@@ -1,4 +1,3 @@
-import CFarmShims
 import FarmConvert
 import FarmSpool
 import FarmTransfer
@@ -34,13 +33,13 @@ public final class Worker {
         self.handle = try EasyHandle()
     }
 
-    /// Set by SIGTERM or SIGINT (see `cfarm_catch_stop_signals`): hand the job back and exit.
-    static var stopRequested: Bool { cfarm_stop_signal() != 0 }
+    /// Set by SIGTERM or SIGINT: hand the job back and exit.
+    static var stopRequested: Bool { StopSignal.received }
 
     /// Works until asked to stop, or until the queue is empty with `exitWhenIdle`. A paused farm
     /// claims nothing new.
     public func run() throws {
-        cfarm_catch_stop_signals()
+        StopSignal.install()
         var idle = 0.05
         while !Self.stopRequested {
             if spool.isPaused {

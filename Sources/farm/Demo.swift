@@ -1,16 +1,84 @@
 import ArgumentParser
+import FarmCoordinator
+import FarmDemo
+import FarmOrigin
+import FarmSpool
+import FarmStatus
+import FarmSupervisor
+import Foundation
+import Glibc
 
-/// `farm demo`: the embedded default (a bundled sample set served from 127.0.0.1).
+/// `farm demo`: the embedded default. Serves the bundled sample set from 127.0.0.1, adds its
+/// manifest, starts the farm and shows it; on the way out it stops the farm and the origin.
 struct Demo: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the bundled sample set end to end (not built yet).")
+    static let configuration = CommandConfiguration(
+        abstract: "Serve a bundled sample set from 127.0.0.1, download it with the farm, and show it live.",
+        discussion: "In a terminal it opens `farm top` (q quits); otherwise it prints progress lines until "
+            + "every list is Finished, then the final status.")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Option(help: "How many workers.")
+    var workers = 6
+
+    @Option(help: "The local port of the sample origin (the lists' URLs name it, so keep it stable).")
+    var port = 8770
 
     func run() throws {
-        throw NotBuiltYet(feature: "farm demo")
-    }
-}
+        let spool = try options.open()
+        StopSignal.install()
+        let samples = try SampleSet.make()
+        let origin = Origin(port: port)
+        do { try origin.start() } catch {
+            throw FarmError("cannot serve the samples on 127.0.0.1:\(port) (\(error)); pick another with --port")
+        }
+        defer { origin.stop() }
+        try samples.serve(on: origin)
 
-/// A command whose issue has not landed: one line, non-zero exit, no usage text.
-struct NotBuiltYet: Error, CustomStringConvertible {
-    let feature: String
-    var description: String { "\(feature) is not built yet: it comes with a later issue (see README.md)." }
+        let report = try Coordinator.add(source: origin.url(for: "/manifest.zip"), to: spool)
+        // A second demo on the same spool downloads the same lists again rather than showing old results.
+        for name in report.alreadyThere {
+            _ = try spool.reload(list: ListLookup.find(spool, name).id)
+        }
+        let lists = report.added.count + report.alreadyThere.count
+        print("demo: serving \(samples.lists.reduce(0) { $0 + $1.resources.count }) resources in \(lists) lists "
+            + "from \(origin.url(for: "/"))")
+
+        var startedHere = false
+        switch try Launch.start(spool, workers: workers) {
+        case .alreadyRunning:
+            var desired = spool.desired()
+            desired.workers = workers
+            try spool.setDesired(desired)
+        case .started:
+            startedHere = true
+        }
+        defer {
+            // Leave the farm as we found it: stop it if the demo started it.
+            if startedHere { _ = try? Shutdown.stopAll(spool) }
+        }
+        try followInPlainText(spool)
+    }
+
+    /// One progress line a second until every list is Finished (or ^C), then the final status.
+    private func followInPlainText(_ spool: Spool) throws {
+        var last = ""
+        while !StopSignal.received {
+            let summary = StatusScan.summary(spool)
+            let done = summary.lists.reduce(0) { $0 + $1.done }
+            let total = summary.lists.reduce(0) { $0 + $1.total }
+            let line = "demo: \(done + summary.failed)/\(total) finished (\(summary.failed) failed), "
+                + "\(summary.lists.reduce(0) { $0 + $1.active }) downloading, \(summary.workers.running) workers"
+            if line != last { print(line) }
+            last = line
+            if summary.isFinished && !summary.lists.isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let summary = StatusScan.summary(spool)
+        print("\n" + StatusText.summary(summary))
+        for list in summary.lists {
+            guard let view = ListView.build(spool, listID: list.id) else { continue }
+            print("\n" + StatusText.list(view))
+        }
+    }
 }

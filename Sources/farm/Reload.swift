@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSpool
+import FarmStatus
 
 /// `farm reload LIST`: a fresh download of every resource of one list; other lists are untouched.
 struct Reload: ParsableCommand {
@@ -12,10 +13,8 @@ struct Reload: ParsableCommand {
 
     func run() throws {
         let spool = try options.open(create: false)
-        guard let (id, record) = spool.findList(list) else {
-            throw FarmError("no list named \(list) in \(spool.root); `farm status` shows the lists")
-        }
-        let count = try spool.reload(list: id)
-        print("reloading \(record.name): \(count) resource(s) queued again")
+        let found = try ListLookup.find(spool, list)
+        let count = try spool.reload(list: found.id)
+        print("reloading \(found.record.name): \(count) resource(s) queued again")
     }
 }

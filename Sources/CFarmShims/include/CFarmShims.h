@@ -30,7 +30,7 @@ int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags);
 int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd);
 
 /// Makes SIGTERM and SIGINT set a flag instead of killing the process (a graceful stop: hand the
-/// job back, then exit). Async-signal-safe: the handler only stores a sig_atomic_t.
+/// job back, then exit), and unblocks them. Async-signal-safe: the handler only stores a sig_atomic_t.
 void cfarm_catch_stop_signals(void);
 
 /// The stop signal received so far, or 0.

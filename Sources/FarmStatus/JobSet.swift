@@ -1,0 +1,61 @@
+/// A set of job indexes of one list, with its count kept as it changes.
+///
+/// A set rather than a counter makes every update idempotent: the watcher replays events that a
+/// fresh scan may already have seen (a watch is added before its directory is read), and adding a
+/// job twice or removing one that is not there changes nothing. A bitmap for the usual indexes, so
+/// a million jobs cost 128 KB; a plain set for absurd ones, so a foreign name cannot blow it up.
+struct JobSet: Equatable, Sendable {
+    /// Indexes below this live in the bitmap (8 MB at most).
+    private static let bitmapLimit = 1 << 26
+
+    private var words: [UInt64] = []
+    private var outliers: Set<Int> = []
+    private(set) var count = 0
+
+    /// Adds `index`; true when it was not there.
+    @discardableResult
+    mutating func insert(_ index: Int) -> Bool {
+        guard index >= 0 else { return false }
+        if index >= Self.bitmapLimit {
+            guard outliers.insert(index).inserted else { return false }
+            count += 1
+            return true
+        }
+        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
+        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word - words.count + 1)) }
+        guard words[word] & bit == 0 else { return false }
+        words[word] |= bit
+        count += 1
+        return true
+    }
+
+    /// Removes `index`; true when it was there.
+    @discardableResult
+    mutating func remove(_ index: Int) -> Bool {
+        guard index >= 0 else { return false }
+        if index >= Self.bitmapLimit {
+            guard outliers.remove(index) != nil else { return false }
+            count -= 1
+            return true
+        }
+        let word = index >> 6, bit = UInt64(1) << UInt64(index & 63)
+        guard word < words.count, words[word] & bit != 0 else { return false }
+        words[word] &= ~bit
+        count -= 1
+        return true
+    }
+
+    func contains(_ index: Int) -> Bool {
+        guard index >= 0 else { return false }
+        if index >= Self.bitmapLimit { return outliers.contains(index) }
+        let word = index >> 6
+        return word < words.count && words[word] & (UInt64(1) << UInt64(index & 63)) != 0
+    }
+}
+
+/// Where the jobs of one list are, apart from the queue (queued = total − the rest).
+struct ListJobs: Equatable, Sendable {
+    var active = JobSet()
+    var done = JobSet()
+    var failed = JobSet()
+}

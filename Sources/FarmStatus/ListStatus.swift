@@ -1,0 +1,64 @@
+/// One list in the status (SPEC §4): its counts and state, and in the per-list view its resources.
+public struct ListStatus: Codable, Equatable, Sendable {
+    public enum State: String, Codable, Sendable {
+        /// None of its resources has started.
+        case queuing = "Queuing..."
+        case downloading = "Downloading..."
+        /// Every resource is done or failed.
+        case finished = "Finished"
+    }
+
+    /// The list id (16 hex digits), as in `lists/<id>.json` and in job names.
+    public var id: String
+    public var name: String
+    public var state: State
+    public var total: Int
+    public var queued: Int
+    public var active: Int
+    public var done: Int
+    public var failed: Int
+    /// done / total (1 for an empty list).
+    public var progress: Double
+    /// Only in the per-list view; absent from the whole-spool summary, which stays small.
+    public var resources: [ResourceStatus]?
+
+    /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
+    /// done/ and failed/, so the queued ones are what the other three leave of `total`.
+    public init(id: String, name: String, total: Int, active: Int, done: Int, failed: Int,
+                resources: [ResourceStatus]? = nil) {
+        self.id = id
+        self.name = name
+        self.total = total
+        self.active = active
+        self.done = done
+        self.failed = failed
+        self.queued = max(0, total - active - done - failed)
+        self.progress = total > 0 ? Double(done) / Double(total) : 1
+        if done + failed >= total {
+            state = .finished
+        } else if active + done + failed == 0 {
+            state = .queuing
+        } else {
+            state = .downloading
+        }
+        self.resources = resources
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, state, total, queued, active, done, failed, progress, resources
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(state, forKey: .state)
+        try container.encode(total, forKey: .total)
+        try container.encode(queued, forKey: .queued)
+        try container.encode(active, forKey: .active)
+        try container.encode(done, forKey: .done)
+        try container.encode(failed, forKey: .failed)
+        try container.encode(progress, forKey: .progress)
+        try container.encodeIfPresent(resources, forKey: .resources)
+    }
+}

@@ -1,0 +1,120 @@
+import FarmSpool
+
+/// The per-list view of SPEC §4 (the app's second screen): one list with every resource, built on
+/// demand from the list's resource table, active/, done/<list>/, failed/<list>/ and the sidecars of
+/// the jobs that left the queue. Its cost is proportional to that list and paid by the asker only:
+/// the watcher never builds it. Stateless; any process or thread.
+public enum ListView {
+    /// Where a job is, which decides its status (see `ResourceStatus`).
+    enum Place {
+        case queued, active, done, failed
+    }
+
+    /// List `listID` with its resources, or nil when no such list is published.
+    public static func build(_ spool: Spool, listID: String) -> ListStatus? {
+        guard let record = spool.list(listID) else { return nil }
+        var active = JobSet()
+        for name in SpoolFiles.names(spool.active) ?? [] {
+            if let job = ActiveEntry.job(name), job.list == listID { active.insert(job.index) }
+        }
+        let done = StatusScan.jobSet(spool.done + "/" + listID, list: listID)
+        let failed = StatusScan.jobSet(spool.failed + "/" + listID, list: listID)
+        let table: [JobRecord?]
+        if let rows = spool.resources(ofList: listID) { table = rows } else {
+            table = JobFiles.records(spool, list: listID, total: record.total)
+        }
+        // A job seen in two places (it moved during the readdirs) counts once, in the later place.
+        let places: [Place] = (0..<record.total).map { index in
+            done.contains(index) ? .done : failed.contains(index) ? .failed : active.contains(index) ? .active : .queued
+        }
+        let resources = places.enumerated().map { index, place in
+            resource(spool, JobName(list: listID, index: index), table: index < table.count ? table[index] : nil,
+                     place: place)
+        }
+        // Counted from the rows, so the counts and the rows always agree.
+        func count(_ place: Place) -> Int { places.reduce(0) { $0 + ($1 == place ? 1 : 0) } }
+        return ListStatus(id: listID, name: record.name, total: record.total, active: count(.active),
+                          done: count(.done), failed: count(.failed), resources: resources)
+    }
+
+    /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
+    /// looks for the one job, instead of building the whole list. Nil when out of range.
+    public static func resource(_ spool: Spool, listID: String, index: Int) -> ResourceStatus? {
+        guard let record = spool.list(listID), index >= 0, index < record.total else { return nil }
+        let job = JobName(list: listID, index: index)
+        // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
+        // seen in one place or the other, not missed.
+        let place: Place
+        if (SpoolFiles.names(spool.active) ?? []).contains(where: { ActiveEntry.job($0) == job }) {
+            place = .active
+        } else if SpoolFiles.exists(spool.done + "/" + listID + "/" + job.raw) {
+            place = .done
+        } else if SpoolFiles.exists(spool.failed + "/" + listID + "/" + job.raw) {
+            place = .failed
+        } else {
+            place = .queued
+        }
+        let table = JobFiles.tableLine(spool, list: listID, index: index)
+            ?? JobFiles.records(spool, list: listID, total: record.total)[index]
+        return resource(spool, job, table: table, place: place)
+    }
+
+    /// One row: identity from the table, status from the place, details from the sidecar.
+    static func resource(_ spool: Spool, _ job: JobName, table: JobRecord?, place: Place) -> ResourceStatus {
+        let id = table?.id ?? job.raw, url = table?.url ?? ""
+        // A queued job shows as queued even when an earlier owner left its sidecar behind.
+        guard place != .queued else { return ResourceStatus(index: job.index, id: id, url: url, status: .queued) }
+        let sidecar = SidecarSnapshot.read(spool, job)
+        let status: ResourceStatus.Status
+        var error = sidecar?.error
+        switch place {
+        case .queued, .active: status = sidecar?.ownerStatus ?? .downloading
+        case .done: status = .done
+        case .failed:
+            status = .error
+            error = error ?? "unknown"
+        }
+        return ResourceStatus(index: job.index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
+                              size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
+                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,
+                              changed: sidecar?.changed)
+    }
+}
+
+/// Job records read from the resource table line by line, or from the job files themselves for a
+/// list that has no table. Stateless.
+enum JobFiles {
+    /// Line `index` of `lists/<list>.resources`, decoded; nil when the table or the line is missing.
+    static func tableLine(_ spool: Spool, list: String, index: Int) -> JobRecord? {
+        guard let bytes = SpoolFiles.read(spool.lists + "/" + list + ".resources", limit: 1 << 34) else { return nil }
+        var line = 0, start = 0
+        for (offset, byte) in bytes.enumerated() where byte == 0x0A {
+            if line == index { return StatusJSON.decode(JobRecord.self, from: Array(bytes[start..<offset])) }
+            line += 1
+            start = offset + 1
+        }
+        return nil
+    }
+
+    /// The records of `list` found in its job files, wherever they are (the queue included), by
+    /// index; nil where a job file is missing. Slow (it walks the queue): only for tableless lists.
+    static func records(_ spool: Spool, list: String, total: Int) -> [JobRecord?] {
+        var records = [JobRecord?](repeating: nil, count: total)
+        func take(_ directory: String, _ name: String, _ job: JobName?) {
+            guard let job, job.list == list, job.index < total,
+                  let bytes = SpoolFiles.read(directory + "/" + name, limit: 1 << 16) else { return }
+            records[job.index] = StatusJSON.decode(JobRecord.self, from: bytes)
+        }
+        for batch in SpoolFiles.names(spool.queue) ?? [] where !batch.hasPrefix(".") {
+            for shard in SpoolFiles.names(spool.queue + "/" + batch) ?? [] where !shard.hasPrefix(".") {
+                let directory = spool.queue + "/" + batch + "/" + shard
+                for name in SpoolFiles.names(directory) ?? [] { take(directory, name, JobName(name)) }
+            }
+        }
+        for name in SpoolFiles.names(spool.active) ?? [] { take(spool.active, name, ActiveEntry.job(name)) }
+        for directory in [spool.done + "/" + list, spool.failed + "/" + list] {
+            for name in SpoolFiles.names(directory) ?? [] { take(directory, name, JobName(name)) }
+        }
+        return records
+    }
+}

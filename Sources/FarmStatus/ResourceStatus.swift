@@ -1,0 +1,94 @@
+/// One resource of a list (SPEC §4), as the per-list view shows it.
+///
+/// Its `status` comes from where its job is: queued in queue/ (whatever stale sidecar an earlier
+/// owner left), the sidecar's status in active/, `done` in done/, `error` in failed/.
+public struct ResourceStatus: Codable, Equatable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        case queued, downloading, unzipping, rendering, done, error
+    }
+
+    /// 0-based position in the list; the job is `<list id>.<index>`.
+    public var index: Int
+    /// The manifest's uuid, else the job name.
+    public var id: String
+    public var url: String
+    public var status: Status
+    /// What the app shows: "Queueing", "Downloading 45%", "Unzipping", "Rendering", "Done", "Error".
+    public var text: String
+    public var bytes: Int
+    public var size: Int?
+    /// jpg, png, pdf or zip, once the bytes are known.
+    public var kind: String?
+    /// Absolute path of the downloaded bytes.
+    public var file: String?
+    /// Absolute path of the image to display.
+    public var image: String?
+    /// Absolute path of a small preview, when the worker made one.
+    public var thumb: String?
+    public var error: String?
+    public var attempts: Int
+    /// When `status` last changed (ISO 8601); null while queued with no history.
+    public var changed: String?
+
+    public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
+                kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
+                error: String? = nil, attempts: Int = 0, changed: String? = nil) {
+        self.index = index
+        self.id = id
+        self.url = url
+        self.status = status
+        self.text = Self.text(status, bytes: bytes, size: size)
+        self.bytes = bytes
+        self.size = size
+        self.kind = kind
+        self.file = file
+        self.image = image
+        self.thumb = thumb
+        self.error = error
+        self.attempts = attempts
+        self.changed = changed
+    }
+
+    /// The app's wording for a status; a download shows its percentage once the size is known.
+    public static func text(_ status: Status, bytes: Int, size: Int?) -> String {
+        switch status {
+        case .queued: return "Queueing"
+        case .downloading:
+            guard let percent = percent(bytes: bytes, size: size) else { return "Downloading" }
+            return "Downloading \(percent)%"
+        case .unzipping: return "Unzipping"
+        case .rendering: return "Rendering"
+        case .done: return "Done"
+        case .error: return "Error"
+        }
+    }
+
+    /// Whole percent downloaded (0 to 100), or nil when the size is unknown.
+    public static func percent(bytes: Int, size: Int?) -> Int? {
+        guard let size, size > 0 else { return nil }
+        return min(100, max(0, Int(Double(bytes) * 100 / Double(size))))
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case index, id, url, status, text, bytes, size, kind, file, image, thumb, error, attempts, changed
+    }
+
+    /// Every key, with null for what is unknown: readers see one shape whatever the status.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(id, forKey: .id)
+        try container.encode(url, forKey: .url)
+        try container.encode(status, forKey: .status)
+        try container.encode(text, forKey: .text)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(size, forKey: .size)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(file, forKey: .file)
+        try container.encode(image, forKey: .image)
+        try container.encode(thumb, forKey: .thumb)
+        try container.encode(error, forKey: .error)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(changed, forKey: .changed)
+    }
+}

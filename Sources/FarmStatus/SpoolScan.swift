@@ -1,0 +1,76 @@
+import FarmSpool
+
+/// Builds the status from the spool's directories: the whole-spool summary for `farm status` when
+/// no watcher runs, and the watcher's starting point (and its rescan after an inotify overflow).
+///
+/// Cost: one readdir of active/, one of done/<list> and failed/<list> per list, one small read per
+/// list record. The queue is never read: queued = total − active − done − failed.
+/// Stateless; any process or thread.
+public enum StatusScan {
+    /// The whole-spool summary as the spool is now.
+    public static func summary(_ spool: Spool) -> StatusDocument {
+        let records = listRecords(spool)
+        var jobs: [String: ListJobs] = [:]
+        for (list, active) in activeJobs(spool) where records[list] != nil {
+            jobs[list, default: ListJobs()].active = active
+        }
+        for id in records.keys {
+            jobs[id, default: ListJobs()].done = jobSet(spool.done + "/" + id, list: id)
+            jobs[id, default: ListJobs()].failed = jobSet(spool.failed + "/" + id, list: id)
+        }
+        return document(records: records, jobs: jobs, workers: workers(spool), paused: spool.isPaused,
+                        updated: Timestamp.iso8601(SpoolFiles.now()))
+    }
+
+    /// The published lists by id. A record that does not parse is left out (it is being replaced,
+    /// or it is foreign; the spool's writers deal with it).
+    static func listRecords(_ spool: Spool) -> [String: ListRecord] {
+        var records: [String: ListRecord] = [:]
+        for id in spool.listIDs() {
+            if let record = spool.list(id) { records[id] = record }
+        }
+        return records
+    }
+
+    /// The claimed jobs, by list id.
+    static func activeJobs(_ spool: Spool) -> [String: JobSet] {
+        var sets: [String: JobSet] = [:]
+        for name in SpoolFiles.names(spool.active) ?? [] {
+            guard let job = ActiveEntry.job(name) else { continue }
+            sets[job.list, default: JobSet()].insert(job.index)
+        }
+        return sets
+    }
+
+    /// The jobs of `list` in `directory` (done/<list> or failed/<list>); empty when it does not exist.
+    static func jobSet(_ directory: String, list: String) -> JobSet {
+        var set = JobSet()
+        for name in SpoolFiles.names(directory) ?? [] {
+            if let job = JobName(name), job.list == list { set.insert(job.index) }
+        }
+        return set
+    }
+
+    /// Desired workers from control/, running ones from the process registry.
+    static func workers(_ spool: Spool) -> Workers {
+        Workers(desired: spool.desired().workers, running: spool.processes().filter { $0.role == .worker }.count)
+    }
+
+    /// The summary of `records` given where their jobs are.
+    static func document(records: [String: ListRecord], jobs: [String: ListJobs], workers: Workers, paused: Bool,
+                         updated: String) -> StatusDocument {
+        let lists = records.map { id, record in
+            let jobs = jobs[id] ?? ListJobs()
+            return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
+                              done: jobs.done.count, failed: jobs.failed.count)
+        }
+        return StatusDocument(updated: updated, paused: paused, workers: workers, lists: sorted(lists))
+    }
+
+    /// Lists in natural order of their names (ids break ties, so the order is stable).
+    static func sorted(_ lists: [ListStatus]) -> [ListStatus] {
+        lists.sorted {
+            $0.name == $1.name ? $0.id < $1.id : NameOrder.areInIncreasingOrder($0.name, $1.name)
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import CInotifyTools
+import FarmSpool
+
+/// The watcher (`farm watch`): follows the spool through inotify and keeps `status/summary.json`
+/// current, so readers get the whole-spool status for the price of one small file read.
+///
+/// It keeps, per list, the sets of its jobs in active/, done/<list>/ and failed/<list>/, updated in
+/// O(1) per event (a rename into a directory adds the job, a rename out removes it), and writes the
+/// summary, whose cost grows with the number of lists, not jobs, when something changed (at most
+/// every `throttle`) and at least every `heartbeat` (readers trust a summary younger than
+/// `SummaryFile.freshness`). Process deaths make no inotify event: the registry is re-read every
+/// `processCheck`.
+///
+/// It starts from a full scan, taken after its watches are in place; events that the scan already
+/// saw are replayed harmlessly because the sets make every update idempotent. The same holds after
+/// an inotify queue overflow (a rescan) and when a watched directory is deleted under it, as
+/// `farm reset` does (a fresh inotify instance, fresh watches, a rescan). Its death costs nothing
+/// but a moment of staleness: the next watcher starts from the spool.
+///
+/// Owned by one thread of one process; libinotifytools allows one watcher per process.
+public final class Watcher {
+    public struct Options: Sendable {
+        /// The shortest gap between two writes of the summary.
+        public var throttle = 0.025
+        /// The longest gap between two writes, even when nothing changed.
+        public var heartbeat = 1.0
+        /// How often the process registry is re-read for workers that died.
+        public var processCheck = 0.5
+        /// The longest wait for events, so a stop request is seen within it.
+        public var wait = 0.1
+
+        public init() {}
+    }
+
+    /// What a watched directory is to the watcher.
+    enum Directory: Equatable {
+        case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs
+    }
+
+    private static let entryEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
+    private static let selfEvents = IN_DELETE_SELF | IN_MOVE_SELF
+    /// Any of these on a watched directory means it is gone or replaced: start over.
+    private static let lostEvents = IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT
+
+    public let spool: Spool
+    private let options: Options
+    private var inotify: InotifyWatch?
+    private var directories: [Int32: Directory] = [:]
+    private var watched: Set<String> = []
+
+    // The view of the spool.
+    private(set) var records: [String: ListRecord] = [:]
+    private(set) var jobs: [String: ListJobs] = [:]
+    private(set) var workers = Workers(desired: 0, running: 0)
+    private(set) var paused = false
+
+    // What is pending.
+    private var changed = true
+    private var controlChanged = true
+    private var processesChanged = true
+    private var needsRescan = false
+    private var needsRebuild = false
+    private var nextRebuild = 0.0
+    private var rebuildFailures = 0
+    private var lastWrite = -Double.infinity
+    private var lastProcessCheck = -Double.infinity
+
+    /// How many full scans and how many summary writes this watcher made (for tests and logs).
+    public private(set) var scans = 0
+    public private(set) var writes = 0
+
+    public init(spool: Spool, options: Options = Options()) {
+        self.spool = spool
+        self.options = options
+    }
+
+    /// Watches until `stop()` returns true (checked at least every `options.wait`).
+    /// Throws only when it cannot start; later trouble is retried.
+    public func run(until stop: () -> Bool) throws(StatusError) {
+        try start()
+        defer { inotify?.close() }
+        while !stop() {
+            let now = SpoolFiles.monotonic()
+            var timeout = min(options.wait, lastWrite + options.heartbeat - now,
+                              lastProcessCheck + options.processCheck - now)
+            if changed { timeout = min(timeout, lastWrite + options.throttle - now) }
+            if needsRebuild { timeout = min(timeout, nextRebuild - now) }
+            timeout = max(0, timeout)
+            let events: [InotifyEvent]
+            if let inotify {
+                events = inotify.next(timeout: timeout)
+            } else {
+                SpoolFiles.sleep(timeout)  // a rebuild is pending: wait for its next try
+                events = []
+            }
+            process(events)
+            writeIfDue()
+        }
+    }
+
+    /// Opens inotify, watches the spool, scans it, writes the first summary.
+    func start() throws(StatusError) {
+        try rebuild()
+        process([])  // the control files and the registry, so the first summary is whole
+        writeIfDue()
+    }
+
+    /// Applies `events`, then whatever they made pending (rescan, rebuild, control, processes).
+    func process(_ events: [InotifyEvent]) {
+        for event in events {
+            if needsRebuild { break }  // everything is read again anyway
+            handle(event)
+        }
+        let now = SpoolFiles.monotonic()
+        if needsRebuild {
+            guard now >= nextRebuild else { return }
+            do throws(StatusError) {
+                try rebuild()
+                spool.log("watcher: a watched directory was removed or replaced; watching the spool afresh")
+                rebuildFailures = 0
+            } catch {
+                // The spool is being reset or is gone: try again shortly, and say so once.
+                if rebuildFailures == 0 { spool.log("watcher: \(error); retrying") }
+                rebuildFailures += 1
+                nextRebuild = now + 0.25
+                return
+            }
+        }
+        if needsRescan {
+            rescan()
+            spool.log("watcher: the inotify queue overflowed; rescanned the spool")
+        }
+        if controlChanged {
+            controlChanged = false
+            let desired = spool.desired().workers, paused = spool.isPaused
+            if desired != workers.desired || paused != self.paused {
+                workers.desired = desired
+                self.paused = paused
+                changed = true
+            }
+        }
+        if processesChanged || now - lastProcessCheck >= options.processCheck {
+            processesChanged = false
+            lastProcessCheck = now
+            let running = spool.processes().filter { $0.role == .worker }.count
+            if running != workers.running {
+                workers.running = running
+                changed = true
+            }
+        }
+    }
+
+    /// One event: O(1), except a new list directory, which gets a watch and a count.
+    private func handle(_ event: InotifyEvent) {
+        if event.has(IN_Q_OVERFLOW) {
+            needsRescan = true
+            return
+        }
+        guard let directory = directories[event.wd] else { return }
+        if event.has(Self.lostEvents) {
+            needsRebuild = true
+            return
+        }
+        let added = event.has(IN_CREATE | IN_MOVED_TO), removed = event.has(IN_DELETE | IN_MOVED_FROM)
+        switch directory {
+        case .active:
+            guard !event.has(IN_ISDIR), let job = ActiveEntry.job(event.name) else { return }
+            update(job, added: added, removed: removed, \.active)
+        case .doneRoot, .failedRoot:
+            guard event.has(IN_ISDIR), ListID.isValid(event.name) else { return }
+            let done = directory == .doneRoot
+            if added {
+                watchList(event.name, done: done)
+                recount(event.name, done: done)
+            } else if removed {
+                if done { jobs[event.name, default: ListJobs()].done = JobSet() } else {
+                    jobs[event.name, default: ListJobs()].failed = JobSet()
+                }
+                changed = true
+            }
+        case .done(let list):
+            guard let job = JobName(event.name), job.list == list else { return }
+            update(job, added: added, removed: removed, \.done)
+        case .failed(let list):
+            guard let job = JobName(event.name), job.list == list else { return }
+            update(job, added: added, removed: removed, \.failed)
+        case .lists:
+            guard event.name.hasSuffix(".json") else { return }
+            let id = String(event.name.dropLast(5))
+            guard ListID.isValid(id) else { return }
+            let record = spool.list(id)
+            if record != records[id] {
+                records[id] = record
+                changed = true
+            }
+        case .control:
+            // Of control/ (see the layout in Spool.swift) only these two are shown; the others, such as
+            // the supervisor lock every process probes, would only cause re-reads.
+            if event.name == "desired.json" || event.name == "paused" { controlChanged = true }
+        case .procs:
+            processesChanged = true
+        }
+    }
+
+    private func update(_ job: JobName, added: Bool, removed: Bool, _ set: WritableKeyPath<ListJobs, JobSet>) {
+        var jobs = self.jobs[job.list, default: ListJobs()]
+        if added, jobs[keyPath: set].insert(job.index) { changed = true }
+        if removed, jobs[keyPath: set].remove(job.index) { changed = true }
+        self.jobs[job.list] = jobs
+    }
+
+    /// A fresh inotify instance, every watch, a full scan.
+    private func rebuild() throws(StatusError) {
+        inotify?.close()
+        inotify = nil
+        directories = [:]
+        watched = []
+        let inotify = try InotifyWatch()
+        self.inotify = inotify
+        let roots: [(String, Directory, Int32)] = [
+            (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
+            (spool.failed, .failedRoot, Self.entryEvents), (spool.lists, .lists, Self.entryEvents | IN_CLOSE_WRITE),
+            (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
+        ]
+        for (path, directory, events) in roots {
+            let wd = try inotify.watch(path, events: events | Self.selfEvents)
+            directories[wd] = directory
+            watched.insert(path)
+        }
+        needsRebuild = false
+        rescan()
+    }
+
+    /// Recounts everything from the spool, after making sure every list directory is watched (some
+    /// may have appeared while events were lost). Watches first, then reads: what changes between
+    /// the two arrives as events, which the sets absorb.
+    func rescan() {
+        needsRescan = false
+        let doneLists = (SpoolFiles.names(spool.done) ?? []).filter(ListID.isValid)
+        let failedLists = (SpoolFiles.names(spool.failed) ?? []).filter(ListID.isValid)
+        for list in doneLists { watchList(list, done: true) }
+        for list in failedLists { watchList(list, done: false) }
+        var jobs: [String: ListJobs] = [:]
+        for (list, active) in StatusScan.activeJobs(spool) { jobs[list, default: ListJobs()].active = active }
+        for list in doneLists {
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.done + "/" + list, list: list)
+        }
+        for list in failedLists {
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.failed + "/" + list, list: list)
+        }
+        self.jobs = jobs
+        records = StatusScan.listRecords(spool)
+        controlChanged = true
+        processesChanged = true
+        changed = true
+        scans += 1
+    }
+
+    /// Watches done/<list> (or failed/<list>) if it is not yet watched. A directory that vanished
+    /// meanwhile is not an error: its removal arrives as an event.
+    private func watchList(_ list: String, done: Bool) {
+        let path = (done ? spool.done : spool.failed) + "/" + list
+        guard let inotify, !watched.contains(path),
+              let wd = try? inotify.watch(path, events: Self.entryEvents | Self.selfEvents) else { return }
+        directories[wd] = done ? .done(list) : .failed(list)
+        watched.insert(path)
+    }
+
+    /// Counts a list directory that just appeared (after its watch was added).
+    private func recount(_ list: String, done: Bool) {
+        if done {
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.done + "/" + list, list: list)
+        } else {
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.failed + "/" + list, list: list)
+        }
+        changed = true
+    }
+
+    /// The summary as the watcher sees the spool now.
+    func document() -> StatusDocument {
+        StatusScan.document(records: records, jobs: jobs, workers: workers, paused: paused,
+                            updated: Timestamp.iso8601(SpoolFiles.now()))
+    }
+
+    /// Writes the summary when something changed and the throttle allows, or when the heartbeat is
+    /// due. Not while the spool is being rebuilt: a summary of a half-deleted spool would mislead.
+    private func writeIfDue() {
+        let now = SpoolFiles.monotonic()
+        guard !needsRebuild,
+              (changed && now - lastWrite >= options.throttle) || now - lastWrite >= options.heartbeat else { return }
+        lastWrite = now
+        changed = false
+        // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
+        if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
+    }
+}

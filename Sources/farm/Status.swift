@@ -1,0 +1,36 @@
+import ArgumentParser
+import FarmSpool
+import FarmStatus
+
+/// `farm status [LIST] [--json]`: the app's first screen (every list) or its second (one list's
+/// resources), once. Answers whether or not anything runs: from the watcher's summary when one is
+/// live, else from a scan of the spool.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show every list with its progress, or the resources of one list.",
+        discussion: "LIST is a list's name (\"Set 1.json\" or \"Set 1\") or its 16-hex-digit id.")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Argument(help: "A list's name or id; without it, the summary of every list.")
+    var list: String?
+
+    @Flag(help: "Print the status document as JSON (SPEC §4).")
+    var json = false
+
+    func run() throws {
+        let spool = try options.open(create: false)
+        guard let list else {
+            let summary = StatusReader.summary(spool)
+            print(json ? String(decoding: StatusJSON.encode(summary, pretty: true), as: UTF8.self)
+                : StatusText.summary(summary), terminator: json ? "" : "\n")
+            return
+        }
+        let found = try ListLookup.find(spool, list)
+        guard let view = ListView.build(spool, listID: found.id) else {
+            throw FarmError("\(found.record.name) was removed from the spool while being read; try again")
+        }
+        print(json ? String(decoding: StatusJSON.encode(view, pretty: true), as: UTF8.self) : StatusText.list(view),
+              terminator: json ? "" : "\n")
+    }
+}

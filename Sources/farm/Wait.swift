@@ -1,0 +1,58 @@
+import ArgumentParser
+import FarmSpool
+import FarmStatus
+import Foundation
+
+/// `farm wait [--timeout S]`: blocks until every list is Finished. Exit 0 when nothing failed, 1 when
+/// something failed, 3 on time-out; the reason for 1 and 3 is one line on stderr.
+struct Wait: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wait until every list is Finished (exit 0; 1 if something failed; 3 on time-out).")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Option(help: "Give up after this many seconds (exit 3).")
+    var timeout: Double?
+
+    /// How often the summary is read: well under the status lag a user would notice.
+    private static let interval = 0.15
+
+    func validate() throws {
+        if let timeout, !(timeout >= 0) { throw FarmError("--timeout must be a number of seconds, 0 or more") }
+    }
+
+    func run() throws {
+        let spool = try options.open(create: false)
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
+        while true {
+            let summary = StatusReader.summary(spool)
+            if summary.isFinished {
+                guard summary.failed == 0 else {
+                    let lists = summary.lists.filter { $0.failed > 0 }.map { "\($0.name): \($0.failed)" }
+                    fail("finished, but \(summary.failed) resource(s) failed (\(lists.joined(separator: ", "))); "
+                        + "`farm status LIST` shows why", code: 1)
+                }
+                let done = summary.lists.reduce(0) { $0 + $1.done }
+                print("finished: \(summary.lists.count) list(s), \(done) resource(s) done")
+                return
+            }
+            if let deadline, Date() >= deadline {
+                let open = summary.lists.filter { $0.state != .finished }
+                let detail = open.prefix(3).map { "\($0.name) \($0.done + $0.failed)/\($0.total)" }
+                    .joined(separator: ", ") + (open.count > 3 ? ", …" : "")
+                fail("timed out after \(formatted(timeout ?? 0)) s: \(open.count) list(s) not finished (\(detail))",
+                     code: 3)
+            }
+            Thread.sleep(forTimeInterval: Self.interval)
+        }
+    }
+
+    private func fail(_ reason: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data(("farm wait: " + reason + "\n").utf8))
+        Self.exit(withError: ExitCode(code))
+    }
+
+    private func formatted(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}

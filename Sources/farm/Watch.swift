@@ -1,0 +1,26 @@
+import ArgumentParser
+import FarmSpool
+import FarmStatus
+import FarmSupervisor
+
+/// `farm watch`: the watcher process. The supervisor starts it (one per spool); it follows the spool
+/// through inotify and keeps status/summary.json current until SIGTERM. `ps` shows it as `farm watch`.
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the watcher: keep status/summary.json current (the supervisor starts it).",
+        shouldDisplay: false)
+
+    @OptionGroup var options: SpoolOptions
+
+    @Flag(help: .hidden) var supervised = false
+
+    func run() throws {
+        let spool = try options.open()
+        StopSignal.install()
+        let registration = try spool.register(.watcher)
+        defer { registration.end() }
+        // Started by a supervisor: replace it if it dies (SPEC §2).
+        if supervised { SupervisorGuard.start(spool) }
+        try Watcher(spool: spool).run { StopSignal.received }
+    }
+}

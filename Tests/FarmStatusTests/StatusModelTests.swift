@@ -1,0 +1,75 @@
+@testable import FarmStatus
+import Foundation
+import Testing
+
+/// The rules of SPEC §4 on values alone: list states, resource texts, the JSON shape.
+@Suite struct StatusModelTests {
+    @Test func listStateFollowsTheCounts() {
+        func state(_ total: Int, active: Int = 0, done: Int = 0, failed: Int = 0) -> ListStatus {
+            ListStatus(id: "0123456789abcdef", name: "L", total: total, active: active, done: done, failed: failed)
+        }
+        #expect(state(10).state == .queuing)
+        #expect(state(10).queued == 10)
+        #expect(state(10, active: 1).state == .downloading)
+        #expect(state(10, failed: 1).state == .downloading)
+        #expect(state(10, active: 2, done: 3).queued == 5)
+        #expect(state(10, active: 2, done: 3).progress == 0.3)
+        #expect(state(10, done: 7, failed: 3).state == .finished)
+        #expect(state(10, done: 7, failed: 3).progress == 0.7)
+        #expect(state(0).state == .finished)
+        #expect(state(3, active: 2, done: 2).queued == 0)  // never negative, even mid-move
+    }
+
+    @Test func resourceTextIsTheAppsWording() {
+        #expect(ResourceStatus.text(.queued, bytes: 0, size: nil) == "Queueing")
+        #expect(ResourceStatus.text(.downloading, bytes: 4500, size: 10000) == "Downloading 45%")
+        #expect(ResourceStatus.text(.downloading, bytes: 4500, size: nil) == "Downloading")
+        #expect(ResourceStatus.text(.downloading, bytes: 0, size: 0) == "Downloading")
+        #expect(ResourceStatus.text(.downloading, bytes: 20, size: 10) == "Downloading 100%")
+        #expect(ResourceStatus.text(.unzipping, bytes: 1, size: 1) == "Unzipping")
+        #expect(ResourceStatus.text(.rendering, bytes: 1, size: 1) == "Rendering")
+        #expect(ResourceStatus.text(.done, bytes: 1, size: 1) == "Done")
+        #expect(ResourceStatus.text(.error, bytes: 0, size: nil) == "Error")
+    }
+
+    @Test func jsonHasEveryKeyWithExplicitNulls() throws {
+        let resource = ResourceStatus(index: 0, id: "a", url: "https://x/a.pdf", status: .downloading, bytes: 4500,
+                                      size: 10000, attempts: 1, changed: "2026-11-22T10:00:00.100Z")
+        let list = ListStatus(id: "0123456789abcdef", name: "Set 1.json", total: 10, active: 2, done: 3, failed: 0,
+                              resources: [resource])
+        let json = String(decoding: StatusJSON.encode(list), as: UTF8.self)
+        for key in ["kind", "file", "image", "thumb", "error"] {
+            #expect(json.contains("\"\(key)\":null"), "\(key) missing in \(json)")
+        }
+        #expect(json.contains("\"text\":\"Downloading 45%\""))
+        #expect(json.contains("\"url\":\"https://x/a.pdf\""))  // slashes not escaped
+        #expect(StatusJSON.decode(ListStatus.self, from: StatusJSON.encode(list)) == list)
+
+        let document = StatusDocument(updated: "2026-11-22T10:00:00.120Z", paused: false,
+                                      workers: Workers(desired: 6, running: 6), lists: [list])
+        let encoded = Data(StatusJSON.encode(document))
+        let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect(Set(object.keys) == ["updated", "paused", "workers", "lists"])
+        let first = try #require((object["lists"] as? [[String: Any]])?.first)
+        #expect(Set(first.keys) == ["id", "name", "state", "total", "queued", "active", "done", "failed", "progress",
+                                    "resources"])
+        // The summary leaves resources out: it must stay small.
+        let summary = ListStatus(id: "0123456789abcdef", name: "Set 1.json", total: 10, active: 0, done: 0, failed: 0)
+        #expect(!String(decoding: StatusJSON.encode(summary), as: UTF8.self).contains("resources"))
+    }
+
+    @Test func namesSortNaturally() {
+        let names = ["Set 10.json", "set 2.json", "Set 1.json", "Alpha.json", "Set 02.json", "Set 1b.json"]
+        #expect(names.sorted(by: NameOrder.areInIncreasingOrder)
+            == ["Alpha.json", "Set 1.json", "Set 1b.json", "Set 02.json", "set 2.json", "Set 10.json"])
+    }
+
+    @Test func jobSetsAbsorbRepeatedEvents() {
+        var set = JobSet()
+        #expect(set.insert(5) && !set.insert(5))
+        #expect(set.insert(1_000) && set.insert(1 << 40))  // an absurd index does not allocate a bitmap for it
+        #expect(set.count == 3 && set.contains(1 << 40))
+        #expect(set.remove(5) && !set.remove(5) && !set.remove(7) && !set.remove(-1))
+        #expect(set.count == 2)
+    }
+}

@@ -1,0 +1,131 @@
+import FarmSpool
+@testable import FarmStatus
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// The summary and the per-list view built from real spool directories, jobs in every state.
+@Suite struct StatusScanTests {
+    @Test func summaryCountsEveryPlaceAndDerivesTheStates() throws {
+        let fixture = try StatusFixture()
+        let one = try fixture.addList("Set 1.json", count: 10)
+        let two = try fixture.addList("Set 2.json", count: 3)
+        let ten = try fixture.addList("Set 10.json", count: 2)
+        for index in 0..<3 { try fixture.finish(one, index) }
+        try fixture.finish(one, 3, failed: true)
+        try fixture.activate(one, 4)
+        try fixture.activate(one, 5)
+        try fixture.finish(ten, 0)
+        try fixture.finish(ten, 1, failed: true)
+        try fixture.spool.setDesired(Desired(workers: 6))
+        try fixture.spool.setPaused(true)
+
+        let summary = StatusScan.summary(fixture.spool)
+        #expect(summary.lists.map(\.name) == ["Set 1.json", "Set 2.json", "Set 10.json"])
+        let first = try #require(summary.list(id: one))
+        #expect((first.total, first.queued, first.active, first.done, first.failed) == (10, 4, 2, 3, 1))
+        #expect(first.state == .downloading && first.progress == 0.3)
+        #expect(summary.list(id: two)?.state == .queuing)
+        #expect(summary.list(id: ten)?.state == .finished)
+        #expect(summary.paused && summary.workers == Workers(desired: 6, running: 0))
+        #expect(!summary.isFinished && summary.failed == 2)
+        #expect(summary.lists.allSatisfy { $0.resources == nil })
+    }
+
+    @Test func listViewShowsEachResourceFromWhereItsJobIs() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 6)
+        // 0: downloading with a known size; 1: active with no sidecar yet; 2: done; 3: failed with a
+        // reason; 4: failed with no sidecar; 5: handed back, its old sidecar still there.
+        try fixture.activate(list, 0)
+        try fixture.writeSidecar(list, 0, Sidecar(status: .downloading, bytes: 4500, size: 10000,
+                                                  changed: "2026-11-22T10:00:00.100Z"))
+        try fixture.activate(list, 1)
+        try fixture.activate(list, 2)
+        let image = fixture.spool.files + "/" + list + "/2.png"
+        try fixture.writeRawSidecar(list, 2, """
+            {"status":"done","bytes":7,"size":7,"kind":"png","file":"\(image)","image":"\(image)",
+             "thumb":"\(image).thumb.jpg","attempts":2,"changed":"2026-11-22T10:00:01.000Z"}
+            """)
+        try fixture.complete(list, 2)
+        try fixture.activate(list, 3)
+        try fixture.writeSidecar(list, 3, Sidecar(status: .error, error: "HTTP 404", changed: "2026-11-22T10:00:02.000Z"))
+        try fixture.complete(list, 3, failed: true)
+        try fixture.finish(list, 4, failed: true)
+        try fixture.activate(list, 5)
+        try fixture.writeSidecar(list, 5, Sidecar(status: .downloading, bytes: 10, size: 100, changed: "x"))
+        try fixture.handBack(list, 5)
+
+        let view = try #require(ListView.build(fixture.spool, listID: list))
+        let resources = try #require(view.resources)
+        #expect(resources.map(\.text) == ["Downloading 45%", "Downloading", "Done", "Error", "Error", "Queueing"])
+        #expect(resources.map(\.status) == [.downloading, .downloading, .done, .error, .error, .queued])
+        #expect(resources[0].bytes == 4500 && resources[0].size == 10000)
+        #expect(resources[0].changed == "2026-11-22T10:00:00.100Z")
+        #expect(resources[0].url == "http://127.0.0.1:1/0.jpg" && resources[0].id == "r0" && resources[0].index == 0)
+        #expect(resources[1].bytes == 0 && resources[1].size == nil)
+        #expect(resources[2].image == image && resources[2].kind == "png" && resources[2].attempts == 2)
+        #expect(resources[2].thumb == image + ".thumb.jpg")
+        #expect(resources[3].error == "HTTP 404")
+        #expect(resources[4].error == "unknown")
+        #expect(resources[5].bytes == 0 && resources[5].changed == nil && resources[5].error == nil)
+        #expect((view.active, view.done, view.failed, view.queued) == (2, 1, 2, 1))
+        // The view and the summary agree on the counts.
+        let summary = try #require(StatusScan.summary(fixture.spool).list(id: list))
+        #expect((summary.active, summary.done, summary.failed, summary.queued) == (2, 1, 2, 1))
+        // One resource alone (what `farm show` reads) matches its row.
+        for index in 0..<6 { #expect(ListView.resource(fixture.spool, listID: list, index: index) == resources[index]) }
+        #expect(ListView.resource(fixture.spool, listID: list, index: 6) == nil)
+    }
+
+    @Test func lookupTakesANameANameWithoutJsonOrAnId() throws {
+        let fixture = try StatusFixture()
+        let id = try fixture.addList("Set 1.json", count: 1)
+        #expect(try ListLookup.find(fixture.spool, "Set 1.json").id == id)
+        #expect(try ListLookup.find(fixture.spool, "Set 1").id == id)
+        #expect(try ListLookup.find(fixture.spool, id).record.name == "Set 1.json")
+        let error = #expect(throws: StatusError.self) { try ListLookup.find(fixture.spool, "Set 9") }
+        #expect(error?.message.contains("no list named \"Set 9\"") == true)
+        #expect(error?.message.contains("`farm status`") == true)
+    }
+
+    @Test func summaryStaysSmallHoweverManyJobs() throws {
+        let small = try StatusFixture(inMemory: true), large = try StatusFixture(inMemory: true)
+        for fixture in [small, large] {
+            let list = try fixture.addList("Set 1.json", count: fixture === small ? 100 : 100_000)
+            try fixture.addList("Set 2.json", count: 10)
+            for index in 0..<50 { try fixture.finish(list, index) }
+        }
+        func bytes(_ fixture: StatusFixture) -> Int { StatusJSON.encode(StatusScan.summary(fixture.spool)).count }
+        let (smallSize, largeSize) = (bytes(small), bytes(large))
+        #expect(largeSize < 1024, "summary of 100k jobs: \(largeSize) bytes")
+        // Only the digits of the numbers differ (total, queued, progress).
+        #expect(abs(largeSize - smallSize) <= 16, "\(smallSize) bytes for 100 jobs, \(largeSize) for 100k")
+    }
+
+    /// The watcher's rescan path after an inotify overflow, driven by a synthetic event: its view is
+    /// stale (events were lost), and the overflow brings it back to what the spool says.
+    @Test func overflowRescanCatchesUpWithTheSpool() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 20)
+        let watcher = Watcher(spool: fixture.spool)
+        watcher.rescan()
+        #expect(watcher.document().list(id: list)?.state == .queuing)
+
+        for index in 0..<5 { try fixture.finish(list, index) }
+        try fixture.finish(list, 5, failed: true)
+        try fixture.activate(list, 6)
+        let late = try fixture.addList("Set 2.json", count: 1)
+        #expect(watcher.document().list(id: list)?.done == 0)  // nothing told it
+
+        let scans = watcher.scans
+        watcher.process([.overflow])
+        #expect(watcher.scans == scans + 1)
+        let seen = watcher.document(), truth = StatusScan.summary(fixture.spool)
+        #expect(seen.lists == truth.lists)
+        let caughtUp = try #require(seen.list(id: list))
+        #expect((caughtUp.done, caughtUp.failed, caughtUp.active) == (5, 1, 1))
+        #expect(seen.list(id: late) != nil)
+        #expect(SpoolFixtures.log(fixture.spool).contains("overflowed"))
+    }
+}

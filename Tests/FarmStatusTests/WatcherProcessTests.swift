@@ -1,0 +1,150 @@
+import FarmSpool
+import FarmStatus
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The real `farm watch` process against a spool changed under it: the summary follows within a
+/// deadline, survives kill -9, directories deleted under it, and ends cleanly on SIGTERM.
+@Suite struct WatcherProcessTests {
+    private func startWatcher(_ fixture: StatusFixture) throws -> ChildProcess {
+        let watcher = try ChildProcess("farm", ["watch", "--spool", fixture.root])
+        // Registered, and its first summary written.
+        try #require(poll(timeout: 30) {
+            fixture.spool.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
+                && SummaryFile.read(fixture.spool) != nil
+        }, "the watcher did not start: \(watcher.standardError)")
+        return watcher
+    }
+
+    /// Waits until the watcher's summary satisfies `condition`.
+    @discardableResult
+    private func summary(_ fixture: StatusFixture, timeout: Double = 20,
+                         _ condition: (StatusDocument) -> Bool) -> StatusDocument? {
+        var last: StatusDocument?
+        let met = poll(timeout: timeout, every: 0.005) {
+            last = SummaryFile.read(fixture.spool)?.document
+            return last.map(condition) ?? false
+        }
+        return met ? last : nil
+    }
+
+    private func counts(_ document: StatusDocument?, _ list: String) -> [Int]? {
+        document?.list(id: list).map { [$0.queued, $0.active, $0.done, $0.failed] }
+    }
+
+    @Test func summaryFollowsEveryMove() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 200)
+        let watcher = try startWatcher(fixture)
+        #expect(counts(summary(fixture) { $0.list(id: list) != nil }, list) == [200, 0, 0, 0])
+
+        // The first completion also creates done/<list>, which the watcher must start watching.
+        try fixture.activate(list, 0)
+        #expect(summary(fixture) { $0.list(id: list)?.active == 1 } != nil)
+        let moved = Date()
+        try fixture.complete(list, 0)
+        let seen = summary(fixture) { $0.list(id: list)?.done == 1 }
+        #expect(counts(seen, list) == [199, 0, 1, 0], "the watcher missed a completion")
+        #expect(Date().timeIntervalSince(moved) < 5)
+
+        // A burst, with hand-backs and failures mixed in: the summary ends equal to a scan.
+        for index in 1..<150 {
+            try fixture.activate(list, index)
+            if index % 10 == 0 {
+                try fixture.handBack(list, index)
+            } else {
+                try fixture.complete(list, index, failed: index % 7 == 0)
+            }
+        }
+        let truth = StatusScan.summary(fixture.spool)
+        let caughtUp = summary(fixture) { $0.lists == truth.lists }
+        let last = SummaryFile.read(fixture.spool)?.document.lists
+        #expect(caughtUp != nil, "watcher: \(String(describing: last)) scan: \(truth.lists)")
+
+        // Control changes and the workers' registry show up too.
+        try fixture.spool.setPaused(true)
+        try fixture.spool.setDesired(Desired(workers: 7))
+        let worker = try fixture.spool.register(.worker)
+        #expect(summary(fixture) { $0.paused && $0.workers == Workers(desired: 7, running: 1) } != nil)
+        worker.end()
+        #expect(summary(fixture) { $0.workers.running == 0 } != nil)
+        // A new list appears without the watcher restarting.
+        let second = try fixture.addList("Set 2.json", count: 3)
+        #expect(summary(fixture) { $0.list(id: second)?.queued == 3 } != nil)
+        watcher.kill(SIGTERM)
+        #expect(watcher.wait(timeout: 10) == 0)
+    }
+
+    @Test func restartAfterKillRebuildsFromTheSpool() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 10)
+        let first = try startWatcher(fixture)
+        first.kill(SIGKILL)
+        first.wait()
+        // Moves while no watcher runs are not lost: the next one starts from a scan.
+        for index in 0..<4 { try fixture.finish(list, index) }
+        try fixture.finish(list, 4, failed: true)
+        try fixture.activate(list, 5)
+        #expect(!fixture.spool.processes().contains { $0.role == .watcher })
+        let second = try startWatcher(fixture)
+        #expect(counts(summary(fixture) { $0.list(id: list)?.done == 4 }, list) == [4, 1, 4, 1])
+        second.kill(SIGTERM)
+        #expect(second.wait(timeout: 10) == 0)
+    }
+
+    @Test func directoriesDeletedUnderItAreWatchedAfresh() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 10)
+        for index in 0..<3 { try fixture.finish(list, index) }
+        let watcher = try startWatcher(fixture)
+        #expect(summary(fixture) { $0.list(id: list)?.done == 3 } != nil)
+
+        // One list's done/ directory removed with its jobs.
+        try FileManager.default.removeItem(atPath: fixture.spool.done + "/" + list)
+        #expect(counts(summary(fixture) { $0.list(id: list)?.done == 0 }, list) == [10, 0, 0, 0])
+
+        // The whole spool erased (as `farm reset` does) and filled again.
+        try fixture.spool.erase()
+        #expect(summary(fixture) { $0.lists.isEmpty } != nil, "no summary after the erase")
+        let again = try fixture.addList("Set 2.json", count: 4)
+        try fixture.finish(again, 0)
+        try fixture.finish(again, 1, failed: true)
+        #expect(counts(summary(fixture) { $0.list(id: again)?.failed == 1 }, again) == [2, 0, 1, 1])
+        #expect(SpoolFixtures.log(fixture.spool).contains("watching the spool afresh"))
+        watcher.kill(SIGTERM)
+        #expect(watcher.wait(timeout: 10) == 0)
+    }
+
+    @Test func endsCleanlyOnSigterm() throws {
+        let fixture = try StatusFixture()
+        let watcher = try startWatcher(fixture)
+        let asked = Date()
+        watcher.kill(SIGTERM)
+        #expect(watcher.wait(timeout: 10) == 0, "\(watcher.standardError)")
+        #expect(Date().timeIntervalSince(asked) < 2)
+        #expect(watcher.standardError.isEmpty)
+        // Its registration is gone with it, not left for a sweep.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.spool.procs).isEmpty)
+    }
+
+    /// `farm status` takes the watcher's summary while it is fresh, and scans the spool once it is
+    /// not (a stuck watcher must not freeze what users see).
+    @Test func statusReadsAFreshSummaryAndScansAStaleOne() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 2)
+        let watcher = try startWatcher(fixture)
+        watcher.kill(SIGSTOP)  // alive (its registration holds) but silent
+        defer { watcher.kill(SIGKILL) }
+        try fixture.finish(list, 0)
+        let stale = try run("farm", ["status", "Set 1.json", "--spool", fixture.root])
+        #expect(stale.output.contains("1/2 done"), "the per-list view always reads the spool: \(stale.output)")
+        let fresh = StatusReader.summary(fixture.spool)
+        let writtenAge = SummaryFile.read(fixture.spool)?.age ?? 99
+        if writtenAge < SummaryFile.freshness - 0.5 {
+            #expect(fresh.list(id: list)?.done == 0, "a fresh summary is the watcher's")
+        }
+        #expect(poll(timeout: 10) { StatusReader.summary(fixture.spool).list(id: list)?.done == 1 })
+    }
+}
