@@ -66,6 +66,7 @@ let package = Package(
             "FarmSupervisor",
             "FarmDemo",
             "FarmTop",
+            "FarmTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Drives the spool one step at a time (with crash points) for the tests and the benchmark.

@@ -85,7 +85,17 @@ extension EasyHandle {
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         // CURLOPT_RANGE rather than RESUME_FROM: with it curl hands us a 200 (a server without ranges)
         // instead of failing, and the write callback starts the file over.
-        if resumeFrom > 0 { try set(CURLOPT_RANGE, "\(resumeFrom)-") }
+        // If-Range: the rest only if the resource is still the one those bytes came from, else all of it
+        // (a 200, which makes the file start over) instead of a splice of two versions.
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        if resumeFrom > 0 {
+            try set(CURLOPT_RANGE, "\(resumeFrom)-")
+            if let validator = PartialValidator.read(fd) {
+                headers = curl_slist_append(headers, "If-Range: " + validator)
+                try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers))
+            }
+        }
         try check(cfarm_curl_setopt_write(curl, writeCallback))
         try set(CURLOPT_WRITEDATA, pointer: opaque)
         try check(cfarm_curl_setopt_header(curl, headerCallback))
@@ -111,6 +121,10 @@ extension EasyHandle {
             }
             if status == 416 { ftruncate(fd, 0) }  // the partial bytes no longer match: start over
             throw TransferError.http(status, retryAfter: context.retryAfter)
+        }
+        // A Content-Length over the limit stops curl before any byte: say which limit, as for a body.
+        if code == CURLE_FILESIZE_EXCEEDED {
+            throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
         guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
         return DownloadResult(httpStatus: status, bytes: context.offset,
@@ -141,6 +155,9 @@ final class TransferContext {
     var retryAfter: Double?
     /// From `Content-Range: bytes */N` of a 416.
     var completeSize: Int?
+    /// The response's strong ETag, else its Last-Modified: what a later resume sends as If-Range.
+    var etag: String?
+    var lastModified: String?
 
     init(curl: UnsafeMutableRawPointer, fd: Int32, resumeFrom: Int, maxSize: Int,
          progress: @escaping (TransferProgress) -> Bool) {
@@ -168,6 +185,8 @@ final class TransferContext {
             offset = 0
             restarted = true
         }
+        // Before the first byte lands: the validator always describes the bytes in the file.
+        if !discardBody { PartialValidator.write(etag ?? lastModified, fd) }
     }
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
@@ -197,6 +216,8 @@ final class TransferContext {
             contentType = nil
             retryAfter = nil
             completeSize = nil
+            etag = nil
+            lastModified = nil
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
@@ -205,6 +226,9 @@ final class TransferContext {
         switch name {
         case "content-type": contentType = value
         case "retry-after": retryAfter = Double(value)
+        // A weak ETag cannot validate a range (RFC 9110 §13.1.5).
+        case "etag" where value.hasPrefix("\""): etag = value
+        case "last-modified": lastModified = value
         case "content-range":
             if value.hasPrefix("bytes */") { completeSize = Int(value.dropFirst(8)) }
         default: break

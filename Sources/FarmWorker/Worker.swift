@@ -11,6 +11,8 @@ public struct WorkerOptions: Sendable {
     /// The most one download may weigh.
     public var maxSize: Int = 1 << 30
     public var retry = RetryPolicy()
+    /// Seconds without a byte before a transfer counts as timed out (and is retried).
+    public var stallTimeout: Double = 30
     /// Exit when the queue is empty instead of waiting for more (tests, one-shot runs).
     public var exitWhenIdle = false
 
@@ -87,7 +89,8 @@ public final class Worker {
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
     private func download(_ job: inout JobRun, fd: Int32) -> DownloadResult? {
-        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize)
+        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
+                                      stallTimeout: options.stallTimeout)
         while true {
             do {
                 return try handle.download(request, into: fd) { [job] progress in job.progress(progress) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSupervisor
+import FarmTransfer
 import FarmWorker
 
 /// `farm work`: one worker process. The supervisor starts these; running one by hand works too.
@@ -14,6 +15,15 @@ struct Work: ParsableCommand {
     @Option(help: "The most bytes one download may weigh.")
     var maxSize: Int = 1 << 30
 
+    @Option(help: "Attempts per resource before a transient failure (5xx, reset, time-out) becomes its error.")
+    var retries = 5
+
+    @Option(help: "Seconds of the first back-off; each retry doubles it, with jitter.")
+    var retryDelay = 0.5
+
+    @Option(help: "Seconds without a byte before a transfer counts as timed out.")
+    var stallTimeout = 30.0
+
     @Flag(help: "Exit once the queue is empty and nothing is active.")
     var exitWhenIdle = false
 
@@ -25,6 +35,8 @@ struct Work: ParsableCommand {
         settings.lease = lease
         settings.maxSize = maxSize
         settings.exitWhenIdle = exitWhenIdle
+        settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
+        settings.stallTimeout = stallTimeout
         let registration = try spool.register(.worker)
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.

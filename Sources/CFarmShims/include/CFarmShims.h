@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <spawn.h>
+#include <sys/xattr.h>
 #include <curl/curl.h>
 
 // MARK: files

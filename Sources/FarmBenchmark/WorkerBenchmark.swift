@@ -1,0 +1,208 @@
+import ArgumentParser
+import FarmConvert
+import FarmOrigin
+import FarmSpool
+import Foundation
+import Glibc
+
+/// `worker --files N --size B`: the throughput of ONE `farm work` process on N small files from a local
+/// origin, against `curl` fetching the same URLs in one process, and (under strace, in a second run) the
+/// files, renames and flushes each job costs. The origin runs in this process; `farm` is the binary next
+/// to this one, so build both in one configuration.
+struct WorkerBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Measure one worker's jobs/s on small files from 127.0.0.1, against curl on the same URLs.")
+
+    @Option(help: "Files to fetch.") var files = 2000
+    @Option(help: "Bytes per file.") var size = 16384
+    @Option(help: "Directory to make the spools in (default: the system's temporary directory).") var dir: String?
+    @Flag(help: "Skip the second run under strace.") var noStrace = false
+
+    func run() throws {
+        let base = try makeTemporaryDirectory(under: dir ?? NSTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let origin = Origin()
+        let (body, side) = try BenchmarkJPEG.make(size: size, scratch: base + "/sample.jpg")
+        let paths = (0..<files).map { "/f/\($0).jpg" }
+        for path in paths { origin.serve(path: path, bytes: body, contentType: "image/jpeg") }
+        try origin.start()
+        defer { origin.stop() }
+        let urls = paths.map { origin.url(for: $0) }
+
+        let manifest = base + "/bench.json"
+        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        let farm = siblingExecutable("farm")
+        print("\(files) JPEGs (\(side)×\(side) noise) of \(size) bytes from \(origin.url(for: "/"))"
+            + ", spools in \(base)")
+
+        let spool = base + "/spool"
+        let add = try Child.run(farm, ["add", manifest, "--spool", spool])
+        report("farm add", count: files, add, unit: "jobs")
+        origin.clearRequests()
+        let work = try Child.run(farm, ["work", "--exit-when-idle", "--spool", spool])
+        let done = try Spool(root: spool, create: false).inventory().filter { $0.state == .done }.count
+        guard done == files, origin.requests.count == files else {
+            throw ValidationError("only \(done) of \(files) jobs done (\(origin.requests.count) requests)")
+        }
+        report("farm work (1 worker)", count: files, work, unit: "jobs")
+        // Anything logged means some job took a path that is not the normal one: say so, it skews the numbers.
+        let logged = (try? String(contentsOfFile: spool + "/log/farm.log", encoding: .utf8))?.split(separator: "\n")
+        if let logged, !logged.isEmpty { print("  \(logged.count) line(s) in log/farm.log, e.g. \(logged[0])") }
+
+        let nullConfig = base + "/curl-null.cfg", filesConfig = base + "/curl-files.cfg"
+        try curlConfig(urls) { _ in "/dev/null" }.write(toFile: nullConfig, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: base + "/curl", withIntermediateDirectories: true)
+        try curlConfig(urls) { "\(base)/curl/\($0).jpg" }.write(toFile: filesConfig, atomically: true, encoding: .utf8)
+        let curlNull = try Child.run("/usr/bin/env", ["curl", "-sS", "--fail", "-K", nullConfig])
+        report("curl -K, to /dev/null", count: files, curlNull, unit: "req")
+        let curlFiles = try Child.run("/usr/bin/env", ["curl", "-sS", "--fail", "-K", filesConfig])
+        report("curl -K, to files", count: files, curlFiles, unit: "req")
+        print(String(format: "farm work / curl: %.2f (to /dev/null), %.2f (to files)",
+                     curlNull.seconds / work.seconds, curlFiles.seconds / work.seconds))
+
+        guard !noStrace else { return }
+        guard (try? Child.run("/usr/bin/env", ["strace", "-V"]))?.status == 0 else {
+            print("strace not installed: no per-job system call counts")
+            return
+        }
+        let traced = base + "/spool-traced", trace = base + "/worker.strace"
+        _ = try Child.run(farm, ["add", manifest, "--spool", traced])
+        _ = try Child.run("/usr/bin/env", ["strace", "-f", "-qq", "-z", "-o", trace,
+                                           "-e", "trace=" + SyscallCounts.traced,
+                                           farm, "work", "--exit-when-idle", "--spool", traced])
+        print(try SyscallCounts(trace: trace).perJob(files))
+    }
+
+    private func report(_ label: String, count: Int, _ result: Child.Result, unit: String) {
+        let rate = Double(count) / result.seconds
+        print(label.padding(toLength: 24, withPad: " ", startingAt: 0)
+            + String(format: "%6d %@ in %6.2f s = %7.1f %@/s, CPU %.3f ms/%@ (user+sys)",
+                     count, unit, result.seconds, rate, unit, result.cpu * 1000 / Double(count),
+                     String(unit.dropLast(unit == "jobs" ? 1 : 0))))
+    }
+
+    /// One `url =` / `output =` pair per URL: curl fetches them in order over one kept-alive connection.
+    private func curlConfig(_ urls: [String], output: (Int) -> String) -> String {
+        urls.enumerated().map { "url = \"\($1)\"\noutput = \"\(output($0))\"\n" }.joined()
+    }
+
+    private func siblingExecutable(_ name: String) -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return (me as NSString).deletingLastPathComponent + "/" + name
+    }
+
+    private func makeTemporaryDirectory(under parent: String) throws -> String {
+        let parent = parent.hasSuffix("/") ? String(parent.dropLast()) : parent
+        var template = Array((parent + "/farm-bench-worker-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw ValidationError("cannot make a directory in \(parent)") }
+        return String(cString: made)
+    }
+}
+
+/// A child process run to completion: its wall time and CPU time (from RUSAGE_CHILDREN, so children run
+/// one at a time). Fails on a non-zero exit, with the child's stderr.
+enum Child {
+    struct Result {
+        var status: Int32
+        var seconds: Double
+        var cpu: Double
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let cpuBefore = childrenCPU()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let result = Result(status: process.terminationStatus, seconds: seconds, cpu: childrenCPU() - cpuBefore)
+        guard result.status == 0 else {
+            throw ValidationError("\(([executable] + arguments.prefix(3)).joined(separator: " ")) exited "
+                + "\(result.status): \(String(decoding: stderr, as: UTF8.self))")
+        }
+        return result
+    }
+
+    private static func childrenCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+/// What a worker asked of the file system, counted from an `strace -f -z -o` trace (successful calls only).
+struct SyscallCounts {
+    static let traced = "openat,rename,renameat,renameat2,mkdir,mkdirat,unlink,unlinkat,"
+        + "fsync,fdatasync,syncfs,utimensat"
+
+    private var counts: [String: Int] = [:]
+    /// openat with O_CREAT: a file made (or, rarely, an existing one opened to be rewritten).
+    private var created = 0
+
+    init(trace path: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for line in text.split(separator: "\n") {
+            // "<pid> name(args) = result", or the first half of a call another thread interrupted.
+            guard let open = line.firstIndex(of: "("), !line.contains("resumed>") else { continue }
+            let name = String(line[..<open].split(separator: " ").last ?? "")
+            counts[name, default: 0] += 1
+            if name == "openat" && line.contains("O_CREAT") { created += 1 }
+        }
+    }
+
+    func perJob(_ jobs: Int) -> String {
+        func per(_ names: String...) -> String {
+            String(format: "%.2f", Double(names.reduce(0) { $0 + counts[$1, default: 0] }) / Double(jobs))
+        }
+        let made = String(format: "%.2f", Double(created) / Double(jobs))
+        return "per job (strace, successful calls): files created \(made)"
+            + ", openat \(per("openat")), renames \(per("rename", "renameat", "renameat2"))"
+            + ", fsync+fdatasync \(per("fsync", "fdatasync")), syncfs \(per("syncfs"))"
+            + ", mkdir \(per("mkdir", "mkdirat")), unlink \(per("unlink", "unlinkat")), utimensat \(per("utimensat"))"
+    }
+}
+
+/// A real JPEG of exactly the size asked for, so the worker does all it does for a photo (its thumbnail
+/// too): noise encoded at the largest square that fits, then padded with comment (COM) segments after SOI.
+enum BenchmarkJPEG {
+    /// The bytes, and the side of the square image they hold.
+    static func make(size: Int, scratch: String) throws -> (bytes: [UInt8], side: Int) {
+        for side in stride(from: 512, through: 8, by: -8) {
+            var seed: UInt32 = 12345
+            let pixels = (0..<side * side * 3).map { _ -> UInt8 in
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: seed >> 24)
+            }
+            try JPEGEncoder.write(pixels, width: side, height: side, layout: .rgb, quality: 80, to: scratch)
+            let encoded = Array(try Data(contentsOf: URL(fileURLWithPath: scratch)))
+            let left = size - encoded.count
+            guard left == 0 || left >= 4 else { continue }
+            return ([0xFF, 0xD8] + padding(left) + encoded.dropFirst(2), side)
+        }
+        throw ValidationError("--size \(size) is too small for a JPEG")
+    }
+
+    /// Comment segments of `count` bytes in all (0, or at least 4: a segment's marker and length).
+    private static func padding(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var left = count
+        while left > 0 {
+            var segment = min(left, 2 + 65535)
+            if (1..<4).contains(left - segment) { segment = left - 4 }  // room for one whole segment more
+            let length = segment - 2
+            bytes += [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)]
+            bytes += [UInt8](repeating: 0x20, count: length - 2)
+            left -= segment
+        }
+        return bytes
+    }
+}
