@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "CFarmShims", dependencies: ["CCurl"]),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
+        // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
+        .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 
         // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
         .target(name: "FarmSpool", dependencies: [
@@ -48,7 +50,9 @@ let package = Package(
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
         // `farm top`: the app's first two screens in a terminal, live.
-        .target(name: "FarmTop", dependencies: ["CNcurses", "FarmSpool", "FarmStatus", "FarmSupervisor"]),
+        .target(name: "FarmTop", dependencies: [
+            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmSupervisor",
+        ]),
         // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
         .target(name: "FarmDemo", dependencies: ["CPoppler", "FarmConvert", "FarmOrigin", "FarmZip"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.

@@ -5,6 +5,7 @@ import FarmOrigin
 import FarmSpool
 import FarmStatus
 import FarmSupervisor
+import FarmTop
 import Foundation
 import Glibc
 
@@ -57,7 +58,7 @@ struct Demo: ParsableCommand {
             // Leave the farm as we found it: stop it if the demo started it.
             if startedHere { _ = try? Shutdown.stopAll(spool) }
         }
-        try followInPlainText(spool)
+        if isatty(STDOUT_FILENO) != 0 { LiveView.run(spool) } else { try followInPlainText(spool) }
     }
 
     /// One progress line a second until every list is Finished (or ^C), then the final status.

@@ -1,0 +1,53 @@
+/// A whole screen, top to bottom: the header, a blank row, the body (the lists, a list's resources
+/// or the help) and the footer (key hints, a message or the reset question). Stateless: everything
+/// comes from the state and the model, so any frame can be rendered and checked without a terminal.
+enum Frame {
+    /// The smallest terminal the screens are laid out for.
+    static let minimumWidth = 40
+    static let minimumHeight = 8
+
+    /// Rows of the body left for data under the heading row.
+    static func page(height: Int) -> Int { max(1, height - 5) }
+
+    /// Exactly `height` rows, none wider than `width` cells. Call `state.settle` first.
+    static func rows(state: TopState, model: TopModel, width: Int, height: Int) -> [Row] {
+        guard width >= minimumWidth, height >= minimumHeight else {
+            let notice = Row(Cells.fit("farm top needs \(minimumWidth)x\(minimumHeight) at least", max(0, width)))
+            return [notice] + Array(repeating: Row(""), count: max(0, height - 1))
+        }
+        let page = page(height: height)
+        var rows = Header.rows(model, state, width: width) + [Row("")]
+        var body: [Row]
+        if state.overlay == .help {
+            body = HelpScreen.rows(width: width, height: page + 1)
+        } else if state.listID != nil {
+            body = ResourcesScreen.rows(model.list, cursor: state.resources, width: width, page: page, now: model.now)
+        } else {
+            body = ListsScreen.rows(model.summary.lists, cursor: state.lists, width: width, page: page)
+        }
+        body += Array(repeating: Row(""), count: max(0, page + 1 - body.count))
+        rows += body
+        rows.append(footer(state: state, model: model, width: width))
+        return rows
+    }
+
+    static func footer(state: TopState, model: TopModel, width: Int) -> Row {
+        switch state.overlay {
+        case .confirmReset:
+            return Row(Cells.pad("Reset: stop every process and delete every list, job and file? (y/n)", width), .warn)
+        case .help:
+            return Row(Cells.pad("any key closes the help", width), .dim)
+        case nil:
+            break
+        }
+        if let message = model.message { return Row(Cells.pad(message.text, width), message.style) }
+        let pause = model.summary.paused ? "p resume" : "p pause"
+        guard let id = state.listID else {
+            return Row(Cells.pad("Enter open  +/- workers  \(pause)  r reload  R reset  ? help  q quit", width), .dim)
+        }
+        let hints = "Esc back  +/- workers  \(pause)  r reload  R reset  ? help  q quit"
+        let count = model.list?.resources?.count ?? model.summary.list(id: id)?.total ?? 0
+        let position = count == 0 ? "" : "\(state.resources.selected + 1)/\(count)"
+        return Row(Cells.spread(hints, position, width), .dim)
+    }
+}

@@ -1,0 +1,47 @@
+import FarmStatus
+
+/// The two header rows of both screens: the farm (spool, workers running/wanted, paused) and the
+/// counts with files/s, MB/s and the ETA (on the second screen, the open list's counts). Stateless.
+enum Header {
+    static func rows(_ model: TopModel, _ state: TopState, width: Int) -> [Row] {
+        [farm(model, width: width), counts(model, state, width: width)]
+    }
+
+    /// "farm top  /path/to/spool                workers 3/4  running" (running/wanted).
+    static func farm(_ model: TopModel, width: Int) -> Row {
+        let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)  "
+        // Not paused and no worker alive: the farm is stopped (or between two respawns).
+        let flag = model.summary.paused ? "PAUSED" : model.summary.workers.running > 0 ? "running"
+            : "not running"
+        let room = width - Cells.width(workers + flag) - 1
+        guard room >= 8 else { return Row(Cells.pad(workers + flag, width, right: true)) }
+        let path = Cells.pad("  " + Cells.clean(model.spool), room - 8) + " "
+        let style: Style = model.summary.paused ? .warn : model.summary.workers.running > 0 ? .good : .dim
+        return Row([Span("farm top", .bold), Span(path + workers), Span(flag, style)])
+    }
+
+    /// "3/13 done  2 active  8 queued  0 failed      1.5 files/s  2.3 MB/s  ETA 5s".
+    static func counts(_ model: TopModel, _ state: TopState, width: Int) -> Row {
+        let rates = Format.rate(model.filesPerSecond, unit: "files/s") + "  " + Format.byteRate(model.bytesPerSecond)
+        if let id = state.listID {
+            let list = model.list ?? model.summary.list(id: id)
+            let left = list.map {
+                Cells.clean($0.name) + "  " + $0.state.rawValue + "  " + counts(total: $0.total, done: $0.done,
+                    active: $0.active, queued: $0.queued, failed: $0.failed)
+            } ?? "reading the list..."
+            // The list comes first: the rates only where there is room for both.
+            guard Cells.width(left) + 2 + Cells.width(rates) <= width else { return Row(Cells.pad(left, width)) }
+            return Row(Cells.spread(left, rates, width))
+        }
+        let totals = model.totals
+        let left = counts(total: totals.total, done: totals.done, active: totals.active, queued: totals.queued,
+                          failed: totals.failed)
+        let eta = model.summary.paused ? "paused" : totals.total == totals.done + totals.failed ? "done"
+            : Format.eta(model.eta)
+        return Row(Cells.spread(left, rates + "  ETA " + eta, width))
+    }
+
+    private static func counts(total: Int, done: Int, active: Int, queued: Int, failed: Int) -> String {
+        "\(done)/\(total) done  \(active) active  \(queued) queued  \(failed) failed"
+    }
+}

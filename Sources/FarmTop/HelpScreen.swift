@@ -1,0 +1,23 @@
+/// The `?` screen: every key, and what the header's numbers mean. Stateless.
+enum HelpScreen {
+    static let lines = [
+        " Keys",
+        "   Up/Down, j/k      select a row (PgUp/PgDn, Home/End: a page, an end)",
+        "   Enter             open the selected list: one row per resource",
+        "   Esc, Backspace    back to the lists",
+        "   + / -             one worker more / fewer (1 to 64)",
+        "   p                 pause or resume every transfer (bytes are kept)",
+        "   r                 download the selected list again",
+        "   R                 reset: stop everything, delete every list (asks)",
+        "   ?                 this help",
+        "   q, Ctrl-C         quit (the farm keeps running)",
+        "",
+        " workers running/wanted; files/s and MB/s over the last 10 s;",
+        " ETA: the resources left at that pace; CHANGED: since a resource's",
+        " status last changed. The screen follows the spool as it changes.",
+    ]
+
+    static func rows(width: Int, height: Int) -> [Row] {
+        lines.prefix(max(0, height)).map { Row(Cells.fit($0, width), $0 == " Keys" ? .bold : .normal) }
+    }
+}

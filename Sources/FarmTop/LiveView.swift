@@ -1,0 +1,28 @@
+import FarmSpool
+import FarmStatus
+import Foundation
+import Glibc
+
+/// `farm top`: the farm live, in the terminal when there is one (the app's two screens, keys to
+/// scale, pause, reload and reset), else as plain lines. The entry point of this module; the
+/// command line and the demo call it on their main thread.
+public enum LiveView {
+    /// Runs until `q`, ^C or SIGTERM (or, in plain lines, until every list is Finished). The
+    /// terminal is given back as it was found on every way out, a crash included.
+    public static func run(_ spool: Spool) {
+        // Before ncurses starts: it installs its own ^C and SIGTERM handlers only where none is set,
+        // and ours let the loop end and restore the terminal itself.
+        StopSignal.install()
+        guard isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0 else {
+            PlainView(spool: spool).run()
+            return
+        }
+        let terminal: Terminal
+        do { terminal = try Terminal() } catch {
+            FileHandle.standardError.write(Data("farm top: \(error); printing plain lines instead\n".utf8))
+            PlainView(spool: spool).run()
+            return
+        }
+        TopSession(spool: spool, terminal: terminal).run()
+    }
+}

@@ -1,0 +1,88 @@
+import FarmSpool
+import FarmStatus
+import Glibc
+
+/// `farm top` without a terminal (piped, redirected, in a script): one summary line each time the
+/// counts, the workers or the paused flag change, until every list is Finished (or ^C, SIGTERM).
+/// Woken by the same inotify watch as the screens, so it costs nothing while nothing moves.
+/// Owned by the main thread.
+struct PlainView {
+    let spool: Spool
+
+    func run() {
+        let watch = try? ChangeWatch(spool: spool)
+        var throughput = Throughput()
+        var last: PlainLine.Counts?
+        var nextSample = 0.0
+        var sidecars: Set<String> = []
+        while !StopSignal.received {
+            let now = Clocks.monotonic()
+            let summary = StatusReader.summary(spool)
+            if now >= nextSample {
+                nextSample = now + 1
+                throughput.read(sidecars, of: spool, time: now)
+                sidecars.removeAll()
+                throughput.sample(finished: summary.lists.reduce(0) { $0 + $1.done + $1.failed }, time: now)
+            }
+            let counts = PlainLine.Counts(summary)
+            if counts != last {
+                last = counts
+                print(PlainLine.text(summary, throughput: throughput, time: Clocks.wall()))
+                fflush(nil)  // every stream: stdout itself is not reachable from Swift 6
+            }
+            if summary.isFinished && !summary.lists.isEmpty { return }
+            if let watch {
+                guard watch.wait(timeout: nextSample - Clocks.monotonic()) else { return }
+                let changes = watch.drain()
+                if sidecars.count < 100_000 { sidecars.formUnion(changes.sidecars) }
+                // Events come in bursts (a summary every 25 ms at most): a look every tenth of a second will do.
+                usleep(100_000)
+            } else {
+                usleep(500_000)
+            }
+        }
+    }
+}
+
+/// The line `farm top` prints without a terminal. Stateless.
+enum PlainLine {
+    /// What must change for a new line to be printed (not the rates, which change all the time).
+    struct Counts: Equatable {
+        var lists: [ListStatus]
+        var workers: Workers
+        var paused: Bool
+
+        init(_ summary: StatusDocument) {
+            lists = summary.lists
+            workers = summary.workers
+            paused = summary.paused
+        }
+    }
+
+    /// "10:00:01 3/13 done, 0 failed, 2 active, 8 queued; 1/4 lists finished; workers 4/4; 1.5 files/s, …".
+    static func text(_ summary: StatusDocument, throughput: Throughput, time: Double) -> String {
+        let lists = summary.lists
+        let total = lists.reduce(0) { $0 + $1.total }, done = lists.reduce(0) { $0 + $1.done }
+        let failed = summary.failed, active = lists.reduce(0) { $0 + $1.active }
+        let queued = lists.reduce(0) { $0 + $1.queued }
+        let finished = lists.filter { $0.state == .finished }.count
+        var line = clock(time) + " \(done)/\(total) done, \(failed) failed, \(active) active, \(queued) queued; "
+            + "\(finished)/\(lists.count) lists finished; workers \(summary.workers.running)/\(summary.workers.desired)"
+        if summary.paused { line += "; paused" }
+        line += "; " + Format.rate(throughput.filesPerSecond, unit: "files/s") + ", "
+            + Format.byteRate(throughput.bytesPerSecond)
+        if !summary.paused && done + failed < total {
+            line += ", ETA " + Format.eta(throughput.eta(remaining: total - done - failed))
+        }
+        return line
+    }
+
+    /// Local time of day, "HH:MM:SS".
+    static func clock(_ time: Double) -> String {
+        var seconds = time_t(time.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return two(parts.tm_hour) + ":" + two(parts.tm_min) + ":" + two(parts.tm_sec)
+    }
+}

@@ -1,0 +1,215 @@
+import FarmSpool
+import FarmStatus
+import FarmSupervisor
+import Glibc
+
+/// One run of `farm top` in a terminal: waits for a key, a change in the spool or the next second,
+/// brings the model up to date, carries out the key's action and draws the frame.
+///
+/// Costs are bounded however big the spool is. The summary (small: one entry per list) is re-read
+/// when inotify says it changed, at most ten times a second. The open list (`ListView.build`,
+/// proportional to the list) is rebuilt only when its summary entry or one of its sidecars changed,
+/// and no sooner than 0.3 s, or four times its last build time, after the previous build, so even a
+/// huge list leaves most of the time to the keys. Scrolling uses the list already built, and only
+/// the rows on screen are rendered. With nothing happening the loop sleeps in poll(2) for a second
+/// (the clock of the ages and rates).
+///
+/// Owned by the main thread, which it never leaves.
+final class TopSession {
+    private let spool: Spool
+    private let terminal: Terminal
+    /// Nil when inotify is not available: the one-second tick still keeps the screen current.
+    private let watch: ChangeWatch?
+    private var state = TopState()
+    private var summary: StatusDocument
+    private var list: ListStatus?
+    private var throughput = Throughput()
+    private var message: (TopModel.Message, until: Double)?
+    /// Jobs whose sidecars changed since the last sample, for the bytes rate.
+    private var changedSidecars: Set<String> = []
+
+    private var summaryDue = true
+    private var lastSummary = -Double.infinity
+    private var listDue = false
+    private var nextListBuild = 0.0
+    private var sampleDue = false
+    private var nextTick = 0.0
+    private var drawDue = true
+    private var frames = 0
+    /// Test hook: crash (a Swift trap) after this many frames, to prove the terminal is given back.
+    private let crashAfter = getenv("FARM_TOP_CRASH_AFTER").flatMap { Int(String(cString: $0)) }
+
+    init(spool: Spool, terminal: Terminal) {
+        self.spool = spool
+        self.terminal = terminal
+        watch = try? ChangeWatch(spool: spool)
+        summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
+    }
+
+    /// Runs until `q`, ^C or SIGTERM, then gives the terminal back.
+    func run() {
+        defer { terminal.close() }
+        while !StopSignal.received {
+            let now = Clocks.monotonic()
+            if now >= nextTick { tick(now) }
+            refresh(now)
+            if drawDue { draw() }
+            let terminalThere: Bool
+            if let watch {
+                terminalThere = watch.wait(timeout: wake(now) - now, input: STDIN_FILENO)
+                apply(watch.drain())
+            } else {
+                terminalThere = Readiness.wait([STDIN_FILENO], timeout: wake(now) - now)
+            }
+            // The terminal hung up (SIGHUP ignored): nobody is looking, and poll would spin.
+            guard terminalThere else { return }
+            for key in terminal.keys() {
+                if handle(key) == .quit { return }
+            }
+        }
+    }
+
+    /// Once a second: the summary again (a farm without a watcher sends no events), a rates sample
+    /// and a frame for the ages.
+    private func tick(_ now: Double) {
+        nextTick = now + 1
+        summaryDue = true
+        sampleDue = true
+        drawDue = true
+        if let (_, until) = message, now >= until { message = nil }
+    }
+
+    /// When the loop must look again even if nothing happens.
+    private func wake(_ now: Double) -> Double {
+        var wake = nextTick
+        if summaryDue { wake = min(wake, lastSummary + 0.1) }
+        if listDue && state.listID != nil { wake = min(wake, nextListBuild) }
+        return max(now, wake)
+    }
+
+    private func apply(_ changes: SpoolChanges) {
+        guard !changes.isEmpty else { return }
+        if changes.status || changes.control || changes.overflow { summaryDue = true }
+        if changes.overflow { listDue = true }
+        if changedSidecars.count < 100_000 { changedSidecars.formUnion(changes.sidecars) }
+        if let id = state.listID, changes.sidecars.contains(where: { $0.hasPrefix(id + ".") }) { listDue = true }
+    }
+
+    private func refresh(_ now: Double) {
+        if summaryDue && now - lastSummary >= 0.1 {
+            summaryDue = false
+            lastSummary = now
+            let fresh = StatusReader.summary(spool)
+            if let id = state.listID, fresh.list(id: id) != summary.list(id: id) { listDue = true }
+            if fresh.lists != summary.lists || fresh.workers != summary.workers || fresh.paused != summary.paused {
+                drawDue = true
+            }
+            summary = fresh
+            state.follow(summary.lists.map(\.id))
+            if sampleDue { sample(now) }
+        }
+        if let id = state.listID, listDue, now >= nextListBuild {
+            listDue = false
+            let started = Clocks.monotonic()
+            list = ListView.build(spool, listID: id)
+            let finished = Clocks.monotonic()
+            nextListBuild = finished + max(0.3, 4 * (finished - started))
+            drawDue = true
+            if list == nil {
+                state.screen = .lists
+                say("that list is no longer in the spool", .warn)
+            }
+        }
+    }
+
+    /// Reads the sidecars that changed (one small file each) and records a rates sample.
+    private func sample(_ now: Double) {
+        sampleDue = false
+        throughput.read(changedSidecars, of: spool, time: now)
+        changedSidecars.removeAll(keepingCapacity: true)
+        throughput.sample(finished: summary.lists.reduce(0) { $0 + $1.done + $1.failed }, time: now)
+    }
+
+    private func draw() {
+        drawDue = false
+        let (rows, columns) = terminal.size
+        state.settle(listCount: summary.lists.count, resourceCount: list?.resources?.count ?? 0,
+                     page: Frame.page(height: rows))
+        let totals = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
+        let model = TopModel(spool: spool.root, summary: summary, list: list,
+                             filesPerSecond: throughput.filesPerSecond, bytesPerSecond: throughput.bytesPerSecond,
+                             eta: throughput.eta(remaining: totals), now: Clocks.wall(), message: message?.0)
+        terminal.draw(Frame.rows(state: state, model: model, width: columns, height: rows))
+        frames += 1
+        if let crashAfter, frames >= crashAfter {
+            fatalError("FARM_TOP_CRASH_AFTER=\(crashAfter): crashing on request")
+        }
+    }
+
+    private func handle(_ key: Key) -> TopState.Action? {
+        drawDue = true
+        guard key != .resize else { return nil }
+        let before = state.screen
+        let action = state.handle(key, ids: summary.lists.map(\.id), resourceCount: list?.resources?.count ?? 0,
+                                  page: Frame.page(height: terminal.size.rows))
+        if state.screen != before {
+            list = nil
+            listDue = state.listID != nil
+            nextListBuild = 0
+        }
+        if let action { perform(action) }
+        return action
+    }
+
+    /// Carries out what a key asked, through the same library calls as `farm scale`, `pause`,
+    /// `resume`, `reload` and `reset`; the outcome shows in the footer.
+    private func perform(_ action: TopState.Action) {
+        summaryDue = true
+        do throws(SpoolError) {
+            switch action {
+            case .quit:
+                return
+            case .scale(let delta):
+                var desired = spool.desired()
+                let wanted = min(Desired.workerRange.upperBound, max(Desired.workerRange.lowerBound,
+                                                                     desired.workers + delta))
+                guard wanted != desired.workers else {
+                    say("\(wanted) worker\(wanted == 1 ? " is the fewest" : "s is the most") farm runs", .warn)
+                    return
+                }
+                desired.workers = wanted
+                try spool.setDesired(desired)
+                say("workers: \(wanted) wanted" + (spool.processes().contains { $0.role == .supervisor } ? ""
+                    : " (farm is not running: `farm start` starts them)"))
+            case .togglePause:
+                let paused = !spool.isPaused
+                try spool.setPaused(paused)
+                say(paused ? "paused: transfers keep their bytes and leases" : "resumed", paused ? .warn : .normal)
+            case .reload(let id):
+                let name = summary.list(id: id)?.name ?? id
+                let count = try spool.reload(list: id)
+                listDue = true
+                say("reloading \(Cells.clean(name)): \(count) resource(s) queued again")
+            case .reset:
+                say("resetting: stopping every process...", .warn)
+                draw()
+                let report = try Shutdown.stopAll(spool)
+                try spool.erase()
+                state = TopState()
+                list = nil
+                throughput = Throughput()
+                say("reset: the spool is empty"
+                    + (report.stopped > 0 ? " (stopped \(report.stopped) process(es))" : ""))
+            case .resetCancelled:
+                say("reset cancelled: nothing was deleted")
+            }
+        } catch {
+            say(error.description, .bad)
+        }
+    }
+
+    private func say(_ text: String, _ style: Style = .normal) {
+        message = (TopModel.Message(text: text, style: style), Clocks.monotonic() + 4)
+        drawDue = true
+    }
+}

@@ -1,0 +1,117 @@
+import FarmStatus
+
+/// Where the user is in `farm top`: which screen, which row, which overlay, and what a key does
+/// there. Pure: the session feeds it keys and the current lists, and carries out the `Action` it
+/// returns (the only things that touch the spool). Owned by the session, on its one thread.
+struct TopState: Equatable, Sendable {
+    enum Screen: Equatable, Sendable {
+        /// The app's first screen: every list.
+        case lists
+        /// Its second: the resources of one list.
+        case resources(listID: String)
+    }
+
+    enum Overlay: Equatable, Sendable {
+        case help
+        /// `R` was pressed: `y` resets, anything else does not.
+        case confirmReset
+    }
+
+    /// What a key asks of the farm.
+    enum Action: Equatable, Sendable {
+        case quit
+        /// One worker more (+1) or fewer (-1).
+        case scale(Int)
+        case togglePause
+        case reload(listID: String)
+        case reset
+        /// The reset prompt was dismissed.
+        case resetCancelled
+    }
+
+    var screen = Screen.lists
+    var overlay: Overlay?
+    var lists = Cursor()
+    var resources = Cursor()
+    /// The selected list, followed by id so it stays selected when lists are added or reordered.
+    var selectedListID: String?
+
+    var listID: String? {
+        if case .resources(let id) = screen { return id }
+        return nil
+    }
+
+    /// Follows the selected list to its place in `ids` (the lists now on screen).
+    mutating func follow(_ ids: [String]) {
+        if let selectedListID, let index = ids.firstIndex(of: selectedListID) { lists.selected = index }
+        lists.select(lists.selected, count: ids.count)
+        selectedListID = ids.isEmpty ? nil : ids[lists.selected]
+    }
+
+    /// Keeps both selections inside their rows and windows of `page` rows (before each frame).
+    mutating func settle(listCount: Int, resourceCount: Int, page: Int) {
+        lists.settle(count: listCount, page: page)
+        resources.settle(count: resourceCount, page: page)
+    }
+
+    /// Reacts to `key`. `ids` are the lists shown, `resourceCount` the rows of the open list, `page`
+    /// how many rows fit on screen.
+    mutating func handle(_ key: Key, ids: [String], resourceCount: Int, page: Int) -> Action? {
+        switch overlay {
+        case .confirmReset:
+            overlay = nil
+            return key == .character("y") || key == .character("Y") ? .reset : .resetCancelled
+        case .help:
+            overlay = nil
+            return key == .character("q") ? .quit : nil
+        case nil:
+            break
+        }
+        switch key {
+        case .character("q"), .character("Q"): return .quit
+        case .character("+"), .character("="): return .scale(1)
+        case .character("-"), .character("_"): return .scale(-1)
+        case .character("p"), .character("P"), .character(" "): return .togglePause
+        case .character("?"):
+            overlay = .help
+            return nil
+        case .character("R"):
+            overlay = .confirmReset
+            return nil
+        case .character("r"):
+            let id = listID ?? selectedListID
+            return id.map { .reload(listID: $0) }
+        default:
+            break
+        }
+        switch screen {
+        case .lists:
+            if move(&lists, key, count: ids.count, page: page) {
+                selectedListID = ids.isEmpty ? nil : ids[lists.selected]
+            } else if key == .enter || key == .right || key == .character("l"), let id = selectedListID {
+                screen = .resources(listID: id)
+                resources = Cursor()
+            }
+        case .resources:
+            if !move(&resources, key, count: resourceCount, page: page),
+               [.escape, .backspace, .left, .character("h")].contains(key) {
+                screen = .lists
+            }
+        }
+        return nil
+    }
+
+    /// Applies a movement key to `cursor`; false when `key` is not one.
+    private func move(_ cursor: inout Cursor, _ key: Key, count: Int, page: Int) -> Bool {
+        switch key {
+        case .up, .character("k"): cursor.move(by: -1, count: count)
+        case .down, .character("j"): cursor.move(by: 1, count: count)
+        case .pageUp: cursor.move(by: -max(1, page - 1), count: count)
+        case .pageDown: cursor.move(by: max(1, page - 1), count: count)
+        case .home, .character("g"): cursor.select(0, count: count)
+        case .end, .character("G"): cursor.select(count - 1, count: count)
+        default: return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,166 @@
+import FarmStatus
+import Testing
+
+@testable import FarmTop
+
+/// The rows the screens produce, without a terminal: bars, numbers, cutting to width, layouts.
+@Suite struct RowRenderingTests {
+    @Test func progressBarsFillTheirWidthExactly() {
+        #expect(Format.bar(0, width: 12) == "[..........]")
+        #expect(Format.bar(0.5, width: 12) == "[#####.....]")
+        #expect(Format.bar(1, width: 12) == "[##########]")
+        #expect(Format.bar(.nan, width: 12) == "[..........]")
+        for width in 3...40 { #expect(Format.bar(0.37, width: width).count == width) }
+        #expect(Format.percent(0.999) == "99%")
+        #expect(Format.percent(1) == "100%")
+    }
+
+    @Test func bytesRatesAndAges() {
+        #expect(Format.bytes(0) == "0 B")
+        #expect(Format.bytes(999) == "999 B")
+        #expect(Format.bytes(1500) == "1.5 kB")
+        #expect(Format.bytes(400_000) == "400.0 kB")
+        #expect(Format.bytes(999_960) == "1.0 MB")
+        #expect(Format.bytes(12_345_678) == "12.3 MB")
+        #expect(Format.byteRate(2_340_000) == "2.3 MB/s")
+        #expect(Format.byteRate(nil) == "-- MB/s")
+        #expect(Format.rate(1.25, unit: "files/s") == "1.3 files/s")
+        #expect(Format.age(0.4) == "now")
+        #expect(Format.age(59) == "59s")
+        #expect(Format.age(61) == "1m")
+        #expect(Format.age(7300) == "2h")
+        #expect(Format.age(200_000) == "2d")
+    }
+
+    @Test func etaFormatting() {
+        #expect(Format.eta(nil) == "--")
+        #expect(Format.eta(.infinity) == "--")
+        #expect(Format.eta(0) == "0s")
+        #expect(Format.eta(44.2) == "45s")
+        #expect(Format.eta(185) == "3m05s")
+        #expect(Format.eta(7620) == "2h07m")
+        #expect(Format.eta(3 * 86400 + 4 * 3600) == "3d04h")
+        #expect(Format.eta(1e9) == ">99d")
+    }
+
+    @Test func timestampsParse() {
+        #expect(Format.seconds(iso8601: "1970-01-01T00:00:10.500Z") == 10.5)
+        #expect(Format.seconds(iso8601: "2026-11-22T10:00:00.120Z").map { abs($0 - 1_795_341_600.12) < 0.001 } == true)
+        #expect(Format.seconds(iso8601: "2026-11-22T10:00:00Z") == 1_795_341_600)
+        #expect(Format.seconds(iso8601: "yesterday") == nil)
+        #expect(Format.seconds(iso8601: "2026-11-22T10:0x:00.120Z") == nil)
+    }
+
+    @Test func textIsCutToCellsNotCharacters() {
+        #expect(Cells.fit("Set 1.json", 20) == "Set 1.json")
+        #expect(Cells.fit("A very long list name.json", 10) == "A very lo~")
+        #expect(Cells.width(Cells.fit("A very long list name.json", 10)) == 10)
+        #expect(Cells.fit("abc", 0) == "")
+        // Two cells per ideograph: 5 of them need 10 cells.
+        #expect(Cells.width("画像一覧表") == 10)
+        #expect(Cells.fit("画像一覧表", 6) == "画像~")
+        // A combining accent takes no cell.
+        #expect(Cells.width("Cafe\u{301}") == 4)
+        #expect(Cells.pad("7", 3, right: true) == "  7")
+        #expect(Cells.pad("画像", 6) == "画像  ")
+        #expect(Cells.spread("left", "right", 20) == "left           right")
+        #expect(Cells.spread("a long left part", "right", 12) == "a lon~ right")
+    }
+
+    @Test func controlCharactersFromManifestsAreDefused() {
+        let name = "evil\u{1B}[2Jname\u{7}.json"
+        #expect(Cells.clean(name) == "evil?[2Jname?.json")
+        let list = ListStatus(id: "0000000000000001", name: name, total: 1, active: 0, done: 0, failed: 0)
+        let row = ListsScreen.row(list, ListsScreen.Columns([], width: 80), width: 80)
+        #expect(!row.text.contains("\u{1B}"))
+    }
+
+    @Test func listRowsFitEveryWidth() {
+        let lists = [
+            ListStatus(id: "0000000000000001", name: "Set 1.json", total: 10, active: 2, done: 3, failed: 0),
+            ListStatus(id: "0000000000000002", name: "A list with a very long name indeed, longer than any column.json",
+                       total: 12345, active: 0, done: 12000, failed: 345),
+            ListStatus(id: "0000000000000003", name: "Queued.json", total: 4, active: 0, done: 0, failed: 0),
+        ]
+        for width in [40, 60, 80, 132] {
+            let rows = ListsScreen.rows(lists, cursor: Cursor(), width: width, page: 10)
+            #expect(rows.count == 4)
+            for row in rows { #expect(Cells.width(row.text) == width, "\(width): \(row.text)") }
+        }
+        let rows = ListsScreen.rows(lists, cursor: Cursor(), width: 80, page: 10).map(\.text)
+        #expect(rows[1].hasPrefix(" Set 1.json"))
+        #expect(rows[1].contains("Downloading..."))
+        #expect(rows[1].contains("3/10"))
+        #expect(rows[1].contains("30%"))
+        #expect(rows[2].contains("Finished") && rows[2].hasSuffix("345"))
+        #expect(rows[3].contains("Queuing...") && rows[3].contains("0%"))
+    }
+
+    @Test func resourceRowsShowStatusBytesAndAge() {
+        let now = 1_795_341_600.0
+        let resources = [
+            ResourceStatus(index: 0, id: "a", url: "http://x/a", status: .downloading, bytes: 4_500_000,
+                           size: 10_000_000, kind: nil, changed: "2026-11-22T09:59:57.000Z"),
+            ResourceStatus(index: 1, id: "b", url: "http://x/b", status: .queued),
+            ResourceStatus(index: 2, id: "c", url: "http://x/c", status: .error, bytes: 10, kind: nil,
+                           error: "HTTP 404", changed: "2026-11-22T09:58:00.000Z"),
+            ResourceStatus(index: 3, id: "d", url: "http://x/d", status: .done, bytes: 2_000, size: 2_000,
+                           kind: "png", changed: "2026-11-22T07:00:00.000Z"),
+            ResourceStatus(index: 4, id: "e", url: "http://x/e", status: .unzipping, bytes: 3_000, size: 3_000,
+                           kind: "zip", changed: "2026-11-22T10:00:00.000Z"),
+        ]
+        let list = ListStatus(id: "0000000000000001", name: "Mixed.json", total: 5, active: 2, done: 1, failed: 1,
+                              resources: resources)
+        let rows = ResourcesScreen.rows(list, cursor: Cursor(), width: 80, page: 10, now: now).map(\.text)
+        #expect(rows.count == 6)
+        for row in rows { #expect(Cells.width(row) == 80, "\(row)") }
+        #expect(rows[1].contains("Downloading 45%") && rows[1].contains("4.5 MB / 10.0 MB") && rows[1].hasSuffix("3s"))
+        #expect(rows[2].contains("Queueing") && rows[2].hasSuffix("-"))
+        #expect(rows[3].contains("Error: HTTP 404") && rows[3].hasSuffix("2m"))
+        #expect(rows[4].contains("png") && rows[4].contains("Done") && rows[4].contains("2.0 kB"))
+        #expect(rows[4].hasSuffix("3h"))
+        #expect(rows[5].contains("zip") && rows[5].contains("Unzipping") && rows[5].hasSuffix("now"))
+    }
+
+    @Test func onlyTheVisibleWindowOfAHugeListIsBuilt() {
+        let resources = (0..<20_000).map { ResourceStatus(index: $0, id: "r\($0)", url: "", status: .queued) }
+        let list = ListStatus(id: "0000000000000001", name: "Huge.json", total: resources.count, active: 0, done: 0,
+                              failed: 0, resources: resources)
+        var state = TopState(screen: .resources(listID: list.id))
+        for _ in 0..<3 { _ = state.handle(.pageDown, ids: [list.id], resourceCount: resources.count, page: 19) }
+        state.settle(listCount: 1, resourceCount: resources.count, page: 19)
+        let rows = ResourcesScreen.rows(list, cursor: state.resources, width: 80, page: 19, now: 0)
+        #expect(rows.count == 20)
+        #expect(rows[1].text.hasPrefix("    36  "), "\(rows[1].text)")
+        #expect(rows[19].text.hasPrefix("    54  "))
+        #expect(rows[19].spans.allSatisfy { $0.style == .reverse }, "the selected row is the last one shown")
+    }
+
+    @Test func aWholeFrameIsExactly80By24() {
+        let lists = (1...30).map {
+            ListStatus(id: String(repeating: "0", count: 14) + ($0 < 10 ? "0\($0)" : "\($0)"), name: "Set \($0).json",
+                       total: 100, active: 2, done: $0, failed: $0 % 3)
+        }
+        let summary = StatusDocument(updated: "", paused: true, workers: Workers(desired: 6, running: 5), lists: lists)
+        let model = TopModel(spool: "/a/very/long/path/to/some/spool/directory/that/does/not/fit/anywhere/at/all/spool",
+                             summary: summary, list: nil, filesPerSecond: 1.5, bytesPerSecond: 2_300_000, eta: 185,
+                             now: 0, message: nil)
+        var state = TopState()
+        state.settle(listCount: lists.count, resourceCount: 0, page: Frame.page(height: 24))
+        let rows = Frame.rows(state: state, model: model, width: 80, height: 24)
+        #expect(rows.count == 24)
+        for row in rows { #expect(Cells.width(row.text) <= 80, "\(row.text)") }
+        #expect(rows[0].text.hasPrefix("farm top  /a/very"))
+        #expect(rows[0].text.hasSuffix("workers 5/6  PAUSED"))
+        #expect(rows[1].text.hasPrefix("\(lists.reduce(0) { $0 + $1.done })/3000 done"))
+        #expect(rows[1].text.hasSuffix("1.5 files/s  2.3 MB/s  ETA paused"))
+        #expect(rows[3].text.contains("LIST"))
+        #expect(rows[4].text.hasPrefix(" Set 1.json"))
+        #expect(rows[22].text.hasPrefix(" Set 19.json"))
+        #expect(rows[23].text.contains("p resume"))
+        // Too small a terminal says so instead of drawing garbage.
+        #expect(Frame.rows(state: state, model: model, width: 30, height: 5).map(\.text)
+            == ["farm top needs 40x8 at least", "", "", "", ""])
+        #expect(Frame.rows(state: state, model: model, width: 20, height: 5).first?.text == "farm top needs 40x8~")
+    }
+}
