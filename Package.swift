@@ -46,7 +46,7 @@ let package = Package(
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
-        .target(name: "FarmStatus", dependencies: ["FarmSpool", "CInotifyTools"]),
+        .target(name: "FarmStatus", dependencies: ["FarmSpool", "FarmManifest", "CInotifyTools"]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
         // `farm top`: the app's first two screens in a terminal, live.
@@ -86,7 +86,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/FarmBenchmark"),
 
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert"], path: "Tests/FarmTestSupport"),
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmOrigin"],
+                path: "Tests/FarmTestSupport"),
         .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
@@ -97,7 +98,9 @@ let package = Package(
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
-        .testTarget(name: "FarmStatusTests", dependencies: ["FarmStatus", "FarmSpool", "FarmTestSupport"]),
+        .testTarget(name: "FarmStatusTests", dependencies: [
+            "FarmStatus", "FarmManifest", "FarmSpool", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),

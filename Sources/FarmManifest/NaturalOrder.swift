@@ -1,7 +1,7 @@
 /// The order people expect for numbered names: "Set 2.json" before "Set 10.json", case ignored, ties
 /// broken by plain code-point order so the order is total and stable. Stateless.
-enum NaturalOrder {
-    static func areInIncreasingOrder(_ lhs: String, _ rhs: String) -> Bool {
+public enum NaturalOrder {
+    public static func areInIncreasingOrder(_ lhs: String, _ rhs: String) -> Bool {
         let a = Array(lhs.lowercased().unicodeScalars)
         let b = Array(rhs.lowercased().unicodeScalars)
         var i = 0

@@ -1,3 +1,4 @@
+import FarmManifest
 import FarmSpool
 
 /// A published list: its id and its record.
@@ -12,7 +13,7 @@ public enum ListLookup {
     public static func all(_ spool: Spool) -> [PublishedList] {
         StatusScan.listRecords(spool).map { PublishedList(id: $0.key, record: $0.value) }.sorted {
             $0.record.name == $1.record.name ? $0.id < $1.id
-                : NameOrder.areInIncreasingOrder($0.record.name, $1.record.name)
+                : NaturalOrder.areInIncreasingOrder($0.record.name, $1.record.name)
         }
     }
 

@@ -1,3 +1,4 @@
+import FarmManifest
 import FarmSpool
 
 /// Builds the status from the spool's directories: the whole-spool summary for `farm status` when
@@ -70,7 +71,7 @@ public enum StatusScan {
     /// Lists in natural order of their names (ids break ties, so the order is stable).
     static func sorted(_ lists: [ListStatus]) -> [ListStatus] {
         lists.sorted {
-            $0.name == $1.name ? $0.id < $1.id : NameOrder.areInIncreasingOrder($0.name, $1.name)
+            $0.name == $1.name ? $0.id < $1.id : NaturalOrder.areInIncreasingOrder($0.name, $1.name)
         }
     }
 }

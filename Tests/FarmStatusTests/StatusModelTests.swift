@@ -1,4 +1,5 @@
 @testable import FarmStatus
+import FarmManifest
 import Foundation
 import Testing
 
@@ -60,7 +61,7 @@ import Testing
 
     @Test func namesSortNaturally() {
         let names = ["Set 10.json", "set 2.json", "Set 1.json", "Alpha.json", "Set 02.json", "Set 1b.json"]
-        #expect(names.sorted(by: NameOrder.areInIncreasingOrder)
+        #expect(names.sorted(by: NaturalOrder.areInIncreasingOrder)
             == ["Alpha.json", "Set 1.json", "Set 1b.json", "Set 02.json", "set 2.json", "Set 10.json"])
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// `farm top` with its output in a pipe: plain lines, no escape codes, ending on its own.
 @Suite(.serialized) struct PlainTopTests {
     @Test func printsALineOnEachChangeAndEndsWhenEverythingIsFinished() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         try farm.addList("Plain", count: 4, size: 50_000, rate: 100_000)
         try farm.start(workers: 2)
         let result = try farm.farm(["top"], timeout: 120)
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func endsOnSigterm() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         try farm.addList("Slow", count: 2, size: 400_000, rate: 20_000)
         try farm.start(workers: 1)
         let top = try ChildProcess("farm", ["top", "--spool", farm.spool.root])

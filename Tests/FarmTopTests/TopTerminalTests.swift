@@ -10,7 +10,7 @@ import Testing
     private static let environment = ["LANG": "C.UTF-8"]
 
     @Test func screensKeysResizeAndQuit() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         // 400 kB at 80 kB/s: five seconds each, so both lists stay in progress for the whole test.
         try farm.addList("Alpha", count: 12, size: 400_000, rate: 80_000)
         try farm.addList("Beta", count: 12, size: 400_000, rate: 80_000)
@@ -61,7 +61,7 @@ import Testing
 
         // `+`: one worker more, seen in the spool's process registry and in the header.
         try screen.send("+")
-        #expect(poll(timeout: 20) { farm.workers() == 3 }, "workers: \(farm.workers())")
+        #expect(poll(timeout: 20) { farm.pids(.worker).count == 3 }, "workers: \(farm.pids(.worker).count)")
         #expect(farm.spool.desired().workers == 3)
         #expect(screen.waitFor { $0.first?.contains("workers 3/3") == true }, "\(screen.text)")
 
@@ -91,11 +91,11 @@ import Testing
         #expect(screen.display("#{cursor_flag}") == "1")
         #expect(screen.display("#{keypad_cursor_flag}") == "0")
         // Top changes nothing by leaving: the farm still runs.
-        #expect(farm.workers() == 3)
+        #expect(farm.pids(.worker).count == 3)
     }
 
     @Test func controlCAndSigtermRestoreTheTerminal() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         try farm.addList("Idle", count: 3, size: 10_000)
         // Two runs of top, one after the other, in the same pane.
         let screen = try TmuxScreen(topCommand(spool: farm.spool.root, runs: 2), environment: Self.environment)
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func aTerminalNcursesDoesNotKnowGetsPlainLines() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         try farm.addList("Dumb", count: 2, size: 10_000)
         let command = topCommand(spool: farm.spool.root)
             .replacingOccurrences(of: "echo 'before top'; ", with: "echo 'before top'; TERM=no-such-term ")
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func aCrashOfTheViewRestoresTheTerminal() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         try farm.addList("Crash", count: 2, size: 10_000)
         // A Swift trap after the third frame; no backtracer, so the process dies of the signal.
         let screen = try TmuxScreen(topCommand(spool: farm.spool.root), environment: Self.environment.merging(
@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func reloadAndResetFromTheKeyboard() throws {
-        let farm = try TopFarm()
+        let farm = try RunningFarm()
         let paths = try farm.addList("Small", count: 3, size: 20_000)
         try farm.start(workers: 1)
         #expect(poll(timeout: 60, every: 0.1) { farm.counts == [.done: 3] })

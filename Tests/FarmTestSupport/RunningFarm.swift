@@ -3,20 +3,19 @@ import FarmSpool
 import FarmTestSupport
 import Foundation
 import Glibc
-import Testing
 
 /// A farm run by a test: a real origin on 127.0.0.1, a spool in a temporary directory, and the real
 /// `farm` command. The supervisor is detached, so it is not our child: on the way out we stop the
 /// farm, then kill by pid whatever is still registered in procs/ (pids we caused to exist).
-final class RunningFarm {
-    let origin = Origin()
-    let dir = TemporaryDirectory()
-    let spool: Spool
-    private(set) var bodies: [String: [UInt8]] = [:]
+public final class RunningFarm {
+    public let origin = Origin()
+    public let dir = TemporaryDirectory()
+    public let spool: Spool
+    public private(set) var bodies: [String: [UInt8]] = [:]
     /// Every pid ever seen registered: all of them are ours to end.
     private var seen: Set<pid_t> = []
 
-    init() throws {
+    public init() throws {
         try origin.start()
         spool = try Spool(root: dir.appending("spool"))
     }
@@ -29,22 +28,24 @@ final class RunningFarm {
 
     /// Runs `farm <arguments> --spool <spool>`.
     @discardableResult
-    func farm(_ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
+    public func farm(_ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
         try run("farm", arguments + ["--spool", spool.root], timeout: timeout)
     }
 
-    /// Requires `farm <arguments>` to succeed.
+    /// Runs `farm <arguments>`, throwing (which fails the test) unless it succeeds.
     @discardableResult
-    func must(_ arguments: [String]) throws -> String {
+    public func must(_ arguments: [String]) throws -> String {
         let result = try farm(arguments)
-        try #require(result.status == 0, "farm \(arguments.joined(separator: " ")): \(result.error)")
+        guard result.status == 0 else {
+            throw CommandFailed("farm \(arguments.joined(separator: " ")): \(result.error)")
+        }
         return result.output
     }
 
     /// Serves `count` resources of `size` bytes under /<list>/<n>.png, throttled to `rate` B/s each, and
     /// adds them as one JSON list named `<list>.json`. Returns the URL paths in index order.
     @discardableResult
-    func addList(_ list: String, count: Int, size: Int, rate: Int? = nil) throws -> [String] {
+    public func addList(_ list: String, count: Int, size: Int, rate: Int? = nil) throws -> [String] {
         let paths = (0..<count).map { "/\(list)/\($0).png" }
         for (n, path) in paths.enumerated() {
             // PNG magic, then bytes that differ per resource, so a mix-up shows.
@@ -61,25 +62,25 @@ final class RunningFarm {
         return paths
     }
 
-    func start(workers: Int, lease: Double = 3) throws {
+    public func start(workers: Int, lease: Double = 3) throws {
         try must(["start", "--workers", String(workers), "--lease", String(lease)])
         _ = processes()
     }
 
     /// The live farm processes (remembering their pids for the clean-up).
     @discardableResult
-    func processes() -> [FarmProcess] {
+    public func processes() -> [FarmProcess] {
         let live = spool.processes()
         seen.formUnion(live.map(\.pid))
         return live
     }
 
-    func pids(_ role: Role) -> [pid_t] { processes().filter { $0.role == role }.map(\.pid) }
+    public func pids(_ role: Role) -> [pid_t] { processes().filter { $0.role == role }.map(\.pid) }
 
-    var counts: [JobState: Int] { SpoolFixtures.counts(spool) }
+    public var counts: [JobState: Int] { SpoolFixtures.counts(spool) }
 
     /// Bytes downloaded so far of every partial download, by job name.
-    func partialSizes() -> [String: Int] {
+    public func partialSizes() -> [String: Int] {
         var sizes: [String: Int] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.partial)) ?? [] {
             var st = stat()
@@ -89,28 +90,21 @@ final class RunningFarm {
     }
 
     /// Waits until every job is done.
-    func waitUntilAllDone(_ total: Int, timeout: Double = 180) -> Bool {
+    public func waitUntilAllDone(_ total: Int, timeout: Double = 180) -> Bool {
         poll(timeout: timeout, every: 0.1) { counts == [.done: total] }
-    }
-
-    /// Every job done once, nowhere else, nothing set aside, and each stored file byte-equal to the origin's.
-    func expectEverythingDownloadedOnce(_ paths: [String], list: String) throws {
-        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
-        #expect(SpoolFixtures.corruptFiles(spool).isEmpty)
-        #expect(!SpoolFixtures.log(spool).contains("twice"))
-        let id = ListID.of(name: list + ".json")
-        for (index, path) in paths.enumerated() {
-            let file = spool.files + "/" + id + "/" + String(index) + ".png"
-            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file)))
-            #expect(bytes == bodies[path], "\(file) differs from \(path)")
-        }
     }
 }
 
 /// True when `pid` is gone (or only a zombie waiting for a parent that is not us to reap it).
-func isGone(_ pid: pid_t) -> Bool {
+public func isGone(_ pid: pid_t) -> Bool {
     guard kill(pid, 0) == 0 else { return true }
     let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
     guard let close = stat.lastIndex(of: ")") else { return true }
     return stat[stat.index(close, offsetBy: 2)] == "Z"
+}
+
+/// A command a test needed to succeed did not.
+public struct CommandFailed: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
