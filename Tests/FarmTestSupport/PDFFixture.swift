@@ -1,3 +1,5 @@
+import FarmConvert
+
 /// Small, valid PDFs made byte by byte, so tests need no PDF tool: page 1 is 200×100 points with
 /// its left half filled red; the other pages are blank.
 public enum PDFFixture {
@@ -13,19 +15,6 @@ public enum PDFFixture {
             objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents \(pageIDs[n] + 1) 0 R >>")
             objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
         }
-        var out = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(out.utf8.count)
-            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = out.utf8.count
-        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets {
-            let digits = String(offset)
-            out += String(repeating: "0", count: 10 - digits.count) + digits + " 00000 n \n"
-        }
-        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Array(out.utf8)
+        return PDFWriter.assemble(objects)
     }
 }

@@ -1,3 +1,5 @@
+import FarmConvert
+
 /// Hostile PDFs made byte by byte, like `PDFFixture`: each one starts with `%PDF-`, so farm sees a PDF
 /// and must fail at rendering with the reason.
 enum BadPDFs {
@@ -7,36 +9,18 @@ enum BadPDFs {
     }
 
     /// A well-formed page tree that holds no page.
-    static let noPages = assemble([
+    static let noPages = PDFWriter.assemble([
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [] /Count 0 >>",
     ], trailer: "")
 
     /// A one-page PDF under the standard security handler (RC4, revision 2) with a user password that is
     /// not empty: its /U does not match the empty password, so no reader opens it without asking.
-    static let encrypted = assemble([
+    static let encrypted = PDFWriter.assemble([
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] >>",
         "<< /Filter /Standard /V 1 /R 2 /Length 40 /P -4 "
             + "/O <\(String(repeating: "5a", count: 32))> /U <\(String(repeating: "c3", count: 32))> >>",
     ], trailer: "/Encrypt 4 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]")
-
-    /// Objects numbered from 1, a cross-reference table with exact offsets, and a trailer whose /Root is 1.
-    private static func assemble(_ objects: [String], trailer extra: String) -> [UInt8] {
-        var out = "%PDF-1.4\n"
-        var offsets: [Int] = []
-        for (i, body) in objects.enumerated() {
-            offsets.append(out.utf8.count)
-            out += "\(i + 1) 0 obj\n\(body)\nendobj\n"
-        }
-        let xref = out.utf8.count
-        out += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets {
-            let digits = String(offset)
-            out += String(repeating: "0", count: 10 - digits.count) + digits + " 00000 n \n"
-        }
-        out += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R \(extra) >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Array(out.utf8)
-    }
 }
