@@ -53,6 +53,11 @@ let package = Package(
         .target(name: "FarmTop", dependencies: [
             "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmSupervisor",
         ]),
+        // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
+        .target(name: "FarmServe", dependencies: [
+            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator",
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ], resources: [.embedInCode("Assets")]),
         // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
         .target(name: "FarmDemo", dependencies: ["CPoppler", "FarmConvert", "FarmOrigin", "FarmZip"]),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
@@ -70,6 +75,7 @@ let package = Package(
             "FarmSupervisor",
             "FarmDemo",
             "FarmTop",
+            "FarmServe",
             "FarmTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -85,6 +91,15 @@ let package = Package(
             "FarmOrigin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/FarmBenchmark"),
+
+        // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
+        .executableTarget(name: "farm-chaos", dependencies: [
+            "FarmSpool",
+            "FarmOrigin",
+            "FarmZip",
+            "FarmConvert",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Sources/FarmChaos"),
 
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmOrigin"],
                 path: "Tests/FarmTestSupport"),
@@ -105,6 +120,10 @@ let package = Package(
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: ["FarmTop", "FarmSpool", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmServeTests", dependencies: [
+            "FarmServe", "FarmSpool", "FarmOrigin", "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),

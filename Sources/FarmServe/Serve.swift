@@ -1,0 +1,1 @@
+// Placeholder: `farm serve` is being built.
