@@ -35,7 +35,7 @@ public enum Coordinator {
         }
 
         var report = AddReport()
-        var jobs: [NewJob] = []
+        var adding: [(id: String, resources: ManifestResources)] = []
         var records: [ListRecordFile] = []
         let added = Timestamp.iso8601(Double(time(nil)))
         for list in lists {
@@ -49,16 +49,21 @@ public enum Coordinator {
                 report.alreadyThere.append(list.name)
                 continue
             }
-            for (index, resource) in list.resources.enumerated() {
-                let name = JobName(list: id, index: index)
-                jobs.append(NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw)))
-            }
+            adding.append((id, list.resources))
             let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
                                     added: added)
             records.append(ListRecordFile(id: id, bytes: record.encoded()))
             report.added.append((list.name, list.resources.count))
         }
         guard !records.isEmpty else { return report }
+        // Made one at a time as the batch is staged: a million jobs are never all in memory at once.
+        let jobs = adding.lazy.flatMap { list in
+            list.resources.indices.lazy.map { index in
+                let name = JobName(list: list.id, index: index)
+                let resource = list.resources[index]
+                return NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw))
+            }
+        }
         do { try spool.enqueue(jobs, lists: records) } catch {
             throw AddError("cannot enqueue the manifest: \(error); nothing was added")
         }

@@ -21,18 +21,34 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    /// The one JSON value `json` holds (whitespace around it allowed, nothing else).
-    static func parse(_ json: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+    /// The one JSON value `json` holds (whitespace around it allowed, nothing else). A list's big array
+    /// (the document itself, or the `items` of a document that is an object) is not kept: its elements go
+    /// to `handle` one by one, so a million URLs never become a million-node tree. In the document that
+    /// array is left empty.
+    static func parse(_ json: [UInt8], streaming handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError)
+        -> JSONValue {
         let result: Result<JSONValue, JSONSyntaxError> = json.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(buffer)
-            return Result { () throws(JSONSyntaxError) in try parser.parseDocument() }
+            return Result { () throws(JSONSyntaxError) in try parser.parseDocument(handle) }
         }
         return try result.get()
     }
 
-    private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+    private mutating func parseDocument(_ handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        let value = try parseValue()
+        skipWhitespace()
+        // The handler is only called during this parse: the optional parameters below just cannot say so.
+        let value = try withoutActuallyEscaping(handle) { handle throws(JSONSyntaxError) -> JSONValue in
+            switch index < bytes.count ? bytes[index] : 0 {
+            case UInt8(ascii: "["):
+                handle(.begin(.document))
+                return try parseArray { handle(.element($0)) }
+            case UInt8(ascii: "{"):
+                return try parseObject(items: handle)
+            default:
+                return try parseValue()
+            }
+        }
         skipWhitespace()
         if index < bytes.count { throw fail("unexpected \(found) after the end of the JSON value") }
         return value
@@ -42,7 +58,7 @@ struct JSONParser {
         skipWhitespace()
         guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
         switch bytes[index] {
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""): return .string(try parseText())
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
@@ -53,7 +69,8 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+    /// An array; with `element`, its elements go there instead of into the value.
+    private mutating func parseArray(element: ((JSONValue) -> Void)? = nil) throws(JSONSyntaxError) -> JSONValue {
         try enter()
         index += 1
         var elements: [JSONValue] = []
@@ -64,7 +81,8 @@ struct JSONParser {
             return .array(elements)
         }
         while true {
-            elements.append(try parseValue())
+            let value = try parseValue()
+            if let element { element(value) } else { elements.append(value) }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
             switch bytes[index] {
@@ -78,7 +96,9 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+    /// An object; with `items`, the elements of an array member named "items" go there (see `parse`).
+    private mutating func parseObject(items: ((JSONStreamEvent) -> Void)? = nil) throws(JSONSyntaxError)
+        -> JSONValue {
         try enter()
         index += 1
         var members: [(key: String, value: JSONValue)] = []
@@ -98,7 +118,13 @@ struct JSONParser {
                 throw fail(index < bytes.count ? "expected ':'" : "unexpected end of file; expected ':'")
             }
             index += 1
-            members.append((key, try parseValue()))
+            skipWhitespace()
+            if let items, key == "items", index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+                items(.begin(.items))
+                members.append((key, try parseArray { items(.element($0)) }))
+            } else {
+                members.append((key, try parseValue()))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
             switch bytes[index] {
@@ -115,6 +141,22 @@ struct JSONParser {
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         if depth > Self.maxDepth { throw fail("nested more than \(Self.maxDepth) levels deep") }
+    }
+
+    /// A string value starting at the opening quote under `index`: a range of the document when it is
+    /// printable ASCII with no escape (the common case), else decoded. Leaves `index` after it.
+    private mutating func parseText() throws(JSONSyntaxError) -> JSONText {
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                defer { index = end + 1 }
+                return .span(index + 1..<end)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            end += 1
+        }
+        return .decoded(try parseString())
     }
 
     /// A string starting at the opening quote under `index`; leaves `index` after the closing quote.
@@ -292,6 +334,18 @@ struct JSONParser {
     private func fail(_ reason: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, reason: reason)
     }
+}
+
+/// What a streaming parse hands over: a list's big array begins (again, should `items` repeat: the
+/// last one counts), or its next element.
+enum JSONStreamEvent {
+    case begin(JSONStreamedArray)
+    case element(JSONValue)
+}
+
+/// Which array is streamed: the document itself, or the `items` member of the document.
+enum JSONStreamedArray {
+    case document, items
 }
 
 /// A 1-based line and column in a text, from a byte offset; columns count characters (Unicode scalars),

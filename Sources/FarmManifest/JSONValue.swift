@@ -3,7 +3,7 @@
 ///
 /// Made by `JSONParser`, read by `ListShape`; internal to FarmManifest. A value type.
 enum JSONValue {
-    case string(String)
+    case string(JSONText)
     case number(String)
     case bool(Bool)
     case null
@@ -27,4 +27,11 @@ enum JSONValue {
         case .object: "an object"
         }
     }
+}
+
+/// A string value without a String made for it: most strings (URLs) are their own bytes in the
+/// document, valid ASCII with no escape, and stay a range of it; the others are decoded.
+enum JSONText {
+    case span(Range<Int>)
+    case decoded(String)
 }

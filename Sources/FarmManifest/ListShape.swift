@@ -1,75 +1,102 @@
-/// The three shapes a list's JSON may take (SPEC §1), turned into resources; anything else is refused with
-/// the index of the first item that does not fit. Stateless; internal to FarmManifest.
+/// The three shapes a list's JSON may take (SPEC §1), turned into resources as the parser streams the
+/// list's array; anything else is refused with the index of the first item that does not fit.
+/// Internal to FarmManifest; one per document.
 ///
 /// - an array of URL strings;
 /// - an object whose `items` is an array of `{"uuid": …, "imageUrlString": …}` (the uuid is the id);
 /// - an array of objects with a `url` (an `id`, else a `uuid`, is the id).
-enum ListShape {
+///
+/// A misfit is remembered, not thrown at once: the rest of the document is still parsed, so a syntax
+/// error anywhere wins over a shape error, as if the whole document had been read first.
+struct ListShape {
     private static let expected = "expected an array of URL strings, an array of objects with a \"url\", "
         + "or an object with \"items\""
 
-    static func resources(of document: JSONValue) throws(ShapeError) -> [ManifestResource] {
-        switch document {
-        case .array(let elements):
-            guard let first = elements.first else { return [] }
-            if case .string = first { return try urlStrings(elements) }
-            if case .object = first { return try urlObjects(elements) }
-            throw ShapeError("unknown shape: an array of \(plural(first.kind)) (\(expected))")
-        case .object:
-            guard let items = document["items"] else {
-                throw ShapeError("unknown shape: an object without \"items\" (\(expected))")
-            }
-            guard case .array(let elements) = items else {
-                throw ShapeError("unknown shape: \"items\" is \(items.kind), not an array")
-            }
-            return try itemObjects(elements)
-        default:
-            throw ShapeError("unknown shape: \(document.kind) (\(expected))")
+    private enum Shape {
+        case urlStrings, urlObjects, itemObjects
+    }
+
+    private let source: [UInt8]
+    private var resources: ManifestResources
+    private var streamed: JSONStreamedArray?
+    private var shape: Shape?
+    private var misfit: ShapeError?
+
+    /// For the document whose text is `source`.
+    init(source: [UInt8]) {
+        self.source = source
+        resources = ManifestResources(source: source)
+    }
+
+    /// Takes the next event of the streaming parse.
+    mutating func take(_ event: JSONStreamEvent) {
+        switch event {
+        case .begin(let array):
+            resources = ManifestResources(source: source)
+            streamed = array
+            shape = array == .items ? .itemObjects : nil
+            misfit = nil
+        case .element(let element):
+            guard misfit == nil else { return }
+            do { try add(element) } catch { misfit = error }
         }
     }
 
-    private static func urlStrings(_ elements: [JSONValue]) throws(ShapeError) -> [ManifestResource] {
-        var resources: [ManifestResource] = []
-        resources.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
+    /// The resources, once the parse has ended with `document` (its streamed array left empty).
+    func resources(of document: JSONValue) throws(ShapeError) -> ManifestResources {
+        switch document {
+        case .array:
+            if let misfit { throw misfit }
+            return resources
+        case .object:
+            guard let items = document["items"] else {
+                throw ShapeError("unknown shape: an object without \"items\" (\(Self.expected))")
+            }
+            guard case .array = items, streamed == .items else {
+                throw ShapeError("unknown shape: \"items\" is \(items.kind), not an array")
+            }
+            if let misfit { throw misfit }
+            return resources
+        default:
+            throw ShapeError("unknown shape: \(document.kind) (\(Self.expected))")
+        }
+    }
+
+    private mutating func add(_ element: JSONValue) throws(ShapeError) {
+        let index = resources.count
+        if shape == nil {
+            // The first element of the document's array decides which of the two array shapes it is.
+            switch element {
+            case .string: shape = .urlStrings
+            case .object: shape = .urlObjects
+            default: throw ShapeError("unknown shape: an array of \(Self.plural(element.kind)) (\(Self.expected))")
+            }
+        }
+        switch shape! {
+        case .urlStrings:
             guard case .string(let url) = element else {
                 throw ShapeError("the item at index \(index) is \(element.kind), not a URL string")
             }
-            resources.append(ManifestResource(url: url))
-        }
-        return resources
-    }
-
-    private static func urlObjects(_ elements: [JSONValue]) throws(ShapeError) -> [ManifestResource] {
-        var resources: [ManifestResource] = []
-        resources.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
+            resources.append(url: url, id: nil)
+        case .urlObjects:
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) is \(element.kind), not an object with a \"url\"")
             }
-            let url = try string(element, "url", index: index)
-            var id = try identifier(element, "id", index: index)
-            if id == nil { id = try identifier(element, "uuid", index: index) }
-            resources.append(ManifestResource(url: url, id: id))
-        }
-        return resources
-    }
-
-    private static func itemObjects(_ elements: [JSONValue]) throws(ShapeError) -> [ManifestResource] {
-        var resources: [ManifestResource] = []
-        resources.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
+            let url = try Self.string(element, "url", index: index)
+            var id = try Self.identifier(element, "id", index: index)
+            if id == nil { id = try Self.identifier(element, "uuid", index: index) }
+            resources.append(url: url, id: id)
+        case .itemObjects:
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) of \"items\" is \(element.kind), not an object")
             }
-            let url = try string(element, "imageUrlString", index: index)
-            resources.append(ManifestResource(url: url, id: try identifier(element, "uuid", index: index)))
+            let url = try Self.string(element, "imageUrlString", index: index)
+            resources.append(url: url, id: try Self.identifier(element, "uuid", index: index))
         }
-        return resources
     }
 
     /// The string member `key` of `object`, which must be there.
-    private static func string(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> String {
+    private static func string(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> JSONText {
         guard let value = object[key] else { throw ShapeError("the item at index \(index) has no \"\(key)\"") }
         guard case .string(let text) = value else {
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
@@ -78,11 +105,11 @@ enum ListShape {
     }
 
     /// An optional id: a string, or a number kept as written; absent or null is no id.
-    private static func identifier(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> String? {
+    private static func identifier(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> JSONText? {
         switch object[key] {
         case nil, .null?: return nil
         case .string(let text)?: return text
-        case .number(let text)?: return text
+        case .number(let text)?: return .decoded(text)
         case let value?:
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
         }

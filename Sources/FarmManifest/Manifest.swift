@@ -35,9 +35,10 @@ public enum Manifest {
     /// The list named `name` held by the JSON text `json`, in one of the three shapes of SPEC §1.
     public static func parseList(json: [UInt8], name: String) throws(ManifestError) -> ManifestList {
         if json.isEmpty { throw ManifestError(.empty, file: name, reason: "empty file") }
+        var shape = ListShape(source: json)
         let document: JSONValue
         do {
-            document = try JSONParser.parse(json)
+            document = try JSONParser.parse(json) { shape.take($0) }
         } catch {
             let (line, column) = TextPosition.of(offset: error.offset, in: json)
             throw ManifestError(.malformedJSON, file: name,
@@ -45,7 +46,7 @@ public enum Manifest {
                                 line: line, column: column)
         }
         do {
-            return ManifestList(name: name, resources: try ListShape.resources(of: document))
+            return ManifestList(name: name, resources: try shape.resources(of: document))
         } catch {
             throw ManifestError(.unknownShape, file: name, reason: error.reason)
         }

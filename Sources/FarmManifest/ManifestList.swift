@@ -2,11 +2,15 @@
 /// farm shows for it ("Set 1.json"). Made by `Manifest`; a value type, any thread may use it.
 public struct ManifestList: Sendable, Equatable {
     public var name: String
-    public var resources: [ManifestResource]
+    public var resources: ManifestResources
 
-    public init(name: String, resources: [ManifestResource]) {
+    public init(name: String, resources: ManifestResources) {
         self.name = name
         self.resources = resources
+    }
+
+    public init(name: String, resources: [ManifestResource]) {
+        self.init(name: name, resources: ManifestResources(resources))
     }
 }
 

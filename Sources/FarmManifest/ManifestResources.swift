@@ -1,0 +1,72 @@
+/// The resources of one list, stored compactly: a million-URL list must fit a `farm add` in well under
+/// 100 MB. Each URL and id is a span of bytes, either in the list's JSON text itself (shared, not
+/// copied: most strings hold no escape) or in a side buffer of decoded strings; a resource costs 16
+/// bytes of spans, and its Strings are made only when it is read.
+///
+/// Made by `Manifest`; a value type, any thread may use it.
+public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    /// Where one string lies; `start`'s top bit says it is in `decoded` rather than `source`.
+    struct Span: Sendable {
+        var start: UInt32
+        var count: UInt32
+
+        static let decodedFlag: UInt32 = 1 << 31
+        static let absent = Span(start: 0, count: .max)
+    }
+
+    private let source: [UInt8]
+    private var decoded: [UInt8] = []
+    /// Two per resource: its URL, then its id (`Span.absent` when it has none).
+    private var spans: [Span] = []
+
+    init(source: [UInt8]) {
+        precondition(source.count < Int(Span.decodedFlag), "a list's JSON text is limited to 2 GiB")
+        self.source = source
+    }
+
+    public init(_ resources: [ManifestResource]) {
+        self.init(source: [])
+        for resource in resources { append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }) }
+    }
+
+    public init(arrayLiteral resources: ManifestResource...) {
+        self.init(resources)
+    }
+
+    mutating func append(url: JSONText, id: JSONText?) {
+        spans.append(span(url))
+        if let id { spans.append(span(id)) } else { spans.append(.absent) }
+    }
+
+    private mutating func span(_ text: JSONText) -> Span {
+        switch text {
+        case .span(let range):
+            return Span(start: UInt32(range.lowerBound), count: UInt32(range.count))
+        case .decoded(let string):
+            let start = decoded.count
+            decoded.append(contentsOf: string.utf8)
+            precondition(decoded.count < Int(Span.decodedFlag), "a list's decoded strings are limited to 2 GiB")
+            return Span(start: UInt32(start) | Span.decodedFlag, count: UInt32(decoded.count - start))
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { spans.count / 2 }
+
+    public subscript(position: Int) -> ManifestResource {
+        let id = spans[2 * position + 1]
+        return ManifestResource(url: string(spans[2 * position]), id: id.count == Span.absent.count ? nil : string(id))
+    }
+
+    private func string(_ span: Span) -> String {
+        let start = Int(span.start & ~Span.decodedFlag)
+        let range = start..<start + Int(span.count)
+        // Both buffers hold only text the parser already checked to be valid UTF-8.
+        if span.start & Span.decodedFlag != 0 { return String(decoding: decoded[range], as: UTF8.self) }
+        return String(decoding: source[range], as: UTF8.self)
+    }
+
+    public static func == (lhs: ManifestResources, rhs: ManifestResources) -> Bool {
+        lhs.elementsEqual(rhs)
+    }
+}
