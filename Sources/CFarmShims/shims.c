@@ -32,12 +32,15 @@ void cfarm_catch_stop_signals(void) {
     sigemptyset(&action.sa_mask);
     sigaction(SIGTERM, &action, NULL);
     sigaction(SIGINT, &action, NULL);
+    // A closed terminal: `farm demo` must still stop the farm it started, `top` give the terminal back.
+    sigaction(SIGHUP, &action, NULL);
     // A process inherits its parent's signal mask: spawned from a thread that blocks these (as
     // Dispatch's threads do), it would never see them.
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGHUP);
     pthread_sigmask(SIG_UNBLOCK, &signals, NULL);
 }
 

@@ -61,7 +61,7 @@ final class TopSession {
             } else {
                 terminalThere = Readiness.wait([STDIN_FILENO], timeout: wake(now) - now)
             }
-            // The terminal hung up (SIGHUP ignored): nobody is looking, and poll would spin.
+            // The terminal hung up (and its SIGHUP was ignored): nobody is looking, and poll would spin.
             guard terminalThere else { return }
             for key in terminal.keys() {
                 if handle(key) == .quit { return }

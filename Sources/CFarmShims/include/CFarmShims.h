@@ -30,7 +30,7 @@ int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags);
 /// Closes every descriptor from `lowfd` up in the child: nothing leaks into a long-lived process.
 int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd);
 
-/// Makes SIGTERM and SIGINT set a flag instead of killing the process (a graceful stop: hand the
+/// Makes SIGTERM, SIGINT and SIGHUP set a flag instead of killing the process (a graceful stop: hand the
 /// job back, then exit), and unblocks them. Async-signal-safe: the handler only stores a sig_atomic_t.
 void cfarm_catch_stop_signals(void);
 
