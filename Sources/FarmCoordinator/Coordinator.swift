@@ -26,12 +26,12 @@ public enum Coordinator {
         if ManifestSource.isURL(source) {
             let path = try ManifestSource.fetch(source, into: spool)
             defer { unlink(path) }
-            lists = try read(path: path, displayName: urlFileName(source))
+            lists = try read(path: path, displayName: urlFileName(source), spool: spool)
         } else {
             guard access(source, R_OK) == 0 else {
                 throw AddError("\(source): cannot read the manifest (\(String(cString: strerror(errno))))")
             }
-            lists = try read(path: source, displayName: source)
+            lists = try read(path: source, displayName: source, spool: spool)
         }
 
         var report = AddReport()
@@ -58,9 +58,8 @@ public enum Coordinator {
         guard !records.isEmpty else { return report }
         // Made one at a time as the batch is staged: a million jobs are never all in memory at once.
         let jobs = adding.lazy.flatMap { list in
-            list.resources.indices.lazy.map { index in
+            list.resources.inOnePass.enumerated().lazy.map { index, resource in
                 let name = JobName(list: list.id, index: index)
-                let resource = list.resources[index]
                 return NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw))
             }
         }
@@ -70,8 +69,8 @@ public enum Coordinator {
         return report
     }
 
-    private static func read(path: String, displayName: String) throws(AddError) -> [ManifestList] {
-        do { return try Manifest.read(path: path, displayName: displayName) } catch {
+    private static func read(path: String, displayName: String, spool: Spool) throws(AddError) -> [ManifestList] {
+        do { return try Manifest.read(path: path, displayName: displayName, scratch: spool.tmp) } catch {
             throw AddError(error.description)
         }
     }
@@ -94,7 +93,7 @@ public enum Coordinator {
     /// FNV-1a 64 over every URL and id, in order: equal lists have equal digests.
     static func digest(of list: ManifestList) -> String {
         var hash = FNV1a()
-        for resource in list.resources {
+        for resource in list.resources.inOnePass {
             hash.add(resource.url)
             hash.add(0x0A)
             hash.add(resource.id ?? "")

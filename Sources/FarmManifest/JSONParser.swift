@@ -25,13 +25,10 @@ struct JSONParser {
     /// (the document itself, or the `items` of a document that is an object) is not kept: its elements go
     /// to `handle` one by one, so a million URLs never become a million-node tree. In the document that
     /// array is left empty.
-    static func parse(_ json: [UInt8], streaming handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError)
-        -> JSONValue {
-        let result: Result<JSONValue, JSONSyntaxError> = json.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer)
-            return Result { () throws(JSONSyntaxError) in try parser.parseDocument(handle) }
-        }
-        return try result.get()
+    static func parse(_ json: UnsafeBufferPointer<UInt8>,
+                      streaming handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(json)
+        return try parser.parseDocument(handle)
     }
 
     private mutating func parseDocument(_ handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
@@ -42,7 +39,7 @@ struct JSONParser {
             switch index < bytes.count ? bytes[index] : 0 {
             case UInt8(ascii: "["):
                 handle(.begin(.document))
-                return try parseArray { handle(.element($0)) }
+                return try parseArray { handle(.element($0, end: $1)) }
             case UInt8(ascii: "{"):
                 return try parseObject(items: handle)
             default:
@@ -69,8 +66,9 @@ struct JSONParser {
         }
     }
 
-    /// An array; with `element`, its elements go there instead of into the value.
-    private mutating func parseArray(element: ((JSONValue) -> Void)? = nil) throws(JSONSyntaxError) -> JSONValue {
+    /// An array; with `element`, its elements go there (with the offset where each ends) instead of
+    /// into the value.
+    private mutating func parseArray(element: ((JSONValue, Int) -> Void)? = nil) throws(JSONSyntaxError) -> JSONValue {
         try enter()
         index += 1
         var elements: [JSONValue] = []
@@ -82,7 +80,7 @@ struct JSONParser {
         }
         while true {
             let value = try parseValue()
-            if let element { element(value) } else { elements.append(value) }
+            if let element { element(value, index) } else { elements.append(value) }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
             switch bytes[index] {
@@ -121,7 +119,7 @@ struct JSONParser {
             skipWhitespace()
             if let items, key == "items", index < bytes.count, bytes[index] == UInt8(ascii: "[") {
                 items(.begin(.items))
-                members.append((key, try parseArray { items(.element($0)) }))
+                members.append((key, try parseArray { items(.element($0, end: $1)) }))
             } else {
                 members.append((key, try parseValue()))
             }
@@ -337,10 +335,10 @@ struct JSONParser {
 }
 
 /// What a streaming parse hands over: a list's big array begins (again, should `items` repeat: the
-/// last one counts), or its next element.
+/// last one counts), or its next element, which ends before offset `end` of the document.
 enum JSONStreamEvent {
     case begin(JSONStreamedArray)
-    case element(JSONValue)
+    case element(JSONValue, end: Int)
 }
 
 /// Which array is streamed: the document itself, or the `items` member of the document.
@@ -351,7 +349,7 @@ enum JSONStreamedArray {
 /// A 1-based line and column in a text, from a byte offset; columns count characters (Unicode scalars),
 /// not bytes, as editors do. Stateless.
 enum TextPosition {
-    static func of(offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+    static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
         // A byte-order mark is invisible in an editor: it takes no column.

@@ -16,14 +16,18 @@ struct ListShape {
         case urlStrings, urlObjects, itemObjects
     }
 
-    private let source: [UInt8]
+    /// Parsed pages are handed back in steps of this many bytes (see `ManifestText.release`).
+    private static let releaseStep = 4 << 20
+
+    private let source: ManifestText
+    private var released = 0
     private var resources: ManifestResources
     private var streamed: JSONStreamedArray?
     private var shape: Shape?
     private var misfit: ShapeError?
 
     /// For the document whose text is `source`.
-    init(source: [UInt8]) {
+    init(source: ManifestText) {
         self.source = source
         resources = ManifestResources(source: source)
     }
@@ -36,7 +40,11 @@ struct ListShape {
             streamed = array
             shape = array == .items ? .itemObjects : nil
             misfit = nil
-        case .element(let element):
+        case .element(let element, let end):
+            if end - released >= Self.releaseStep {
+                source.release(released..<end)
+                released = end
+            }
             guard misfit == nil else { return }
             do { try add(element) } catch { misfit = error }
         }

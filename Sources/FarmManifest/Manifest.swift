@@ -23,24 +23,33 @@ public enum Manifest {
     ///
     /// In a zip every `.json` file at any depth is a list named by its file name, or by its path in the
     /// zip when two share a file name; anything under `__MACOSX/` or a name starting with `.` is skipped.
-    public static func read(path: String, displayName: String) throws(ManifestError) -> [ManifestList] {
+    ///
+    /// With a `scratch` folder (the spool's tmp/), a big list is copied there and mapped rather than read
+    /// into memory, and the lists keep only its pages in use: a million URLs of any length fit in a few
+    /// tens of MB.
+    public static func read(path: String, displayName: String,
+                            scratch: String? = nil) throws(ManifestError) -> [ManifestList] {
         let file = baseName(displayName)
         let head = try ManifestFile.head(path, count: 4, shownAs: file)
         if head.isEmpty { throw ManifestError(.empty, file: file, reason: "empty file") }
-        if isZip(head) { return try readZip(path: path, file: file) }
-        let json = try ManifestFile.contents(path, limit: maxJSONBytes, shownAs: file)
-        return [try parseList(json: json, name: file)]
+        if isZip(head) { return try readZip(path: path, file: file, scratch: scratch) }
+        let text = try ManifestFile.text(path, limit: maxJSONBytes, shownAs: file, scratch: scratch)
+        return [try parseList(text: text, name: file)]
     }
 
     /// The list named `name` held by the JSON text `json`, in one of the three shapes of SPEC §1.
     public static func parseList(json: [UInt8], name: String) throws(ManifestError) -> ManifestList {
-        if json.isEmpty { throw ManifestError(.empty, file: name, reason: "empty file") }
-        var shape = ListShape(source: json)
+        try parseList(text: ManifestText(json), name: name)
+    }
+
+    static func parseList(text: ManifestText, name: String) throws(ManifestError) -> ManifestList {
+        if text.count == 0 { throw ManifestError(.empty, file: name, reason: "empty file") }
+        var shape = ListShape(source: text)
         let document: JSONValue
         do {
-            document = try JSONParser.parse(json) { shape.take($0) }
+            document = try JSONParser.parse(text.bytes) { shape.take($0) }
         } catch {
-            let (line, column) = TextPosition.of(offset: error.offset, in: json)
+            let (line, column) = TextPosition.of(offset: error.offset, in: text.bytes)
             throw ManifestError(.malformedJSON, file: name,
                                 reason: "malformed JSON at line \(line), column \(column) (\(error.reason))",
                                 line: line, column: column)
@@ -58,18 +67,14 @@ public enum Manifest {
             && ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6))
     }
 
-    private static func readZip(path: String, file: String) throws(ManifestError) -> [ManifestList] {
-        let badZip = { (error: ZipError) in
-            ManifestError(error.code == .io ? .unreadable : .badZip, file: file, reason: error.description,
-                          errno: error.errno)
-        }
+    private static func readZip(path: String, file: String, scratch: String?) throws(ManifestError) -> [ManifestList] {
         let reader: ZipReader
         let entries: [ZipEntry]
         do {
             reader = try ZipReader(path: path)
             entries = try reader.entries(limits: zipLimits)
         } catch {
-            throw badZip(error)
+            throw badZip(error, file)
         }
         if entries.isEmpty { throw ManifestError(.empty, file: file, reason: "empty zip (it holds no file)") }
 
@@ -93,15 +98,40 @@ public enum Manifest {
             guard seen.insert(name).inserted else {
                 throw ManifestError(.duplicateName, file: file, reason: "holds two files named \(name)")
             }
-            let json: [UInt8]
-            do {
-                json = try reader.read(list.entry, limits: zipLimits)
-            } catch {
-                throw badZip(error)
+            let text: ManifestText
+            if let scratch, list.entry.uncompressedSize > ManifestText.mapAbove {
+                text = try spill(list.entry, of: reader, to: scratch, shownAs: file)
+            } else {
+                do { text = ManifestText(try reader.read(list.entry, limits: zipLimits)) } catch {
+                    throw badZip(error, file)
+                }
             }
-            result.append(try parseList(json: json, name: name))
+            result.append(try parseList(text: text, name: name))
         }
         return result.sorted { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+    }
+
+    /// A big zipped list, expanded into a mapped scratch file rather than into memory.
+    private static func spill(_ entry: ZipEntry, of reader: ZipReader, to scratch: String,
+                              shownAs file: String) throws(ManifestError) -> ManifestText {
+        try ManifestText.spilled(in: scratch, shownAs: file) { fd throws(ManifestError) in
+            var failedWrite: ManifestError?
+            do throws(ZipError) {
+                try reader.stream(entry, limits: zipLimits) { chunk throws(ZipError) in
+                    do throws(ManifestError) { try ManifestFile.writeAll(fd, chunk, shownAs: file) } catch {
+                        failedWrite = error
+                        throw ZipError(.io, error.reason, errno: error.errno)
+                    }
+                }
+            } catch {
+                throw failedWrite ?? badZip(error, file)
+            }
+        }
+    }
+
+    private static func badZip(_ error: ZipError, _ file: String) -> ManifestError {
+        ManifestError(error.code == .io ? .unreadable : .badZip, file: file, reason: error.description,
+                      errno: error.errno)
     }
 
     /// The last path component of `displayName` ("a/b/Set 1.json" → "Set 1.json"), or all of it when that

@@ -13,6 +13,49 @@ enum ManifestFile {
         try read(path, limit: limit, shownAs: file, failWhenLonger: true)
     }
 
+    /// All of `path` as a list's text: mapped from a private copy under `scratch` when it is big,
+    /// else read into memory. Refused with `.tooLarge` beyond `limit` bytes.
+    static func text(_ path: String, limit: Int, shownAs file: String, scratch: String?) throws(ManifestError)
+        -> ManifestText {
+        var st = stat()
+        guard let scratch, stat(path, &st) == 0, st.st_size > ManifestText.mapAbove else {
+            return ManifestText(try contents(path, limit: limit, shownAs: file))
+        }
+        if st.st_size > limit { throw tooLarge(file, limit: limit) }
+        let source = open(path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { throw unreadable(path, file) }
+        defer { close(source) }
+        return try ManifestText.spilled(in: scratch, shownAs: file) { fd throws(ManifestError) in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            var copied = 0
+            while true {
+                let n = Glibc.read(source, buffer.baseAddress, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw unreadable(path, file) }
+                if n == 0 { return }
+                copied += n
+                if copied > limit { throw tooLarge(file, limit: limit) }
+                try writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n]), shownAs: file)
+            }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd` (a scratch copy).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, shownAs file: String) throws(ManifestError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let error = n < 0 ? errno : ENOSPC
+                throw ManifestError(.unreadable, file: file, reason: "cannot spill it to the scratch folder: "
+                                    + String(cString: strerror(error)), errno: error)
+            }
+            offset += n
+        }
+    }
+
     private static func read(_ path: String, limit: Int, shownAs file: String,
                              failWhenLonger: Bool) throws(ManifestError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -47,13 +90,13 @@ enum ManifestFile {
         return bytes
     }
 
-    private static func unreadable(_ path: String, _ file: String) -> ManifestError {
+    static func unreadable(_ path: String, _ file: String) -> ManifestError {
         let error = errno
         let reason = "cannot read \(path): " + String(cString: strerror(error))
         return ManifestError(.unreadable, file: file, reason: reason, errno: error)
     }
 
-    private static func tooLarge(_ file: String, limit: Int) -> ManifestError {
+    static func tooLarge(_ file: String, limit: Int) -> ManifestError {
         ManifestError(.tooLarge, file: file, reason: "larger than \(limit >> 20) MiB, the most a manifest may hold")
     }
 }

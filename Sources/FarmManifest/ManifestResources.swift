@@ -14,18 +14,18 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         static let absent = Span(start: 0, count: .max)
     }
 
-    private let source: [UInt8]
+    private let source: ManifestText
     private var decoded: [UInt8] = []
     /// Two per resource: its URL, then its id (`Span.absent` when it has none).
     private var spans: [Span] = []
 
-    init(source: [UInt8]) {
+    init(source: ManifestText) {
         precondition(source.count < Int(Span.decodedFlag), "a list's JSON text is limited to 2 GiB")
         self.source = source
     }
 
     public init(_ resources: [ManifestResource]) {
-        self.init(source: [])
+        self.init(source: ManifestText([]))
         for resource in resources { append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }) }
     }
 
@@ -63,7 +63,32 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         let range = start..<start + Int(span.count)
         // Both buffers hold only text the parser already checked to be valid UTF-8.
         if span.start & Span.decodedFlag != 0 { return String(decoding: decoded[range], as: UTF8.self) }
-        return String(decoding: source[range], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: source.bytes[range]), as: UTF8.self)
+    }
+
+    /// The resources in order, for one pass over a big list: the text's pages behind the reader are
+    /// handed back as it goes (spans lie in the text in resource order).
+    public var inOnePass: some Sequence<ManifestResource> {
+        var index = 0
+        var released = 0
+        return AnySequence {
+            AnyIterator { () -> ManifestResource? in
+                guard index < count else { return nil }
+                if index % 4096 == 0, let low = lowestSourceOffset(of: index), low > released {
+                    source.release(released..<low)
+                    released = low
+                }
+                defer { index += 1 }
+                return self[index]
+            }
+        }
+    }
+
+    /// Where resource `index`'s strings begin in the text, nil when none of them is there.
+    private func lowestSourceOffset(of index: Int) -> Int? {
+        [spans[2 * index], spans[2 * index + 1]]
+            .filter { $0.count != Span.absent.count && $0.start & Span.decodedFlag == 0 }
+            .map { Int($0.start) }.min()
     }
 
     public static func == (lhs: ManifestResources, rhs: ManifestResources) -> Bool {

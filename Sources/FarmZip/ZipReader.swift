@@ -91,7 +91,7 @@ public final class ZipReader {
     /// Expands `entry` chunk by chunk into `sink`. The bounds are checked before each chunk is handed over,
     /// so `sink` never receives a byte beyond them; a failure after some chunks means the caller must drop
     /// what it received. Only a complete, CRC-checked entry counts towards `bytesProduced`.
-    func stream(_ entry: ZipEntry, limits: ZipLimits,
+    public func stream(_ entry: ZipEntry, limits: ZipLimits,
                 into sink: (UnsafeRawBufferPointer) throws(ZipError) -> Void) throws(ZipError) {
         let name = entry.printableName
         if entry.isEncrypted { throw ZipError(.unsupported, "\(name) is encrypted") }
