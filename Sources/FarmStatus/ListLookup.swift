@@ -5,6 +5,11 @@ import FarmSpool
 public struct PublishedList: Sendable, Equatable {
     public let id: String
     public let record: ListRecord
+
+    public init(id: String, record: ListRecord) {
+        self.id = id
+        self.record = record
+    }
 }
 
 /// Finds the list a user named on the command line. Stateless.

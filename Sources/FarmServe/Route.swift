@@ -1,0 +1,59 @@
+/// What a request asks for, parsed from its path alone. Lists are named by id and resources by index,
+/// never by a path, so nothing the client sends ever becomes a file name. A value.
+enum Route: Equatable {
+    case index
+    case asset(String)
+    case status
+    case events
+    case list(String)
+    case file(list: String, index: String, thumb: Bool)
+    case reload(String)
+    case scale
+    case pause(Bool)
+    case reset
+    case add
+
+    /// The route of `path`, or nil for anything else.
+    init?(path: String) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if parts.isEmpty || parts == ["index.html"] {
+            self = .index
+            return
+        }
+        if parts.count == 1, Page.assets[parts[0]] != nil {
+            self = .asset(parts[0])
+            return
+        }
+        guard parts.first == "api" else { return nil }
+        let api = Array(parts.dropFirst())
+        switch api.count {
+        case 1:
+            switch api[0] {
+            case "status": self = .status
+            case "events": self = .events
+            case "scale": self = .scale
+            case "pause": self = .pause(true)
+            case "resume": self = .pause(false)
+            case "reset": self = .reset
+            case "add": self = .add
+            default: return nil
+            }
+        case 2 where api[0] == "lists":
+            self = .list(api[1])
+        case 3 where api[0] == "lists" && api[2] == "reload":
+            self = .reload(api[1])
+        case 4 where api[0] == "lists" && (api[3] == "image" || api[3] == "thumb"):
+            self = .file(list: api[1], index: api[2], thumb: api[3] == "thumb")
+        default:
+            return nil
+        }
+    }
+
+    /// The one method the route takes: reads are GET, whatever changes the farm is POST.
+    var method: String {
+        switch self {
+        case .index, .asset, .status, .events, .list, .file: return "GET"
+        case .reload, .scale, .pause, .reset, .add: return "POST"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: `farm serve` is being built.

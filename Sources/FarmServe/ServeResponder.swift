@@ -1,0 +1,146 @@
+import FarmSpool
+import FarmStatus
+import Foundation
+import Hummingbird
+
+/// Answers every request of `farm serve`: the guard first, then the route. Routes name lists by id and
+/// resources by index, never by path; anything unknown is a 404, a known path with the wrong method a
+/// 405, a bad body a 400, each with `{"error": "…"}`. Shared by every connection; immutable.
+///
+///     GET  /  /app.js  /app.css                  the page (screens by hash: #/list/<id>, #/list/<id>/view/<i>)
+///     GET  /api/status                           the whole-spool summary (SPEC §4)
+///     GET  /api/lists/<id>                       one list with its resources
+///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
+///     GET  /api/events[?list=<id>]               server-sent events: `summary`, and `list` with ?list
+///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
+///     POST /api/lists/<id>/reload
+struct ServeResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let spool: Spool
+    let page: Page
+    let hub: StatusHub
+    let guarding: RequestGuard
+    let actions: Actions
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        do {
+            try guarding.checkHost(request)
+            return try await route(request)
+        } catch let refusal as Refusal {
+            return Reply.error(refusal.error, allow: refusal.allow)
+        } catch let error as ServeError {
+            return Reply.error(error)
+        } catch {
+            return Reply.error(ServeError(500, "internal error: \(error)"))
+        }
+    }
+
+    private func route(_ request: Request) async throws -> Response {
+        guard let route = Route(path: request.uri.path) else {
+            throw ServeError(404, "nothing here: \(request.uri.path) is not a page or an API of farm serve")
+        }
+        guard request.method.rawValue == route.method else {
+            throw Refusal(error: ServeError(405, "\(request.uri.path) takes \(route.method), not \(request.method.rawValue)"),
+                          allow: route.method)
+        }
+        if route.method == "POST" { try guarding.checkChange(request) }
+        let spool = spool
+        var request = request
+        switch route {
+        case .index:
+            return Reply.bytes(page.index, type: "text/html; charset=utf-8")
+        case .asset(let name):
+            let asset = Page.assets[name]!
+            return Reply.bytes(asset.bytes, type: asset.type, cache: "no-cache")
+        case .status:
+            return Reply.bytes(hub.latest + [0x0A], type: "application/json")
+        case .events:
+            let list = request.uri.queryParameters.get("list")
+            if let list { _ = try record(list) }
+            return EventStream.response(hub: hub, spool: spool, list: list)
+        case .list(let id):
+            _ = try record(id)
+            guard let view = try await Blocking.run({ ListView.build(spool, listID: id) }) else {
+                throw ServeError(404, "no list \(id) in the spool")
+            }
+            return Reply.json(view)
+        case .file(let id, let index, let thumb):
+            return try await file(list: id, index: index, thumb: thumb)
+        case .reload(let id):
+            return Reply.message(try await act { try $0.reload(id) })
+        case .scale:
+            let body = try await decode(Scale.self, from: &request, example: #"{"workers": 4}"#)
+            return Reply.message(try await act { try $0.scale(body.workers) })
+        case .pause(let paused):
+            return Reply.message(try await act { try $0.pause(paused) })
+        case .reset:
+            return Reply.message(try await act { try $0.reset() })
+        case .add:
+            let body = try await decode(Add.self, from: &request, example: #"{"source": "https://…/lists.zip"}"#)
+            let source = body.source.trimmingCharacters(in: .whitespaces)
+            return Reply.message(try await act { try $0.add(source) })
+        }
+    }
+
+    /// A resource's image or thumbnail, found through the status (never a path from the client).
+    private func file(list id: String, index text: String, thumb: Bool) async throws -> Response {
+        let list = try record(id)
+        guard let index = Int(text), index >= 0, index < list.record.total else {
+            throw ServeError(404, "\(list.record.name) has \(list.record.total) resource(s): "
+                + "the index goes from 0 to \(list.record.total - 1), not \(text)")
+        }
+        let spool = spool
+        let served = try await Blocking.run { () throws -> ServedFile in
+            let path: String
+            if thumb {
+                guard let resource = ListView.resource(spool, listID: id, index: index) else {
+                    throw ServeError(404, "\(list.record.name) is no longer in the spool")
+                }
+                guard let found = resource.thumb ?? (resource.status == .done ? resource.image : nil) else {
+                    throw ServeError(404, "resource \(index) of \(list.record.name) has no thumbnail (\(resource.text))")
+                }
+                path = found
+            } else {
+                do { path = try Viewer.image(spool, list: list, index: index) } catch {
+                    throw ServeError(404, "\(error)")
+                }
+            }
+            return try ServedFile(path, inside: spool)
+        }
+        return served.response()
+    }
+
+    /// The published list `id`; 404 for an unknown or malformed id.
+    private func record(_ id: String) throws(ServeError) -> PublishedList {
+        guard ListID.isValid(id), let record = spool.list(id) else {
+            throw ServeError(404, "no list \(id) in the spool (lists are named by the `id` of /api/status)")
+        }
+        return PublishedList(id: id, record: record)
+    }
+
+    private func act(_ action: @escaping @Sendable (Actions) throws -> String) async throws -> String {
+        let actions = actions
+        return try await Blocking.run { try action(actions) }
+    }
+
+    private func decode<Body: Decodable>(_ type: Body.Type, from request: inout Request, example: String) async throws -> Body {
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: 64 * 1024) } catch {
+            throw ServeError(413, "the body is too large (64 KB at most)")
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
+            throw ServeError(400, "the body must be JSON like \(example)")
+        }
+        return body
+    }
+
+    private struct Scale: Decodable { let workers: Int }
+    private struct Add: Decodable { let source: String }
+}
+
+/// A 405, with the method the route takes.
+private struct Refusal: Error {
+    let error: ServeError
+    let allow: String
+}

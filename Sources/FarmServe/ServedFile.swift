@@ -1,0 +1,77 @@
+import FarmSpool
+import Glibc
+import Hummingbird
+import NIOCore
+
+/// An image of the spool on its way to the browser. Paths never come from the client: the handler
+/// finds them in the status (a resource's `image` or `thumb`), and this type still refuses anything
+/// that, once every symlink is resolved, is not a regular JPG or PNG file inside the spool.
+///
+/// Owns its descriptor until the response body has been written (or dropped). One request's task.
+final class ServedFile: Sendable {
+    private let descriptor: Int32
+    let size: Int
+    let type: String
+
+    /// Opens `path`, which must resolve to a JPG or PNG file inside `spool`.
+    init(_ path: String, inside spool: Spool) throws(ServeError) {
+        guard let resolved = realpath(path, nil) else {
+            throw ServeError(404, "the file of this resource is gone; reloading the list makes it again")
+        }
+        let real = String(cString: resolved)
+        free(resolved)
+        guard real.hasPrefix(spool.root + "/") else {
+            throw ServeError(403, "refused: the file of this resource is outside the spool")
+        }
+        descriptor = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw ServeError(404, "cannot open the file of this resource: \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        var magic = [UInt8](repeating: 0, count: 8)
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw ServeError(403, "refused: the file of this resource is not a regular file")
+        }
+        size = Int(info.st_size)
+        let count = pread(descriptor, &magic, magic.count, 0)
+        if count >= 8 && magic == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
+            type = "image/png"
+        } else if count >= 3 && magic[0..<3] == [0xFF, 0xD8, 0xFF] {
+            type = "image/jpeg"
+        } else {
+            close(descriptor)
+            throw ServeError(415, "the file of this resource is not a JPG or PNG image")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file in 64 KB reads, so a large photo never sits in memory whole.
+    func response() -> Response {
+        var headers = Reply.securityHeaders
+        headers[.contentType] = type
+        headers[.contentLength] = String(size)
+        // Reloading a list rewrites its files under the same names: always ask again.
+        headers[.cacheControl] = "no-cache"
+        let body = ResponseBody(contentLength: size) { [self] writer in
+            var offset = 0
+            while offset < size {
+                let start = offset
+                let chunk = try await Blocking.run { try self.read(at: start) }
+                guard !chunk.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: chunk))
+                offset += chunk.count
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    private func read(at offset: Int) throws(ServeError) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: min(65_536, size - offset))
+        let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard count >= 0 else { throw ServeError(500, "cannot read the file: \(String(cString: strerror(errno)))") }
+        return Array(chunk[0..<count])
+    }
+}

@@ -1,0 +1,100 @@
+import FarmSpool
+import FarmStatus
+import Foundation
+import Synchronization
+
+/// Wakes every open event stream from one inotify watch (`StatusWatch`) on its own thread: when the
+/// watcher replaces status/summary.json (within 25 ms of any change, and at least once a second) or a
+/// control file changes, the hub reads the summary once (`latest`) and wakes every subscriber; sidecar
+/// changes wake them too, for the streams that show one list. With no watcher running nothing replaces
+/// the summary, so a second without events also makes the hub read it (`StatusReader` scans then).
+///
+/// Thread-safe: subscribers come and go from any task; the watch belongs to the hub's thread.
+final class StatusHub: Sendable {
+    private struct State {
+        var next = 0
+        var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var latest: [UInt8]?
+        var stopped = false
+    }
+
+    private let spool: Spool
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(spool: Spool) {
+        self.spool = spool
+    }
+
+    /// Starts the hub's thread.
+    func start() throws(ServeError) {
+        let watch = try StatusWatch(spool: spool)
+        let thread = Thread { [self] in
+            run(watch)
+            finished.signal()
+        }
+        thread.name = "farm-serve-hub"
+        thread.start()
+    }
+
+    /// Ends every stream and the thread (within the thread's one-second wait).
+    func stop() {
+        let continuations = state.withLock { state in
+            state.stopped = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+        _ = finished.wait(timeout: .now() + 5)
+    }
+
+    /// The summary as last read (one line of JSON, no newline).
+    var latest: [UInt8] {
+        if let latest = state.withLock({ $0.latest }) { return latest }
+        return Self.encode(StatusReader.summary(spool))
+    }
+
+    /// Wake-ups, the first at once. A subscriber still busy with the previous one gets one more, not
+    /// one per event, so a slow client skips states instead of falling behind.
+    func subscribe() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (id, stopped) = state.withLock { state in
+            state.next += 1
+            if !state.stopped { state.subscribers[state.next] = continuation }
+            return (state.next, state.stopped)
+        }
+        guard !stopped else {
+            continuation.finish()
+            return stream
+        }
+        continuation.yield()
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func run(_ watch: StatusWatch) {
+        var last: [UInt8] = []
+        while !state.withLock({ $0.stopped }) {
+            let changes = watch.wait(timeout: 1)
+            var changed = changes.sidecars
+            if changes.summary || !changes.sidecars {
+                let summary = Self.encode(StatusReader.summary(spool))
+                changed = changed || summary != last
+                last = summary
+            }
+            guard changed else { continue }
+            let subscribers = state.withLock { state in
+                state.latest = last
+                return Array(state.subscribers.values)
+            }
+            for subscriber in subscribers { subscriber.yield() }
+        }
+    }
+
+    /// One line of JSON without its newline, as an event's `data:` needs.
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        Array(StatusJSON.encode(value).dropLast())
+    }
+}

@@ -1,0 +1,124 @@
+import Dispatch
+import FarmSpool
+import Foundation
+import Hummingbird
+import Logging
+import Synchronization
+
+/// `farm serve`: the app's three screens for a browser, over HTTP on `host:port` (127.0.0.1 unless
+/// told otherwise), live through server-sent events fed by inotify.
+///
+/// `start()` blocks until the server listens (or throws why it cannot); `stop()` until it has
+/// stopped. Either may be called from any thread; the server runs its own tasks meanwhile.
+///
+///     let server = try WebServer(spool: spool, port: 0)
+///     try server.start()
+///     print(server.url)         // http://127.0.0.1:41234/
+///     server.stop()
+public final class WebServer: Sendable {
+    public static let defaultPort = 8771
+
+    public let spool: Spool
+    public let host: String
+    /// A fresh random token per server: the page gets it in its HTML, and requests that change the
+    /// farm must send it back.
+    public let token: String
+    private let port: Int
+    private let farm: String
+    private let hub: StatusHub
+    private let running = Mutex<Running?>(nil)
+
+    private struct Running: Sendable {
+        let port: Int
+        let task: Task<Void, Never>
+        let finished: DispatchSemaphore
+    }
+
+    /// A server for `spool` that will listen on `host:port` (port 0: any free port). `farm` is the
+    /// executable run for `farm add` (this process's own by default).
+    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort,
+                farm: String = "/proc/self/exe") throws(ServeError) {
+        guard (0...65535).contains(port) else { throw ServeError(400, "--port must be from 0 to 65535 (got \(port))") }
+        self.spool = spool
+        self.host = host
+        self.port = port
+        self.farm = farm
+        var random = SystemRandomNumberGenerator()
+        token = (0..<4).map { _ in
+            let hex = String(random.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+        hub = StatusHub(spool: spool)
+    }
+
+    /// The page's address, e.g. `http://127.0.0.1:8771/`.
+    public var url: String {
+        let bound = running.withLock { $0?.port } ?? port
+        let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "http://\(name):\(bound)/"
+    }
+
+    /// Starts listening; returns once connections are accepted.
+    public func start() throws(ServeError) {
+        let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Int, ServeError>?>(nil)
+        try hub.start()
+        // The guard needs the bound port, known only once listening (it is set before any request).
+        let guarding = RequestGuard(token: token, host: host)
+        let app = Application(
+            responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, guarding: guarding,
+                                      actions: Actions(spool: spool, farm: farm)),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "farm"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port
+                if let bound { guarding.port.store(bound, ordering: .releasing) }
+                outcome.withLock { $0 = bound.map { .success($0) } ?? .failure(ServeError(500, "the server has no local port")) }
+                started.signal()
+            },
+            logger: Logger(label: "farm.serve") { _ in SwiftLogNoOpLogHandler() })
+        let host = host, port = port
+        let task = Task {
+            do {
+                try await app.run()
+            } catch {
+                outcome.withLock { $0 = $0 ?? .failure(Self.explain(error, host: host, port: port)) }
+            }
+            started.signal()
+            finished.signal()
+        }
+        started.wait()
+        switch outcome.withLock({ $0 }) {
+        case .success(let bound)?:
+            running.withLock { $0 = Running(port: bound, task: task, finished: finished) }
+        case .failure(let error)?:
+            finished.wait()
+            hub.stop()
+            throw error
+        case nil:
+            hub.stop()
+            throw ServeError(500, "the server stopped before it listened on \(host):\(port)")
+        }
+    }
+
+    /// Ends every event stream and stops listening; returns once stopped (or after 10 s).
+    public func stop() {
+        guard let run = running.withLock({ running in
+            defer { running = nil }
+            return running
+        }) else { return }
+        hub.stop()
+        run.task.cancel()
+        _ = run.finished.wait(timeout: .now() + 10)
+    }
+
+    private static func explain(_ error: any Error, host: String, port: Int) -> ServeError {
+        let text = "\(error)"
+        if text.contains("Address already in use") {
+            return ServeError(500, "cannot listen on \(host):\(port): the port is in use; pick another with --port (0 for any free one)")
+        }
+        if text.contains("Cannot assign requested address") || text.contains("not known") || text.contains("resolve") {
+            return ServeError(500, "cannot listen on \(host):\(port): no such local address; try --host 127.0.0.1")
+        }
+        return ServeError(500, "cannot listen on \(host):\(port): \(text)")
+    }
+}

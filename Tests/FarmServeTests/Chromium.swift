@@ -1,0 +1,171 @@
+import FarmTestSupport
+import Foundation
+import Glibc
+
+/// Headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`: commands
+/// on its fd 3, answers on its fd 4, each a JSON message ended by a NUL byte). A page holding an open
+/// EventSource never goes idle, so the flags that wait for idleness (`--dump-dom`, `--screenshot`)
+/// cannot be trusted here; the protocol lets the test wait for exactly what it expects instead.
+///
+/// Started in a process group of its own; `close()` (or `deinit`) kills that group and every
+/// descendant by pid, and reaps the browser. One test thread uses it.
+final class Chromium {
+    static var executable: String? {
+        ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].first { access($0, X_OK) == 0 }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let pid: pid_t
+    private let commands: Int32
+    private let answers: Int32
+    private let profile = TemporaryDirectory("farm-chromium")
+    private var nextID = 0
+    private var pending: [UInt8] = []
+    private var session = ""
+    private var closed = false
+
+    /// A browser with one 1280×800 tab.
+    init() throws {
+        guard let executable = Self.executable else { throw Failure(description: "chromium is not installed (bin/setup installs it)") }
+        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
+        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else { throw Failure(description: "pipe: \(errno)") }
+        // Only the ends dup2'ed to 3 and 4 reach the browser; ours stay here.
+        for fd in [toBrowser[1], fromBrowser[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Out of the way of 3 and 4 before they are dup2'ed there in the child.
+        let read3 = fcntl(toBrowser[0], F_DUPFD_CLOEXEC, 100), write4 = fcntl(fromBrowser[1], F_DUPFD_CLOEXEC, 100)
+        Glibc.close(toBrowser[0])
+        Glibc.close(fromBrowser[1])
+        commands = toBrowser[1]
+        answers = fromBrowser[0]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, read3, 3)
+        posix_spawn_file_actions_adddup2(&actions, write4, 4)
+        posix_spawn_file_actions_addopen(&actions, 1, profile.appending("chromium.log"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let arguments = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+                         "--user-data-dir=" + profile.appending("profile"), "--no-first-run", "--no-default-browser-check",
+                         "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+                         "--disable-sync", "--hide-scrollbars", "--mute-audio", "--window-size=1280,800", "about:blank"]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        Glibc.close(read3)
+        Glibc.close(write4)
+        guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(spawned)") }
+        pid = child
+
+        let target = try call("Target.createTarget", ["url": "about:blank"], toBrowser: true)["targetId"] as? String ?? ""
+        session = try call("Target.attachToTarget", ["targetId": target, "flatten": true], toBrowser: true)["sessionId"] as? String ?? ""
+        try call("Emulation.setDeviceMetricsOverride", ["width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false])
+    }
+
+    deinit { close() }
+
+    func navigate(_ url: String) throws {
+        try call("Page.navigate", ["url": url])
+    }
+
+    /// The value of a JavaScript expression in the page (JSON-able values only).
+    @discardableResult
+    func evaluate(_ expression: String) throws -> Any? {
+        let result = try call("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        if let exception = result["exceptionDetails"] { throw Failure(description: "\(expression): \(exception)") }
+        return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// Evaluates `expression` until it is true, for up to `timeout` seconds.
+    @discardableResult
+    func waitFor(_ expression: String, timeout: Double = 30) -> Bool {
+        poll(timeout: timeout, every: 0.1) { ((try? evaluate(expression)) as? Bool) == true }
+    }
+
+    /// A PNG of the viewport.
+    func screenshot() throws -> [UInt8] {
+        let data = try call("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? ""
+        guard let bytes = Data(base64Encoded: data) else { throw Failure(description: "the screenshot is not base64") }
+        return [UInt8](bytes)
+    }
+
+    /// Sends one command (to the tab, or `toBrowser`) and waits (30 s at most) for its answer, skipping
+    /// the events in between.
+    @discardableResult
+    private func call(_ method: String, _ parameters: [String: Any] = [:], toBrowser: Bool = false) throws -> [String: Any] {
+        nextID += 1
+        var message: [String: Any] = ["id": nextID, "method": method, "params": parameters]
+        if !toBrowser { message["sessionId"] = session }
+        var bytes = [UInt8](try JSONSerialization.data(withJSONObject: message)) + [0]
+        while !bytes.isEmpty {
+            let written = write(commands, bytes, bytes.count)
+            guard written > 0 else { throw Failure(description: "the browser closed its pipe (\(method))") }
+            bytes.removeFirst(written)
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard let answer = try nextMessage(until: deadline) else { break }
+            guard answer["id"] as? Int == nextID else { continue }
+            if let error = answer["error"] { throw Failure(description: "\(method): \(error)") }
+            return answer["result"] as? [String: Any] ?? [:]
+        }
+        throw Failure(description: "no answer to \(method) within 30 s")
+    }
+
+    private func nextMessage(until deadline: Date) throws -> [String: Any]? {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            if let end = pending.firstIndex(of: 0) {
+                let message = Array(pending[..<end])
+                pending.removeFirst(end + 1)
+                return (try? JSONSerialization.jsonObject(with: Data(message))) as? [String: Any] ?? [:]
+            }
+            var descriptor = pollfd(fd: answers, events: Int16(POLLIN), revents: 0)
+            let wait = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+            guard poll(&descriptor, 1, wait) > 0 else { return nil }
+            let count = read(answers, &chunk, chunk.count)
+            guard count > 0 else { throw Failure(description: "the browser closed its pipe") }
+            pending += chunk[0..<count]
+        }
+    }
+
+    /// Kills the browser's process group and every descendant (by pid), then reaps the browser.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        let family = Self.descendants(of: pid)
+        kill(-pid, SIGKILL)
+        for child in family { kill(child, SIGKILL) }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        Glibc.close(commands)
+        Glibc.close(answers)
+    }
+
+    /// Every process whose chain of parents leads to `root`, read from /proc.
+    static func descendants(of root: pid_t) -> [pid_t] {
+        var parents: [pid_t: pid_t] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { parents[pid] = parent }
+        }
+        var found: [pid_t] = [], frontier = [root]
+        while let next = frontier.popLast() {
+            let children = parents.filter { $0.value == next }.map(\.key)
+            found += children
+            frontier += children
+        }
+        return found
+    }
+}

@@ -1,0 +1,100 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// The requests that change the farm: refused from other origins, without the page's token, or
+/// naming another host; accepted from the page, with their effect checked in the spool.
+@Suite(.serialized) struct ServeControlTests {
+    @Test func changesAreRefusedFromOtherOriginsAndWithoutTheToken() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let serve = try ServeProcess(spool: spool.root)
+        let refusals: [(String, String?, [String: String])] = [
+            ("no token", "", [:]),
+            ("a wrong token", String(repeating: "0", count: 64), [:]),
+            ("a token one digit short", String(serve.token.dropLast()), [:]),
+            ("another site", nil, ["Origin": "http://evil.example"]),
+            ("another port", nil, ["Origin": "http://127.0.0.1:1"]),
+            ("an opaque origin", nil, ["Origin": "null"]),
+            ("another Host (DNS rebinding)", nil, ["Host": "evil.example:\(serve.authority.split(separator: ":")[1])"]),
+        ]
+        for (what, token, headers) in refusals {
+            for path in ["/api/pause", "/api/scale"] {
+                let reply = try serve.post(path, #"{"workers": 9}"#, token: token, headers: headers)
+                #expect(reply.status == 403, "\(what) on \(path): \(reply.status) \(reply.text)")
+                #expect(reply.error?.hasPrefix("refused:") == true, "\(what): \(reply.text)")
+            }
+        }
+        #expect(!spool.isPaused && spool.desired().workers == 4, "a refused request changed the farm")
+        // Reads answer only to this server's own name too.
+        #expect(try serve.get("/", headers: ["Host": "evil.example"]).status == 403)
+        #expect(try serve.get("/api/status", headers: ["Host": "localhost:\(serve.authority.split(separator: ":")[1])"]).status == 200)
+
+        // The page's own request (its origin, its token) goes through.
+        let paused = try serve.post("/api/pause", headers: ["Origin": serve.base])
+        #expect(paused.status == 200 && paused.json["message"] as? String == "paused")
+        #expect(spool.isPaused)
+        #expect(try serve.post("/api/resume").status == 200)
+        #expect(!spool.isPaused)
+    }
+
+    @Test func scalePauseReloadAddAndResetChangeTheSpool() throws {
+        let farm = try RunningFarm()
+        try farm.addImages("Photos", count: 3)
+        try farm.start(workers: 1)
+        #expect(try farm.farm(["wait", "--timeout", "120"]).status == 0)
+        let serve = try ServeProcess(spool: farm.spool.root)
+        let id = ListID.of(name: "Photos.json")
+
+        // Scale: 1 to 64, applied by the supervisor.
+        for (body, words) in [(#"{"workers": 0}"#, "1 to 64"), (#"{"workers": 65}"#, "1 to 64"),
+                              (#"{"workers": "six"}"#, "must be JSON"), ("workers=6", "must be JSON"), ("", "must be JSON")] {
+            let reply = try serve.post("/api/scale", body)
+            #expect(reply.status == 400 && reply.error?.contains(words) == true, "\(body): \(reply.text)")
+        }
+        let tooLarge = try serve.post("/api/add", #"{"source": ""# + String(repeating: "a", count: 70_000) + #""}"#)
+        #expect(tooLarge.status == 413, "\(tooLarge.text)")
+        #expect(try serve.post("/api/scale", #"{"workers": 3}"#).status == 200)
+        #expect(farm.spool.desired().workers == 3)
+        #expect(poll(timeout: 10) { farm.pids(.worker).count == 3 })
+
+        // Reload: every resource of the list is downloaded again.
+        let before = farm.origin.requests.count
+        let reload = try serve.post("/api/lists/\(id)/reload")
+        #expect(reload.status == 200 && reload.json["message"] as? String == "reloading Photos.json: 3 resource(s) queued again")
+        #expect(try farm.farm(["wait", "--timeout", "120"]).status == 0)
+        #expect(farm.origin.requests.count >= before + 3)
+        #expect(try serve.post("/api/lists/0123456789abcdef/reload").status == 404)
+
+        // Add: a good manifest is enqueued; a bad one is refused with farm add's own sentence.
+        let more = farm.dir.appending("More.json")
+        try Data(#"["\#(farm.origin.url(for: "/Photos/0.jpg"))"]"#.utf8).write(to: URL(fileURLWithPath: more))
+        let added = try serve.post("/api/add", #"{"source": "\#(more)"}"#)
+        #expect(added.status == 200 && (added.json["message"] as? String)?.contains("added 1 list(s)") == true, "\(added.text)")
+        #expect(farm.spool.list(ListID.of(name: "More.json")) != nil)
+        let broken = farm.dir.appending("Broken.json")
+        try Data(#"["a", "#.utf8).write(to: URL(fileURLWithPath: broken))
+        let refused = try serve.post("/api/add", #"{"source": "\#(broken)"}"#)
+        #expect(refused.status == 400 && refused.error?.contains("Broken.json") == true, "\(refused.text)")
+        #expect(refused.error?.contains("\n") == false)
+        let missing = try serve.post("/api/add", #"{"source": "/no/such/manifest.zip"}"#)
+        #expect(missing.status == 400 && missing.error?.isEmpty == false, "\(missing.text)")
+
+        // Reset: every process stopped, every list gone; the server goes on.
+        let pids = farm.processes().map(\.pid)
+        let reset = try serve.post("/api/reset")
+        #expect(reset.status == 200 && (reset.json["message"] as? String)?.hasPrefix("farm reset") == true, "\(reset.text)")
+        #expect(pids.allSatisfy(isGone))
+        #expect(ListLookupCount.lists(farm.spool) == 0)
+        #expect(poll(timeout: 10) { (try? serve.get("/api/status").json["lists"] as? [Any])??.isEmpty == true })
+    }
+}
+
+/// How many lists a spool publishes, straight from lists/.
+enum ListLookupCount {
+    static func lists(_ spool: Spool) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []).filter { $0.hasSuffix(".json") }.count
+    }
+}

@@ -1,0 +1,96 @@
+import FarmTestSupport
+import Foundation
+import Glibc
+
+/// A `farm serve --port 0` started by a test on a spool, ended by pid (SIGTERM, then SIGKILL) when
+/// released. Knows its address and the token of its page.
+final class ServeProcess {
+    let child: ChildProcess
+    /// `http://127.0.0.1:PORT`, without the trailing slash.
+    let base: String
+    /// `127.0.0.1:PORT`, what a browser sends as Host.
+    var authority: String { String(base.dropFirst("http://".count)) }
+
+    init(spool: String, arguments: [String] = []) throws {
+        child = try ChildProcess("farm", ["serve", "--port", "0", "--spool", spool] + arguments)
+        guard let line = child.waitForLine(startingWith: "farm serve: ", timeout: 60),
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }) else {
+            throw CommandFailed("farm serve printed no address: \(child.standardOutput) \(child.standardError)")
+        }
+        base = String(url.dropLast(url.hasSuffix("/") ? 1 : 0))
+    }
+
+    deinit { stop() }
+
+    /// SIGTERM and the exit status (nil if it had to be killed).
+    @discardableResult
+    func stop() -> Int32? {
+        guard child.process.isRunning else { return child.process.terminationStatus }
+        child.kill(SIGTERM)
+        if let status = child.wait(timeout: 15) { return status }
+        child.kill(SIGKILL)
+        child.wait(timeout: 15)
+        return nil
+    }
+
+    /// The token in the page's `farm-token` meta tag.
+    lazy var token: String = {
+        let page = (try? get("/").text) ?? ""
+        guard let range = page.range(of: #"name="farm-token" content="[0-9a-f]+""#, options: .regularExpression) else {
+            return ""
+        }
+        return String(page[range].split(separator: "\"")[3])
+    }()
+
+    func get(_ path: String, headers: [String: String] = [:]) throws -> HTTPReply {
+        try HTTP.send(base + path, headers: headers)
+    }
+
+    /// A POST as the page sends it (its token, JSON), unless told otherwise.
+    func post(_ path: String, _ body: String = "{}", token: String? = nil, headers: [String: String] = [:],
+              maxTime: Int = 60) throws -> HTTPReply {
+        var all = ["Content-Type": "application/json", "X-Farm-Token": token ?? self.token]
+        all.merge(headers) { $1 }
+        return try HTTP.send(base + path, method: "POST", headers: all, body: body, maxTime: maxTime)
+    }
+}
+
+/// Real images served by a running farm's origin, added as one list.
+extension RunningFarm {
+    /// Serves `count` JPEGs (`width`×`height`; noisy ones weigh more) at /<list>/<n>.jpg, throttled
+    /// to `rate` B/s when given, leaves the indexes in `missing` unserved (404), and adds them as
+    /// `<list>.json`. Returns the JPEGs by index (nil for the missing).
+    @discardableResult
+    func addImages(_ list: String, count: Int, width: Int = 320, height: Int = 240, noisy: Bool = false,
+                   rate: Int? = nil, missing: Set<Int> = []) throws -> [[UInt8]?] {
+        var images: [[UInt8]?] = []
+        var urls: [String] = []
+        for n in 0..<count {
+            let path = "/\(list)/\(n).jpg"
+            urls.append(origin.url(for: path))
+            guard !missing.contains(n) else {
+                images.append(nil)
+                continue
+            }
+            let jpeg = noisy ? try Self.noise(width: width, height: height, seed: n)
+                : try JPEGFixture.quadrants(width: width + n * 8, height: height)
+            origin.serve(path: path, bytes: jpeg, contentType: "image/jpeg")
+            if let rate { origin.inject(.throttle(bytesPerSecond: rate), at: path) }
+            images.append(jpeg)
+        }
+        let manifest = dir.appending(list + ".json")
+        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try must(["add", manifest])
+        return images
+    }
+
+    /// A JPEG of noise: it compresses badly, so it is large enough to watch its download progress.
+    private static func noise(width: Int, height: Int, seed: Int) throws -> [UInt8] {
+        var state = UInt64(seed + 1) &* 0x9E37_79B9_7F4A_7C15
+        let pixels = (0..<width * height * 3).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        return try JPEGFixture.encode(pixels, width: width, height: height, layout: .rgb, quality: 90)
+    }
+}
