@@ -120,9 +120,10 @@ let package = Package(
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: ["FarmTop", "FarmSpool", "FarmOrigin", "FarmTestSupport"]),
+        // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
             "FarmServe", "FarmSpool", "FarmOrigin", "FarmTestSupport",
-        ]),
+        ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
