@@ -8,7 +8,8 @@ struct Benchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-benchmark",
         abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
-        subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self]
+        subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self,
+                      PeersBenchmark.self, RolesBenchmark.self]
     )
 }
 

@@ -12,14 +12,20 @@ public enum Thumbnail {
     /// Where the thumbnail of the resource with outputs at `base` (e.g. `files/<list>/<index>`) goes.
     public static func path(base: String) -> String { base + ".thumb.png" }
 
-    /// Makes the thumbnail of the display image `image` at `path(base:)` and returns that path.
-    /// The image's kind is told by its first bytes. When no thumbnail can be made, one left there by
-    /// an earlier download is removed too (it would show other bytes), and the reason is thrown.
+    /// Makes the thumbnail of the display image `image` at `path(base:)` and returns that path, or
+    /// returns `image` itself when it is no larger than a thumbnail (no decode, no encode, no file:
+    /// most of a small image's cost). The image's kind is told by its first bytes. When no thumbnail
+    /// can be made, one left there by an earlier download is removed too (it would show other bytes),
+    /// and the reason is thrown.
     public static func make(for image: String, base: String, maxSide: Int = defaultMaxSide) throws(ConvertError)
         -> String {
         let thumbnail = path(base: base)
         do throws(ConvertError) {
             guard let kind = DisplayImage.sniff(image) else { throw ConvertError("the image is not a JPG or PNG") }
+            if let size = ImageHeader.size(of: image, kind: kind), max(size.width, size.height) <= maxSide {
+                unlink(thumbnail)
+                return image
+            }
             try make(from: image, kind: kind, to: thumbnail, maxSide: maxSide)
             return thumbnail
         } catch {

@@ -12,11 +12,24 @@ public struct Desired: Codable, Equatable, Sendable {
     public var lease: Double = 10
     /// The most one download may weigh, in bytes.
     public var maxSize: Int = 1 << 30
+    /// False (`farm start --no-convert`, for the benchmark): download and complete, no display
+    /// image and no thumbnail.
+    public var convert: Bool = true
 
-    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30) {
+    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true) {
         self.workers = workers
         self.lease = lease
         self.maxSize = maxSize
+        self.convert = convert
+    }
+
+    /// A field missing from an older desired.json keeps its default instead of voiding the rest.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        workers = try container.decodeIfPresent(Int.self, forKey: .workers) ?? 4
+        lease = try container.decodeIfPresent(Double.self, forKey: .lease) ?? 10
+        maxSize = try container.decodeIfPresent(Int.self, forKey: .maxSize) ?? 1 << 30
+        convert = try container.decodeIfPresent(Bool.self, forKey: .convert) ?? true
     }
 }
 

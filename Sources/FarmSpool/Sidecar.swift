@@ -18,7 +18,8 @@ public struct Sidecar: Codable, Equatable, Sendable {
     public var file: String?
     /// Absolute path of the display image.
     public var image: String?
-    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made.
+    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made;
+    /// the display image itself when it is no larger than a thumbnail.
     public var thumb: String?
     public var error: String?
     public var attempts: Int

@@ -15,7 +15,7 @@ public enum Launch {
     /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
     /// does not come up within `timeout` seconds.
     public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
-                             timeout: Double = 30) throws(SpoolError) -> Outcome {
+                             convert: Bool? = nil, timeout: Double = 30) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
         }
@@ -24,6 +24,7 @@ public enum Launch {
         if let workers { desired.workers = workers }
         if let lease { desired.lease = lease }
         if let maxSize { desired.maxSize = maxSize }
+        if let convert { desired.convert = convert }
         try spool.setDesired(desired)
         try spool.setStopping(false)
         _ = try Spawn.farm(["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)],

@@ -103,7 +103,7 @@ public final class Supervisor {
 
     private func spawnWorker(_ desired: Desired) {
         let arguments = ["work", "--spool", spool.root, "--supervised", "--lease", String(desired.lease),
-                         "--max-size", String(desired.maxSize)]
+                         "--max-size", String(desired.maxSize)] + (desired.convert ? [] : ["--no-convert"])
         do {
             let pid = try Spawn.farm(arguments, spool: spool)
             startingWorkers[pid] = Self.monotonic()

@@ -13,6 +13,8 @@ struct JobRun {
     let spool: Spool
     let claim: Claim
     let keeper: LeaseKeeper
+    /// False: the download is stored and completed with no display image and no thumbnail.
+    var convert = true
     var attempts = 1
     private let started = Self.now()
     private let lastWrite = Box(0.0)
@@ -58,6 +60,13 @@ struct JobRun {
         guard rename(partialPath, file) == 0 else {
             spool.log("cannot store \(file): \(String(cString: strerror(errno)))")
             try? spool.release(claim)
+            return
+        }
+        guard convert else {
+            if keeper.lost { return }
+            write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
+                          attempts: attempts, changed: changedAt(.done)))
+            complete(.done)
             return
         }
         let image: String

@@ -15,6 +15,8 @@ public struct WorkerOptions: Sendable {
     public var stallTimeout: Double = 30
     /// Exit when the queue is empty instead of waiting for more (tests, one-shot runs).
     public var exitWhenIdle = false
+    /// False: no display image and no thumbnail (the benchmark's "conversions off").
+    public var convert = true
 
     public init() {}
 }
@@ -27,12 +29,14 @@ public final class Worker {
     let options: WorkerOptions
     private let claimer: Claimer
     private let handle: EasyHandle
+    private let keeper: LeaseKeeper
 
     public init(spool: Spool, options: WorkerOptions) throws {
         self.spool = spool
         self.options = options
         self.claimer = Claimer(spool: spool)
         self.handle = try EasyHandle()
+        self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
     }
 
     /// Set by SIGTERM or SIGINT: hand the job back and exit.
@@ -62,9 +66,10 @@ public final class Worker {
     }
 
     func process(_ claim: Claim) {
-        let keeper = LeaseKeeper(spool: spool, claim: claim, lease: options.lease)
-        defer { keeper.stop() }
+        keeper.hold(claim)
+        defer { keeper.release() }
         var job = JobRun(spool: spool, claim: claim, keeper: keeper)
+        job.convert = options.convert
         guard let lower = URL(string: claim.record.url)?.scheme?.lowercased(), lower == "http" || lower == "https" else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return

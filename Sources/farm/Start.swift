@@ -18,6 +18,10 @@ struct Start: ParsableCommand {
     @Option(help: "The most bytes one download may weigh (default 1 GiB).")
     var maxSize: Int?
 
+    @Flag(help: ArgumentHelp("Download and complete only: no display images, no thumbnails (for benchmarks).",
+                             visibility: .hidden))
+    var noConvert = false
+
     func validate() throws {
         if let workers, !Desired.workerRange.contains(workers) {
             throw FarmError("--workers must be between 1 and 64 (got \(workers))")
@@ -28,7 +32,7 @@ struct Start: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize) {
+        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert) {
         case .alreadyRunning(let supervisor):
             print("farm is already running on \(spool.root)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
                 + "; nothing changed. Use `farm scale N` to change the workers.")

@@ -29,6 +29,9 @@ struct Work: ParsableCommand {
 
     @Flag(help: .hidden) var supervised = false
 
+    @Flag(help: ArgumentHelp("Download and complete only: no display image, no thumbnail.", visibility: .hidden))
+    var noConvert = false
+
     func run() throws {
         let spool = try options.open()
         var settings = WorkerOptions()
@@ -37,6 +40,7 @@ struct Work: ParsableCommand {
         settings.exitWhenIdle = exitWhenIdle
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
+        settings.convert = !noConvert
         let registration = try spool.register(.worker)
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.

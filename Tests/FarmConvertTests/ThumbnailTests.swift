@@ -104,6 +104,35 @@ import Testing
         #expect(worst < 40, "a pixel is \(worst) away from grey")
     }
 
+    @Test func anImageNoLargerThanAThumbnailIsItsOwnThumbnail() throws {
+        let base = dir.appending("own")
+        // A thumbnail left by an earlier download of other bytes must not survive.
+        _ = try write([1, 2, 3], "own.thumb.png")
+        let jpeg = try write(JPEGFixture.quadrants(width: 256, height: 100), "own.jpg")
+        #expect(try Thumbnail.make(for: jpeg, base: base) == jpeg)
+        #expect(!FileManager.default.fileExists(atPath: Thumbnail.path(base: base)))
+        let png = try write(PNGFixture.rgba(width: 40, height: 256) { _, _ in [10, 200, 30, 255] }, "own.png")
+        #expect(try Thumbnail.make(for: png, base: base) == png)
+        // One pixel more: a real thumbnail, 256 px.
+        let big = try write(JPEGFixture.quadrants(width: 257, height: 100), "big.jpg")
+        #expect(try Thumbnail.make(for: big, base: base) == Thumbnail.path(base: base))
+        #expect(try PNGImage(path: Thumbnail.path(base: base)).width == 256)
+        #expect(try leftovers().isEmpty)
+    }
+
+    @Test func theSizeOfAJPEGIsFoundPastItsMetadataWithoutDecoding() throws {
+        let encoded = try JPEGFixture.quadrants(width: 120, height: 70)
+        // SOI, then a comment segment, then the rest: the frame header is found by walking the lengths.
+        let comment: [UInt8] = [0xFF, 0xFE, 0x01, 0x02] + [UInt8](repeating: 0xFF, count: 256)
+        let padded = try write([0xFF, 0xD8] + comment + encoded.dropFirst(2), "padded.jpg")
+        #expect(ImageHeader.size(of: padded, kind: .jpg).map { [$0.width, $0.height] } == [120, 70])
+        // Noise after a JPEG's magic: no size, so the caller decodes (and fails) as before.
+        let noise = try write([0xFF, 0xD8, 0xFF, 0xE0] + (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) },
+                              "noise.jpg")
+        #expect(ImageHeader.size(of: noise, kind: .jpg) == nil)
+        #expect(ImageHeader.size(of: padded, kind: .png) == nil)
+    }
+
     @Test func smallImagesAreNotEnlarged() throws {
         let jpeg = try write(JPEGFixture.quadrants(width: 100, height: 60), "small.jpg")
         #expect(try Thumbnail.make(from: jpeg, kind: .jpg, to: dir.appending("small.thumb.png")) == (100, 60))

@@ -1,0 +1,205 @@
+import ArgumentParser
+import FarmSpool
+import Foundation
+import Glibc
+
+/// `peers`: farm against wget2, curl and aria2c on the same corpus, served by nginx on 127.0.0.1,
+/// each writing to the same file system. Rounds alternate the order of the tools; round 0 is a
+/// warm-up and is not counted. Between runs the outputs are removed and the disk synced (not timed),
+/// so no run pays for another's write-back.
+struct PeersBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peers",
+        abstract: "Time farm against wget2, curl and aria2c downloading the same corpus from nginx on 127.0.0.1.")
+
+    @Option(help: "Where the corpus is generated (once) and served from.") var corpus: String
+    @Option(help: "Directories to download into, comma-separated (e.g. a tmpfs and a disk).") var dirs = "/dev/shm"
+    @Option(help: "Sets to run: small, large, or both.") var sets = "small,large"
+    @Option(help: "Files in the small set.") var files = 5000
+    @Option(help: "Files in the large set.") var largeFiles = 8
+    @Option(help: "MiB per file of the large set.") var largeMib = 64
+    @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
+    @Option(help: "Tools, comma-separated: farm-off, farm-on, wget2, curl, aria2c.")
+    var tools = "farm-off,farm-on,wget2,curl,aria2c"
+    @Option(help: "Parallel transfers: farm workers, wget2 threads, curl and aria2c parallelism.") var parallel = 6
+    @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
+    var baseline: String?
+
+    struct Measurement {
+        var seconds: Double
+        /// Largest single process, and the sum of the processes running together (the farm's roles).
+        var peakMax: Int
+        var peakSum: Int
+    }
+
+    func run() throws {
+        let toolList = tools.split(separator: ",").map(String.init)
+        let setList = sets.split(separator: ",").map(String.init)
+        // nginx resolves relative paths against its prefix: hand every path over absolute.
+        let dirList = dirs.split(separator: ",").map { URL(fileURLWithPath: String($0)).standardizedFileURL.path }
+        let corpus = URL(fileURLWithPath: corpus).standardizedFileURL.path
+        try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+        var corpora: [(label: String, corpus: Corpus)] = []
+        if setList.contains("small") { corpora.append(("small", try Corpus.small(count: files, root: corpus))) }
+        if setList.contains("large") {
+            corpora.append(("large", try Corpus.large(count: largeFiles, mib: largeMib, root: corpus)))
+        }
+        let work = corpus + "/nginx-\(getpid())"
+        let nginx = try Nginx(root: corpus, directory: work)
+        defer {
+            nginx.stop()
+            try? FileManager.default.removeItem(atPath: work)
+        }
+        for (label, set) in corpora {
+            for dir in dirList {
+                try compare(set, label: label, in: dir, tools: toolList, nginx: nginx)
+            }
+        }
+    }
+
+    private func compare(_ set: Corpus, label: String, in dir: String, tools: [String], nginx: Nginx) throws {
+        let base = dir + "/farm-peers-\(getpid())"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let urls = set.paths.map { nginx.url($0) }
+        try (urls.joined(separator: "\n") + "\n").write(toFile: base + "/urls.txt", atomically: true, encoding: .utf8)
+        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: base + "/\(label).json"))
+
+        let megabytes = Double(set.bytes) / 1e6
+        print("\n## \(label) set: \(set.paths.count) files, \(String(format: "%.1f", megabytes)) MB, "
+            + "written to \(dir) (\(Self.fileSystem(dir))); \(rounds) rounds after a warm-up, \(parallel) in parallel")
+        var results: [String: [Measurement]] = [:]
+        for round in 0...rounds {
+            // Rotate the order each round, so no tool always runs first (or right after a heavy one).
+            let order = tools.indices.map { tools[($0 + round) % tools.count] }
+            for tool in order {
+                let run = base + "/\(tool)-\(round)"
+                try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+                sync()
+                let measured = try measure(tool, set: set, label: label, base: base, run: run)
+                try? FileManager.default.removeItem(atPath: run)
+                sync()
+                if round > 0 { results[tool, default: []].append(measured) }
+            }
+        }
+        print("tool                      median s   min–max s          files/s      MB/s   peak RSS largest / sum")
+        for tool in tools {
+            guard let runs = results[tool], !runs.isEmpty else { continue }
+            let seconds = runs.map(\.seconds).sorted()
+            let median = seconds[seconds.count / 2]
+            print(Self.pad(Self.label(tool), 26) + Self.pad(String(format: "%.2f", median), 11)
+                + Self.pad(String(format: "%.2f–%.2f", seconds.first!, seconds.last!), 19)
+                + Self.pad(String(format: "%.0f", Double(set.paths.count) / median), 13)
+                + Self.pad(String(format: "%.1f", megabytes / median), 10)
+                + String(format: "%.0f / %.0f MB", Double(runs.map(\.peakMax).max()!) / 1e6,
+                         Double(runs.map(\.peakSum).max()!) / 1e6))
+        }
+        // Ratios of throughput, paired within each round (same machine state), then the median.
+        let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
+        for farm in farms {
+            // Against every peer, and a baseline farm only in the same mode.
+            let others = tools.filter { !farms.contains($0) || ($0.hasPrefix("base") && farm.hasPrefix("farm")
+                && $0.suffix(3) == farm.suffix(3)) }
+            let ratios = others.compactMap { peer -> String? in
+                guard let mine = results[farm], let theirs = results[peer], mine.count == theirs.count else { return nil }
+                let paired = zip(mine, theirs).map { $1.seconds / $0.seconds }.sorted()
+                return String(format: "%.2f× %@", paired[paired.count / 2], peer)
+            }
+            if !ratios.isEmpty { print("\(Self.label(farm)) / peer (throughput): " + ratios.joined(separator: ", ")) }
+        }
+    }
+
+    private func measure(_ tool: String, set: Corpus, label: String, base: String, run: String) throws -> Measurement {
+        let log = run + ".log"
+        defer { unlink(log) }
+        switch tool {
+        case "farm-off", "farm-on", "base-off", "base-on":
+            let farm = tool.hasPrefix("base") ? (baseline ?? "") : Spawned.sibling("farm")
+            return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
+                                   run: run, log: log)
+        case "wget2":
+            let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
+                                                   "-i", base + "/urls.txt", "-P", run], log: log)
+            try check(run, set: set, tool: tool)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+        case "curl":
+            let urls = try String(contentsOfFile: base + "/urls.txt", encoding: .utf8).split(separator: "\n")
+            let config = urls.map { "url = \"\($0)\"\noutput = \"\(run)/\(($0 as NSString).lastPathComponent)\"\n" }
+            try config.joined().write(toFile: run + ".curl", atomically: true, encoding: .utf8)
+            defer { unlink(run + ".curl") }
+            let result = try Spawned.run("curl", ["-sS", "--fail", "--parallel", "--parallel-max", String(parallel),
+                                                  "-K", run + ".curl"], log: log)
+            try check(run, set: set, tool: tool)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+        case "aria2c":
+            // No pre-allocation: the others write files as the bytes come, and so does aria2c then.
+            let result = try Spawned.run("aria2c", ["--no-conf=true", "-q", "-j\(parallel)", "--file-allocation=none",
+                                                    "--auto-file-renaming=false", "--allow-overwrite=true",
+                                                    "-i", base + "/urls.txt", "-d", run], log: log)
+            try check(run, set: set, tool: tool)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+        default:
+            throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl or aria2c")
+        }
+    }
+
+    /// add + start + wait, timed as one; the roles' peak RSS read before `farm stop` (VmHWM is a peak).
+    private func measureFarm(_ farm: String, convert: Bool, manifest: String, set: Corpus, run: String,
+                             log: String) throws -> Measurement {
+        let spool = run + "/spool"
+        let start = DispatchTime.now().uptimeNanoseconds
+        let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
+        defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
+        try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool] + (convert ? [] : ["--no-convert"]),
+                        log: log)
+        try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let opened = try Spool(root: spool, create: false)
+        let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
+        let done = opened.inventory().filter { $0.state == .done }.count
+        guard done == set.paths.count else {
+            throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
+        }
+        return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +))
+    }
+
+    /// Every file there, with the corpus's total size: a tool that skipped or cut a file is not timed.
+    private func check(_ run: String, set: Corpus, tool: String) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: run)) ?? []
+        let bytes = names.reduce(0) { total, name in
+            total + ((try? FileManager.default.attributesOfItem(atPath: run + "/" + name)[.size] as? Int) ?? 0)
+        }
+        guard names.count == set.paths.count, bytes == set.bytes else {
+            throw ValidationError("\(tool) wrote \(names.count) files, \(bytes) bytes; expected \(set.paths.count), \(set.bytes)")
+        }
+    }
+
+    static func label(_ tool: String) -> String {
+        switch tool {
+        case "farm-off": return "farm (conversions off)"
+        case "farm-on": return "farm (conversions on)"
+        case "base-off": return "baseline (conversions off)"
+        case "base-on": return "baseline (conversions on)"
+        default: return tool
+        }
+    }
+
+    /// tmpfs, ext4, …: the type of the longest mount point of /proc/mounts that holds `path`.
+    static func fileSystem(_ path: String) -> String {
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let mounts = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        var best = (length: -1, type: "unknown")
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count > 2 else { continue }
+            let point = fields[1]
+            let holds = real == point || point == "/" || real.hasPrefix(point + "/")
+            if holds && point.count > best.length { best = (point.count, fields[2]) }
+        }
+        return best.type
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
+    }
+}

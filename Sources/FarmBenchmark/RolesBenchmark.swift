@@ -1,0 +1,59 @@
+import ArgumentParser
+import FarmSpool
+import Foundation
+import Glibc
+
+/// `roles --jobs 100000,1000000`: for each size, the time and peak RSS of `farm add` on a manifest of
+/// that many URLs, then the peak RSS of every role of a farm started on that queue (6 workers,
+/// conversions off, one small file served by nginx for every URL) after `--seconds` of work.
+struct RolesBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "roles",
+        abstract: "Time `farm add` at large sizes and measure each role's peak RSS on a large queue.")
+
+    @Option(help: "Directory to make the spools in.") var dir: String
+    @Option(help: "Manifest sizes, comma-separated.") var jobs = "100000,1000000"
+    @Option(help: "Seconds the farm runs before its processes are measured.") var seconds = 15.0
+    @Option(help: "Workers.") var workers = 6
+
+    func run() throws {
+        let base = URL(fileURLWithPath: dir).standardizedFileURL.path + "/farm-roles-\(getpid())"
+        try FileManager.default.createDirectory(atPath: base + "/www", withIntermediateDirectories: true)
+        chmod(base, 0o755)
+        chmod(base + "/www", 0o755)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        var random = Seeded(0x5EED_0003)
+        try Data(CorpusFormats.png(width: 48, height: 48, size: 16384, random: &random))
+            .write(to: URL(fileURLWithPath: base + "/www/one.png"))
+        // Every /r/<n>.png is the same small file: a million URLs with no million files behind them.
+        let nginx = try Nginx(root: base + "/www", directory: base + "/nginx",
+                              extra: "location /r/ { rewrite ^ /one.png break; }")
+        defer { nginx.stop() }
+        let farm = Spawned.sibling("farm")
+        print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done   (\(dir))")
+        for size in jobs.split(separator: ",").compactMap({ Int($0) }) {
+            let manifest = base + "/roles-\(size).json"
+            try (Data("[".utf8) + Data((0..<size).map { "\"\(nginx.url("r/\($0).png"))\"" }.joined(separator: ",").utf8)
+                + Data("]".utf8)).write(to: URL(fileURLWithPath: manifest))
+            let spool = base + "/spool-\(size)"
+            let log = base + "/farm.log"
+            let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
+            unlink(manifest)
+            defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
+            try Spawned.run(farm, ["start", "--workers", String(workers), "--no-convert", "--spool", spool], log: log)
+            Thread.sleep(forTimeInterval: seconds)
+            let opened = try Spool(root: spool, create: false)
+            let running = opened.processes()
+            func peak(_ role: Role) -> Int { running.filter { $0.role == role }.map { Spawned.peakRSS(of: $0.pid) }.max() ?? 0 }
+            let done = (try? FileManager.default.subpathsOfDirectory(atPath: spool + "/done").count) ?? 0
+            print(PeersBenchmark.pad(String(size), 11) + PeersBenchmark.pad(String(format: "%.1f", add.seconds), 9)
+                + PeersBenchmark.pad(Self.mb(add.peakRSS), 10) + PeersBenchmark.pad(Self.mb(peak(.supervisor)), 12)
+                + PeersBenchmark.pad(Self.mb(peak(.worker)), 18) + PeersBenchmark.pad(Self.mb(peak(.watcher)), 10)
+                + String(done))
+            _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false)
+            try? FileManager.default.removeItem(atPath: spool)
+        }
+    }
+
+    static func mb(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1e6) }
+}

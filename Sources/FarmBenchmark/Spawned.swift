@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Glibc
+
+/// A child process run to completion through posix_spawn and wait4: its wall time and its own peak RSS.
+/// The peak comes from GNU time (`/usr/bin/time -f %M`), because our own `ru_maxrss` of a child is
+/// useless here: Linux keeps the largest RSS a process had before exec, and a posix_spawn child starts
+/// in this (large) process's memory. time is small, so what it reports is the tool's.
+/// Its stdout and stderr go to `log`, so a failure can quote it.
+enum Spawned {
+    struct Result {
+        var status: Int32
+        var seconds: Double
+        /// Peak resident set of the child, in bytes (not of its own children).
+        var peakRSS: Int
+    }
+
+    /// Runs `executable` (a path, or a name looked up in PATH) and waits. Fails on a non-zero exit
+    /// unless `check` is false.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], log: String, check: Bool = true) throws -> Result {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let peakFile = log + ".rss"
+        defer { unlink(peakFile) }
+        let timed = access(Self.gnuTime, X_OK) == 0
+        let command = (timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var pid: pid_t = 0
+        let error = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
+        guard error == 0 else { throw ValidationError("cannot start \(executable): \(String(cString: strerror(error)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // Exited normally: the low 7 bits are 0 and the code is the next byte; else a signal ended it.
+        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        // time's file ends with the peak in KiB (after a "Command exited with…" line on failure).
+        let peakKiB = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))
+            .flatMap { $0.split(separator: "\n").last }.flatMap { Int($0) } ?? 0 : usage.ru_maxrss
+        let result = Result(status: code, seconds: seconds, peakRSS: peakKiB * 1024)
+        if check && code != 0 {
+            let tail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
+            throw ValidationError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited \(code): \(tail)")
+        }
+        return result
+    }
+
+    static let gnuTime = "/usr/bin/time"
+
+    /// Starts `executable` without waiting (a server); the caller ends it by pid.
+    static func start(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let error = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
+        guard error == 0 else { throw ValidationError("cannot start \(executable): \(String(cString: strerror(error)))") }
+        return pid
+    }
+
+    /// The peak RSS (VmHWM) of a live process, in bytes; 0 when it is gone.
+    static func peakRSS(of pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kB * 1024
+    }
+
+    /// The sibling executable `name` of this one (the farm built in the same configuration).
+    static func sibling(_ name: String) -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return (me as NSString).deletingLastPathComponent + "/" + name
+    }
+}

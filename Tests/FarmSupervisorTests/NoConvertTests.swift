@@ -1,0 +1,46 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `farm start --no-convert` (the benchmark's "conversions off"): kept in control/desired.json, passed
+/// by the supervisor to every worker, which then downloads and completes with no display image and
+/// no thumbnail.
+@Suite(.serialized) struct NoConvertTests {
+    @Test func everyWorkerDownloadsAndCompletesWithoutConverting() throws {
+        let farm = try RunningFarm()
+        let paths = try farm.addList("Plain", count: 8, size: 20_000)
+        try farm.must(["start", "--workers", "2", "--lease", "3", "--no-convert"])
+        #expect(farm.spool.desired().convert == false)
+        for pid in farm.pids(.worker) {
+            let arguments = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+            #expect(arguments.split(separator: "\0").contains("--no-convert"), "worker \(pid): \(arguments)")
+        }
+        #expect(farm.waitUntilAllDone(paths.count))
+        try farm.expectEverythingDownloadedOnce(paths, list: "Plain")
+        let list = ListID.of(name: "Plain.json")
+        for index in paths.indices {
+            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            #expect(sidecar.status == .done && sidecar.kind == "png" && sidecar.file != nil)
+            #expect(sidecar.image == nil && sidecar.thumb == nil)
+        }
+        // These bodies are PNG magic and noise: converting them would have logged "no thumbnail".
+        #expect(!SpoolFixtures.log(farm.spool).contains("thumbnail"))
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: farm.spool.files + "/" + list)
+        #expect(outputs.sorted() == paths.indices.map { "\($0).png" }.sorted())
+
+        // A plain start turns conversions back on.
+        try farm.must(["stop"])
+        try farm.must(["start", "--workers", "1", "--lease", "3"])
+        #expect(farm.spool.desired().convert == true)
+    }
+
+    @Test func aDesiredFileWrittenBeforeTheSwitchKeepsItsSettings() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        try Data(#"{"workers":7,"lease":5,"maxSize":1000}"#.utf8)
+            .write(to: URL(fileURLWithPath: spool.root + "/control/desired.json"))
+        #expect(spool.desired() == Desired(workers: 7, lease: 5, maxSize: 1000, convert: true))
+    }
+}
