@@ -95,6 +95,7 @@ let package = Package(
         // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmSpool",
+            "FarmStatus",
             "FarmOrigin",
             "FarmZip",
             "FarmConvert",

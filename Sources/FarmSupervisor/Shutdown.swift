@@ -39,6 +39,8 @@ public enum Shutdown {
             Thread.sleep(forTimeInterval: 0.02)
         }
         spool.reclaimExpired(lease: -1)
+        // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
+        spool.sweepTemporaries()
         return report
     }
 }

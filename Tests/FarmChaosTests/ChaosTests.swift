@@ -1,1 +1,66 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
 import Testing
+
+/// The figures `farm-chaos --report` writes (the fields the tests look at).
+private struct Figures: Decodable {
+    var kills: [String: Int]
+    var resources: Int
+    var done: Int
+    var failed: Int
+    var lost: Int
+    var duplicated: Int
+    var corrupt: Int
+    var strays: Int
+    var leftovers: Int
+    var statusErrors: Int
+    var seenReclaims: [Double]
+    var unseenReclaims: [Double]
+    var pendingReclaims: Int
+    var overflowRecoveries: [Double?]
+    var overflowsTriggered: Int
+    var finished: Bool
+}
+
+@Suite(.serialized)
+struct ChaosTests {
+    /// The short chaos run of bin/test (debug build, about a minute of kills on a shared 2-core machine):
+    /// every role killed, nothing lost, doubled or corrupt, nothing left behind, no process left running,
+    /// and the status exact again after an inotify overflow. Timing goals are the long run's business;
+    /// here they only have to be sane.
+    @Test func shortChaosRunLosesNothing() throws {
+        let dir = TemporaryDirectory("farm-chaos-test")
+        let reportPath = dir.appending("report.json")
+        let child = try ChildProcess(Executables.path("farm-chaos"), [
+            "--farm", Executables.path("farm"), "--seconds", "40", "--kills-per-second", "3", "--resources", "60",
+            "--workers", "4", "--lease", "3", "--overflows", "1", "--drain-timeout", "300", "--seed", "6",
+            "--dir", dir.appending("run"), "--report", reportPath,
+        ])
+        var status = child.wait(timeout: 900)
+        if status == nil {
+            child.kill(SIGTERM)  // farm-chaos then stops its farm
+            status = child.wait(timeout: 120)
+            child.kill()
+        }
+        #expect(status == 0, "farm-chaos failed:\n\(child.standardOutput)\n\(child.standardError)")
+        let spool = try Spool(root: dir.appending("run/spool"), create: false)
+        #expect(spool.processes().isEmpty, "farm processes left running")
+
+        let data = try Data(contentsOf: URL(fileURLWithPath: reportPath))
+        let figures = try JSONDecoder().decode(Figures.self, from: data)
+        #expect(figures.finished)
+        #expect(figures.lost == 0 && figures.duplicated == 0 && figures.corrupt == 0 && figures.strays == 0)
+        #expect(figures.leftovers == 0 && figures.statusErrors == 0 && figures.pendingReclaims == 0)
+        #expect(figures.done + figures.failed == figures.resources && figures.resources > 62)
+        for role in ["worker", "supervisor", "watcher", "coordinator"] {
+            #expect(figures.kills[role, default: 0] > 0, "no \(role) was killed")
+        }
+        #expect(figures.kills.values.reduce(0, +) >= 60)
+        #expect(!figures.seenReclaims.isEmpty && (figures.seenReclaims.max() ?? 0) < 5)
+        #expect((figures.unseenReclaims.max() ?? 0) < 3 + 5)
+        #expect(figures.overflowsTriggered == 1)
+        #expect(figures.overflowRecoveries.allSatisfy { ($0 ?? .infinity) < 5 })
+    }
+}

@@ -1,0 +1,145 @@
+import FarmOrigin
+import FarmSpool
+import FarmZip
+import Foundation
+
+/// What one resource of the corpus is, and so what farm must make of it.
+enum ResourceKind: String, CaseIterable {
+    case jpg, png, pdf, zipPNG, zipPDF
+    /// Not served: must end in error (HTTP 404).
+    case missing
+    /// An HTML page named .jpg: must end in error (unsupported content).
+    case html
+
+    var succeeds: Bool { self != .missing && self != .html }
+
+    /// The extension of the stored download.
+    var fileExtension: String {
+        switch self {
+        case .jpg, .html, .missing: "jpg"
+        case .png: "png"
+        case .pdf: "pdf"
+        case .zipPNG, .zipPDF: "zip"
+        }
+    }
+}
+
+/// One resource: where the origin serves it, its bytes' digest, and what a ZIP holds.
+struct Resource {
+    let list: String
+    let index: Int
+    let path: String
+    let kind: ResourceKind
+    let size: Int
+    let sha256: String
+    /// A ZIP's only entry: its name and digest.
+    let entry: (name: String, sha256: String)?
+    var job: JobName { JobName(list: ListID.of(name: list), index: index) }
+}
+
+/// Every list the run may add, served by the in-process origin: the base manifest (a zip of four JSON
+/// lists, one per kind plus a few bad resources), and small extra lists made on demand for the
+/// coordinators that the chaos kills and for the overflow rounds. Every resource is throttled so that
+/// transfers last long enough to be killed half-way. Used by the main thread only.
+final class Corpus {
+    let origin: Origin
+    private let directory: String
+    /// Seconds a small transfer should last; large ones last about five times longer.
+    private let smallSeconds: Double
+    private var random: SplitMix
+    private(set) var lists: [String: [Resource]] = [:]
+    /// Every manifest made, in order (base first): re-added at the end, so the union is known.
+    private(set) var manifests: [String] = []
+
+    init(origin: Origin, directory: String, seed: UInt64, smallSeconds: Double) {
+        self.origin = origin
+        self.directory = directory
+        self.smallSeconds = smallSeconds
+        random = SplitMix(seed: seed)
+    }
+
+    var resources: [Resource] { lists.values.flatMap { $0 } }
+    var bytes: Int { resources.reduce(0) { $0 + $1.size } }
+
+    /// The base manifest: `count` resources in four lists, a tenth of them large, and four bad ones.
+    func makeBase(count: Int) throws -> String {
+        let kinds: [(String, [ResourceKind])] = [
+            ("photos.json", [.jpg]), ("pictures.json", [.png]), ("documents.json", [.pdf]),
+            ("archives.json", [.zipPNG, .zipPDF]),
+        ]
+        let shares = [0.3, 0.3, 0.2, 0.2]
+        var entries: [(name: String, bytes: [UInt8])] = []
+        for (n, (name, choices)) in kinds.enumerated() {
+            let items = max(1, Int(Double(count) * shares[n]))
+            var made: [Resource] = []
+            for index in 0..<items {
+                made.append(try make(list: name, index: index, kind: choices[index % choices.count],
+                                     large: index % 10 == 7))
+            }
+            if n == 0 {
+                for kind in [ResourceKind.missing, .html, .missing, .html] {
+                    made.append(try make(list: name, index: made.count, kind: kind, large: false))
+                }
+            }
+            lists[name] = made
+            entries.append(("base/" + name, try manifestJSON(made)))
+        }
+        let path = directory + "/base.zip"
+        try ZipWriter.write(path: path, entries: entries)
+        manifests.append(path)
+        return path
+    }
+
+    /// A new JSON list `name` of `count` small resources of every kind; returns the manifest's path.
+    func makeList(_ name: String, count: Int) throws -> String {
+        let kinds: [ResourceKind] = [.jpg, .png, .pdf, .zipPNG, .zipPDF]
+        let made = try (0..<count).map { try make(list: name, index: $0, kind: kinds[$0 % kinds.count], large: false) }
+        lists[name] = made
+        let path = directory + "/" + name
+        try Data(manifestJSON(made)).write(to: URL(fileURLWithPath: path))
+        manifests.append(path)
+        return path
+    }
+
+    private func manifestJSON(_ resources: [Resource]) throws -> [UInt8] {
+        [UInt8](try JSONSerialization.data(withJSONObject: resources.map { origin.url(for: $0.path) }))
+    }
+
+    private func make(list: String, index: Int, kind: ResourceKind, large: Bool) throws -> Resource {
+        let seed = random.next()
+        let stem = "/" + String(list.dropLast(5)) + "/\(index)"
+        func size(_ small: ClosedRange<Int>, _ big: ClosedRange<Int>) -> Int {
+            Int.random(in: large ? big : small, using: &random)
+        }
+        var bytes: [UInt8]
+        var entry: (String, [UInt8])?
+        switch kind {
+        case .jpg:
+            let side = large ? 560 : Int.random(in: 48...140, using: &random)
+            bytes = try Pictures.jpeg(width: side, height: side * 3 / 4, seed: seed, scratch: directory)
+        case .png:
+            bytes = Pictures.png(size: size(6_000...40_000, 300_000...700_000), seed: seed)
+        case .pdf:
+            bytes = Pictures.pdf(title: "\(list) \(index)", size: size(2_000...20_000, 200_000...400_000), seed: seed)
+        case .zipPNG:
+            entry = ("picture-\(index).png", Pictures.png(size: size(6_000...30_000, 300_000...600_000), seed: seed))
+            bytes = try Pictures.zip(entry: entry!.0, bytes: entry!.1, scratch: directory, seed: seed)
+        case .zipPDF:
+            entry = ("document-\(index).pdf",
+                     Pictures.pdf(title: "zip \(index)", size: size(2_000...20_000, 200_000...400_000), seed: seed))
+            bytes = try Pictures.zip(entry: entry!.0, bytes: entry!.1, scratch: directory, seed: seed)
+        case .missing:
+            bytes = Array("404 Not Found\n".utf8)  // what the origin answers; not registered
+        case .html:
+            bytes = Array("<!doctype html><html><body>not a picture \(seed)</body></html>\n".utf8)
+        }
+        let path = stem + "." + (kind == .html || kind == .missing ? "jpg" : kind.fileExtension)
+        if kind != .missing {
+            origin.serve(path: path, bytes: bytes)
+            let seconds = smallSeconds * (large ? 5 : 1)
+            origin.inject(.throttle(bytesPerSecond: max(2048, Int(Double(bytes.count) / seconds))), at: path)
+        }
+        return Resource(list: list, index: index, path: path, kind: kind, size: bytes.count,
+                        sha256: SHA256.hex(bytes), entry: entry.map { ($0.0, SHA256.hex($0.1)) })
+    }
+}

@@ -1,0 +1,95 @@
+import FarmSpool
+import FarmStatus
+import Foundation
+import Glibc
+
+/// Makes the watcher's inotify queue overflow and times how long until its summary is exact again.
+///
+/// With the farm paused and settled, the watcher is frozen (SIGSTOP) while more events than
+/// `fs.inotify.max_queued_events` pile up in a watched directory (files created and removed in
+/// control/; no root and no global setting needed), then a real change follows that the lost events
+/// would hide: a new list is added. The watcher is thawed (SIGCONT): the kernel hands it
+/// IN_Q_OVERFLOW, and its status/summary.json must equal a fresh scan of the spool within 2 s.
+struct Overflow {
+    let farm: FarmCommand
+    let spool: Spool
+    let corpus: Corpus
+
+    struct Round {
+        /// Seconds from SIGCONT until the summary equals a scan; nil when it never did (within 30 s).
+        var recovery: Double?
+        /// Whether the watcher logged an overflow (else the flood was not enough: the round proves little).
+        var overflowed: Bool
+    }
+
+    func round(_ number: Int) throws -> Round {
+        try farm.must(["pause"])
+        defer { _ = try? farm.run(["resume"]) }
+        // Paused transfers stand still, but a conversion under way still completes: wait for quiet.
+        var last = scan(), quietSince = Clock.now()
+        let settleDeadline = Clock.now() + 60
+        while Clock.now() - quietSince < 0.5 && Clock.now() < settleDeadline {
+            usleep(50_000)
+            let now = scan()
+            if now != last { (last, quietSince) = (now, Clock.now()) }
+        }
+        var watcher: pid_t?
+        let watcherDeadline = Clock.now() + 30
+        while watcher == nil && Clock.now() < watcherDeadline {
+            watcher = spool.processes().first { $0.role == .watcher }?.pid
+            if watcher == nil { usleep(50_000) }
+        }
+        guard let watcher else { throw ChaosError("no watcher ran for the overflow round") }
+        let before = overflowLines()
+        guard kill(watcher, SIGSTOP) == 0 else { throw ChaosError("cannot freeze the watcher \(watcher)") }
+        var thawed = false
+        defer { if !thawed { kill(watcher, SIGCONT) } }
+        flood()
+        let manifest = try corpus.makeList("overflow-\(number).json", count: 20)
+        try farm.must(["add", manifest])
+        let thaw = Clock.now()
+        kill(watcher, SIGCONT)
+        thawed = true
+        var recovery: Double?
+        while Clock.now() - thaw < 30 {
+            if let summary = SummaryFile.read(spool)?.document, same(summary, StatusScan.summary(spool)) {
+                recovery = Clock.now() - thaw
+                break
+            }
+            usleep(5000)
+        }
+        return Round(recovery: recovery, overflowed: overflowLines() > before)
+    }
+
+    /// More create, close and delete events in control/ than the kernel queues for one instance.
+    private func flood() {
+        let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
+        // Each file makes at least two events (create, delete), three with close-after-write.
+        for n in 0..<(limit / 2 + 1000) {
+            let path = spool.control + "/.chaos-flood-\(n)"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+            unlink(path)
+        }
+    }
+
+    /// The counts only: `updated` differs between any two documents.
+    private func same(_ a: StatusDocument, _ b: StatusDocument) -> Bool {
+        var a = a, b = b
+        a.updated = ""
+        b.updated = ""
+        return a == b
+    }
+
+    private func scan() -> StatusDocument {
+        var document = StatusScan.summary(spool)
+        document.updated = ""
+        return document
+    }
+
+    private func overflowLines() -> Int {
+        let log = (try? String(contentsOfFile: spool.logFile, encoding: .utf8)) ?? ""
+        return log.components(separatedBy: "inotify queue overflowed").count - 1
+    }
+}

@@ -1,0 +1,124 @@
+import FarmConvert
+import FarmZip
+import Foundation
+
+/// The corpus's content, drawn on the spot from a seed: every resource differs, so a mix-up shows in
+/// its digest. PNGs are written uncompressed (stored deflate blocks) so their size is exact and cheap;
+/// JPEGs go through libjpeg-turbo, PDFs through `PDFWriter`, ZIPs through `ZipWriter`. Stateless.
+enum Pictures {
+    /// A valid RGB PNG of about `size` bytes whose pixels come from `seed`.
+    static func png(size: Int, seed: UInt64) -> [UInt8] {
+        let width = 64
+        let height = max(1, (size - 100) / (width * 3 + 1))
+        var random = SplitMix(seed: seed)
+        var raw: [UInt8] = []
+        raw.reserveCapacity(height * (width * 3 + 1))
+        for _ in 0..<height {
+            raw.append(0)  // filter: none
+            for _ in 0..<(width * 3) / 8 {
+                withUnsafeBytes(of: random.next()) { raw.append(contentsOf: $0) }
+            }
+        }
+        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        out += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, 2, 0, 0, 0])
+        out += chunk("IDAT", zlibStored(raw))
+        out += chunk("IEND", [])
+        return out
+    }
+
+    /// A valid JPEG of `width`×`height` with grain from `seed` (grain does not compress: big files).
+    static func jpeg(width: Int, height: Int, seed: UInt64, scratch: String) throws -> [UInt8] {
+        var random = SplitMix(seed: seed)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let tint = UInt8(truncatingIfNeeded: seed &* 37)
+        for i in 0..<pixels.count {
+            pixels[i] = tint &+ UInt8(truncatingIfNeeded: random.next() & 0x7F)
+        }
+        let path = scratch + "/jpeg-\(seed).jpg"
+        try JPEGEncoder.write(pixels, width: width, height: height, layout: .rgb, quality: 90, to: path)
+        defer { unlink(path) }
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// A one-page A5 PDF titled `title`, padded with an unreferenced stream to about `size` bytes.
+    static func pdf(title: String, size: Int, seed: UInt64) -> [UInt8] {
+        let content = "0.3 0.5 0.8 rg 40 300 340 220 re f 0 0 0 rg BT /F1 24 Tf 40 540 Td (\(title)) Tj ET"
+        var objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 420 595] /Resources << /Font << /F1 3 0 R >> >> "
+                + "/Contents 5 0 R >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        ]
+        let padding = max(0, size - 900)
+        if padding > 0 {
+            var random = SplitMix(seed: seed)
+            let letters = Array("0123456789abcdef".utf8)
+            var text = [UInt8](repeating: 0, count: padding)
+            for i in 0..<padding { text[i] = letters[Int(random.next() & 15)] }
+            objects.append("<< /Length \(padding) >>\nstream\n" + String(decoding: text, as: UTF8.self) + "\nendstream")
+        }
+        return PDFWriter.assemble(objects)
+    }
+
+    /// A ZIP holding one entry, stored (its content is noise or already compressed).
+    static func zip(entry name: String, bytes: [UInt8], scratch: String, seed: UInt64) throws -> [UInt8] {
+        let path = scratch + "/zip-\(seed).zip"
+        try ZipWriter.write(path: path, entries: [(name, bytes)], method: .store)
+        defer { unlink(path) }
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return be32(UInt32(data.count)) + body + be32(crc32(body))
+    }
+
+    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let length = min(65535, data.count - offset)
+            let last: UInt8 = offset + length == data.count ? 1 : 0
+            out += [last, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            out += data[offset..<offset + length]
+            offset += length
+        } while offset < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return out + be32(b << 16 | a)
+    }
+
+    private static let crcTable: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { c = crcTable[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
+        return c ^ 0xFFFF_FFFF
+    }
+
+    private static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64): the same seed draws the same corpus and the same chaos.
+struct SplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state = state &+ 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,192 @@
+import FarmConvert
+import FarmSpool
+import Foundation
+import Glibc
+
+/// The end-state check of a chaos run, on a stopped farm: every resource of every manifest in exactly
+/// one terminal state (the one it deserves), every download sha256-equal to the origin's bytes, every
+/// display image and thumbnail a valid picture, no output twice nor any stray file next to them,
+/// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, and `farm status` agreeing.
+struct Verdict {
+    var resources = 0
+    var done = 0
+    var failed = 0
+    /// Resources not in a terminal state (or nowhere at all).
+    var lost: [String] = []
+    /// Resources in more than one place, jobs or lists nobody added, "twice" in the log.
+    var duplicated: [String] = []
+    /// Bytes that differ from the origin's, invalid images, missing outputs, wrong outcomes.
+    var corrupt: [String] = []
+    /// Files under files/ that are no resource's output (a half-written temporary, a second copy).
+    var strays: [String] = []
+    /// Whatever is left in active/, tmp/, partial/ or corrupt/.
+    var leftovers: [String] = []
+    /// Resources whose `farm status LIST --json` entry disagrees with the spool.
+    var statusErrors: [String] = []
+
+    var clean: Bool {
+        lost.isEmpty && duplicated.isEmpty && corrupt.isEmpty && strays.isEmpty && leftovers.isEmpty
+            && statusErrors.isEmpty
+    }
+
+    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand) -> Verdict {
+        var verdict = Verdict()
+        let places = jobPlaces(spool)
+        var expectedJobs: Set<String> = []
+        for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
+            let id = ListID.of(name: name)
+            if !FileManager.default.fileExists(atPath: spool.lists + "/" + id + ".json") {
+                verdict.lost.append("list \(name) was never published")
+            }
+            let status = statusEntries(farm, list: name)
+            var expectedFiles: Set<String> = []
+            for resource in resources {
+                verdict.resources += 1
+                let job = resource.job.raw
+                expectedJobs.insert(job)
+                let where_ = places[job] ?? []
+                if where_.count > 1 { verdict.duplicated.append("\(job) (\(resource.path)) is in \(where_)") }
+                let terminal = where_.filter { $0 == "done" || $0 == "failed" }
+                guard terminal.count == 1 else {
+                    if where_.count <= 1 { verdict.lost.append("\(job) (\(resource.path)) is in \(where_)") }
+                    continue
+                }
+                if terminal[0] == "failed" { verdict.failed += 1 } else { verdict.done += 1 }
+                let wanted = resource.kind.succeeds ? "done" : "failed"
+                guard terminal[0] == wanted else {
+                    verdict.corrupt.append("\(job) (\(resource.path), \(resource.kind)) ended \(terminal[0])")
+                    continue
+                }
+                let base = spool.files + "/" + id + "/" + String(resource.index)
+                if resource.kind.succeeds {
+                    let outputs = checkOutputs(resource, base: base, &verdict)
+                    expectedFiles.formUnion(outputs.names)
+                    checkStatus(status[resource.index], resource: resource, file: outputs.file, image: outputs.image,
+                                &verdict)
+                } else if status[resource.index]?["status"] as? String != "error" {
+                    verdict.statusErrors.append("\(job): status says \(status[resource.index]?["status"] ?? "nothing")")
+                }
+            }
+            let directory = spool.files + "/" + id
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            where !expectedFiles.contains(name) {
+                verdict.strays.append(directory + "/" + name)
+            }
+        }
+        for (job, where_) in places where !expectedJobs.contains(job) {
+            verdict.duplicated.append("\(job) is in \(where_) but in no manifest")
+        }
+        let knownLists = Set(corpus.lists.keys.map { ListID.of(name: $0) })
+        // lists/ holds `<id>.json` (the record) and `<id>.resources` (its resource table).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []
+        where !knownLists.contains(String(name.prefix { $0 != "." })) {
+            verdict.duplicated.append("list record \(name) belongs to no manifest")
+        }
+        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+                verdict.leftovers.append(directory + "/" + name)
+            }
+        }
+        let log = (try? String(contentsOfFile: spool.logFile, encoding: .utf8)) ?? ""
+        for line in log.split(separator: "\n") where line.contains("twice") {
+            verdict.duplicated.append("log: " + line)
+        }
+        return verdict
+    }
+
+    /// Checks the outputs of a done resource; returns the names it may have in files/<list>/, and the
+    /// paths of its download and display image.
+    private static func checkOutputs(_ resource: Resource, base: String, _ verdict: inout Verdict)
+        -> (names: Set<String>, file: String, image: String) {
+        let job = resource.job.raw
+        let index = String(resource.index)
+        let file = base + "." + resource.kind.fileExtension
+        var names: Set<String> = [index + "." + resource.kind.fileExtension, index + ".thumb.png"]
+        if digest(file) != resource.sha256 {
+            verdict.corrupt.append("\(file) is not the origin's \(resource.path)")
+        }
+        if !validPNG(base + ".thumb.png") { verdict.corrupt.append("\(job): no valid thumbnail at \(base).thumb.png") }
+        var image = file
+        switch resource.kind {
+        case .pdf:
+            image = base + ".page1.png"
+            names.insert(index + ".page1.png")
+        case .zipPNG, .zipPDF:
+            let unzipped = base + ".unzipped"
+            names.insert(index + ".unzipped")
+            guard let entry = resource.entry else { break }
+            let extracted = unzipped + "/" + entry.name
+            if digest(extracted) != entry.sha256 { verdict.corrupt.append("\(extracted) is not the ZIP's entry") }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: unzipped)) ?? [] where name != entry.name {
+                verdict.strays.append(unzipped + "/" + name)
+            }
+            if resource.kind == .zipPDF {
+                image = base + ".page1.png"
+                names.insert(index + ".page1.png")
+            } else {
+                image = extracted
+            }
+        default:
+            break
+        }
+        if image.hasSuffix(".png"), !validPNG(image) { verdict.corrupt.append("\(job): \(image) is not a valid PNG") }
+        return (names, file, image)
+    }
+
+    private static func checkStatus(_ entry: [String: Any]?, resource: Resource, file: String, image: String,
+                                    _ verdict: inout Verdict) {
+        let job = resource.job.raw
+        guard let entry else {
+            verdict.statusErrors.append("\(job): not in farm status")
+            return
+        }
+        if entry["status"] as? String != "done" { verdict.statusErrors.append("\(job): status \(entry["status"] ?? "none")") }
+        if entry["file"] as? String != file { verdict.statusErrors.append("\(job): file \(entry["file"] ?? "none")") }
+        if entry["image"] as? String != image { verdict.statusErrors.append("\(job): image \(entry["image"] ?? "none")") }
+    }
+
+    /// `farm status LIST --json`, its resources by index.
+    private static func statusEntries(_ farm: FarmCommand, list: String) -> [Int: [String: Any]] {
+        guard let result = try? farm.run(["status", list, "--json"]), result.status == 0,
+              let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+              let resources = object["resources"] as? [[String: Any]] else { return [:] }
+        var byIndex: [Int: [String: Any]] = [:]
+        for resource in resources {
+            if let index = resource["index"] as? Int { byIndex[index] = resource }
+        }
+        return byIndex
+    }
+
+    /// Where every job file is: "queue", "active", "done" or "failed", once per copy.
+    static func jobPlaces(_ spool: Spool) -> [String: [String]] {
+        var places: [String: [String]] = [:]
+        let fm = FileManager.default
+        func names(_ path: String) -> [String] {
+            ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }
+        }
+        for batch in names(spool.queue) {
+            for shard in names(spool.queue + "/" + batch) {
+                for job in names(spool.queue + "/" + batch + "/" + shard) { places[job, default: []].append("queue") }
+            }
+        }
+        for name in names(spool.active) {
+            places[String(name.split(separator: "@")[0]), default: []].append("active")
+        }
+        for (root, label) in [(spool.done, "done"), (spool.failed, "failed")] {
+            for list in names(root) {
+                for job in names(root + "/" + list) { places[job, default: []].append(label) }
+            }
+        }
+        return places
+    }
+
+    private static func digest(_ path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return SHA256.hex([UInt8](data))
+    }
+
+    private static func validPNG(_ path: String) -> Bool {
+        guard let image = try? PNGImage(path: path) else { return false }
+        return image.width > 0 && image.height > 0
+    }
+}
