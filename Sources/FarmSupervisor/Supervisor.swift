@@ -64,6 +64,11 @@ public final class Supervisor {
         // Adopted workers are not our children: their death shows as a registry entry losing its lock.
         for pid in knownWorkers.subtracting(workers) { handleDeath(pid) }
         knownWorkers = workers
+        // Workers that died while no supervisor ran (or before this one adopted them) left their jobs.
+        let orphans = spool.releaseOrphans()
+        if !orphans.isEmpty {
+            spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
+        }
         retiring = retiring.filter { workers.contains($0.key) }
         startingWorkers = startingWorkers.filter { pid, since in
             if workers.contains(pid) { return false }

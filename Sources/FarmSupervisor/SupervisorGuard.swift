@@ -7,6 +7,20 @@ import Glibc
 /// running workers). The lock is handed down to the new supervisor, so however many processes
 /// notice at once, exactly one supervisor starts. Checks every second, with jitter.
 public enum SupervisorGuard {
+    /// For a supervised process on its way out: it may be the last process of the farm (the supervisor
+    /// that told it to retire died meanwhile, along with the rest), so unless the farm is being
+    /// stopped it makes sure a supervisor runs. A no-op (one failed try-lock) while one does.
+    public static func handOver(_ spool: Spool) {
+        guard !spool.isStopping else { return }
+        do {
+            if let pid = try SupervisorLock.launchSupervisor(spool) {
+                spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
+            }
+        } catch {
+            spool.log("cannot start a supervisor on the way out: \(error)")
+        }
+    }
+
     public static func start(_ spool: Spool) {
         Thread.detachNewThread {
             while true {

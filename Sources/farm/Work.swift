@@ -45,6 +45,7 @@ struct Work: ParsableCommand {
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
         if supervised { SupervisorGuard.start(spool) }
+        defer { if supervised { SupervisorGuard.handOver(spool) } }
         try Worker(spool: spool, options: settings).run()
     }
 }
