@@ -16,7 +16,11 @@ public struct AddReport: Sendable {
 /// Runs inside the `farm add` process. Two adds on one spool take turns (an flock on
 /// control/add.lock), so "is this list already there?" and the enqueue that follows cannot interleave.
 public enum Coordinator {
-    public static func add(source: String?, to spool: Spool) throws(AddError) -> AddReport {
+    /// `progress` hears how many jobs are staged out of how many, every 10,000 (a million-URL add takes
+    /// a while, and a command that runs long shows how far it is).
+    public static func add(source: String?, to spool: Spool,
+                           progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(AddError)
+        -> AddReport {
         let source = source ?? ManifestSource.original
         let lock = try takeAddLock(spool)
         defer { close(lock) }
@@ -56,14 +60,22 @@ public enum Coordinator {
             report.added.append((list.name, list.resources.count))
         }
         guard !records.isEmpty else { return report }
-        // Made one at a time as the batch is staged: a million jobs are never all in memory at once.
-        let jobs = adding.lazy.flatMap { list in
-            list.resources.inOnePass.enumerated().lazy.map { index, resource in
-                let name = JobName(list: list.id, index: index)
-                return NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw))
+        let total = adding.reduce(0) { $0 + $1.resources.count }
+        var staged = 0
+        do {
+            try withoutActuallyEscaping(progress) { progress throws(SpoolError) in
+                // Made one at a time as the batch is staged: a million jobs are never all in memory at once.
+                let jobs = adding.lazy.flatMap { list in
+                    list.resources.inOnePass.enumerated().lazy.map { index, resource in
+                        staged += 1
+                        if staged % 10_000 == 0 { progress(staged, total) }
+                        let name = JobName(list: list.id, index: index)
+                        return NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw))
+                    }
+                }
+                try spool.enqueue(jobs, lists: records)
             }
-        }
-        do { try spool.enqueue(jobs, lists: records) } catch {
+        } catch {
             throw AddError("cannot enqueue the manifest: \(error); nothing was added")
         }
         return report

@@ -1,5 +1,7 @@
 import ArgumentParser
 import FarmCoordinator
+import Foundation
+import Glibc
 
 /// `farm add [SOURCE]`: the coordinator. Enqueues every resource of a manifest, atomically.
 struct Add: ParsableCommand {
@@ -14,7 +16,15 @@ struct Add: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        let report = try Coordinator.add(source: source, to: spool)
+        // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
+        let terminal = isatty(STDERR_FILENO) != 0
+        var shown = false
+        let report = try Coordinator.add(source: source, to: spool) { staged, total in
+            guard terminal else { return }
+            FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
+            shown = true
+        }
+        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let jobs = report.added.reduce(0) { $0 + $1.total }
         if !report.added.isEmpty {
             print("added \(report.added.count) list(s), \(jobs) resource(s): "
