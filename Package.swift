@@ -24,10 +24,14 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
         .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // libpng: writes display images and thumbnails at zlib's fastest level (cairo's writer has no knob).
+        .systemLibrary(name: "CPng", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
         .target(name: "CFarmShims", dependencies: ["CCurl"]),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
+        // libpng reports errors by longjmp too: the whole write lives in C.
+        .target(name: "CFarmPng", dependencies: ["CPng"]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 
@@ -42,7 +46,7 @@ let package = Package(
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
-        .target(name: "FarmConvert", dependencies: ["CPoppler", "CFarmJpeg", "FarmZip"]),
+        .target(name: "FarmConvert", dependencies: ["CPoppler", "CFarmJpeg", "CFarmPng", "FarmZip"]),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.

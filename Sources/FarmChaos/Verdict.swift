@@ -59,7 +59,7 @@ struct Verdict {
                 }
                 let base = spool.files + "/" + id + "/" + String(resource.index)
                 if resource.kind.succeeds {
-                    let outputs = checkOutputs(resource, base: base, &verdict)
+                    let outputs = checkOutputs(resource, base: base, thumb: spool.sidecar(resource.job)?.thumb, &verdict)
                     expectedFiles.formUnion(outputs.names)
                     checkStatus(status[resource.index], resource: resource, file: outputs.file, image: outputs.image,
                                 &verdict)
@@ -96,7 +96,7 @@ struct Verdict {
 
     /// Checks the outputs of a done resource; returns the names it may have in files/<list>/, and the
     /// paths of its download and display image.
-    private static func checkOutputs(_ resource: Resource, base: String, _ verdict: inout Verdict)
+    private static func checkOutputs(_ resource: Resource, base: String, thumb: String?, _ verdict: inout Verdict)
         -> (names: Set<String>, file: String, image: String) {
         let job = resource.job.raw
         let index = String(resource.index)
@@ -105,7 +105,6 @@ struct Verdict {
         if digest(file) != resource.sha256 {
             verdict.corrupt.append("\(file) is not the origin's \(resource.path)")
         }
-        if !validPNG(base + ".thumb.png") { verdict.corrupt.append("\(job): no valid thumbnail at \(base).thumb.png") }
         var image = file
         switch resource.kind {
         case .pdf:
@@ -130,6 +129,14 @@ struct Verdict {
             break
         }
         if image.hasSuffix(".png"), !validPNG(image) { verdict.corrupt.append("\(job): \(image) is not a valid PNG") }
+        // The thumbnail is `<index>.thumb.png`, or the display image itself when that is no bigger.
+        if thumb == image {
+            if FileManager.default.fileExists(atPath: base + ".thumb.png") {
+                verdict.strays.append(base + ".thumb.png")
+            }
+        } else if thumb != base + ".thumb.png" || !validPNG(base + ".thumb.png") {
+            verdict.corrupt.append("\(job): no valid thumbnail (sidecar: \(thumb ?? "none"))")
+        }
         return (names, file, image)
     }
 

@@ -1,3 +1,4 @@
+import CFarmPng
 import CPoppler
 import Glibc
 
@@ -103,8 +104,24 @@ final class ImageSurface {
         return gray
     }
 
-    /// Writes this image as a PNG at `path` (RGB, or RGBA when it has alpha). On failure `path` is removed.
+    /// Writes this image as a PNG at `path` (grey, RGB, or RGBA when it has alpha). On failure `path`
+    /// is removed. Opaque images go through CFarmPng at zlib's fastest level, several times faster than
+    /// cairo's writer for files about a third bigger; images with alpha (rare: PNG sources) through cairo's.
     func writePNG(to path: String) throws(ConvertError) {
+        let format = cairo_image_surface_get_format(surface)
+        if format == CAIRO_FORMAT_RGB24 || format == CAIRO_FORMAT_A8 {
+            cairo_surface_flush(surface)
+            guard let data = cairo_image_surface_get_data(surface) else {
+                throw ConvertError("cannot write the PNG: the image has no pixels")
+            }
+            var error = [CChar](repeating: 0, count: 256)
+            let layout = Int32(format == CAIRO_FORMAT_A8 ? CFARM_PNG_GRAY8 : CFARM_PNG_RGB24)
+            guard cfarm_png_write(path, data, Int32(width), Int32(height), cairo_image_surface_get_stride(surface),
+                                  layout, &error, error.count) == 0 else {
+                throw ConvertError("cannot write the PNG: " + text(error))
+            }
+            return
+        }
         let status = cairo_surface_write_to_png(surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
             unlink(path)

@@ -47,7 +47,7 @@ public enum JPEGEncoder {
     }
 }
 
-/// The NUL-terminated text in a C message buffer.
-private func text(_ buffer: [CChar]) -> String {
+/// The NUL-terminated text in a C message buffer (the C shims report errors that way).
+func text(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

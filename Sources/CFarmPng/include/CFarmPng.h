@@ -1,0 +1,26 @@
+// CFarmPng: a fast PNG writer over libpng, for display images and thumbnails.
+//
+// cairo's own PNG writer compresses at zlib's default level and offers no knob; a 1600 px page spent
+// most of its time there. This one writes cairo's opaque layouts with the fastest zlib level and the
+// Up filter, which keeps rendered pages and photos small enough. libpng reports errors by longjmp,
+// so each whole write lives in one C function with its own setjmp; it returns 0 or -1 with the reason
+// in the caller's `error` buffer. libpng's headers stay inside png.c.
+#ifndef CFARM_PNG_H
+#define CFARM_PNG_H
+
+#include <stddef.h>
+
+/// The pixel layouts `cfarm_png_write` takes, as cairo stores them.
+enum {
+    /// CAIRO_FORMAT_RGB24: one native-endian 32-bit word per pixel, 0x00RRGGBB.
+    CFARM_PNG_RGB24 = 0,
+    /// CAIRO_FORMAT_A8: one byte per pixel, written as 8-bit grey.
+    CFARM_PNG_GRAY8 = 1,
+};
+
+/// Writes `height` rows of `width` pixels in `layout`, `stride` bytes apart, as a PNG at `path`
+/// (created or truncated). Returns 0, or -1 with the reason in `error` (the file is then removed).
+int cfarm_png_write(const char *path, const unsigned char *pixels, int width, int height, int stride, int layout,
+                    char *error, size_t error_size);
+
+#endif

@@ -1,0 +1,72 @@
+@testable import FarmConvert
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// The fast PNG writer (CFarmPng): what it writes must decode, with another decoder (cairo's), to
+/// exactly the pixels it was given, in both layouts; and a write that cannot happen says why and
+/// leaves nothing behind.
+@Suite struct PNGWriterTests {
+    /// Every pixel different, in every channel, so a swapped or shifted channel shows.
+    private func pattern(x: Int, y: Int) -> (UInt8, UInt8, UInt8) {
+        (UInt8(truncatingIfNeeded: x * 7 + y), UInt8(truncatingIfNeeded: y * 13 + x * 3), UInt8(truncatingIfNeeded: x ^ y))
+    }
+
+    @Test func rgbPixelsRoundTrip() throws {
+        let (width, height) = (97, 61)
+        var words = [UInt32](repeating: 0, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (red, green, blue) = pattern(x: x, y: y)
+                words[y * width + x] = UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue)
+            }
+        }
+        let image = try words.withUnsafeBytes { bytes in
+            try ImageSurface(rgb24: bytes.baseAddress!, width: width, height: height, stride: width * 4)
+        }
+        let dir = TemporaryDirectory()
+        let path = dir.appending("out.png")
+        try image.writePNG(to: path)
+
+        let back = try ImageSurface(png: path)
+        #expect(back.width == width && back.height == height && !back.hasAlpha)
+        for y in 0..<height {
+            for x in 0..<width {
+                let pixel = back.rgba(x: x, y: y)
+                let (red, green, blue) = pattern(x: x, y: y)
+                guard pixel.red == red && pixel.green == green && pixel.blue == blue else {
+                    Issue.record("pixel (\(x), \(y)) is \(pixel), not \((red, green, blue))")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test func greyPixelsRoundTrip() throws {
+        let (width, height) = (50, 33)
+        var words = [UInt32](repeating: 0, count: width * height)
+        for index in words.indices { words[index] = UInt32(index % 251) * 0x01_0101 }
+        let image = try words.withUnsafeBytes { bytes in
+            try ImageSurface(rgb24: bytes.baseAddress!, width: width, height: height, stride: width * 4)
+        }
+        let grey = try #require(try image.grayscaleCopy())
+        let dir = TemporaryDirectory()
+        let path = dir.appending("grey.png")
+        try grey.writePNG(to: path)
+        // Colour type 0 (grey) in the IHDR chunk: byte 25 of the file.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path))[25] == 0)
+        let back = try ImageSurface(png: path)
+        for index in words.indices {
+            let pixel = back.rgba(x: index % width, y: index / width)
+            #expect(pixel.red == UInt8(index % 251) && pixel.green == pixel.red && pixel.blue == pixel.red)
+            if pixel.red != UInt8(index % 251) { return }
+        }
+    }
+
+    @Test func aWriteThatCannotHappenSaysWhy() throws {
+        let image = try ImageSurface(width: 4, height: 4, alpha: false)
+        let error = #expect(throws: ConvertError.self) { try image.writePNG(to: "/nonexistent-dir/x.png") }
+        #expect(error?.description.contains("cannot write the PNG: cannot create /nonexistent-dir/x.png") == true,
+                "\(String(describing: error))")
+    }
+}
