@@ -75,28 +75,10 @@ enum CorpusFormats {
         return Array(try Data(contentsOf: URL(fileURLWithPath: scratch)))
     }
 
-    /// An RGB PNG of `width` × `height` random pixels, stored (zlib level 0), with a private ancillary
-    /// chunk (`fmPd`, which decoders skip) growing it to `size` bytes when `size` is larger.
+    /// An RGB PNG of `width` × `height` random pixels, stored (no compression), padded to `size` bytes
+    /// when that is larger.
     static func png(width: Int, height: Int, size: Int? = nil, random: inout Seeded) -> [UInt8] {
-        var raw: [UInt8] = []
-        for _ in 0..<height { raw += [0] + random.bytes(width * 3) }  // filter type 0 per row
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let count = min(65535, raw.count - offset)
-            let last: UInt8 = offset + count == raw.count ? 1 : 0
-            zlib += [last, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            zlib += raw[offset..<offset + count]
-            offset += count
-        } while offset < raw.count
-        zlib += bigEndian(UInt32(adler32(raw)))
-        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        out += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
-        let rest = chunk("IDAT", zlib) + chunk("IEND", [])
-        if let size, size >= out.count + rest.count + 12 {
-            out += chunk("fmPd", random.bytes(size - out.count - rest.count - 12))
-        }
-        return out + rest
+        StoredPNG.make(width: width, height: height, padTo: size) { _ in random.bytes(width * 3) }
     }
 
     /// A one-page A4 PDF of coloured rectangles, its content stream padded with a comment to about `size` bytes.
@@ -128,7 +110,7 @@ enum CorpusFormats {
         var central: [UInt8] = []
         for entry in entries {
             let name = Array(entry.name.utf8)
-            let crc = littleEndian(crc32(entry.bytes))
+            let crc = littleEndian(StoredPNG.crc32(entry.bytes))
             let size = littleEndian(UInt32(entry.bytes.count))
             let common: [UInt8] = [20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0] + crc + size + size
                 + littleEndian(UInt16(name.count)) + [0, 0]
@@ -142,32 +124,6 @@ enum CorpusFormats {
             + littleEndian(UInt16(entries.count)) + littleEndian(UInt32(central.count))
             + littleEndian(UInt32(centralOffset)) + [0, 0]
         return out
-    }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let typed = Array(type.utf8) + data
-        return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n in
-        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        ~bytes.reduce(~UInt32(0)) { crcTable[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
-    }
-
-    private static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in bytes {
-            a = (a + UInt32(byte)) % 65521
-            b = (b + a) % 65521
-        }
-        return b << 16 | a
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 
     private static func littleEndian(_ value: UInt32) -> [UInt8] {

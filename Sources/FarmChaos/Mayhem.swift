@@ -118,11 +118,12 @@ final class Mayhem {
         }
     }
 
-    /// The processes that may be killed now. Only workers and the watcher bring back a dead supervisor:
-    /// while it is dead, the last of them is spared, or nothing would run until the next `farm start`
+    /// The processes that may be killed now: any of them, except the last one left, whatever its role.
+    /// A survivor brings the others back (a supervisor its workers and watcher, a worker or the watcher
+    /// a dead supervisor); killing the very last leaves nothing that could, until the next `farm start`
     /// (killing everything at once is a case of the kill tests).
     private func spared(_ live: [FarmProcess]) -> [FarmProcess] {
-        live.contains { $0.role == .supervisor } || live.count > 1 ? live : []
+        live.count > 1 ? live : []
     }
 
     private func killWorker(_ live: [FarmProcess], busyOnly: Bool = false) {

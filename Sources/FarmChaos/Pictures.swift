@@ -11,19 +11,11 @@ enum Pictures {
         let width = 64
         let height = max(1, (size - 100) / (width * 3 + 1))
         var random = SplitMix(seed: seed)
-        var raw: [UInt8] = []
-        raw.reserveCapacity(height * (width * 3 + 1))
-        for _ in 0..<height {
-            raw.append(0)  // filter: none
-            for _ in 0..<(width * 3) / 8 {
-                withUnsafeBytes(of: random.next()) { raw.append(contentsOf: $0) }
-            }
+        return StoredPNG.make(width: width, height: height) { _ in
+            var row: [UInt8] = []
+            for _ in 0..<(width * 3) / 8 { withUnsafeBytes(of: random.next()) { row.append(contentsOf: $0) } }
+            return row
         }
-        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        out += chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, 2, 0, 0, 0])
-        out += chunk("IDAT", zlibStored(raw))
-        out += chunk("IEND", [])
-        return out
     }
 
     /// A valid JPEG of `width`×`height` with grain from `seed` (grain does not compress: big files).
@@ -68,45 +60,6 @@ enum Pictures {
         try ZipWriter.write(path: path, entries: [(name, bytes)], method: .store)
         defer { unlink(path) }
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(type.utf8) + data
-        return be32(UInt32(data.count)) + body + be32(crc32(body))
-    }
-
-    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let length = min(65535, data.count - offset)
-            let last: UInt8 = offset + length == data.count ? 1 : 0
-            out += [last, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
-            out += data[offset..<offset + length]
-            offset += length
-        } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in data {
-            a = (a + UInt32(byte)) % 65521
-            b = (b + a) % 65521
-        }
-        return out + be32(b << 16 | a)
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { c = crcTable[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
-        return c ^ 0xFFFF_FFFF
-    }
-
-    private static func be32(_ v: UInt32) -> [UInt8] {
-        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
     }
 }
 
