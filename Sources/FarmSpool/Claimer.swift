@@ -16,7 +16,10 @@ public struct Claim: Sendable, Hashable {
 /// Takes jobs off the queue for one worker (see "Claim" in the protocol).
 ///
 /// Keeps the sorted shard list of the batch it is draining, so a claim reads queue/ (a few
-/// entries) and one getdents batch of one shard, whatever the size of the queue.
+/// entries) and at most one getdents batch of one shard, whatever the size of the queue. The names
+/// of that batch not tried yet are kept too, in random order, and tried first by the next claim:
+/// most claims read no directory but queue/ (a name another worker took meanwhile costs a failed
+/// rename, far less than reading the shard again).
 /// Not thread-safe: one per worker thread.
 public final class Claimer {
     /// How many names one claim reads from a shard; the pick is random among them.
@@ -25,6 +28,9 @@ public final class Claimer {
     public let spool: Spool
     private var cachedBatch: String?
     private var cachedShards: [String] = []
+    /// Names read from the first cached shard and not tried yet.
+    private var untried: [String] = []
+    private var random = FastRandom()
 
     public init(spool: Spool) {
         self.spool = spool
@@ -47,6 +53,7 @@ public final class Claimer {
     private func claim(fromBatch batch: String) throws(SpoolError) -> Claim? {
         let batchPath = spool.queue + "/" + batch
         if cachedBatch != batch {
+            untried = []
             do {
                 cachedShards = try Sys.listDirectory(batchPath).filter { !$0.hasPrefix(".") }.sorted()
             } catch where error == .noSuchFileOrDirectory {
@@ -61,6 +68,9 @@ public final class Claimer {
         }
         while let shard = cachedShards.first {
             let shardPath = batchPath + "/" + shard
+            while let name = untried.popLast() {
+                if let claim = try take(name, from: shardPath) { return claim }
+            }
             var names: [String]
             do {
                 names = try Sys.listDirectory(shardPath, limit: Self.pickWindow)
@@ -76,10 +86,12 @@ public final class Claimer {
                 // Drained: drop it. rmdir fails harmlessly if a handed-back job just arrived.
                 try? Sys.rmdir(shardPath)
                 cachedShards.removeFirst()
+                untried = []
                 continue
             }
-            names.shuffle()
-            for name in names {
+            names.shuffle(using: &random)
+            untried = names
+            while let name = untried.popLast() {
                 if let claim = try take(name, from: shardPath) { return claim }
             }
         }
