@@ -46,7 +46,7 @@ final class Corpus {
     private let directory: String
     /// Seconds a small transfer should last; large ones last about five times longer.
     private let smallSeconds: Double
-    private var random: SplitMix
+    private var random: FastRandom
     private(set) var lists: [String: [Resource]] = [:]
     /// Every manifest made, in order (base first): re-added at the end, so the union is known.
     private(set) var manifests: [String] = []
@@ -55,7 +55,7 @@ final class Corpus {
         self.origin = origin
         self.directory = directory
         self.smallSeconds = smallSeconds
-        random = SplitMix(seed: seed)
+        random = FastRandom(seed: seed)
     }
 
     var resources: [Resource] { lists.values.flatMap { $0 } }

@@ -29,7 +29,7 @@ final class Mayhem {
     private let observer: Observer
     private let killsPerSecond: Double
     private let workers: ClosedRange<Int>
-    private var random: SplitMix
+    private var random: FastRandom
     private(set) var tally = Tally()
     private var extras = 0
     /// How long an add takes when it is not killed, to aim kills inside it.
@@ -44,7 +44,7 @@ final class Mayhem {
         self.observer = observer
         self.killsPerSecond = killsPerSecond
         self.workers = workers
-        random = SplitMix(seed: seed)
+        random = FastRandom(seed: seed)
     }
 
     /// Runs the chaos for `seconds`, then leaves the farm resumed.

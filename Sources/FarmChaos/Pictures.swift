@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmSpool
 import FarmZip
 import Foundation
 
@@ -10,7 +11,7 @@ enum Pictures {
     static func png(size: Int, seed: UInt64) -> [UInt8] {
         let width = 64
         let height = max(1, (size - 100) / (width * 3 + 1))
-        var random = SplitMix(seed: seed)
+        var random = FastRandom(seed: seed)
         return StoredPNG.make(width: width, height: height) { _ in
             var row: [UInt8] = []
             for _ in 0..<(width * 3) / 8 { withUnsafeBytes(of: random.next()) { row.append(contentsOf: $0) } }
@@ -20,7 +21,7 @@ enum Pictures {
 
     /// A valid JPEG of `width`×`height` with grain from `seed` (grain does not compress: big files).
     static func jpeg(width: Int, height: Int, seed: UInt64, scratch: String) throws -> [UInt8] {
-        var random = SplitMix(seed: seed)
+        var random = FastRandom(seed: seed)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let tint = UInt8(truncatingIfNeeded: seed &* 37)
         for i in 0..<pixels.count {
@@ -45,7 +46,7 @@ enum Pictures {
         ]
         let padding = max(0, size - 900)
         if padding > 0 {
-            var random = SplitMix(seed: seed)
+            var random = FastRandom(seed: seed)
             let letters = Array("0123456789abcdef".utf8)
             var text = [UInt8](repeating: 0, count: padding)
             for i in 0..<padding { text[i] = letters[Int(random.next() & 15)] }
@@ -60,18 +61,5 @@ enum Pictures {
         try ZipWriter.write(path: path, entries: [(name, bytes)], method: .store)
         defer { unlink(path) }
         return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64): the same seed draws the same corpus and the same chaos.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state = state &+ 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
