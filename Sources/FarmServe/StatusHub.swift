@@ -3,11 +3,12 @@ import FarmStatus
 import Foundation
 import Synchronization
 
-/// Wakes every open event stream from one inotify watch (`StatusWatch`) on its own thread: when the
+/// Wakes every open event stream from one inotify watch (FarmStatus's `SpoolWatch`) on its own thread: when the
 /// watcher replaces status/summary.json (within 25 ms of any change, and at least once a second) or a
 /// control file changes, the hub reads the summary once (`latest`) and wakes every subscriber; sidecar
 /// changes wake them too, for the streams that show one list. With no watcher running nothing replaces
-/// the summary, so a second without events also makes the hub read it (`StatusReader` scans then).
+/// the summary, so a second without events also makes the hub read it (`StatusReader` scans then);
+/// without inotify at all (no instance left), that one-second read is all there is.
 ///
 /// Thread-safe: subscribers come and go from any task; the watch belongs to the hub's thread.
 final class StatusHub: Sendable {
@@ -27,10 +28,10 @@ final class StatusHub: Sendable {
     }
 
     /// Starts the hub's thread.
-    func start() throws(ServeError) {
-        let watch = try StatusWatch(spool: spool)
+    func start() {
         let thread = Thread { [self] in
-            run(watch)
+            // Made here: the watch belongs to this thread alone.
+            run(SpoolWatch(spool: spool))
             finished.signal()
         }
         thread.name = "farm-serve-hub"
@@ -74,12 +75,19 @@ final class StatusHub: Sendable {
         return stream
     }
 
-    private func run(_ watch: StatusWatch) {
+    private func run(_ watch: SpoolWatch?) {
         var last: [UInt8] = []
         while !state.withLock({ $0.stopped }) {
-            let changes = watch.wait(timeout: 1)
-            var changed = changes.sidecars
-            if changes.summary || !changes.sidecars {
+            var changes = SpoolChanges()
+            if let watch {
+                watch.wait(timeout: 1)
+                changes = watch.drain()
+            } else {
+                Thread.sleep(forTimeInterval: 1)
+            }
+            let sidecars = !changes.sidecars.isEmpty || changes.overflow
+            var changed = sidecars
+            if changes.status || changes.control || changes.overflow || !sidecars {
                 let summary = Self.encode(StatusReader.summary(spool))
                 changed = changed || summary != last
                 last = summary

@@ -62,7 +62,7 @@ public final class WebServer: Sendable {
     public func start() throws(ServeError) {
         let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Int, ServeError>?>(nil)
-        try hub.start()
+        hub.start()
         // The guard needs the bound port, known only once listening (it is set before any request).
         let guarding = RequestGuard(token: token, host: host)
         let app = Application(

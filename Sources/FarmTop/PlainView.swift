@@ -10,7 +10,7 @@ struct PlainView {
     let spool: Spool
 
     func run() {
-        let watch = try? ChangeWatch(spool: spool)
+        let watch = SpoolWatch(spool: spool)
         var throughput = Throughput()
         var last: PlainLine.Counts?
         var nextSample = 0.0

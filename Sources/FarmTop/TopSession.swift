@@ -19,7 +19,7 @@ final class TopSession {
     private let spool: Spool
     private let terminal: Terminal
     /// Nil when inotify is not available: the one-second tick still keeps the screen current.
-    private let watch: ChangeWatch?
+    private let watch: SpoolWatch?
     private var state = TopState()
     private var summary: StatusDocument
     private var list: ListStatus?
@@ -42,7 +42,7 @@ final class TopSession {
     init(spool: Spool, terminal: Terminal) {
         self.spool = spool
         self.terminal = terminal
-        watch = try? ChangeWatch(spool: spool)
+        watch = SpoolWatch(spool: spool)
         summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
     }
 

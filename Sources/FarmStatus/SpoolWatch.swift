@@ -2,27 +2,29 @@ import FarmSpool
 import Glibc
 
 /// What changed in the spool since the last look, as inotify told it.
-struct SpoolChanges: Equatable, Sendable {
+public struct SpoolChanges: Equatable, Sendable {
     /// The watcher replaced status/summary.json.
-    var status = false
+    public var status = false
     /// control/desired.json or control/paused changed.
-    var control = false
+    public var control = false
     /// Jobs (raw names) whose sidecar in progress/ was written or removed.
-    var sidecars: Set<String> = []
-    /// The kernel dropped events: assume everything changed.
-    var overflow = false
+    public var sidecars: Set<String> = []
+    /// The kernel dropped events, or a watched directory went away: assume everything changed.
+    public var overflow = false
 
-    var isEmpty: Bool { !status && !control && sidecars.isEmpty && !overflow }
+    public init() {}
+
+    public var isEmpty: Bool { !status && !control && sidecars.isEmpty && !overflow }
 }
 
-/// `farm top`'s own inotify instance, on status/, progress/ and control/: the reason to redraw, so
-/// the view never polls the spool in a loop. Raw inotify_init1 rather than libinotifytools, which
-/// allows one instance per process (a demo's `top` shares its process with other code) and would
-/// have to be drained through select(2).
+/// An inotify instance of one live view (`farm top`, `farm serve`) on status/, progress/ and
+/// control/: the reason to look again, so no view polls the spool in a loop. Raw inotify_init1
+/// rather than libinotifytools (the watcher's), which allows one instance per process (a demo's
+/// `top` shares its process with other code) and would have to be drained through select(2).
 ///
 /// The directories can vanish under it (`farm reset` deletes and recreates them): a lost watch is
 /// added again at the next `drain` once the directory is back. Owned by one thread.
-final class ChangeWatch {
+public final class SpoolWatch {
     private enum Directory: CaseIterable {
         case status, progress, control
     }
@@ -30,16 +32,15 @@ final class ChangeWatch {
     private static let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF)
         | UInt32(IN_MOVE_SELF)
 
-    let descriptor: Int32
+    public let descriptor: Int32
     private let spool: Spool
     private var watches: [Int32: Directory] = [:]
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(spool: Spool) throws(TopError) {
+    /// Nil when inotify cannot be had (out of instances): the caller falls back to a timer.
+    public init?(spool: Spool) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else {
-            throw TopError("cannot watch the spool for changes: \(String(cString: strerror(errno)))")
-        }
+        guard descriptor >= 0 else { return nil }
         self.spool = spool
         addMissingWatches()
     }
@@ -48,12 +49,13 @@ final class ChangeWatch {
 
     /// Waits up to `timeout` seconds for a change, or for `input` (standard input) to be readable.
     /// A signal (a resize, ^C) ends the wait early. False when `input` is gone (the terminal hung up).
-    func wait(timeout: Double, input: Int32? = nil) -> Bool {
+    @discardableResult
+    public func wait(timeout: Double, input: Int32? = nil) -> Bool {
         Readiness.wait([descriptor] + (input.map { [$0] } ?? []), timeout: timeout)
     }
 
     /// Every change queued so far, without waiting.
-    func drain() -> SpoolChanges {
+    public func drain() -> SpoolChanges {
         var changes = SpoolChanges()
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -115,12 +117,12 @@ final class ChangeWatch {
 }
 
 /// poll(2) on a few descriptors for reading. Stateless.
-enum Readiness {
+public enum Readiness {
     /// Waits until one of `descriptors` is readable, a signal arrives or `timeout` seconds pass.
     /// False when one of them hung up or is invalid: waiting on it again would return at once,
     /// forever.
     @discardableResult
-    static func wait(_ descriptors: [Int32], timeout: Double) -> Bool {
+    public static func wait(_ descriptors: [Int32], timeout: Double) -> Bool {
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let milliseconds = Int32(min(60_000, max(0, (timeout * 1000).rounded(.up))))
         // Readiness, an interruption (EINTR) or the time-out: the caller looks at everything anyway.
