@@ -1,4 +1,3 @@
-import FarmZip
 import Glibc
 
 /// The text of one JSON list, where the resources' spans point. A big list is mapped from a file
