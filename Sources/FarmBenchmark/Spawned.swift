@@ -19,22 +19,12 @@ enum Spawned {
     /// unless `check` is false.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], log: String, check: Bool = true) throws -> Result {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let peakFile = log + ".rss"
         defer { unlink(peakFile) }
         let timed = access(Self.gnuTime, X_OK) == 0
-        let command = (timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
         let start = DispatchTime.now().uptimeNanoseconds
-        var pid: pid_t = 0
-        let error = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
-        guard error == 0 else { throw ValidationError("cannot start \(executable): \(String(cString: strerror(error)))") }
+        let pid = try spawn((timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments,
+                            log: log)
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
@@ -56,17 +46,23 @@ enum Spawned {
 
     /// Starts `executable` without waiting (a server); the caller ends it by pid.
     static func start(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
+        try spawn([executable] + arguments, log: log)
+    }
+
+    /// Spawns `command` (its first word looked up in PATH) with stdin from /dev/null and stdout and
+    /// stderr appended to `log`.
+    private static func spawn(_ command: [String], log: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let error = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
-        guard error == 0 else { throw ValidationError("cannot start \(executable): \(String(cString: strerror(error)))") }
+        let error = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
+        guard error == 0 else { throw ValidationError("cannot start \(command[0]): \(String(cString: strerror(error)))") }
         return pid
     }
 

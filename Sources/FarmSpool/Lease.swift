@@ -54,20 +54,20 @@ extension Spool {
         return reclaimed
     }
 
-    /// Sends back every job whose owner is not a registered, live farm process, whoever saw it die (or
-    /// nobody: it died while no supervisor ran). A claimant registers before its first claim and stays
-    /// registered until it has handed its job back, so such a job has lost its owner. active/ is read
-    /// before the registry: a claim listed was made by a process that was registered by then.
-    @discardableResult
-    public func releaseOrphans() -> [JobName] {
+    /// The live farm processes (as `processes()`), after sending back every job whose owner is not
+    /// one of them, whoever saw it die (or nobody: it died while no supervisor ran). A claimant
+    /// registers before its first claim and stays registered until it has handed its job back, so
+    /// such a job has lost its owner. active/ is read before the registry: a claim listed was made by
+    /// a process that was registered by then. One registry read serves both (the supervisor's tick).
+    public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
         let claims = ((try? Sys.listDirectory(active)) ?? []).compactMap { name in ActiveName(name).map { (name, $0) } }
-        guard !claims.isEmpty else { return [] }
-        let alive = Set(processes().map(\.pid))
+        let live = processes()
+        let alive = Set(live.map(\.pid))
         var released: [JobName] = []
         for (name, entry) in claims where !alive.contains(entry.owner.pid) {
             if (try? returnToQueue(activeName: name, job: entry.job)) == true { released.append(entry.job) }
         }
-        return released
+        return (live, released)
     }
 
     /// Sends back the jobs of a process known to be dead (the supervisor saw it exit).

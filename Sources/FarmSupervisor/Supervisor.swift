@@ -59,16 +59,16 @@ public final class Supervisor {
             if startingWatcher?.pid == pid { startingWatcher = nil }
             handleDeath(pid)
         }
-        let live = spool.processes()
+        // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
+        // their jobs in active/: they go back now, with the registry read this tick needs anyway.
+        let (live, orphans) = spool.processesReleasingOrphans()
+        if !orphans.isEmpty {
+            spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
+        }
         let workers = Set(live.filter { $0.role == .worker }.map(\.pid))
         // Adopted workers are not our children: their death shows as a registry entry losing its lock.
         for pid in knownWorkers.subtracting(workers) { handleDeath(pid) }
         knownWorkers = workers
-        // Workers that died while no supervisor ran (or before this one adopted them) left their jobs.
-        let orphans = spool.releaseOrphans()
-        if !orphans.isEmpty {
-            spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
-        }
         retiring = retiring.filter { workers.contains($0.key) }
         startingWorkers = startingWorkers.filter { pid, since in
             if workers.contains(pid) { return false }

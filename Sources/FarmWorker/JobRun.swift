@@ -62,28 +62,25 @@ struct JobRun {
             try? spool.release(claim)
             return
         }
-        guard convert else {
-            if keeper.lost { return }
-            write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
-                          attempts: attempts, changed: changedAt(.done)))
-            complete(.done)
-            return
-        }
-        let image: String
-        do {
-            image = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
-                let status: Sidecar.Status = stage == .unzipping ? .unzipping : .rendering
-                write(Sidecar(status: status, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
-                              attempts: attempts, changed: changedAt(status)))
-            }
-        } catch {
-            fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
-            return
-        }
-        // A thumbnail is for grid views only: without one the resource is still done.
+        var image: String?
         var thumb: String?
-        do { thumb = try Thumbnail.make(for: image, base: base) } catch {
-            spool.log("no thumbnail for \(claim.job): \(error)")
+        if convert {
+            let made: String
+            do {
+                made = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
+                    let status: Sidecar.Status = stage == .unzipping ? .unzipping : .rendering
+                    write(Sidecar(status: status, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
+                                  attempts: attempts, changed: changedAt(status)))
+                }
+            } catch {
+                fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
+                return
+            }
+            image = made
+            // A thumbnail is for grid views only: without one the resource is still done.
+            do { thumb = try Thumbnail.make(for: made, base: base) } catch {
+                spool.log("no thumbnail for \(claim.job): \(error)")
+            }
         }
         if keeper.lost { return }
         write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file, image: image,
