@@ -7,17 +7,25 @@ import Glibc
 /// running workers). The lock is handed down to the new supervisor, so however many processes
 /// notice at once, exactly one supervisor starts. Checks every second, with jitter.
 public enum SupervisorGuard {
-    /// For a supervised process on its way out: it may be the last process of the farm (the supervisor
-    /// that told it to retire died meanwhile, along with the rest), so unless the farm is being
-    /// stopped it makes sure a supervisor runs. A no-op (one failed try-lock) while one does.
+    /// For a supervised process on its way out, once it has handed back its job and left the registry:
+    /// it may be the last process of the farm (the supervisor that told it to retire died meanwhile,
+    /// along with the rest), so unless the farm is being stopped it makes sure a supervisor runs. A
+    /// supervisor killed a moment ago still holds its lock until the kernel has torn it down, so a
+    /// held lock is tried again for up to a second before it counts as a live supervisor's.
     public static func handOver(_ spool: Spool) {
-        guard !spool.isStopping else { return }
-        do {
-            if let pid = try SupervisorLock.launchSupervisor(spool) {
-                spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
+        let deadline = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
+        while !spool.isStopping {
+            do {
+                if let pid = try SupervisorLock.launchSupervisor(spool) {
+                    spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
+                    return
+                }
+            } catch {
+                spool.log("cannot start a supervisor on the way out: \(error)")
+                return
             }
-        } catch {
-            spool.log("cannot start a supervisor on the way out: \(error)")
+            guard DispatchTime.now().uptimeNanoseconds < deadline else { return }
+            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 

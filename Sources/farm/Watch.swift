@@ -17,11 +17,12 @@ struct Watch: ParsableCommand {
     func run() throws {
         let spool = try options.open()
         StopSignal.install()
+        // Runs last, after the registration has ended: see `handOver`.
+        defer { if supervised { SupervisorGuard.handOver(spool) } }
         let registration = try spool.register(.watcher)
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2).
         if supervised { SupervisorGuard.start(spool) }
-        defer { if supervised { SupervisorGuard.handOver(spool) } }
         try Watcher(spool: spool).run { StopSignal.received }
     }
 }

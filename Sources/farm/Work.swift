@@ -41,11 +41,12 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
+        // Runs last, after the registration has ended: see `handOver`.
+        defer { if supervised { SupervisorGuard.handOver(spool) } }
         let registration = try spool.register(.worker)
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
         if supervised { SupervisorGuard.start(spool) }
-        defer { if supervised { SupervisorGuard.handOver(spool) } }
         try Worker(spool: spool, options: settings).run()
     }
 }
