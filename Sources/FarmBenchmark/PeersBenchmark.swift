@@ -30,6 +30,8 @@ struct PeersBenchmark: ParsableCommand {
         /// Largest single process, and the sum of the processes running together (the farm's roles).
         var peakMax: Int
         var peakSum: Int
+        /// A farm's `add`, `start` and `wait`, apart: where its fixed costs go.
+        var phases: [Double] = []
     }
 
     func run() throws {
@@ -94,6 +96,12 @@ struct PeersBenchmark: ParsableCommand {
                 + String(format: "%.0f / %.0f MB", Double(runs.map(\.peakMax).max()!) / 1e6,
                          Double(runs.map(\.peakSum).max()!) / 1e6))
         }
+        for tool in tools {
+            guard let runs = results[tool], let first = runs.first, !first.phases.isEmpty else { continue }
+            let medians = first.phases.indices.map { phase in runs.map { $0.phases[phase] }.sorted()[runs.count / 2] }
+            print("\(Self.label(tool)) phases (median s): " + zip(["add", "start", "wait"], medians)
+                .map { String(format: "%@ %.3f", $0, $1) }.joined(separator: ", "))
+        }
         // Ratios of throughput, paired within each round (same machine state), then the median.
         let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
         for farm in farms {
@@ -150,9 +158,9 @@ struct PeersBenchmark: ParsableCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
-        try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool] + (convert ? [] : ["--no-convert"]),
-                        log: log)
-        try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
+        let started = try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool]
+                                      + (convert ? [] : ["--no-convert"]), log: log)
+        let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let opened = try Spool(root: spool, create: false)
         let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
@@ -160,7 +168,8 @@ struct PeersBenchmark: ParsableCommand {
         guard done == set.paths.count else {
             throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
         }
-        return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +))
+        return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +),
+                           phases: [add.seconds, started.seconds, waited.seconds])
     }
 
     /// Every file there, with the corpus's total size: a tool that skipped or cut a file is not timed.
