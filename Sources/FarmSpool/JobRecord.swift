@@ -12,13 +12,19 @@ public struct JobRecord: Codable, Equatable, Sendable {
         self.id = id
     }
 
-    func encoded() -> [UInt8] { SpoolJSON.encode(self) }
+    /// The same bytes as `SpoolJSON.encode(self)`, without Foundation (`farm add` writes up to 1M).
+    func encoded() -> [UInt8] {
+        var writer = FlatJSON.Writer(capacity: 24 + id.utf8.count + url.utf8.count)
+        writer.add("id", id)
+        writer.add("url", url)
+        return writer.finish()
+    }
 
     /// nil when the bytes are not a job record: the caller sets the file aside.
-    static func decode(_ bytes: [UInt8]) -> JobRecord? {
-        guard let record = try? JSONDecoder().decode(JobRecord.self, from: Data(bytes)), !record.url.isEmpty
-        else { return nil }
-        return record
+    static func decode(_ bytes: some Collection<UInt8>) -> JobRecord? {
+        guard let object = FlatJSON.Object(bytes), let url = try? object.string("url"), !url.isEmpty,
+              let id = try? object.string("id") else { return nil }
+        return JobRecord(url: url, id: id)
     }
 }
 

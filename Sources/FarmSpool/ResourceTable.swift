@@ -48,7 +48,7 @@ extension Spool {
         guard let bytes = try? Sys.readFile(lists + "/" + id + ".resources", limit: 1 << 34) else { return nil }
         var records: [JobRecord] = []
         for line in bytes.split(separator: 0x0A) {
-            guard let record = JobRecord.decode(Array(line)) else { return nil }
+            guard let record = JobRecord.decode(line) else { return nil }
             records.append(record)
         }
         return records

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A job's progress sidecar, `progress/<job>.json`: what its owner is doing and, at the end, what it
 /// made. Written only by the job's current owner (tmp + rename, so readers never see half a file);
 /// read by the watcher and `farm status`. Not fsynced: after a power loss a missing sidecar only
@@ -40,6 +38,39 @@ public struct Sidecar: Codable, Equatable, Sendable {
         self.attempts = attempts
         self.changed = changed
     }
+
+    /// The same bytes as `SpoolJSON.encode(self)`, without Foundation: keys in sorted order.
+    func encoded() -> [UInt8] {
+        var writer = FlatJSON.Writer(capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
+                                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0))
+        writer.add("attempts", attempts)
+        writer.add("bytes", bytes)
+        writer.add("changed", changed)
+        writer.add("error", error)
+        writer.add("file", file)
+        writer.add("image", image)
+        writer.add("kind", kind)
+        writer.add("size", size)
+        writer.add("status", status.rawValue)
+        writer.add("thumb", thumb)
+        return writer.finish()
+    }
+
+    /// What JSONDecoder would make of the object: nil for a missing required key, a wrong type or
+    /// an unknown status; unknown keys are ignored.
+    static func decode(_ bytes: some Collection<UInt8>) -> Sidecar? {
+        guard let object = FlatJSON.Object(bytes) else { return nil }
+        return try? Sidecar(object)
+    }
+
+    private init(_ object: FlatJSON.Object) throws(FlatJSON.Mismatch) {
+        guard let status = Status(rawValue: try object.string("status")) else { throw FlatJSON.Mismatch() }
+        self.init(status: status, bytes: try object.int("bytes"), size: try object.optionalInt("size"),
+                  kind: try object.optionalString("kind"), file: try object.optionalString("file"),
+                  image: try object.optionalString("image"), thumb: try object.optionalString("thumb"),
+                  error: try object.optionalString("error"), attempts: try object.int("attempts"),
+                  changed: try object.string("changed"))
+    }
 }
 
 extension Spool {
@@ -47,7 +78,7 @@ extension Spool {
 
     /// Replaces the sidecar of `job` atomically.
     public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        let bytes = SpoolJSON.encode(sidecar)
+        let bytes = sidecar.encoded()
         let temporary = tmp + "/" + job.raw + ".json." + hex(UInt64.random(in: .min ... .max)).prefix(8)
         do {
             try Sys.createFile(temporary, bytes)
@@ -61,6 +92,6 @@ extension Spool {
     /// The sidecar of `job`, or nil when there is none (or it does not parse: it is rewritten soon).
     public func sidecar(_ job: JobName) -> Sidecar? {
         guard let bytes = try? Sys.readFile(sidecarPath(job)) else { return nil }
-        return try? JSONDecoder().decode(Sidecar.self, from: Data(bytes))
+        return Sidecar.decode(bytes)
     }
 }

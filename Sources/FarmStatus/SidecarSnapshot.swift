@@ -3,7 +3,7 @@ import FarmSpool
 /// A progress sidecar (`progress/<job>.json`) as the status reads it: leniently, so a sidecar from a
 /// newer worker (an extra field such as `thumb`, a status this build does not know) still shows.
 /// Read-only; the job's owner writes it (see `Sidecar` in FarmSpool).
-struct SidecarSnapshot: Decodable {
+struct SidecarSnapshot {
     var status: String
     var bytes: Int?
     var size: Int?
@@ -18,7 +18,21 @@ struct SidecarSnapshot: Decodable {
     /// The sidecar of `job`, or nil when there is none or it does not parse (its owner rewrites it).
     static func read(_ spool: Spool, _ job: JobName) -> SidecarSnapshot? {
         SpoolFiles.read(spool.progress + "/" + job.raw + ".json", limit: 1 << 16)
-            .flatMap { StatusJSON.decode(SidecarSnapshot.self, from: $0) }
+            .flatMap { FlatJSON.Object($0) }.flatMap { try? SidecarSnapshot($0) }
+    }
+
+    /// As JSONDecoder would read it: only `status` is required; a value of the wrong type fails.
+    private init(_ object: FlatJSON.Object) throws(FlatJSON.Mismatch) {
+        status = try object.string("status")
+        bytes = try object.optionalInt("bytes")
+        size = try object.optionalInt("size")
+        kind = try object.optionalString("kind")
+        file = try object.optionalString("file")
+        image = try object.optionalString("image")
+        thumb = try object.optionalString("thumb")
+        error = try object.optionalString("error")
+        attempts = try object.optionalInt("attempts")
+        changed = try object.optionalString("changed")
     }
 
     /// The status an owner reports; a status this build does not know is work in progress.

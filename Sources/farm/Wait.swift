@@ -14,7 +14,8 @@ struct Wait: ParsableCommand {
     @Option(help: "Give up after this many seconds (exit 3).")
     var timeout: Double?
 
-    /// How often the summary is read: well under the status lag a user would notice.
+    /// How often the summary is read when the watcher's does not change: covers a spool with no
+    /// watcher (the summary is then a scan). A new summary is read at once.
     private static let interval = 0.15
 
     func validate() throws {
@@ -24,6 +25,7 @@ struct Wait: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
+        let watch = SpoolWatch(spool: spool)
         while true {
             let summary = StatusReader.summary(spool)
             if summary.isFinished {
@@ -43,7 +45,17 @@ struct Wait: ParsableCommand {
                 fail("timed out after \(formatted(timeout ?? 0)) s: \(open.count) list(s) not finished (\(detail))",
                      code: 3)
             }
-            Thread.sleep(forTimeInterval: Self.interval)
+            pause(watch, until: min(Date().addingTimeInterval(Self.interval), deadline ?? .distantFuture))
+        }
+    }
+
+    /// Until `until`, or until the watcher writes a new summary.
+    private func pause(_ watch: SpoolWatch?, until: Date) {
+        guard let watch else { return Thread.sleep(until: until) }
+        while until.timeIntervalSinceNow > 0 {
+            watch.wait(timeout: until.timeIntervalSinceNow)
+            let changes = watch.drain()
+            if changes.status || changes.overflow { return }
         }
     }
 
