@@ -77,6 +77,13 @@ public enum DisplayImage {
     }
 
     /// The kind of the file at `path`, by its first bytes.
+    /// What the bytes behind an open descriptor are, read at offset 0 (the descriptor's offset stays).
+    public static func sniff(descriptor: Int32) -> Kind? {
+        var prefix = [UInt8](repeating: 0, count: Kind.sniffLength)
+        let count = prefix.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Kind.sniff(prefix.prefix(count)) : nil
+    }
+
     public static func sniff(_ path: String) -> Kind? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }

@@ -210,8 +210,10 @@ final class TransferContext {
         return count
     }
 
-    func header(_ line: String) {
-        if line.hasPrefix("HTTP/") {
+    /// One header line as curl hands it over (with its CRLF). Parsed as bytes: a few lines per job,
+    /// and Foundation's trimming and lowercasing cost more than the rest of the transfer's Swift.
+    func header(_ line: UnsafeRawBufferPointer) {
+        if line.starts(with: Self.statusPrefix) {
             // A new response (after a redirect): forget the previous one's headers.
             contentType = nil
             retryAfter = nil
@@ -220,18 +222,38 @@ final class TransferContext {
             lastModified = nil
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        switch name {
-        case "content-type": contentType = value
-        case "retry-after": retryAfter = Double(value)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+              let field = Self.wanted.first(where: { Self.equalsIgnoringCase(line[..<colon], $0.name) })?.field
+        else { return }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1, end = line.count
+        while start < end && isSpace(line[start]) { start += 1 }
+        while end > start && isSpace(line[end - 1]) { end -= 1 }
+        let value = String(decoding: line[start..<end], as: UTF8.self)
+        switch field {
+        case .contentType: contentType = value
+        case .retryAfter: retryAfter = Double(value)
         // A weak ETag cannot validate a range (RFC 9110 §13.1.5).
-        case "etag" where value.hasPrefix("\""): etag = value
-        case "last-modified": lastModified = value
-        case "content-range":
+        case .etag where value.hasPrefix("\""): etag = value
+        case .etag: break
+        case .lastModified: lastModified = value
+        case .contentRange:
             if value.hasPrefix("bytes */") { completeSize = Int(value.dropFirst(8)) }
-        default: break
+        }
+    }
+
+    private enum Field { case contentType, retryAfter, etag, lastModified, contentRange }
+    private static let wanted: [(name: [UInt8], field: Field)] = [
+        (Array("content-type".utf8), .contentType), (Array("retry-after".utf8), .retryAfter),
+        (Array("etag".utf8), .etag), (Array("last-modified".utf8), .lastModified),
+        (Array("content-range".utf8), .contentRange),
+    ]
+    private static let statusPrefix = Array("HTTP/".utf8)
+
+    /// ASCII case-insensitive equality with `lower` (a lowercase name).
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lower: [UInt8]) -> Bool {
+        bytes.count == lower.count && zip(bytes, lower).allSatisfy { byte, want in
+            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == want
         }
     }
 }
@@ -243,8 +265,7 @@ private let writeCallback: cfarm_write_callback = { data, size, count, context i
 
 private let headerCallback: cfarm_header_callback = { data, size, count, context in
     guard let data else { return 0 }
-    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-    TransferContext.from(context).header(String(decoding: bytes, as: UTF8.self))
+    TransferContext.from(context).header(UnsafeRawBufferPointer(start: data, count: size * count))
     return size * count
 }
 

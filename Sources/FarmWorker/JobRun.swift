@@ -47,7 +47,7 @@ struct JobRun {
 
     /// The download is whole: store it, make its display image, complete the job.
     func finish(partialPath: String, fd: Int32, bytes: Int) {
-        guard let kind = DisplayImage.sniff(partialPath) else {
+        guard let kind = DisplayImage.sniff(descriptor: fd) else {
             fail("unsupported content", partial: partialPath)
             return
         }
