@@ -17,19 +17,26 @@ public struct Claim: Sendable, Hashable {
 ///
 /// Keeps the sorted shard list of the batch it is draining, so a claim reads queue/ (a few
 /// entries) and at most one getdents batch of one shard, whatever the size of the queue. The names
-/// of that batch not tried yet are kept too, in random order, and tried first by the next claim:
-/// most claims read no directory but queue/ (a name another worker took meanwhile costs a failed
-/// rename, far less than reading the shard again).
+/// of that batch not tried yet are kept too, and tried first by the next claim: most claims read
+/// no directory but queue/.
+///
+/// Every worker reads the same names in the same order. Each walks them from a random place; a
+/// name it loses marks the start of another worker's walk, so it reads the shard again (only names
+/// still queued come back) and starts elsewhere. Trying every name of a shared window in its own
+/// random order, as before, cost each of k workers about k - 1 lost renames per claim (17,340 lost
+/// for 5,000 claims with 6 workers); now a loss ends a run of claims.
 /// Not thread-safe: one per worker thread.
 public final class Claimer {
-    /// How many names one claim reads from a shard; the pick is random among them.
+    /// How many names one claim reads from a shard.
     static let pickWindow = 256
 
     public let spool: Spool
     private var cachedBatch: String?
     private var cachedShards: [String] = []
-    /// Names read from the first cached shard and not tried yet.
+    /// Names read from the first cached shard and not tried yet, in directory order, and where this
+    /// worker's walk through them is.
     private var untried: [String] = []
+    private var cursor = 0
     private var random = FastRandom()
 
     public init(spool: Spool) {
@@ -68,9 +75,7 @@ public final class Claimer {
         }
         while let shard = cachedShards.first {
             let shardPath = batchPath + "/" + shard
-            while let name = untried.popLast() {
-                if let claim = try take(name, from: shardPath) { return claim }
-            }
+            if let claim = try takeUntried(from: shardPath) { return claim }
             var names: [String]
             do {
                 names = try Sys.listDirectory(shardPath, limit: Self.pickWindow)
@@ -89,14 +94,22 @@ public final class Claimer {
                 untried = []
                 continue
             }
-            names.shuffle(using: &random)
             untried = names
-            while let name = untried.popLast() {
-                if let claim = try take(name, from: shardPath) { return claim }
-            }
+            cursor = Int.random(in: 0..<names.count, using: &random)
+            if let claim = try takeUntried(from: shardPath) { return claim }
         }
         cachedBatch = nil
         try? Sys.rmdir(batchPath)
+        return nil
+    }
+
+    /// The next untried name from the cursor on (wrapping around); nil when there is none or it was
+    /// lost, which drops the rest: they are read afresh.
+    private func takeUntried(from shardPath: String) throws(SpoolError) -> Claim? {
+        guard !untried.isEmpty else { return nil }
+        if cursor >= untried.count { cursor = 0 }
+        if let claim = try take(untried.remove(at: cursor), from: shardPath) { return claim }
+        untried = []
         return nil
     }
 
