@@ -1,3 +1,5 @@
+import Synchronization
+
 /// SplitMix64, seeded once from the system generator: for choices where speed matters and secrecy does
 /// not, such as which queued name to try first. The system generator costs a getrandom(2) system call
 /// per number, and shuffling a shard window took hundreds of them per claim. One per owner.
@@ -15,4 +17,12 @@ public struct FastRandom: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// Nonces for owners and temporary names: one generator per process, seeded once (a getrandom(2)
+/// per claim and per sidecar write showed in every job's trace), behind a lock for any thread.
+enum Nonce {
+    private static let generator = Mutex(FastRandom())
+
+    static func next() -> UInt64 { generator.withLock { $0.next() } }
 }

@@ -70,9 +70,11 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public let raw: String
 
     public static func fresh() -> Owner {
-        let pid = getpid()
-        return Owner(pid: pid, raw: String(pid) + "-" + hex(UInt64.random(in: .min ... .max)))
+        Owner(pid: processID, raw: String(processID) + "-" + hex(Nonce.next()))
     }
+
+    /// Farm processes never fork without exec, so their pid never changes (and glibc does not cache it).
+    private static let processID = getpid()
 
     init(pid: Int32, raw: String) {
         self.pid = pid

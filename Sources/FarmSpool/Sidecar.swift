@@ -79,7 +79,7 @@ extension Spool {
     /// Replaces the sidecar of `job` atomically.
     public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
         let bytes = sidecar.encoded()
-        let temporary = tmp + "/" + job.raw + ".json." + hex(UInt64.random(in: .min ... .max)).prefix(8)
+        let temporary = tmp + "/" + job.raw + ".json." + hex(Nonce.next()).prefix(8)
         do {
             try Sys.createFile(temporary, bytes)
             try Sys.rename(temporary, sidecarPath(job))

@@ -18,7 +18,8 @@ struct JobRun {
     var attempts = 1
     private let started = Self.now()
     private let lastWrite = Box(0.0)
-    private let lastPauseCheck = Box(0.0)
+    /// The worker looked at the pause mark just before claiming: the first look is one interval in.
+    private let lastPauseCheck: Box<Double>
     /// The status last written and when it began: `changed` marks status changes, not every byte.
     private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
 
@@ -26,6 +27,7 @@ struct JobRun {
         self.spool = spool
         self.claim = claim
         self.keeper = keeper
+        lastPauseCheck = Box(started)
     }
 
     /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
@@ -52,12 +54,14 @@ struct JobRun {
             return
         }
         let directory = spool.files + "/" + claim.job.list
-        mkdir(directory, 0o755)
         let base = directory + "/" + String(claim.job.index)
         let file = base + "." + kind.fileExtension
         // Durable before it is visible under its final name: a crash never shows a torn file.
         fdatasync(fd)
-        guard rename(partialPath, file) == 0 else {
+        // The list's folder exists but for its first job: made then, not tried for every job.
+        guard rename(partialPath, file) == 0
+                || (errno == ENOENT && (mkdir(directory, 0o755) == 0 || errno == EEXIST)
+                    && rename(partialPath, file) == 0) else {
             spool.log("cannot store \(file): \(String(cString: strerror(errno)))")
             try? spool.release(claim)
             return
