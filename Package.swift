@@ -24,14 +24,13 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
         .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        // libpng: writes display images and thumbnails at zlib's fastest level (cairo's writer has no knob).
-        .systemLibrary(name: "CPng", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
         .target(name: "CFarmShims", dependencies: ["CCurl"]),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
-        // libpng reports errors by longjmp too: the whole write lives in C.
-        .target(name: "CFarmPng", dependencies: ["CPng"]),
+        // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
+        // for its slow default level, and libpng's row handling cost as much as the compression).
+        .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 

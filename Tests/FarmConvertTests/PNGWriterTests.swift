@@ -63,6 +63,34 @@ import Testing
         }
     }
 
+    /// Noise does not compress: a megabyte of it spans many IDAT chunks and many deflate buffers, and
+    /// the Adler-32 covers thousands of its 32-byte blocks and its tails.
+    @Test func noiseSpanningManyChunksRoundTrips() throws {
+        let (width, height) = (701, 499)
+        var random = SystemRandomNumberGenerator()
+        let words = (0..<width * height).map { _ in UInt32.random(in: 0...0xFF_FFFF, using: &random) }
+        let image = try words.withUnsafeBytes { bytes in
+            try ImageSurface(rgb24: bytes.baseAddress!, width: width, height: height, stride: width * 4)
+        }
+        let dir = TemporaryDirectory()
+        let path = dir.appending("noise.png")
+        try image.writePNG(to: path)
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        let chunks = file.indices.dropLast(4).filter { file[$0..<$0 + 4].elementsEqual("IDAT".utf8) }
+        #expect(chunks.count > 10, "\(chunks.count) IDAT chunks in \(file.count) bytes")
+
+        let back = try ImageSurface(png: path)
+        #expect(back.width == width && back.height == height)
+        for index in words.indices {
+            let pixel = back.rgba(x: index % width, y: index / width), word = words[index]
+            guard pixel.red == UInt8(word >> 16 & 0xFF), pixel.green == UInt8(word >> 8 & 0xFF),
+                  pixel.blue == UInt8(word & 0xFF) else {
+                Issue.record("pixel \(index) is \(pixel), not \(String(word, radix: 16))")
+                return
+            }
+        }
+    }
+
     @Test func aWriteThatCannotHappenSaysWhy() throws {
         let image = try ImageSurface(width: 4, height: 4, alpha: false)
         let error = #expect(throws: ConvertError.self) { try image.writePNG(to: "/nonexistent-dir/x.png") }

@@ -1,10 +1,10 @@
-// CFarmPng: a fast PNG writer over libpng, for display images and thumbnails.
+// CFarmPng: a fast PNG writer for display images and thumbnails, straight onto zlib.
 //
 // cairo's own PNG writer compresses at zlib's default level and offers no knob; a 1600 px page spent
 // most of its time there. This one writes cairo's opaque layouts with the fastest zlib level and the
-// Up filter, which keeps rendered pages and photos small enough. libpng reports errors by longjmp,
-// so each whole write lives in one C function with its own setjmp; it returns 0 or -1 with the reason
-// in the caller's `error` buffer. libpng's headers stay inside png.c.
+// Up filter, which keeps rendered pages and photos small enough. It did so through libpng, whose row
+// handling then cost as much as the compression: the chunks and the filter are now written here,
+// straight onto zlib. It returns 0 or -1 with the reason in `error`.
 #ifndef CFARM_PNG_H
 #define CFARM_PNG_H
 
