@@ -12,32 +12,43 @@ public enum DisplayImage {
     /// Limits for what one ZIP resource may expand to.
     public static let zipLimits = ZipLimits.default
 
+    /// What `make` made: the display image, and its thumbnail when it came with it (a rendered page's
+    /// is rendered with the page); otherwise `Thumbnail.make` makes one from the image.
+    public struct Made: Sendable, Equatable {
+        public var image: String
+        public var thumbnail: String?
+    }
+
     /// Makes the display image of `file` (of `kind`), writing any new output next to `base`
     /// (e.g. `files/<list>/<index>`), and returns its absolute path.
     public static func make(for file: String, kind: Kind, base: String, maxSide: Int = 1600,
-                            stage: (Stage) -> Void = { _ in }) throws(ConvertError) -> String {
+                            stage: (Stage) -> Void = { _ in }) throws(ConvertError) -> Made {
         switch kind {
         case .jpg, .png:
-            return file
+            return Made(image: file)
         case .pdf:
             stage(.rendering)
-            return try render(pdf: file, to: base + ".page1.png", maxSide: maxSide)
+            return try render(pdf: file, base: base, maxSide: maxSide)
         case .zip:
             stage(.unzipping)
             return try unzip(file, into: base + ".unzipped", base: base, maxSide: maxSide, stage: stage)
         }
     }
 
-    /// Renders into a temporary name, then renames into place: no reader sees half a PNG.
-    private static func render(pdf: String, to png: String, maxSide: Int) throws(ConvertError) -> String {
+    /// Renders page 1 and its thumbnail, each into a temporary name, then renamed into place: no
+    /// reader sees half a PNG.
+    private static func render(pdf: String, base: String, maxSide: Int) throws(ConvertError) -> Made {
+        let png = base + ".page1.png", thumbnail = Thumbnail.path(base: base)
+        var made = false
         try OutputFile.replace(png, what: "rendered page") { temporary throws(ConvertError) in
-            try PDFRenderer.renderFirstPage(pdf: pdf, to: temporary, maxSide: maxSide)
+            made = try PDFRenderer.renderFirstPage(pdf: pdf, to: temporary, maxSide: maxSide,
+                                                   thumbnail: (thumbnail, Thumbnail.defaultMaxSide)).made
         }
-        return png
+        return Made(image: png, thumbnail: made ? thumbnail : nil)
     }
 
     private static func unzip(_ zip: String, into directory: String, base: String, maxSide: Int,
-                              stage: (Stage) -> Void) throws(ConvertError) -> String {
+                              stage: (Stage) -> Void) throws(ConvertError) -> Made {
         let entries: [ZipEntry]
         let reader: ZipReader
         do {
@@ -65,10 +76,10 @@ public enum DisplayImage {
             }
             switch sniff(path) {
             case .jpg?, .png?:
-                return path
+                return Made(image: path)
             case .pdf?:
                 stage(.rendering)
-                return try render(pdf: path, to: base + ".page1.png", maxSide: maxSide)
+                return try render(pdf: path, base: base, maxSide: maxSide)
             default:
                 lastError = ConvertError("\(entry.printableName) in the ZIP is not a JPG, PNG or PDF")
             }

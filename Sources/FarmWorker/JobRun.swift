@@ -69,7 +69,7 @@ struct JobRun {
         var image: String?
         var thumb: String?
         if convert {
-            let made: String
+            let made: DisplayImage.Made
             do {
                 made = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
                     let status: Sidecar.Status = stage == .unzipping ? .unzipping : .rendering
@@ -80,9 +80,9 @@ struct JobRun {
                 fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
                 return
             }
-            image = made
+            image = made.image
             // A thumbnail is for grid views only: without one the resource is still done.
-            do { thumb = try Thumbnail.make(for: made, base: base) } catch {
+            do { thumb = try made.thumbnail ?? Thumbnail.make(for: made.image, base: base) } catch {
                 spool.log("no thumbnail for \(claim.job): \(error)")
             }
         }

@@ -211,9 +211,10 @@ import Testing
     @Test func thumbnailOfARenderedPageIsNamedAfterTheBase() throws {
         let pdf = try write(PDFFixture.make(), "doc.pdf")
         let base = dir.appending("3")
-        let image = try DisplayImage.make(for: pdf, kind: .pdf, base: base)
-        let thumb = try Thumbnail.make(for: image, base: base)
-        #expect(thumb == base + ".thumb.png")
+        let made = try DisplayImage.make(for: pdf, kind: .pdf, base: base)
+        // Rendered with the page, straight from the PDF.
+        #expect(made.thumbnail == base + ".thumb.png")
+        let thumb = try #require(made.thumbnail)
         let thumbnail = try PNGImage(path: thumb)
         // Page 1 is 200×100 points, red on its left half: 1600×800 rendered, 256×128 in the grid.
         #expect(thumbnail.width == 256 && thumbnail.height == 128)
