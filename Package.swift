@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
-            "FarmConvert", "FarmSpool", "FarmOrigin", "FarmTestSupport",
+            "FarmConvert", "CFarmPng", "FarmSpool", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",

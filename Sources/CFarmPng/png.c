@@ -98,7 +98,7 @@ __attribute__((target("ssse3"))) static uint32_t adler32_ssse3(uint32_t adler, c
 }
 #endif
 
-static uint32_t checksum(uint32_t adler, const unsigned char *bytes, size_t count) {
+uint32_t cfarm_adler32(uint32_t adler, const unsigned char *bytes, size_t count) {
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("ssse3")) return adler32_ssse3(adler, bytes, count);
 #endif
@@ -107,7 +107,7 @@ static uint32_t checksum(uint32_t adler, const unsigned char *bytes, size_t coun
 
 // Deflates `count` bytes of filtered scanlines (or finishes the stream) into IDAT chunks.
 static int deflate_into(writer *w, const unsigned char *bytes, size_t count, int flush) {
-    if (count > 0) w->adler = checksum(w->adler, bytes, count);
+    if (count > 0) w->adler = cfarm_adler32(w->adler, bytes, count);
     w->zs.next_in = (Bytef *)bytes;
     w->zs.avail_in = (uInt)count;
     unsigned char out[1 << 15];

@@ -1,3 +1,4 @@
+import CFarmPng
 @testable import FarmConvert
 import FarmTestSupport
 import Foundation
@@ -86,6 +87,30 @@ import Testing
             guard pixel.red == UInt8(word >> 16 & 0xFF), pixel.green == UInt8(word >> 8 & 0xFF),
                   pixel.blue == UInt8(word & 0xFF) else {
                 Issue.record("pixel \(index) is \(pixel), not \(String(word, radix: 16))")
+                return
+            }
+        }
+    }
+
+    /// The vectorised checksum against the definition, byte by byte: every length around its 32-byte
+    /// blocks and its 173-block runs, bytes at their largest, and a checksum carried over.
+    @Test func adler32MatchesItsDefinition() {
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<20_000).map { _ in Bool.random(using: &random) ? 0xFF : UInt8.random(in: 0...0xFF, using: &random) }
+        func reference(_ start: UInt32, _ count: Int) -> UInt32 {
+            var a = start & 0xFFFF, b = start >> 16
+            for byte in bytes[..<count] {
+                a = (a + UInt32(byte)) % 65521
+                b = (b + a) % 65521
+            }
+            return b << 16 | a
+        }
+        let lengths = Array(0...300) + [5535, 5536, 5537, 5552, 5600, 11_072, 11_073, 19_999]
+        for count in lengths {
+            let start: UInt32 = count % 2 == 0 ? 1 : UInt32.random(in: 0..<65521) << 16 | UInt32.random(in: 0..<65521)
+            let fast = bytes.withUnsafeBufferPointer { cfarm_adler32(start, $0.baseAddress, count) }
+            guard fast == reference(start, count) else {
+                Issue.record("length \(count): \(fast), not \(reference(start, count))")
                 return
             }
         }

@@ -10,6 +10,7 @@
 #define CFARM_PNG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /// The pixel layouts `cfarm_png_write` takes, as cairo stores them.
 enum {
@@ -23,5 +24,9 @@ enum {
 /// (created or truncated). Returns 0, or -1 with the reason in `error` (the file is then removed).
 int cfarm_png_write(const char *path, const unsigned char *pixels, int width, int height, int stride, int layout,
                     char *error, size_t error_size);
+
+/// The Adler-32 of `count` bytes continuing from `adler` (1 to start), as zlib's `adler32`; exposed
+/// for its tests.
+uint32_t cfarm_adler32(uint32_t adler, const unsigned char *bytes, size_t count);
 
 #endif
