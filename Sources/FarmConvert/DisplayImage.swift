@@ -87,7 +87,6 @@ public enum DisplayImage {
         throw lastError ?? ConvertError("ZIP holds no image or PDF")
     }
 
-    /// The kind of the file at `path`, by its first bytes.
     /// What the bytes behind an open descriptor are, read at offset 0 (the descriptor's offset stays).
     public static func sniff(descriptor: Int32) -> Kind? {
         var prefix = [UInt8](repeating: 0, count: Kind.sniffLength)
@@ -95,10 +94,12 @@ public enum DisplayImage {
         return count > 0 ? Kind.sniff(prefix.prefix(count)) : nil
     }
 
+    /// The kind of the file at `path`, by its first bytes.
     public static func sniff(_ path: String) -> Kind? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        return Kind.sniff(Array((try? handle.read(upToCount: Kind.sniffLength)) ?? Data()))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return sniff(descriptor: fd)
     }
 
     private static func isHidden(_ name: String) -> Bool {

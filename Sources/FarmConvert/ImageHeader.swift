@@ -5,20 +5,27 @@ import Glibc
 enum ImageHeader {
     static let window = 64 << 10
 
-    /// The size of the JPG or PNG at `path`; nil when it is neither, or its size is not in the window
-    /// (a JPEG with a lot of metadata first): the caller then decodes as usual.
-    static func size(of path: String, kind: Kind) -> (width: Int, height: Int)? {
+    /// The kind of the file at `path`, and its size when it is a JPG or PNG whose size is in the
+    /// window (not, say, a JPEG with a lot of metadata first: the caller then decodes as usual).
+    /// nil when it cannot be read or is of no known kind. One open and one read.
+    static func read(_ path: String) -> (kind: Kind, size: (width: Int, height: Int)?)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: kind == .png ? 24 : window)
-        let count = read(fd, &bytes, bytes.count)
-        guard count > 0, Kind.sniff(bytes.prefix(count)) == kind else { return nil }
+        var bytes = [UInt8](repeating: 0, count: window)
+        let count = Glibc.read(fd, &bytes, bytes.count)
+        guard count > 0, let kind = Kind.sniff(bytes.prefix(count)) else { return nil }
         switch kind {
-        case .png: return png(bytes.prefix(count))
-        case .jpg: return jpeg(bytes.prefix(count))
-        case .pdf, .zip: return nil
+        case .png: return (kind, png(bytes.prefix(count)))
+        case .jpg: return (kind, jpeg(bytes.prefix(count)))
+        case .pdf, .zip: return (kind, nil)
         }
+    }
+
+    /// The size of the file at `path` if it is a `kind` (a JPG or PNG) with its size in the window.
+    static func size(of path: String, kind: Kind) -> (width: Int, height: Int)? {
+        guard let header = read(path), header.kind == kind else { return nil }
+        return header.size
     }
 
     /// Signature, then the IHDR chunk: width and height, big-endian.

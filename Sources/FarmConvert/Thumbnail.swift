@@ -21,12 +21,12 @@ public enum Thumbnail {
         -> String {
         let thumbnail = path(base: base)
         do throws(ConvertError) {
-            guard let kind = DisplayImage.sniff(image) else { throw ConvertError("the image is not a JPG or PNG") }
-            if let size = ImageHeader.size(of: image, kind: kind), max(size.width, size.height) <= maxSide {
+            guard let header = ImageHeader.read(image) else { throw ConvertError("the image is not a JPG or PNG") }
+            if let size = header.size, max(size.width, size.height) <= maxSide {
                 unlink(thumbnail)
                 return image
             }
-            try make(from: image, kind: kind, to: thumbnail, maxSide: maxSide)
+            try make(from: image, kind: header.kind, to: thumbnail, maxSide: maxSide)
             return thumbnail
         } catch {
             unlink(thumbnail)
