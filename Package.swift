@@ -1,6 +1,25 @@
 // swift-tools-version: 6.0
 // farm: a bulk download manager built as a farm of worker processes sharing a spool directory.
+import Foundation
 import PackageDescription
+
+/// `pkg-config --cflags` of `packages`: the header paths of libraries farm loads itself, at run time,
+/// so that their `-l` flags never reach the linker (a system-library target would add them).
+func headerFlags(_ packages: String...) -> [String] {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--cflags"] + packages
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    guard (try? pkgConfig.run()) != nil else { return [] }
+    let flags = output.fileHandleForReading.readDataToEndOfFile()
+    pkgConfig.waitUntilExit()
+    return String(decoding: flags, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+}
+
+/// poppler-glib and cairo (with glib and gobject): headers only; CFarmRenderLoader loads the libraries.
+let renderHeaders = headerFlags("poppler-glib", "cairo")
+let renderSwiftHeaders: [SwiftSetting] = [.unsafeFlags(renderHeaders.flatMap { ["-Xcc", $0] })]
 
 let package = Package(
     name: "farm",
@@ -17,7 +36,6 @@ let package = Package(
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMinizip", pkgConfig: "minizip", providers: [.apt(["libminizip-dev"])]),
-        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // libinotifytools0-dev ships no .pc file: the module map links it by name.
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         // ncurses (wide): the terminal for `farm top`; it draws only what changed and restores the terminal.
@@ -31,6 +49,9 @@ let package = Package(
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
         // for its slow default level, and libpng's row handling cost as much as the compression).
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
+        // poppler-glib and cairo (libpoppler-glib-dev), loaded on their first call instead of at every
+        // process's start-up, where they and their ~45 dependencies cost 10 ms of dynamic linking.
+        .target(name: "CFarmRenderLoader", cSettings: [.unsafeFlags(renderHeaders)]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 
@@ -45,7 +66,8 @@ let package = Package(
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
-        .target(name: "FarmConvert", dependencies: ["CPoppler", "CFarmJpeg", "CFarmPng", "FarmZip"]),
+        .target(name: "FarmConvert", dependencies: ["CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmZip"],
+                swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
@@ -62,7 +84,8 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
         ], resources: [.embedInCode("Assets")]),
         // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
-        .target(name: "FarmDemo", dependencies: ["CPoppler", "FarmConvert", "FarmOrigin", "FarmZip"]),
+        .target(name: "FarmDemo", dependencies: ["CFarmRenderLoader", "FarmConvert", "FarmOrigin", "FarmZip"],
+                swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.

@@ -1,5 +1,5 @@
 import CFarmPng
-import CPoppler
+import CFarmRenderLoader
 import Glibc
 
 /// An image in memory as a cairo image surface: RGB24, or ARGB32 (premultiplied) when it has alpha, or
@@ -32,11 +32,13 @@ final class ImageSurface {
         guard width > 0, height > 0, let w = Int32(exactly: width), let h = Int32(exactly: height) else {
             throw ConvertError("cannot allocate a \(width)×\(height) image")
         }
+        try RenderLibraries.require()
         try self.init(taking: cairo_image_surface_create(format, w, h), what: "allocate a \(width)×\(height) image")
     }
 
     /// Decodes the PNG at `path` with cairo (which keeps libpng's longjmp inside itself).
     convenience init(png path: String) throws(ConvertError) {
+        try RenderLibraries.require()
         try self.init(taking: cairo_image_surface_create_from_png(path), what: "decode the PNG")
     }
 

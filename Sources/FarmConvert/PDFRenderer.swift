@@ -1,4 +1,4 @@
-import CPoppler
+import CFarmRenderLoader
 
 /// Renders page 1 of a PDF to a PNG with poppler-glib and cairo.
 ///
@@ -19,6 +19,7 @@ public enum PDFRenderer {
     /// thumbnail or the thumbnail could not be written; the page itself is done either way.
     static func renderFirstPage(pdf: String, to png: String, maxSide: Int, thumbnail: (path: String, maxSide: Int)?)
         throws(ConvertError) -> (size: (width: Int, height: Int), made: Bool) {
+        try RenderLibraries.require()
         var error: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(pdf, nil, &error) else {
             throw ConvertError("cannot open PDF: \(take(&error))")

@@ -1,4 +1,4 @@
-import CPoppler
+import CFarmRenderLoader
 import FarmConvert
 import Foundation
 import Glibc
@@ -30,6 +30,7 @@ enum SamplePictures {
 
     /// A PNG of `width`×`height` with a gradient, a disc and `label`.
     static func png(width: Int, height: Int, label: String, hue: Double) throws -> [UInt8] {
+        try RenderLibraries.require()
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
             throw SampleError("cannot draw a \(width)×\(height) PNG")
         }

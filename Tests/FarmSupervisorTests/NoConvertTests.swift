@@ -18,6 +18,15 @@ import Testing
             #expect(arguments.split(separator: "\0").contains("--no-convert"), "worker \(pid): \(arguments)")
         }
         #expect(farm.waitUntilAllDone(paths.count))
+        // Workers that convert nothing never load poppler and cairo (CFarmRenderLoader): their
+        // start-up does not pay for them. curl shows the map was read.
+        for pid in farm.pids(.worker) {
+            // Read to the end: String(contentsOfFile:) stops at a /proc file's first page.
+            let maps = String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/maps")?.readDataToEndOfFile() ?? Data(),
+                              as: UTF8.self)
+            #expect(maps.contains("libcurl") && !maps.contains("libpoppler") && !maps.contains("libcairo"),
+                    "worker \(pid) maps poppler or cairo, or its map could not be read")
+        }
         try farm.expectEverythingDownloadedOnce(paths, list: "Plain")
         let list = ListID.of(name: "Plain.json")
         for index in paths.indices {

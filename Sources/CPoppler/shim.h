@@ -1,2 +1,0 @@
-#include <poppler.h>
-#include <cairo.h>

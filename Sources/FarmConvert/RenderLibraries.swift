@@ -1,0 +1,9 @@
+import CFarmRenderLoader
+
+/// poppler and cairo are loaded on their first call (CFarmRenderLoader). Whatever needs them asks
+/// here first, so a machine without them fails that conversion with the reason instead of aborting.
+public enum RenderLibraries {
+    public static func require() throws(ConvertError) {
+        if let why = cfarm_render_load() { throw ConvertError(String(cString: why)) }
+    }
+}
