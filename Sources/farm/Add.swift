@@ -6,6 +6,7 @@ import Glibc
 /// `farm add [SOURCE]`: the coordinator. Enqueues every resource of a manifest, atomically.
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "add",
         abstract: "Enqueue every resource of a manifest (a zip of JSON lists, or one JSON list).",
         discussion: "SOURCE is an http(s) URL or a local path; without it, the original app's manifest is fetched.")
 

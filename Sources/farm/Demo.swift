@@ -13,6 +13,7 @@ import Glibc
 /// manifest, starts the farm and shows it; on the way out it stops the farm and the origin.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Serve a bundled sample set from 127.0.0.1, download it with the farm, and show it live.",
         discussion: "In a terminal it opens `farm top` (q quits); otherwise it prints progress lines until "
             + "every list is Finished, then the final status.")

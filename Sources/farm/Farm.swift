@@ -2,9 +2,13 @@ import ArgumentParser
 import FarmSpool
 
 /// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`.
+/// Every command states its `commandName`: derived, it costs a `String(describing:)` of the type, whose
+/// dynamic casts scan every protocol conformance in the binary, once per command (2 ms of a worker's
+/// start-up, perf).
 @main
 struct Farm: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "farm",
         abstract: "A bulk download manager run by a farm of worker processes sharing a spool directory.",
         discussion: "See README.md for a tour; the spool protocol is described at the top of "
             + "Sources/FarmSpool/Spool.swift.",

@@ -2,7 +2,8 @@ import ArgumentParser
 
 /// `farm pause`: every transfer stops where it is, keeping its bytes and lease; nothing new is claimed.
 struct Pause: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Pause every transfer (bytes and leases are kept).")
+    static let configuration = CommandConfiguration(
+        commandName: "pause", abstract: "Pause every transfer (bytes and leases are kept).")
 
     @OptionGroup var options: SpoolOptions
 
@@ -14,7 +15,8 @@ struct Pause: ParsableCommand {
 
 /// `farm resume`: transfers continue from the byte they reached.
 struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Resume every transfer from the byte it reached.")
+    static let configuration = CommandConfiguration(
+        commandName: "resume", abstract: "Resume every transfer from the byte it reached.")
 
     @OptionGroup var options: SpoolOptions
 

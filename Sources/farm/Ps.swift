@@ -4,7 +4,8 @@ import Foundation
 
 /// `farm ps`: the running farm processes, with the job each worker holds.
 struct Ps: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the running processes and their jobs.")
+    static let configuration = CommandConfiguration(
+        commandName: "ps", abstract: "List the running processes and their jobs.")
 
     @OptionGroup var options: SpoolOptions
 

@@ -5,6 +5,7 @@ import FarmSpool
 /// starts work runs the same recovery first; this one exists to run it by hand.
 struct Recover: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "recover",
         abstract: "Finish interrupted adds and hand back jobs whose lease expired.")
 
     @OptionGroup var options: SpoolOptions

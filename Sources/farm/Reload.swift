@@ -4,7 +4,8 @@ import FarmStatus
 
 /// `farm reload LIST`: a fresh download of every resource of one list; other lists are untouched.
 struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Download every resource of LIST again.")
+    static let configuration = CommandConfiguration(
+        commandName: "reload", abstract: "Download every resource of LIST again.")
 
     @OptionGroup var options: SpoolOptions
 

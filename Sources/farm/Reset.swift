@@ -4,6 +4,7 @@ import FarmSupervisor
 /// `farm reset`: stop everything and delete every list, job and file: the spool as on first launch.
 struct Reset: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "reset",
         abstract: "Stop everything and delete every list, job and file (the spool as on first launch).")
 
     @OptionGroup var options: SpoolOptions

@@ -5,6 +5,7 @@ import Foundation
 /// `farm scale N`: the desired number of workers, applied live by the supervisor within a second.
 struct Scale: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scale",
         abstract: "Change the number of workers (1 to 64) while the farm runs.")
 
     @OptionGroup var options: SpoolOptions

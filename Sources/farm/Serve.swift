@@ -7,6 +7,7 @@ import Foundation
 /// line), then serves until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Show the farm in a browser: the lists, one list's grid, and the viewer, live.",
         discussion: """
             Everything the page needs is served by farm (no CDN). It binds 127.0.0.1 unless --host says \

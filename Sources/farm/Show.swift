@@ -5,6 +5,7 @@ import FarmStatus
 /// says on stderr why there is none yet (queued, downloading 45%, failed: HTTP 404) and exits 1.
 struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Print where the display image of one resource is, or why there is none.",
         discussion: "INDEX is the 0-based `index` of `farm status LIST`.")
 

@@ -5,6 +5,7 @@ import FarmSupervisor
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
 struct Start: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "start",
         abstract: "Start the farm: a detached supervisor, N workers and the watcher.")
 
     @OptionGroup var options: SpoolOptions

@@ -7,6 +7,7 @@ import FarmStatus
 /// live, else from a scan of the spool.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show every list with its progress, or the resources of one list.",
         discussion: "LIST is a list's name (\"Set 1.json\" or \"Set 1\") or its 16-hex-digit id.")
 

@@ -4,6 +4,7 @@ import FarmSupervisor
 /// `farm stop`: every process ends; active jobs go back to the queue with their bytes kept.
 struct Stop: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stop",
         abstract: "Stop every farm process; active jobs go back to the queue, their bytes kept.")
 
     @OptionGroup var options: SpoolOptions

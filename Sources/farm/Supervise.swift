@@ -6,6 +6,7 @@ import FarmSupervisor
 /// starts it detached, handing down the supervisor lock; it is not meant to be run by hand.
 struct Supervise: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "supervise",
         abstract: "Run the supervisor (started by `farm start`).", shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions

@@ -5,6 +5,7 @@ import FarmTop
 /// pause, reload and reset; plain lines when standard output is not a terminal.
 struct Top: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "top",
         abstract: "Show the farm live: lists with state and progress, then one list's resources.",
         discussion: """
             In a terminal: the lists (state, done/total, progress bar, failures) under a header with \

@@ -7,6 +7,7 @@ import Foundation
 /// something failed, 3 on time-out; the reason for 1 and 3 is one line on stderr.
 struct Wait: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "wait",
         abstract: "Wait until every list is Finished (exit 0; 1 if something failed; 3 on time-out).")
 
     @OptionGroup var options: SpoolOptions

@@ -7,6 +7,7 @@ import FarmSupervisor
 /// through inotify and keeps status/summary.json current until SIGTERM. `ps` shows it as `farm watch`.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Run the watcher: keep status/summary.json current (the supervisor starts it).",
         shouldDisplay: false)
 

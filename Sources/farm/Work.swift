@@ -5,7 +5,8 @@ import FarmWorker
 
 /// `farm work`: one worker process. The supervisor starts these; running one by hand works too.
 struct Work: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run one worker: claim, download, convert, complete.")
+    static let configuration = CommandConfiguration(
+        commandName: "work", abstract: "Run one worker: claim, download, convert, complete.")
 
     @OptionGroup var options: SpoolOptions
 
