@@ -85,9 +85,9 @@ final class StatusHub: Sendable {
             } else {
                 Thread.sleep(forTimeInterval: 1)
             }
-            let sidecars = !changes.sidecars.isEmpty || changes.overflow
-            var changed = sidecars
-            if changes.status || changes.control || changes.overflow || !sidecars {
+            let jobs = !changes.jobs.isEmpty || changes.overflow
+            var changed = jobs
+            if changes.status || changes.control || changes.overflow || !jobs {
                 let summary = Self.encode(StatusReader.summary(spool))
                 changed = changed || summary != last
                 last = summary

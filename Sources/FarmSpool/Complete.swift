@@ -1,14 +1,11 @@
 import SystemPackage
 
-/// How a job ended, for good.
-public enum Outcome: Sendable {
-    case done, failed
-}
-
 extension Spool {
-    /// Completes `claim` with one rename (see "Complete" in the protocol). Throws `.leaseLost` when
-    /// the job is no longer this owner's: then someone else has it, and nothing was changed.
-    public func complete(_ claim: Claim, _ outcome: Outcome) throws(SpoolError) {
+    /// Completes `claim` with one rename (see "Complete" in the protocol), `record` (its last
+    /// sidecar) recorded on the job file first (see Outcome.swift). Throws `.leaseLost` when the job
+    /// is no longer this owner's: then someone else has it, and nothing was changed.
+    public func complete(_ claim: Claim, _ outcome: Outcome, record: Sidecar? = nil) throws(SpoolError) {
+        if let record { try recordOutcome(record, of: claim) }
         let source = activePath(claim.job, claim.owner)
         let directory = (outcome == .done ? done : failed) + "/" + claim.job.list
         let target = directory + "/" + claim.job.raw

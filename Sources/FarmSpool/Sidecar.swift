@@ -1,6 +1,7 @@
-/// A job's progress sidecar, `progress/<job>.json`: what its owner is doing and, at the end, what it
-/// made. Written only by the job's current owner (tmp + rename, so readers never see half a file);
-/// read by the watcher and `farm status`. Not fsynced: after a power loss a missing sidecar only
+/// A job's progress sidecar, `progress/<job>.json`: what its owner is doing; the last one, what it
+/// made, is the job's outcome record, kept on the job file (see Outcome.swift). Written only by the
+/// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
+/// the live views. Not fsynced: after a power loss a missing sidecar only
 /// means a stale view until the job moves again.
 public struct Sidecar: Codable, Equatable, Sendable {
     public enum Status: String, Codable, Sendable {
@@ -89,9 +90,18 @@ extension Spool {
         }
     }
 
-    /// The sidecar of `job`, or nil when there is none (or it does not parse: it is rewritten soon).
+    /// The last sidecar of `job`: its outcome record once it finished, else its progress sidecar;
+    /// nil when there is none (or it does not parse: it is rewritten soon).
     public func sidecar(_ job: JobName) -> Sidecar? {
+        for outcome in [Outcome.done, .failed] {
+            if let record = outcomeRecord(atPath: finishedPath(job, outcome)) { return Sidecar.decode(record) }
+        }
         guard let bytes = try? Sys.readFile(sidecarPath(job)) else { return nil }
         return Sidecar.decode(bytes)
+    }
+
+    /// Deletes the progress sidecar of `job`, if any: its outcome record supersedes it.
+    public func removeSidecar(_ job: JobName) {
+        try? Sys.unlink(sidecarPath(job))
     }
 }

@@ -10,10 +10,11 @@
 //     .farm-spool                    marker: this directory is a spool (reset and the CLI check it)
 //     queue/<batch>/<shard>/<job>    jobs waiting to be claimed
 //     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease
-//     done/<list>/<job>              jobs completed for good
-//     failed/<list>/<job>            jobs that failed for good
+//     done/<list>/<job>              jobs completed for good, each with its outcome record (an xattr)
+//     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
-//     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename
+//     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
+//                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
 //     files/<list>/                  outputs: the downloaded file and its display image
 //     control/                       desired state: desired.json, paused, stopping, supervisor.lock
@@ -55,15 +56,21 @@
 // the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and one wins.
 // The supervisor does the same at once for a worker it saw die (the pid is in the name).
 //
-// Complete. The owner renames `active/<job>@<owner>` to `done/<list>/<job>` (or failed/), with
-// RENAME_NOREPLACE. Because the owner's name includes its per-claim nonce, the rename fails with
-// ENOENT as soon as the job was reclaimed, even if the same job was claimed again since: a worker
-// that lost its lease can never complete a job a second time. Every output is written under a
-// temporary name (the download in partial/, derived images next to their final name) and renamed
-// into place before this rename, so no reader ever sees half a file. The download is fdatasync'ed
-// before its rename, so even a power loss cannot leave a torn download under its final name; the
-// derived images (a rendered page, an extracted entry) are not, as they are cheap to make again with
-// `reload`. The completion rename itself is not fsynced: undone by a power loss, it means a redo.
+// Complete. The owner sets its outcome record (the last Sidecar: what it made, or why it failed) as
+// the extended attribute `user.farm.outcome` of `active/<job>@<owner>` (or, where the file system
+// has none, writes it to progress/), then renames that file to `done/<list>/<job>` (or failed/), with
+// RENAME_NOREPLACE; the record moves with the job, in the same step. A record left on a job file
+// that went back to the queue is never read: readers look for records in done/ and failed/ only.
+// Because the owner's name includes its per-claim nonce, the rename fails with ENOENT as soon as
+// the job was reclaimed, even if the same job was claimed again since: a worker that lost its lease
+// can never complete a job a second time. Every output is written under a temporary name (the
+// download in partial/, derived images next to their final name) and renamed into place before this
+// rename, so no reader ever sees half a file. The download is fdatasync'ed before its rename, so
+// even a power loss cannot leave a torn download under its final name; the derived images (a
+// rendered page, an extracted entry) are not, as they are cheap to make again with `reload`. The
+// completion rename itself is not fsynced: undone by a power loss, it means a redo. A progress
+// sidecar the owner wrote meanwhile is deleted after the rename (a crash may leave it: the record
+// on the job file wins).
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

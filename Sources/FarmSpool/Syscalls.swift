@@ -154,6 +154,37 @@ enum Sys {
         }
     }
 
+    /// Sets the extended attribute `name` of `path` (not following a symbolic link) to `value`.
+    static func setAttribute(_ path: String, _ name: String, _ value: [UInt8]) throws(Errno) {
+        if lsetxattr(path, name, value, value.count, 0) != 0 { throw Errno(rawValue: errno) }
+    }
+
+    /// The extended attribute `name` of `path`, at most `limit` bytes; throws ENODATA when it has none.
+    static func attribute(_ path: String, _ name: String, limit: Int = 1 << 16) throws(Errno) -> [UInt8] {
+        var size = 4096
+        while true {
+            var failure: Int32 = 0
+            let value = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                let n = lgetxattr(path, name, buffer.baseAddress, buffer.count)
+                count = max(n, 0)
+                if n < 0 { failure = errno }
+            }
+            // Grown since asked, or longer than a first guess: ask its size, then read it again.
+            if failure == ERANGE, size < limit {
+                let needed = lgetxattr(path, name, nil, 0)
+                if needed < 0 { throw Errno(rawValue: errno) }
+                size = min(limit, max(needed, size * 2))
+                continue
+            }
+            if failure != 0 { throw Errno(rawValue: failure) }
+            return value
+        }
+    }
+
+    static func removeAttribute(_ path: String, _ name: String) throws(Errno) {
+        if lremovexattr(path, name) != 0 { throw Errno(rawValue: errno) }
+    }
+
     /// Wall-clock seconds since the epoch, the clock file times use.
     static func now() -> Double {
         var ts = timespec()

@@ -1,8 +1,8 @@
 import FarmSpool
 
 /// The per-list view of SPEC §4 (the app's second screen): one list with every resource, built on
-/// demand from the list's resource table, active/, done/<list>/, failed/<list>/ and the sidecars of
-/// the jobs that left the queue. Its cost is proportional to that list and paid by the asker only:
+/// demand from the list's resource table, active/, done/<list>/, failed/<list>/ and the sidecars and
+/// outcome records of the jobs that left the queue. Its cost is proportional to that list and paid by the asker only:
 /// the watcher never builds it. Stateless; any process or thread.
 public enum ListView {
     /// Where a job is, which decides its status (see `ResourceStatus`).
@@ -64,7 +64,8 @@ public enum ListView {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
         // A queued job shows as queued even when an earlier owner left its sidecar behind.
         guard place != .queued else { return ResourceStatus(index: job.index, id: id, url: url, status: .queued) }
-        let sidecar = SidecarSnapshot.read(spool, job)
+        let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
+        let sidecar = SidecarSnapshot.read(spool, job, finished: finished)
         let status: ResourceStatus.Status
         var error = sidecar?.error
         switch place {

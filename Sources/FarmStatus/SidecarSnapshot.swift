@@ -1,8 +1,9 @@
 import FarmSpool
 
-/// A progress sidecar (`progress/<job>.json`) as the status reads it: leniently, so a sidecar from a
-/// newer worker (an extra field such as `thumb`, a status this build does not know) still shows.
-/// Read-only; the job's owner writes it (see `Sidecar` in FarmSpool).
+/// A job's last sidecar as the status reads it: its outcome record once it finished, else its
+/// progress sidecar (`progress/<job>.json`). Read leniently, so one from a newer worker (an extra
+/// field such as `thumb`, a status this build does not know) still shows. Read-only; the job's owner
+/// writes it (see `Sidecar` and Outcome.swift in FarmSpool).
 struct SidecarSnapshot {
     var status: String
     var bytes: Int?
@@ -15,10 +16,12 @@ struct SidecarSnapshot {
     var attempts: Int?
     var changed: String?
 
-    /// The sidecar of `job`, or nil when there is none or it does not parse (its owner rewrites it).
-    static func read(_ spool: Spool, _ job: JobName) -> SidecarSnapshot? {
-        SpoolFiles.read(spool.progress + "/" + job.raw + ".json", limit: 1 << 16)
-            .flatMap { FlatJSON.Object($0) }.flatMap { try? SidecarSnapshot($0) }
+    /// The sidecar of `job`, finished (`outcome`) or not, or nil when there is none or it does not
+    /// parse (its owner rewrites it).
+    static func read(_ spool: Spool, _ job: JobName, finished outcome: Outcome?) -> SidecarSnapshot? {
+        let bytes = outcome.flatMap { spool.outcomeRecord(atPath: spool.finishedPath(job, $0)) }
+            ?? SpoolFiles.read(spool.progress + "/" + job.raw + ".json", limit: 1 << 16)
+        return bytes.flatMap { FlatJSON.Object($0) }.flatMap { try? SidecarSnapshot($0) }
     }
 
     /// As JSONDecoder would read it: only `status` is required; a value of the wrong type fails.

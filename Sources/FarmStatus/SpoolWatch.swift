@@ -7,26 +7,30 @@ public struct SpoolChanges: Equatable, Sendable {
     public var status = false
     /// control/desired.json or control/paused changed.
     public var control = false
-    /// Jobs (raw names) whose sidecar in progress/ was written or removed.
-    public var sidecars: Set<String> = []
+    /// Jobs (raw names) whose sidecar in progress/ was written or removed, or that just finished
+    /// (arrived in done/<list>/ or failed/<list>/, their outcome record with them).
+    public var jobs: Set<String> = []
     /// The kernel dropped events, or a watched directory went away: assume everything changed.
     public var overflow = false
 
     public init() {}
 
-    public var isEmpty: Bool { !status && !control && sidecars.isEmpty && !overflow }
+    public var isEmpty: Bool { !status && !control && jobs.isEmpty && !overflow }
 }
 
-/// An inotify instance of one live view (`farm top`, `farm serve`) on status/, progress/ and
-/// control/: the reason to look again, so no view polls the spool in a loop. Raw inotify_init1
+/// An inotify instance of one live view (`farm top`, `farm serve`) on status/, progress/, control/
+/// and every done/<list>/ and failed/<list>/: the reason to look again, so no view polls the spool
+/// in a loop. Raw inotify_init1
 /// rather than libinotifytools (the watcher's), which allows one instance per process (a demo's
 /// `top` shares its process with other code) and would have to be drained through select(2).
 ///
 /// The directories can vanish under it (`farm reset` deletes and recreates them): a lost watch is
 /// added again at the next `drain` once the directory is back. Owned by one thread.
 public final class SpoolWatch {
-    private enum Directory: CaseIterable {
-        case status, progress, control
+    private enum Directory: Hashable {
+        case status, progress, control, doneRoot, failedRoot
+        /// done/<list> or failed/<list>: where jobs land with their outcome records.
+        case finished(String)
     }
 
     private static let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF)
@@ -35,13 +39,18 @@ public final class SpoolWatch {
     public let descriptor: Int32
     private let spool: Spool
     private var watches: [Int32: Directory] = [:]
+    /// The directories watched for good (the lists' come and go), and how many of them are.
+    private let fixed: [Directory]
+    private var fixedWatches = 0
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Nil when inotify cannot be had (out of instances): the caller falls back to a timer.
-    public init?(spool: Spool) {
+    /// Without `jobs` (`farm wait`) it watches status/ and control/ only: no wake-up per job.
+    public init?(spool: Spool, jobs: Bool = true) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         self.spool = spool
+        fixed = jobs ? [.status, .control, .progress, .doneRoot, .failedRoot] : [.status, .control]
         addMissingWatches()
     }
 
@@ -63,7 +72,7 @@ public final class SpoolWatch {
             guard count > 0 else { break }
             buffer.withUnsafeBytes { parse(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &changes) }
         }
-        if watches.count < Directory.allCases.count { addMissingWatches() }
+        if fixedWatches < fixed.count { addMissingWatches() }
         return changes
     }
 
@@ -86,6 +95,8 @@ public final class SpoolWatch {
                 // Gone (a reset): forget the watch; it is added again once the directory is back.
                 watches[wd] = nil
                 inotify_rm_watch(descriptor, wd)
+                if case .finished = directory { continue }
+                fixedWatches -= 1
                 changes.overflow = true
                 continue
             }
@@ -96,23 +107,47 @@ public final class SpoolWatch {
                 if name == "desired.json" || name == "paused" { changes.control = true }
             case .progress:
                 if name.hasSuffix(".json"), JobName(String(name.dropLast(5))) != nil {
-                    changes.sidecars.insert(String(name.dropLast(5)))
+                    changes.jobs.insert(String(name.dropLast(5)))
                 }
+            case .doneRoot, .failedRoot:
+                if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, ListID.isValid(name) {
+                    watchFinished(name, done: directory == .doneRoot)
+                }
+            case .finished:
+                if mask & UInt32(IN_MOVED_TO) != 0, JobName(name) != nil { changes.jobs.insert(name) }
             }
         }
     }
 
     private func addMissingWatches() {
-        for directory in Directory.allCases where !watches.values.contains(directory) {
+        for directory in fixed where !watches.values.contains(directory) {
             let path: String
             switch directory {
             case .status: path = spool.status
             case .progress: path = spool.progress
             case .control: path = spool.control
+            case .doneRoot: path = spool.done
+            case .failedRoot: path = spool.failed
+            case .finished: continue
             }
             let wd = inotify_add_watch(descriptor, path, Self.events | UInt32(IN_ONLYDIR))
-            if wd >= 0 { watches[wd] = directory }
+            guard wd >= 0 else { continue }
+            watches[wd] = directory
+            fixedWatches += 1
+            // The lists already there, watched after their root so that none is missed.
+            if directory == .doneRoot || directory == .failedRoot {
+                for list in SpoolFiles.names(path) ?? [] where ListID.isValid(list) {
+                    watchFinished(list, done: directory == .doneRoot)
+                }
+            }
         }
+    }
+
+    /// Watches done/<list> (or failed/<list>); adding a watch twice returns the same one.
+    private func watchFinished(_ list: String, done: Bool) {
+        let wd = inotify_add_watch(descriptor, (done ? spool.done : spool.failed) + "/" + list,
+                                   UInt32(IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR))
+        if wd >= 0 { watches[wd] = .finished(list) }
     }
 }
 

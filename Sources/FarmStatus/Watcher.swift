@@ -87,7 +87,13 @@ public final class Watcher {
             if needsRebuild { timeout = min(timeout, nextRebuild - now) }
             timeout = max(0, timeout)
             let events: [InotifyEvent]
-            if let inotify {
+            if let inotify, changed {
+                // A write is pending at a set time: events before it change only what it says, so
+                // they are read all at once then, not one wake-up each (a wake-up per completion
+                // cost the workers and the watcher more than the events themselves).
+                SpoolFiles.sleep(timeout)
+                events = inotify.next(timeout: 0)
+            } else if let inotify {
                 events = inotify.next(timeout: timeout)
             } else {
                 SpoolFiles.sleep(timeout)  // a rebuild is pending: wait for its next try

@@ -14,14 +14,14 @@ struct PlainView {
         var throughput = Throughput()
         var last: PlainLine.Counts?
         var nextSample = 0.0
-        var sidecars: Set<String> = []
+        var jobs: Set<String> = []
         while !StopSignal.received {
             let now = Clocks.monotonic()
             let summary = StatusReader.summary(spool)
             if now >= nextSample {
                 nextSample = now + 1
-                throughput.read(sidecars, of: spool, time: now)
-                sidecars.removeAll()
+                throughput.read(jobs, of: spool, time: now)
+                jobs.removeAll()
                 throughput.sample(finished: summary.lists.reduce(0) { $0 + $1.done + $1.failed }, time: now)
             }
             let counts = PlainLine.Counts(summary)
@@ -34,7 +34,7 @@ struct PlainView {
             if let watch {
                 guard watch.wait(timeout: nextSample - Clocks.monotonic()) else { return }
                 let changes = watch.drain()
-                if sidecars.count < 100_000 { sidecars.formUnion(changes.sidecars) }
+                if jobs.count < 100_000 { jobs.formUnion(changes.jobs) }
                 // Events come in bursts (a summary every 25 ms at most): a look every tenth of a second will do.
                 usleep(100_000)
             } else {

@@ -6,9 +6,9 @@ import FarmSpool
 /// and the ETA is what is left at that rate.
 ///
 /// Bytes: summing every sidecar (or every done file's size) each frame would cost O(resources).
-/// Instead the session reads only the sidecars that inotify said were rewritten (a worker rewrites
-/// its job's sidecar at most every 0.25 s), and each one credits the bytes it grew since the last
-/// time this job was seen. A job first seen downloading starts its count there (it may be resuming
+/// Instead the session reads only the sidecars of the jobs inotify reported (a worker rewrites its
+/// job's progress sidecar at most every 0.25 s; a finished job arrives in done/ or failed/ with its
+/// outcome record), and each one credits the bytes it grew since the last time this job was seen. A job first seen downloading starts its count there (it may be resuming
 /// bytes fetched long ago); one first seen already past its download (done, unzipping, rendering:
 /// it downloaded within one sidecar tick) credits all its bytes. So the bytes rate is what the
 /// workers actually moved, give or take the first quarter second of each download.
@@ -71,7 +71,7 @@ struct Throughput: Sendable {
 }
 
 extension Throughput {
-    /// Reads the sidecars of `jobs` (raw job names, from inotify; one small file each) and observes
+    /// Reads the sidecars of `jobs` (raw job names, from inotify; one small read each) and observes
     /// them. A sidecar gone meanwhile (a reload) is skipped.
     mutating func read(_ jobs: Set<String>, of spool: Spool, time: Double) {
         for raw in jobs {

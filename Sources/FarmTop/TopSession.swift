@@ -25,8 +25,8 @@ final class TopSession {
     private var list: ListStatus?
     private var throughput = Throughput()
     private var message: (TopModel.Message, until: Double)?
-    /// Jobs whose sidecars changed since the last sample, for the bytes rate.
-    private var changedSidecars: Set<String> = []
+    /// Jobs whose sidecars changed, or that finished, since the last sample: for the bytes rate.
+    private var changedJobs: Set<String> = []
 
     private var summaryDue = true
     private var lastSummary = -Double.infinity
@@ -91,8 +91,8 @@ final class TopSession {
         guard !changes.isEmpty else { return }
         if changes.status || changes.control || changes.overflow { summaryDue = true }
         if changes.overflow { listDue = true }
-        if changedSidecars.count < 100_000 { changedSidecars.formUnion(changes.sidecars) }
-        if let id = state.listID, changes.sidecars.contains(where: { $0.hasPrefix(id + ".") }) { listDue = true }
+        if changedJobs.count < 100_000 { changedJobs.formUnion(changes.jobs) }
+        if let id = state.listID, changes.jobs.contains(where: { $0.hasPrefix(id + ".") }) { listDue = true }
     }
 
     private func refresh(_ now: Double) {
@@ -122,11 +122,11 @@ final class TopSession {
         }
     }
 
-    /// Reads the sidecars that changed (one small file each) and records a rates sample.
+    /// Reads the sidecars of the jobs that changed (one small read each) and records a rates sample.
     private func sample(_ now: Double) {
         sampleDue = false
-        throughput.read(changedSidecars, of: spool, time: now)
-        changedSidecars.removeAll(keepingCapacity: true)
+        throughput.read(changedJobs, of: spool, time: now)
+        changedJobs.removeAll(keepingCapacity: true)
         throughput.sample(finished: summary.lists.reduce(0) { $0 + $1.done + $1.failed }, time: now)
     }
 

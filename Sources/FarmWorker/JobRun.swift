@@ -4,8 +4,9 @@ import FarmTransfer
 import Foundation
 import Glibc
 
-/// One claimed job being worked on: its sidecar (written a few times a second at most, and not at
-/// all for a transfer shorter than one tick), its outputs and its completion.
+/// One claimed job being worked on: its progress sidecar (written a few times a second at most, and
+/// not at all for a job shorter than one tick), its outputs and its completion, which records its
+/// outcome on the job file (see Outcome.swift in FarmSpool).
 struct JobRun {
     /// The shortest gap between two sidecar writes, and the delay before the first one.
     static let tick = 0.25
@@ -18,6 +19,7 @@ struct JobRun {
     var attempts = 1
     private let started = Self.now()
     private let lastWrite = Box(0.0)
+    private let wroteSidecar = Box(false)
     /// The worker looked at the pause mark just before claiming: the first look is one interval in.
     private let lastPauseCheck: Box<Double>
     /// The status last written and when it began: `changed` marks status changes, not every byte.
@@ -87,23 +89,23 @@ struct JobRun {
             }
         }
         if keeper.lost { return }
-        write(Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file, image: image,
-                      thumb: thumb, attempts: attempts, changed: changedAt(.done)))
-        complete(.done)
+        complete(.done, Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
+                                image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done)))
     }
 
     /// Ends the job in failed/ with `reason` as its error.
     func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
         if keeper.lost { return }
-        write(Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason, attempts: attempts,
-                      changed: changedAt(.error)))
-        complete(.failed)
+        complete(.failed, Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason,
+                                  attempts: attempts, changed: changedAt(.error)))
         if let partial { unlink(partial) }
     }
 
-    private func complete(_ outcome: Outcome) {
+    private func complete(_ outcome: Outcome, _ record: Sidecar) {
         do {
-            try spool.complete(claim, outcome)
+            try spool.complete(claim, outcome, record: record)
+            // The record supersedes the progress sidecar: no stale "downloading" left behind.
+            if wroteSidecar.value { spool.removeSidecar(claim.job) }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
         } catch {
@@ -112,6 +114,7 @@ struct JobRun {
     }
 
     private func write(_ sidecar: Sidecar) {
+        wroteSidecar.value = true
         do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
 

@@ -26,7 +26,7 @@ struct Wait: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
-        let watch = SpoolWatch(spool: spool)
+        let watch = SpoolWatch(spool: spool, jobs: false)
         while true {
             let summary = StatusReader.summary(spool)
             if summary.isFinished {

@@ -63,6 +63,13 @@ import Testing
         let list = ListID.of(name: "Mixed.json")
         #expect(SpoolFixtures.counts(spool) == [.done: 7, .failed: 3])
         func sidecar(_ index: Int) throws -> Sidecar { try #require(spool.sidecar(JobName(list: list, index: index))) }
+        // Every outcome is recorded on its job file. progress/ is empty: short jobs never wrote a
+        // sidecar, and the one retried after a 503 (past a tick) had its sidecar deleted at the end.
+        for index in paths.indices {
+            let job = JobName(list: list, index: index)
+            #expect(spool.outcomeRecord(atPath: spool.finishedPath(job, index < 7 ? .done : .failed)) != nil)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool.progress).isEmpty)
         for (index, path) in paths.enumerated() where index < 7 {
             let result = try sidecar(index)
             #expect(result.status == .done, "\(path): \(result)")

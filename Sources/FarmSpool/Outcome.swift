@@ -1,0 +1,50 @@
+import Glibc
+import SystemPackage
+
+/// How a job ended, for good.
+public enum Outcome: Sendable {
+    case done, failed
+}
+
+// A finished job's last sidecar (what it made, or why it failed) is its outcome record. It is kept
+// as the extended attribute `user.farm.outcome` of the job file: set on active/<job>@<owner> just
+// before the completion rename, it lands in done/ or failed/ with the job, in the same step, and it
+// costs no file of its own. (It was progress/<job>.json: creating and renaming that file took a
+// quarter of a short job's time.) Where the file system has no user extended attributes, or the
+// record does not fit, it is written to progress/<job>.json as before: readers look at the job
+// file first, then there.
+extension Spool {
+    static let outcomeAttribute = "user.farm.outcome"
+
+    /// Where job `job` is once it ended with `outcome`.
+    public func finishedPath(_ job: JobName, _ outcome: Outcome) -> String {
+        (outcome == .done ? done : failed) + "/" + job.list + "/" + job.raw
+    }
+
+    /// Records `sidecar` as the outcome of `claim`, on its active file. Throws `.leaseLost` when
+    /// that file is gone (the job was reclaimed).
+    func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) {
+        let path = activePath(claim.job, claim.owner)
+        do {
+            try Sys.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
+            return
+        } catch where error == .noSuchFileOrDirectory {
+            throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")
+        } catch {
+            // No user xattrs here, or no room: the sidecar file instead, and no older record
+            // (from an earlier owner of this job file) left to shadow it.
+            try? Sys.removeAttribute(path, Self.outcomeAttribute)
+            try writeSidecar(sidecar, for: claim.job)
+        }
+    }
+
+    /// The outcome recorded on the job file at `path`, as its JSON bytes; nil when it has none.
+    public func outcomeRecord(atPath path: String) -> [UInt8]? {
+        try? Sys.attribute(path, Self.outcomeAttribute)
+    }
+
+    /// Drops the outcome recorded on the job file at `path` (a job going back to the queue).
+    func forgetOutcome(atPath path: String) {
+        try? Sys.removeAttribute(path, Self.outcomeAttribute)
+    }
+}
