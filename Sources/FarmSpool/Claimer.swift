@@ -15,8 +15,9 @@ public struct Claim: Sendable, Hashable {
 
 /// Takes jobs off the queue for one worker (see "Claim" in the protocol).
 ///
-/// Keeps the sorted shard list of the batch it is draining, so a claim reads queue/ (a few
-/// entries) and at most one getdents batch of one shard, whatever the size of the queue. The names
+/// Keeps the sorted shard list of the batch it is draining, so a claim stats queue/0 (handed-back
+/// jobs go first), reads queue/ (a few entries) only when it must pick a batch, and reads at most
+/// one getdents batch of one shard, whatever the size of the queue. The names
 /// of that batch not tried yet are kept too, and tried first by the next claim: most claims read
 /// no directory but queue/.
 ///
@@ -45,6 +46,12 @@ public final class Claimer {
 
     /// The next job, now owned by this process; nil when the queue is empty.
     public func claim() throws(SpoolError) -> Claim? {
+        // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
+        // it): one stat of their batch, not a read of queue/, while that batch is absent.
+        if let batch = cachedBatch, batch != Spool.returnedBatch,
+           !Sys.exists(spool.queue + "/" + Spool.returnedBatch), let claim = try claim(fromBatch: batch) {
+            return claim
+        }
         let batches: [String]
         do {
             batches = try Sys.listDirectory(spool.queue).filter { !$0.hasPrefix(".") }.sorted()
