@@ -2,8 +2,8 @@
 //
 // - curl_easy_setopt / curl_easy_getinfo are variadic: Swift refuses to call them, so each
 //   argument type gets one typed wrapper (as swift-corelibs-foundation's CFURLSessionInterface does).
-// - renameat2(RENAME_NOREPLACE), syncfs and POSIX_SPAWN_SETSID are hidden from Swift's Glibc module,
-//   which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
+// - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range and POSIX_SPAWN_SETSID are hidden from
+//   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
 #define CFARM_SHIMS_H
@@ -21,6 +21,10 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
+
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back `count` bytes of `fd` from
+/// `offset`, without waiting for them.
+int cfarm_start_writeback(int fd, off_t offset, off_t count);
 
 // MARK: processes
 
