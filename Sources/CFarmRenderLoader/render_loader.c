@@ -2,6 +2,9 @@
 // against <poppler.h> and <cairo.h>) and forwards to the real one, found by dlsym in the library
 // loaded on the first call. Only the functions farm calls are here: a new call needs a line.
 #define _GNU_SOURCE
+// Without it poppler's header declares its functions with default visibility, and the definitions
+// below could not be hidden (see CFARM_HIDDEN).
+#define POPPLER_GLIB_STATIC_DEFINE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -74,95 +77,104 @@ static void *symbol(int slot) {
 
 #define CALL(name) ((__typeof__(&name))symbol(cfarm_slot_##name))
 
-PopplerDocument *poppler_document_new_from_file(const char *uri, const char *password, GError **error) {
+// Hidden, so never exported: an executable that exports its symbols (linked with --export-dynamic,
+// as a static Swift runtime is) would otherwise hand these to glib and cairo in place of their own,
+// and a call from inside the libraries would come back here (and deadlock in the pthread_once).
+#define CFARM_HIDDEN __attribute__((visibility("hidden")))
+
+CFARM_HIDDEN PopplerDocument *poppler_document_new_from_file(const char *uri, const char *password, GError **error) {
     return CALL(poppler_document_new_from_file)(uri, password, error);
 }
-int poppler_document_get_n_pages(PopplerDocument *document) {
+CFARM_HIDDEN int poppler_document_get_n_pages(PopplerDocument *document) {
     return CALL(poppler_document_get_n_pages)(document);
 }
-PopplerPage *poppler_document_get_page(PopplerDocument *document, int index) {
+CFARM_HIDDEN PopplerPage *poppler_document_get_page(PopplerDocument *document, int index) {
     return CALL(poppler_document_get_page)(document, index);
 }
-void poppler_page_get_size(PopplerPage *page, double *width, double *height) {
+CFARM_HIDDEN void poppler_page_get_size(PopplerPage *page, double *width, double *height) {
     CALL(poppler_page_get_size)(page, width, height);
 }
-void poppler_page_render(PopplerPage *page, cairo_t *cairo) { CALL(poppler_page_render)(page, cairo); }
+CFARM_HIDDEN void poppler_page_render(PopplerPage *page, cairo_t *cairo) { CALL(poppler_page_render)(page, cairo); }
 
-gchar *g_filename_to_uri(const gchar *filename, const gchar *hostname, GError **error) {
+CFARM_HIDDEN gchar *g_filename_to_uri(const gchar *filename, const gchar *hostname, GError **error) {
     return CALL(g_filename_to_uri)(filename, hostname, error);
 }
-void g_free(gpointer mem) { CALL(g_free)(mem); }
-void g_error_free(GError *error) { CALL(g_error_free)(error); }
-void g_object_unref(gpointer object) { CALL(g_object_unref)(object); }
+CFARM_HIDDEN void g_free(gpointer mem) { CALL(g_free)(mem); }
+CFARM_HIDDEN void g_error_free(GError *error) { CALL(g_error_free)(error); }
+CFARM_HIDDEN void g_object_unref(gpointer object) { CALL(g_object_unref)(object); }
 
-cairo_t *cairo_create(cairo_surface_t *target) { return CALL(cairo_create)(target); }
-void cairo_destroy(cairo_t *cr) { CALL(cairo_destroy)(cr); }
-cairo_status_t cairo_status(cairo_t *cr) { return CALL(cairo_status)(cr); }
-const char *cairo_status_to_string(cairo_status_t status) { return CALL(cairo_status_to_string)(status); }
-void cairo_paint(cairo_t *cr) { CALL(cairo_paint)(cr); }
-void cairo_fill(cairo_t *cr) { CALL(cairo_fill)(cr); }
-void cairo_arc(cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2) {
+CFARM_HIDDEN cairo_t *cairo_create(cairo_surface_t *target) { return CALL(cairo_create)(target); }
+CFARM_HIDDEN void cairo_destroy(cairo_t *cr) { CALL(cairo_destroy)(cr); }
+CFARM_HIDDEN cairo_status_t cairo_status(cairo_t *cr) { return CALL(cairo_status)(cr); }
+CFARM_HIDDEN const char *cairo_status_to_string(cairo_status_t status) { return CALL(cairo_status_to_string)(status); }
+CFARM_HIDDEN void cairo_paint(cairo_t *cr) { CALL(cairo_paint)(cr); }
+CFARM_HIDDEN void cairo_fill(cairo_t *cr) { CALL(cairo_fill)(cr); }
+CFARM_HIDDEN void cairo_arc(cairo_t *cr, double xc, double yc, double radius, double angle1, double angle2) {
     CALL(cairo_arc)(cr, xc, yc, radius, angle1, angle2);
 }
-void cairo_move_to(cairo_t *cr, double x, double y) { CALL(cairo_move_to)(cr, x, y); }
-void cairo_scale(cairo_t *cr, double sx, double sy) { CALL(cairo_scale)(cr, sx, sy); }
-void cairo_show_text(cairo_t *cr, const char *utf8) { CALL(cairo_show_text)(cr, utf8); }
-void cairo_select_font_face(cairo_t *cr, const char *family, cairo_font_slant_t slant,
+CFARM_HIDDEN void cairo_move_to(cairo_t *cr, double x, double y) { CALL(cairo_move_to)(cr, x, y); }
+CFARM_HIDDEN void cairo_scale(cairo_t *cr, double sx, double sy) { CALL(cairo_scale)(cr, sx, sy); }
+CFARM_HIDDEN void cairo_show_text(cairo_t *cr, const char *utf8) { CALL(cairo_show_text)(cr, utf8); }
+CFARM_HIDDEN void cairo_select_font_face(cairo_t *cr, const char *family, cairo_font_slant_t slant,
                             cairo_font_weight_t weight) {
     CALL(cairo_select_font_face)(cr, family, slant, weight);
 }
-void cairo_set_font_size(cairo_t *cr, double size) { CALL(cairo_set_font_size)(cr, size); }
-void cairo_set_operator(cairo_t *cr, cairo_operator_t op) { CALL(cairo_set_operator)(cr, op); }
-void cairo_set_source(cairo_t *cr, cairo_pattern_t *source) { CALL(cairo_set_source)(cr, source); }
-cairo_pattern_t *cairo_get_source(cairo_t *cr) { return CALL(cairo_get_source)(cr); }
-void cairo_set_source_rgb(cairo_t *cr, double red, double green, double blue) {
+CFARM_HIDDEN void cairo_set_font_size(cairo_t *cr, double size) { CALL(cairo_set_font_size)(cr, size); }
+CFARM_HIDDEN void cairo_set_operator(cairo_t *cr, cairo_operator_t op) { CALL(cairo_set_operator)(cr, op); }
+CFARM_HIDDEN void cairo_set_source(cairo_t *cr, cairo_pattern_t *source) { CALL(cairo_set_source)(cr, source); }
+CFARM_HIDDEN cairo_pattern_t *cairo_get_source(cairo_t *cr) { return CALL(cairo_get_source)(cr); }
+CFARM_HIDDEN void cairo_set_source_rgb(cairo_t *cr, double red, double green, double blue) {
     CALL(cairo_set_source_rgb)(cr, red, green, blue);
 }
-void cairo_set_source_rgba(cairo_t *cr, double red, double green, double blue, double alpha) {
+CFARM_HIDDEN void cairo_set_source_rgba(cairo_t *cr, double red, double green, double blue, double alpha) {
     CALL(cairo_set_source_rgba)(cr, red, green, blue, alpha);
 }
-void cairo_set_source_surface(cairo_t *cr, cairo_surface_t *surface, double x, double y) {
+CFARM_HIDDEN void cairo_set_source_surface(cairo_t *cr, cairo_surface_t *surface, double x, double y) {
     CALL(cairo_set_source_surface)(cr, surface, x, y);
 }
 
-cairo_pattern_t *cairo_pattern_create_linear(double x0, double y0, double x1, double y1) {
+CFARM_HIDDEN cairo_pattern_t *cairo_pattern_create_linear(double x0, double y0, double x1, double y1) {
     return CALL(cairo_pattern_create_linear)(x0, y0, x1, y1);
 }
-void cairo_pattern_add_color_stop_rgb(cairo_pattern_t *pattern, double offset, double red, double green,
+CFARM_HIDDEN void cairo_pattern_add_color_stop_rgb(cairo_pattern_t *pattern, double offset, double red, double green,
                                       double blue) {
     CALL(cairo_pattern_add_color_stop_rgb)(pattern, offset, red, green, blue);
 }
-void cairo_pattern_set_extend(cairo_pattern_t *pattern, cairo_extend_t extend) {
+CFARM_HIDDEN void cairo_pattern_set_extend(cairo_pattern_t *pattern, cairo_extend_t extend) {
     CALL(cairo_pattern_set_extend)(pattern, extend);
 }
-void cairo_pattern_set_filter(cairo_pattern_t *pattern, cairo_filter_t filter) {
+CFARM_HIDDEN void cairo_pattern_set_filter(cairo_pattern_t *pattern, cairo_filter_t filter) {
     CALL(cairo_pattern_set_filter)(pattern, filter);
 }
-void cairo_pattern_destroy(cairo_pattern_t *pattern) { CALL(cairo_pattern_destroy)(pattern); }
+CFARM_HIDDEN void cairo_pattern_destroy(cairo_pattern_t *pattern) { CALL(cairo_pattern_destroy)(pattern); }
 
-cairo_surface_t *cairo_image_surface_create(cairo_format_t format, int width, int height) {
+CFARM_HIDDEN cairo_surface_t *cairo_image_surface_create(cairo_format_t format, int width, int height) {
     return CALL(cairo_image_surface_create)(format, width, height);
 }
-cairo_surface_t *cairo_image_surface_create_from_png(const char *filename) {
+CFARM_HIDDEN cairo_surface_t *cairo_image_surface_create_from_png(const char *filename) {
     return CALL(cairo_image_surface_create_from_png)(filename);
 }
-unsigned char *cairo_image_surface_get_data(cairo_surface_t *surface) {
+CFARM_HIDDEN unsigned char *cairo_image_surface_get_data(cairo_surface_t *surface) {
     return CALL(cairo_image_surface_get_data)(surface);
 }
-cairo_format_t cairo_image_surface_get_format(cairo_surface_t *surface) {
+CFARM_HIDDEN cairo_format_t cairo_image_surface_get_format(cairo_surface_t *surface) {
     return CALL(cairo_image_surface_get_format)(surface);
 }
-int cairo_image_surface_get_width(cairo_surface_t *surface) { return CALL(cairo_image_surface_get_width)(surface); }
-int cairo_image_surface_get_height(cairo_surface_t *surface) {
+CFARM_HIDDEN int cairo_image_surface_get_width(cairo_surface_t *surface) {
+    return CALL(cairo_image_surface_get_width)(surface);
+}
+CFARM_HIDDEN int cairo_image_surface_get_height(cairo_surface_t *surface) {
     return CALL(cairo_image_surface_get_height)(surface);
 }
-int cairo_image_surface_get_stride(cairo_surface_t *surface) {
+CFARM_HIDDEN int cairo_image_surface_get_stride(cairo_surface_t *surface) {
     return CALL(cairo_image_surface_get_stride)(surface);
 }
-void cairo_surface_destroy(cairo_surface_t *surface) { CALL(cairo_surface_destroy)(surface); }
-void cairo_surface_flush(cairo_surface_t *surface) { CALL(cairo_surface_flush)(surface); }
-void cairo_surface_mark_dirty(cairo_surface_t *surface) { CALL(cairo_surface_mark_dirty)(surface); }
-cairo_status_t cairo_surface_status(cairo_surface_t *surface) { return CALL(cairo_surface_status)(surface); }
-cairo_status_t cairo_surface_write_to_png(cairo_surface_t *surface, const char *filename) {
+CFARM_HIDDEN void cairo_surface_destroy(cairo_surface_t *surface) { CALL(cairo_surface_destroy)(surface); }
+CFARM_HIDDEN void cairo_surface_flush(cairo_surface_t *surface) { CALL(cairo_surface_flush)(surface); }
+CFARM_HIDDEN void cairo_surface_mark_dirty(cairo_surface_t *surface) { CALL(cairo_surface_mark_dirty)(surface); }
+CFARM_HIDDEN cairo_status_t cairo_surface_status(cairo_surface_t *surface) {
+    return CALL(cairo_surface_status)(surface);
+}
+CFARM_HIDDEN cairo_status_t cairo_surface_write_to_png(cairo_surface_t *surface, const char *filename) {
     return CALL(cairo_surface_write_to_png)(surface, filename);
 }
