@@ -17,9 +17,8 @@ public struct Claim: Sendable, Hashable {
 ///
 /// Keeps the sorted shard list of the batch it is draining, so a claim stats queue/0 (handed-back
 /// jobs go first), reads queue/ (a few entries) only when it must pick a batch, and reads at most
-/// one getdents batch of one shard, whatever the size of the queue. The names
-/// of that batch not tried yet are kept too, and tried first by the next claim: most claims read
-/// no directory but queue/.
+/// one getdents batch of one shard, whatever the size of the queue. The names of that batch not
+/// tried yet are kept too, and tried first by the next claim: most claims read no directory.
 ///
 /// Every worker reads the same names in the same order. Each walks them from a random place; a
 /// name it loses marks the start of another worker's walk, so it reads the shard again (only names

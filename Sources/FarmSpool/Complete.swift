@@ -2,10 +2,13 @@ import SystemPackage
 
 extension Spool {
     /// Completes `claim` with one rename (see "Complete" in the protocol), `record` (its last
-    /// sidecar) recorded on the job file first (see Outcome.swift). Throws `.leaseLost` when the job
-    /// is no longer this owner's: then someone else has it, and nothing was changed.
-    public func complete(_ claim: Claim, _ outcome: Outcome, record: Sidecar? = nil) throws(SpoolError) {
-        if let record { try recordOutcome(record, of: claim) }
+    /// sidecar) recorded first (see Outcome.swift). Returns whether the record is on the job file;
+    /// false when there was none or it went to progress/. Throws `.leaseLost` when the job is no
+    /// longer this owner's: then someone else has it, and nothing was changed.
+    @discardableResult
+    public func complete(_ claim: Claim, _ outcome: Outcome, record: Sidecar? = nil) throws(SpoolError) -> Bool {
+        var onJobFile = false
+        if let record { onJobFile = try recordOutcome(record, of: claim) }
         let source = activePath(claim.job, claim.owner)
         let directory = (outcome == .done ? done : failed) + "/" + claim.job.list
         let target = directory + "/" + claim.job.raw
@@ -13,7 +16,7 @@ extension Spool {
             do {
                 try Sys.renameNoReplace(source, target)
                 Failpoint.hit("complete.renamed")
-                return
+                return onJobFile
             } catch where error == .noSuchFileOrDirectory {
                 guard Sys.exists(source) else {
                     throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")

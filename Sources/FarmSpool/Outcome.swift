@@ -21,13 +21,13 @@ extension Spool {
         (outcome == .done ? done : failed) + "/" + job.list + "/" + job.raw
     }
 
-    /// Records `sidecar` as the outcome of `claim`, on its active file. Throws `.leaseLost` when
-    /// that file is gone (the job was reclaimed).
-    func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) {
+    /// Records `sidecar` as the outcome of `claim`: on its active file (true), or in progress/
+    /// (false). Throws `.leaseLost` when the active file is gone (the job was reclaimed).
+    func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) -> Bool {
         let path = activePath(claim.job, claim.owner)
         do {
             try Sys.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
-            return
+            return true
         } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")
         } catch {
@@ -35,6 +35,7 @@ extension Spool {
             // (from an earlier owner of this job file) left to shadow it.
             try? Sys.removeAttribute(path, Self.outcomeAttribute)
             try writeSidecar(sidecar, for: claim.job)
+            return false
         }
     }
 

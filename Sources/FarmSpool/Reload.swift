@@ -6,9 +6,10 @@ extension Spool {
     /// for a fresh download, and queued ones lose their partial bytes. Jobs being worked on now are
     /// left alone: they are downloading afresh already. Returns how many jobs were queued again.
     ///
-    /// Per job, the outputs, sidecar, outcome record and partial bytes go first and the job file moves last, so a
-    /// worker that claims it at once never sees old outputs, and we never delete its new ones. Killed
-    /// half-way, a reload leaves some jobs reloaded and the rest finished: running it again finishes.
+    /// Per job, the outputs, sidecar, outcome record and partial bytes go first and the job file
+    /// moves last, so a worker that claims it at once never sees old outputs, and we never delete its
+    /// new ones. Killed half-way, a reload leaves some jobs reloaded and the rest finished: running it
+    /// again finishes.
     public func reload(list id: String) throws(SpoolError) -> Int {
         precondition(ListID.isValid(id), "invalid list id \(id)")
         let outputs = files + "/" + id

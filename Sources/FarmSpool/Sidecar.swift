@@ -1,8 +1,8 @@
 /// A job's progress sidecar, `progress/<job>.json`: what its owner is doing; the last one, what it
 /// made, is the job's outcome record, kept on the job file (see Outcome.swift). Written only by the
 /// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
-/// the live views. Not fsynced: after a power loss a missing sidecar only
-/// means a stale view until the job moves again.
+/// the live views. Not fsynced: after a power loss a missing sidecar only means a stale view until
+/// the job moves again.
 public struct Sidecar: Codable, Equatable, Sendable {
     public enum Status: String, Codable, Sendable {
         case downloading, unzipping, rendering, done, error

@@ -44,11 +44,11 @@
 // Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest
 // shard (the shard list is cached between claims), reads one getdents batch of names from it (never
 // the whole directory), and renames one to `active/<job>@<owner>`. While it drains a batch it only
-// checks that queue/0 is absent instead of listing queue/ again: a new batch sorts after its own. The rename is the claim: exactly
-// one contender wins, the losers get ENOENT and pick again. Each worker walks the names from a
-// random place and jumps elsewhere at random when it loses one, which keeps concurrent workers off
-// each other's names. The rename also sets the file's ctime, which starts
-// the lease. Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job
+// checks that queue/0 is absent instead of listing queue/ again: a new batch sorts after its own.
+// The rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each
+// worker walks the names from a random place and jumps elsewhere at random when it loses one, which
+// keeps concurrent workers off each other's names. The rename also sets the file's ctime, which
+// starts the lease. Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job
 // has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every

@@ -2,8 +2,8 @@ import FarmSpool
 
 /// The per-list view of SPEC §4 (the app's second screen): one list with every resource, built on
 /// demand from the list's resource table, active/, done/<list>/, failed/<list>/ and the sidecars and
-/// outcome records of the jobs that left the queue. Its cost is proportional to that list and paid by the asker only:
-/// the watcher never builds it. Stateless; any process or thread.
+/// outcome records of the jobs that left the queue. Its cost is proportional to that list and paid
+/// by the asker only: the watcher never builds it. Stateless; any process or thread.
 public enum ListView {
     /// Where a job is, which decides its status (see `ResourceStatus`).
     enum Place {

@@ -20,9 +20,9 @@ public struct SpoolChanges: Equatable, Sendable {
 
 /// An inotify instance of one live view (`farm top`, `farm serve`) on status/, progress/, control/
 /// and every done/<list>/ and failed/<list>/: the reason to look again, so no view polls the spool
-/// in a loop. Raw inotify_init1
-/// rather than libinotifytools (the watcher's), which allows one instance per process (a demo's
-/// `top` shares its process with other code) and would have to be drained through select(2).
+/// in a loop. Raw inotify_init1 rather than libinotifytools (the watcher's), which allows one
+/// instance per process (a demo's `top` shares its process with other code) and would have to be
+/// drained through select(2).
 ///
 /// The directories can vanish under it (`farm reset` deletes and recreates them): a lost watch is
 /// added again at the next `drain` once the directory is back. Owned by one thread.

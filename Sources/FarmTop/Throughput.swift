@@ -8,9 +8,10 @@ import FarmSpool
 /// Bytes: summing every sidecar (or every done file's size) each frame would cost O(resources).
 /// Instead the session reads only the sidecars of the jobs inotify reported (a worker rewrites its
 /// job's progress sidecar at most every 0.25 s; a finished job arrives in done/ or failed/ with its
-/// outcome record), and each one credits the bytes it grew since the last time this job was seen. A job first seen downloading starts its count there (it may be resuming
-/// bytes fetched long ago); one first seen already past its download (done, unzipping, rendering:
-/// it downloaded within one sidecar tick) credits all its bytes. So the bytes rate is what the
+/// outcome record), and each one credits the bytes it grew since the last time this job was seen.
+/// A job first seen downloading starts its count there (it may be resuming bytes fetched long ago);
+/// one first seen already past its download (done, unzipping, rendering: it downloaded within one
+/// sidecar tick) credits all its bytes. So the bytes rate is what the
 /// workers actually moved, give or take the first quarter second of each download.
 ///
 /// A value owned by the session; pure apart from `read`, so it is tested on made-up samples.

@@ -103,9 +103,11 @@ struct JobRun {
 
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
         do {
-            try spool.complete(claim, outcome, record: record)
-            // The record supersedes the progress sidecar: no stale "downloading" left behind.
-            if wroteSidecar.value { spool.removeSidecar(claim.job) }
+            // The record supersedes the progress sidecar: no stale "downloading" left behind (unless
+            // the record itself had to go there).
+            if try spool.complete(claim, outcome, record: record) && wroteSidecar.value {
+                spool.removeSidecar(claim.job)
+            }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
         } catch {

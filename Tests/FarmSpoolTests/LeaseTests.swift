@@ -68,7 +68,8 @@ import Testing
         let fresh = try #require(try Claimer(spool: spool).claim())
         #expect(fresh.job == stale.job)
 
-        for attempt in [{ try spool.complete(stale, .done) }, { try spool.renew(stale) }, { try spool.release(stale) }] {
+        let attempts = [{ _ = try spool.complete(stale, .done) }, { try spool.renew(stale) }, { try spool.release(stale) }]
+        for attempt in attempts {
             let error = try #require(throws: SpoolError.self) { try attempt() }
             #expect(error.code == .leaseLost)
         }

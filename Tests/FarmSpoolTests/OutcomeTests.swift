@@ -19,7 +19,7 @@ import Testing
         let claim = try claimOne(spool)
         let record = Sidecar(status: .done, bytes: 5, size: 5, kind: "png", file: "/f/0.png", image: "/f/0.png",
                              changed: "2026-11-22T10:00:00.000Z")
-        try spool.complete(claim, .done, record: record)
+        #expect(try spool.complete(claim, .done, record: record))
 
         let onFile = try #require(spool.outcomeRecord(atPath: spool.finishedPath(claim.job, .done)))
         #expect(String(decoding: onFile, as: UTF8.self).contains(#""file":"/f/0.png""#))
@@ -42,7 +42,8 @@ import Testing
         // Over the 64 KiB an extended attribute may hold: the record becomes progress/<job>.json.
         let long = String(repeating: "x", count: 70_000)
         let failure = Sidecar(status: .error, error: long, attempts: 3, changed: "t1")
-        try spool.complete(again, .failed, record: failure)
+        // complete says so: the worker must not delete it as it deletes a progress sidecar.
+        #expect(try spool.complete(again, .failed, record: failure) == false)
         #expect(spool.outcomeRecord(atPath: spool.finishedPath(again.job, .failed)) == nil)
         #expect(FileManager.default.fileExists(atPath: spool.progress + "/" + again.job.raw + ".json"))
         #expect(spool.sidecar(again.job) == failure)
