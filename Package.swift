@@ -50,7 +50,7 @@ let package = Package(
         // for its slow default level, and libpng's row handling cost as much as the compression).
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
         // poppler-glib and cairo (libpoppler-glib-dev), loaded on their first call instead of at every
-        // process's start-up, where they and their ~45 dependencies cost 10 ms of dynamic linking.
+        // process's start-up, where they and their ~45 dependencies cost 8 ms of CPU.
         .target(name: "CFarmRenderLoader", cSettings: [.unsafeFlags(renderHeaders)]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),

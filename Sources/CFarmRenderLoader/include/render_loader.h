@@ -1,6 +1,6 @@
 // CFarmRenderLoader: poppler-glib and cairo (with glib and gobject), loaded on first use.
 //
-// Linked normally, those libraries and their ~45 dependencies cost every farm process about 10 ms
+// Linked normally, those libraries and their ~45 dependencies cost every farm process about 8 ms
 // of dynamic linking at start-up, though only converting workers, thumbnails and the demo call
 // them. So nothing links them: Swift sees their real headers through this one, and
 // render_loader.c defines each function farm calls, under its own name, forwarding to the library
