@@ -6,7 +6,7 @@ import Testing
 
 /// The three screens in a real browser (headless Chromium) during a real run: the lists with their
 /// states and progress, updated live; a list's grid of thumbnails; the viewer. Saves a screenshot of
-/// each in $FARM_SCREENSHOTS (else a directory it prints) and in /tmp/farm-screenshots/.
+/// each in /tmp/farm-screenshots/ (rewritten by each run) and in $FARM_SCREENSHOTS when it is set.
 @Suite(.serialized) struct ServeBrowserTests {
     @Test func threeScreensInABrowserDuringARun() throws {
         let farm = try RunningFarm()
@@ -87,7 +87,7 @@ import Testing
         browser.close()
         #expect(isGone(browser.pid))
         for shot in shots.saved { try expectScreenshot(shot) }
-        print("farm serve screenshots: \(shots.directory) (copied to \(Screenshots.shared))")
+        print("farm serve screenshots: \(shots.directory)")
     }
 
     /// A 1280×800 PNG with something drawn on it.
@@ -100,19 +100,16 @@ import Testing
     }
 }
 
-/// Where the screenshots go: $FARM_SCREENSHOTS, else a fresh directory under the temporary one (kept,
-/// for a human to look at), and a copy in /tmp/farm-screenshots/.
+/// Where the screenshots go, for a human to look at: /tmp/farm-screenshots/, rewritten by each run
+/// (a directory per run piled up), and also $FARM_SCREENSHOTS when it is set.
 final class Screenshots {
     static let shared = "/tmp/farm-screenshots"
     let directory: String
     private(set) var saved: [String] = []
 
     init() {
-        if let chosen = ProcessInfo.processInfo.environment["FARM_SCREENSHOTS"], !chosen.isEmpty {
-            directory = chosen
-        } else {
-            directory = NSTemporaryDirectory() + "farm-screenshots-\(getpid())"
-        }
+        let chosen = ProcessInfo.processInfo.environment["FARM_SCREENSHOTS"] ?? ""
+        directory = chosen.isEmpty ? Self.shared : chosen
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try? FileManager.default.createDirectory(atPath: Self.shared, withIntermediateDirectories: true)
     }
@@ -120,7 +117,7 @@ final class Screenshots {
     func save(_ png: [UInt8], as name: String) throws {
         let path = directory + "/" + name
         try Data(png).write(to: URL(fileURLWithPath: path))
-        try Data(png).write(to: URL(fileURLWithPath: Self.shared + "/" + name))
+        if directory != Self.shared { try Data(png).write(to: URL(fileURLWithPath: Self.shared + "/" + name)) }
         saved.append(path)
     }
 }
