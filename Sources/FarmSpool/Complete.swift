@@ -10,8 +10,8 @@ extension Spool {
         var onJobFile = false
         if let record { onJobFile = try recordOutcome(record, of: claim) }
         let source = activePath(claim.job, claim.owner)
-        let directory = (outcome == .done ? done : failed) + "/" + claim.job.list
-        let target = directory + "/" + claim.job.raw
+        let directory = finishedDirectory(claim.job.list, outcome)
+        let target = finishedPath(claim.job, outcome)
         for _ in 0..<2 {
             do {
                 try Sys.renameNoReplace(source, target)

@@ -16,11 +16,6 @@ public enum Outcome: Sendable {
 extension Spool {
     static let outcomeAttribute = "user.farm.outcome"
 
-    /// Where job `job` is once it ended with `outcome`.
-    public func finishedPath(_ job: JobName, _ outcome: Outcome) -> String {
-        (outcome == .done ? done : failed) + "/" + job.list + "/" + job.raw
-    }
-
     /// Records `sidecar` as the outcome of `claim`: on its active file (true), or in progress/
     /// (false). Throws `.leaseLost` when the active file is gone (the job was reclaimed).
     func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) -> Bool {
@@ -42,6 +37,17 @@ extension Spool {
     /// The outcome recorded on the job file at `path`, as its JSON bytes; nil when it has none.
     public func outcomeRecord(atPath path: String) -> [UInt8]? {
         try? Sys.attribute(path, Self.outcomeAttribute)
+    }
+
+    /// The JSON of the last sidecar of `job`: the outcome record on its job file if it ended with
+    /// one of `outcomes`, else its progress sidecar; nil when there is neither. The one place that
+    /// knows where to look, for the strict reader (`sidecar`) and the status's lenient one.
+    public func lastSidecar(_ job: JobName, finished outcomes: [Outcome] = [.done, .failed]) -> [UInt8]? {
+        for outcome in outcomes {
+            if let record = outcomeRecord(atPath: finishedPath(job, outcome)) { return record }
+        }
+        // No 64 KiB cap here: a record too big for an attribute is exactly what lands in progress/.
+        return try? Sys.readFile(sidecarPath(job))
     }
 
     /// Drops the outcome recorded on the job file at `path` (a job going back to the queue).

@@ -19,7 +19,7 @@ extension Spool {
             outputsByIndex[index, default: []].append(name)
         }
         var reloaded = 0
-        for directory in [done + "/" + id, failed + "/" + id] {
+        for directory in [finishedDirectory(id, .done), finishedDirectory(id, .failed)] {
             for name in (try? Sys.listDirectory(directory)) ?? [] {
                 guard let job = JobName(name), job.list == id else {
                     setAside(directory + "/" + name, reason: "not a job of list \(id)")

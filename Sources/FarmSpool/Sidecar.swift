@@ -93,11 +93,7 @@ extension Spool {
     /// The last sidecar of `job`: its outcome record once it finished, else its progress sidecar;
     /// nil when there is none (or it does not parse: it is rewritten soon).
     public func sidecar(_ job: JobName) -> Sidecar? {
-        for outcome in [Outcome.done, .failed] {
-            if let record = outcomeRecord(atPath: finishedPath(job, outcome)) { return Sidecar.decode(record) }
-        }
-        guard let bytes = try? Sys.readFile(sidecarPath(job)) else { return nil }
-        return Sidecar.decode(bytes)
+        lastSidecar(job).flatMap { Sidecar.decode($0) }
     }
 
     /// Deletes the progress sidecar of `job`, if any: its outcome record supersedes it.

@@ -170,6 +170,14 @@ public struct Spool: Sendable {
     }
 
     func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + claim.raw + "@" + owner.raw }
-    func donePath(_ job: JobName) -> String { done + "/" + job.list + "/" + job.raw }
-    func failedPath(_ job: JobName) -> String { failed + "/" + job.list + "/" + job.raw }
+
+    /// Where the jobs of `list` that ended with `outcome` are: done/<list> or failed/<list>.
+    func finishedDirectory(_ list: String, _ outcome: Outcome) -> String {
+        (outcome == .done ? done : failed) + "/" + list
+    }
+
+    /// Where job `job` is once it ended with `outcome`.
+    public func finishedPath(_ job: JobName, _ outcome: Outcome) -> String {
+        finishedDirectory(job.list, outcome) + "/" + job.raw
+    }
 }

@@ -19,9 +19,8 @@ struct SidecarSnapshot {
     /// The sidecar of `job`, finished (`outcome`) or not, or nil when there is none or it does not
     /// parse (its owner rewrites it).
     static func read(_ spool: Spool, _ job: JobName, finished outcome: Outcome?) -> SidecarSnapshot? {
-        let bytes = outcome.flatMap { spool.outcomeRecord(atPath: spool.finishedPath(job, $0)) }
-            ?? SpoolFiles.read(spool.progress + "/" + job.raw + ".json", limit: 1 << 16)
-        return bytes.flatMap { FlatJSON.Object($0) }.flatMap { try? SidecarSnapshot($0) }
+        spool.lastSidecar(job, finished: outcome.map { [$0] } ?? [])
+            .flatMap { FlatJSON.Object($0) }.flatMap { try? SidecarSnapshot($0) }
     }
 
     /// As JSONDecoder would read it: only `status` is required; a value of the wrong type fails.
