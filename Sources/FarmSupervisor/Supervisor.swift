@@ -18,6 +18,7 @@ public final class Supervisor {
 
     private let spool: Spool
     private let registration: Registration
+    private let roles: SupervisedRoles
     /// Children spawned and not yet registered, by pid, with when they were spawned.
     private var startingWorkers: [pid_t: Double] = [:]
     private var startingWatcher: (pid: pid_t, since: Double)?
@@ -28,11 +29,12 @@ public final class Supervisor {
     private var lastReclaim = 0.0
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
-    public init(spool: Spool, lock: Int32) throws(SpoolError) {
+    public init(spool: Spool, lock: Int32, roles: SupervisedRoles) throws(SpoolError) {
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
         }
         self.spool = spool
+        self.roles = roles
         self.registration = try spool.register(.supervisor)
     }
 
@@ -110,7 +112,7 @@ public final class Supervisor {
         let arguments = ["work", "--spool", spool.root, "--supervised", "--lease", String(desired.lease),
                          "--max-size", String(desired.maxSize)] + (desired.convert ? [] : ["--no-convert"])
         do {
-            let pid = try Spawn.farm(arguments, spool: spool)
+            let pid = try Spawn.copy(arguments, spool: spool) { roles.worker(spool, desired) }
             startingWorkers[pid] = Self.monotonic()
         } catch {
             spool.log("\(error)")
@@ -134,7 +136,10 @@ public final class Supervisor {
         for extra in watchers.dropFirst() { kill(extra, SIGTERM) }
         guard watchers.isEmpty, startingWatcher == nil else { return }
         do {
-            startingWatcher = (try Spawn.farm(["watch", "--spool", spool.root, "--supervised"], spool: spool), now)
+            let pid = try Spawn.copy(["watch", "--spool", spool.root, "--supervised"], spool: spool) {
+                roles.watcher(spool)
+            }
+            startingWatcher = (pid, now)
         } catch {
             spool.log("\(error)")
         }
@@ -174,5 +179,18 @@ public final class Supervisor {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// What a supervised worker and watcher run (`farm work --supervised`, `farm watch --supervised`),
+/// for the supervisor to run them in copies of itself (see `Spawn.copy`). Each returns its exit
+/// status.
+public struct SupervisedRoles: Sendable {
+    public var worker: @Sendable (Spool, Desired) -> Int32
+    public var watcher: @Sendable (Spool) -> Int32
+
+    public init(worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32) {
+        self.worker = worker
+        self.watcher = watcher
     }
 }

@@ -19,6 +19,13 @@ public struct WorkerOptions: Sendable {
     public var convert = true
 
     public init() {}
+
+    /// A supervised worker's: what `farm start` asked for, the rest by default.
+    public init(_ desired: Desired) {
+        lease = desired.lease
+        maxSize = desired.maxSize
+        convert = desired.convert
+    }
 }
 
 /// One worker process's loop (`farm work`): claim a job, download it, convert it, complete it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSpool
+import Foundation
 
 /// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`.
 /// Every command states its `commandName`: derived, it costs a `String(describing:)` of the type, whose
@@ -17,4 +18,18 @@ struct Farm: ParsableCommand {
                       Status.self, Top.self, Serve.self, Watch.self, Wait.self, Show.self,
                       Work.self, Supervise.self, Recover.self, Demo.self]
     )
+}
+
+extension Farm {
+    /// Runs a command's body outside argument parsing (a role in a copy of the supervisor, see
+    /// `SupervisedRoles`): a thrown error is printed as `farm` prints it, and its status returned.
+    static func exitStatus(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            return exitCode(for: error).rawValue
+        }
+    }
 }

@@ -23,6 +23,7 @@ struct Supervise: ParsableCommand {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
             lock = taken
         }
-        try Supervisor(spool: spool, lock: lock).run()
+        try Supervisor(spool: spool, lock: lock, roles: SupervisedRoles(worker: Work.supervised, watcher: Watch.supervised))
+            .run()
     }
 }

@@ -16,7 +16,10 @@ struct Watch: ParsableCommand {
     @Flag(help: .hidden) var supervised = false
 
     func run() throws {
-        let spool = try options.open()
+        try Self.watch(try options.open(), supervised: supervised)
+    }
+
+    static func watch(_ spool: Spool, supervised: Bool) throws {
         StopSignal.install()
         // Runs last, after the registration has ended: see `handOver`.
         defer { if supervised { SupervisorGuard.handOver(spool) } }
@@ -25,5 +28,10 @@ struct Watch: ParsableCommand {
         // Started by a supervisor: replace it if it dies (SPEC §2).
         if supervised { SupervisorGuard.start(spool) }
         try Watcher(spool: spool).run { StopSignal.received }
+    }
+
+    /// `farm watch --supervised` in a copy of the supervisor (`SupervisedRoles`).
+    static func supervised(_ spool: Spool) -> Int32 {
+        Farm.exitStatus { try watch(spool, supervised: true) }
     }
 }

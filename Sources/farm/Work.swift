@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmSpool
 import FarmSupervisor
 import FarmTransfer
 import FarmWorker
@@ -42,6 +43,11 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
+        try Self.work(spool, settings, supervised: supervised)
+    }
+
+    /// One worker's life, from registration to exit.
+    static func work(_ spool: Spool, _ settings: WorkerOptions, supervised: Bool) throws {
         // Runs last, after the registration has ended: see `handOver`.
         defer { if supervised { SupervisorGuard.handOver(spool) } }
         let registration = try spool.register(.worker)
@@ -49,5 +55,10 @@ struct Work: ParsableCommand {
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
         if supervised { SupervisorGuard.start(spool) }
         try Worker(spool: spool, options: settings).run()
+    }
+
+    /// `farm work --supervised` in a copy of the supervisor (`SupervisedRoles`).
+    static func supervised(_ spool: Spool, _ desired: Desired) -> Int32 {
+        Farm.exitStatus { try work(spool, WorkerOptions(desired), supervised: true) }
     }
 }
