@@ -22,7 +22,7 @@ static int thread_count(void) {
     return count;
 }
 
-pid_t cfarm_fork_alone(const char *log_path) {
+pid_t cfarm_fork_alone(const char *log_path, int handed_down, int new_session) {
     // Another thread may hold a lock (malloc's, the Swift runtime's) that the copy would find
     // taken forever: only a process with one thread may be copied.
     if (thread_count() != 1) {
@@ -36,21 +36,40 @@ pid_t cfarm_fork_alone(const char *log_path) {
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int log = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (in < 0 || log < 0 || dup2(in, 0) < 0 || dup2(log, 1) < 0 || dup2(log, 2) < 0) _exit(127);
+    if (handed_down >= 0 && handed_down != 3 && dup2(handed_down, 3) < 0) _exit(127);
     // The parent's descriptors (its registry entry and supervisor lock above all) stay its own:
     // a copy holding them would keep those locks taken after the parent died.
-    closefrom(3);
+    closefrom(handed_down >= 0 ? 4 : 3);
+    if (new_session) setsid();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     return 0;
 }
 
-int cfarm_set_title(int argc, char **argv, const char *const *title, int count) {
-    if (argc < 1 || argv == NULL || argv[0] == NULL) return 0;
-    // The arguments the kernel laid out, one after another: the room /proc/<pid>/cmdline shows.
-    char *start = argv[0];
-    char *end = argv[0] + strlen(argv[0]) + 1;
-    for (int i = 1; i < argc && argv[i] == end; i++) end += strlen(argv[i]) + 1;
+/// Where this process's arguments lie: fields 48 and 49 (arg_start, arg_end) of /proc/self/stat,
+/// the room /proc/<pid>/cmdline shows. argv itself cannot tell once a title was written.
+static int argument_area(char **start, char **end) {
+    char buffer[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t count = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (count <= 0) return -1;
+    buffer[count] = 0;
+    // Field 2, the command's name, may hold spaces: count from the parenthesis that closes it.
+    char *field = strrchr(buffer, ')');
+    for (int number = 2; field != NULL && number < 48; number++) field = strchr(field + 1, ' ');
+    unsigned long first, last;
+    if (field == NULL || sscanf(field, " %lu %lu", &first, &last) != 2 || last <= first) return -1;
+    *start = (char *)first;
+    *end = (char *)last;
+    return 0;
+}
+
+int cfarm_set_title(const char *const *title, int count) {
+    char *start, *end;
+    if (argument_area(&start, &end) != 0) return 0;
     char *cursor = start;
     int written = 0;
     for (; written < count; written++) {

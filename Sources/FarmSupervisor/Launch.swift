@@ -15,7 +15,7 @@ public enum Launch {
     /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
     /// does not come up within `timeout` seconds.
     public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
-                             convert: Bool? = nil, timeout: Double = 30) throws(SpoolError) -> Outcome {
+                             convert: Bool? = nil, timeout: Double = 30, roles: SupervisedRoles) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
         }
@@ -27,8 +27,12 @@ public enum Launch {
         if let convert { desired.convert = convert }
         try spool.setDesired(desired)
         try spool.setStopping(false)
-        _ = try Spawn.farm(["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)],
-                           spool: spool, newSession: true, handingDown: lock)
+        let registrations = RegistryWatch(spool)
+        let arguments = ["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)]
+        _ = try Spawn.copy(arguments, title: Array(arguments.prefix(3)), spool: spool, newSession: true,
+                           handingDown: lock) {
+            roles.supervisor(spool, Spawn.lockDescriptor)
+        }
 
         let deadline = Date().addingTimeInterval(timeout)
         while true {
@@ -42,8 +46,29 @@ public enum Launch {
                 throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
                     + "(\(roles.filter { $0 == .worker }.count) of \(desired.workers) workers); see \(spool.logFile)")
             }
-            // Reading the registry costs a few system calls: a short interval returns sooner.
-            Thread.sleep(forTimeInterval: 0.01)
+            registrations.wait()
         }
+    }
+}
+
+/// Wakes `farm start` when a process registers (an entry renamed into procs/), rather than on a
+/// timer that would add half its interval to every start.
+private struct RegistryWatch: ~Copyable {
+    private let fd: Int32
+
+    init(_ spool: Spool) {
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        if fd >= 0 { _ = inotify_add_watch(fd, spool.procs, UInt32(IN_MOVED_TO)) }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Returns after the next registration, or 50 ms at most (a registration missed, no inotify).
+    func wait() {
+        guard fd >= 0 else { return Thread.sleep(forTimeInterval: 0.01) }
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&ready, 1, 50)
+        var events = [UInt8](repeating: 0, count: 4096)
+        while read(fd, &events, events.count) > 0 {}
     }
 }

@@ -6,10 +6,11 @@ import Glibc
 /// watcher. Children run the same executable as their parent, read nothing from the terminal, and
 /// write whatever they print to the spool's log.
 ///
-/// The supervisor starts its workers and watcher as copies of itself (`copy`): fork without exec.
-/// An exec'd farm spends about 9 ms of CPU before its first claim (mapping and relocating the
-/// binary and its ~40 libraries, the Swift runtime's first type lookups, argument parsing); a copy
-/// starts with all of that done, and `farm start` returns that much sooner.
+/// `farm start` starts the supervisor, and the supervisor its workers and watcher, as copies of
+/// themselves (`copy`): fork without exec. An exec'd farm spends about 9 ms of CPU before its first
+/// claim (mapping and relocating the binary and its ~40 libraries, the Swift runtime's first type
+/// lookups, argument parsing); a copy starts with all of that done, and `farm start` returns that
+/// much sooner.
 public enum Spawn {
     /// This process's own executable, so a child always runs the same build as its parent.
     public static let farmExecutable: String = {
@@ -72,17 +73,20 @@ public enum Spawn {
     }
 
     /// Runs `role` in a copy of this process and returns the copy's pid; the copy exits with what
-    /// `role` returns and shows as `farm <arguments>` (as many as fit) in `ps`. A process with more
-    /// than one thread cannot be copied safely (another thread may hold a lock the copy would wait
-    /// on forever): it starts `farm <arguments>` instead, which must run the same role.
-    public static func copy(_ arguments: [String], spool: Spool, running role: () -> Int32) throws(SpoolError) -> pid_t {
-        let pid = cfarm_fork_alone(spool.logFile)
+    /// `role` returns and shows as `farm <title>` (as many words as fit; `arguments` when nil) in
+    /// `ps`. `newSession` and
+    /// `handingDown` are those of `farm`. A process with more than one thread cannot be copied
+    /// safely (another thread may hold a lock the copy would wait on forever): it starts
+    /// `farm <arguments>` instead, which must run the same role.
+    public static func copy(_ arguments: [String], title: [String]? = nil, spool: Spool, newSession: Bool = false,
+                            handingDown lock: Int32? = nil, running role: () -> Int32) throws(SpoolError) -> pid_t {
+        let pid = cfarm_fork_alone(spool.logFile, lock ?? -1, newSession ? 1 : 0)
         if pid < 0 {
-            if errno == EDEADLK { return try farm(arguments, spool: spool) }
+            if errno == EDEADLK { return try farm(arguments, spool: spool, newSession: newSession, handingDown: lock) }
             throw SpoolError(.io, "cannot start `farm \(arguments.first ?? "")`: \(String(cString: strerror(errno)))")
         }
         guard pid == 0 else { return pid }
-        retitle(["farm"] + arguments)
+        retitle(["farm"] + (title ?? arguments))
         exit(role())
     }
 
@@ -92,7 +96,7 @@ public enum Spawn {
         defer { for string in strings { free(string) } }
         strings.withUnsafeMutableBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { title in
-                _ = cfarm_set_title(CommandLine.argc, CommandLine.unsafeArgv, title.baseAddress, Int32(title.count))
+                _ = cfarm_set_title(title.baseAddress, Int32(title.count))
             }
         }
     }

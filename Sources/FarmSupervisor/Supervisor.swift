@@ -112,7 +112,9 @@ public final class Supervisor {
         let arguments = ["work", "--spool", spool.root, "--supervised", "--lease", String(desired.lease),
                          "--max-size", String(desired.maxSize)] + (desired.convert ? [] : ["--no-convert"])
         do {
-            let pid = try Spawn.copy(arguments, spool: spool) { roles.worker(spool, desired) }
+            let pid = try Spawn.copy(arguments, title: Array(arguments.prefix(4)), spool: spool) {
+                roles.worker(spool, desired)
+            }
             startingWorkers[pid] = Self.monotonic()
         } catch {
             spool.log("\(error)")
@@ -182,14 +184,18 @@ public final class Supervisor {
     }
 }
 
-/// What a supervised worker and watcher run (`farm work --supervised`, `farm watch --supervised`),
-/// for the supervisor to run them in copies of itself (see `Spawn.copy`). Each returns its exit
+/// What the supervisor (given its lock's descriptor), a supervised worker and the watcher run, as
+/// `farm supervise`, `farm work --supervised` and `farm watch --supervised` do, for `farm start` and
+/// the supervisor to run them in copies of themselves (see `Spawn.copy`). Each returns its exit
 /// status.
 public struct SupervisedRoles: Sendable {
+    public var supervisor: @Sendable (Spool, Int32) -> Int32
     public var worker: @Sendable (Spool, Desired) -> Int32
     public var watcher: @Sendable (Spool) -> Int32
 
-    public init(worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32) {
+    public init(supervisor: @escaping @Sendable (Spool, Int32) -> Int32,
+                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32) {
+        self.supervisor = supervisor
         self.worker = worker
         self.watcher = watcher
     }

@@ -47,7 +47,7 @@ struct Demo: ParsableCommand {
             + "from \(origin.url(for: "/"))")
 
         var startedHere = false
-        switch try Launch.start(spool, workers: workers) {
+        switch try Launch.start(spool, workers: workers, roles: .farm) {
         case .alreadyRunning:
             var desired = spool.desired()
             desired.workers = workers

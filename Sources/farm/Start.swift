@@ -33,7 +33,7 @@ struct Start: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert) {
+        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm) {
         case .alreadyRunning(let supervisor):
             print("farm is already running on \(spool.root)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
                 + "; nothing changed. Use `farm scale N` to change the workers.")

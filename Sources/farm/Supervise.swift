@@ -23,7 +23,17 @@ struct Supervise: ParsableCommand {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
             lock = taken
         }
-        try Supervisor(spool: spool, lock: lock, roles: SupervisedRoles(worker: Work.supervised, watcher: Watch.supervised))
-            .run()
+        try Supervisor(spool: spool, lock: lock, roles: .farm).run()
     }
+
+    /// `farm supervise` in a copy of `farm start` (`SupervisedRoles`).
+    static func supervised(_ spool: Spool, lock: Int32) -> Int32 {
+        Farm.exitStatus { try Supervisor(spool: spool, lock: lock, roles: .farm).run() }
+    }
+}
+
+extension SupervisedRoles {
+    /// The farm's processes, for copies (see `Spawn.copy`).
+    static let farm: SupervisedRoles = SupervisedRoles(supervisor: Supervise.supervised, worker: Work.supervised,
+                                                       watcher: Watch.supervised)
 }

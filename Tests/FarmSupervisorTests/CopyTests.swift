@@ -4,15 +4,19 @@ import Foundation
 import Glibc
 import Testing
 
-/// The supervisor starts its workers and its watcher as copies of itself (fork without exec, see
-/// Spawn.swift): each must show its own role in `ps` and keep none of the supervisor's descriptors,
-/// whose locks it would otherwise hold after the supervisor died.
+/// `farm start` starts the supervisor, and the supervisor its workers and its watcher, as copies of
+/// themselves (fork without exec, see Spawn.swift): each must show its own role in `ps`, and keep
+/// none of the supervisor's descriptors, whose locks it would otherwise hold after the supervisor
+/// died, but the supervisor must hold its lock.
 @Suite(.serialized) struct CopyTests {
     @Test func workersAndWatcherShowTheirRoleAndHoldNothingOfTheSupervisors() throws {
         let farm = try RunningFarm()
         let paths = try farm.addList("Copies", count: 6, size: 20_000)
         try farm.start(workers: 2)
         let root = farm.spool.root
+        let supervisor = try #require(farm.pids(.supervisor).first)
+        #expect(Self.arguments(supervisor) == ["farm", "supervise", "--spool", root])
+        #expect(Self.openFiles(supervisor).contains(farm.spool.supervisorLock), "the supervisor lost its lock")
         let titles: [(Role, [String])] = [(.worker, ["farm", "work", "--spool", root, "--supervised"]),
                                           (.watcher, ["farm", "watch", "--spool", root, "--supervised"])]
         for (role, title) in titles {

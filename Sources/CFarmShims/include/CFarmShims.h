@@ -35,14 +35,15 @@ int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags);
 int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd);
 
 /// fork(2), for a process with exactly one thread (else -1, errno EDEADLK). In the child: stdin
-/// from /dev/null, stdout and stderr appended to `log_path`, every other descriptor closed, no
-/// signal blocked; the parent's signal handlers stay.
-pid_t cfarm_fork_alone(const char *log_path);
+/// from /dev/null, stdout and stderr appended to `log_path`, `handed_down` (unless -1) at
+/// descriptor 3, every other descriptor closed, no signal blocked (the parent's handlers stay),
+/// and with `new_session` a session of its own.
+pid_t cfarm_fork_alone(const char *log_path, int handed_down, int new_session);
 
 /// Rewrites this process's arguments in place (what `ps` and /proc/<pid>/cmdline show) with the
 /// first of the `count` strings of `title` that fit in the room the original ones took; the rest
 /// of that room is zeroed. Returns how many fitted.
-int cfarm_set_title(int argc, char **argv, const char *const *title, int count);
+int cfarm_set_title(const char *const *title, int count);
 
 /// Makes SIGTERM, SIGINT and SIGHUP set a flag instead of killing the process (a graceful stop: hand the
 /// job back, then exit), and unblocks them. Async-signal-safe: the handler only stores a sig_atomic_t.
