@@ -51,6 +51,9 @@ public struct DownloadResult: Sendable, Equatable {
 }
 
 extension EasyHandle {
+    /// Bytes curl reads from the socket at once (its default is 16 KiB).
+    static let receiveBuffer = 512 << 10
+
     /// Downloads `request.url` into `fd`, a file opened for writing. Bytes already in it are kept
     /// and only the rest is asked for (`Range: bytes=K-`); a server that answers the whole body
     /// instead makes the file start over. `progress` is called about once per tick; returning false
@@ -83,6 +86,10 @@ extension EasyHandle {
         // enforces the exact limit either way.
         try set(CURLOPT_MAXFILESIZE_LARGE, offset: request.maxSize)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        // Fewer, larger reads (8 × 64 MiB on tmpfs: 1.12× with 512 KiB). Only a hint: curl refuses it
+        // while the handle still holds the buffer of a transfer that failed, and then reads in its
+        // default size into that buffer.
+        _ = cfarm_curl_setopt_long(curl, CURLOPT_BUFFERSIZE, Self.receiveBuffer)
         // CURLOPT_RANGE rather than RESUME_FROM: with it curl hands us a 200 (a server without ranges)
         // instead of failing, and the write callback starts the file over.
         // If-Range: the rest only if the resource is still the one those bytes came from, else all of it
