@@ -1,4 +1,4 @@
-// Starting a farm process as a copy of the supervisor (fork without exec): see Spawn.swift for why.
+// Starting a farm process as a copy of its parent (fork without exec): see Spawn.swift for why.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

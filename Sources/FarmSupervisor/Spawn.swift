@@ -7,7 +7,7 @@ import Glibc
 /// write whatever they print to the spool's log.
 ///
 /// `farm start` starts the supervisor, and the supervisor its workers and watcher, as copies of
-/// themselves (`copy`): fork without exec. An exec'd farm spends about 9 ms of CPU before its first
+/// themselves (`copy`): fork without exec. An exec'd farm spends about 8 ms of CPU before its first
 /// claim (mapping and relocating the binary and its ~40 libraries, the Swift runtime's first type
 /// lookups, argument parsing); a copy starts with all of that done, and `farm start` returns that
 /// much sooner.
@@ -74,10 +74,9 @@ public enum Spawn {
 
     /// Runs `role` in a copy of this process and returns the copy's pid; the copy exits with what
     /// `role` returns and shows as `farm <title>` (as many words as fit; `arguments` when nil) in
-    /// `ps`. `newSession` and
-    /// `handingDown` are those of `farm`. A process with more than one thread cannot be copied
-    /// safely (another thread may hold a lock the copy would wait on forever): it starts
-    /// `farm <arguments>` instead, which must run the same role.
+    /// `ps`. `newSession` and `handingDown` are those of `farm`. A process with more than one
+    /// thread cannot be copied safely (another thread may hold a lock the copy would wait on
+    /// forever): it starts `farm <arguments>` instead, which must run the same role.
     public static func copy(_ arguments: [String], title: [String]? = nil, spool: Spool, newSession: Bool = false,
                             handingDown lock: Int32? = nil, running role: () -> Int32) throws(SpoolError) -> pid_t {
         let pid = cfarm_fork_alone(spool.logFile, lock ?? -1, newSession ? 1 : 0)
