@@ -28,9 +28,9 @@ public enum Launch {
         try spool.setDesired(desired)
         try spool.setStopping(false)
         let registrations = RegistryWatch(spool)
-        let arguments = ["supervise", "--spool", spool.root, "--lock-fd", String(Spawn.lockDescriptor)]
-        _ = try Spawn.copy(arguments, title: Array(arguments.prefix(3)), spool: spool, newSession: true,
-                           handingDown: lock) {
+        let title = ["supervise", "--spool", spool.root]
+        _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
+                           newSession: true, handingDown: lock) {
             roles.supervisor(spool, Spawn.lockDescriptor)
         }
 
@@ -63,7 +63,8 @@ private struct RegistryWatch: ~Copyable {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    /// Returns after the next registration, or 50 ms at most (a registration missed, no inotify).
+    /// Returns after the next registration, or within 50 ms (a process that died before it
+    /// registered); every 10 ms without inotify.
     func wait() {
         guard fd >= 0 else { return Thread.sleep(forTimeInterval: 0.01) }
         var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

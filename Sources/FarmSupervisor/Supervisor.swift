@@ -109,10 +109,11 @@ public final class Supervisor {
     }
 
     private func spawnWorker(_ desired: Desired) {
-        let arguments = ["work", "--spool", spool.root, "--supervised", "--lease", String(desired.lease),
-                         "--max-size", String(desired.maxSize)] + (desired.convert ? [] : ["--no-convert"])
+        let title = ["work", "--spool", spool.root, "--supervised"]
+        let arguments = title + ["--lease", String(desired.lease), "--max-size", String(desired.maxSize)]
+            + (desired.convert ? [] : ["--no-convert"])
         do {
-            let pid = try Spawn.copy(arguments, title: Array(arguments.prefix(4)), spool: spool) {
+            let pid = try Spawn.copy(arguments, title: title, spool: spool) {
                 roles.worker(spool, desired)
             }
             startingWorkers[pid] = Self.monotonic()

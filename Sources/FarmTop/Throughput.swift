@@ -11,8 +11,8 @@ import FarmSpool
 /// outcome record), and each one credits the bytes it grew since the last time this job was seen.
 /// A job first seen downloading starts its count there (it may be resuming bytes fetched long ago);
 /// one first seen already past its download (done, unzipping, rendering: it downloaded within one
-/// sidecar tick) credits all its bytes. So the bytes rate is what the
-/// workers actually moved, give or take the first quarter second of each download.
+/// sidecar tick) credits all its bytes. So the bytes rate is what the workers actually moved, give
+/// or take the first quarter second of each download.
 ///
 /// A value owned by the session; pure apart from `read`, so it is tested on made-up samples.
 struct Throughput: Sendable {
