@@ -34,7 +34,6 @@ let package = Package(
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMinizip", pkgConfig: "minizip", providers: [.apt(["libminizip-dev"])]),
         // libinotifytools0-dev ships no .pc file: the module map links it by name.
         .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
@@ -42,8 +41,11 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
         .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        // What Swift cannot call directly: variadic curl_easy_setopt/getinfo, renameat2, POSIX_SPAWN_SETSID.
-        .target(name: "CFarmShims", dependencies: ["CCurl"]),
+        // What Swift cannot call directly: renameat2, syncfs, POSIX_SPAWN_SETSID, fork without exec.
+        .target(name: "CFarmShims"),
+        // libcurl (libcurl4-openssl-dev), loaded on its first call instead of at every process's
+        // start-up, where it and its ~30 dependencies cost 3 ms of CPU; and typed curl_easy_setopt/getinfo.
+        .target(name: "CFarmCurlLoader"),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
@@ -62,7 +64,7 @@ let package = Package(
         ]),
 
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
-        .target(name: "FarmTransfer", dependencies: ["CCurl", "CFarmShims"]),
+        .target(name: "FarmTransfer", dependencies: ["CFarmCurlLoader", "CFarmShims"]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.

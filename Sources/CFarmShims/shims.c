@@ -49,35 +49,3 @@ void cfarm_catch_stop_signals(void) {
 }
 
 int cfarm_stop_signal(void) { return stop_signal; }
-
-CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value) {
-    return curl_easy_setopt(curl, option, value);
-}
-CURLcode cfarm_curl_setopt_off(CURL *curl, CURLoption option, curl_off_t value) {
-    return curl_easy_setopt(curl, option, value);
-}
-CURLcode cfarm_curl_setopt_str(CURL *curl, CURLoption option, const char *value) {
-    return curl_easy_setopt(curl, option, value);
-}
-CURLcode cfarm_curl_setopt_ptr(CURL *curl, CURLoption option, void *value) {
-    return curl_easy_setopt(curl, option, value);
-}
-CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback) {
-    return curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, callback);
-}
-CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback) {
-    return curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, callback);
-}
-CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback) {
-    return curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, callback);
-}
-
-CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value) {
-    return curl_easy_getinfo(curl, info, value);
-}
-CURLcode cfarm_curl_getinfo_off(CURL *curl, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(curl, info, value);
-}
-CURLcode cfarm_curl_getinfo_str(CURL *curl, CURLINFO info, const char **value) {
-    return curl_easy_getinfo(curl, info, value);
-}

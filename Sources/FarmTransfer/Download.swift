@@ -1,4 +1,4 @@
-import CCurl
+import CFarmCurlLoader
 import CFarmShims
 import Foundation
 import Glibc

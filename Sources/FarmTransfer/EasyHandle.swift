@@ -1,5 +1,4 @@
-import CCurl
-import CFarmShims
+import CFarmCurlLoader
 import Glibc
 
 /// One libcurl easy handle, kept for the life of a worker so connections are reused (keep-alive).
@@ -16,9 +15,18 @@ public final class EasyHandle {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     public init() throws(TransferError) {
+        if let missing = Self.loadLibrary() { throw TransferError(.permanent, missing) }
         Self.globalInit
         guard let curl = curl_easy_init() else { throw TransferError(.transient, "libcurl could not make a handle") }
         self.curl = curl
+    }
+
+    /// Loads libcurl, which farm loads on first use rather than at start-up (see curl_loader.h): nil
+    /// once it is loaded, else why it cannot be. A process that forks workers calls it first, so
+    /// that they start with libcurl in place instead of each loading it.
+    @discardableResult
+    public static func loadLibrary() -> String? {
+        cfarm_curl_load().map { String(cString: $0) + " (install libcurl4-openssl-dev)" }
     }
 
     deinit {

@@ -1,4 +1,4 @@
-import CCurl
+import CFarmCurlLoader
 
 /// Why a download did not finish, sorted the way the worker must act on it.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmSpool
 import FarmSupervisor
+import FarmTransfer
 
 /// `farm supervise`: the supervisor process. `farm start` (or a worker that saw the last one die)
 /// starts it detached, handing down the supervisor lock; it is not meant to be run by hand.
@@ -23,12 +24,19 @@ struct Supervise: ParsableCommand {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
             lock = taken
         }
-        try Supervisor(spool: spool, lock: lock, roles: .farm).run()
+        try Self.supervise(spool, lock: lock)
     }
 
     /// `farm supervise` in a copy of `farm start` (`SupervisedRoles`).
     static func supervised(_ spool: Spool, lock: Int32) -> Int32 {
-        Farm.exitStatus { try Supervisor(spool: spool, lock: lock, roles: .farm).run() }
+        Farm.exitStatus { try Self.supervise(spool, lock: lock) }
+    }
+
+    private static func supervise(_ spool: Spool, lock: Int32) throws {
+        // Its workers are copies of this process: libcurl is loaded once here, not in each of them.
+        // Where it cannot be, each worker says why in log/farm.log as it exits.
+        EasyHandle.loadLibrary()
+        try Supervisor(spool: spool, lock: lock, roles: .farm).run()
     }
 }
 

@@ -1,7 +1,5 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - curl_easy_setopt / curl_easy_getinfo are variadic: Swift refuses to call them, so each
-//   argument type gets one typed wrapper (as swift-corelibs-foundation's CFURLSessionInterface does).
 // - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
@@ -12,7 +10,6 @@
 #include <sys/types.h>
 #include <spawn.h>
 #include <sys/xattr.h>
-#include <curl/curl.h>
 
 // MARK: files
 
@@ -51,24 +48,5 @@ void cfarm_catch_stop_signals(void);
 
 /// The stop signal received so far, or 0.
 int cfarm_stop_signal(void);
-
-// MARK: libcurl
-
-typedef size_t (*cfarm_write_callback)(char *data, size_t size, size_t count, void *context);
-typedef int (*cfarm_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
-                                       curl_off_t ultotal, curl_off_t ulnow);
-typedef size_t (*cfarm_header_callback)(char *data, size_t size, size_t count, void *context);
-
-CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value);
-CURLcode cfarm_curl_setopt_off(CURL *curl, CURLoption option, curl_off_t value);
-CURLcode cfarm_curl_setopt_str(CURL *curl, CURLoption option, const char *value);
-CURLcode cfarm_curl_setopt_ptr(CURL *curl, CURLoption option, void *value);
-CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback);
-CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback);
-CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback);
-
-CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value);
-CURLcode cfarm_curl_getinfo_off(CURL *curl, CURLINFO info, curl_off_t *value);
-CURLcode cfarm_curl_getinfo_str(CURL *curl, CURLINFO info, const char **value);
 
 #endif

@@ -1,0 +1,110 @@
+// Each function below has the signature <curl/curl.h> declares (the compiler checks it) and forwards
+// to the real one, found by dlsym in the library loaded on the first call. Only the functions farm
+// calls are here: a new call needs a line.
+#define _GNU_SOURCE
+// Without it curl.h wraps curl_easy_setopt and curl_easy_getinfo in type-checking macros.
+#define CURL_DISABLE_TYPECHECK
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "curl_loader.h"
+
+// The soname of libcurl4-openssl-dev's library (curl's ABI has been .so.4 since 2006).
+#define CFARM_CURL_LIBRARY "libcurl.so.4"
+
+#define CFARM_CURL_FUNCTIONS(X) \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) \
+    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all)
+
+#define CFARM_SLOT(name) cfarm_slot_##name,
+enum { CFARM_CURL_FUNCTIONS(CFARM_SLOT) cfarm_slot_count };
+
+#define CFARM_NAME(name) #name,
+static const char *const names[cfarm_slot_count] = { CFARM_CURL_FUNCTIONS(CFARM_NAME) };
+
+static void *slots[cfarm_slot_count];
+static const char *failure;
+static char failure_text[512];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    void *library = dlopen(CFARM_CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(failure_text, sizeof failure_text, "cannot load %s: %s", CFARM_CURL_LIBRARY, dlerror());
+        failure = failure_text;
+        return;
+    }
+    for (int i = 0; i < cfarm_slot_count; i++) {
+        slots[i] = dlsym(library, names[i]);
+        if (!slots[i]) {
+            snprintf(failure_text, sizeof failure_text, "%s has no %s", CFARM_CURL_LIBRARY, names[i]);
+            failure = failure_text;
+            return;
+        }
+    }
+}
+
+const char *cfarm_curl_load(void) {
+    pthread_once(&once, load);
+    return failure;
+}
+
+// A call that finds the library missing cannot return a value of its type: callers check
+// cfarm_curl_load() first and report it (EasyHandle does); this is the backstop.
+static void *symbol(int slot) {
+    const char *why = cfarm_curl_load();
+    if (why) {
+        fprintf(stderr, "farm: %s\n", why);
+        abort();
+    }
+    return slots[slot];
+}
+
+#define CALL(name) ((__typeof__(&name))symbol(cfarm_slot_##name))
+
+// Hidden, so never exported to the libraries loaded later (see render_loader.c).
+#define CFARM_HIDDEN __attribute__((visibility("hidden")))
+
+CFARM_HIDDEN CURLcode curl_global_init(long flags) { return CALL(curl_global_init)(flags); }
+CFARM_HIDDEN CURL *curl_easy_init(void) { return CALL(curl_easy_init)(); }
+CFARM_HIDDEN void curl_easy_cleanup(CURL *curl) { CALL(curl_easy_cleanup)(curl); }
+CFARM_HIDDEN void curl_easy_reset(CURL *curl) { CALL(curl_easy_reset)(curl); }
+CFARM_HIDDEN CURLcode curl_easy_perform(CURL *curl) { return CALL(curl_easy_perform)(curl); }
+CFARM_HIDDEN const char *curl_easy_strerror(CURLcode code) { return CALL(curl_easy_strerror)(code); }
+CFARM_HIDDEN struct curl_slist *curl_slist_append(struct curl_slist *list, const char *string) {
+    return CALL(curl_slist_append)(list, string);
+}
+CFARM_HIDDEN void curl_slist_free_all(struct curl_slist *list) { CALL(curl_slist_free_all)(list); }
+
+CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value) {
+    return CALL(curl_easy_setopt)(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_off(CURL *curl, CURLoption option, curl_off_t value) {
+    return CALL(curl_easy_setopt)(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_str(CURL *curl, CURLoption option, const char *value) {
+    return CALL(curl_easy_setopt)(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_ptr(CURL *curl, CURLoption option, void *value) {
+    return CALL(curl_easy_setopt)(curl, option, value);
+}
+CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback) {
+    return CALL(curl_easy_setopt)(curl, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback) {
+    return CALL(curl_easy_setopt)(curl, CURLOPT_HEADERFUNCTION, callback);
+}
+CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback) {
+    return CALL(curl_easy_setopt)(curl, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value) {
+    return CALL(curl_easy_getinfo)(curl, info, value);
+}
+CURLcode cfarm_curl_getinfo_off(CURL *curl, CURLINFO info, curl_off_t *value) {
+    return CALL(curl_easy_getinfo)(curl, info, value);
+}
+CURLcode cfarm_curl_getinfo_str(CURL *curl, CURLINFO info, const char **value) {
+    return CALL(curl_easy_getinfo)(curl, info, value);
+}
