@@ -17,8 +17,16 @@ extension Spool {
     /// Adds `jobs` to the queue and publishes `lists`, atomically (see "Add" in the protocol):
     /// after a crash either none of it is visible, or all the jobs are and recovery finishes
     /// publishing the lists. Returns the batch name.
-    @discardableResult
+    @discardableResult @inlinable
     public func enqueue(_ jobs: some Sequence<NewJob>, lists: [ListRecordFile]) throws(SpoolError) -> String {
+        // Inlined, so the caller's sequence is iterated by code specialized for its type: here it
+        // would be generic, and each element would cost metadata lookups (a tenth of `farm add`).
+        var iterator = jobs.makeIterator()
+        return try enqueue(next: { iterator.next() }, lists: lists)
+    }
+
+    @usableFromInline
+    func enqueue(next: () -> NewJob?, lists: [ListRecordFile]) throws(SpoolError) -> String {
         let batch = BatchName.fresh()
         let stage = tmp + "/stage-" + batch
         do {
@@ -41,7 +49,8 @@ extension Spool {
             var tables = ResourceTables(directory: stage + "/.lists")
             defer { tables.close() }
             var shardPath = ""
-            for (n, job) in jobs.enumerated() {
+            var n = 0
+            while let job = next() {
                 if n % Self.shardSize == 0 {
                     shardPath = stage + "/" + BatchName.shard(n / Self.shardSize)
                     try Sys.mkdir(shardPath)
@@ -50,6 +59,7 @@ extension Spool {
                 try Sys.createFile(shardPath + "/" + job.name.raw, record)
                 try tables.append(record, for: job.name)
                 Failpoint.hit("add.staging")
+                n += 1
             }
             try tables.finish()
             for list in lists {
