@@ -28,6 +28,10 @@ public final class Watcher {
         public var processCheck = 0.5
         /// The longest wait for events, so a stop request is seen within it.
         public var wait = 0.1
+        /// With this many jobs or fewer left to finish (or no more than finished while it last
+        /// slept), events are read as they come, so the summary that shows every list finished
+        /// is written at once, not a throttle later.
+        public var endgame = 16
 
         public init() {}
     }
@@ -63,6 +67,11 @@ public final class Watcher {
     private var nextRebuild = 0.0
     private var rebuildFailures = 0
     private var lastWrite = -Double.infinity
+    /// Whether the last summary written had every list finished.
+    private var wroteFinished = false
+    /// Jobs left at the last look, and whether the end is near (see `Options.endgame`).
+    private var lastLeft = 0
+    private var endgame = false
     private var lastProcessCheck = -Double.infinity
 
     /// How many full scans and how many summary writes this watcher made (for tests and logs).
@@ -87,7 +96,8 @@ public final class Watcher {
             if needsRebuild { timeout = min(timeout, nextRebuild - now) }
             timeout = max(0, timeout)
             let events: [InotifyEvent]
-            if let inotify, changed {
+            updateEndgame()
+            if let inotify, changed, !endgame {
                 // A write is pending at a set time: events before it change only what it says, so
                 // they are read all at once then, not one wake-up each (a wake-up per completion
                 // cost the workers and the watcher more than the events themselves).
@@ -288,14 +298,36 @@ public final class Watcher {
                             updated: Timestamp.iso8601(SpoolFiles.now()))
     }
 
+    /// Near the end once few jobs are left, or no more than finished since the last look (then
+    /// the next throttle's sleep could see the end); no longer once new jobs arrive.
+    private func updateEndgame() {
+        let left = outstanding()
+        if left > lastLeft { endgame = false }
+        if left <= max(options.endgame, lastLeft - left) { endgame = true }
+        lastLeft = left
+    }
+
+    /// Jobs of the known lists neither done nor failed yet.
+    func outstanding() -> Int {
+        records.reduce(0) { sum, entry in
+            let jobs = jobs[entry.key]
+            return sum + max(0, entry.value.total - (jobs?.done.count ?? 0) - (jobs?.failed.count ?? 0))
+        }
+    }
+
     /// Writes the summary when something changed and the throttle allows, or when the heartbeat is
     /// due. Not while the spool is being rebuilt: a summary of a half-deleted spool would mislead.
-    private func writeIfDue() {
+    /// The change that finishes every list is written at once: `farm wait` and the views wait for
+    /// it, and on a short run a throttle (12 ms on average) is a good part of the time.
+    func writeIfDue() {
         let now = SpoolFiles.monotonic()
+        let finished = !records.isEmpty && outstanding() == 0
         guard !needsRebuild,
-              (changed && now - lastWrite >= options.throttle) || now - lastWrite >= options.heartbeat else { return }
+              (changed && (now - lastWrite >= options.throttle || (finished && !wroteFinished)))
+                || now - lastWrite >= options.heartbeat else { return }
         lastWrite = now
         changed = false
+        wroteFinished = finished
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
     }

@@ -27,7 +27,6 @@ public enum Launch {
         if let convert { desired.convert = convert }
         try spool.setDesired(desired)
         try spool.setStopping(false)
-        let registrations = RegistryWatch(spool)
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
@@ -46,30 +45,9 @@ public enum Launch {
                 throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
                     + "(\(roles.filter { $0 == .worker }.count) of \(desired.workers) workers); see \(spool.logFile)")
             }
-            registrations.wait()
+            // A poll, not inotify on procs/: closing an inotify instance waits for the kernel's SRCU
+            // grace period, 10-20 ms on a busy machine, about as long as the whole start.
+            Thread.sleep(forTimeInterval: 0.002)
         }
-    }
-}
-
-/// Wakes `farm start` when a process registers (an entry renamed into procs/), rather than on a
-/// timer that would add half its interval to every start.
-private struct RegistryWatch: ~Copyable {
-    private let fd: Int32
-
-    init(_ spool: Spool) {
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        if fd >= 0 { _ = inotify_add_watch(fd, spool.procs, UInt32(IN_MOVED_TO)) }
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
-
-    /// Returns after the next registration, or within 50 ms (a process that died before it
-    /// registered); every 10 ms without inotify.
-    func wait() {
-        guard fd >= 0 else { return Thread.sleep(forTimeInterval: 0.01) }
-        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&ready, 1, 50)
-        var events = [UInt8](repeating: 0, count: 4096)
-        while read(fd, &events, events.count) > 0 {}
     }
 }

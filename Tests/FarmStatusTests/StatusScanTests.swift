@@ -128,4 +128,37 @@ import Testing
         #expect(seen.list(id: late) != nil)
         #expect(SpoolFixtures.log(fixture.spool).contains("overflowed"))
     }
+
+    /// Changes wait for the throttle, but not the one that finishes every list: `farm wait` and the
+    /// views are waiting for it. Driven by rescans (synthetic overflows), with a throttle of an hour.
+    @Test func theFinishingChangeIsWrittenAtOnce() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 3)
+        var options = Watcher.Options()
+        options.throttle = 3600
+        options.heartbeat = 3600
+        let watcher = Watcher(spool: fixture.spool, options: options)
+        watcher.rescan()
+        watcher.writeIfDue()
+        #expect(SummaryFile.read(fixture.spool)?.document.list(id: list)?.done == 0)
+
+        for index in 0..<2 { try fixture.finish(list, index) }
+        watcher.process([.overflow])
+        watcher.writeIfDue()
+        #expect(watcher.outstanding() == 1)
+        #expect(SummaryFile.read(fixture.spool)?.document.list(id: list)?.done == 0, "throttled, yet written")
+
+        try fixture.finish(list, 2, failed: true)
+        watcher.process([.overflow])
+        watcher.writeIfDue()
+        let written = SummaryFile.read(fixture.spool)?.document
+        #expect(written?.isFinished == true, "the finishing change waited for the throttle")
+        #expect(written?.list(id: list).map { [$0.done, $0.failed] } == [2, 1])
+
+        // A change after it waits for the throttle again.
+        let more = try fixture.addList("Set 2.json", count: 1)
+        watcher.process([.overflow])
+        watcher.writeIfDue()
+        #expect(SummaryFile.read(fixture.spool)?.document.list(id: more) == nil)
+    }
 }
