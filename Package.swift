@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "CFarmShims"),
         // libcurl (libcurl4-openssl-dev), loaded on its first call instead of at every process's
         // start-up, where it and its ~30 dependencies cost 3 ms of CPU; and typed curl_easy_setopt/getinfo.
-        .target(name: "CFarmCurlLoader"),
+        .target(name: "CFarmCurlLoader", dependencies: ["CFarmLoader"]),
+        // What both loaders share: a library opened with dlopen on first use, from any thread.
+        .target(name: "CFarmLoader"),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
         // poppler-glib and cairo (libpoppler-glib-dev), loaded on their first call instead of at every
         // process's start-up, where they and their ~45 dependencies cost 8 ms of CPU.
-        .target(name: "CFarmRenderLoader", cSettings: [.unsafeFlags(renderHeaders)]),
+        .target(name: "CFarmRenderLoader", dependencies: ["CFarmLoader"], cSettings: [.unsafeFlags(renderHeaders)]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 

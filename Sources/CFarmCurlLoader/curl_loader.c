@@ -1,13 +1,10 @@
 // Each function below has the signature <curl/curl.h> declares (the compiler checks it) and forwards
 // to the real one, found by dlsym in the library loaded on the first call. Only the functions farm
 // calls are here: a new call needs a line.
-#define _GNU_SOURCE
+
 // Without it curl.h wraps curl_easy_setopt and curl_easy_getinfo in type-checking macros.
 #define CURL_DISABLE_TYPECHECK
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "loader.h"
 #include "curl_loader.h"
 
 // The soname of libcurl4-openssl-dev's library (curl's ABI has been .so.4 since 2006).
@@ -24,44 +21,11 @@ enum { CFARM_CURL_FUNCTIONS(CFARM_SLOT) cfarm_slot_count };
 static const char *const names[cfarm_slot_count] = { CFARM_CURL_FUNCTIONS(CFARM_NAME) };
 
 static void *slots[cfarm_slot_count];
-static const char *failure;
-static char failure_text[512];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static cfarm_library library = CFARM_LIBRARY(CFARM_CURL_LIBRARY, names, slots);
 
-static void load(void) {
-    void *library = dlopen(CFARM_CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure_text, sizeof failure_text, "cannot load %s: %s", CFARM_CURL_LIBRARY, dlerror());
-        failure = failure_text;
-        return;
-    }
-    for (int i = 0; i < cfarm_slot_count; i++) {
-        slots[i] = dlsym(library, names[i]);
-        if (!slots[i]) {
-            snprintf(failure_text, sizeof failure_text, "%s has no %s", CFARM_CURL_LIBRARY, names[i]);
-            failure = failure_text;
-            return;
-        }
-    }
-}
+const char *cfarm_curl_load(void) { return cfarm_library_load(&library); }
 
-const char *cfarm_curl_load(void) {
-    pthread_once(&once, load);
-    return failure;
-}
-
-// A call that finds the library missing cannot return a value of its type: callers check
-// cfarm_curl_load() first and report it (EasyHandle does); this is the backstop.
-static void *symbol(int slot) {
-    const char *why = cfarm_curl_load();
-    if (why) {
-        fprintf(stderr, "farm: %s\n", why);
-        abort();
-    }
-    return slots[slot];
-}
-
-#define CALL(name) ((__typeof__(&name))symbol(cfarm_slot_##name))
+#define CALL(name) ((__typeof__(&name))cfarm_library_symbol(&library, cfarm_slot_##name))
 
 // Hidden, so never exported to the libraries loaded later (see render_loader.c).
 #define CFARM_HIDDEN __attribute__((visibility("hidden")))

@@ -1,14 +1,11 @@
 // Each function below has the signature its library's header declares (the compiler checks it
 // against <poppler.h> and <cairo.h>) and forwards to the real one, found by dlsym in the library
 // loaded on the first call. Only the functions farm calls are here: a new call needs a line.
-#define _GNU_SOURCE
+
 // Without it poppler's header declares its functions with default visibility, and the definitions
 // below could not be hidden (see CFARM_HIDDEN).
 #define POPPLER_GLIB_STATIC_DEFINE
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "loader.h"
 #include "render_loader.h"
 
 // poppler-glib pulls in cairo, glib and gobject: one dlopen brings every symbol below.
@@ -38,48 +35,15 @@ enum { CFARM_RENDER_FUNCTIONS(CFARM_SLOT) cfarm_slot_count };
 static const char *const names[cfarm_slot_count] = { CFARM_RENDER_FUNCTIONS(CFARM_NAME) };
 
 static void *slots[cfarm_slot_count];
-static const char *failure;
-static char failure_text[512];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static cfarm_library library = CFARM_LIBRARY(CFARM_RENDER_LIBRARY, names, slots);
 
-static void load(void) {
-    void *library = dlopen(CFARM_RENDER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure_text, sizeof failure_text, "cannot load %s: %s", CFARM_RENDER_LIBRARY, dlerror());
-        failure = failure_text;
-        return;
-    }
-    for (int i = 0; i < cfarm_slot_count; i++) {
-        slots[i] = dlsym(library, names[i]);
-        if (!slots[i]) {
-            snprintf(failure_text, sizeof failure_text, "%s has no %s", CFARM_RENDER_LIBRARY, names[i]);
-            failure = failure_text;
-            return;
-        }
-    }
-}
+const char *cfarm_render_load(void) { return cfarm_library_load(&library); }
 
-const char *cfarm_render_load(void) {
-    pthread_once(&once, load);
-    return failure;
-}
-
-// A call that finds the libraries missing cannot return a value of its type: callers check
-// cfarm_render_load() first and report it; this is the backstop.
-static void *symbol(int slot) {
-    const char *why = cfarm_render_load();
-    if (why) {
-        fprintf(stderr, "farm: %s\n", why);
-        abort();
-    }
-    return slots[slot];
-}
-
-#define CALL(name) ((__typeof__(&name))symbol(cfarm_slot_##name))
+#define CALL(name) ((__typeof__(&name))cfarm_library_symbol(&library, cfarm_slot_##name))
 
 // Hidden, so never exported: an executable that exports its symbols (linked with --export-dynamic,
 // as a static Swift runtime is) would otherwise hand these to glib and cairo in place of their own,
-// and a call from inside the libraries would come back here (and deadlock in the pthread_once).
+// and a call from inside the libraries would come back here (and deadlock on the loader's lock).
 #define CFARM_HIDDEN __attribute__((visibility("hidden")))
 
 CFARM_HIDDEN PopplerDocument *poppler_document_new_from_file(const char *uri, const char *password, GError **error) {
