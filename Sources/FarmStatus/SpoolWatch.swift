@@ -45,12 +45,11 @@ public final class SpoolWatch {
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Nil when inotify cannot be had (out of instances): the caller falls back to a timer.
-    /// Without `jobs` (`farm wait`) it watches status/ and control/ only: no wake-up per job.
-    public init?(spool: Spool, jobs: Bool = true) {
+    public init?(spool: Spool) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         self.spool = spool
-        fixed = jobs ? [.status, .control, .progress, .doneRoot, .failedRoot] : [.status, .control]
+        fixed = [.status, .control, .progress, .doneRoot, .failedRoot]
         addMissingWatches()
     }
 
