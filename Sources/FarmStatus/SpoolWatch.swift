@@ -40,7 +40,7 @@ public final class SpoolWatch {
     private let spool: Spool
     private var watches: [Int32: Directory] = [:]
     /// The directories watched for good (the lists' come and go), and how many of them are.
-    private let fixed: [Directory]
+    private static let fixed: [Directory] = [.status, .control, .progress, .doneRoot, .failedRoot]
     private var fixedWatches = 0
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -49,7 +49,6 @@ public final class SpoolWatch {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         self.spool = spool
-        fixed = [.status, .control, .progress, .doneRoot, .failedRoot]
         addMissingWatches()
     }
 
@@ -71,7 +70,7 @@ public final class SpoolWatch {
             guard count > 0 else { break }
             buffer.withUnsafeBytes { parse(UnsafeRawBufferPointer(rebasing: $0[0..<count]), into: &changes) }
         }
-        if fixedWatches < fixed.count { addMissingWatches() }
+        if fixedWatches < Self.fixed.count { addMissingWatches() }
         return changes
     }
 
@@ -119,7 +118,7 @@ public final class SpoolWatch {
     }
 
     private func addMissingWatches() {
-        for directory in fixed where !watches.values.contains(directory) {
+        for directory in Self.fixed where !watches.values.contains(directory) {
             let path: String
             switch directory {
             case .status: path = spool.status
