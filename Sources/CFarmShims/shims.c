@@ -1,5 +1,5 @@
-// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs,
-// sync_file_range and POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
+// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs and
+// POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,10 +13,6 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 }
 
 int cfarm_syncfs(int fd) { return syncfs(fd); }
-
-int cfarm_start_writeback(int fd, off_t offset, off_t count) {
-    return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
-}
 
 int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags) {
     return posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSID);

@@ -73,7 +73,8 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
         Owner(pid: processID, raw: String(processID) + "-" + hex(Nonce.next()))
     }
 
-    /// Farm processes never fork without exec, so their pid never changes (and glibc does not cache it).
+    /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by
+    /// `farm start` and the supervisor, which never claim, so no copy inherits its parent's value.
     private static let processID = getpid()
 
     init(pid: Int32, raw: String) {

@@ -12,12 +12,7 @@ extension Spool {
     /// again finishes.
     public func reload(list id: String) throws(SpoolError) -> Int {
         precondition(ListID.isValid(id), "invalid list id \(id)")
-        let outputs = files + "/" + id
-        var outputsByIndex: [Int: [String]] = [:]
-        for name in (try? Sys.listDirectory(outputs)) ?? [] {
-            guard let index = name.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { continue }
-            outputsByIndex[index, default: []].append(name)
-        }
+        let outputs = outputsByIndex(ofList: id)
         var reloaded = 0
         for directory in [finishedDirectory(id, .done), finishedDirectory(id, .failed)] {
             for name in (try? Sys.listDirectory(directory)) ?? [] {
@@ -25,19 +20,36 @@ extension Spool {
                     setAside(directory + "/" + name, reason: "not a job of list \(id)")
                     continue
                 }
-                for output in outputsByIndex[job.index] ?? [] {
-                    do { try Sys.removeTree(outputs + "/" + output) } catch {
-                        throw SpoolError(.io, "cannot delete \(outputs)/\(output)", cause: error)
-                    }
-                }
-                try? Sys.unlink(sidecarPath(job))
-                forgetOutcome(atPath: directory + "/" + name)
-                try? Sys.unlink(partial + "/" + job.raw)
-                if try returnToQueue(directory + "/" + name, job: job) { reloaded += 1 }
+                if try redo(directory + "/" + name, job: job, outputs: outputs[job.index] ?? []) { reloaded += 1 }
             }
         }
         dropPartials(ofList: id)
         return reloaded
+    }
+
+    /// The names in files/<list>/ by the index they start with (`3.jpg`, `3.thumb.png`, `3.unzipped`).
+    func outputsByIndex(ofList id: String) -> [Int: [String]] {
+        var outputs: [Int: [String]] = [:]
+        for name in (try? Sys.listDirectory(files + "/" + id)) ?? [] {
+            guard let index = name.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { continue }
+            outputs[index, default: []].append(name)
+        }
+        return outputs
+    }
+
+    /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
+    /// files/<list>/), its sidecar, outcome record and partial bytes. False when it was gone already.
+    func redo(_ path: String, job: JobName, outputs: [String]) throws(SpoolError) -> Bool {
+        let directory = files + "/" + job.list
+        for output in outputs {
+            do { try Sys.removeTree(directory + "/" + output) } catch {
+                throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
+            }
+        }
+        try? Sys.unlink(sidecarPath(job))
+        forgetOutcome(atPath: path)
+        try? Sys.unlink(partial + "/" + job.raw)
+        return try returnToQueue(path, job: job)
     }
 
     /// Deletes the partial downloads of `list` that nobody is writing (a writer holds an flock).

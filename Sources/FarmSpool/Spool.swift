@@ -17,7 +17,8 @@
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
 //     files/<list>/                  outputs: the downloaded file and its display image
-//     control/                       desired state: desired.json, paused, stopping, supervisor.lock
+//     control/                       desired state: desired.json, paused, stopping, supervisor.lock;
+//                                    synced, the last bulk sync of finished jobs (Durability.swift)
 //     procs/<role>.<pid>.<nonce>     one entry per live process, flock'ed by it for its lifetime
 //     status/                        the watcher's aggregated status
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
@@ -66,10 +67,11 @@
 // the job was reclaimed, even if the same job was claimed again since: a worker that lost its lease
 // can never complete a job a second time. Every output is written under a temporary name (the
 // download in partial/, derived images next to their final name) and renamed into place before this
-// rename, so no reader ever sees half a file. The download is fdatasync'ed before its rename, so
-// even a power loss cannot leave a torn download under its final name; the derived images (a
-// rendered page, an extracted entry) are not, as they are cheap to make again with `reload`. The
-// completion rename itself is not fsynced: undone by a power loss, it means a redo. A progress
+// rename, so no reader ever sees half a file. None of them is fsynced one by one: the watcher syncs
+// every job finished since its last look in one syncfs every few seconds, and after a reboot the jobs
+// finished since the last sync whose outputs the disk did not keep go back to the queue (see
+// Durability.swift). The completion rename itself is not fsynced either: undone by a power loss, it
+// means a redo. A progress
 // sidecar the owner wrote meanwhile is deleted after the rename (a crash may leave it: the record
 // on the job file wins).
 //

@@ -185,6 +185,13 @@ enum Sys {
         if lremovexattr(path, name) != 0 { throw Errno(rawValue: errno) }
     }
 
+    /// Seconds since the machine booted (suspended time included).
+    static func uptime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
     /// Wall-clock seconds since the epoch, the clock file times use.
     static func now() -> Double {
         var ts = timespec()
@@ -196,5 +203,8 @@ enum Sys {
 extension stat {
     /// ctime in seconds: set by the claim's rename and by every lease renewal, by nobody else.
     var changeTime: Double { Double(st_ctim.tv_sec) + Double(st_ctim.tv_nsec) / 1e9 }
+    /// mtime in seconds: for a directory, when an entry last came or went.
+    var modificationTime: Double { Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9 }
     var isDirectory: Bool { (st_mode & S_IFMT) == S_IFDIR }
+    var isRegularFile: Bool { (st_mode & S_IFMT) == S_IFREG }
 }

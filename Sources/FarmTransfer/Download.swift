@@ -1,5 +1,4 @@
 import CFarmCurlLoader
-import CFarmShims
 import Foundation
 import Glibc
 
@@ -166,10 +165,6 @@ final class TransferContext {
     var etag: String?
     var lastModified: String?
 
-    /// How far the file's bytes are being written back to disk (see `write`).
-    private var writtenBack = 0
-    private static let writebackChunk = 8 << 20
-
     init(curl: UnsafeMutableRawPointer, fd: Int32, resumeFrom: Int, maxSize: Int,
          progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
@@ -178,7 +173,6 @@ final class TransferContext {
         self.maxSize = maxSize
         self.progress = progress
         self.offset = resumeFrom
-        writtenBack = resumeFrom
     }
 
     static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferContext {
@@ -195,7 +189,6 @@ final class TransferContext {
         } else if status == 200 && resumeFrom > 0 {
             ftruncate(fd, 0)
             offset = 0
-            writtenBack = 0
             restarted = true
         }
         // Before the first byte lands: the validator always describes the bytes in the file.
@@ -220,12 +213,6 @@ final class TransferContext {
             written += n
         }
         offset += count
-        // The download is fdatasync'ed once whole: writing it back as it comes, in the background,
-        // leaves that call little to wait for (8 × 64 MiB on ext4: 0.29 → 0.21 s). A no-op on tmpfs.
-        if offset - writtenBack >= Self.writebackChunk {
-            _ = cfarm_start_writeback(fd, off_t(writtenBack), off_t(offset - writtenBack))
-            writtenBack = offset
-        }
         return count
     }
 

@@ -58,8 +58,8 @@ struct JobRun {
         let directory = spool.files + "/" + claim.job.list
         let base = directory + "/" + String(claim.job.index)
         let file = base + "." + kind.fileExtension
-        // Durable before it is visible under its final name: a crash never shows a torn file.
-        fdatasync(fd)
+        // Not fsynced: the watcher syncs finished jobs every few seconds, and the first one after a
+        // reboot sends back those whose bytes the disk never got (see Durability.swift in FarmSpool).
         // The list's folder exists but for its first job: made then, not tried for every job.
         guard rename(partialPath, file) == 0
                 || (errno == ENOENT && (mkdir(directory, 0o755) == 0 || errno == EEXIST)

@@ -27,6 +27,7 @@ struct Watch: ParsableCommand {
         defer { registration.end() }
         // Started by a supervisor: replace it if it dies (SPEC §2).
         if supervised { SupervisorGuard.start(spool) }
+        FinishedSync.start(spool)
         try Watcher(spool: spool).run { StopSignal.received }
     }
 

@@ -1,6 +1,6 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range and POSIX_SPAWN_SETSID are hidden from
+// - renameat2(RENAME_NOREPLACE), syncfs and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
@@ -18,10 +18,6 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
-
-/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing back `count` bytes of `fd` from
-/// `offset`, without waiting for them.
-int cfarm_start_writeback(int fd, off_t offset, off_t count);
 
 // MARK: processes
 

@@ -1,0 +1,28 @@
+import FarmSpool
+import Foundation
+
+/// The watcher process's second thread (see Durability.swift in FarmSpool): first, after a reboot,
+/// it sends back the finished jobs whose outputs the disk lost; then, every `interval`, it makes the
+/// jobs finished since durable with one syncfs. A thread of its own, as a sync may wait seconds for a
+/// busy disk while the summary must stay a fraction of a second behind the spool.
+public enum FinishedSync {
+    public static let interval = 5.0
+
+    public static func start(_ spool: Spool, interval: Double = interval) {
+        Thread.detachNewThread {
+            do {
+                let redone = try spool.recheckAfterReboot()
+                if !redone.isEmpty {
+                    spool.log("after a reboot, \(redone.count) finished job(s) had lost their outputs and were "
+                              + "queued again: \(redone.prefix(10).map(\.raw).joined(separator: ", "))")
+                }
+            } catch {
+                spool.log("cannot check the finished jobs after a reboot: \(error)")
+            }
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                do { try spool.syncFinished() } catch { spool.log("\(error)") }
+            }
+        }
+    }
+}

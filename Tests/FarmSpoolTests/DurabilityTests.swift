@@ -1,0 +1,89 @@
+@testable import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// Downloads are not fsynced one by one: finished jobs are synced in bulk, and after a reboot the ones
+/// finished since the last sync are checked against their outcome records (Durability.swift).
+@Suite struct DurabilityTests {
+    let dir = TemporaryDirectory()
+
+    /// Three jobs done, each with a 1,000-byte download, a display image and a thumbnail on disk.
+    private func threeDone() throws -> (Spool, list: String) {
+        let spool = try Spool(root: dir.appending("spool"))
+        let (list, jobs) = SpoolFixtures.jobs(3)
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+        let outputs = spool.files + "/" + list
+        try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
+        let claimer = Claimer(spool: spool)
+        while let claim = try claimer.claim() {
+            let base = outputs + "/" + String(claim.job.index)
+            try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: base + ".pdf"))
+            try Data(repeating: 8, count: 300).write(to: URL(fileURLWithPath: base + ".page1.png"))
+            try Data(repeating: 9, count: 100).write(to: URL(fileURLWithPath: base + ".thumb.png"))
+            let record = Sidecar(status: .done, bytes: 1000, size: 1000, kind: "pdf", file: base + ".pdf",
+                                 image: base + ".page1.png", thumb: base + ".thumb.png", changed: "t")
+            #expect(try spool.complete(claim, .done, record: record))
+        }
+        #expect(SpoolFixtures.counts(spool) == [.done: 3])
+        return (spool, list)
+    }
+
+    @Test func afterARebootTheJobsWhoseOutputsDidNotSurviveAreQueuedAgain() throws {
+        let (spool, list) = try threeDone()
+        let outputs = spool.files + "/" + list
+        // What a power loss leaves of unsynced writes: a short download, an empty thumbnail.
+        #expect(truncate(outputs + "/0.pdf", 400) == 0)
+        #expect(truncate(outputs + "/2.thumb.png", 0) == 0)
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+
+        let redone = try spool.recheckAfterReboot()
+        #expect(redone.map(\.index).sorted() == [0, 2])
+        #expect(SpoolFixtures.counts(spool) == [.queued: 2, .done: 1])
+        // Their outputs went with them, as in a reload; the intact job kept its own.
+        let left = try FileManager.default.contentsOfDirectory(atPath: outputs).sorted()
+        #expect(left == ["1.page1.png", "1.pdf", "1.thumb.png"])
+        // Queued again, a job file carries no outcome record.
+        let again = try #require(try Claimer(spool: spool).claim())
+        #expect(spool.outcomeRecord(atPath: spool.activePath(again.job, again.owner)) == nil)
+        // The mark now names this boot: the check is not made again.
+        #expect(spool.syncMark()?.boot == Spool.boot)
+        #expect(truncate(outputs + "/1.pdf", 1) == 0)
+        #expect(try spool.recheckAfterReboot().isEmpty)
+    }
+
+    @Test func onlyJobsFinishedSinceTheLastSyncAreChecked() throws {
+        let (spool, list) = try threeDone()
+        #expect(truncate(spool.files + "/" + list + "/0.pdf", 400) == 0)
+        // Synced after these jobs finished, on this boot: nothing to check.
+        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Date().timeIntervalSince1970 + 5))
+        #expect(try spool.recheckAfterReboot().isEmpty)
+        // Another boot, but a sync after they finished: they were on disk before it.
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: Date().timeIntervalSince1970 + 5))
+        #expect(try spool.recheckAfterReboot().isEmpty)
+        #expect(SpoolFixtures.counts(spool) == [.done: 3])
+        // No mark at all (a spool from before marks): everything done is checked.
+        try FileManager.default.removeItem(atPath: spool.syncMarkPath)
+        #expect(try spool.recheckAfterReboot().map(\.index) == [0])
+    }
+
+    @Test func aSyncIsMadeOnlyWhenAJobFinishedSinceTheLastOne() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        // No mark yet: one sync starts the record.
+        let before = Date().timeIntervalSince1970
+        #expect(try spool.syncFinished())
+        let mark = try #require(spool.syncMark())
+        #expect(mark.boot == Spool.boot && mark.boot.count == 36)
+        #expect(mark.time >= before - 0.01 && mark.time <= Date().timeIntervalSince1970 + 0.01)
+        // Nothing finished since: no sync.
+        #expect(try spool.syncFinished() == false)
+        #expect(spool.syncMark() == mark)
+        // A job reaches done/: the next call syncs and moves the mark.
+        let (list, jobs) = SpoolFixtures.jobs(1)
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+        let claim = try #require(try Claimer(spool: spool).claim())
+        try spool.complete(claim, .done, record: Sidecar(status: .done, changed: "t"))
+        #expect(try spool.syncFinished())
+        #expect(try #require(spool.syncMark()).time > mark.time)
+    }
+}
