@@ -142,7 +142,7 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmTestSupport",

@@ -179,24 +179,32 @@ final class TransferContext {
         Unmanaged<TransferContext>.fromOpaque(pointer!).takeUnretainedValue()
     }
 
-    /// Decides, at the first body byte, whether the body is the resource and where it goes.
-    func startBody() {
+    /// Decides, at the first body byte, whether the body is the resource and where it goes;
+    /// `count` bytes of it came first.
+    func startBody(first count: Int) {
         bodyStarted = true
         var status = 0
         _ = cfarm_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
         if status < 200 || status >= 300 {
             discardBody = true  // an error page is not the resource
-        } else if status == 200 && resumeFrom > 0 {
+            return
+        }
+        if status == 200 && resumeFrom > 0 {
             ftruncate(fd, 0)
             offset = 0
             restarted = true
         }
-        // Before the first byte lands: the validator always describes the bytes in the file.
-        if !discardBody { PartialValidator.write(etag ?? lastModified, fd) }
+        // Before the first byte lands: the validator always describes the bytes in the file. Not
+        // needed when this first write ends the body (a short job; it saves a system call): the file
+        // is then whole, and a later request for the rest (its worker killed before storing it) gets
+        // a 416 that keeps it, a whole version and never a splice. Resumed bytes keep their own.
+        var length: curl_off_t = -1
+        _ = cfarm_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        if restarted || length < 0 || count < Int(length) { PartialValidator.write(etag ?? lastModified, fd) }
     }
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
-        if !bodyStarted { startBody() }
+        if !bodyStarted { startBody(first: count) }
         if discardBody { return count }
         if offset + count > maxSize {
             failure = TransferError(.permanent, "larger than the \(maxSize)-byte limit")

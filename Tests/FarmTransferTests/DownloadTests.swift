@@ -1,3 +1,4 @@
+import CFarmShims
 import FarmOrigin
 import FarmTestSupport
 import FarmTransfer
@@ -107,6 +108,38 @@ import Testing
         let result = try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
         #expect(result.resumedFrom == 50_000)
         #expect(try contents(dir) == body)
+        origin.stop()
+    }
+
+    /// The validator goes on the partial file before its first byte, so a later resume can send it
+    /// as If-Range; a body whose first write ends it is whole at once and needs none.
+    @Test func onlyABodyLeftUnfinishedByItsFirstWriteGetsAValidator() throws {
+        func validator(_ fd: Int32) -> String? {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            let n = fgetxattr(fd, "user.farm.validator", &buffer, buffer.count)
+            return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
+        }
+        let small = Array(body[0..<2_000])
+        origin.serve(path: "/small.bin", bytes: small)
+        origin.inject(.cutShort(afterBytes: 50_000), at: "/data.bin", times: 1)
+        let handle = try EasyHandle()
+
+        let whole = TemporaryDirectory()
+        let wholeFD = try partial(whole)
+        defer { close(wholeFD) }
+        _ = try handle.download(DownloadRequest(url: origin.url(for: "/small.bin")), into: wholeFD) { _ in true }
+        #expect(try contents(whole) == small)
+        #expect(validator(wholeFD) == nil)
+
+        let cut = TemporaryDirectory()
+        let cutFD = try partial(cut)
+        defer { close(cutFD) }
+        #expect(throws: TransferError.self) {
+            try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: cutFD) { _ in true }
+        }
+        #expect(try contents(cut).count == 50_000)
+        let kept = try #require(validator(cutFD))
+        #expect(kept.hasPrefix("\""), "a strong ETag: \(kept)")
         origin.stop()
     }
 
