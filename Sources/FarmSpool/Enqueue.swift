@@ -44,23 +44,23 @@ extension Spool {
         }
         defer { close(lock) }
 
+        let writer = ShardWriter()
         do {
             try Sys.mkdir(stage + "/.lists")
             var tables = ResourceTables(directory: stage + "/.lists")
             defer { tables.close() }
-            var shardPath = ""
+            var shard: [(name: String, bytes: [UInt8])] = []
             var n = 0
             while let job = next() {
-                if n % Self.shardSize == 0 {
-                    shardPath = stage + "/" + BatchName.shard(n / Self.shardSize)
-                    try Sys.mkdir(shardPath)
-                }
                 let record = job.record.encoded()
-                try Sys.createFile(shardPath + "/" + job.name.raw, record)
+                shard.append((job.name.raw, record))
                 try tables.append(record, for: job.name)
                 Failpoint.hit("add.staging")
                 n += 1
+                if n % Self.shardSize == 0 { try write(&shard, number: n / Self.shardSize - 1, of: stage, writer) }
             }
+            if !shard.isEmpty { try write(&shard, number: n / Self.shardSize, of: stage, writer) }
+            try writer.finish()
             try tables.finish()
             for list in lists {
                 try Sys.createFile(stage + "/.lists/" + list.id + ".json", list.bytes)
@@ -68,6 +68,7 @@ extension Spool {
             Failpoint.hit("add.staged")
             try Sys.syncFileSystem(stage)
         } catch {
+            try? writer.finish()  // no thread may still be creating files in the stage
             try? Sys.removeTree(stage)
             throw SpoolError(.io, "cannot write the jobs of a new batch", cause: error)
         }
@@ -82,6 +83,16 @@ extension Spool {
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
         return batch
+    }
+
+    /// Makes shard `number` of `stage` and hands `files` to `writer` to create there.
+    private func write(_ files: inout [(name: String, bytes: [UInt8])], number: Int, of stage: String,
+                       _ writer: ShardWriter) throws(Errno) {
+        let directory = stage + "/" + BatchName.shard(number)
+        try Sys.mkdir(directory)
+        try writer.write(files, in: directory)
+        files = []
+        files.reserveCapacity(Self.shardSize)
     }
 
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
