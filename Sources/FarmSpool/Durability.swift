@@ -118,7 +118,9 @@ extension Spool {
     static func survived(_ sidecar: Sidecar) -> Bool {
         guard sidecar.status == .done else { return true }
         if let file = sidecar.file {
-            guard let st = try? Sys.lstat(file), st.isRegularFile, Int(st.st_size) == sidecar.bytes else { return false }
+            guard let st = try? Sys.lstat(file), st.isRegularFile, Int(st.st_size) == sidecar.bytes else {
+                return false
+            }
         }
         for image in [sidecar.image, sidecar.thumb] {
             guard let image else { continue }

@@ -57,9 +57,11 @@ extension Spool {
                 try tables.append(record, for: job.name)
                 Failpoint.hit("add.staging")
                 n += 1
-                if n % Self.shardSize == 0 { try write(&shard, number: n / Self.shardSize - 1, of: stage, writer) }
+                if n % Self.shardSize == 0 {
+                    try stageShard(&shard, number: n / Self.shardSize - 1, of: stage, writer)
+                }
             }
-            if !shard.isEmpty { try write(&shard, number: n / Self.shardSize, of: stage, writer) }
+            if !shard.isEmpty { try stageShard(&shard, number: n / Self.shardSize, of: stage, writer) }
             try writer.finish()
             try tables.finish()
             for list in lists {
@@ -85,8 +87,9 @@ extension Spool {
         return batch
     }
 
-    /// Makes shard `number` of `stage` and hands `files` to `writer` to create there.
-    private func write(_ files: inout [(name: String, bytes: [UInt8])], number: Int, of stage: String,
+    /// Makes shard `number` of `stage` and hands `files` to `writer` to create there; `files` is
+    /// left empty for the next shard.
+    private func stageShard(_ files: inout [(name: String, bytes: [UInt8])], number: Int, of stage: String,
                        _ writer: ShardWriter) throws(Errno) {
         let directory = stage + "/" + BatchName.shard(number)
         try Sys.mkdir(directory)

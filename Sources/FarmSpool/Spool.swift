@@ -32,15 +32,16 @@
 // in the order they were made); the batch `0` holds jobs handed back, so they are claimed first.
 // A <shard> is `s<number>` and holds at most `Spool.shardSize` jobs.
 //
-// Add (Enqueuer). The coordinator writes every job file of a batch, sharded, and the batch's list
-// records (in `.lists/`) under `tmp/stage-<nonce>/`, holding an flock on that directory. One
-// syncfs(2) then makes all of it durable (one flush instead of one fsync per job), and one
-// rename(2) of the stage to `queue/<batch>` publishes every job at once: that rename is the commit
-// point, and queue/ is fsynced after it. Then the list records are renamed from
-// `queue/<batch>/.lists/` into `lists/` (and lists/ is fsynced). A coordinator killed before the
-// commit leaves a stage whose lock is free: recovery deletes it and nothing was visible. Killed
-// after it, the batch still holds `.lists/`: recovery (run by the next `add`, by `start`, by the
-// supervisor) finishes the renames. A list therefore never shows up with some of its jobs missing.
+// Add (Enqueuer). The coordinator writes every job file of a batch, sharded (a shard at a time on
+// each core: ShardWriter), and the batch's list records (in `.lists/`) under `tmp/stage-<nonce>/`,
+// holding an flock on that directory. One syncfs(2) then makes all of it durable (one flush instead
+// of one fsync per job), and one rename(2) of the stage to `queue/<batch>` publishes every job at
+// once: that rename is the commit point, and queue/ is fsynced after it. Then the list records are
+// renamed from `queue/<batch>/.lists/` into `lists/` (and lists/ is fsynced). A coordinator killed
+// before the commit leaves a stage whose lock is free: recovery deletes it and nothing was visible.
+// Killed after it, the batch still holds `.lists/`: recovery (run by the next `add`, by `start`, by
+// the supervisor) finishes the renames. A list therefore never shows up with some of its jobs
+// missing.
 //
 // Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest
 // shard (the shard list is cached between claims), reads one getdents batch of names from it (never
@@ -71,9 +72,8 @@
 // every job finished since its last look in one syncfs every few seconds, and after a reboot the jobs
 // finished since the last sync whose outputs the disk did not keep go back to the queue (see
 // Durability.swift). The completion rename itself is not fsynced either: undone by a power loss, it
-// means a redo. A progress
-// sidecar the owner wrote meanwhile is deleted after the rename (a crash may leave it: the record
-// on the job file wins).
+// means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
+// may leave it: the record on the job file wins).
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
