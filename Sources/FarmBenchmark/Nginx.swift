@@ -63,6 +63,14 @@ final class Nginx {
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/" + path }
 
+    /// CPU seconds used so far by the master and its workers (its children, found by their parent
+    /// pid in /proc): read before and after a run, the server's share of that run.
+    func cpu() -> Double {
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init)
+            .filter { Spawned.stat(of: $0).map { $0.count > 1 && pid_t($0[1]) == pid } ?? false }
+        return ([pid] + children).map(Spawned.cpu(of:)).reduce(0, +)
+    }
+
     /// Fast shutdown of the master (its workers follow it), then reaped.
     func stop() {
         kill(pid, SIGTERM)

@@ -32,6 +32,10 @@ struct PeersBenchmark: ParsableCommand {
         var peakSum: Int
         /// A farm's `add`, `start` and `wait`, apart: where its fixed costs go.
         var phases: [Double] = []
+        /// CPU seconds of the tool's processes (all of a farm's), and of nginx's during the run: on two
+        /// saturated cores the wall time follows them.
+        var cpu = 0.0
+        var serverCPU = 0.0
     }
 
     func run() throws {
@@ -78,7 +82,9 @@ struct PeersBenchmark: ParsableCommand {
                 let run = base + "/\(tool)-\(round)"
                 try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
                 sync()
-                let measured = try measure(tool, set: set, label: label, base: base, run: run)
+                let serverBefore = nginx.cpu()
+                var measured = try measure(tool, set: set, label: label, base: base, run: run)
+                measured.serverCPU = nginx.cpu() - serverBefore
                 // Many small files are kept until the set is done (the base directory goes then): on
                 // ext4, files created within a minute of deleting thousands cost up to 300 µs of
                 // kernel time each (its allocator skips recently deleted inodes one by one), so the
@@ -105,6 +111,13 @@ struct PeersBenchmark: ParsableCommand {
             let medians = first.phases.indices.map { phase in runs.map { $0.phases[phase] }.sorted()[runs.count / 2] }
             print("\(Self.label(tool)) phases (median s): " + zip(["add", "start", "wait"], medians)
                 .map { String(format: "%@ %.3f", $0, $1) }.joined(separator: ", "))
+        }
+        for tool in tools {
+            guard let runs = results[tool], !runs.isEmpty else { continue }
+            let cpu = runs.map(\.cpu).sorted()[runs.count / 2], server = runs.map(\.serverCPU).sorted()[runs.count / 2]
+            let perFile = 1e6 / Double(set.paths.count)
+            print("\(Self.label(tool)) CPU (median): " + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
+                                                               cpu, server, cpu * perFile, server * perFile))
         }
         // Ratios of throughput, paired within each round (same machine state), then the median.
         let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
@@ -133,7 +146,8 @@ struct PeersBenchmark: ParsableCommand {
             let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
                                                    "-i", base + "/urls.txt", "-P", run], log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
+                               cpu: result.cpu)
         case "curl":
             let urls = try String(contentsOfFile: base + "/urls.txt", encoding: .utf8).split(separator: "\n")
             let config = urls.map { "url = \"\($0)\"\noutput = \"\(run)/\(($0 as NSString).lastPathComponent)\"\n" }
@@ -142,20 +156,23 @@ struct PeersBenchmark: ParsableCommand {
             let result = try Spawned.run("curl", ["-sS", "--fail", "--parallel", "--parallel-max", String(parallel),
                                                   "-K", run + ".curl"], log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
+                               cpu: result.cpu)
         case "aria2c":
             // No pre-allocation: the others write files as the bytes come, and so does aria2c then.
             let result = try Spawned.run("aria2c", ["--no-conf=true", "-q", "-j\(parallel)", "--file-allocation=none",
                                                     "--auto-file-renaming=false", "--allow-overwrite=true",
                                                     "-i", base + "/urls.txt", "-d", run], log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
+                               cpu: result.cpu)
         default:
             throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl or aria2c")
         }
     }
 
-    /// add + start + wait, timed as one; the roles' peak RSS read before `farm stop` (VmHWM is a peak).
+    /// add + start + wait, timed as one; the roles' peak RSS and CPU read before `farm stop` (VmHWM is
+    /// a peak).
     private func measureFarm(_ farm: String, convert: Bool, manifest: String, set: Corpus, run: String,
                              log: String) throws -> Measurement {
         let spool = run + "/spool"
@@ -167,13 +184,15 @@ struct PeersBenchmark: ParsableCommand {
         let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let opened = try Spool(root: spool, create: false)
-        let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
+        let processes = opened.processes()
+        let peaks = processes.map { Spawned.peakRSS(of: $0.pid) }
+        let cpu = [add, started, waited].map(\.cpu).reduce(0, +) + processes.map { Spawned.cpu(of: $0.pid) }.reduce(0, +)
         let done = opened.inventory().filter { $0.state == .done }.count
         guard done == set.paths.count else {
             throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
         }
         return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +),
-                           phases: [add.seconds, started.seconds, waited.seconds])
+                           phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu)
     }
 
     /// Every file there, with the corpus's total size: a tool that skipped or cut a file is not timed.

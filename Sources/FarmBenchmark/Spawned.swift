@@ -13,6 +13,9 @@ enum Spawned {
         var seconds: Double
         /// Peak resident set of the child, in bytes (not of its own children).
         var peakRSS: Int
+        /// CPU seconds (user + system) of the child and of the children it waited for: the tool's
+        /// whole run under GNU time.
+        var cpu: Double
     }
 
     /// Runs `executable` (a path, or a name looked up in PATH) and waits. Fails on a non-zero exit
@@ -34,7 +37,8 @@ enum Spawned {
         // time's file ends with the peak in KiB (after a "Command exited with…" line on failure).
         let peakKiB = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))
             .flatMap { $0.split(separator: "\n").last }.flatMap { Int($0) } ?? 0 : usage.ru_maxrss
-        let result = Result(status: code, seconds: seconds, peakRSS: peakKiB * 1024)
+        let result = Result(status: code, seconds: seconds, peakRSS: peakKiB * 1024,
+                            cpu: usage.ru_utime.seconds + usage.ru_stime.seconds)
         if check && code != 0 {
             let tail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
             throw ValidationError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited \(code): \(tail)")
@@ -74,9 +78,29 @@ enum Spawned {
         return kB * 1024
     }
 
+    /// The fields of /proc/<pid>/stat after the command name (which may hold spaces), from field 3
+    /// (the state) on; nil when the process is gone.
+    static func stat(of pid: pid_t) -> [Substring]? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// CPU seconds (user + system) a live process has used so far (fields 14 and 15, in clock
+    /// ticks); 0 when it is gone.
+    static func cpu(of pid: pid_t) -> Double {
+        guard let fields = stat(of: pid), fields.count > 13,
+              let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The sibling executable `name` of this one (the farm built in the same configuration).
     static func sibling(_ name: String) -> String {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return (me as NSString).deletingLastPathComponent + "/" + name
     }
+}
+
+extension timeval {
+    var seconds: Double { Double(tv_sec) + Double(tv_usec) / 1e6 }
 }
