@@ -114,10 +114,12 @@ struct PeersBenchmark: ParsableCommand {
         }
         for tool in tools {
             guard let runs = results[tool], !runs.isEmpty else { continue }
-            let cpu = runs.map(\.cpu).sorted()[runs.count / 2], server = runs.map(\.serverCPU).sorted()[runs.count / 2]
+            let cpu = runs.map(\.cpu).sorted()[runs.count / 2]
+            let server = runs.map(\.serverCPU).sorted()[runs.count / 2]
             let perFile = 1e6 / Double(set.paths.count)
-            print("\(Self.label(tool)) CPU (median): " + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
-                                                               cpu, server, cpu * perFile, server * perFile))
+            print("\(Self.label(tool)) CPU (median): "
+                + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
+                         cpu, server, cpu * perFile, server * perFile))
         }
         // Ratios of throughput, paired within each round (same machine state), then the median.
         let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
@@ -186,7 +188,8 @@ struct PeersBenchmark: ParsableCommand {
         let opened = try Spool(root: spool, create: false)
         let processes = opened.processes()
         let peaks = processes.map { Spawned.peakRSS(of: $0.pid) }
-        let cpu = [add, started, waited].map(\.cpu).reduce(0, +) + processes.map { Spawned.cpu(of: $0.pid) }.reduce(0, +)
+        let cpu = [add, started, waited].map(\.cpu).reduce(0, +)
+            + processes.map { Spawned.cpu(of: $0.pid) }.reduce(0, +)
         let done = opened.inventory().filter { $0.state == .done }.count
         guard done == set.paths.count else {
             throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
