@@ -88,8 +88,8 @@ enum Sys {
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
-            // A regular file reads short only at its end: no read to learn what this one says (a job
-            // file is read at every claim, and fits one chunk).
+            // A regular file reads short only at its end: no second read to find it (a job file is
+            // read at every claim, and fits one chunk).
             if n < chunk.count { break }
         }
         return bytes

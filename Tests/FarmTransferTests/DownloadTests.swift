@@ -1,7 +1,6 @@
-import CFarmShims
 import FarmOrigin
 import FarmTestSupport
-import FarmTransfer
+@testable import FarmTransfer
 import Foundation
 import Glibc
 import Testing
@@ -114,11 +113,6 @@ import Testing
     /// The validator goes on the partial file before its first byte, so a later resume can send it
     /// as If-Range; a body whose first write ends it is whole at once and needs none.
     @Test func onlyABodyLeftUnfinishedByItsFirstWriteGetsAValidator() throws {
-        func validator(_ fd: Int32) -> String? {
-            var buffer = [UInt8](repeating: 0, count: 512)
-            let n = fgetxattr(fd, "user.farm.validator", &buffer, buffer.count)
-            return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
-        }
         let small = Array(body[0..<2_000])
         origin.serve(path: "/small.bin", bytes: small)
         origin.inject(.cutShort(afterBytes: 50_000), at: "/data.bin", times: 1)
@@ -129,7 +123,7 @@ import Testing
         defer { close(wholeFD) }
         _ = try handle.download(DownloadRequest(url: origin.url(for: "/small.bin")), into: wholeFD) { _ in true }
         #expect(try contents(whole) == small)
-        #expect(validator(wholeFD) == nil)
+        #expect(PartialValidator.read(wholeFD) == nil)
 
         let cut = TemporaryDirectory()
         let cutFD = try partial(cut)
@@ -138,7 +132,7 @@ import Testing
             try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: cutFD) { _ in true }
         }
         #expect(try contents(cut).count == 50_000)
-        let kept = try #require(validator(cutFD))
+        let kept = try #require(PartialValidator.read(cutFD))
         #expect(kept.hasPrefix("\""), "a strong ETag: \(kept)")
         origin.stop()
     }
