@@ -13,6 +13,9 @@ public final class EasyHandle {
     let curl: UnsafeMutableRawPointer
     /// curl writes its last error message here (CURLOPT_ERRORBUFFER must outlive the request).
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    /// Where body bytes gather on their way to the file (see `TransferContext.write`). Its pages cost
+    /// memory only once a body that large has come through.
+    let bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EasyHandle.receiveBuffer, alignment: 64)
 
     public init() throws(TransferError) {
         if let missing = Self.loadLibrary() { throw TransferError(.permanent, missing) }
@@ -32,6 +35,7 @@ public final class EasyHandle {
     deinit {
         curl_easy_cleanup(curl)
         errorBuffer.deallocate()
+        bodyBuffer.deallocate()
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(TransferError) {

@@ -110,6 +110,48 @@ import Testing
         origin.stop()
     }
 
+    /// A body larger than the write buffer, cut short at an odd byte: every byte received is in the
+    /// file when the transfer gives up, and the resume makes the exact body.
+    @Test func aBodyLargerThanTheWriteBufferKeepsEveryByteReceived() throws {
+        let big = (0..<(3 << 20) + 12_345).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 11) }
+        origin.serve(path: "/big.bin", bytes: big)
+        origin.inject(.cutShort(afterBytes: 1_300_001), at: "/big.bin", times: 1)
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        let handle = try EasyHandle()
+        #expect(throws: TransferError.self) {
+            try handle.download(DownloadRequest(url: origin.url(for: "/big.bin")), into: fd) { _ in true }
+        }
+        #expect(try contents(dir) == Array(big[0..<1_300_001]))
+        let result = try handle.download(DownloadRequest(url: origin.url(for: "/big.bin")), into: fd) { _ in true }
+        #expect(result.resumedFrom == 1_300_001 && result.bytes == big.count)
+        #expect(try contents(dir) == big)
+        origin.stop()
+    }
+
+    /// curl hands the body over 16 KiB at a time: the pieces reach the file in one write when they
+    /// are flushed (after each of curl's reads), or when the next would overflow the buffer.
+    @Test func gathersCurlsPiecesIntoFewWrites() throws {
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { close(fd) }
+        let handle = try EasyHandle()
+        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
+                                      maxSize: 1 << 30) { _ in true }
+        context.bodyStarted = true  // past the status line and the validator: only the body's bytes
+        let pieces = (0..<40).map { i in [UInt8](repeating: UInt8(i), count: 16_384) }
+        for piece in pieces.prefix(3) { #expect(context.write(piece, piece.count) == piece.count) }
+        #expect(try contents(dir).isEmpty && context.writes == 0)
+        #expect(context.flush())
+        #expect(try contents(dir) == Array(pieces.prefix(3).joined()) && context.writes == 1)
+        for piece in pieces.dropFirst(3) { #expect(context.write(piece, piece.count) == piece.count) }
+        #expect(context.flush())
+        #expect(try contents(dir) == Array(pieces.joined()))
+        #expect(context.writes == 3, "37 pieces of 16 KiB: one write when the 33rd would overflow 512 KiB, one at the flush")
+        origin.stop()
+    }
+
     /// The validator goes on the partial file before its first byte, so a later resume can send it
     /// as If-Range; a body whose first write ends it is whole at once and needs none.
     @Test func onlyABodyLeftUnfinishedByItsFirstWriteGetsAValidator() throws {
