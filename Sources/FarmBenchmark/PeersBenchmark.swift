@@ -5,8 +5,8 @@ import Glibc
 
 /// `peers`: farm against wget2, curl and aria2c on the same corpus, served by nginx on 127.0.0.1,
 /// each writing to the same file system. Rounds alternate the order of the tools; round 0 is a
-/// warm-up and is not counted. Between runs the outputs are removed and the disk synced (not timed),
-/// so no run pays for another's write-back.
+/// warm-up and is not counted. Between runs the outputs are removed (many small files only once
+/// every set is done) and the disk synced (not timed), so no run pays for another's write-back.
 struct PeersBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
@@ -56,17 +56,23 @@ struct PeersBenchmark: ParsableCommand {
             nginx.stop()
             try? FileManager.default.removeItem(atPath: work)
         }
+        // Each set's outputs go when every set is done: on ext4 the set after would otherwise pay for
+        // their clean-up (see `keptFiles`).
+        var bases: [String] = []
+        defer { for base in bases { try? FileManager.default.removeItem(atPath: base) } }
         for (label, set) in corpora {
             for dir in dirList {
-                try compare(set, label: label, in: dir, tools: toolList, nginx: nginx)
+                let base = dir + "/farm-peers-\(getpid())-\(label)"
+                bases.append(base)
+                try compare(set, label: label, in: dir, base: base, tools: toolList, nginx: nginx)
             }
         }
     }
 
-    private func compare(_ set: Corpus, label: String, in dir: String, tools: [String], nginx: Nginx) throws {
-        let base = dir + "/farm-peers-\(getpid())"
+    /// Runs every tool on `set` in `dir`, each run in a directory of its own under `base`.
+    private func compare(_ set: Corpus, label: String, in dir: String, base: String, tools: [String],
+                         nginx: Nginx) throws {
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: base) }
         let urls = set.paths.map { nginx.url($0) }
         try (urls.joined(separator: "\n") + "\n").write(toFile: base + "/urls.txt", atomically: true, encoding: .utf8)
         try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: base + "/\(label).json"))
@@ -85,8 +91,8 @@ struct PeersBenchmark: ParsableCommand {
                 let serverBefore = nginx.cpu()
                 var measured = try measure(tool, set: set, label: label, base: base, run: run)
                 measured.serverCPU = nginx.cpu() - serverBefore
-                // Many small files are kept until the set is done (the base directory goes then): on
-                // ext4, files created within a minute of deleting thousands cost up to 300 µs of
+                // Many small files are kept until every set is done (their base directory goes then):
+                // on ext4, files created within minutes of deleting thousands cost up to 300 µs of
                 // kernel time each (its allocator skips recently deleted inodes one by one), so the
                 // next run would pay per file created for the previous run's clean-up.
                 if set.paths.count <= Self.keptFiles { try? FileManager.default.removeItem(atPath: run) }
