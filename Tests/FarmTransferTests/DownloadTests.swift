@@ -148,7 +148,8 @@ import Testing
         for piece in pieces.dropFirst(3) { #expect(context.write(piece, piece.count) == piece.count) }
         #expect(context.flush())
         #expect(try contents(dir) == Array(pieces.joined()))
-        #expect(context.writes == 3, "37 pieces of 16 KiB: one write when the 33rd would overflow 512 KiB, one at the flush")
+        // 37 more pieces of 16 KiB: one write when the 33rd would overflow the 512 KiB, one at the flush.
+        #expect(context.writes == 3)
         origin.stop()
     }
 
