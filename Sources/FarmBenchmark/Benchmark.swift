@@ -56,9 +56,7 @@ struct Claims: ParsableCommand {
 
     private func millis(_ values: [Double], _ quantile: Double, width: Int = 11) -> String {
         guard !values.isEmpty else { return pad("-", width) }
-        let sorted = values.sorted()
-        let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
-        return pad(String(format: "%.3f ms", value * 1000), width)
+        return pad(String(format: "%.3f ms", values.quantile(quantile) * 1000), width)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

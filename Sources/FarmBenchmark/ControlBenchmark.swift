@@ -142,7 +142,7 @@ struct Stats {
     init(_ values: [Double]) { self.values = values.sorted() }
     var text: String {
         guard !values.isEmpty else { return "-" }
-        return String(format: "p50 %.0f ms, worst %.0f ms (n=%d)", values[values.count / 2] * 1000,
+        return String(format: "p50 %.0f ms, worst %.0f ms (n=%d)", values.median * 1000,
                       values.last! * 1000, values.count)
     }
 }

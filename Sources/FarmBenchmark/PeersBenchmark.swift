@@ -104,7 +104,7 @@ struct PeersBenchmark: ParsableCommand {
         for tool in tools {
             guard let runs = results[tool], !runs.isEmpty else { continue }
             let seconds = runs.map(\.seconds).sorted()
-            let median = seconds[seconds.count / 2]
+            let median = seconds.median
             print(Self.pad(Self.label(tool), 26) + Self.pad(String(format: "%.2f", median), 11)
                 + Self.pad(String(format: "%.2f–%.2f", seconds.first!, seconds.last!), 19)
                 + Self.pad(String(format: "%.0f", Double(set.paths.count) / median), 13)
@@ -114,14 +114,14 @@ struct PeersBenchmark: ParsableCommand {
         }
         for tool in tools {
             guard let runs = results[tool], let first = runs.first, !first.phases.isEmpty else { continue }
-            let medians = first.phases.indices.map { phase in runs.map { $0.phases[phase] }.sorted()[runs.count / 2] }
+            let medians = first.phases.indices.map { phase in runs.map { $0.phases[phase] }.median }
             print("\(Self.label(tool)) phases (median s): " + zip(["add", "start", "wait"], medians)
                 .map { String(format: "%@ %.3f", $0, $1) }.joined(separator: ", "))
         }
         for tool in tools {
             guard let runs = results[tool], !runs.isEmpty else { continue }
-            let cpu = runs.map(\.cpu).sorted()[runs.count / 2]
-            let server = runs.map(\.serverCPU).sorted()[runs.count / 2]
+            let cpu = runs.map(\.cpu).median
+            let server = runs.map(\.serverCPU).median
             let perFile = 1e6 / Double(set.paths.count)
             print("\(Self.label(tool)) CPU (median): "
                 + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
@@ -135,8 +135,8 @@ struct PeersBenchmark: ParsableCommand {
                 && $0.suffix(3) == farm.suffix(3)) }
             let ratios = others.compactMap { peer -> String? in
                 guard let mine = results[farm], let theirs = results[peer], mine.count == theirs.count else { return nil }
-                let paired = zip(mine, theirs).map { $1.seconds / $0.seconds }.sorted()
-                return String(format: "%.2f× %@", paired[paired.count / 2], peer)
+                let paired = zip(mine, theirs).map { $1.seconds / $0.seconds }
+                return String(format: "%.2f× %@", paired.median, peer)
             }
             if !ratios.isEmpty { print("\(Self.label(farm)) / peer (throughput): " + ratios.joined(separator: ", ")) }
         }

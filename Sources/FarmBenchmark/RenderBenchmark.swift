@@ -54,7 +54,7 @@ struct RenderBenchmark: ParsableCommand {
             report("pdftoppm -scale-to \(size) (\(output.width)×\(output.height), \(fileSize(work + "/pdftoppm.png")) B)",
                    theirs)
             print(String(format: "ratio pdftoppm / ours: %.2f in-process, %.2f process to process",
-                         median(theirs) / median(ours), median(theirs) / median(oursSpawned)))
+                         theirs.median / ours.median, theirs.median / oursSpawned.median))
         } else {
             print("\(pdftoppm) not found: apt-get install -y poppler-utils to compare")
         }
@@ -77,11 +77,9 @@ struct RenderBenchmark: ParsableCommand {
         }
     }
 
-    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-
     private func report(_ label: String, _ values: [Double]) {
         let padded = label + String(repeating: " ", count: max(1, 58 - label.count))
-        print(padded + String(format: "p50 %8.2f ms   min %8.2f ms", median(values) * 1000,
+        print(padded + String(format: "p50 %8.2f ms   min %8.2f ms", values.median * 1000,
                               (values.min() ?? 0) * 1000))
     }
 

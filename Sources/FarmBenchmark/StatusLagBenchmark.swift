@@ -112,10 +112,7 @@ struct StatusLag: ParsableCommand {
 
     private static func report(_ values: [Double]) -> String {
         guard !values.isEmpty else { return "no samples" }
-        let sorted = values.sorted()
-        func at(_ quantile: Double) -> String {
-            String(format: "%.1f ms", sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))] * 1000)
-        }
+        func at(_ quantile: Double) -> String { String(format: "%.1f ms", values.quantile(quantile) * 1000) }
         return "p50 \(at(0.5)), p99 \(at(0.99)), max \(at(1.0))"
     }
 

@@ -20,7 +20,8 @@ struct JobRun {
     private let started = Self.now()
     private let lastWrite = Box(0.0)
     private let wroteSidecar = Box(false)
-    /// The worker looked at the pause mark just before claiming: the first look is one interval in.
+    /// The worker looked at the pause mark at most `Worker.pauseLook` before claiming: the first
+    /// look is one interval in.
     private let lastPauseCheck: Box<Double>
     /// The status last written and when it began: `changed` marks status changes, not every byte.
     private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
