@@ -68,7 +68,12 @@ let package = Package(
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
         .target(name: "FarmTransfer", dependencies: ["CFarmCurlLoader", "CFarmShims"]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
-        .target(name: "FarmCoordinator", dependencies: ["FarmSpool", "FarmManifest", "FarmTransfer"]),
+        .target(name: "FarmCoordinator", dependencies: [
+            "FarmSpool", "FarmManifest", "FarmTransfer", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
+        // called by every front end: the CLI, `farm top` and `farm serve`.
+        .target(name: "FarmControl", dependencies: ["FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: ["CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmZip"],
                 swiftSettings: renderSwiftHeaders),
@@ -80,11 +85,11 @@ let package = Package(
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
-            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmSupervisor",
+            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmControl",
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator",
+            "FarmSpool", "FarmStatus", "FarmControl",
             .product(name: "Hummingbird", package: "hummingbird"),
         ], resources: [.embedInCode("Assets")]),
         // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
@@ -106,6 +111,7 @@ let package = Package(
             "FarmDemo",
             "FarmTop",
             "FarmServe",
+            "FarmControl",
             "FarmTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

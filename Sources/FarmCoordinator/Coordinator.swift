@@ -2,6 +2,7 @@ import FarmManifest
 import FarmSpool
 import Foundation
 import Glibc
+import SystemPackage
 
 /// What one `add` did.
 public struct AddReport: Sendable {
@@ -24,7 +25,7 @@ public enum Coordinator {
         let source = source ?? ManifestSource.original
         let lock = try takeAddLock(spool)
         defer { close(lock) }
-        do { try spool.recover() } catch { throw AddError("cannot recover the spool: \(error)") }
+        do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
         let lists: [ManifestList]
         if ManifestSource.isURL(source) {
@@ -33,7 +34,7 @@ public enum Coordinator {
             lists = try read(path: path, displayName: urlFileName(source), spool: spool)
         } else {
             guard access(source, R_OK) == 0 else {
-                throw AddError("\(source): cannot read the manifest (\(String(cString: strerror(errno))))")
+                throw AddError(.unreadable, source, cause: Errno(rawValue: errno))
             }
             lists = try read(path: source, displayName: source, spool: spool)
         }
@@ -47,8 +48,7 @@ public enum Coordinator {
             let digest = digest(of: list)
             if let existing = spool.list(id) {
                 guard existing.digest == digest else {
-                    throw AddError("\(list.name) is already in the spool with other URLs; "
-                        + "run `farm reset` first, or rename the list")
+                    throw AddError(.conflict, list.name)
                 }
                 report.alreadyThere.append(list.name)
                 continue
@@ -76,21 +76,21 @@ public enum Coordinator {
                 try spool.enqueue(jobs, lists: records)
             }
         } catch {
-            throw AddError("cannot enqueue the manifest: \(error); nothing was added")
+            throw AddError(.enqueue, source, cause: error)
         }
         return report
     }
 
     private static func read(path: String, displayName: String, spool: Spool) throws(AddError) -> [ManifestList] {
         do { return try Manifest.read(path: path, displayName: displayName, scratch: spool.tmp) } catch {
-            throw AddError(error.description)
+            throw AddError(.malformed, displayName, cause: error)
         }
     }
 
     private static func takeAddLock(_ spool: Spool) throws(AddError) -> Int32 {
         let fd = open(spool.control + "/add.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
-            throw AddError("cannot lock \(spool.control)/add.lock: \(String(cString: strerror(errno)))")
+            throw AddError(.lock, spool.control + "/add.lock", cause: Errno(rawValue: errno))
         }
         return fd
     }

@@ -1,6 +1,7 @@
 import FarmSpool
 import FarmTransfer
 import Glibc
+import SystemPackage
 
 /// Where a manifest comes from: a local file, or an http(s) URL fetched into the spool's tmp/.
 enum ManifestSource {
@@ -21,7 +22,7 @@ enum ManifestSource {
     static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
         let path = spool.tmp + "/manifest-\(getpid())-\(UInt32.random(in: .min ... .max))"
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AddError("cannot write to \(spool.tmp): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw AddError(.scratch, spool.tmp, cause: Errno(rawValue: errno)) }
         defer { close(fd) }
         do {
             let handle = try EasyHandle()
@@ -29,10 +30,7 @@ enum ManifestSource {
             _ = try handle.download(request, into: fd) { _ in true }
         } catch {
             unlink(path)
-            if error.httpStatus != nil {
-                throw AddError("cannot fetch the manifest \(url): the server answered \(error.message)")
-            }
-            throw AddError("cannot fetch the manifest \(url): \(error.message); check the network or give a local path")
+            throw AddError(.unfetchable, url, cause: error)
         }
         return path
     }

@@ -113,10 +113,7 @@ struct ServeResponder: HTTPResponder {
 
     /// The published list `id`; 404 for an unknown or malformed id.
     private func record(_ id: String) throws(ServeError) -> PublishedList {
-        guard ListID.isValid(id), let record = spool.list(id) else {
-            throw ServeError(404, "no list \(id) in the spool (lists are named by the `id` of /api/status)")
-        }
-        return PublishedList(id: id, record: record)
+        try actions.list(id)
     }
 
     private func act(_ action: @escaping @Sendable (Actions) throws -> String) async throws -> String {

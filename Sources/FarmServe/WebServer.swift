@@ -1,8 +1,10 @@
 import Dispatch
+import FarmControl
 import FarmSpool
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import Synchronization
 
 /// `farm serve`: the app's three screens for a browser, over HTTP on `host:port` (127.0.0.1 unless
@@ -24,7 +26,6 @@ public final class WebServer: Sendable {
     /// farm must send it back.
     public let token: String
     private let port: Int
-    private let farm: String
     private let hub: StatusHub
     private let running = Mutex<Running?>(nil)
 
@@ -34,15 +35,12 @@ public final class WebServer: Sendable {
         let finished: DispatchSemaphore
     }
 
-    /// A server for `spool` that will listen on `host:port` (port 0: any free port). `farm` is the
-    /// executable run for `farm add` (this process's own by default).
-    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort,
-                farm: String = "/proc/self/exe") throws(ServeError) {
+    /// A server for `spool` that will listen on `host:port` (port 0: any free port).
+    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort) throws(ServeError) {
         guard (0...65535).contains(port) else { throw ServeError(400, "--port must be from 0 to 65535 (got \(port))") }
         self.spool = spool
         self.host = host
         self.port = port
-        self.farm = farm
         var random = SystemRandomNumberGenerator()
         token = (0..<4).map { _ in
             let hex = String(random.next() as UInt64, radix: 16)
@@ -67,7 +65,7 @@ public final class WebServer: Sendable {
         let guarding = RequestGuard(token: token, host: host)
         let app = Application(
             responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, guarding: guarding,
-                                      actions: Actions(spool: spool, farm: farm)),
+                                      actions: Actions(control: Control(spool: spool))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "farm"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port
@@ -111,14 +109,15 @@ public final class WebServer: Sendable {
         _ = run.finished.wait(timeout: .now() + 10)
     }
 
+    /// Why the server could not listen, told by the socket's errno (or a name that does not resolve).
     private static func explain(_ error: any Error, host: String, port: Int) -> ServeError {
-        let text = "\(error)"
-        if text.contains("Address already in use") {
-            return ServeError(500, "cannot listen on \(host):\(port): the port is in use; pick another with --port (0 for any free one)")
+        let reason: String
+        switch (error as? IOError)?.errnoCode {
+        case EADDRINUSE?: reason = "the port is in use; pick another with --port (0 for any free one)"
+        case EADDRNOTAVAIL?: reason = "no such local address; try --host 127.0.0.1"
+        default:
+            reason = error is SocketAddressError.UnknownHost ? "no such local address; try --host 127.0.0.1" : "\(error)"
         }
-        if text.contains("Cannot assign requested address") || text.contains("not known") || text.contains("resolve") {
-            return ServeError(500, "cannot listen on \(host):\(port): no such local address; try --host 127.0.0.1")
-        }
-        return ServeError(500, "cannot listen on \(host):\(port): \(text)")
+        return ServeError(500, "cannot listen on \(host):\(port): \(reason)", cause: error)
     }
 }

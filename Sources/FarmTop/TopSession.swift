@@ -1,6 +1,6 @@
+import FarmControl
 import FarmSpool
 import FarmStatus
-import FarmSupervisor
 import Glibc
 
 /// One run of `farm top` in a terminal: waits for a key, a change in the spool or the next second,
@@ -17,6 +17,7 @@ import Glibc
 /// Owned by the main thread, which it never leaves.
 final class TopSession {
     private let spool: Spool
+    private let control: Control
     private let terminal: Terminal
     /// Nil when inotify is not available: the one-second tick still keeps the screen current.
     private let watch: SpoolWatch?
@@ -41,6 +42,7 @@ final class TopSession {
 
     init(spool: Spool, terminal: Terminal) {
         self.spool = spool
+        control = Control(spool: spool)
         self.terminal = terminal
         watch = SpoolWatch(spool: spool)
         summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
@@ -161,55 +163,43 @@ final class TopSession {
         return action
     }
 
-    /// Carries out what a key asked, through the same library calls as `farm scale`, `pause`,
-    /// `resume`, `reload` and `reset`; the outcome shows in the footer.
+    /// Carries out what a key asked, through the verbs of `Control` that `farm scale`, `pause`,
+    /// `resume`, `reload` and `reset` call; what they say shows in the footer.
     private func perform(_ action: TopState.Action) {
         summaryDue = true
-        do throws(SpoolError) {
+        do throws(ControlError) {
             switch action {
             case .quit:
                 return
             case .scale(let delta):
-                var desired = spool.desired()
-                let wanted = min(Desired.workerRange.upperBound, max(Desired.workerRange.lowerBound,
-                                                                     desired.workers + delta))
-                guard wanted != desired.workers else {
-                    say("\(wanted) worker\(wanted == 1 ? " is the fewest" : "s is the most") farm runs", .warn)
-                    return
-                }
-                desired.workers = wanted
-                try spool.setDesired(desired)
-                say("workers: \(wanted) wanted" + (spool.processes().contains { $0.role == .supervisor } ? ""
-                    : " (farm is not running: `farm start` starts them)"))
+                say("\(try control.scale(to: spool.desired().workers + delta))")
             case .togglePause:
-                let paused = !spool.isPaused
-                try spool.setPaused(paused)
-                say(paused ? "paused: transfers keep their bytes and leases" : "resumed", paused ? .warn : .normal)
+                let outcome = try control.setPaused(!control.isPaused)
+                say("\(outcome)", outcome.paused ? .warn : .normal)
             case .reload(let id):
-                let name = summary.list(id: id)?.name ?? id
-                let count = try spool.reload(list: id)
+                let outcome = try control.reload(.id(id))
                 listDue = true
-                say("reloading \(Cells.clean(name)): \(count) resource(s) queued again")
+                say("\(outcome)")
             case .reset:
                 say("resetting: stopping every process...", .warn)
                 draw()
-                let report = try Shutdown.stopAll(spool)
-                try spool.erase()
+                let outcome = try control.reset()
                 state = TopState()
                 list = nil
                 throughput = Throughput()
-                say("reset: the spool is empty"
-                    + (report.stopped > 0 ? " (stopped \(report.stopped) process(es))" : ""))
+                say("\(outcome)")
             case .resetCancelled:
                 say("reset cancelled: nothing was deleted")
             }
         } catch {
-            say(error.description, .bad)
+            // At the edge of the range, a key asked for one worker too many or too few: a warning, not a fault.
+            say(error.description, error.code == .workersOutOfRange ? .warn : .bad)
         }
     }
 
+    /// Shows `text` in the footer for four seconds; control characters (from a list's name) become "?".
     private func say(_ text: String, _ style: Style = .normal) {
-        message = (TopModel.Message(text: text, style: style), Clocks.monotonic() + 4)
+        message = (TopModel.Message(text: Cells.clean(text), style: style), Clocks.monotonic() + 4)
         drawDue = true
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmCoordinator
+import FarmControl
 import Foundation
 import Glibc
 
@@ -20,19 +20,12 @@ struct Add: ParsableCommand {
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
         let terminal = isatty(STDERR_FILENO) != 0
         var shown = false
-        let report = try Coordinator.add(source: source, to: spool) { staged, total in
+        let added = try Control(spool: spool).add(source) { staged, total in
             guard terminal else { return }
             FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
             shown = true
         }
         if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let jobs = report.added.reduce(0) { $0 + $1.total }
-        if !report.added.isEmpty {
-            print("added \(report.added.count) list(s), \(jobs) resource(s): "
-                + report.added.map(\.name).joined(separator: ", "))
-        }
-        if !report.alreadyThere.isEmpty {
-            print("already in the spool, nothing added: " + report.alreadyThere.joined(separator: ", "))
-        }
+        for line in added.lines { print(line) }
     }
 }

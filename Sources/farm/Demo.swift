@@ -1,10 +1,9 @@
 import ArgumentParser
-import FarmCoordinator
+import FarmControl
 import FarmDemo
 import FarmOrigin
 import FarmSpool
 import FarmStatus
-import FarmSupervisor
 import FarmTop
 import Foundation
 import Glibc
@@ -26,8 +25,13 @@ struct Demo: ParsableCommand {
     @Option(help: "The local port of the sample origin (the lists' URLs name it, so keep it stable).")
     var port = 8770
 
+    func validate() throws {
+        try Control.check(workers: workers)
+    }
+
     func run() throws {
         let spool = try options.open()
+        let control = Control(spool: spool)
         StopSignal.install()
         let samples = try SampleSet.make()
         let origin = Origin(port: port)
@@ -37,27 +41,20 @@ struct Demo: ParsableCommand {
         defer { origin.stop() }
         try samples.serve(on: origin)
 
-        let report = try Coordinator.add(source: origin.url(for: "/manifest.zip"), to: spool)
+        let added = try control.add(origin.url(for: "/manifest.zip"))
         // A second demo on the same spool downloads the same lists again rather than showing old results.
-        for name in report.alreadyThere {
-            _ = try spool.reload(list: ListLookup.find(spool, name).id)
+        for name in added.alreadyThere {
+            _ = try control.reload(.typed(name))
         }
-        let lists = report.added.count + report.alreadyThere.count
+        let lists = added.lists.count + added.alreadyThere.count
         print("demo: serving \(samples.lists.reduce(0) { $0 + $1.resources.count }) resources in \(lists) lists "
             + "from \(origin.url(for: "/"))")
 
-        var startedHere = false
-        switch try Launch.start(spool, workers: workers, roles: .farm) {
-        case .alreadyRunning:
-            var desired = spool.desired()
-            desired.workers = workers
-            try spool.setDesired(desired)
-        case .started:
-            startedHere = true
-        }
+        let startedHere = try control.start(workers: workers, roles: .farm).started
+        if !startedHere { _ = try control.scale(to: workers) }
         defer {
             // Leave the farm as we found it: stop it if the demo started it.
-            if startedHere { _ = try? Shutdown.stopAll(spool) }
+            if startedHere { _ = try? control.stop() }
         }
         if isatty(STDOUT_FILENO) != 0 { LiveView.run(spool) } else { try followInPlainText(spool) }
     }

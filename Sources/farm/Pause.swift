@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmControl
 
 /// `farm pause`: every transfer stops where it is, keeping its bytes and lease; nothing new is claimed.
 struct Pause: ParsableCommand {
@@ -8,8 +9,7 @@ struct Pause: ParsableCommand {
     @OptionGroup var options: SpoolOptions
 
     func run() throws {
-        try options.open(create: false).setPaused(true)
-        print("paused")
+        print(try Control(spool: options.open(create: false)).setPaused(true))
     }
 }
 
@@ -21,7 +21,6 @@ struct Resume: ParsableCommand {
     @OptionGroup var options: SpoolOptions
 
     func run() throws {
-        try options.open(create: false).setPaused(false)
-        print("resumed")
+        print(try Control(spool: options.open(create: false)).setPaused(false))
     }
 }

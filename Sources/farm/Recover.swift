@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmSpool
+import FarmControl
 
 /// `farm recover`: finishes what dead processes left half-done in the spool. Every command that
 /// starts work runs the same recovery first; this one exists to run it by hand.
@@ -10,14 +10,10 @@ struct Recover: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "Seconds after which an unrenewed claim is handed back.")
-    var lease: Double = 10
+    @Option(help: "Seconds after which an unrenewed claim is handed back (default: the farm's own lease).")
+    var lease: Double?
 
     func run() throws {
-        let spool = try options.open()
-        let report = try spool.recover()
-        let reclaimed = spool.reclaimExpired(lease: lease)
-        print("rolled forward \(report.batchesRolledForward) batch(es), discarded \(report.stagesDiscarded) "
-            + "abandoned stage(s), reclaimed \(reclaimed.count) job(s)")
+        print(try Control(spool: options.open()).recover(lease: lease))
     }
 }

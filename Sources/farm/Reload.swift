@@ -1,6 +1,5 @@
 import ArgumentParser
-import FarmSpool
-import FarmStatus
+import FarmControl
 
 /// `farm reload LIST`: a fresh download of every resource of one list; other lists are untouched.
 struct Reload: ParsableCommand {
@@ -9,13 +8,10 @@ struct Reload: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "The list's name (e.g. \"Set 1.json\").")
+    @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
     var list: String
 
     func run() throws {
-        let spool = try options.open(create: false)
-        let found = try ListLookup.find(spool, list)
-        let count = try spool.reload(list: found.id)
-        print("reloading \(found.record.name): \(count) resource(s) queued again")
+        print(try Control(spool: options.open(create: false)).reload(.typed(list)))
     }
 }

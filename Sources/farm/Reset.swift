@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmSupervisor
+import FarmControl
 
 /// `farm reset`: stop everything and delete every list, job and file: the spool as on first launch.
 struct Reset: ParsableCommand {
@@ -10,9 +10,6 @@ struct Reset: ParsableCommand {
     @OptionGroup var options: SpoolOptions
 
     func run() throws {
-        let spool = try options.open(create: false)
-        let report = try Shutdown.stopAll(spool)
-        try spool.erase()
-        print("farm reset: \(spool.root) is empty" + (report.stopped > 0 ? " (stopped \(report.stopped) process(es))" : ""))
+        print(try Control(spool: options.open(create: false)).reset())
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
-import FarmSpool
-import Foundation
+import FarmControl
 
 /// `farm scale N`: the desired number of workers, applied live by the supervisor within a second.
 struct Scale: ParsableCommand {
@@ -14,29 +13,11 @@ struct Scale: ParsableCommand {
     var workers: Int
 
     func validate() throws {
-        guard Desired.workerRange.contains(workers) else {
-            throw FarmError("farm scale takes a number of workers from 1 to 64 (got \(workers))")
-        }
+        try Control.check(workers: workers)
     }
 
     func run() throws {
-        let spool = try options.open(create: false)
-        var desired = spool.desired()
-        desired.workers = workers
-        try spool.setDesired(desired)
-        guard spool.processes().contains(where: { $0.role == .supervisor }) else {
-            print("farm is not running; `farm start` will start \(workers) workers")
-            return
-        }
-        // Wait (briefly) to report what happened rather than what was asked.
-        let deadline = Date().addingTimeInterval(5)
-        var running = 0
-        repeat {
-            running = spool.processes().filter { $0.role == .worker }.count
-            if running == workers { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        } while Date() < deadline
-        print(running == workers ? "scaled to \(workers) workers"
-            : "asked for \(workers) workers; \(running) running so far (busy workers hand back their job first)")
+        // Waits (briefly) to report what happened rather than what was asked.
+        print(try Control(spool: options.open(create: false)).scale(to: workers, settle: 5))
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
-import FarmSpool
-import FarmSupervisor
+import FarmControl
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
 struct Start: ParsableCommand {
@@ -24,23 +23,11 @@ struct Start: ParsableCommand {
     var noConvert = false
 
     func validate() throws {
-        if let workers, !Desired.workerRange.contains(workers) {
-            throw FarmError("--workers must be between 1 and 64 (got \(workers))")
-        }
-        if let lease, !(lease >= 1 && lease <= 3600) { throw FarmError("--lease must be between 1 and 3600 seconds") }
-        if let maxSize, maxSize <= 0 { throw FarmError("--max-size must be a positive number of bytes") }
+        try Control.check(workers: workers, lease: lease, maxSize: maxSize)
     }
 
     func run() throws {
-        let spool = try options.open()
-        switch try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm) {
-        case .alreadyRunning(let supervisor):
-            print("farm is already running on \(spool.root)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
-                + "; nothing changed. Use `farm scale N` to change the workers.")
-        case .started(let running):
-            let supervisor = running.first { $0.role == .supervisor }?.pid ?? 0
-            print("farm started on \(spool.root): supervisor pid \(supervisor), "
-                + "\(running.filter { $0.role == .worker }.count) workers, a watcher")
-        }
+        let control = Control(spool: try options.open())
+        print(try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm))
     }
 }

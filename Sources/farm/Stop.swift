@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmSupervisor
+import FarmControl
 
 /// `farm stop`: every process ends; active jobs go back to the queue with their bytes kept.
 struct Stop: ParsableCommand {
@@ -10,14 +10,6 @@ struct Stop: ParsableCommand {
     @OptionGroup var options: SpoolOptions
 
     func run() throws {
-        let spool = try options.open(create: false)
-        let report = try Shutdown.stopAll(spool)
-        guard report.stopped > 0 else {
-            print("farm was not running on \(spool.root)")
-            return
-        }
-        var line = "farm stopped: \(report.stopped) process(es); \(report.handedBack) active job(s) back in the queue"
-        if report.killed > 0 { line += "; \(report.killed) did not stop in time and were killed" }
-        print(line)
+        print(try Control(spool: options.open(create: false)).stop())
     }
 }

@@ -25,4 +25,23 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: spool + "/.farm-spool"))
         #expect(FileManager.default.fileExists(atPath: spool + "/queue"))
     }
+
+    /// `farm recover` judges claims by the lease the farm was started with: under `--lease 60` a live
+    /// worker renews its claim every 15 s, so a claim 10 s old (the default lease) is still its own.
+    @Test func recoverLeavesTheClaimOfALiveWorkerUnderTheFarmsLease() throws {
+        let farm = try RunningFarm()
+        try farm.addList("Slow", count: 1, size: 400_000, rate: 10_000)
+        try farm.start(workers: 1, lease: 60)
+        // Past 10 s since the last renewal, and some seconds before the next one.
+        var claim: ActiveJob?
+        #expect(poll(timeout: 40, every: 0.05) {
+            claim = farm.spool.activeJobs().first
+            return (claim?.age ?? 0) > 10.5
+        }, "no claim went 10 s without renewal")
+        let held = try #require(claim)
+        let result = try farm.farm(["recover"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("reclaimed 0 job(s)"), "\(result.output)")
+        #expect(farm.spool.activeJobs().map(\.job) == [held.job], "the live worker lost its claim")
+    }
 }

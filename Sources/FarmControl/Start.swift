@@ -1,0 +1,51 @@
+import FarmSpool
+import FarmSupervisor
+import Glibc
+
+extension Control {
+    /// Seconds a claim may stay unrenewed before it is handed back: from 1 to 3600.
+    public static let leaseRange = 1.0...3600.0
+
+    /// What `start` did.
+    public struct Started: CustomStringConvertible, Sendable {
+        public let spool: String
+        /// False when a supervisor already ran: then nothing was changed.
+        public let started: Bool
+        /// The supervisor's pid (when one already ran, if it could be seen).
+        public let supervisor: pid_t?
+        /// The workers running (when started here).
+        public let workers: Int
+
+        public var description: String {
+            guard started else {
+                return "farm is already running on \(spool)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
+                    + "; nothing changed. Use `farm scale N` to change the workers."
+            }
+            return "farm started on \(spool): supervisor pid \(supervisor ?? 0), \(workers) workers, a watcher"
+        }
+    }
+
+    /// Refuses settings for `start` outside their ranges (nil: keep the last one).
+    public static func check(workers: Int?, lease: Double?, maxSize: Int?) throws(ControlError) {
+        if let workers { try check(workers: workers) }
+        if let lease, !leaseRange.contains(lease) { throw ControlError(.leaseOutOfRange, "\(lease)") }
+        if let maxSize, maxSize <= 0 { throw ControlError(.maxSizeOutOfRange, String(maxSize)) }
+    }
+
+    /// `farm start`: the detached supervisor, its workers and the watcher, with these settings (nil
+    /// keeps the last desired value); returns once they all run. A farm that runs already is left as it is.
+    public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
+                      roles: SupervisedRoles) throws(ControlError) -> Started {
+        try Self.check(workers: workers, lease: lease, maxSize: maxSize)
+        let outcome = try spoolCall { () throws(SpoolError) in
+            try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert, roles: roles)
+        }
+        switch outcome {
+        case .alreadyRunning(let supervisor):
+            return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0)
+        case .started(let running):
+            return Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
+                           workers: running.filter { $0.role == .worker }.count)
+        }
+    }
+}
