@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
-            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmControl",
+            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmControl",
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
@@ -104,14 +104,13 @@ let package = Package(
 
         .executableTarget(name: "farm", dependencies: [
             "FarmSpool",
-            "FarmCoordinator",
+            "FarmControl",
             "FarmWorker",
             "FarmStatus",
             "FarmSupervisor",
             "FarmDemo",
             "FarmTop",
             "FarmServe",
-            "FarmControl",
             "FarmTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
