@@ -8,8 +8,7 @@ import FarmSpool
 /// Each verb lives in a file of its own, as an extension. It returns a typed outcome saying what
 /// happened, whose `description` is the sentence to show, or throws a `ControlError` whose code says
 /// why it refused and whose cause is the error underneath. Lists are named by a `ListRef` and found
-/// with `find`, so a verb on one list (reload, and the list edits to come) checks its list the same
-/// way from every front end.
+/// with `find`, so a verb on one list checks its list the same way from every front end.
 ///
 /// A value: any thread may use it. Verbs block (they read and write the spool, wait for processes),
 /// so an async caller runs them off its cooperative threads.

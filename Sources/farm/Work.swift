@@ -11,8 +11,8 @@ struct Work: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "Seconds a claim stays valid without renewal.")
-    var lease: Double = 10
+    @Option(help: "Seconds a claim stays valid without renewal (default: the farm's own lease).")
+    var lease: Double?
 
     @Option(help: "The most bytes one download may weigh.")
     var maxSize: Int = 1 << 30
@@ -37,7 +37,8 @@ struct Work: ParsableCommand {
     func run() throws {
         let spool = try options.open()
         var settings = WorkerOptions()
-        settings.lease = lease
+        // A shorter lease than the farm's would take jobs from its live workers, which renew at its pace.
+        settings.lease = lease ?? spool.desired().lease
         settings.maxSize = maxSize
         settings.exitWhenIdle = exitWhenIdle
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
