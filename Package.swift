@@ -23,7 +23,6 @@ let renderSwiftHeaders: [SwiftSetting] = [.unsafeFlags(renderHeaders.flatMap { [
 
 let package = Package(
     name: "farm",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "farm", targets: ["farm"]),
     ],
@@ -31,6 +30,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Hummingbird's own dependencies, declared because farm's servers import them too.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -48,7 +52,7 @@ let package = Package(
         .target(name: "CFarmCurlLoader", dependencies: ["CFarmLoader"]),
         // What both loaders share: a library opened with dlopen on first use, from any thread.
         .target(name: "CFarmLoader"),
-        // libjpeg reports errors by longjmp, which Swift cannot survive: the decode loop lives in C.
+        // libjpeg reports errors by longjmp, which Swift cannot survive: the decode and encode loops live in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
         // for its slow default level, and libpng's row handling cost as much as the compression).
@@ -91,17 +95,24 @@ let package = Package(
         .target(name: "FarmServe", dependencies: [
             "FarmSpool", "FarmStatus", "FarmControl",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Assets")]),
-        // `farm demo`: the bundled sample set, drawn on the spot and served from 127.0.0.1.
-        .target(name: "FarmDemo", dependencies: ["CFarmRenderLoader", "FarmConvert", "FarmOrigin", "FarmZip"],
-                swiftSettings: renderSwiftHeaders),
+        // `farm demo`: the sample set (pictures drawn on the spot, PDFs from Samples/), served from 127.0.0.1
+        // by its own small origin.
+        .target(name: "FarmDemo", dependencies: [
+            "CFarmRenderLoader", "FarmConvert", "FarmZip",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ], resources: [.embedInCode("Samples")], swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
-        // Zip archives read safely (names, symlinks, bombs, CRC) and written (fixtures, demo), over minizip.
+        // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: ["CMinizip"]),
-        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests, the demo and the chaos runner.
-        .target(name: "FarmOrigin", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
 
+        // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
             "FarmSpool",
             "FarmControl",
@@ -114,19 +125,37 @@ let package = Package(
             "FarmTransfer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // Drives the spool one step at a time (with crash points) for the tests and the benchmark.
+
+        // Tools (Sources/Tools): for the tests, the chaos runner and the benchmark; `farm` links none of them.
+        // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
+        .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Sources/Tools/FarmFixtures"),
+        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
+        .target(name: "FarmOrigin", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ], path: "Sources/Tools/FarmOrigin"),
+        // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
             "FarmSpool",
+            "FarmCoordinator",
+            "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Sources/FarmProbe"),
+        ], path: "Sources/Tools/FarmProbe"),
+        // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
+        // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmSpool",
             "FarmStatus",
             "FarmConvert",
+            "FarmFixtures",
             "FarmOrigin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Sources/FarmBenchmark"),
-
+        ], path: "Sources/Tools/FarmBenchmark", exclude: ["RESULTS.md"]),
         // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmSpool",
@@ -134,20 +163,27 @@ let package = Package(
             "FarmOrigin",
             "FarmZip",
             "FarmConvert",
+            "FarmFixtures",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Sources/FarmChaos"),
+        ], path: "Sources/Tools/FarmChaos"),
 
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmOrigin"],
+        // What the tests share: child processes, a running farm, spool and image fixtures.
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin"],
                 path: "Tests/FarmTestSupport"),
-        .testTarget(name: "FarmSpoolTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmManifestTests", dependencies: ["FarmManifest", "FarmZip", "FarmTestSupport"]),
+        // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
+        .testTarget(name: "FarmSpoolTests", dependencies: [
+            "FarmSpool", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        .testTarget(name: "FarmManifestTests", dependencies: [
+            "FarmManifest", "FarmZip", "FarmFixtures", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
-            "FarmConvert", "CFarmPng", "FarmSpool", "FarmOrigin", "FarmTestSupport",
+            "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmConvert", "FarmOrigin", "FarmZip", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmTestSupport",
@@ -155,14 +191,16 @@ let package = Package(
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
         ]),
-        .testTarget(name: "FarmTopTests", dependencies: ["FarmTop", "FarmSpool", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmTopTests", dependencies: [
+            "FarmTop", "FarmSpool", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",
+        ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
             "FarmServe", "FarmSpool", "FarmOrigin", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmTestSupport"]),
+        .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

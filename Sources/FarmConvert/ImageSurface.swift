@@ -4,11 +4,12 @@ import Glibc
 
 /// An image in memory as a cairo image surface: RGB24, or ARGB32 (premultiplied) when it has alpha, or
 /// A8 holding grey levels (only to be written as a grey PNG).
-/// The one place where FarmConvert touches cairo's pixels. Owns its surface; one thread at a time.
-final class ImageSurface {
+/// The one place where FarmConvert touches cairo's pixels; `package` for FarmFixtures' `PNGImage`, which
+/// reads and writes PNGs with it for the tests and the benchmark. Owns its surface; one thread at a time.
+package final class ImageSurface {
     let surface: OpaquePointer
-    let width: Int
-    let height: Int
+    package let width: Int
+    package let height: Int
 
     /// Takes ownership of `surface` when its status is success; destroys it and throws otherwise.
     private init(taking surface: OpaquePointer?, what: String) throws(ConvertError) {
@@ -37,7 +38,7 @@ final class ImageSurface {
     }
 
     /// Decodes the PNG at `path` with cairo (which keeps libpng's longjmp inside itself).
-    convenience init(png path: String) throws(ConvertError) {
+    package convenience init(png path: String) throws(ConvertError) {
         try RenderLibraries.require()
         try self.init(taking: cairo_image_surface_create_from_png(path), what: "decode the PNG")
     }
@@ -58,7 +59,7 @@ final class ImageSurface {
 
     deinit { cairo_surface_destroy(surface) }
 
-    var hasAlpha: Bool { cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 }
+    package var hasAlpha: Bool { cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 }
 
     /// This image resampled to `width` × `height` with cairo's GOOD filter (a box filter when
     /// shrinking, so fine detail averages out instead of aliasing). Edges are padded, not faded.
@@ -84,7 +85,7 @@ final class ImageSurface {
     /// An 8-bit grey copy (cairo's A8, which it writes as a grey PNG) when every pixel of this RGB24
     /// image is grey, else nil. Rendered text pages are: their PNG is then a third of the bytes to
     /// compress, and encodes about 2.5 times faster (cairo's PNG writer has no compression knob).
-    func grayscaleCopy() throws(ConvertError) -> ImageSurface? {
+    package func grayscaleCopy() throws(ConvertError) -> ImageSurface? {
         guard cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 else { return nil }
         let gray = try ImageSurface(width: width, height: height, format: CAIRO_FORMAT_A8)
         cairo_surface_flush(surface)
@@ -109,7 +110,7 @@ final class ImageSurface {
     /// Writes this image as a PNG at `path` (grey, RGB, or RGBA when it has alpha). On failure `path`
     /// is removed. Opaque images go through CFarmPng at zlib's fastest level, several times faster than
     /// cairo's writer for files about a third bigger; images with alpha (rare: PNG sources) through cairo's.
-    func writePNG(to path: String) throws(ConvertError) {
+    package func writePNG(to path: String) throws(ConvertError) {
         let format = cairo_image_surface_get_format(surface)
         if format == CAIRO_FORMAT_RGB24 || format == CAIRO_FORMAT_A8 {
             cairo_surface_flush(surface)
@@ -132,7 +133,7 @@ final class ImageSurface {
     }
 
     /// The pixel at (x, y), un-premultiplied: red, green, blue and alpha (255 for RGB24 and grey A8).
-    func rgba(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
+    package func rgba(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside the \(width)×\(height) image")
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else { return (0, 0, 0, 0) }

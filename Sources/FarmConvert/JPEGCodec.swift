@@ -24,8 +24,9 @@ enum JPEGDecoder {
     }
 }
 
-/// Writes JPEGs through CFarmJpeg: farm itself never does, but test fixtures and the benchmark need real
-/// ones. Stateless; any thread may call it.
+/// Writes JPEGs through CFarmJpeg: `farm demo` draws its sample photos with it (farm converts no image
+/// to JPEG); the fixtures, the chaos runner and the benchmark make their real JPEGs with it too.
+/// Stateless; any thread may call it.
 public enum JPEGEncoder {
     /// How the bytes of a pixel are laid out.
     public enum Layout: Int, Sendable {

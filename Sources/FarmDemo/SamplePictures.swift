@@ -3,8 +3,8 @@ import FarmConvert
 import Foundation
 import Glibc
 
-/// The pictures of the demo, drawn on the spot (nothing is downloaded, nothing big is committed):
-/// JPEGs through libjpeg-turbo, PNGs through cairo, PDFs written object by object.
+/// The pictures of the demo, drawn on the spot with the libraries farm has anyway: JPEGs through
+/// libjpeg-turbo (FarmConvert's `JPEGEncoder`), PNGs through cairo. The PDFs are not drawn: see `SampleSet`.
 enum SamplePictures {
     /// A JPEG of `width`×`height`: diagonal bands in a hue picked by `seed`, plus noise when `grain`
     /// (noise does not compress, so a grainy picture is as heavy as its pixels).
@@ -56,25 +56,6 @@ enum SamplePictures {
                 throw SampleError("cannot write a PNG")
             }
         }
-    }
-
-    /// A PDF of `pages` A5 pages, each with a title and a coloured box, in the standard Helvetica
-    /// (no font embedded), so poppler renders page 1 recognisably.
-    static func pdf(title: String, pages: Int) -> [UInt8] {
-        var objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-        var kids: [String] = []
-        for page in 1...pages {
-            let id = objects.count + 1
-            kids.append("\(id) 0 R")
-            let shade = String(format: "%.2f", 0.2 + 0.6 * Double(page) / Double(pages))
-            let content = "\(shade) 0.4 0.8 rg 40 300 340 220 re f 0 0 0 rg BT /F1 28 Tf 50 540 Td (\(title)) Tj ET "
-                + "BT /F1 18 Tf 50 260 Td (Page \(page) of \(pages)) Tj ET"
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 420 595] "
-                + "/Resources << /Font << /F1 3 0 R >> >> /Contents \(id + 1) 0 R >>")
-            objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
-        }
-        objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(pages) >>"
-        return PDFWriter.assemble(objects)
     }
 
     /// Runs `write` on a fresh temporary path and returns what it wrote there.

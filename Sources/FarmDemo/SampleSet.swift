@@ -1,9 +1,13 @@
-import FarmOrigin
 import FarmZip
 import Foundation
 
 /// The demo's bundled sample set: four lists with every kind of resource and every shape of list,
 /// two resources that fail on purpose, and a few large throttled files so progress shows for a while.
+///
+/// The pictures are drawn on the spot (`SamplePictures`): the three large grainy photos alone would put
+/// megabytes into the binary. The three PDFs are small files kept in Samples/ and compiled in, so that
+/// farm needs no PDF writer (it only reads PDFs). The archives and the manifest are zipped here, the
+/// manifest once the origin's port, which its URLs name, is known.
 public struct SampleSet: Sendable {
     /// One resource: where the origin serves it, what it serves, and how.
     public struct Resource: Sendable {
@@ -30,7 +34,7 @@ public struct SampleSet: Sendable {
                      bytes: try SamplePictures.jpeg(width: 1600, height: 1100, seed: n, grain: true),
                      bytesPerSecond: 350_000, expectedError: nil)
         }
-        let brochure = SamplePictures.pdf(title: "Brochure", pages: 2)
+        let brochure = PackageResources.brochure_pdf
         let icon = try SamplePictures.png(width: 256, height: 256, label: "icon", hue: 0.8)
         return SampleSet(lists: [
             List(name: "Photos.json", itemsShape: false, resources: [
@@ -48,9 +52,9 @@ public struct SampleSet: Sendable {
                          bytesPerSecond: nil, expectedError: "unsupported content"),
             ]),
             List(name: "Documents.json", itemsShape: true, resources: [
-                Resource(path: "/docs/guide.pdf", bytes: SamplePictures.pdf(title: "User guide", pages: 4),
+                Resource(path: "/docs/guide.pdf", bytes: PackageResources.guide_pdf,
                          bytesPerSecond: nil, expectedError: nil),
-                Resource(path: "/docs/report.pdf", bytes: SamplePictures.pdf(title: "Annual report", pages: 2),
+                Resource(path: "/docs/report.pdf", bytes: PackageResources.report_pdf,
                          bytesPerSecond: 20_000, expectedError: nil),
                 Resource(path: "/docs/missing.pdf", bytes: [], bytesPerSecond: nil, expectedError: "HTTP 404"),
             ]),
@@ -66,18 +70,17 @@ public struct SampleSet: Sendable {
     }
 
     /// Serves every resource (a 404 for those with no bytes) and the manifest at `/manifest.zip`.
-    public func serve(on origin: Origin) throws {
+    public func serve(on origin: SampleOrigin) throws {
         for list in lists {
             for resource in list.resources where !resource.bytes.isEmpty {
-                origin.serve(path: resource.path, bytes: resource.bytes)
-                if let rate = resource.bytesPerSecond { origin.inject(.throttle(bytesPerSecond: rate), at: resource.path) }
+                origin.serve(path: resource.path, bytes: resource.bytes, bytesPerSecond: resource.bytesPerSecond)
             }
         }
         origin.serve(path: "/manifest.zip", bytes: try manifest(on: origin), contentType: "application/zip")
     }
 
     /// The manifest: a zip with the lists in a folder (and the Finder litter farm must skip).
-    func manifest(on origin: Origin) throws -> [UInt8] {
+    func manifest(on origin: SampleOrigin) throws -> [UInt8] {
         var entries: [(name: String, bytes: [UInt8])] = []
         for (n, list) in lists.enumerated() {
             let urls = list.resources.map { origin.url(for: $0.path) }

@@ -1,22 +1,24 @@
-import Glibc
 import Synchronization
 
-/// Named crash points for the crash-consistency tests, in the spirit of FreeBSD's fail points.
+/// Named points between two steps of the spool protocol (`add.staging`, `add.staged`, `add.committed`,
+/// `add.published-list`, `claim.renamed`, `complete.renamed`, `return.renamed`), where a crash must leave
+/// a spool that recovery makes whole.
 ///
-/// `FARM_FAILPOINT=claim.renamed` makes the process SIGKILL itself the first time it passes that
-/// point; `FARM_FAILPOINT=add.staging@500` the 500th time. Unset (always, outside tests), a hit is
-/// one comparison against nil.
-enum Failpoint {
-    private static let armed: (name: String, at: Int)? = {
-        guard let value = getenv("FARM_FAILPOINT").map({ String(cString: $0) }), !value.isEmpty else { return nil }
-        let parts = value.split(separator: "@", maxSplits: 1)
-        return (String(parts[0]), parts.count > 1 ? Int(parts[1]) ?? 1 : 1)
-    }()
+/// Only a hook: the process that wants to stop at a point installs a handler (farm-probe does, to crash
+/// there for the crash tests); farm never installs one, so passing a point costs one atomic load.
+/// Any thread may pass a point or install the handler.
+public enum Failpoint {
+    private static let installed = Atomic<Bool>(false)
+    private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
 
-    private static let hits = Atomic<Int>(0)
+    /// From now on, `handler` hears the name of each point this process passes, on the passing thread.
+    public static func install(_ handler: @escaping @Sendable (String) -> Void) {
+        self.handler.withLock { $0 = handler }
+        installed.store(true, ordering: .releasing)
+    }
 
     static func hit(_ name: StaticString) {
-        guard let armed, armed.name == name.description else { return }
-        if hits.add(1, ordering: .relaxed).newValue >= armed.at { kill(getpid(), SIGKILL) }
+        guard installed.load(ordering: .acquiring), let handler = handler.withLock({ $0 }) else { return }
+        handler(name.description)
     }
 }

@@ -8,8 +8,10 @@ import Glibc
 /// command line and the demo call it on their main thread.
 public enum LiveView {
     /// Runs until `q`, ^C or SIGTERM (or, in plain lines, until every list is Finished). The
-    /// terminal is given back as it was found on every way out, a crash included.
-    public static func run(_ spool: Spool) {
+    /// terminal is given back as it was found on every way out, a crash included. `afterFrame` hears
+    /// how many frames the terminal view has drawn, after each one: farm passes none; farm-probe
+    /// crashes there to prove the terminal is given back.
+    public static func run(_ spool: Spool, afterFrame: ((Int) -> Void)? = nil) {
         // Before ncurses starts: it installs its own ^C and SIGTERM handlers only where none is set,
         // and ours let the loop end and restore the terminal itself.
         StopSignal.install()
@@ -23,6 +25,6 @@ public enum LiveView {
             PlainView(spool: spool).run()
             return
         }
-        TopSession(spool: spool, terminal: terminal).run()
+        TopSession(spool: spool, terminal: terminal, afterFrame: afterFrame).run()
     }
 }

@@ -37,13 +37,14 @@ final class TopSession {
     private var nextTick = 0.0
     private var drawDue = true
     private var frames = 0
-    /// Test hook: crash (a Swift trap) after this many frames, to prove the terminal is given back.
-    private let crashAfter = getenv("FARM_TOP_CRASH_AFTER").flatMap { Int(String(cString: $0)) }
+    /// Hears the count of frames drawn after each one (see `LiveView.run`).
+    private let afterFrame: ((Int) -> Void)?
 
-    init(spool: Spool, terminal: Terminal) {
+    init(spool: Spool, terminal: Terminal, afterFrame: ((Int) -> Void)? = nil) {
         self.spool = spool
         control = Control(spool: spool)
         self.terminal = terminal
+        self.afterFrame = afterFrame
         watch = SpoolWatch(spool: spool)
         summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
     }
@@ -143,9 +144,7 @@ final class TopSession {
                              eta: throughput.eta(remaining: totals), now: Clocks.wall(), message: message?.0)
         terminal.draw(Frame.rows(state: state, model: model, width: columns, height: rows))
         frames += 1
-        if let crashAfter, frames >= crashAfter {
-            fatalError("FARM_TOP_CRASH_AFTER=\(crashAfter): crashing on request")
-        }
+        afterFrame?(frames)
     }
 
     private func handle(_ key: Key) -> TopState.Action? {

@@ -1,13 +1,14 @@
 import CMinizip
 import Glibc
 
-/// Writes a zip archive entry by entry over minizip's zip.h: fixtures for the tests, the demo's sample
-/// set, the benchmark's inputs.
+/// Writes a zip archive of regular files over minizip's zip.h: `farm demo` writes its manifest and its
+/// sample archives with it. FarmFixtures adds, through `addEntry`, the entries farm never writes itself
+/// (folders, symbolic links, bombs) for the tests.
 ///
-/// It writes exactly what it is told, hostile archives included (names like `../evil.txt` or `/etc/evil`,
-/// symbolic-link entries, bombs), so it must never be pointed at user input. The archive is built under a
-/// temporary name next to `path` and renamed into place by `close()`; a writer dropped without `close()`
-/// removes it. Owns one minizip `zipFile`; one thread at a time (not `Sendable`).
+/// It stores names exactly as given (`../evil.txt` included), so it writes archives farm makes, never
+/// ones built from user input. The archive is built under a temporary name next to `path` and renamed
+/// into place by `close()`; a writer dropped without `close()` removes it. Owns one minizip `zipFile`;
+/// one thread at a time (not `Sendable`).
 public final class ZipWriter {
     /// How an entry's bytes are stored.
     public enum Method: Sendable {
@@ -36,43 +37,9 @@ public final class ZipWriter {
         }
     }
 
-    /// Adds a regular file `name` holding `bytes`; `mode` is its Unix permission bits.
-    public func add(_ name: String, _ bytes: [UInt8], method: Method = .deflate,
-                    mode: UInt32 = 0o644) throws(ZipError) {
-        let unixMode = S_IFREG | (mode & 0o7777)
-        try add(name, size: bytes.count, method: method, unixMode: unixMode) { write throws(ZipError) in
-            try write(bytes[...])
-        }
-    }
-
-    /// Adds a regular file `name` holding `count` copies of `byte`, written in chunks so a bomb of any size
-    /// costs no memory: 50 MiB of zeros deflate to about 50 KiB.
-    public func add(_ name: String, repeating byte: UInt8, count: Int, method: Method = .deflate) throws(ZipError) {
-        let chunk = [UInt8](repeating: byte, count: min(count, 1 << 20))
-        try add(name, size: count, method: method, unixMode: S_IFREG | 0o644) { write throws(ZipError) in
-            var left = count
-            while left > 0 {
-                let n = min(left, chunk.count)
-                try write(chunk[0..<n])
-                left -= n
-            }
-        }
-    }
-
-    /// Adds a folder entry (`name` gets a trailing `/` if it has none).
-    public func addDirectory(_ name: String) throws(ZipError) {
-        let folder = name.hasSuffix("/") ? name : name + "/"
-        // 0x10 is the MS-DOS directory attribute, which Windows tools look at instead of the Unix mode.
-        try add(folder, size: 0, method: .store, unixMode: S_IFDIR | 0o755, dosAttributes: 0x10) {
-            _ throws(ZipError) in
-        }
-    }
-
-    /// Adds a symbolic link `name` pointing at `target`, the way Info-ZIP stores one: the target as the
-    /// bytes, `S_IFLNK|0777` as the Unix mode.
-    public func addSymlink(_ name: String, target: String) throws(ZipError) {
-        let bytes = Array(target.utf8)
-        try add(name, size: bytes.count, method: .store, unixMode: S_IFLNK | 0o777) { write throws(ZipError) in
+    /// Adds a regular file `name` holding `bytes`.
+    public func add(_ name: String, _ bytes: [UInt8], method: Method = .deflate) throws(ZipError) {
+        try addEntry(name, size: bytes.count, method: method, unixMode: S_IFREG | 0o644) { write throws(ZipError) in
             try write(bytes[...])
         }
     }
@@ -101,9 +68,12 @@ public final class ZipWriter {
         try writer.close()
     }
 
-    /// Opens an entry, lets `body` feed its bytes through the `write` it is given, and closes the entry.
-    private func add(_ name: String, size: Int, method: Method, unixMode: mode_t, dosAttributes: UInt = 0,
-                     body: ((ArraySlice<UInt8>) throws(ZipError) -> Void) throws(ZipError) -> Void) throws(ZipError) {
+    /// Opens an entry of `size` bytes with the Unix mode `unixMode` (file type included) and the MS-DOS
+    /// attributes `dosAttributes`, lets `body` feed its bytes through the `write` it is given, and closes
+    /// the entry.
+    package func addEntry(_ name: String, size: Int, method: Method, unixMode: mode_t, dosAttributes: UInt = 0,
+                          body: ((ArraySlice<UInt8>) throws(ZipError) -> Void) throws(ZipError) -> Void)
+        throws(ZipError) {
         guard let handle else { throw ZipError(.io, "\(path) is already closed") }
         // A C string stops at the first NUL: such a name cannot be stored as given.
         guard !name.utf8.contains(0) else { throw ZipError(.unsafeEntry, "an entry name cannot hold a NUL byte") }

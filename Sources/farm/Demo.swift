@@ -1,7 +1,6 @@
 import ArgumentParser
 import FarmControl
 import FarmDemo
-import FarmOrigin
 import FarmSpool
 import FarmStatus
 import FarmTop
@@ -34,7 +33,7 @@ struct Demo: ParsableCommand {
         let control = Control(spool: spool)
         StopSignal.install()
         let samples = try SampleSet.make()
-        let origin = Origin(port: port)
+        let origin = SampleOrigin(port: port)
         do { try origin.start() } catch {
             throw FarmError("cannot serve the samples on 127.0.0.1:\(port) (\(error)); pick another with --port")
         }

@@ -1,4 +1,4 @@
-import FarmConvert
+import FarmFixtures
 
 /// RGBA PNGs made byte by byte (`StoredPNG`), so tests can have alpha and any size without an image
 /// tool. `pixel(x, y)` gives red, green, blue, alpha (not premultiplied).

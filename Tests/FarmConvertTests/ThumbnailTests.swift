@@ -1,4 +1,5 @@
 @testable import FarmConvert
+import FarmFixtures
 import FarmTestSupport
 import Foundation
 import Testing

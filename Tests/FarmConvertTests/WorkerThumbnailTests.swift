@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmFixtures
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport

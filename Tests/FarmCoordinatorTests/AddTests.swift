@@ -19,9 +19,8 @@ import Testing
         try ZipWriter.write(path: path, entries: entries)
     }
 
-    private func farm(_ spool: String, _ arguments: [String], environment: [String: String] = [:]) throws
-        -> (status: Int32, output: String, error: String) {
-        try run("farm", arguments + ["--spool", spool], environment: environment)
+    private func farm(_ spool: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        try run("farm", arguments + ["--spool", spool])
     }
 
     @Test func addsEveryResourceOnceEvenWhenAddedTwice() throws {
@@ -82,7 +81,9 @@ import Testing
         let manifest = dir.appending("manifest.zip")
         try writeManifest(manifest)
         let spoolPath = dir.appending("spool")
-        let killed = try farm(spoolPath, ["add", manifest], environment: ["FARM_FAILPOINT": failpoint])
+        // farm-probe's add is farm add's own code (Coordinator.add), with the crash point armed.
+        let killed = try run("farm-probe", ["add", manifest, "--spool", spoolPath],
+                             environment: ["FARM_FAILPOINT": failpoint])
         #expect(killed.status == SIGKILL)
         let spool = try Spool(root: spoolPath)
         // Whatever lists are visible have all their jobs.

@@ -1,3 +1,4 @@
+import FarmFixtures
 import FarmTestSupport
 import FarmZip
 import Foundation

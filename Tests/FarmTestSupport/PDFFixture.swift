@@ -1,4 +1,4 @@
-import FarmConvert
+import FarmFixtures
 
 /// Small, valid PDFs made byte by byte, so tests need no PDF tool: page 1 is 200×100 points with
 /// its left half filled red; the other pages are blank.

@@ -1,6 +1,5 @@
 import FarmOrigin
 import FarmSpool
-import FarmTestSupport
 import Foundation
 import Glibc
 

@@ -88,9 +88,12 @@ func children(of pid: pid_t) -> [pid_t] {
 /// A shell command that shows a marker, runs `farm top` on `spool`, reports its exit status and
 /// keeps the pane alive, so the test sees what the terminal looks like after top is gone. With
 /// `runs` > 1, each further run waits for Enter: the test must see one run end before the next one
-/// takes the screen.
-func topCommand(spool: String, runs: Int = 1) -> String {
-    let top = "\"\(Executables.path("farm"))\" top --spool \"\(spool)\"; echo \"top exited: $?\""
+/// takes the screen. With `crashAfterFrames`, farm-probe runs top's same code and crashes it (a Swift
+/// trap) once it has drawn that many frames.
+func topCommand(spool: String, runs: Int = 1, crashAfterFrames: Int? = nil) -> String {
+    let command = crashAfterFrames.map { "\"\(Executables.path("farm-probe"))\" top --crash-after-frames \($0)" }
+        ?? "\"\(Executables.path("farm"))\" top"
+    let top = command + " --spool \"\(spool)\"; echo \"top exited: $?\""
     return "echo 'before top'; " + Array(repeating: top, count: runs).joined(separator: "; read line; ")
         + "; exec sleep 600"
 }

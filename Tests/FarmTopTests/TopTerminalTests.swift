@@ -133,8 +133,8 @@ import Testing
         let farm = try RunningFarm()
         try farm.addList("Crash", count: 2, size: 10_000)
         // A Swift trap after the third frame; no backtracer, so the process dies of the signal.
-        let screen = try TmuxScreen(topCommand(spool: farm.spool.root), environment: Self.environment.merging(
-            ["FARM_TOP_CRASH_AFTER": "3", "SWIFT_BACKTRACE": "enable=no"]) { $1 })
+        let screen = try TmuxScreen(topCommand(spool: farm.spool.root, crashAfterFrames: 3),
+                                    environment: Self.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 })
         #expect(screen.waitFor { $0.contains { $0.hasPrefix("top exited: ") } }, "\(screen.text)")
         let after = screen.capture()
         let status = after.first { $0.hasPrefix("top exited: ") }.flatMap { Int($0.dropFirst("top exited: ".count)) }

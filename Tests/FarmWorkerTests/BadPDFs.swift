@@ -1,4 +1,4 @@
-import FarmConvert
+import FarmFixtures
 
 /// Hostile PDFs made byte by byte, like `PDFFixture`: each one starts with `%PDF-`, so farm sees a PDF
 /// and must fail at rendering with the reason.

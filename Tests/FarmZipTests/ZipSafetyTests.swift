@@ -1,3 +1,4 @@
+import FarmFixtures
 import FarmTestSupport
 import Foundation
 import Testing

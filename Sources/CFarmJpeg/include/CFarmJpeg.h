@@ -1,4 +1,4 @@
-// CFarmJpeg: JPEG decode and encode over libjpeg-turbo, for thumbnails (and test fixtures).
+// CFarmJpeg: JPEG decode and encode over libjpeg-turbo, for thumbnails (and the demo's sample photos).
 //
 // libjpeg reports a fatal error by calling error_exit, which must not return: the only way out is a
 // longjmp, and a longjmp across Swift frames is undefined behaviour. So each whole operation lives in

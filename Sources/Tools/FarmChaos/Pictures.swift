@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmFixtures
 import FarmSpool
 import FarmZip
 import Foundation

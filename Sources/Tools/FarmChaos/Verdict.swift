@@ -1,4 +1,4 @@
-import FarmConvert
+import FarmFixtures
 import FarmSpool
 import Foundation
 import Glibc

@@ -1,6 +1,6 @@
-/// Writes small PDFs object by object, for test fixtures and the demo's samples (farm itself only
-/// reads PDFs): objects numbered from 1, a cross-reference table with exact offsets, a trailer whose
-/// /Root is object 1. Stateless.
+/// Writes small PDFs object by object, for the tests' fixtures and the chaos runner's and the benchmark's
+/// corpora (farm itself only reads PDFs): objects numbered from 1, a cross-reference table with exact
+/// offsets, a trailer whose /Root is object 1. Stateless.
 public enum PDFWriter {
     /// The PDF holding `objects` (each the text between `N 0 obj` and `endobj`), with `trailer`
     /// added to the trailer dictionary (e.g. an /Encrypt entry).

@@ -1,17 +1,25 @@
 import ArgumentParser
+import FarmCoordinator
 import FarmSpool
+import FarmTop
 import Foundation
 
 /// farm-probe drives the spool protocol one operation at a time, as a separate process, so the
 /// tests can run many of them at once, kill them, and crash them at named points
-/// (`FARM_FAILPOINT`). It is a test tool: users never need it.
+/// (`FARM_FAILPOINT`, see `CrashPoint`); it also runs `farm add` and `farm top` with a crash armed.
+/// It is a test tool: users never need it, and farm does not ship it.
 @main
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-probe",
         abstract: "Drive the farm spool step by step (for tests).",
-        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self]
+        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self]
     )
+
+    static func main() {
+        CrashPoint.armFromEnvironment()
+        main(nil)
+    }
 }
 
 struct SpoolPath: ParsableArguments {
@@ -112,5 +120,31 @@ struct Recover: ParsableCommand {
         let report = try spool.recover()
         let reclaimed = spool.reclaimExpired(lease: lease)
         say("rolled \(report.batchesRolledForward) discarded \(report.stagesDiscarded) reclaimed \(reclaimed.count)")
+    }
+}
+
+/// `add SOURCE`: what `farm add SOURCE` does (the same `Coordinator.add`), so a crash point can stop it.
+struct Add: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Argument var source: String
+
+    func run() throws {
+        let report = try Coordinator.add(source: source, to: try Spool(root: options.spool))
+        say("added \(report.added.count) already \(report.alreadyThere.count)")
+    }
+}
+
+/// `top --crash-after-frames N`: `farm top` (the same `LiveView.run`) dying of a Swift trap once it has
+/// drawn N frames, to prove a crash gives the terminal back.
+struct Top: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var crashAfterFrames: Int
+
+    func run() throws {
+        let spool = try Spool(root: options.spool, create: false)
+        let crashAfter = crashAfterFrames
+        LiveView.run(spool) { frames in
+            if frames >= crashAfter { fatalError("crashing after \(frames) frames, as asked") }
+        }
     }
 }

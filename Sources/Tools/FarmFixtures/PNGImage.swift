@@ -1,5 +1,8 @@
-/// A PNG decoded with cairo: to check display images and thumbnails (tests, the chaos runner) and to
-/// read pixels. Owns its pixels; one thread at a time.
+import FarmConvert
+
+/// A PNG decoded with cairo, through FarmConvert's own image code: to check display images and thumbnails
+/// (tests, the chaos runner) and to time PNG encoding alone (the benchmark). Owns its pixels; one thread
+/// at a time.
 public final class PNGImage {
     private let image: ImageSurface
 

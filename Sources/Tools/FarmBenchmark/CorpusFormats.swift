@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmFixtures
 import Foundation
 
 /// A seeded generator (SplitMix64): the corpus is the same bytes on every run and every machine.

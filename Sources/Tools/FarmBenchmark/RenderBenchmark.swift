@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmConvert
+import FarmFixtures
 import Foundation
 import Glibc
 
