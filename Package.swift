@@ -99,10 +99,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Assets")]),
+        // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
+        .target(name: "FarmHTTP", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // `farm demo`: the sample set (pictures drawn on the spot, PDFs from Samples/), served from 127.0.0.1
         // by its own small origin.
         .target(name: "FarmDemo", dependencies: [
-            "CFarmRenderLoader", "FarmConvert", "FarmZip",
+            "CFarmRenderLoader", "FarmConvert", "FarmHTTP", "FarmZip",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -131,6 +136,7 @@ let package = Package(
         .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Sources/Tools/FarmFixtures"),
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
         .target(name: "FarmOrigin", dependencies: [
+            "FarmHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,4 @@
-import Dispatch
+import FarmHTTP
 import Hummingbird
 import Logging
 import NIOCore
@@ -13,23 +13,17 @@ import Synchronization
 /// and `serve`; the server answers on Hummingbird's tasks meanwhile.
 public final class SampleOrigin: Sendable {
     private let files = SampleFiles()
-    /// The port asked for, then the one bound.
-    private let port: Mutex<Int>
-    private let running = Mutex<Running?>(nil)
-
-    private struct Running: Sendable {
-        let task: Task<Void, Never>
-        let finished: DispatchSemaphore
-    }
+    private let askedPort: Int
+    private let server = Mutex<ServerTask?>(nil)
 
     /// An origin that will listen on 127.0.0.1:`port`; 0 lets the system choose a free port.
     public init(port: Int) {
-        self.port = Mutex(port)
+        askedPort = port
     }
 
     /// `http://127.0.0.1:PORT` followed by `path`.
     public func url(for path: String) -> String {
-        "http://127.0.0.1:\(port.withLock { $0 })" + path
+        "http://127.0.0.1:\(server.withLock { $0?.port } ?? askedPort)" + path
     }
 
     /// Serves `bytes` at `path`, at most `bytesPerSecond` when given.
@@ -41,48 +35,23 @@ public final class SampleOrigin: Sendable {
 
     /// Starts listening; returns once connections are accepted.
     public func start() throws(SampleOriginError) {
-        let asked = port.withLock { $0 }
-        let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Int, SampleOriginError>?>(nil)
-        let app = Application(
-            responder: SampleResponder(files: files),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: asked)),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port
-                outcome.withLock { $0 = bound.map { .success($0) } ?? .failure(SampleOriginError("no local port")) }
-                started.signal()
-            },
-            logger: Logger(label: "farm.demo") { _ in SwiftLogNoOpLogHandler() })
-        let task = Task {
-            do {
-                try await app.run()
-            } catch {
-                outcome.withLock { $0 = $0 ?? .failure(SampleOriginError("cannot serve on 127.0.0.1:\(asked): \(error)")) }
+        let address = BindAddress.hostname("127.0.0.1", port: askedPort)
+        do {
+            let started = try ServerTask { onServerRunning in
+                Application(responder: SampleResponder(files: files),
+                            configuration: ApplicationConfiguration(address: address),
+                            onServerRunning: onServerRunning,
+                            logger: Logger(label: "farm.demo") { _ in SwiftLogNoOpLogHandler() })
             }
-            started.signal()
-            finished.signal()
-        }
-        started.wait()
-        switch outcome.withLock({ $0 }) {
-        case .success(let bound)?:
-            port.withLock { $0 = bound }
-            running.withLock { $0 = Running(task: task, finished: finished) }
-        case .failure(let error)?:
-            finished.wait()
-            throw error
-        case nil:
-            throw SampleOriginError("the server stopped before it listened on 127.0.0.1:\(asked)")
+            server.withLock { $0 = started }
+        } catch {
+            throw SampleOriginError("cannot serve on 127.0.0.1:\(askedPort): \(error)")
         }
     }
 
     /// Stops listening and drops every connection, throttled ones too; returns once stopped (or after 10 s).
     public func stop() {
-        guard let run = running.withLock({ running in
-            defer { running = nil }
-            return running
-        }) else { return }
-        run.task.cancel()
-        _ = run.finished.wait(timeout: .now() + 10)
+        server.withLock { $0 }?.stop(timeout: 10)
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// two resources that fail on purpose, and a few large throttled files so progress shows for a while.
 ///
 /// The pictures are drawn on the spot (`SamplePictures`): the three large grainy photos alone would put
-/// megabytes into the binary. The three PDFs are small files kept in Samples/ and compiled in, so that
+/// about 6 MB into the binary. The three PDFs are small files kept in Samples/ and compiled in, so that
 /// farm needs no PDF writer (it only reads PDFs). The archives and the manifest are zipped here, the
 /// manifest once the origin's port, which its URLs name, is known.
 public struct SampleSet: Sendable {

@@ -1,10 +1,10 @@
-import Dispatch
+import FarmHTTP
 import Hummingbird
 import Logging
 import NIOCore
 
-/// A real HTTP/1.1 server on 127.0.0.1 (never another address) for farm's tests, its demo and its chaos
-/// runner. It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
+/// A real HTTP/1.1 server on 127.0.0.1 (never another address) for farm's tests, its chaos runner and its
+/// benchmark (farm does not ship it). It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
 /// ranges, If-Range, HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
 /// request it receives.
 ///
@@ -29,8 +29,7 @@ public final class Origin: Sendable {
 
     private struct Running: Sendable {
         let executor: EventLoopExecutor
-        let task: Task<Void, Never>
-        let finished: DispatchSemaphore
+        let server: ServerTask
     }
 
     /// An origin that will listen on 127.0.0.1:`port`; 0 (the default) lets the system choose a free port.
@@ -51,43 +50,21 @@ public final class Origin: Sendable {
             guard running == nil else { return }
             let port = listenPort.withLock { $0 }
             let executor = EventLoopExecutor(threads: 2)
-            let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-            let outcome = Locked<Result<Int, OriginError>?>(nil)
-            let app = Application(
-                responder: OriginResponder(catalog: catalog, faults: faults, log: log),
-                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
-                onServerRunning: { channel in
-                    let bound = channel.localAddress?.port
-                    outcome.withLock {
-                        $0 = bound.map { .success($0) } ?? .failure(OriginError("the server has no local port"))
-                    }
-                    started.signal()
-                },
-                eventLoopGroupProvider: .shared(executor.group),
-                logger: Logger(label: "farm.origin") { _ in SwiftLogNoOpLogHandler() })
-            let task = Task(executorPreference: executor) {
-                do {
-                    try await app.run()
-                } catch {
-                    outcome.withLock { $0 = $0 ?? .failure(OriginError("cannot serve on 127.0.0.1:\(port): \(error)")) }
+            let responder = OriginResponder(catalog: catalog, faults: faults, log: log)
+            do throws(ServerTaskError) {
+                let server = try ServerTask(executor: executor) { onServerRunning in
+                    Application(responder: responder,
+                                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
+                                onServerRunning: onServerRunning,
+                                eventLoopGroupProvider: .shared(executor.group),
+                                logger: Logger(label: "farm.origin") { _ in SwiftLogNoOpLogHandler() })
                 }
-                started.signal()
-                finished.signal()
-            }
-            if started.wait(timeout: .now() + 60) == .timedOut {
-                task.cancel()
-                throw OriginError("the server did not start listening on 127.0.0.1:\(port) within 60 s")
-            }
-            switch outcome.withLock({ $0 }) {
-            case .success(let bound)?:
-                listenPort.withLock { $0 = bound }
-                running = Running(executor: executor, task: task, finished: finished)
-            case .failure(let error)?:
-                finished.wait()
-                try? executor.group.syncShutdownGracefully()
-                throw error
-            case nil:
-                throw OriginError("the server stopped before it listened on 127.0.0.1:\(port)")
+                listenPort.withLock { $0 = server.port }
+                running = Running(executor: executor, server: server)
+            } catch {
+                // A server that did not answer in time may still run on the event loops: leave them.
+                if case .timedOut = error {} else { try? executor.group.syncShutdownGracefully() }
+                throw OriginError("cannot serve on 127.0.0.1:\(port): \(error)")
             }
         }
     }
@@ -99,9 +76,8 @@ public final class Origin: Sendable {
             defer { running = nil }
             return running
         }) else { return }
-        run.task.cancel()
         // Past the deadline some task still runs on the event loops: leaking their threads beats a crash.
-        guard run.finished.wait(timeout: .now() + 60) == .success else { return }
+        guard run.server.stop(timeout: 60) else { return }
         try? run.executor.group.syncShutdownGracefully()
     }
 
