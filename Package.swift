@@ -148,7 +148,7 @@ let package = Package(
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
             "FarmSpool",
-            "FarmCoordinator",
+            "FarmControl",
             "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmProbe"),

@@ -81,7 +81,7 @@ import Testing
         let manifest = dir.appending("manifest.zip")
         try writeManifest(manifest)
         let spoolPath = dir.appending("spool")
-        // farm-probe's add is farm add's own code (Coordinator.add), with the crash point armed.
+        // farm-probe's add is farm add's own code (Control.add), with the crash point armed.
         let killed = try run("farm-probe", ["add", manifest, "--spool", spoolPath],
                              environment: ["FARM_FAILPOINT": failpoint])
         #expect(killed.status == SIGKILL)

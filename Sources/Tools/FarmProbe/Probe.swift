@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmCoordinator
+import FarmControl
 import FarmSpool
 import FarmTop
 import Foundation
@@ -123,14 +123,13 @@ struct Recover: ParsableCommand {
     }
 }
 
-/// `add SOURCE`: what `farm add SOURCE` does (the same `Coordinator.add`), so a crash point can stop it.
+/// `add SOURCE`: what `farm add SOURCE` does (the same `Control.add`), so a crash point can stop it.
 struct Add: ParsableCommand {
     @OptionGroup var options: SpoolPath
     @Argument var source: String
 
     func run() throws {
-        let report = try Coordinator.add(source: source, to: try Spool(root: options.spool))
-        say("added \(report.added.count) already \(report.alreadyThere.count)")
+        for line in try Control(spool: try Spool(root: options.spool)).add(source).lines { say(line) }
     }
 }
 
