@@ -63,41 +63,62 @@ let package = Package(
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 
+        // Every raw system call (files, descriptors, clocks, processes, inotify) behind typed functions that
+        // throw Errno, and one of each helper: the clock, the directory lister, write-temp-then-rename, SplitMix64.
+        .target(name: "FarmSystem", dependencies: [
+            "CFarmShims",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
         .target(name: "FarmSpool", dependencies: [
-            "CFarmShims",
+            "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
-        .target(name: "FarmTransfer", dependencies: ["CFarmCurlLoader", "CFarmShims"]),
+        .target(name: "FarmTransfer", dependencies: [
+            "CFarmCurlLoader", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: [
-            "FarmSpool", "FarmManifest", "FarmTransfer", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmSpool", "FarmManifest", "FarmSystem", "FarmTransfer",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: ["FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator"]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
-        .target(name: "FarmConvert", dependencies: ["CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmZip"],
-                swiftSettings: renderSwiftHeaders),
+        .target(name: "FarmConvert", dependencies: [
+            "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmSystem", "FarmZip",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
-        .target(name: "FarmWorker", dependencies: ["FarmSpool", "FarmTransfer", "FarmConvert"]),
+        .target(name: "FarmWorker", dependencies: [
+            "FarmSpool", "FarmSystem", "FarmTransfer", "FarmConvert",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
-        .target(name: "FarmStatus", dependencies: ["FarmSpool", "FarmManifest", "CInotifyTools"]),
+        .target(name: "FarmStatus", dependencies: [
+            "FarmSpool", "FarmSystem", "FarmManifest", "CInotifyTools",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
-        .target(name: "FarmSupervisor", dependencies: ["FarmSpool", "CFarmShims"]),
+        .target(name: "FarmSupervisor", dependencies: [
+            "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
-            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmControl",
+            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmControl",
+            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], resources: [.embedInCode("Assets")]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
         .target(name: "FarmHTTP", dependencies: [
@@ -107,7 +128,7 @@ let package = Package(
         // `farm demo`: the sample set (pictures drawn on the spot, PDFs from Samples/), served from 127.0.0.1
         // by its own small origin.
         .target(name: "FarmDemo", dependencies: [
-            "CFarmRenderLoader", "FarmConvert", "FarmHTTP", "FarmZip",
+            "CFarmRenderLoader", "FarmConvert", "FarmHTTP", "FarmSystem", "FarmZip",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -115,7 +136,9 @@ let package = Package(
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
         .target(name: "FarmManifest", dependencies: ["FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
-        .target(name: "FarmZip", dependencies: ["CMinizip"]),
+        .target(name: "FarmZip", dependencies: [
+            "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
@@ -128,7 +151,9 @@ let package = Package(
             "FarmTop",
             "FarmServe",
             "FarmTransfer",
+            "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Tools (Sources/Tools): for the tests, the chaos runner and the benchmark; `farm` links none of them.
@@ -160,6 +185,7 @@ let package = Package(
             "FarmConvert",
             "FarmFixtures",
             "FarmOrigin",
+            "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmBenchmark", exclude: ["RESULTS.md"]),
         // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
@@ -170,6 +196,7 @@ let package = Package(
             "FarmZip",
             "FarmConvert",
             "FarmFixtures",
+            "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmChaos"),
 
@@ -178,12 +205,14 @@ let package = Package(
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmSpoolTests", dependencies: [
-            "FarmSpool", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmSpool", "FarmSystem", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
             "FarmManifest", "FarmZip", "FarmFixtures", "FarmTestSupport",
         ]),
-        .testTarget(name: "FarmTransferTests", dependencies: ["FarmTransfer", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmTransferTests", dependencies: [
+            "FarmTransfer", "FarmOrigin", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
             "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport",

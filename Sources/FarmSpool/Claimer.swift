@@ -1,3 +1,4 @@
+import FarmSystem
 import SystemPackage
 
 /// A job this process holds: the name it was queued under, the per-claim owner, and its record.
@@ -37,7 +38,7 @@ public final class Claimer {
     /// worker's walk through them is.
     private var untried: [String] = []
     private var cursor = 0
-    private var random = FastRandom()
+    private var random = SplitMix64()
 
     public init(spool: Spool) {
         self.spool = spool
@@ -48,12 +49,12 @@ public final class Claimer {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
         if let batch = cachedBatch, batch != Spool.returnedBatch,
-           !Sys.exists(spool.queue + "/" + Spool.returnedBatch), let claim = try claim(fromBatch: batch) {
+           !FileSystem.exists(spool.queue + "/" + Spool.returnedBatch), let claim = try claim(fromBatch: batch) {
             return claim
         }
         let batches: [String]
         do {
-            batches = try Sys.listDirectory(spool.queue).filter { !$0.hasPrefix(".") }.sorted()
+            batches = try FileSystem.listDirectory(spool.queue).filter { !$0.hasPrefix(".") }.sorted()
         } catch {
             throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)
         }
@@ -68,7 +69,7 @@ public final class Claimer {
         if cachedBatch != batch {
             untried = []
             do {
-                cachedShards = try Sys.listDirectory(batchPath).filter { !$0.hasPrefix(".") }.sorted()
+                cachedShards = try FileSystem.listDirectory(batchPath).filter { !$0.hasPrefix(".") }.sorted()
             } catch where error == .noSuchFileOrDirectory {
                 return nil
             } catch where error == .notDirectory {
@@ -84,7 +85,7 @@ public final class Claimer {
             if let claim = try takeUntried(from: shardPath) { return claim }
             var names: [String]
             do {
-                names = try Sys.listDirectory(shardPath, limit: Self.pickWindow)
+                names = try FileSystem.listDirectory(shardPath, limit: Self.pickWindow)
             } catch where error == .noSuchFileOrDirectory {
                 names = []
             } catch where error == .notDirectory {
@@ -95,7 +96,7 @@ public final class Claimer {
             }
             if names.isEmpty {
                 // Drained: drop it. rmdir fails harmlessly if a handed-back job just arrived.
-                try? Sys.rmdir(shardPath)
+                try? FileSystem.rmdir(shardPath)
                 cachedShards.removeFirst()
                 untried = []
                 continue
@@ -105,7 +106,7 @@ public final class Claimer {
             if let claim = try takeUntried(from: shardPath) { return claim }
         }
         cachedBatch = nil
-        try? Sys.rmdir(batchPath)
+        try? FileSystem.rmdir(batchPath)
         return nil
     }
 
@@ -128,7 +129,7 @@ public final class Claimer {
         let owner = Owner.fresh()
         let target = spool.activePath(job, owner)
         do {
-            try Sys.rename(shardPath + "/" + name, target)
+            try FileSystem.rename(shardPath + "/" + name, target)
         } catch where error == .noSuchFileOrDirectory {
             return nil  // another worker won this one
         } catch {
@@ -137,7 +138,7 @@ public final class Claimer {
         Failpoint.hit("claim.renamed")
         let bytes: [UInt8]
         do {
-            bytes = try Sys.readFile(target, limit: 64 << 10)
+            bytes = try FileSystem.readFile(target, limit: 64 << 10)
         } catch where error == .noSuchFileOrDirectory {
             return nil  // reclaimed already: it was never ours to work on
         } catch {

@@ -1,3 +1,4 @@
+import FarmSystem
 import SystemPackage
 
 extension Spool {
@@ -14,14 +15,14 @@ extension Spool {
         let target = finishedPath(claim.job, outcome)
         for _ in 0..<2 {
             do {
-                try Sys.renameNoReplace(source, target)
+                try FileSystem.renameNoReplace(source, target)
                 Failpoint.hit("complete.renamed")
                 return onJobFile
             } catch where error == .noSuchFileOrDirectory {
-                guard Sys.exists(source) else {
+                guard FileSystem.exists(source) else {
                     throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")
                 }
-                try? Sys.ensureDirectory(directory)
+                try? FileSystem.ensureDirectory(directory)
             } catch where error == .fileExists {
                 setAside(source, reason: "job \(claim.job) completed twice")
                 throw SpoolError(.corrupt, "job \(claim.job) was already complete")

@@ -1,5 +1,5 @@
+import FarmSystem
 import Foundation
-import Glibc
 
 /// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
 /// supervisor. Replaced by rename, so a reader sees the old state or the new one.
@@ -33,16 +33,41 @@ public struct Desired: Codable, Equatable, Sendable {
     }
 }
 
+/// The files of control/, by name.
+public enum ControlFile: String, Sendable, CaseIterable {
+    /// The desired state (`Desired`).
+    case desired = "desired.json"
+    /// Present: every transfer is paused.
+    case paused
+    /// Present: the farm is being stopped; a dead supervisor is not replaced.
+    case stopping
+    /// Held (flock) by the one live supervisor.
+    case supervisorLock = "supervisor.lock"
+    /// Held (flock) by the one `farm add` staging now.
+    case addLock = "add.lock"
+    /// The last bulk sync of finished jobs (Durability.swift), and its lock.
+    case synced, syncedLock = "synced.lock"
+
+    /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
+    /// any other (such as the supervisor lock every process probes) only causes re-reads.
+    public var isShownInStatus: Bool { self == .desired || self == .paused }
+}
+
 extension Spool {
-    var desiredPath: String { control + "/desired.json" }
-    var pausedPath: String { control + "/paused" }
-    var stoppingPath: String { control + "/stopping" }
+    /// The path of control file `file`.
+    public func controlPath(_ file: ControlFile) -> String { control + "/" + file.rawValue }
+
+    var desiredPath: String { controlPath(.desired) }
+    var pausedPath: String { controlPath(.paused) }
+    var stoppingPath: String { controlPath(.stopping) }
     /// Held (flock) by the one live supervisor; free means there is none.
-    public var supervisorLock: String { control + "/supervisor.lock" }
+    public var supervisorLock: String { controlPath(.supervisorLock) }
+    /// Held (flock) by the `farm add` that stages now, so two adds of one list never both enqueue it.
+    public var addLock: String { controlPath(.addLock) }
 
     /// The desired state, or the defaults when none was ever written (or it does not parse).
     public func desired() -> Desired {
-        guard let bytes = try? Sys.readFile(desiredPath),
+        guard let bytes = try? FileSystem.readFile(desiredPath),
               let desired = try? JSONDecoder().decode(Desired.self, from: Data(bytes)) else { return Desired() }
         return desired
     }
@@ -52,14 +77,14 @@ extension Spool {
     }
 
     /// `control/paused` present means every transfer is paused.
-    public var isPaused: Bool { Sys.exists(pausedPath) }
+    public var isPaused: Bool { FileSystem.exists(pausedPath) }
 
     public func setPaused(_ paused: Bool) throws(SpoolError) {
         do {
             if paused {
-                do { try Sys.createFile(pausedPath, []) } catch where error == .fileExists {}
+                do { try FileSystem.createFile(pausedPath, []) } catch where error == .fileExists {}
             } else {
-                do { try Sys.unlink(pausedPath) } catch where error == .noSuchFileOrDirectory {}
+                do { try FileSystem.unlink(pausedPath) } catch where error == .noSuchFileOrDirectory {}
             }
         } catch {
             throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
@@ -68,28 +93,23 @@ extension Spool {
 
     /// Set while `stop` (or `reset`) runs and until the next `start`: a dead supervisor is then not
     /// replaced by the survivors.
-    public var isStopping: Bool { Sys.exists(stoppingPath) }
+    public var isStopping: Bool { FileSystem.exists(stoppingPath) }
 
     public func setStopping(_ stopping: Bool) throws(SpoolError) {
         do {
             if stopping {
-                do { try Sys.createFile(stoppingPath, []) } catch where error == .fileExists {}
+                do { try FileSystem.createFile(stoppingPath, []) } catch where error == .fileExists {}
             } else {
-                do { try Sys.unlink(stoppingPath) } catch where error == .noSuchFileOrDirectory {}
+                do { try FileSystem.unlink(stoppingPath) } catch where error == .noSuchFileOrDirectory {}
             }
         } catch {
             throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
         }
     }
 
-    /// Writes `bytes` to `path` through a temporary file and a rename: readers never see half of it.
+    /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
     func replace(_ path: String, with bytes: [UInt8]) throws(SpoolError) {
-        let temporary = tmp + "/replace-" + hex(UInt64.random(in: .min ... .max))
-        do {
-            try Sys.createFile(temporary, bytes)
-            try Sys.rename(temporary, path)
-        } catch {
-            try? Sys.unlink(temporary)
+        do { try AtomicFile.write(bytes, to: path, stagingIn: tmp) } catch {
             throw SpoolError(.io, "cannot write \(path)", cause: error)
         }
     }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 // Durability of finished jobs. A worker does not fsync a download before its completion: waiting for
@@ -23,14 +23,14 @@ import SystemPackage
 extension Spool {
     /// This boot of the machine, as the kernel names it.
     static let boot: String = {
-        let bytes = (try? Sys.readFile("/proc/sys/kernel/random/boot_id", limit: 64)) ?? []
+        let bytes = (try? FileSystem.readFile("/proc/sys/kernel/random/boot_id", limit: 64)) ?? []
         return String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
     }()
 
     /// How far back a job file's ctime may sit behind the real time of its rename (coarse clocks).
     static let clockSlack = 1.0
 
-    var syncMarkPath: String { control + "/synced" }
+    var syncMarkPath: String { controlPath(.synced) }
 
     /// `control/synced`: every job that reached done/ before `time` during `boot` is on disk.
     struct SyncMark: Equatable {
@@ -39,21 +39,14 @@ extension Spool {
     }
 
     func syncMark() -> SyncMark? {
-        guard let bytes = try? Sys.readFile(syncMarkPath, limit: 256) else { return nil }
+        guard let bytes = try? FileSystem.readFile(syncMarkPath, limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard fields.count == 2, let time = Double(fields[1]) else { return nil }
         return SyncMark(boot: String(fields[0]), time: time)
     }
 
     func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
-        let staged = tmp + "/synced-" + String(getpid()) + "-" + hex(Nonce.next())
-        do {
-            try Sys.createFile(staged, Array("\(mark.boot) \(mark.time)\n".utf8))
-            try Sys.rename(staged, syncMarkPath)
-        } catch {
-            try? Sys.unlink(staged)
-            throw SpoolError(.io, "cannot write \(syncMarkPath)", cause: error)
-        }
+        try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8))
     }
 
     /// When a job reached done/ since the last mark: one syncfs, then a new mark. Returns whether it
@@ -62,8 +55,8 @@ extension Spool {
     public func syncFinished() throws(SpoolError) -> Bool {
         let last = syncMark()
         if let last, last.boot == Self.boot, finishedLists(since: last.time).isEmpty { return false }
-        let time = Sys.now()
-        do { try Sys.syncFileSystem(root) } catch {
+        let time = Clock.wall()
+        do { try FileSystem.syncFileSystem(root) } catch {
             throw SpoolError(.io, "cannot sync \(root)", cause: error)
         }
         try writeSyncMark(SyncMark(boot: Self.boot, time: time))
@@ -77,20 +70,20 @@ extension Spool {
     public func recheckAfterReboot() throws(SpoolError) -> [JobName] {
         let mark = syncMark()
         if mark?.boot == Self.boot { return [] }
-        let lock: Int32
-        do { lock = try Sys.open(syncMarkPath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600) } catch {
-            throw SpoolError(.io, "cannot open \(syncMarkPath).lock", cause: error)
+        let lock: FileDescriptor
+        do { lock = try FileDescriptor.open(controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600) } catch {
+            throw SpoolError(.io, "cannot open \(controlPath(.syncedLock))", cause: error)
         }
-        defer { close(lock) }
-        guard (try? Sys.tryLock(lock)) == true, syncMark() == mark else { return [] }
+        defer { lock.closeQuietly() }
+        guard (try? lock.tryLock()) == true, syncMark() == mark else { return [] }
 
         var redone: [JobName] = []
         for list in finishedLists(since: mark?.time ?? 0) {
             let directory = finishedDirectory(list, .done)
             var outputs: [Int: [String]]?
-            for name in (try? Sys.listDirectory(directory)) ?? [] {
+            for name in (try? FileSystem.listDirectory(directory)) ?? [] {
                 guard let job = JobName(name), job.list == list,
-                      let st = try? Sys.lstat(directory + "/" + name),
+                      let st = try? FileSystem.lstat(directory + "/" + name),
                       st.changeTime >= (mark?.time ?? 0) - Self.clockSlack,
                       let record = lastSidecar(job, finished: [.done]), let sidecar = Sidecar.decode(record),
                       !Self.survived(sidecar)
@@ -102,14 +95,14 @@ extension Spool {
             }
         }
         // Every job finished before this boot is now on disk or queued again.
-        try writeSyncMark(SyncMark(boot: Self.boot, time: Sys.now() - Sys.uptime()))
+        try writeSyncMark(SyncMark(boot: Self.boot, time: Clock.wall() - Clock.sinceBoot()))
         return redone
     }
 
     /// The lists with a done/<list>/ folder modified since `time` (less the clock slack).
     private func finishedLists(since time: Double) -> [String] {
-        ((try? Sys.listDirectory(done)) ?? []).filter { list in
-            guard ListID.isValid(list), let st = try? Sys.lstat(done + "/" + list) else { return false }
+        ((try? FileSystem.listDirectory(done)) ?? []).filter { list in
+            guard ListID.isValid(list), let st = try? FileSystem.lstat(done + "/" + list) else { return false }
             return st.modificationTime >= time - Self.clockSlack
         }
     }
@@ -118,13 +111,13 @@ extension Spool {
     static func survived(_ sidecar: Sidecar) -> Bool {
         guard sidecar.status == .done else { return true }
         if let file = sidecar.file {
-            guard let st = try? Sys.lstat(file), st.isRegularFile, Int(st.st_size) == sidecar.bytes else {
+            guard let st = try? FileSystem.lstat(file), st.isRegularFile, Int(st.size) == sidecar.bytes else {
                 return false
             }
         }
         for image in [sidecar.image, sidecar.thumb] {
             guard let image else { continue }
-            guard let st = try? Sys.lstat(image), st.isRegularFile, st.st_size > 0 else { return false }
+            guard let st = try? FileSystem.lstat(image), st.isRegularFile, st.size > 0 else { return false }
         }
         return true
     }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// A list record to publish with a batch: the bytes are the layer above's business.
@@ -28,25 +28,25 @@ extension Spool {
     @usableFromInline
     func enqueue(next: () -> NewJob?, lists: [ListRecordFile]) throws(SpoolError) -> String {
         let batch = BatchName.fresh()
-        let stage = tmp + "/stage-" + batch
+        let stage = tmp + "/" + Self.stagePrefix + batch
         do {
-            try Sys.mkdir(stage, mode: 0o700)
+            try FileSystem.mkdir(stage, mode: 0o700)
         } catch {
             throw SpoolError(.io, "cannot stage a batch in \(tmp)", cause: error)
         }
         // The lock tells recovery the stage still has a live writer; it dies with this process.
-        let lock: Int32
+        let lock: FileDescriptor
         do {
-            lock = try Sys.open(stage, O_RDONLY | O_DIRECTORY)
-            _ = try Sys.tryLock(lock)
+            lock = try FileDescriptor.open(stage, .readOnly, options: .directory)
+            _ = try lock.tryLock()
         } catch {
             throw SpoolError(.io, "cannot lock \(stage)", cause: error)
         }
-        defer { close(lock) }
+        defer { lock.closeQuietly() }
 
         let writer = ShardWriter()
         do {
-            try Sys.mkdir(stage + "/.lists")
+            try FileSystem.mkdir(stage + "/.lists")
             var tables = ResourceTables(directory: stage + "/.lists")
             defer { tables.close() }
             var shard: [(name: String, bytes: [UInt8])] = []
@@ -65,21 +65,21 @@ extension Spool {
             try writer.finish()
             try tables.finish()
             for list in lists {
-                try Sys.createFile(stage + "/.lists/" + list.id + ".json", list.bytes)
+                try FileSystem.createFile(stage + "/.lists/" + list.id + Self.listRecordSuffix, list.bytes)
             }
             Failpoint.hit("add.staged")
-            try Sys.syncFileSystem(stage)
+            try FileSystem.syncFileSystem(stage)
         } catch {
             try? writer.finish()  // no thread may still be creating files in the stage
-            try? Sys.removeTree(stage)
+            try? FileSystem.removeTree(stage)
             throw SpoolError(.io, "cannot write the jobs of a new batch", cause: error)
         }
 
         do {
-            try Sys.renameNoReplace(stage, queue + "/" + batch)
-            try Sys.syncDirectory(queue)
+            try FileSystem.renameNoReplace(stage, queue + "/" + batch)
+            try FileSystem.syncDirectory(queue)
         } catch {
-            try? Sys.removeTree(stage)
+            try? FileSystem.removeTree(stage)
             throw SpoolError(.io, "cannot publish a new batch into \(queue)", cause: error)
         }
         Failpoint.hit("add.committed")
@@ -92,7 +92,7 @@ extension Spool {
     private func stageShard(_ files: inout [(name: String, bytes: [UInt8])], number: Int, of stage: String,
                        _ writer: ShardWriter) throws(Errno) {
         let directory = stage + "/" + BatchName.shard(number)
-        try Sys.mkdir(directory)
+        try FileSystem.mkdir(directory)
         try writer.write(files, in: directory)
         files = []
         files.reserveCapacity(Self.shardSize)
@@ -104,23 +104,38 @@ extension Spool {
         let pending = queue + "/" + batch + "/.lists"
         do {
             let names: [String]
-            do { names = try Sys.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
+            do { names = try FileSystem.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
             // A list's resource table before its record: whoever sees the record can read the table.
-            for name in names.sorted(by: { !$0.hasSuffix(".json") && $1.hasSuffix(".json") }) {
+            for name in names.sorted(by: { !$0.hasSuffix(Self.listRecordSuffix) && $1.hasSuffix(Self.listRecordSuffix) }) {
                 do {
-                    try Sys.rename(pending + "/" + name, lists + "/" + name)
+                    try FileSystem.rename(pending + "/" + name, lists + "/" + name)
                 } catch where error == .noSuchFileOrDirectory {}  // another recoverer moved it
                 Failpoint.hit("add.published-list")
             }
-            try Sys.syncDirectory(lists)
-            do { try Sys.rmdir(pending) } catch where error == .noSuchFileOrDirectory {}
+            try FileSystem.syncDirectory(lists)
+            do { try FileSystem.rmdir(pending) } catch where error == .noSuchFileOrDirectory {}
         } catch {
             throw SpoolError(.io, "cannot publish the lists of batch \(batch)", cause: error)
         }
     }
 
+    /// A batch being staged is `tmp/stage-<batch>`.
+    static let stagePrefix = "stage-"
+
+    /// `lists/<list>.json`.
+    public func listRecordPath(_ id: String) -> String { lists + "/" + id + Self.listRecordSuffix }
+
+    static let listRecordSuffix = ".json"
+
+    /// The list whose record is named `name` in lists/ (`<list>.json`); nil for any other name.
+    public static func listID(ofRecordName name: String) -> String? {
+        guard name.hasSuffix(listRecordSuffix) else { return nil }
+        let id = String(name.dropLast(listRecordSuffix.count))
+        return ListID.isValid(id) ? id : nil
+    }
+
     /// The raw bytes of a published list record (see `list(_:)` for the decoded one).
     func listRecord(_ id: String) -> [UInt8]? {
-        try? Sys.readFile(lists + "/" + id + ".json")
+        try? FileSystem.readFile(listRecordPath(id))
     }
 }

@@ -1,4 +1,4 @@
-import SystemPackage
+import FarmSystem
 
 /// Where a job is in its life, as the spool's directories say.
 public enum JobState: String, Sendable, CaseIterable {
@@ -11,19 +11,15 @@ extension Spool {
     /// a reader is never the one to move files.
     public func inventory() -> [(job: JobName, state: JobState)] {
         var jobs: [(JobName, JobState)] = []
-        for batch in names(queue) where !batch.hasPrefix(".") {
-            for shard in names(queue + "/" + batch) where !shard.hasPrefix(".") {
-                for name in names(queue + "/" + batch + "/" + shard) {
-                    if let job = JobName(name) { jobs.append((job, .queued)) }
-                }
-            }
+        forEachQueued { _, name in
+            if let job = JobName(name) { jobs.append((job, .queued)) }
         }
-        for name in names(active) {
+        for name in FileSystem.names(active) {
             if let entry = ActiveName(name) { jobs.append((entry.job, .active)) }
         }
         for (directory, state) in [(done, JobState.done), (failed, .failed)] {
-            for list in names(directory) {
-                for name in names(directory + "/" + list) {
+            for list in FileSystem.names(directory) {
+                for name in FileSystem.names(directory + "/" + list) {
                     if let job = JobName(name), job.list == list { jobs.append((job, state)) }
                 }
             }
@@ -31,16 +27,20 @@ extension Spool {
         return jobs
     }
 
-    /// The ids of the published lists.
-    public func listIDs() -> [String] {
-        names(lists).compactMap { name in
-            guard name.hasSuffix(".json") else { return nil }
-            let id = String(name.dropLast(5))
-            return ListID.isValid(id) ? id : nil
+    /// Calls `body` with the folder and name of every entry of every queue shard
+    /// (`queue/<batch>/<shard>/<name>`), names that are not jobs included: the one walk of the whole
+    /// queue, for readers (claims read one shard at a time: see Claimer).
+    public func forEachQueued(_ body: (_ shard: String, _ name: String) -> Void) {
+        for batch in FileSystem.names(queue) where !batch.hasPrefix(".") {
+            for shard in FileSystem.names(queue + "/" + batch) where !shard.hasPrefix(".") {
+                let directory = queue + "/" + batch + "/" + shard
+                for name in FileSystem.names(directory) { body(directory, name) }
+            }
         }
     }
 
-    private func names(_ path: String) -> [String] {
-        (try? Sys.listDirectory(path)) ?? []
+    /// The ids of the published lists.
+    public func listIDs() -> [String] {
+        FileSystem.names(lists).compactMap(Self.listID(ofRecordName:))
     }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// A claimed job as seen in active/, by anyone.
@@ -13,7 +13,7 @@ extension Spool {
     /// Renews the lease on `claim`; `.leaseLost` when it was reclaimed: the caller must stop.
     public func renew(_ claim: Claim) throws(SpoolError) {
         do {
-            try Sys.touch(activePath(claim.job, claim.owner))
+            try FileSystem.touch(activePath(claim.job, claim.owner))
         } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed from this worker")
         } catch {
@@ -30,9 +30,9 @@ extension Spool {
 
     /// Every claimed job, with the age of its lease.
     public func activeJobs() -> [ActiveJob] {
-        let now = Sys.now()
-        return ((try? Sys.listDirectory(active)) ?? []).compactMap { name in
-            guard let entry = ActiveName(name), let st = try? Sys.lstat(active + "/" + name) else { return nil }
+        let now = Clock.wall()
+        return ((try? FileSystem.listDirectory(active)) ?? []).compactMap { name in
+            guard let entry = ActiveName(name), let st = try? FileSystem.lstat(active + "/" + name) else { return nil }
             return ActiveJob(job: entry.job, owner: entry.owner, age: now - st.changeTime)
         }
     }
@@ -41,14 +41,14 @@ extension Spool {
     /// Safe to run from many processes at once. Foreign names in active/ are set aside.
     @discardableResult
     public func reclaimExpired(lease: Double) -> [JobName] {
-        let now = Sys.now()
+        let now = Clock.wall()
         var reclaimed: [JobName] = []
-        for name in (try? Sys.listDirectory(active)) ?? [] {
+        for name in (try? FileSystem.listDirectory(active)) ?? [] {
             guard let entry = ActiveName(name) else {
                 setAside(active + "/" + name, reason: "not a claimed job name")
                 continue
             }
-            guard let st = try? Sys.lstat(active + "/" + name), now - st.changeTime > lease else { continue }
+            guard let st = try? FileSystem.lstat(active + "/" + name), now - st.changeTime > lease else { continue }
             if (try? returnToQueue(activeName: name, job: entry.job)) == true { reclaimed.append(entry.job) }
         }
         return reclaimed
@@ -60,7 +60,7 @@ extension Spool {
     /// such a job has lost its owner. active/ is read before the registry: a claim listed was made by
     /// a process that was registered by then. One registry read serves both (the supervisor's tick).
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
-        let claims = ((try? Sys.listDirectory(active)) ?? []).compactMap { name in ActiveName(name).map { (name, $0) } }
+        let claims = ((try? FileSystem.listDirectory(active)) ?? []).compactMap { name in ActiveName(name).map { (name, $0) } }
         let live = processes()
         let alive = Set(live.map(\.pid))
         var released: [JobName] = []
@@ -74,7 +74,7 @@ extension Spool {
     @discardableResult
     public func releaseJobs(ofPid pid: Int32) -> [JobName] {
         var released: [JobName] = []
-        for name in (try? Sys.listDirectory(active)) ?? [] {
+        for name in (try? FileSystem.listDirectory(active)) ?? [] {
             guard let entry = ActiveName(name), entry.owner.pid == pid else { continue }
             if (try? returnToQueue(activeName: name, job: entry.job)) == true { released.append(entry.job) }
         }
@@ -92,13 +92,13 @@ extension Spool {
         // A claimer may rmdir the returned shard between our mkdir and rename: retry a few times.
         for _ in 0..<8 {
             do {
-                try Sys.renameNoReplace(source, target)
+                try FileSystem.renameNoReplace(source, target)
                 Failpoint.hit("return.renamed")
                 return true
             } catch where error == .noSuchFileOrDirectory {
-                guard Sys.exists(source) else { return false }
-                try? Sys.ensureDirectory(queue + "/" + Self.returnedBatch)
-                try? Sys.ensureDirectory(returnedShard)
+                guard FileSystem.exists(source) else { return false }
+                try? FileSystem.ensureDirectory(queue + "/" + Self.returnedBatch)
+                try? FileSystem.ensureDirectory(returnedShard)
             } catch where error == .fileExists {
                 setAside(source, reason: "job \(job) is queued twice")
                 return false

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 
 /// The name of one job: `<list>.<index>`, where <list> is a 16-hex-digit list id.
 /// Validated on the way in: a name that does not parse is a foreign file.
@@ -75,7 +75,7 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
 
     /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by
     /// `farm start` and the supervisor, which never claim, so no copy inherits its parent's value.
-    private static let processID = getpid()
+    private static let processID = Processes.current()
 
     init(pid: Int32, raw: String) {
         self.pid = pid
@@ -92,12 +92,16 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public var description: String { raw }
 }
 
-/// An entry of active/: `<job>@<owner>`.
-struct ActiveName {
-    let job: JobName
-    let owner: Owner
+/// An entry of active/: `<job>@<owner>`. The one parse of a claimed name: every reader of active/ uses it.
+public struct ActiveName: Sendable {
+    public let job: JobName
+    public let owner: Owner
 
-    init?(_ raw: String) {
+    /// The name of `job` claimed by `owner`.
+    static func raw(_ job: JobName, _ owner: Owner) -> String { job.raw + "@" + owner.raw }
+
+    /// Nil when `raw` is not a claimed job's name (a foreign file).
+    public init?(_ raw: String) {
         guard let at = raw.firstIndex(of: "@"), let job = JobName(String(raw[..<at])),
               let owner = Owner(String(raw[raw.index(after: at)...])) else { return nil }
         self.job = job
@@ -108,9 +112,7 @@ struct ActiveName {
 /// Batch names sort in creation order: `b<µs since epoch, 16 digits>-<nonce>`.
 enum BatchName {
     static func fresh() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let micros = UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+        let micros = UInt64(Clock.wall() * 1_000_000)
         let digits = String(micros)
         return "b" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
             + String(hex(UInt64.random(in: .min ... .max)).prefix(8))
@@ -123,7 +125,4 @@ enum BatchName {
 }
 
 /// 16 lowercase hex digits.
-func hex(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
-}
+func hex(_ value: UInt64) -> String { Nonce.hex16(value) }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// How a job ended, for good.
@@ -21,14 +21,14 @@ extension Spool {
     func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) -> Bool {
         let path = activePath(claim.job, claim.owner)
         do {
-            try Sys.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
+            try FileSystem.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
             return true
         } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")
         } catch {
             // No user xattrs here, or no room: the sidecar file instead, and no older record
             // (from an earlier owner of this job file) left to shadow it.
-            try? Sys.removeAttribute(path, Self.outcomeAttribute)
+            try? FileSystem.removeAttribute(path, Self.outcomeAttribute)
             try writeSidecar(sidecar, for: claim.job)
             return false
         }
@@ -36,7 +36,7 @@ extension Spool {
 
     /// The outcome recorded on the job file at `path`, as its JSON bytes; nil when it has none.
     public func outcomeRecord(atPath path: String) -> [UInt8]? {
-        try? Sys.attribute(path, Self.outcomeAttribute)
+        try? FileSystem.attribute(path, Self.outcomeAttribute)
     }
 
     /// The JSON of the last sidecar of `job`: the outcome record on its job file if it ended with
@@ -47,11 +47,11 @@ extension Spool {
             if let record = outcomeRecord(atPath: finishedPath(job, outcome)) { return record }
         }
         // No 64 KiB cap here: a record too big for an attribute is exactly what lands in progress/.
-        return try? Sys.readFile(sidecarPath(job))
+        return try? FileSystem.readFile(sidecarPath(job))
     }
 
     /// Drops the outcome recorded on the job file at `path` (a job going back to the queue).
     func forgetOutcome(atPath path: String) {
-        try? Sys.removeAttribute(path, Self.outcomeAttribute)
+        try? FileSystem.removeAttribute(path, Self.outcomeAttribute)
     }
 }

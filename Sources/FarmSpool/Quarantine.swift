@@ -1,3 +1,4 @@
+import FarmSystem
 import Foundation
 import Glibc
 import SystemPackage
@@ -11,7 +12,7 @@ extension Spool {
         let base = path.split(separator: "/").last.map(String.init) ?? "file"
         let target = corrupt + "/" + base + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
         do {
-            try Sys.renameNoReplace(path, target)
+            try FileSystem.renameNoReplace(path, target)
         } catch where error == .noSuchFileOrDirectory {
             return false
         } catch {
@@ -24,8 +25,18 @@ extension Spool {
 
     /// Appends one line to log/farm.log: time, pid, message. Logging never fails its caller.
     public func log(_ message: String) {
-        let line = Timestamp.iso8601(Sys.now()) + " pid " + String(getpid()) + " " + message
-        try? Sys.appendLine(logFile, line.replacingOccurrences(of: "\n", with: " "))
+        let line = Timestamp.iso8601(Clock.wall()) + " pid " + String(Processes.current()) + " " + message
+        try? FileSystem.appendLine(logFile, line.replacingOccurrences(of: "\n", with: " "))
+    }
+
+    /// Says that the spool was removed under this process, which stops: in the log when there still is
+    /// one (the spool was replaced), else on standard error (a supervised process's is the log it had).
+    public func logGone(_ role: String) {
+        let message = "\(role) stopping: the spool \(root) was removed"
+        if FileSystem.exists(logDirectory) && !isGone { log(message) } else {
+            let line = Timestamp.iso8601(Clock.wall()) + " pid " + String(Processes.current()) + " " + message + "\n"
+            try? FileDescriptor.standardError.write(contentsOf: Array(line.utf8))
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// What `recover()` found and repaired.
@@ -16,19 +16,19 @@ extension Spool {
     public func recover() throws(SpoolError) -> Recovery {
         var report = Recovery()
         let batches: [String]
-        do { batches = try Sys.listDirectory(queue) } catch {
+        do { batches = try FileSystem.listDirectory(queue) } catch {
             throw SpoolError(.io, "cannot read \(queue)", cause: error)
         }
-        for batch in batches where Sys.exists(queue + "/" + batch + "/.lists") {
+        for batch in batches where FileSystem.exists(queue + "/" + batch + "/.lists") {
             try publishLists(ofBatch: batch)
             report.batchesRolledForward += 1
         }
-        for name in (try? Sys.listDirectory(tmp)) ?? [] where name.hasPrefix("stage-") {
+        for name in (try? FileSystem.listDirectory(tmp)) ?? [] where name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
-            guard let fd = try? Sys.open(path, O_RDONLY | O_DIRECTORY) else { continue }
-            defer { close(fd) }
-            guard (try? Sys.tryLock(fd)) == true else { continue }  // its coordinator is still writing
-            try? Sys.removeTree(path)
+            guard let fd = try? FileDescriptor.open(path, .readOnly, options: .directory) else { continue }
+            defer { fd.closeQuietly() }
+            guard (try? fd.tryLock()) == true else { continue }  // its coordinator is still writing
+            try? FileSystem.removeTree(path)
             report.stagesDiscarded += 1
         }
         return report

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// The roles of the farm's long-running processes (SPEC §2).
@@ -17,34 +17,39 @@ public struct FarmProcess: Sendable, Equatable {
 /// The flock is the proof of life: the kernel drops it when the process dies, however it dies, so a
 /// dead process is never mistaken for a live one (and a recycled pid cannot inherit the entry).
 public final class Registration: Sendable {
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let path: String
 
-    fileprivate init(fd: Int32, path: String) {
+    fileprivate init(fd: FileDescriptor, path: String) {
         self.fd = fd
         self.path = path
     }
 
     /// Removes the entry (a clean exit); a killed process leaves it for `processes()` to sweep.
     public func end() {
-        unlink(path)
-        close(fd)
+        try? FileSystem.unlink(path)
+        fd.closeQuietly()
     }
 }
 
 extension Spool {
     /// Registers this process as `role` until it exits or calls `end()`.
     public func register(_ role: Role) throws(SpoolError) -> Registration {
-        let name = role.rawValue + "." + String(getpid()) + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
+        let name = role.rawValue + "." + String(Processes.current()) + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
         let staged = tmp + "/proc-" + name
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
-            let fd = try Sys.open(staged, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
-            guard try Sys.tryLock(fd) else { throw Errno.resourceTemporarilyUnavailable }
-            try Sys.rename(staged, procs + "/" + name)
+            let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
+            do throws(Errno) {
+                guard try fd.tryLock() else { throw Errno.resourceTemporarilyUnavailable }
+                try FileSystem.rename(staged, procs + "/" + name)
+            } catch {
+                fd.closeQuietly()
+                throw error
+            }
             return Registration(fd: fd, path: procs + "/" + name)
         } catch {
-            unlink(staged)
+            try? FileSystem.unlink(staged)
             throw SpoolError(.io, "cannot register this \(role.rawValue) in \(procs)", cause: error)
         }
     }
@@ -52,17 +57,17 @@ extension Spool {
     /// The farm processes alive now, by role then pid. Entries of dead processes are removed.
     public func processes() -> [FarmProcess] {
         var alive: [FarmProcess] = []
-        for name in (try? Sys.listDirectory(procs)) ?? [] {
+        for name in (try? FileSystem.listDirectory(procs)) ?? [] {
             let parts = name.split(separator: ".")
             guard parts.count == 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]) else {
                 setAside(procs + "/" + name, reason: "not a process entry")
                 continue
             }
             let path = procs + "/" + name
-            guard let fd = try? Sys.open(path, O_RDONLY | O_CLOEXEC) else { continue }
-            defer { close(fd) }
-            if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-                unlink(path)  // nobody holds it: its process is gone
+            guard let fd = try? FileDescriptor.open(path, .readOnly) else { continue }
+            defer { fd.closeQuietly() }
+            if (try? fd.tryLock(shared: true)) == true {
+                try? FileSystem.unlink(path)  // nobody holds it: its process is gone
             } else {
                 alive.append(FarmProcess(role: role, pid: pid))
             }

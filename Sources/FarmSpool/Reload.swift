@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 import SystemPackage
 
 extension Spool {
@@ -15,7 +15,7 @@ extension Spool {
         let outputs = outputsByIndex(ofList: id)
         var reloaded = 0
         for directory in [finishedDirectory(id, .done), finishedDirectory(id, .failed)] {
-            for name in (try? Sys.listDirectory(directory)) ?? [] {
+            for name in (try? FileSystem.listDirectory(directory)) ?? [] {
                 guard let job = JobName(name), job.list == id else {
                     setAside(directory + "/" + name, reason: "not a job of list \(id)")
                     continue
@@ -30,7 +30,7 @@ extension Spool {
     /// The names in files/<list>/ by the index they start with (`3.jpg`, `3.thumb.png`, `3.unzipped`).
     func outputsByIndex(ofList id: String) -> [Int: [String]] {
         var outputs: [Int: [String]] = [:]
-        for name in (try? Sys.listDirectory(files + "/" + id)) ?? [] {
+        for name in FileSystem.names(outputDirectory(ofList: id)) {
             guard let index = name.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { continue }
             outputs[index, default: []].append(name)
         }
@@ -40,40 +40,40 @@ extension Spool {
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
     /// files/<list>/), its sidecar, outcome record and partial bytes. False when it was gone already.
     func redo(_ path: String, job: JobName, outputs: [String]) throws(SpoolError) -> Bool {
-        let directory = files + "/" + job.list
+        let directory = outputDirectory(ofList: job.list)
         for output in outputs {
-            do { try Sys.removeTree(directory + "/" + output) } catch {
+            do { try FileSystem.removeTree(directory + "/" + output) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
-        try? Sys.unlink(sidecarPath(job))
+        try? FileSystem.unlink(sidecarPath(job))
         forgetOutcome(atPath: path)
-        try? Sys.unlink(partial + "/" + job.raw)
+        try? FileSystem.unlink(partialPath(job))
         return try returnToQueue(path, job: job)
     }
 
     /// Deletes the partial downloads of `list` that nobody is writing (a writer holds an flock).
     private func dropPartials(ofList id: String) {
-        for name in (try? Sys.listDirectory(partial)) ?? [] where name.hasPrefix(id + ".") {
-            guard let fd = try? Sys.open(partial + "/" + name, O_RDONLY | O_CLOEXEC) else { continue }
-            if (try? Sys.tryLock(fd)) == true { try? Sys.unlink(partial + "/" + name) }
-            close(fd)
+        for name in (try? FileSystem.listDirectory(partial)) ?? [] where name.hasPrefix(id + ".") {
+            guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }
+            if (try? fd.tryLock()) == true { try? FileSystem.unlink(partial + "/" + name) }
+            fd.closeQuietly()
         }
     }
 
     /// `farm reset`: deletes every list, job, output and setting; the spool is as on first launch.
     /// The caller stops every process first. Killed half-way, running it again finishes.
     public func erase() throws(SpoolError) {
-        for name in (try? Sys.listDirectory(root)) ?? [] where root + "/" + name != marker {
+        for name in (try? FileSystem.listDirectory(root)) ?? [] where root + "/" + name != marker {
             let path = root + "/" + name
             do {
                 if name == "control" {
                     // add.lock stays: an `add` waiting on it must keep the lock it is waiting for.
-                    for entry in try Sys.listDirectory(path) where entry != "add.lock" {
-                        try Sys.removeTree(path + "/" + entry)
+                    for entry in try FileSystem.listDirectory(path) where path + "/" + entry != addLock {
+                        try FileSystem.removeTree(path + "/" + entry)
                     }
                 } else {
-                    try Sys.removeTree(path)
+                    try FileSystem.removeTree(path)
                 }
             } catch {
                 throw SpoolError(.io, "cannot delete \(path)", cause: error)

@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import FarmSystem
 import Synchronization
 import SystemPackage
 
@@ -13,7 +13,7 @@ import SystemPackage
 final class ShardWriter: Sendable {
     /// One thread per core: the coordinator's own thread shares them, but spends most of its time
     /// waiting for a free slot.
-    static let threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    static let threads = max(1, Processes.onlineProcessors())
 
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
@@ -31,7 +31,7 @@ final class ShardWriter: Sendable {
         DispatchQueue.global().async(group: group) { [self] in
             defer { slots.signal() }
             do throws(Errno) {
-                for file in files { try Sys.createFile(directory + "/" + file.name, file.bytes) }
+                for file in files { try FileSystem.createFile(directory + "/" + file.name, file.bytes) }
             } catch {
                 failure.withLock { if $0 == nil { $0 = error } }
             }

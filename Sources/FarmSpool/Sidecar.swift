@@ -1,3 +1,5 @@
+import FarmSystem
+
 /// A job's progress sidecar, `progress/<job>.json`: what its owner is doing; the last one, what it
 /// made, is the job's outcome record, kept on the job file (see Outcome.swift). Written only by the
 /// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
@@ -75,17 +77,16 @@ public struct Sidecar: Codable, Equatable, Sendable {
 }
 
 extension Spool {
-    func sidecarPath(_ job: JobName) -> String { progress + "/" + job.raw + ".json" }
+    public func sidecarPath(_ job: JobName) -> String { progress + "/" + job.raw + ".json" }
+
+    /// The job whose progress sidecar is named `name` in progress/ (`<job>.json`); nil for any other name.
+    public static func job(ofSidecarName name: String) -> JobName? {
+        name.hasSuffix(".json") ? JobName(String(name.dropLast(5))) : nil
+    }
 
     /// Replaces the sidecar of `job` atomically.
     public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        let bytes = sidecar.encoded()
-        let temporary = tmp + "/" + job.raw + ".json." + hex(Nonce.next()).prefix(8)
-        do {
-            try Sys.createFile(temporary, bytes)
-            try Sys.rename(temporary, sidecarPath(job))
-        } catch {
-            try? Sys.unlink(temporary)
+        do { try AtomicFile.write(sidecar.encoded(), to: sidecarPath(job), stagingIn: tmp) } catch {
             throw SpoolError(.io, "cannot write the progress of \(job)", cause: error)
         }
     }
@@ -98,6 +99,6 @@ extension Spool {
 
     /// Deletes the progress sidecar of `job`, if any: its outcome record supersedes it.
     public func removeSidecar(_ job: JobName) {
-        try? Sys.unlink(sidecarPath(job))
+        try? FileSystem.unlink(sidecarPath(job))
     }
 }

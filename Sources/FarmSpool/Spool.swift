@@ -77,18 +77,23 @@
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
-import Glibc
+import FarmSystem
 import SystemPackage
 
 /// A spool directory: the paths of its parts and the operations of the protocol above.
 ///
-/// A value type holding only the root path: any process or thread may make one and use it.
+/// Every path of the spool is named here (and in the extensions of `Spool` beside this file): no other
+/// module builds one. A value type holding the root path and the identity of the root directory it
+/// opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
     /// Jobs per queue shard: small enough that reading a shard's first names is cheap on any file
     /// system, large enough that a million jobs make only about a thousand shards.
     public static let shardSize = 1024
 
     public private(set) var root: String
+    /// The device and inode of the root as opened: a root that no longer has them was removed (or
+    /// replaced) under the farm (see `isGone`).
+    private var identity: (device: DeviceID, inode: Inode)?
 
     public var queue: String { root + "/queue" }
     public var active: String { root + "/active" }
@@ -110,6 +115,20 @@ public struct Spool: Sendable {
     public var logFile: String { root + "/log/farm.log" }
     var marker: String { root + "/.farm-spool" }
 
+    /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.
+    public var summaryFile: String { status + "/" + Self.summaryFileName }
+    public static let summaryFileName = "summary.json"
+
+    /// Where the partial download of `job` is: `partial/<job>`.
+    public func partialPath(_ job: JobName) -> String { partial + "/" + job.raw }
+
+    /// The folder of the outputs of list `id`: `files/<list>/`.
+    public func outputDirectory(ofList id: String) -> String { files + "/" + id }
+
+    /// What the outputs of `job` are named from: `files/<list>/<index>`, to which each output adds its own
+    /// suffix (`.jpg`, `.page1.png`, `.thumb.png`, `.unzipped/`).
+    public func outputBase(_ job: JobName) -> String { outputDirectory(ofList: job.list) + "/" + String(job.index) }
+
     /// The queue batch that holds jobs handed back (released or reclaimed); it sorts first.
     static let returnedBatch = "0"
     var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
@@ -126,27 +145,33 @@ public struct Spool: Sendable {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         try open(create: create)
         // Outputs and sidecars name absolute paths, whatever directory the user typed it from.
-        if let resolved = realpath(self.root, nil) {
-            self.root = String(cString: resolved)
-            free(resolved)
-        }
+        if let resolved = try? FileSystem.realPath(self.root) { self.root = resolved }
+        if let st = try? FileSystem.stat(self.root) { identity = (st.deviceID, st.inode) }
+    }
+
+    /// Whether the spool directory was removed (or replaced by another) since this value opened it: one
+    /// stat of the root. A farm process whose spool is gone has nothing left to do and stops.
+    public var isGone: Bool {
+        guard let identity else { return false }
+        guard let st = try? FileSystem.stat(root) else { return true }
+        return st.deviceID != identity.device || st.inode != identity.inode
     }
 
     private func open(create: Bool) throws(SpoolError) {
-        if Sys.exists(marker) {
+        if FileSystem.exists(marker) {
             try makeSubdirectories()
             return
         }
-        guard Sys.exists(self.root) else {
+        guard FileSystem.exists(self.root) else {
             guard create else { throw SpoolError(.notASpool, "no spool at \(self.root)") }
-            do { try Sys.mkdir(self.root, mode: 0o700) } catch where error == .fileExists {} catch {
+            do { try FileSystem.mkdir(self.root, mode: 0o700) } catch where error == .fileExists {} catch {
                 throw SpoolError(.io, "cannot create the spool \(self.root)", cause: error)
             }
             try initialize()
             return
         }
         let entries: [String]
-        do { entries = try Sys.listDirectory(self.root) } catch {
+        do { entries = try FileSystem.listDirectory(self.root) } catch {
             throw SpoolError(.notASpool, "\(self.root) is not a readable directory", cause: error)
         }
         guard create, entries.allSatisfy({ $0.hasPrefix(".") }) else {
@@ -157,24 +182,24 @@ public struct Spool: Sendable {
     }
 
     private func initialize() throws(SpoolError) {
-        chmod(root, 0o700)
+        try? FileSystem.chmod(root, 0o700)
         try makeSubdirectories()
-        do { try Sys.createFile(marker, Array("farm spool v1\n".utf8), sync: true) } catch where error == .fileExists {
+        do { try FileSystem.createFile(marker, Array("farm spool v1\n".utf8), sync: true) } catch where error == .fileExists {
         } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
     }
 
     func makeSubdirectories() throws(SpoolError) {
         for name in Self.subdirectories {
-            do { try Sys.ensureDirectory(root + "/" + name) } catch {
+            do { try FileSystem.ensureDirectory(root + "/" + name) } catch {
                 throw SpoolError(.io, "cannot create \(root)/\(name)", cause: error)
             }
         }
     }
 
-    func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + claim.raw + "@" + owner.raw }
+    func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + ActiveName.raw(claim, owner) }
 
     /// Where the jobs of `list` that ended with `outcome` are: done/<list> or failed/<list>.
-    func finishedDirectory(_ list: String, _ outcome: Outcome) -> String {
+    public func finishedDirectory(_ list: String, _ outcome: Outcome) -> String {
         (outcome == .done ? done : failed) + "/" + list
     }
 

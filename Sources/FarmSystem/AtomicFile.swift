@@ -1,0 +1,70 @@
+import Glibc
+import SystemPackage
+
+/// Files that appear whole or not at all: written under a temporary name, then renamed into place, so a
+/// reader sees the old file or the new one, never half of one. The one write-temp-then-rename of farm,
+/// and the one place that names its temporaries.
+///
+/// A temporary beside its file is `<name>.tmp-<pid>`, with the pid of its writer: a writer killed
+/// half-way leaves one behind, which `isTemporary` recognises (the spool's sweep removes them once every
+/// farm process is gone). A temporary staged in a directory of its own (the spool's tmp/) carries a
+/// nonce instead: that directory is cleaned by age, and a nonce costs no system call.
+/// Nothing is fsynced. Stateless; any thread.
+public enum AtomicFile {
+    /// The temporary name of `name` (a file name, or a path) for this process: `<name>.tmp-<pid>`.
+    public static func temporaryName(for name: String) -> String {
+        name + ".tmp-" + String(getpid())
+    }
+
+    /// Whether `name` is a temporary named by `temporaryName(for:)`, of any process.
+    public static func isTemporary(_ name: String) -> Bool {
+        guard let dash = name.lastIndex(of: "-") else { return false }
+        let pid = name[name.index(after: dash)...]
+        return name[..<dash].hasSuffix(".tmp") && !pid.isEmpty && pid.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
+    /// Writes `bytes` to `path` through a temporary file in `staging` (a directory on the same file
+    /// system), or beside `path` when there is none, and a rename.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, stagingIn staging: String? = nil)
+        throws(Errno) {
+        let temporary: String
+        let options: FileDescriptor.OpenOptions
+        if let staging {
+            let slash = path.lastIndex(of: "/")
+            temporary = staging + "/" + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
+                + Nonce.nextHex()
+            options = [.create, .exclusiveCreate]
+        } else {
+            // A dead writer's temporary may carry our pid: taken over, not refused.
+            temporary = temporaryName(for: path)
+            options = [.create, .truncate]
+        }
+        do {
+            let fd = try FileDescriptor.open(temporary, .writeOnly, options: options)
+            defer { fd.closeQuietly() }
+            try fd.write(contentsOf: bytes)
+            try FileSystem.rename(temporary, path)
+        } catch {
+            try? FileSystem.unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Calls `write` with a temporary path beside `path` (for writers that want a path: an image encoder),
+    /// then renames it to `path`. A failure of either removes the temporary; a failed rename is
+    /// reported through `renameFailed`.
+    public static func replace<Failure: Error>(_ path: String, by write: (String) throws(Failure) -> Void,
+                                               renameFailed: (Errno) -> Failure) throws(Failure) {
+        let temporary = temporaryName(for: path)
+        do {
+            try write(temporary)
+        } catch {
+            try? FileSystem.unlink(temporary)
+            throw error
+        }
+        do { try FileSystem.rename(temporary, path) } catch {
+            try? FileSystem.unlink(temporary)
+            throw renameFailed(error)
+        }
+    }
+}

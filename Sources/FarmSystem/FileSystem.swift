@@ -1,0 +1,172 @@
+// FarmSystem: every raw system call of farm, behind typed functions that throw swift-system's `Errno`.
+//
+// The other modules never call Glibc for files, descriptors, clocks or processes: they call these. Paths
+// are plain strings (a String passes to C without a copy; a `FilePath` would cost an allocation per call on
+// paths the claim and the completion use for every job), descriptors are swift-system's `FileDescriptor`
+// (a zero-cost wrapper of the Int32), and file metadata is swift-system's `Stat`.
+import CFarmShims
+import Glibc
+import SystemPackage
+
+/// Path-based file-system calls. Stateless; any thread may call these.
+public enum FileSystem {
+    public static func rename(_ from: String, _ to: String) throws(Errno) {
+        if Glibc.rename(from, to) != 0 { throw Errno.current }
+    }
+
+    /// rename(2) that refuses to replace an existing `to` (EEXIST).
+    public static func renameNoReplace(_ from: String, _ to: String) throws(Errno) {
+        if cfarm_rename_noreplace(AT_FDCWD, from, AT_FDCWD, to) != 0 { throw Errno.current }
+    }
+
+    public static func mkdir(_ path: String, mode: UInt32 = 0o755) throws(Errno) {
+        if Glibc.mkdir(path, mode) != 0 { throw Errno.current }
+    }
+
+    /// mkdir that treats "already there" as success.
+    public static func ensureDirectory(_ path: String, mode: UInt32 = 0o755) throws(Errno) {
+        do { try mkdir(path, mode: mode) } catch where error == .fileExists { return }
+    }
+
+    public static func rmdir(_ path: String) throws(Errno) {
+        if Glibc.rmdir(path) != 0 { throw Errno.current }
+    }
+
+    public static func unlink(_ path: String) throws(Errno) {
+        if Glibc.unlink(path) != 0 { throw Errno.current }
+    }
+
+    public static func chmod(_ path: String, _ mode: UInt32) throws(Errno) {
+        if Glibc.chmod(path, mode) != 0 { throw Errno.current }
+    }
+
+    /// Sets the times of `path` to now; the kernel also sets its ctime, which is what a lease reads.
+    public static func touch(_ path: String) throws(Errno) {
+        if utimensat(AT_FDCWD, path, nil, 0) != 0 { throw Errno.current }
+    }
+
+    /// lstat(2): the entry itself, a symbolic link not followed.
+    public static func lstat(_ path: String) throws(Errno) -> Stat {
+        try Stat(path, followTargetSymlink: false)
+    }
+
+    /// stat(2): what the path leads to, symbolic links followed.
+    public static func stat(_ path: String) throws(Errno) -> Stat {
+        try Stat(path, followTargetSymlink: true)
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var st = Glibc.stat()
+        return Glibc.lstat(path, &st) == 0
+    }
+
+    /// The absolute path of `path` with every symbolic link, `.` and `..` resolved.
+    public static func realPath(_ path: String) throws(Errno) -> String {
+        guard let resolved = realpath(path, nil) else { throw Errno.current }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Where the symbolic link `path` points.
+    public static func readLink(_ path: String) throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        if count < 0 { throw Errno.current }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The bytes of the file at `path`, at most `limit` (and one chunk more: a caller that must refuse a
+    /// larger file compares the count with its limit).
+    public static func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { fd.closeQuietly() }
+        return try fd.readAll(limit: limit)
+    }
+
+    /// Creates `path` (which must not exist) holding `bytes`; fsyncs it first when `sync` is set.
+    public static func createFile(_ path: String, _ bytes: some Collection<UInt8>, sync: Bool = false,
+                                  mode: UInt32 = 0o644) throws(Errno) {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: mode)
+        defer { fd.closeQuietly() }
+        try fd.write(contentsOf: bytes)
+        if sync { try fd.syncData() }
+    }
+
+    /// One write(2) with O_APPEND: lines shorter than a page land whole even with several writers.
+    public static func appendLine(_ path: String, _ line: String) throws(Errno) {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append], permissions: 0o600)
+        defer { fd.closeQuietly() }
+        try fd.write(contentsOf: Array((line + "\n").utf8))
+    }
+
+    /// fsync of a directory: makes the renames and creations inside it durable.
+    public static func syncDirectory(_ path: String) throws(Errno) {
+        let fd = try FileDescriptor.open(path, .readOnly, options: .directory)
+        defer { fd.closeQuietly() }
+        try fd.sync()
+    }
+
+    /// syncfs(2) on the file system holding `path`: one flush for a whole staged batch.
+    public static func syncFileSystem(_ path: String) throws(Errno) {
+        let fd = try FileDescriptor.open(path, .readOnly, options: .directory)
+        defer { fd.closeQuietly() }
+        if cfarm_syncfs(fd.rawValue) != 0 { throw Errno.current }
+    }
+
+    /// Removes `path` and everything under it, never following a symbolic link.
+    public static func removeTree(_ path: String) throws(Errno) {
+        let st: Stat
+        do { st = try lstat(path) } catch where error == .noSuchFileOrDirectory { return }
+        if st.type == .directory {
+            for name in try listDirectory(path) { try removeTree(path + "/" + name) }
+            do { try rmdir(path) } catch where error == .noSuchFileOrDirectory {}
+        } else {
+            do { try unlink(path) } catch where error == .noSuchFileOrDirectory {}
+        }
+    }
+
+    /// Sets the extended attribute `name` of `path` (not following a symbolic link) to `value`.
+    public static func setAttribute(_ path: String, _ name: String, _ value: [UInt8]) throws(Errno) {
+        if lsetxattr(path, name, value, value.count, 0) != 0 { throw Errno.current }
+    }
+
+    /// The extended attribute `name` of `path`, at most `limit` bytes; throws ENODATA when it has none.
+    public static func attribute(_ path: String, _ name: String, limit: Int = 1 << 16) throws(Errno) -> [UInt8] {
+        var size = 4096
+        while true {
+            var failure: Int32 = 0
+            let value = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                let n = lgetxattr(path, name, buffer.baseAddress, buffer.count)
+                count = max(n, 0)
+                if n < 0 { failure = errno }
+            }
+            // Grown since asked, or longer than a first guess: ask its size, then read it again.
+            if failure == ERANGE, size < limit {
+                let needed = lgetxattr(path, name, nil, 0)
+                if needed < 0 { throw Errno.current }
+                size = min(limit, max(needed, size * 2))
+                continue
+            }
+            if failure != 0 { throw Errno(rawValue: failure) }
+            return value
+        }
+    }
+
+    public static func removeAttribute(_ path: String, _ name: String) throws(Errno) {
+        if lremovexattr(path, name) != 0 { throw Errno.current }
+    }
+}
+
+extension Errno {
+    /// The calling thread's errno, as left by the system call that just failed.
+    static var current: Errno { Errno(rawValue: errno) }
+}
+
+extension Stat {
+    /// ctime in seconds: set by the claim's rename and by every lease renewal, by nobody else.
+    public var changeTime: Double { Double(st_ctim.tv_sec) + Double(st_ctim.tv_nsec) / 1e9 }
+    /// mtime in seconds: for a directory, when an entry last came or went.
+    public var modificationTime: Double { Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9 }
+    public var isDirectory: Bool { type == .directory }
+    public var isRegularFile: Bool { type == .regular }
+}

@@ -1,0 +1,137 @@
+import CFarmShims
+import Glibc
+import SystemPackage
+
+/// Processes: signals, reaping, starting children (posix_spawn, or a copy of this process), titles.
+/// Stateless; any thread (a copy only from a process with one thread: see `copy`).
+public enum Processes {
+    /// The signals farm sends.
+    public enum Signal: Sendable {
+        /// SIGTERM: a graceful stop (hand the job back, then exit).
+        case terminate
+        /// SIGKILL.
+        case kill
+
+        var number: Int32 { self == .terminate ? SIGTERM : SIGKILL }
+    }
+
+    /// This process's id. Not cached (a copy made without exec must not inherit its parent's).
+    public static func current() -> Int32 { getpid() }
+
+    /// Sends `signal` to `pid`; false when there is no such process (or it is not ours to signal).
+    @discardableResult
+    public static func send(_ signal: Signal, to pid: Int32) -> Bool {
+        Glibc.kill(pid, signal.number) == 0
+    }
+
+    /// Whether a process `pid` exists (a zombie included).
+    public static func exists(_ pid: Int32) -> Bool {
+        Glibc.kill(pid, 0) == 0
+    }
+
+    /// Collects the exit of every child that ended, without waiting; returns their pids.
+    public static func reapChildren() -> [Int32] {
+        var ended: [Int32] = []
+        while true {
+            var status: Int32 = 0
+            let pid = waitpid(-1, &status, WNOHANG)
+            guard pid > 0 else { return ended }
+            ended.append(pid)
+        }
+    }
+
+    /// This process's own executable, so a child always runs the same build as its parent.
+    public static let executable: String = {
+        (try? FileSystem.readLink("/proc/self/exe")) ?? CommandLine.arguments[0]
+    }()
+
+    /// Starts `executable` with `arguments` (argv[0] included) and returns its pid: standard input from
+    /// /dev/null, standard output and error appended to `output`, `handingDown` (unless nil) at
+    /// descriptor `handedDownAt` (dup2 clears its close-on-exec), every other descriptor closed, stop
+    /// signals at their defaults and none blocked; with `newSession` a session of its own, so it
+    /// outlives this process and any terminal.
+    public static func spawn(_ executable: String, _ arguments: [String], output: String, newSession: Bool,
+                             handingDown: FileDescriptor? = nil, at handedDownAt: Int32 = 3) throws(Errno) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let handingDown {
+            posix_spawn_file_actions_adddup2(&actions, handingDown.rawValue, handedDownAt)
+        }
+        cfarm_spawn_closefrom(&actions, handingDown == nil ? 3 : handedDownAt + 1)
+        // The child must not inherit a stop signal's disposition or a blocked mask from us.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        let flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession {
+            cfarm_spawnattr_setsid(&attributes, flags)
+        } else {
+            posix_spawnattr_setflags(&attributes, flags)
+        }
+
+        var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
+        guard status == 0 else { throw Errno(rawValue: status) }
+        return pid
+    }
+
+    /// What `copy` did.
+    public enum Copy {
+        /// In the parent: the copy's pid.
+        case parent(child: Int32)
+        /// In the copy.
+        case child
+    }
+
+    /// fork(2) without exec, for a process with exactly one thread (else EDEADLK: another thread may
+    /// hold a lock the copy would wait on forever). In the copy: standard input from /dev/null, output
+    /// and error appended to `output`, `handingDown` (unless nil) at descriptor 3, every other
+    /// descriptor closed, no signal blocked, and with `newSession` a session of its own.
+    public static func copy(output: String, handingDown: FileDescriptor?, newSession: Bool) throws(Errno) -> Copy {
+        let pid = cfarm_fork_alone(output, handingDown?.rawValue ?? -1, newSession ? 1 : 0)
+        if pid < 0 { throw Errno.current }
+        return pid == 0 ? .child : .parent(child: pid)
+    }
+
+    /// Ends this process at once with `status` (no clean-up of the Swift runtime's).
+    public static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+
+    /// What /proc/<pid>/cmdline (and `ps`) show for this process from now on: as many of the words of
+    /// `title` as fit in the room its arguments took (see `cfarm_set_title`).
+    public static func setTitle(_ title: [String]) {
+        var strings: [UnsafeMutablePointer<CChar>?] = title.map { strdup($0) }
+        defer { for string in strings { free(string) } }
+        strings.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { title in
+                _ = cfarm_set_title(title.baseAddress, Int32(title.count))
+            }
+        }
+    }
+
+    /// The value of environment variable `name`, if set.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
+
+extension Processes {
+    /// How many processors are online.
+    public static func onlineProcessors() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}
