@@ -1,6 +1,7 @@
+import FarmSystem
 import FarmZip
 import Foundation
-import Glibc
+import SystemPackage
 
 /// Turns a downloaded file into the image farm displays for it (SPEC §4 `image`):
 /// a JPG or PNG is its own image; a PDF's page 1 is rendered to PNG; a ZIP's first image by name
@@ -62,9 +63,7 @@ public enum DisplayImage {
         let images = candidates.filter { ["jpg", "jpeg", "png"].contains(fileExtension($0.name)) }
         let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
         guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError("ZIP holds no image or PDF") }
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw ConvertError("cannot unpack: \(String(cString: strerror(errno)))")
-        }
+        do { try FileSystem.ensureDirectory(directory) } catch { throw ConvertError("cannot unpack: \(error)") }
         var lastError: ConvertError?
         for entry in images + pdfs {
             let path: String
@@ -88,18 +87,16 @@ public enum DisplayImage {
     }
 
     /// What the bytes behind an open descriptor are, read at offset 0 (the descriptor's offset stays).
-    public static func sniff(descriptor: Int32) -> Kind? {
+    public static func sniff(descriptor: FileDescriptor) -> Kind? {
         var prefix = [UInt8](repeating: 0, count: Kind.sniffLength)
-        let count = prefix.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let count = prefix.withUnsafeMutableBytes { (try? descriptor.read(at: 0, into: $0)) ?? 0 }
         return count > 0 ? Kind.sniff(prefix.prefix(count)) : nil
     }
 
     /// The kind of the file at `path`, by its first bytes.
     public static func sniff(_ path: String) -> Kind? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        return sniff(descriptor: fd)
+        guard let prefix = try? FileSystem.readPrefix(path, count: Kind.sniffLength), !prefix.isEmpty else { return nil }
+        return Kind.sniff(prefix[...])
     }
 
     private static func isHidden(_ name: String) -> Bool {

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 
 /// The kind and pixel size of an image file, read from its first 64 KiB only (PNG's IHDR, a JPEG's
 /// SOF marker), with no decoding: enough to see that an image is already thumbnail-sized.
@@ -9,15 +9,11 @@ enum ImageHeader {
     /// window (not, say, a JPEG with a lot of metadata first: the caller then decodes as usual).
     /// nil when it cannot be read or is of no known kind. One open and one read.
     static func read(_ path: String) -> (kind: Kind, size: (width: Int, height: Int)?)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: window)
-        let count = Glibc.read(fd, &bytes, bytes.count)
-        guard count > 0, let kind = Kind.sniff(bytes.prefix(count)) else { return nil }
+        guard let bytes = try? FileSystem.readPrefix(path, count: window), !bytes.isEmpty,
+              let kind = Kind.sniff(bytes[...]) else { return nil }
         switch kind {
-        case .png: return (kind, png(bytes.prefix(count)))
-        case .jpg: return (kind, jpeg(bytes.prefix(count)))
+        case .png: return (kind, png(bytes[...]))
+        case .jpg: return (kind, jpeg(bytes[...]))
         case .pdf, .zip: return (kind, nil)
         }
     }

@@ -1,5 +1,6 @@
 import CFarmPng
 import CFarmRenderLoader
+import FarmSystem
 import Glibc
 
 /// An image in memory as a cairo image surface: RGB24, or ARGB32 (premultiplied) when it has alpha, or
@@ -127,7 +128,7 @@ package final class ImageSurface {
         }
         let status = cairo_surface_write_to_png(surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
-            unlink(path)
+            try? FileSystem.unlink(path)
             throw ConvertError("cannot write the PNG: \(String(cString: cairo_status_to_string(status)))")
         }
     }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 
 /// Small PNGs of display images for grid views: the longest side at most `maxSide` (never upscaled),
 /// the aspect ratio kept, alpha kept. JPEGs are decoded by libjpeg-turbo straight at 1/2 to 1/8 size;
@@ -23,13 +23,13 @@ public enum Thumbnail {
         do throws(ConvertError) {
             guard let header = ImageHeader.read(image) else { throw ConvertError("the image is not a JPG or PNG") }
             if let size = header.size, max(size.width, size.height) <= maxSide {
-                unlink(thumbnail)
+                try? FileSystem.unlink(thumbnail)
                 return image
             }
             try make(from: image, kind: header.kind, to: thumbnail, maxSide: maxSide)
             return thumbnail
         } catch {
-            unlink(thumbnail)
+            try? FileSystem.unlink(thumbnail)
             throw error
         }
     }
@@ -72,12 +72,11 @@ public enum Thumbnail {
 
     /// Reads the size in the PNG's header (signature, then IHDR: width, height) before cairo allocates it.
     private static func checkPNGSize(_ path: String) throws(ConvertError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ConvertError("cannot open the image: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 24)
-        let count = read(fd, &header, header.count)
-        guard count == header.count, Kind.sniff(header) == .png, Array(header[12..<16]) == Array("IHDR".utf8) else {
+        let header: [UInt8]
+        do { header = try FileSystem.readPrefix(path, count: 24) } catch {
+            throw ConvertError("cannot open the image: \(error)")
+        }
+        guard header.count == 24, Kind.sniff(header) == .png, Array(header[12..<16]) == Array("IHDR".utf8) else {
             throw ConvertError("cannot decode the PNG: no PNG header")
         }
         func bigEndian(_ at: Int) -> Int { header[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }

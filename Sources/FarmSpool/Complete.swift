@@ -1,4 +1,5 @@
 import FarmSystem
+import FarmSystem
 import SystemPackage
 
 extension Spool {
@@ -31,5 +32,17 @@ extension Spool {
             }
         }
         throw SpoolError(.io, "cannot create \(directory)")
+    }
+}
+
+extension Spool {
+    /// Moves the whole download at `partial` (`partialPath`) to `file`, an output of `job` named from
+    /// `outputBase(job)`, making the list's output folder on its first job (not tried for every job).
+    /// Not fsynced: the watcher syncs finished jobs every few seconds (see Durability.swift).
+    public func store(_ partial: String, as file: String, of job: JobName) throws(Errno) {
+        do { try FileSystem.rename(partial, file) } catch where error == .noSuchFileOrDirectory {
+            try FileSystem.ensureDirectory(outputDirectory(ofList: job.list))
+            try FileSystem.rename(partial, file)
+        }
     }
 }

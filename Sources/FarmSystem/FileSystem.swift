@@ -170,3 +170,27 @@ extension Stat {
     public var isDirectory: Bool { type == .directory }
     public var isRegularFile: Bool { type == .regular }
 }
+
+extension FileSystem {
+    /// The first `count` bytes of the file at `path` (fewer when it is shorter): one open and one read.
+    public static func readPrefix(_ path: String, count: Int) throws(Errno) -> [UInt8] {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { fd.closeQuietly() }
+        var failure: Errno?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(Errno) { initialized = try fd.read(at: 0, into: UnsafeMutableRawBufferPointer(buffer)) } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+}
+
+extension FileSystem {
+    /// access(2) for reading: throws why this process may not read `path`.
+    public static func checkReadable(_ path: String) throws(Errno) {
+        if access(path, R_OK) != 0 { throw Errno.current }
+    }
+}

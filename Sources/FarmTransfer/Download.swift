@@ -1,6 +1,7 @@
 import CFarmCurlLoader
+import FarmSystem
 import Foundation
-import Glibc
+import SystemPackage
 
 /// One download: what to fetch and the limits it runs under.
 public struct DownloadRequest: Sendable {
@@ -57,11 +58,10 @@ extension EasyHandle {
     /// and only the rest is asked for (`Range: bytes=K-`); a server that answers the whole body
     /// instead makes the file start over. `progress` is called about once per tick; returning false
     /// aborts the transfer with `.aborted`, keeping the bytes so far.
-    public func download(_ request: DownloadRequest, into fd: Int32,
+    public func download(_ request: DownloadRequest, into fd: FileDescriptor,
                          progress: @escaping (TransferProgress) -> Bool) throws(TransferError) -> DownloadResult {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw TransferError(.transient, "cannot read the partial file") }
-        let resumeFrom = Int(st.st_size)
+        guard let st = try? fd.status() else { throw TransferError(.transient, "cannot read the partial file") }
+        let resumeFrom = Int(st.size)
         if resumeFrom >= request.maxSize {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
@@ -126,7 +126,7 @@ extension EasyHandle {
                 return DownloadResult(httpStatus: 206, bytes: resumeFrom, resumedFrom: resumeFrom,
                                       contentType: context.contentType)
             }
-            if status == 416 { ftruncate(fd, 0) }  // the partial bytes no longer match: start over
+            if status == 416 { try? fd.truncate(to: 0) }  // the partial bytes no longer match: start over
             throw TransferError.http(status, retryAfter: context.retryAfter)
         }
         // A Content-Length over the limit stops curl before any byte: say which limit, as for a body.
@@ -146,7 +146,7 @@ extension EasyHandle {
 /// What the C callbacks of one transfer share, passed to them as an unretained pointer.
 final class TransferContext {
     let curl: UnsafeMutableRawPointer
-    let fd: Int32
+    let fd: FileDescriptor
     /// Received bytes not yet in the file: the first `pending` bytes of `buffer`.
     let buffer: UnsafeMutableRawBufferPointer
     var pending = 0
@@ -171,7 +171,7 @@ final class TransferContext {
     var etag: String?
     var lastModified: String?
 
-    init(curl: UnsafeMutableRawPointer, fd: Int32, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
+    init(curl: UnsafeMutableRawPointer, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
          maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
         self.fd = fd
@@ -197,7 +197,7 @@ final class TransferContext {
             return
         }
         if status == 200 && resumeFrom > 0 {
-            ftruncate(fd, 0)
+            try? fd.truncate(to: 0)
             offset = 0
             restarted = true
         }
@@ -243,17 +243,11 @@ final class TransferContext {
     }
 
     private func store(_ data: UnsafeRawPointer, _ count: Int, at position: Int) -> Bool {
-        var written = 0
-        while written < count {
-            writes += 1
-            let n = pwrite(fd, data + written, count - written, off_t(position + written))
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = failure
-                    ?? TransferError(.transient, "cannot write the download: \(String(cString: strerror(errno)))")
-                return false
-            }
-            written += n
+        do {
+            writes += try fd.write(contentsOf: UnsafeRawBufferPointer(start: data, count: count), at: position)
+        } catch {
+            failure = failure ?? TransferError(.transient, "cannot write the download: \(error)")
+            return false
         }
         return true
     }

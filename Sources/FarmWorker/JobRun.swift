@@ -1,8 +1,9 @@
 import FarmConvert
 import FarmSpool
 import FarmTransfer
+import FarmSystem
 import Foundation
-import Glibc
+import SystemPackage
 
 /// One claimed job being worked on: its progress sidecar (written a few times a second at most, and
 /// not at all for a job shorter than one tick), its outputs and its completion, which records its
@@ -17,7 +18,7 @@ struct JobRun {
     /// False: the download is stored and completed with no display image and no thumbnail.
     var convert = true
     var attempts = 1
-    private let started = Self.now()
+    private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     private let wroteSidecar = Box(false)
     /// The worker looked at the pause mark at most `Worker.pauseLook` before claiming: the first
@@ -37,7 +38,7 @@ struct JobRun {
     /// whether to go on (false when the lease is lost, the farm is paused or this worker must stop).
     func progress(_ progress: TransferProgress) -> Bool {
         if keeper.lost || Worker.stopRequested { return false }
-        let now = Self.now()
+        let now = Clock.monotonic()
         if now - lastPauseCheck.value >= 0.1 {
             lastPauseCheck.value = now
             if spool.isPaused { return false }
@@ -51,21 +52,15 @@ struct JobRun {
     }
 
     /// The download is whole: store it, make its display image, complete the job.
-    func finish(partialPath: String, fd: Int32, bytes: Int) {
+    func finish(partialPath: String, fd: FileDescriptor, bytes: Int) {
         guard let kind = DisplayImage.sniff(descriptor: fd) else {
             fail("unsupported content", partial: partialPath)
             return
         }
-        let directory = spool.files + "/" + claim.job.list
-        let base = directory + "/" + String(claim.job.index)
+        let base = spool.outputBase(claim.job)
         let file = base + "." + kind.fileExtension
-        // Not fsynced: the watcher syncs finished jobs every few seconds, and the first one after a
-        // reboot sends back those whose bytes the disk never got (see Durability.swift in FarmSpool).
-        // The list's folder exists but for its first job: made then, not tried for every job.
-        guard rename(partialPath, file) == 0
-                || (errno == ENOENT && (mkdir(directory, 0o755) == 0 || errno == EEXIST)
-                    && rename(partialPath, file) == 0) else {
-            spool.log("cannot store \(file): \(String(cString: strerror(errno)))")
+        do { try spool.store(partialPath, as: file, of: claim.job) } catch {
+            spool.log("cannot store \(file): \(error)")
             try? spool.release(claim)
             return
         }
@@ -99,7 +94,7 @@ struct JobRun {
         if keeper.lost { return }
         complete(.failed, Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason,
                                   attempts: attempts, changed: changedAt(.error)))
-        if let partial { unlink(partial) }
+        if let partial { try? FileSystem.unlink(partial) }
     }
 
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
@@ -127,12 +122,6 @@ struct JobRun {
         let since = Timestamp.iso8601(Date().timeIntervalSince1970)
         lastStatus.value = (status, since)
         return since
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import Foundation
 import Synchronization
 
@@ -22,7 +23,7 @@ final class LeaseKeeper: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: interval / 2)
-                let now = JobRun.now()
+                let now = Clock.monotonic()
                 let due: (Claim, Int)? = state.withLock { state in
                     guard let claim = state.claim, !state.lost, now - state.since >= interval else { return nil }
                     return (claim, state.generation)
@@ -42,7 +43,7 @@ final class LeaseKeeper: Sendable {
 
     /// Starts keeping `claim` (just taken, so its lease is fresh).
     func hold(_ claim: Claim) {
-        let now = JobRun.now()
+        let now = Clock.monotonic()
         state.withLock { $0 = State(claim: claim, generation: $0.generation + 1, since: now, lost: false) }
     }
 

@@ -1,8 +1,9 @@
 import FarmConvert
 import FarmSpool
 import FarmTransfer
+import FarmSystem
 import Foundation
-import Glibc
+import SystemPackage
 
 /// How a worker runs.
 public struct WorkerOptions: Sendable {
@@ -61,7 +62,7 @@ public final class Worker {
         while !Self.stopRequested {
             // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
             // that is absent cost 2% of a short job on tmpfs, which keeps no negative entries.
-            let now = JobRun.now()
+            let now = Clock.monotonic()
             if now - pauseLooked >= Self.pauseLook {
                 pauseLooked = now
                 if spool.isPaused {
@@ -69,7 +70,16 @@ public final class Worker {
                     continue
                 }
             }
-            if let claim = try claimer.claim() {
+            let claim: Claim?
+            do { claim = try claimer.claim() } catch {
+                // The spool was removed under the farm: nothing is left to work on.
+                if spool.isGone {
+                    spool.logGone("worker")
+                    return
+                }
+                throw error
+            }
+            if let claim {
                 idle = 0.05
                 process(claim)
                 continue
@@ -91,16 +101,16 @@ public final class Worker {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }
-        let partialPath = spool.partial + "/" + claim.job.raw
-        let fd = open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            spool.log("cannot open \(partialPath): \(String(cString: strerror(errno)))")
+        let partialPath = spool.partialPath(claim.job)
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(partialPath, .readWrite, options: .create, permissions: 0o600) } catch {
+            spool.log("cannot open \(partialPath): \(error)")
             try? spool.release(claim)
             return
         }
-        defer { close(fd) }
+        defer { fd.closeQuietly() }
         // A stale owner may still be writing these bytes: never write them at the same time.
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard (try? fd.tryLock()) == true else {
             try? spool.release(claim)
             Thread.sleep(forTimeInterval: 0.2)
             return
@@ -110,7 +120,7 @@ public final class Worker {
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
-    private func download(_ job: inout JobRun, fd: Int32) -> DownloadResult? {
+    private func download(_ job: inout JobRun, fd: FileDescriptor) -> DownloadResult? {
         let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
                                       stallTimeout: options.stallTimeout)
         while true {
@@ -126,12 +136,12 @@ public final class Worker {
                 if Self.stopRequested { return handBack(job.claim) }
             } catch {
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
-                    job.fail(error.message, partial: spool.partial + "/" + job.claim.job.raw)
+                    job.fail(error.message, partial: spool.partialPath(job.claim.job))
                     return nil
                 }
                 job.attempts += 1
-                let until = JobRun.now() + delay
-                while JobRun.now() < until && !Self.stopRequested && !job.keeper.lost {
+                let until = Clock.monotonic() + delay
+                while Clock.monotonic() < until && !Self.stopRequested && !job.keeper.lost {
                     Thread.sleep(forTimeInterval: min(0.1, delay))
                 }
                 if job.keeper.lost { return nil }

@@ -1,4 +1,4 @@
-import Glibc
+import FarmSystem
 
 /// Recognises a zip with no entries: nothing but an end-of-central-directory record (22 bytes and an
 /// optional comment) at offset 0. minizip 1.1 cannot open one (its search for that record treats offset 0
@@ -6,18 +6,9 @@ import Glibc
 /// "corrupt zip". Stateless.
 enum EmptyArchive {
     static func isEmptyArchive(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
         // The record plus the longest comment it can announce.
-        var bytes = [UInt8](repeating: 0, count: 22 + 0xFFFF + 1)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            count += n
-        }
+        guard let bytes = try? FileSystem.readPrefix(path, count: 22 + 0xFFFF + 1) else { return false }
+        let count = bytes.count
         guard count >= 22, bytes[0] == 0x50, bytes[1] == 0x4B, bytes[2] == 5, bytes[3] == 6 else { return false }
         func uint16(_ offset: Int) -> Int { Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 }
         // No entries on this disk or in all, no central directory, and a comment that ends the file.

@@ -1,4 +1,5 @@
-import Glibc
+import FarmSystem
+import SystemPackage
 
 extension ZipReader {
     /// Writes `entry` below `directory` and returns the path written (a folder entry makes the folder).
@@ -18,12 +19,12 @@ extension ZipReader {
         let target = directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
 
         var parent = try FileCall.openRoot(directory)
-        defer { Glibc.close(parent) }
+        defer { parent.closeQuietly() }
         let folders = entry.isDirectory ? components[...] : components.dropLast()
         for (depth, folder) in folders.enumerated() {
             let shown = components.prefix(depth + 1).joined(separator: "/")
             let next = try FileCall.openOrMakeDirectory(parent, folder, shownAs: shown)
-            Glibc.close(parent)
+            parent.closeQuietly()
             parent = next
         }
         if entry.isDirectory { return target }
@@ -38,7 +39,7 @@ extension ZipReader {
             try FileCall.close(fd, shownAs: relative)
             try FileCall.rename(in: parent, temporary, components[components.count - 1], shownAs: relative)
         } catch {
-            if isOpen { Glibc.close(fd) }
+            if isOpen { fd.closeQuietly() }
             FileCall.unlink(in: parent, temporary)
             throw error
         }

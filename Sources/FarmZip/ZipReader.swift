@@ -1,4 +1,5 @@
 import CMinizip
+import FarmSystem
 import Glibc
 
 /// An open zip archive, read safely: entry names are built from their declared length, sizes and ratios
@@ -17,10 +18,14 @@ public final class ZipReader {
     /// Opens the archive at `path`. Throws `.io` when the file cannot be opened, `.corrupt` when it is not
     /// a zip (garbage, truncated, no end-of-central-directory record).
     public init(path: String) throws(ZipError) {
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw ZipError(.io, "cannot open \(path)", errno: errno) }
-        guard st.st_mode & S_IFMT == S_IFREG else { throw ZipError(.corrupt, "corrupt zip: not a regular file") }
-        guard access(path, R_OK) == 0 else { throw ZipError(.io, "cannot open \(path)", errno: errno) }
+        let isRegularFile: Bool
+        do { isRegularFile = try FileSystem.stat(path).isRegularFile } catch {
+            throw ZipError(.io, "cannot open \(path)", errno: error.rawValue)
+        }
+        guard isRegularFile else { throw ZipError(.corrupt, "corrupt zip: not a regular file") }
+        do { try FileSystem.checkReadable(path) } catch {
+            throw ZipError(.io, "cannot open \(path)", errno: error.rawValue)
+        }
         let handle = path.withCString { unzOpen64($0) }
         guard handle != nil || EmptyArchive.isEmptyArchive(path) else {
             throw ZipError(.corrupt, "corrupt zip: not a zip archive, or truncated")

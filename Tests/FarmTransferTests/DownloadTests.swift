@@ -3,6 +3,7 @@ import FarmTestSupport
 @testable import FarmTransfer
 import Foundation
 import Glibc
+import SystemPackage
 import Testing
 
 /// EasyHandle against a real origin on 127.0.0.1: bytes, ranges, limits and every failure kind.
@@ -16,12 +17,12 @@ import Testing
     }
 
     /// Opens (creating) `name` in `dir` for the download, optionally pre-filled with `prefix`.
-    private func partial(_ dir: TemporaryDirectory, _ prefix: [UInt8] = []) throws -> Int32 {
+    private func partial(_ dir: TemporaryDirectory, _ prefix: [UInt8] = []) throws -> FileDescriptor {
         let path = dir.appending("partial")
         try Data(prefix).write(to: URL(fileURLWithPath: path))
         let fd = open(path, O_RDWR)
         try #require(fd >= 0)
-        return fd
+        return FileDescriptor(rawValue: fd)
     }
 
     private func contents(_ dir: TemporaryDirectory) throws -> [UInt8] {
@@ -31,7 +32,7 @@ import Testing
     @Test func downloadsTheWholeBody() throws {
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         var last = TransferProgress(bytes: 0, size: nil)
         let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) {
             last = $0
@@ -47,7 +48,7 @@ import Testing
     @Test func resumesFromTheBytesAlreadyThere() throws {
         let dir = TemporaryDirectory()
         let fd = try partial(dir, Array(body[0..<70_000]))
-        defer { close(fd) }
+        defer { try? fd.close() }
         let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
         #expect(result.httpStatus == 206 && result.resumedFrom == 70_000)
         #expect(try contents(dir) == body)
@@ -59,7 +60,7 @@ import Testing
         origin.inject(.rangesOff, at: "/data.bin")
         let dir = TemporaryDirectory()
         let fd = try partial(dir, Array(repeating: 0xEE, count: 5000))
-        defer { close(fd) }
+        defer { try? fd.close() }
         let result = try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
         #expect(result.httpStatus == 200 && result.resumedFrom == 0)
         #expect(try contents(dir) == body)
@@ -76,7 +77,7 @@ import Testing
         func failure(_ url: String) throws -> TransferError {
             let dir = TemporaryDirectory()
             let fd = try partial(dir)
-            defer { close(fd) }
+            defer { try? fd.close() }
             return try #require(throws: TransferError.self) {
                 try handle.download(DownloadRequest(url: url), into: fd) { _ in true }
             }
@@ -98,7 +99,7 @@ import Testing
         origin.inject(.cutShort(afterBytes: 50_000), at: "/data.bin", times: 1)
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         let handle = try EasyHandle()
         #expect(throws: TransferError.self) {
             try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { _ in true }
@@ -118,7 +119,7 @@ import Testing
         origin.inject(.cutShort(afterBytes: 1_300_001), at: "/big.bin", times: 1)
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         let handle = try EasyHandle()
         #expect(throws: TransferError.self) {
             try handle.download(DownloadRequest(url: origin.url(for: "/big.bin")), into: fd) { _ in true }
@@ -135,7 +136,7 @@ import Testing
     @Test func gathersCurlsPiecesIntoFewWrites() throws {
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         let handle = try EasyHandle()
         let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
                                       maxSize: 1 << 30) { _ in true }
@@ -163,14 +164,14 @@ import Testing
 
         let whole = TemporaryDirectory()
         let wholeFD = try partial(whole)
-        defer { close(wholeFD) }
+        defer { try? wholeFD.close() }
         _ = try handle.download(DownloadRequest(url: origin.url(for: "/small.bin")), into: wholeFD) { _ in true }
         #expect(try contents(whole) == small)
         #expect(PartialValidator.read(wholeFD) == nil)
 
         let cut = TemporaryDirectory()
         let cutFD = try partial(cut)
-        defer { close(cutFD) }
+        defer { try? cutFD.close() }
         #expect(throws: TransferError.self) {
             try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: cutFD) { _ in true }
         }
@@ -183,7 +184,7 @@ import Testing
     @Test func stopsAtTheSizeLimit() throws {
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         let error = try #require(throws: TransferError.self) {
             try EasyHandle().download(DownloadRequest(url: origin.url(for: "/data.bin"), maxSize: 10_000), into: fd) { _ in true }
         }
@@ -198,7 +199,7 @@ import Testing
         origin.inject(.stall(afterBytes: 1000), at: "/stall.bin")
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
-        defer { close(fd) }
+        defer { try? fd.close() }
         let handle = try EasyHandle()
         let aborted = try #require(throws: TransferError.self) {
             try handle.download(DownloadRequest(url: origin.url(for: "/data.bin")), into: fd) { $0.bytes < 20_000 }
@@ -209,7 +210,7 @@ import Testing
 
         let other = TemporaryDirectory()
         let stallFd = try partial(other)
-        defer { close(stallFd) }
+        defer { try? stallFd.close() }
         let stalled = try #require(throws: TransferError.self) {
             try handle.download(DownloadRequest(url: origin.url(for: "/stall.bin"), stallTimeout: 1), into: stallFd) { _ in true }
         }
@@ -224,7 +225,7 @@ import Testing
         for _ in 0..<20 {
             let fd = try partial(dir)
             _ = try handle.download(DownloadRequest(url: origin.url(for: "/small")), into: fd) { _ in true }
-            close(fd)
+            try? fd.close()
         }
         let ports = Set(origin.requests(for: "/small").compactMap(\.clientPort))
         #expect(origin.requests(for: "/small").count == 20)
