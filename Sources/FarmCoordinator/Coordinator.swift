@@ -1,7 +1,7 @@
 import FarmManifest
 import FarmSpool
+import FarmSystem
 import Foundation
-import Glibc
 import SystemPackage
 
 /// What one `add` did.
@@ -24,17 +24,17 @@ public enum Coordinator {
         -> AddReport {
         let source = source ?? ManifestSource.original
         let lock = try takeAddLock(spool)
-        defer { close(lock) }
+        defer { lock.closeQuietly() }
         do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
         let lists: [ManifestList]
         if ManifestSource.isURL(source) {
             let path = try ManifestSource.fetch(source, into: spool)
-            defer { unlink(path) }
+            defer { try? FileSystem.unlink(path) }
             lists = try read(path: path, displayName: urlFileName(source), spool: spool)
         } else {
-            guard access(source, R_OK) == 0 else {
-                throw AddError(.unreadable, source, cause: Errno(rawValue: errno))
+            do { try FileSystem.checkReadable(source) } catch {
+                throw AddError(.unreadable, source, cause: error)
             }
             lists = try read(path: source, displayName: source, spool: spool)
         }
@@ -87,12 +87,17 @@ public enum Coordinator {
         }
     }
 
-    private static func takeAddLock(_ spool: Spool) throws(AddError) -> Int32 {
-        let fd = open(spool.control + "/add.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
-            throw AddError(.lock, spool.control + "/add.lock", cause: Errno(rawValue: errno))
+    private static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
+        do {
+            let fd = try FileDescriptor.open(spool.addLock, .readWrite, options: .create, permissions: 0o600)
+            do { try fd.lock() } catch {
+                fd.closeQuietly()
+                throw error
+            }
+            return fd
+        } catch {
+            throw AddError(.lock, spool.addLock, cause: error)
         }
-        return fd
     }
 
     /// The last path component of a URL, percent-decoded, for messages and single-JSON list names.

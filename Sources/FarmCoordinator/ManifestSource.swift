@@ -1,6 +1,6 @@
 import FarmSpool
+import FarmSystem
 import FarmTransfer
-import Glibc
 import SystemPackage
 
 /// Where a manifest comes from: a local file, or an http(s) URL fetched into the spool's tmp/.
@@ -20,16 +20,18 @@ enum ManifestSource {
     /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
     /// deletes it. Errors say that the network or the URL is the problem.
     static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
-        let path = spool.tmp + "/manifest-\(getpid())-\(UInt32.random(in: .min ... .max))"
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw AddError(.scratch, spool.tmp, cause: Errno(rawValue: errno)) }
-        defer { close(fd) }
+        let path = spool.tmp + "/manifest-\(Processes.current())-\(UInt32.random(in: .min ... .max))"
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600) } catch {
+            throw AddError(.scratch, spool.tmp, cause: error)
+        }
+        defer { fd.closeQuietly() }
         do {
             let handle = try EasyHandle()
             let request = DownloadRequest(url: url, maxSize: maxBytes, connectTimeout: 10, stallTimeout: 30)
             _ = try handle.download(request, into: fd) { _ in true }
         } catch {
-            unlink(path)
+            try? FileSystem.unlink(path)
             throw AddError(.unfetchable, url, cause: error)
         }
         return path

@@ -1,5 +1,6 @@
 import CFarmRenderLoader
 import FarmConvert
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -9,7 +10,8 @@ enum SamplePictures {
     /// A JPEG of `width`×`height`: diagonal bands in a hue picked by `seed`, plus noise when `grain`
     /// (noise does not compress, so a grainy picture is as heavy as its pixels).
     static func jpeg(width: Int, height: Int, seed: Int, grain: Bool = false) throws -> [UInt8] {
-        var generator = SplitMix(seed: UInt64(seed))
+        // Offset once more than SplitMix64 starts: the pictures stay those the demo has always drawn.
+        var generator = SplitMix64(seed: UInt64(seed) &+ 0x9E37_79B9_7F4A_7C15)
         let base = (UInt8(truncatingIfNeeded: 60 + seed * 70), UInt8(truncatingIfNeeded: 120 + seed * 40),
                     UInt8(truncatingIfNeeded: 200 - seed * 50))
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
@@ -64,19 +66,6 @@ enum SamplePictures {
         defer { unlink(path) }
         try write(path)
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
-}
-
-/// A small fast deterministic generator, so the demo's pictures are the same on every run.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state = state &+ 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,7 +1,8 @@
 import FarmSpool
-import Glibc
+import FarmSystem
 import Hummingbird
 import NIOCore
+import SystemPackage
 
 /// An image of the spool on its way to the browser. Paths never come from the client: the handler
 /// finds them in the status (a resource's `image` or `thumb`), and this type still refuses anything
@@ -9,43 +10,39 @@ import NIOCore
 ///
 /// Owns its descriptor until the response body has been written (or dropped). One request's task.
 final class ServedFile: Sendable {
-    private let descriptor: Int32
+    private let descriptor: SystemPackage.FileDescriptor
     let size: Int
     let type: String
 
     /// Opens `path`, which must resolve to a JPG or PNG file inside `spool`.
     init(_ path: String, inside spool: Spool) throws(ServeError) {
-        guard let resolved = realpath(path, nil) else {
+        guard let real = try? FileSystem.realPath(path) else {
             throw ServeError(404, "the file of this resource is gone; reloading the list makes it again")
         }
-        let real = String(cString: resolved)
-        free(resolved)
         guard real.hasPrefix(spool.root + "/") else {
             throw ServeError(403, "refused: the file of this resource is outside the spool")
         }
-        descriptor = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            throw ServeError(404, "cannot open the file of this resource: \(String(cString: strerror(errno)))")
+        do { descriptor = try SystemPackage.FileDescriptor.open(real, .readOnly, options: .noFollow) } catch {
+            throw ServeError(404, "cannot open the file of this resource: \(error)")
         }
-        var info = stat()
-        var magic = [UInt8](repeating: 0, count: 8)
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
+        guard let info = try? descriptor.status(), info.isRegularFile else {
+            descriptor.closeQuietly()
             throw ServeError(403, "refused: the file of this resource is not a regular file")
         }
-        size = Int(info.st_size)
-        let count = pread(descriptor, &magic, magic.count, 0)
+        size = Int(info.size)
+        var magic = [UInt8](repeating: 0, count: 8)
+        let count = magic.withUnsafeMutableBytes { [descriptor] in (try? descriptor.read(at: 0, into: $0)) ?? -1 }
         if count >= 8 && magic == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
             type = "image/png"
         } else if count >= 3 && magic[0..<3] == [0xFF, 0xD8, 0xFF] {
             type = "image/jpeg"
         } else {
-            close(descriptor)
+            descriptor.closeQuietly()
             throw ServeError(415, "the file of this resource is not a JPG or PNG image")
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { descriptor.closeQuietly() }
 
     /// The file in 64 KB reads, so a large photo never sits in memory whole.
     func response() -> Response {
@@ -70,8 +67,14 @@ final class ServedFile: Sendable {
 
     private func read(at offset: Int) throws(ServeError) -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: min(65_536, size - offset))
-        let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-        guard count >= 0 else { throw ServeError(500, "cannot read the file: \(String(cString: strerror(errno)))") }
+        var failure: Errno?
+        let count = chunk.withUnsafeMutableBytes { buffer in
+            do throws(Errno) { return try descriptor.read(at: offset, into: buffer) } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw ServeError(500, "cannot read the file: \(failure)") }
         return Array(chunk[0..<count])
     }
 }

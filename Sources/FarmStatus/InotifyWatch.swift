@@ -1,20 +1,11 @@
 import CInotifyTools
+import FarmSystem
 import Glibc
 import Synchronization
+import SystemPackage
 
-/// One inotify event, copied out of libinotifytools' static buffer.
-struct InotifyEvent: Sendable, Equatable {
-    /// The watch it came from; -1 for a queue overflow.
-    var wd: Int32
-    var mask: UInt32
-    /// The entry's name inside the watched directory ("" for events on the directory itself).
-    var name: String
-
-    func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
-}
-
-/// The process's inotify instance, through libinotifytools. Every unsafe call of the status lives
-/// here.
+/// The process's inotify instance, through libinotifytools (its events are FarmSystem's
+/// `InotifyEvent`, copied out of the library's static buffer).
 ///
 /// libinotifytools keeps global state (one instance per process), so at most one `InotifyWatch`
 /// may be open at a time; `close()` (or `deinit`) ends it and a new one may be opened. Used by one
@@ -25,7 +16,7 @@ struct InotifyEvent: Sendable, Equatable {
 /// found in /proc/self/fd and waited on with poll(2), and events are drained without blocking.
 final class InotifyWatch {
     private static let open = Atomic<Bool>(false)
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var closed = false
 
     init() throws(StatusError) {
@@ -70,46 +61,25 @@ final class InotifyWatch {
     func next(timeout: Double) -> [InotifyEvent] {
         var events = drain()
         guard events.isEmpty else { return events }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, Int32(max(0, timeout) * 1000)) > 0 else { return [] }
-        events = drain()
-        return events
+        Readiness.wait([fd], timeout: timeout)
+        return drain()
     }
 
     /// Every event libinotifytools has buffered or the kernel has queued, without waiting.
     private func drain() -> [InotifyEvent] {
         var events: [InotifyEvent] = []
         // next_events(0, 1): select(2) with a zero timeout, so it never blocks.
-        while let event = inotifytools_next_events(0, 1) {
-            let length = Int(event.pointee.len)
-            var name = ""
-            if length > 0 {
-                // The flexible `name` member is not imported: it follows the fixed part, NUL-padded.
-                let bytes = UnsafeRawPointer(event) + MemoryLayout<inotify_event>.size
-                name = String(cString: bytes.assumingMemoryBound(to: CChar.self))
-            }
-            events.append(InotifyEvent(wd: event.pointee.wd, mask: event.pointee.mask, name: name))
-        }
+        while let event = inotifytools_next_events(0, 1) { events.append(InotifyEvent(event)) }
         return events
     }
 
     /// The descriptors of this process that are inotify instances.
-    private static func inotifyDescriptors() -> Set<Int32> {
-        var found = Set<Int32>()
-        for name in SpoolFiles.names("/proc/self/fd") ?? [] {
-            guard let fd = Int32(name) else { continue }
-            var target = [CChar](repeating: 0, count: 64)
-            let length = readlink("/proc/self/fd/" + name, &target, target.count - 1)
-            guard length > 0 else { continue }
-            if String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:inotify" {
-                found.insert(fd)
+    private static func inotifyDescriptors() -> Set<FileDescriptor> {
+        Set(FileSystem.names("/proc/self/fd").compactMap { name in
+            guard let fd = Int32(name), (try? FileSystem.readLink("/proc/self/fd/" + name)) == "anon_inode:inotify" else {
+                return nil
             }
-        }
-        return found
+            return FileDescriptor(rawValue: fd)
+        })
     }
-}
-
-extension InotifyEvent {
-    /// What the kernel sends when its queue overflowed and events were dropped.
-    static let overflow = InotifyEvent(wd: -1, mask: UInt32(bitPattern: IN_Q_OVERFLOW), name: "")
 }

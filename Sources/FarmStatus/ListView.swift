@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 
 /// The per-list view of SPEC §4 (the app's second screen): one list with every resource, built on
 /// demand from the list's resource table, active/, done/<list>/, failed/<list>/ and the sidecars and
@@ -14,11 +15,11 @@ public enum ListView {
     public static func build(_ spool: Spool, listID: String) -> ListStatus? {
         guard let record = spool.list(listID) else { return nil }
         var active = JobSet()
-        for name in SpoolFiles.names(spool.active) ?? [] {
-            if let job = ActiveEntry.job(name), job.list == listID { active.insert(job.index) }
+        for name in FileSystem.names(spool.active) {
+            if let job = ActiveName(name)?.job, job.list == listID { active.insert(job.index) }
         }
-        let done = StatusScan.jobSet(spool.done + "/" + listID, list: listID)
-        let failed = StatusScan.jobSet(spool.failed + "/" + listID, list: listID)
+        let done = StatusScan.jobSet(spool.finishedDirectory(listID, .done), list: listID)
+        let failed = StatusScan.jobSet(spool.finishedDirectory(listID, .failed), list: listID)
         let table: [JobRecord?]
         if let rows = spool.resources(ofList: listID) { table = rows } else {
             table = JobFiles.records(spool, list: listID, total: record.total)
@@ -45,11 +46,11 @@ public enum ListView {
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
         let place: Place
-        if (SpoolFiles.names(spool.active) ?? []).contains(where: { ActiveEntry.job($0) == job }) {
+        if (FileSystem.names(spool.active)).contains(where: { ActiveName($0)?.job == job }) {
             place = .active
-        } else if SpoolFiles.exists(spool.done + "/" + listID + "/" + job.raw) {
+        } else if FileSystem.exists(spool.finishedPath(job, .done)) {
             place = .done
-        } else if SpoolFiles.exists(spool.failed + "/" + listID + "/" + job.raw) {
+        } else if FileSystem.exists(spool.finishedPath(job, .failed)) {
             place = .failed
         } else {
             place = .queued
@@ -87,7 +88,7 @@ public enum ListView {
 enum JobFiles {
     /// Line `index` of `lists/<list>.resources`, decoded; nil when the table or the line is missing.
     static func tableLine(_ spool: Spool, list: String, index: Int) -> JobRecord? {
-        guard let bytes = SpoolFiles.read(spool.lists + "/" + list + ".resources", limit: 1 << 34) else { return nil }
+        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else { return nil }
         var line = 0, start = 0
         for (offset, byte) in bytes.enumerated() where byte == 0x0A {
             if line == index { return StatusJSON.decode(JobRecord.self, from: Array(bytes[start..<offset])) }
@@ -103,18 +104,13 @@ enum JobFiles {
         var records = [JobRecord?](repeating: nil, count: total)
         func take(_ directory: String, _ name: String, _ job: JobName?) {
             guard let job, job.list == list, job.index < total,
-                  let bytes = SpoolFiles.read(directory + "/" + name, limit: 1 << 16) else { return }
+                  let bytes = try? FileSystem.readFile(directory + "/" + name, limit: 1 << 16) else { return }
             records[job.index] = StatusJSON.decode(JobRecord.self, from: bytes)
         }
-        for batch in SpoolFiles.names(spool.queue) ?? [] where !batch.hasPrefix(".") {
-            for shard in SpoolFiles.names(spool.queue + "/" + batch) ?? [] where !shard.hasPrefix(".") {
-                let directory = spool.queue + "/" + batch + "/" + shard
-                for name in SpoolFiles.names(directory) ?? [] { take(directory, name, JobName(name)) }
-            }
-        }
-        for name in SpoolFiles.names(spool.active) ?? [] { take(spool.active, name, ActiveEntry.job(name)) }
-        for directory in [spool.done + "/" + list, spool.failed + "/" + list] {
-            for name in SpoolFiles.names(directory) ?? [] { take(directory, name, JobName(name)) }
+        spool.forEachQueued { directory, name in take(directory, name, JobName(name)) }
+        for name in FileSystem.names(spool.active) { take(spool.active, name, ActiveName(name)?.job) }
+        for directory in [spool.finishedDirectory(list, .done), spool.finishedDirectory(list, .failed)] {
+            for name in FileSystem.names(directory) { take(directory, name, JobName(name)) }
         }
         return records
     }

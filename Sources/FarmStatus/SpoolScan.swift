@@ -1,5 +1,6 @@
 import FarmManifest
 import FarmSpool
+import FarmSystem
 
 /// Builds the status from the spool's directories: the whole-spool summary for `farm status` when
 /// no watcher runs, and the watcher's starting point (and its rescan after an inotify overflow).
@@ -16,11 +17,11 @@ public enum StatusScan {
             jobs[list, default: ListJobs()].active = active
         }
         for id in records.keys {
-            jobs[id, default: ListJobs()].done = jobSet(spool.done + "/" + id, list: id)
-            jobs[id, default: ListJobs()].failed = jobSet(spool.failed + "/" + id, list: id)
+            jobs[id, default: ListJobs()].done = jobSet(spool.finishedDirectory(id, .done), list: id)
+            jobs[id, default: ListJobs()].failed = jobSet(spool.finishedDirectory(id, .failed), list: id)
         }
         return document(records: records, jobs: jobs, workers: workers(spool), paused: spool.isPaused,
-                        updated: Timestamp.iso8601(SpoolFiles.now()))
+                        updated: Timestamp.iso8601(Clock.wall()))
     }
 
     /// The published lists by id. A record that does not parse is left out (it is being replaced,
@@ -36,8 +37,8 @@ public enum StatusScan {
     /// The claimed jobs, by list id.
     static func activeJobs(_ spool: Spool) -> [String: JobSet] {
         var sets: [String: JobSet] = [:]
-        for name in SpoolFiles.names(spool.active) ?? [] {
-            guard let job = ActiveEntry.job(name) else { continue }
+        for name in FileSystem.names(spool.active) {
+            guard let job = ActiveName(name)?.job else { continue }
             sets[job.list, default: JobSet()].insert(job.index)
         }
         return sets
@@ -46,7 +47,7 @@ public enum StatusScan {
     /// The jobs of `list` in `directory` (done/<list> or failed/<list>); empty when it does not exist.
     static func jobSet(_ directory: String, list: String) -> JobSet {
         var set = JobSet()
-        for name in SpoolFiles.names(directory) ?? [] {
+        for name in FileSystem.names(directory) {
             if let job = JobName(name), job.list == list { set.insert(job.index) }
         }
         return set

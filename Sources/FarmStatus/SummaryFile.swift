@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 
 /// `status/summary.json`: the whole-spool summary as the watcher last wrote it (one line of JSON,
 /// replaced by rename, at least once a second while the watcher lives).
@@ -6,18 +7,21 @@ public enum SummaryFile {
     /// A summary older than this is not trusted: its watcher is stuck or gone.
     public static let freshness = 2.0
 
-    public static func path(_ spool: Spool) -> String { spool.status + "/summary.json" }
+    public static func path(_ spool: Spool) -> String { spool.summaryFile }
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
-        try SpoolFiles.replace(path(spool), with: StatusJSON.encode(document), staging: spool.tmp)
+        do { try AtomicFile.write(StatusJSON.encode(document), to: path(spool), stagingIn: spool.tmp) } catch {
+            throw StatusError("cannot replace \(path(spool)): \(error)")
+        }
     }
 
     /// The summary and its age in seconds, or nil when there is none (or it does not parse).
     public static func read(_ spool: Spool) -> (document: StatusDocument, age: Double)? {
-        guard let modified = SpoolFiles.modified(path(spool)), let bytes = SpoolFiles.read(path(spool)),
+        guard let modified = (try? FileSystem.stat(path(spool)))?.modificationTime,
+              let bytes = try? FileSystem.readFile(path(spool)),
               let document = StatusJSON.decode(StatusDocument.self, from: bytes) else { return nil }
-        return (document, max(0, SpoolFiles.now() - modified))
+        return (document, max(0, Clock.wall() - modified))
     }
 }
 

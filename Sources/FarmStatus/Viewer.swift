@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 
 /// The app's viewer as a question (`farm show`): where is the display image of one resource, and
 /// if there is none yet, why. Stateless.
@@ -28,7 +29,7 @@ public enum Viewer {
             throw StatusError("\(subject) failed: \(resource.error ?? "unknown")")
         case .done:
             guard let image = resource.image else { throw StatusError("\(subject) is done but has no display image") }
-            guard SpoolFiles.exists(image) else {
+            guard FileSystem.exists(image) else {
                 throw StatusError("the image of \(subject) is missing (\(image)): `farm reload` makes it again")
             }
             return image

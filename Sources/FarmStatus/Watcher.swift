@@ -1,5 +1,6 @@
 import CInotifyTools
 import FarmSpool
+import FarmSystem
 
 /// The watcher (`farm watch`): follows the spool through inotify and keeps `status/summary.json`
 /// current, so readers get the whole-spool status for the price of one small file read.
@@ -15,7 +16,8 @@ import FarmSpool
 /// saw are replayed harmlessly because the sets make every update idempotent. The same holds after
 /// an inotify queue overflow (a rescan) and when a watched directory is deleted under it, as
 /// `farm reset` does (a fresh inotify instance, fresh watches, a rescan). Its death costs nothing
-/// but a moment of staleness: the next watcher starts from the spool.
+/// but a moment of staleness: the next watcher starts from the spool. A spool removed as a whole
+/// (its root gone, looked at with the registry) ends the watch: there is nothing left to watch.
 ///
 /// Owned by one thread of one process; libinotifytools allows one watcher per process.
 public final class Watcher {
@@ -73,6 +75,8 @@ public final class Watcher {
     private var lastLeft = 0
     private var endgame = false
     private var lastProcessCheck = -Double.infinity
+    /// The spool was removed under the watcher.
+    private var spoolGone = false
 
     /// How many full scans and how many summary writes this watcher made (for tests and logs).
     public private(set) var scans = 0
@@ -83,17 +87,23 @@ public final class Watcher {
         self.options = options
     }
 
-    /// Watches until `stop()` returns true (checked at least every `options.wait`).
+    /// Watches until `stop()` returns true (checked at least every `options.wait`), or until the spool
+    /// is removed (said in the log, or on standard error when the log went with it).
     /// Throws only when it cannot start; later trouble is retried.
     public func run(until stop: () -> Bool) throws(StatusError) {
         try start()
         defer { inotify?.close() }
-        while !stop() {
-            let now = SpoolFiles.monotonic()
-            var timeout = min(options.wait, lastWrite + options.heartbeat - now,
+        while !stop() && !spoolGone {
+            let now = Clock.monotonic()
+            var timeout: Double
+            if needsRebuild {
+                // Nothing is written nor checked before the rebuild: its next try is all there is to wait for.
+                timeout = min(options.wait, nextRebuild - now)
+            } else {
+                timeout = min(options.wait, lastWrite + options.heartbeat - now,
                               lastProcessCheck + options.processCheck - now)
-            if changed { timeout = min(timeout, lastWrite + options.throttle - now) }
-            if needsRebuild { timeout = min(timeout, nextRebuild - now) }
+                if changed { timeout = min(timeout, lastWrite + options.throttle - now) }
+            }
             timeout = max(0, timeout)
             let events: [InotifyEvent]
             updateEndgame()
@@ -101,17 +111,18 @@ public final class Watcher {
                 // A write is pending at a set time: events before it change only what it says, so
                 // they are read all at once then, not one wake-up each (a wake-up per completion
                 // cost the workers and the watcher more than the events themselves).
-                SpoolFiles.sleep(timeout)
+                Clock.sleep(timeout)
                 events = inotify.next(timeout: 0)
             } else if let inotify {
                 events = inotify.next(timeout: timeout)
             } else {
-                SpoolFiles.sleep(timeout)  // a rebuild is pending: wait for its next try
+                Clock.sleep(timeout)  // a rebuild is pending: wait for its next try
                 events = []
             }
             process(events)
             writeIfDue()
         }
+        if spoolGone { spool.logGone("watcher") }
     }
 
     /// Opens inotify, watches the spool, scans it, writes the first summary.
@@ -127,7 +138,7 @@ public final class Watcher {
             if needsRebuild { break }  // everything is read again anyway
             handle(event)
         }
-        let now = SpoolFiles.monotonic()
+        let now = Clock.monotonic()
         if needsRebuild {
             guard now >= nextRebuild else { return }
             do throws(StatusError) {
@@ -135,7 +146,11 @@ public final class Watcher {
                 spool.log("watcher: a watched directory was removed or replaced; watching the spool afresh")
                 rebuildFailures = 0
             } catch {
-                // The spool is being reset or is gone: try again shortly, and say so once.
+                // The spool is being reset, or is gone (then the watch ends): try again shortly, and say so once.
+                if spool.isGone {
+                    spoolGone = true
+                    return
+                }
                 if rebuildFailures == 0 { spool.log("watcher: \(error); retrying") }
                 rebuildFailures += 1
                 nextRebuild = now + 0.25
@@ -158,6 +173,10 @@ public final class Watcher {
         if processesChanged || now - lastProcessCheck >= options.processCheck {
             processesChanged = false
             lastProcessCheck = now
+            if spool.isGone {
+                spoolGone = true
+                return
+            }
             let running = spool.processes().filter { $0.role == .worker }.count
             if running != workers.running {
                 workers.running = running
@@ -180,7 +199,7 @@ public final class Watcher {
         let added = event.has(IN_CREATE | IN_MOVED_TO), removed = event.has(IN_DELETE | IN_MOVED_FROM)
         switch directory {
         case .active:
-            guard !event.has(IN_ISDIR), let job = ActiveEntry.job(event.name) else { return }
+            guard !event.has(IN_ISDIR), let job = ActiveName(event.name)?.job else { return }
             update(job, added: added, removed: removed, \.active)
         case .doneRoot, .failedRoot:
             guard event.has(IN_ISDIR), ListID.isValid(event.name) else { return }
@@ -201,18 +220,14 @@ public final class Watcher {
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.failed)
         case .lists:
-            guard event.name.hasSuffix(".json") else { return }
-            let id = String(event.name.dropLast(5))
-            guard ListID.isValid(id) else { return }
+            guard let id = Spool.listID(ofRecordName: event.name) else { return }
             let record = spool.list(id)
             if record != records[id] {
                 records[id] = record
                 changed = true
             }
         case .control:
-            // Of control/ (see the layout in Spool.swift) only these two are shown; the others, such as
-            // the supervisor lock every process probes, would only cause re-reads.
-            if event.name == "desired.json" || event.name == "paused" { controlChanged = true }
+            if ControlFile(rawValue: event.name)?.isShownInStatus == true { controlChanged = true }
         case .procs:
             processesChanged = true
         }
@@ -252,17 +267,17 @@ public final class Watcher {
     /// the two arrives as events, which the sets absorb.
     func rescan() {
         needsRescan = false
-        let doneLists = (SpoolFiles.names(spool.done) ?? []).filter(ListID.isValid)
-        let failedLists = (SpoolFiles.names(spool.failed) ?? []).filter(ListID.isValid)
+        let doneLists = (FileSystem.names(spool.done)).filter(ListID.isValid)
+        let failedLists = (FileSystem.names(spool.failed)).filter(ListID.isValid)
         for list in doneLists { watchList(list, done: true) }
         for list in failedLists { watchList(list, done: false) }
         var jobs: [String: ListJobs] = [:]
         for (list, active) in StatusScan.activeJobs(spool) { jobs[list, default: ListJobs()].active = active }
         for list in doneLists {
-            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.done + "/" + list, list: list)
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.finishedDirectory(list, .done), list: list)
         }
         for list in failedLists {
-            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.failed + "/" + list, list: list)
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.finishedDirectory(list, .failed), list: list)
         }
         self.jobs = jobs
         records = StatusScan.listRecords(spool)
@@ -275,7 +290,7 @@ public final class Watcher {
     /// Watches done/<list> (or failed/<list>) if it is not yet watched. A directory that vanished
     /// meanwhile is not an error: its removal arrives as an event.
     private func watchList(_ list: String, done: Bool) {
-        let path = (done ? spool.done : spool.failed) + "/" + list
+        let path = spool.finishedDirectory(list, done ? .done : .failed)
         guard let inotify, !watched.contains(path),
               let wd = try? inotify.watch(path, events: Self.entryEvents | Self.selfEvents) else { return }
         directories[wd] = done ? .done(list) : .failed(list)
@@ -285,9 +300,9 @@ public final class Watcher {
     /// Counts a list directory that just appeared (after its watch was added).
     private func recount(_ list: String, done: Bool) {
         if done {
-            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.done + "/" + list, list: list)
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.finishedDirectory(list, .done), list: list)
         } else {
-            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.failed + "/" + list, list: list)
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.finishedDirectory(list, .failed), list: list)
         }
         changed = true
     }
@@ -295,7 +310,7 @@ public final class Watcher {
     /// The summary as the watcher sees the spool now.
     func document() -> StatusDocument {
         StatusScan.document(records: records, jobs: jobs, workers: workers, paused: paused,
-                            updated: Timestamp.iso8601(SpoolFiles.now()))
+                            updated: Timestamp.iso8601(Clock.wall()))
     }
 
     /// Near the end once few jobs are left, or no more than finished since the last look (then
@@ -320,7 +335,7 @@ public final class Watcher {
     /// The change that finishes every list is written at once: `farm wait` and the views wait for
     /// it, and on a short run a throttle (12 ms on average) is a good part of the time.
     func writeIfDue() {
-        let now = SpoolFiles.monotonic()
+        let now = Clock.monotonic()
         let finished = !records.isEmpty && outstanding() == 0
         guard !needsRebuild,
               (changed && (now - lastWrite >= options.throttle || (finished && !wroteFinished)))

@@ -1,6 +1,6 @@
 import FarmSpool
+import FarmSystem
 import Foundation
-import Glibc
 
 /// `farm start` (and the demo): writes the desired state, starts the detached supervisor, and waits
 /// until the supervisor, the workers and the watcher all run.
@@ -9,7 +9,7 @@ public enum Launch {
         /// Everything runs: the processes, by role.
         case started([FarmProcess])
         /// A supervisor already held the lock: nothing was changed.
-        case alreadyRunning(supervisor: pid_t?)
+        case alreadyRunning(supervisor: Int32?)
     }
 
     /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
@@ -19,7 +19,7 @@ public enum Launch {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
         }
-        defer { close(lock) }
+        defer { lock.closeQuietly() }
         var desired = spool.desired()
         if let workers { desired.workers = workers }
         if let lease { desired.lease = lease }

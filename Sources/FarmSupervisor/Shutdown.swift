@@ -1,6 +1,6 @@
 import FarmSpool
+import FarmSystem
 import Foundation
-import Glibc
 
 /// `farm stop` (and the first half of `farm reset`): every farm process ends and every active job
 /// goes back to the queue with its partial bytes kept.
@@ -23,19 +23,19 @@ public enum Shutdown {
         report.handedBack = spool.activeJobs().count
         let running = spool.processes()
         report.stopped = running.count
-        for process in running { kill(process.pid, SIGTERM) }
-        let deadline = Supervisor.monotonic() + grace
-        while !spool.processes().isEmpty && Supervisor.monotonic() < deadline {
+        for process in running { Processes.send(.terminate, to: process.pid) }
+        let deadline = Clock.monotonic() + grace
+        while !spool.processes().isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         for process in spool.processes() {
-            kill(process.pid, SIGKILL)
+            Processes.send(.kill, to: process.pid)
             report.killed += 1
         }
         // Nobody runs now: every claim left is an orphan. (A SIGKILL'ed process's lock is released
         // as it dies; wait for that before judging.)
-        let killDeadline = Supervisor.monotonic() + 5
-        while !spool.processes().isEmpty && Supervisor.monotonic() < killDeadline {
+        let killDeadline = Clock.monotonic() + 5
+        while !spool.processes().isEmpty && Clock.monotonic() < killDeadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
         spool.reclaimExpired(lease: -1)

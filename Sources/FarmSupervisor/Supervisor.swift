@@ -1,6 +1,7 @@
 import FarmSpool
+import FarmSystem
 import Foundation
-import Glibc
+import SystemPackage
 
 /// The supervisor (`farm supervise`, started detached by `farm start`): keeps `control/desired.json`
 /// true. It runs the desired number of workers and one watcher, replaces the dead and hands back
@@ -20,17 +21,19 @@ public final class Supervisor {
     private let registration: Registration
     private let roles: SupervisedRoles
     /// Children spawned and not yet registered, by pid, with when they were spawned.
-    private var startingWorkers: [pid_t: Double] = [:]
-    private var startingWatcher: (pid: pid_t, since: Double)?
+    private var startingWorkers: [Int32: Double] = [:]
+    private var startingWatcher: (pid: Int32, since: Double)?
     /// Workers told to exit (scale down), with when they were told.
-    private var retiring: [pid_t: Double] = [:]
+    private var retiring: [Int32: Double] = [:]
     /// The workers alive at the last tick: one missing now has died (or exited).
-    private var knownWorkers: Set<pid_t> = []
+    private var knownWorkers: Set<Int32> = []
+    /// The watchers alive at the last tick.
+    private var knownWatchers: Set<Int32> = []
     private var lastReclaim = 0.0
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
     public init(spool: Spool, lock: Int32, roles: SupervisedRoles) throws(SpoolError) {
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+        guard (try? FileDescriptor(rawValue: lock).tryLock()) == true else {
             throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
         }
         self.spool = spool
@@ -44,6 +47,11 @@ public final class Supervisor {
         spool.log("supervisor started")
         do { try spool.recover() } catch { spool.log("recovery: \(error)") }
         while !StopSignal.received && !spool.isStopping {
+            // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
+            if spool.isGone {
+                stopBecauseTheSpoolIsGone()
+                return
+            }
             converge()
             Thread.sleep(forTimeInterval: Self.tick)
         }
@@ -54,7 +62,7 @@ public final class Supervisor {
 
     /// One tick: see deaths, then spawn or retire until the desired state holds.
     private func converge() {
-        let now = Self.monotonic()
+        let now = Clock.monotonic()
         let desired = spool.desired()
         for pid in reapChildren() {
             startingWorkers[pid] = nil
@@ -76,7 +84,7 @@ public final class Supervisor {
             if workers.contains(pid) { return false }
             if now - since > Self.startupLimit {
                 spool.log("worker \(pid) did not start in \(Int(Self.startupLimit)) s; killing it")
-                kill(pid, SIGKILL)
+                Processes.send(.kill, to: pid)
                 return false
             }
             return true
@@ -90,7 +98,7 @@ public final class Supervisor {
             retire(counted - wanted, of: workers.subtracting(retiring.keys), now: now)
         }
         for (pid, since) in retiring where now - since > Self.graceful {
-            kill(pid, SIGKILL)
+            Processes.send(.kill, to: pid)
         }
         keepOneWatcher(live.filter { $0.role == .watcher }.map(\.pid), now: now)
 
@@ -101,7 +109,7 @@ public final class Supervisor {
     }
 
     /// A process we saw die: its job goes back to the queue now, not when its lease runs out.
-    private func handleDeath(_ pid: pid_t) {
+    private func handleDeath(_ pid: Int32) {
         let released = spool.releaseJobs(ofPid: pid)
         if !released.isEmpty {
             spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
@@ -116,27 +124,28 @@ public final class Supervisor {
             let pid = try Spawn.copy(arguments, title: title, spool: spool) {
                 roles.worker(spool, desired)
             }
-            startingWorkers[pid] = Self.monotonic()
+            startingWorkers[pid] = Clock.monotonic()
         } catch {
             spool.log("\(error)")
         }
     }
 
     /// Asks `count` workers to hand back their jobs and exit: idle ones first, then the youngest.
-    private func retire(_ count: Int, of candidates: Set<pid_t>, now: Double) {
+    private func retire(_ count: Int, of candidates: Set<Int32>, now: Double) {
         let busy = Set(spool.activeJobs().map(\.owner.pid))
         let chosen = candidates.sorted { (busy.contains($0) ? 1 : 0, -$0) < (busy.contains($1) ? 1 : 0, -$1) }
         for pid in chosen.prefix(count) {
-            kill(pid, SIGTERM)
+            Processes.send(.terminate, to: pid)
             retiring[pid] = now
         }
     }
 
-    private func keepOneWatcher(_ watchers: [pid_t], now: Double) {
+    private func keepOneWatcher(_ watchers: [Int32], now: Double) {
         if let starting = startingWatcher, watchers.contains(starting.pid) || now - starting.since > Self.startupLimit {
             startingWatcher = nil
         }
-        for extra in watchers.dropFirst() { kill(extra, SIGTERM) }
+        knownWatchers = Set(watchers)
+        for extra in watchers.dropFirst() { Processes.send(.terminate, to: extra) }
         guard watchers.isEmpty, startingWatcher == nil else { return }
         do {
             let pid = try Spawn.copy(["watch", "--spool", spool.root, "--supervised"], spool: spool) {
@@ -153,36 +162,38 @@ public final class Supervisor {
     private func stopEverything() {
         let others = spool.processes().filter { $0.role != .supervisor }.map(\.pid)
         let pids = Set(others).union(startingWorkers.keys).union(startingWatcher.map { [$0.pid] } ?? [])
-        for pid in pids { kill(pid, SIGTERM) }
-        let deadline = Self.monotonic() + Self.graceful
+        for pid in pids { Processes.send(.terminate, to: pid) }
+        let deadline = Clock.monotonic() + Self.graceful
         var left = pids
-        while !left.isEmpty && Self.monotonic() < deadline {
+        while !left.isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             _ = reapChildren()
             let alive = Set(spool.processes().map(\.pid))
-            left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && kill($0, 0) == 0) }
+            left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && Processes.exists($0)) }
         }
-        for pid in left { kill(pid, SIGKILL) }
+        for pid in left { Processes.send(.kill, to: pid) }
         _ = reapChildren()
         for pid in pids { handleDeath(pid) }
     }
 
-    /// Collects the exit of every child that ended; returns their pids.
-    private func reapChildren() -> [pid_t] {
-        var ended: [pid_t] = []
-        while true {
-            var status: Int32 = 0
-            let pid = waitpid(-1, &status, WNOHANG)
-            guard pid > 0 else { return ended }
-            ended.append(pid)
+    /// The spool was removed: the registry went with it, so the processes this supervisor knows of are
+    /// told to stop (they notice on their own too), their exits collected for a moment, and it leaves.
+    private func stopBecauseTheSpoolIsGone() {
+        spool.logGone("supervisor")
+        let pids = knownWorkers.union(startingWorkers.keys).union(knownWatchers)
+            .union(startingWatcher.map { [$0.pid] } ?? [])
+        for pid in pids { Processes.send(.terminate, to: pid) }
+        let deadline = Clock.monotonic() + 2
+        var left = pids
+        while !left.isEmpty && Clock.monotonic() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            left.subtract(reapChildren())
+            left = left.filter { Processes.exists($0) }
         }
     }
 
-    static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    /// Collects the exit of every child that ended; returns their pids.
+    private func reapChildren() -> [Int32] { Processes.reapChildren() }
 }
 
 /// What the supervisor (given its lock's descriptor), a supervised worker and the watcher run, as

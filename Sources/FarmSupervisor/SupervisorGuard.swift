@@ -1,6 +1,6 @@
 import FarmSpool
+import FarmSystem
 import Foundation
-import Glibc
 
 /// Runs in every supervised worker and watcher: when the supervisor lock is free and the farm is not
 /// being stopped, the supervisor has died, and this process starts a new one (which adopts the
@@ -13,8 +13,8 @@ public enum SupervisorGuard {
     /// supervisor killed a moment ago still holds its lock until the kernel has torn it down, so a
     /// held lock is tried again for up to a second before it counts as a live supervisor's.
     public static func handOver(_ spool: Spool) {
-        let deadline = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
-        while !spool.isStopping {
+        let deadline = Clock.monotonic() + 1
+        while !spool.isStopping && !spool.isGone {
             do {
                 if let pid = try SupervisorLock.launchSupervisor(spool) {
                     spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
@@ -24,7 +24,7 @@ public enum SupervisorGuard {
                 spool.log("cannot start a supervisor on the way out: \(error)")
                 return
             }
-            guard DispatchTime.now().uptimeNanoseconds < deadline else { return }
+            guard Clock.monotonic() < deadline else { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
@@ -33,6 +33,8 @@ public enum SupervisorGuard {
         Thread.detachNewThread {
             while true {
                 Thread.sleep(forTimeInterval: 0.8 + Double.random(in: 0...0.4))
+                // A removed spool has no supervisor to replace: its process stops on its own.
+                if spool.isGone { return }
                 guard !spool.isStopping else { continue }
                 do {
                     if let pid = try SupervisorLock.launchSupervisor(spool) {

@@ -147,6 +147,13 @@ extension FileDescriptor {
         throw Errno.current
     }
 
+    /// Takes an exclusive flock, waiting for the holder to let go.
+    public func lock() throws(Errno) {
+        while flock(rawValue, LOCK_EX) != 0 {
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
     /// A close-on-exec copy of this descriptor at `lowest` or above (F_DUPFD_CLOEXEC).
     public func duplicate(atLeast lowest: Int32) throws(Errno) -> FileDescriptor {
         let fd = fcntl(rawValue, F_DUPFD_CLOEXEC, lowest)

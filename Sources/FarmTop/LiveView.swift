@@ -1,7 +1,9 @@
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 import Glibc
+import SystemPackage
 
 /// `farm top`: the farm live, in the terminal when there is one (the app's two screens, keys to
 /// scale, pause, reload and reset), else as plain lines. The entry point of this module; the
@@ -15,7 +17,7 @@ public enum LiveView {
         // Before ncurses starts: it installs its own ^C and SIGTERM handlers only where none is set,
         // and ours let the loop end and restore the terminal itself.
         StopSignal.install()
-        guard isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0 else {
+        guard FileDescriptor.standardInput.isTerminal && FileDescriptor.standardOutput.isTerminal else {
             PlainView(spool: spool).run()
             return
         }

@@ -1,5 +1,6 @@
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Glibc
 
 /// `farm top` without a terminal (piped, redirected, in a script): one summary line each time the
@@ -16,7 +17,7 @@ struct PlainView {
         var nextSample = 0.0
         var jobs: Set<String> = []
         while !StopSignal.received {
-            let now = Clocks.monotonic()
+            let now = Clock.monotonic()
             let summary = StatusReader.summary(spool)
             if now >= nextSample {
                 nextSample = now + 1
@@ -27,12 +28,12 @@ struct PlainView {
             let counts = PlainLine.Counts(summary)
             if counts != last {
                 last = counts
-                print(PlainLine.text(summary, throughput: throughput, time: Clocks.wall()))
+                print(PlainLine.text(summary, throughput: throughput, time: Clock.wall()))
                 fflush(nil)  // every stream: stdout itself is not reachable from Swift 6
             }
             if summary.isFinished && !summary.lists.isEmpty { return }
             if let watch {
-                guard watch.wait(timeout: nextSample - Clocks.monotonic()) else { return }
+                guard watch.wait(timeout: nextSample - Clock.monotonic()) else { return }
                 let changes = watch.drain()
                 if jobs.count < 100_000 { jobs.formUnion(changes.jobs) }
                 // Events come in bursts (a summary every 25 ms at most): a look every tenth of a second will do.

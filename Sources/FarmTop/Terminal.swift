@@ -1,5 +1,5 @@
 import CFarmTerminal
-import Glibc
+import FarmSystem
 
 /// The terminal while `farm top` draws on it: the only code that talks to ncurses (through the C
 /// functions of CFarmTerminal). It takes the terminal over when made and gives it back as it found
@@ -15,7 +15,7 @@ final class Terminal {
 
     init() throws(TopError) {
         guard cfarm_term_open() == 0 else {
-            let term = getenv("TERM").map { String(cString: $0) } ?? ""
+            let term = Processes.environment("TERM") ?? ""
             throw TopError(term.isEmpty ? "cannot drive this terminal: TERM is not set"
                 : "cannot drive this terminal: ncurses does not know TERM=\(term)")
         }

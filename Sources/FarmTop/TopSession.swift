@@ -1,7 +1,9 @@
 import FarmControl
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Glibc
+import SystemPackage
 
 /// One run of `farm top` in a terminal: waits for a key, a change in the spool or the next second,
 /// brings the model up to date, carries out the key's action and draws the frame.
@@ -53,16 +55,16 @@ final class TopSession {
     func run() {
         defer { terminal.close() }
         while !StopSignal.received {
-            let now = Clocks.monotonic()
+            let now = Clock.monotonic()
             if now >= nextTick { tick(now) }
             refresh(now)
             if drawDue { draw() }
             let terminalThere: Bool
             if let watch {
-                terminalThere = watch.wait(timeout: wake(now) - now, input: STDIN_FILENO)
+                terminalThere = watch.wait(timeout: wake(now) - now, input: .standardInput)
                 apply(watch.drain())
             } else {
-                terminalThere = Readiness.wait([STDIN_FILENO], timeout: wake(now) - now)
+                terminalThere = Readiness.wait([.standardInput], timeout: wake(now) - now)
             }
             // The terminal hung up (and its SIGHUP was ignored): nobody is looking, and poll would spin.
             guard terminalThere else { return }
@@ -113,9 +115,9 @@ final class TopSession {
         }
         if let id = state.listID, listDue, now >= nextListBuild {
             listDue = false
-            let started = Clocks.monotonic()
+            let started = Clock.monotonic()
             list = ListView.build(spool, listID: id)
-            let finished = Clocks.monotonic()
+            let finished = Clock.monotonic()
             nextListBuild = finished + max(0.3, 4 * (finished - started))
             drawDue = true
             if list == nil {
@@ -141,7 +143,7 @@ final class TopSession {
         let totals = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
         let model = TopModel(spool: spool.root, summary: summary, list: list,
                              filesPerSecond: throughput.filesPerSecond, bytesPerSecond: throughput.bytesPerSecond,
-                             eta: throughput.eta(remaining: totals), now: Clocks.wall(), message: message?.0)
+                             eta: throughput.eta(remaining: totals), now: Clock.wall(), message: message?.0)
         terminal.draw(Frame.rows(state: state, model: model, width: columns, height: rows))
         frames += 1
         afterFrame?(frames)
@@ -198,7 +200,7 @@ final class TopSession {
 
     /// Shows `text` in the footer for four seconds; control characters (from a list's name) become "?".
     private func say(_ text: String, _ style: Style = .normal) {
-        message = (TopModel.Message(text: Cells.clean(text), style: style), Clocks.monotonic() + 4)
+        message = (TopModel.Message(text: Cells.clean(text), style: style), Clock.monotonic() + 4)
         drawDue = true
     }
 }

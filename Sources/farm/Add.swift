@@ -1,7 +1,8 @@
 import ArgumentParser
 import FarmControl
+import FarmSystem
 import Foundation
-import Glibc
+import SystemPackage
 
 /// `farm add [SOURCE]`: the coordinator. Enqueues every resource of a manifest, atomically.
 struct Add: ParsableCommand {
@@ -18,7 +19,7 @@ struct Add: ParsableCommand {
     func run() throws {
         let spool = try options.open()
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
-        let terminal = isatty(STDERR_FILENO) != 0
+        let terminal = FileDescriptor.standardError.isTerminal
         var shown = false
         let added = try Control(spool: spool).add(source) { staged, total in
             guard terminal else { return }

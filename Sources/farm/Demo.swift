@@ -3,9 +3,10 @@ import FarmControl
 import FarmDemo
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import FarmTop
 import Foundation
-import Glibc
+import SystemPackage
 
 /// `farm demo`: the embedded default. Serves the bundled sample set from 127.0.0.1, adds its
 /// manifest, starts the farm and shows it; on the way out it stops the farm and the origin.
@@ -55,7 +56,7 @@ struct Demo: ParsableCommand {
             // Leave the farm as we found it: stop it if the demo started it.
             if startedHere { _ = try? control.stop() }
         }
-        if isatty(STDOUT_FILENO) != 0 { LiveView.run(spool) } else { try followInPlainText(spool) }
+        if FileDescriptor.standardOutput.isTerminal { LiveView.run(spool) } else { try followInPlainText(spool) }
     }
 
     /// One progress line a second until every list is Finished (or ^C), then the final status.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmServe
 import FarmSpool
+import FarmSystem
 import Foundation
 
 /// `farm serve`: the app's three screens in a browser, live. Prints the address it listens on (one

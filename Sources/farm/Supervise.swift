@@ -22,7 +22,7 @@ struct Supervise: ParsableCommand {
             lock = lockFd
         } else {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
-            lock = taken
+            lock = taken.rawValue
         }
         try Self.supervise(spool, lock: lock)
     }

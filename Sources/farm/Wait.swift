@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 
 /// `farm wait [--timeout S]`: blocks until every list is Finished. Exit 0 when nothing failed, 1 when
@@ -70,9 +71,8 @@ struct Wait: ParsableCommand {
 
     /// What tells one summary file from the next: its inode and modification time.
     private static func version(_ path: String) -> [Int] {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return [] }
-        return [Int(st.st_ino), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
+        guard let st = try? FileSystem.stat(path) else { return [] }
+        return [Int(st.inode.rawValue), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
     }
 
     private func fail(_ reason: String, code: Int32) -> Never {

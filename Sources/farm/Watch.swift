@@ -2,6 +2,7 @@ import ArgumentParser
 import FarmSpool
 import FarmStatus
 import FarmSupervisor
+import FarmSystem
 
 /// `farm watch`: the watcher process. The supervisor starts it (one per spool); it follows the spool
 /// through inotify and keeps status/summary.json current until SIGTERM. `ps` shows it as `farm watch`.

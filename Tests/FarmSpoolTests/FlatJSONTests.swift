@@ -1,4 +1,5 @@
 @testable import FarmSpool
+import FarmSystem
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// and new farms share a spool), the reader must accept what JSONDecoder accepted and never crash.
 @Suite struct FlatJSONTests {
     @Test func writesExactlyWhatJSONEncoderWrites() {
-        var random = FastRandom(seed: 1)
+        var random = SplitMix64(seed: 1)
         for _ in 0..<3000 {
             let sidecar = Self.sidecar(&random)
             #expect(sidecar.encoded() == SpoolJSON.encode(sidecar), "\(sidecar)")
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func readsBackWhatItWritesAndWhatJSONEncoderWritesInAnyFormat() throws {
-        var random = FastRandom(seed: 2)
+        var random = SplitMix64(seed: 2)
         let formats: [JSONEncoder.OutputFormatting] = [[], [.prettyPrinted], [.prettyPrinted, .sortedKeys]]
         for _ in 0..<1000 {
             let sidecar = Self.sidecar(&random)
@@ -144,7 +145,7 @@ import Testing
 
     /// Whatever the bytes, no crash; every truncation of a record short of its final newline is nil.
     @Test func survivesRandomAndTruncatedInput() {
-        var random = FastRandom(seed: 3)
+        var random = SplitMix64(seed: 3)
         let alphabet = Array(#"{}[]":,\ -+0123456789.eEtrufalsn"#.utf8) + [0x0A, 0x80, 0xC3, 0xA9, 0xED, 0xF0]
         for _ in 0..<20_000 {
             let count = Int.random(in: 0...48, using: &random)
@@ -168,7 +169,7 @@ import Testing
     /// One byte changed anywhere in a sidecar: FlatJSON must never accept what JSONDecoder refuses,
     /// nor read it differently, and refuses what JSONDecoder accepts only in its documented cases.
     @Test func agreesWithJSONDecoderOnDamagedSidecars() {
-        var random = FastRandom(seed: 4)
+        var random = SplitMix64(seed: 4)
         let bytesToTry = Array(#"{}[]":,\ -0123456789.eEtfn"#.utf8) + [0x00, 0x0A, 0x1F, 0x7F, 0x80, 0xFF]
         for _ in 0..<3000 {
             var bytes = Self.sidecar(&random).encoded()
@@ -200,7 +201,7 @@ import Testing
         "http://example.com/a b?c=1&d=%20#e", "/var/spool/farm/files/x.jpg", "HTTP 404",
     ]
 
-    private static func string(_ random: inout FastRandom) -> String {
+    private static func string(_ random: inout SplitMix64) -> String {
         var string = ""
         for _ in 0..<Int.random(in: 0...12, using: &random) {
             switch Int.random(in: 0..<4, using: &random) {
@@ -214,7 +215,7 @@ import Testing
         return string
     }
 
-    private static func int(_ random: inout FastRandom) -> Int {
+    private static func int(_ random: inout SplitMix64) -> Int {
         switch Int.random(in: 0..<5, using: &random) {
         case 0: return Int.random(in: .min ... .max, using: &random)
         case 1: return [Int.min, Int.max, 0, -1, 10, -10].randomElement(using: &random)!
@@ -222,8 +223,8 @@ import Testing
         }
     }
 
-    private static func sidecar(_ random: inout FastRandom) -> Sidecar {
-        func maybe<T>(_ make: (inout FastRandom) -> T) -> T? {
+    private static func sidecar(_ random: inout SplitMix64) -> Sidecar {
+        func maybe<T>(_ make: (inout SplitMix64) -> T) -> T? {
             Bool.random(using: &random) ? make(&random) : nil
         }
         let statuses: [Sidecar.Status] = [.downloading, .unzipping, .rendering, .done, .error]

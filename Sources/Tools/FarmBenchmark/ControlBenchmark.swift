@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmOrigin
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -45,20 +46,20 @@ struct ControlBenchmark: ParsableCommand {
             seen.append(try reclaim(spool, signal: SIGKILL))
             unseen.append(try reclaim(spool, signal: SIGSTOP))
             for target in [6, 4] {
-                let start = Clock.now()
+                let start = Clock.monotonic()
                 try farm.run(["scale", String(target)], quiet: true)
                 waitFor { spool.processes().filter { $0.role == .worker }.count == target }
-                scale.append(Clock.now() - start)
+                scale.append(Clock.monotonic() - start)
             }
             waitFor { spool.activeJobs().count == 4 }
-            var start = Clock.now()
+            var start = Clock.monotonic()
             try farm.run(["pause"])
             waitFor { !Self.growing(spool) }
-            pause.append(Clock.now() - start - Self.window)
-            start = Clock.now()
+            pause.append(Clock.monotonic() - start - Self.window)
+            start = Clock.monotonic()
             try farm.run(["resume"])
             waitFor { Self.growing(spool) }
-            resume.append(Clock.now() - start - Self.window)
+            resume.append(Clock.monotonic() - start - Self.window)
         }
         print("reclaim after a seen death (kill -9):      " + Stats(seen).text)
         print("reclaim after an unseen death (lease \(lease) s): " + Stats(unseen).text)
@@ -76,10 +77,10 @@ struct ControlBenchmark: ParsableCommand {
             return victim != nil
         }
         guard let victim else { throw ValidationError("no busy worker to kill") }
-        let start = Clock.now()
+        let start = Clock.monotonic()
         kill(victim.owner.pid, signal)
         waitFor(timeout: lease * 4) { !spool.activeJobs().contains { $0.owner.raw == victim.owner.raw } }
-        let elapsed = Clock.now() - start
+        let elapsed = Clock.monotonic() - start
         if signal == SIGSTOP { kill(victim.owner.pid, SIGKILL) }  // it lost its lease; end it for good
         return elapsed
     }
@@ -101,8 +102,8 @@ struct ControlBenchmark: ParsableCommand {
     }
 
     private func waitFor(timeout: Double = 30, _ condition: () -> Bool) {
-        let deadline = Clock.now() + timeout
-        while !condition() && Clock.now() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+        let deadline = Clock.monotonic() + timeout
+        while !condition() && Clock.monotonic() < deadline { Thread.sleep(forTimeInterval: 0.002) }
     }
 }
 
@@ -128,13 +129,6 @@ struct FarmCommand {
     }
 }
 
-enum Clock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
 
 /// p50 and worst of a sample, in milliseconds.
 struct Stats {

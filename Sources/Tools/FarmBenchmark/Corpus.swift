@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -23,7 +24,7 @@ struct Corpus {
         let name = "small-\(count)-v1"
         let paths = (0..<count).map { "\(name)/\($0).\(kinds[$0 % 4])" }
         return try cached(name, paths: paths, root: root) { directory in
-            var random = Seeded(0x5EED_0001)
+            var random = SplitMix64(seed: 0x5EED_0001)
             let scratch = directory + "/.scratch.jpg"
             let photos = try (0..<8).map { _ in
                 try CorpusFormats.photoJPEG(width: 64, height: 48, quality: 90, random: &random, scratch: scratch)
@@ -52,7 +53,7 @@ struct Corpus {
         let name = "large-\(count)x\(mib)-v1"
         let paths = (0..<count).map { "\(name)/\($0).jpg" }
         return try cached(name, paths: paths, root: root) { directory in
-            var random = Seeded(0x5EED_0002)
+            var random = SplitMix64(seed: 0x5EED_0002)
             let photo = try CorpusFormats.photoJPEG(width: 2048, height: 1536, quality: 85, random: &random,
                                                     scratch: directory + "/.scratch.jpg")
             for index in 0..<count {

@@ -1,21 +1,10 @@
 import FarmConvert
 import FarmFixtures
+import FarmSystem
 import Foundation
 
-/// A seeded generator (SplitMix64): the corpus is the same bytes on every run and every machine.
-struct Seeded {
-    private var state: UInt64
-
-    init(_ seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Seeded, the corpus is the same bytes on every run and every machine.
+extension SplitMix64 {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
     mutating func bytes(_ count: Int) -> [UInt8] {
@@ -39,7 +28,7 @@ struct Seeded {
 enum CorpusFormats {
     /// `encoded` (a JPEG) grown to exactly `size` bytes with comment (COM) segments of `random` bytes
     /// right after SOI: every decoder skips them by their length.
-    static func paddedJPEG(_ encoded: [UInt8], to size: Int, random: inout Seeded) -> [UInt8] {
+    static func paddedJPEG(_ encoded: [UInt8], to size: Int, random: inout SplitMix64) -> [UInt8] {
         var left = size - encoded.count
         precondition(left == 0 || left >= 4, "no room for a JPEG comment")
         var out: [UInt8] = [0xFF, 0xD8]
@@ -57,7 +46,7 @@ enum CorpusFormats {
     }
 
     /// A JPEG of `width` × `height` pixels of smooth colour plus noise (as costly to decode as a photo).
-    static func photoJPEG(width: Int, height: Int, quality: Int, random: inout Seeded, scratch: String) throws -> [UInt8] {
+    static func photoJPEG(width: Int, height: Int, quality: Int, random: inout SplitMix64, scratch: String) throws -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             var word = random.next()
@@ -78,12 +67,12 @@ enum CorpusFormats {
 
     /// An RGB PNG of `width` × `height` random pixels, stored (no compression), padded to `size` bytes
     /// when that is larger.
-    static func png(width: Int, height: Int, size: Int? = nil, random: inout Seeded) -> [UInt8] {
+    static func png(width: Int, height: Int, size: Int? = nil, random: inout SplitMix64) -> [UInt8] {
         StoredPNG.make(width: width, height: height, padTo: size) { _ in random.bytes(width * 3) }
     }
 
     /// A one-page A4 PDF of coloured rectangles, its content stream padded with a comment to about `size` bytes.
-    static func pdf(size: Int, random: inout Seeded) -> [UInt8] {
+    static func pdf(size: Int, random: inout SplitMix64) -> [UInt8] {
         var content = ""
         for _ in 0..<6 {
             let (r, g, b) = (random.below(100), random.below(100), random.below(100))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -22,7 +23,7 @@ struct RolesBenchmark: ParsableCommand {
         chmod(base, 0o755)
         chmod(base + "/www", 0o755)
         defer { try? FileManager.default.removeItem(atPath: base) }
-        var random = Seeded(0x5EED_0003)
+        var random = SplitMix64(seed: 0x5EED_0003)
         try Data(CorpusFormats.png(width: 48, height: 48, size: 16384, random: &random))
             .write(to: URL(fileURLWithPath: base + "/www/one.png"))
         // Every /r/<n>.png is the same small file: a million URLs with no million files behind them.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -61,14 +62,14 @@ struct StatusLag: ParsableCommand {
         let measured = claims.filter { $0.job.index < perList - 1 }.prefix(changes)
         for claim in measured {
             let expected = done[claim.job.list, default: 0] + 1
-            let start = Self.now()
+            let start = Clock.monotonic()
             try spool.complete(claim, .done)
             done[claim.job.list] = expected
             let seen = wait(seconds: 5, every: 0.001) {
                 SummaryFile.read(spool)?.document.list(id: claim.job.list)?.done == expected
             }
             if seen {
-                lags.append(Self.now() - start)
+                lags.append(Clock.monotonic() - start)
             } else {
                 missed += 1
             }
@@ -84,7 +85,7 @@ struct StatusLag: ParsableCommand {
         for sample in 1...max(1, views) {
             let bytes = sample * 1000, size = (views + 1) * 1000
             let percent = "Downloading \(bytes * 100 / size)%"
-            let start = Self.now()
+            let start = Clock.monotonic()
             try spool.writeSidecar(Sidecar(status: .downloading, bytes: bytes, size: size, changed: "bench"),
                                    for: viewed.job)
             let seen = wait(seconds: 10, every: 0) {
@@ -92,18 +93,18 @@ struct StatusLag: ParsableCommand {
                 let output = (try? Self.capture(farm ?? Self.sibling("farm"), arguments)) ?? ""
                 return output.contains("\"\(percent)\"")
             }
-            if seen { viewLags.append(Self.now() - start) }
-            let buildStart = Self.now()
+            if seen { viewLags.append(Clock.monotonic() - start) }
+            let buildStart = Clock.monotonic()
             _ = ListView.build(spool, listID: viewed.job.list)
-            builds.append(Self.now() - buildStart)
+            builds.append(Clock.monotonic() - buildStart)
         }
         print("per-list view lag (`farm status LIST --json`, \(perList) resources): " + Self.report(viewLags))
         print("per-list view build in process: " + Self.report(builds))
     }
 
     private func wait(seconds: Double, every interval: Double = 0.01, until condition: () -> Bool) -> Bool {
-        let deadline = Self.now() + seconds
-        while Self.now() < deadline {
+        let deadline = Clock.monotonic() + seconds
+        while Clock.monotonic() < deadline {
             if condition() { return true }
             if interval > 0 { Thread.sleep(forTimeInterval: interval) }
         }
@@ -135,11 +136,6 @@ struct StatusLag: ParsableCommand {
         return ((me as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
     }
 
-    private static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 }
 
 struct StatusLagError: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmOrigin
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -135,8 +136,8 @@ struct Chaos: ParsableCommand {
         var pids = observer.pids
         pids.formUnion(spool.processes().map(\.pid))
         for pid in pids where Self.isFarm(pid, spool: spool.root) { kill(pid, SIGKILL) }
-        let deadline = Clock.now() + 10
-        while !spool.processes().isEmpty && Clock.now() < deadline { usleep(20_000) }
+        let deadline = Clock.monotonic() + 10
+        while !spool.processes().isEmpty && Clock.monotonic() < deadline { usleep(20_000) }
     }
 
     /// Whether `pid` still runs farm on this spool (a pid seen long ago may belong to someone else now).

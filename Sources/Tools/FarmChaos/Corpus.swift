@@ -1,5 +1,6 @@
 import FarmOrigin
 import FarmSpool
+import FarmSystem
 import FarmZip
 import Foundation
 
@@ -46,7 +47,7 @@ final class Corpus {
     private let directory: String
     /// Seconds a small transfer should last; large ones last about five times longer.
     private let smallSeconds: Double
-    private var random: FastRandom
+    private var random: SplitMix64
     private(set) var lists: [String: [Resource]] = [:]
     /// Every manifest made, in order (base first): re-added at the end, so the union is known.
     private(set) var manifests: [String] = []
@@ -55,7 +56,7 @@ final class Corpus {
         self.origin = origin
         self.directory = directory
         self.smallSeconds = smallSeconds
-        random = FastRandom(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     var resources: [Resource] { lists.values.flatMap { $0 } }

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 import Synchronization
@@ -29,7 +30,7 @@ final class Mayhem {
     private let observer: Observer
     private let killsPerSecond: Double
     private let workers: ClosedRange<Int>
-    private var random: FastRandom
+    private var random: SplitMix64
     private(set) var tally = Tally()
     private var extras = 0
     /// How long an add takes when it is not killed, to aim kills inside it.
@@ -44,30 +45,30 @@ final class Mayhem {
         self.observer = observer
         self.killsPerSecond = killsPerSecond
         self.workers = workers
-        random = FastRandom(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     /// Runs the chaos for `seconds`, then leaves the farm resumed.
     func run(seconds: Double) throws {
-        let start = Clock.now(), end = start + seconds
+        let start = Clock.monotonic(), end = start + seconds
         var nextKill = start + exponential(mean: 1 / killsPerSecond)
         var nextControl = start + exponential(mean: 2.5)
         var lastLine = start
         var emptySince: Double?
-        while Clock.now() < end && !interrupted.load(ordering: .relaxed) {
-            let now = Clock.now()
+        while Clock.monotonic() < end && !interrupted.load(ordering: .relaxed) {
+            let now = Clock.monotonic()
             if let due = resumeAt, now >= due {
                 command(["resume"])
                 resumeAt = nil
             }
             if now >= nextControl {
                 try control()
-                nextControl = max(nextControl + exponential(mean: 2.5), Clock.now() - 1)
+                nextControl = max(nextControl + exponential(mean: 2.5), Clock.monotonic() - 1)
             }
             if now >= nextKill {
                 try killSomething()
                 // Catch up after a slow action, but never in a burst of more than a second's worth.
-                nextKill = max(nextKill + exponential(mean: 1 / killsPerSecond), Clock.now() - 1)
+                nextKill = max(nextKill + exponential(mean: 1 / killsPerSecond), Clock.monotonic() - 1)
             }
             // Nothing runs, so nothing can bring the supervisor back: say so, and start the farm again.
             if spool.processes().isEmpty {
@@ -87,7 +88,7 @@ final class Mayhem {
                              spool.processes().count))
             }
             let wake = min(nextKill, nextControl, resumeAt ?? .infinity, end)
-            let pause = max(0, min(0.05, wake - Clock.now()))
+            let pause = max(0, min(0.05, wake - Clock.monotonic()))
             if pause > 0 { usleep(useconds_t(pause * 1e6)) }
         }
         if resumeAt != nil { command(["resume"]) }
@@ -103,7 +104,7 @@ final class Mayhem {
         } else if roll < 76, let watcher = live.first(where: { $0.role == .watcher }) {
             if kill(watcher.pid, SIGKILL) == 0 { count("watcher") }
         } else if roll < 86, let supervisor = live.first(where: { $0.role == .supervisor }) {
-            let now = Clock.now()
+            let now = Clock.monotonic()
             observer.supervisorKilled(supervisor.pid, at: now)
             if kill(supervisor.pid, SIGKILL) == 0 { count("supervisor") }
             // Half the time a busy worker dies right after: nobody sees that death, the lease must act.
@@ -131,7 +132,7 @@ final class Mayhem {
         let busy = all.filter(observer.busyWorkers().contains)
         let pool = !busy.isEmpty && (busyOnly || Int.random(in: 0..<10, using: &random) < 8) ? busy : all
         guard !busyOnly || !busy.isEmpty, let pid = pool.randomElement(using: &random) else { return }
-        let now = Clock.now()
+        let now = Clock.monotonic()
         if kill(pid, SIGKILL) == 0 {
             count("worker")
             observer.workerKilled(pid, at: now)
@@ -151,17 +152,17 @@ final class Mayhem {
             path = try corpus.makeList("extra-\(extras).json", count: 8)
         }
         let process = try farm.start(["add", path])
-        let started = Clock.now()
+        let started = Clock.monotonic()
         let killing = Int.random(in: 0..<100, using: &random) < 85
         let at = started + Double.random(in: 0...addSeconds * 1.2, using: &random)
-        while process.isRunning && (!killing || Clock.now() < at) { usleep(2000) }
+        while process.isRunning && (!killing || Clock.monotonic() < at) { usleep(2000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         if process.terminationReason == .uncaughtSignal {
             count("coordinator")
         } else if process.terminationStatus == 0 {
             tally.adds += 1
-            addSeconds = addSeconds * 0.7 + (Clock.now() - started) * 0.3
+            addSeconds = addSeconds * 0.7 + (Clock.monotonic() - started) * 0.3
         } else {
             tally.commandErrors.append("farm add \(path) exited \(process.terminationStatus)")
         }
@@ -177,7 +178,7 @@ final class Mayhem {
         if resumeAt == nil && Bool.random(using: &random) {
             command(["pause"])
             tally.pauses += 1
-            resumeAt = Clock.now() + Double.random(in: 0.3...1.5, using: &random)
+            resumeAt = Clock.monotonic() + Double.random(in: 0.3...1.5, using: &random)
         } else {
             command(["scale", String(Int.random(in: workers, using: &random))])
             tally.scales += 1

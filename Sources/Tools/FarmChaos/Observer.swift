@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -43,7 +44,7 @@ final class Observer: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             var lastRegistry = 0.0
             while lock.withLock({ running }) {
-                let now = Clock.now()
+                let now = Clock.monotonic()
                 let owners = activeOwners()
                 lock.withLock {
                     samples.removeAll { sample in
@@ -80,7 +81,7 @@ final class Observer: @unchecked Sendable {
 
     /// Every farm pid seen registered during the run.
     var pids: Set<pid_t> {
-        noteRegistry(Clock.now())
+        noteRegistry(Clock.monotonic())
         return lock.withLock { everSeen }
     }
 
@@ -124,14 +125,5 @@ final class Observer: @unchecked Sendable {
             if let dash = owner.firstIndex(of: "-"), let pid = pid_t(owner[..<dash]) { owners.insert(pid) }
         }
         return owners
-    }
-}
-
-/// Seconds on the monotonic clock.
-enum Clock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -1,5 +1,6 @@
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -26,16 +27,16 @@ struct Overflow {
         try farm.must(["pause"])
         defer { _ = try? farm.run(["resume"]) }
         // Paused transfers stand still, but a conversion under way still completes: wait for quiet.
-        var last = scan(), quietSince = Clock.now()
-        let settleDeadline = Clock.now() + 60
-        while Clock.now() - quietSince < 0.5 && Clock.now() < settleDeadline {
+        var last = scan(), quietSince = Clock.monotonic()
+        let settleDeadline = Clock.monotonic() + 60
+        while Clock.monotonic() - quietSince < 0.5 && Clock.monotonic() < settleDeadline {
             usleep(50_000)
             let now = scan()
-            if now != last { (last, quietSince) = (now, Clock.now()) }
+            if now != last { (last, quietSince) = (now, Clock.monotonic()) }
         }
         var watcher: pid_t?
-        let watcherDeadline = Clock.now() + 30
-        while watcher == nil && Clock.now() < watcherDeadline {
+        let watcherDeadline = Clock.monotonic() + 30
+        while watcher == nil && Clock.monotonic() < watcherDeadline {
             watcher = spool.processes().first { $0.role == .watcher }?.pid
             if watcher == nil { usleep(50_000) }
         }
@@ -47,13 +48,13 @@ struct Overflow {
         flood()
         let manifest = try corpus.makeList("overflow-\(number).json", count: 20)
         try farm.must(["add", manifest])
-        let thaw = Clock.now()
+        let thaw = Clock.monotonic()
         kill(watcher, SIGCONT)
         thawed = true
         var recovery: Double?
-        while Clock.now() - thaw < 30 {
+        while Clock.monotonic() - thaw < 30 {
             if let summary = SummaryFile.read(spool)?.document, same(summary, StatusScan.summary(spool)) {
-                recovery = Clock.now() - thaw
+                recovery = Clock.monotonic() - thaw
                 break
             }
             usleep(5000)

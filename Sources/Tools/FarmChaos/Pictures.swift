@@ -1,6 +1,7 @@
 import FarmConvert
 import FarmFixtures
 import FarmSpool
+import FarmSystem
 import FarmZip
 import Foundation
 
@@ -12,7 +13,7 @@ enum Pictures {
     static func png(size: Int, seed: UInt64) -> [UInt8] {
         let width = 64
         let height = max(1, (size - 100) / (width * 3 + 1))
-        var random = FastRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         return StoredPNG.make(width: width, height: height) { _ in
             var row: [UInt8] = []
             for _ in 0..<(width * 3) / 8 { withUnsafeBytes(of: random.next()) { row.append(contentsOf: $0) } }
@@ -22,7 +23,7 @@ enum Pictures {
 
     /// A valid JPEG of `width`×`height` with grain from `seed` (grain does not compress: big files).
     static func jpeg(width: Int, height: Int, seed: UInt64, scratch: String) throws -> [UInt8] {
-        var random = FastRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let tint = UInt8(truncatingIfNeeded: seed &* 37)
         for i in 0..<pixels.count {
@@ -47,7 +48,7 @@ enum Pictures {
         ]
         let padding = max(0, size - 900)
         if padding > 0 {
-            var random = FastRandom(seed: seed)
+            var random = SplitMix64(seed: seed)
             let letters = Array("0123456789abcdef".utf8)
             var text = [UInt8](repeating: 0, count: padding)
             for i in 0..<padding { text[i] = letters[Int(random.next() & 15)] }
