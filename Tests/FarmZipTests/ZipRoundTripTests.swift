@@ -43,7 +43,8 @@ import Testing
             #expect(try ZipFixtures.bytes(out + "/" + file.name) == file.bytes)
         }
         #expect(ZipFixtures.tree(out).contains("folder"))
-        #expect(!ZipFixtures.tree(out).contains { $0.contains(".part") })
+        // No temporary (AtomicFile names the one each entry is written to) is left.
+        #expect(!ZipFixtures.tree(out).contains { $0.contains(".tmp-") })
         #expect(reader.bytesProduced == Int64(files.map(\.bytes.count).reduce(0, +) * 2))
     }
 
