@@ -20,7 +20,7 @@ enum ManifestSource {
     /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
     /// deletes it. Errors say that the network or the URL is the problem.
     static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
-        let path = spool.tmp + "/manifest-\(Processes.current())-\(UInt32.random(in: .min ... .max))"
+        let path = spool.scratchPath("manifest")
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600) } catch {
             throw AddError(.scratch, spool.tmp, cause: error)

@@ -119,6 +119,12 @@ public struct Spool: Sendable {
     public var summaryFile: String { status + "/" + Self.summaryFileName }
     public static let summaryFileName = "summary.json"
 
+    /// A fresh path in tmp/ for a file a command stages (`<prefix>-<pid>-<nonce>`): the spool's own
+    /// scratch space, on the spool's file system, emptied of what dead writers leave by `farm stop`.
+    public func scratchPath(_ prefix: String) -> String {
+        tmp + "/" + prefix + "-" + String(Processes.current()) + "-" + Nonce.nextHex()
+    }
+
     /// Where the partial download of `job` is: `partial/<job>`.
     public func partialPath(_ job: JobName) -> String { partial + "/" + job.raw }
 

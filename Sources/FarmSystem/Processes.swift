@@ -45,13 +45,14 @@ public enum Processes {
         (try? FileSystem.readLink("/proc/self/exe")) ?? CommandLine.arguments[0]
     }()
 
-    /// Starts `executable` with `arguments` (argv[0] included) and returns its pid: standard input from
-    /// /dev/null, standard output and error appended to `output`, `handingDown` (unless nil) at
-    /// descriptor `handedDownAt` (dup2 clears its close-on-exec), every other descriptor closed, stop
-    /// signals at their defaults and none blocked; with `newSession` a session of its own, so it
-    /// outlives this process and any terminal.
-    public static func spawn(_ executable: String, _ arguments: [String], output: String, newSession: Bool,
-                             handingDown: FileDescriptor? = nil, at handedDownAt: Int32 = 3) throws(Errno) -> Int32 {
+    /// Starts `executable` (looked up in PATH with `searchingPath`) with `arguments` (argv[0] included)
+    /// and returns its pid: standard input from /dev/null, standard output and error appended to
+    /// `output`, `handingDown` (unless nil) at descriptor `handedDownAt` (dup2 clears its close-on-exec),
+    /// every other descriptor closed, stop signals at their defaults and none blocked; with `newSession`
+    /// a session of its own, so it outlives this process and any terminal.
+    public static func spawn(_ executable: String, _ arguments: [String], output: String, newSession: Bool = false,
+                             handingDown: FileDescriptor? = nil, at handedDownAt: Int32 = 3,
+                             searchingPath: Bool = false) throws(Errno) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -85,7 +86,8 @@ public enum Processes {
         var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
+        let status = searchingPath ? posix_spawnp(&pid, executable, &actions, &attributes, &cArguments, environ)
+            : posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
         guard status == 0 else { throw Errno(rawValue: status) }
         return pid
     }

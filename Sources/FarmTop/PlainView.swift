@@ -37,9 +37,9 @@ struct PlainView {
                 let changes = watch.drain()
                 if jobs.count < 100_000 { jobs.formUnion(changes.jobs) }
                 // Events come in bursts (a summary every 25 ms at most): a look every tenth of a second will do.
-                usleep(100_000)
+                Clock.sleep(0.1)
             } else {
-                usleep(500_000)
+                Clock.sleep(0.5)
             }
         }
     }

@@ -2,7 +2,6 @@ import FarmConvert
 import FarmSpool
 import FarmTransfer
 import FarmSystem
-import Foundation
 import SystemPackage
 
 /// One claimed job being worked on: its progress sidecar (written a few times a second at most, and
@@ -119,7 +118,7 @@ struct JobRun {
     /// When `status` began: now, unless it is the status this owner last wrote.
     private func changedAt(_ status: Sidecar.Status) -> String {
         if let last = lastStatus.value, last.status == status { return last.since }
-        let since = Timestamp.iso8601(Date().timeIntervalSince1970)
+        let since = Timestamp.iso8601(Clock.wall())
         lastStatus.value = (status, since)
         return since
     }

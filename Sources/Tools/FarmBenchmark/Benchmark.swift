@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSpool
+import FarmSystem
 import Foundation
 
 /// farm-benchmark: measurements that are too slow or too noisy to be tests. `bin/benchmark` runs it.
@@ -49,9 +50,9 @@ struct Claims: ParsableCommand {
     }
 
     private func time(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = Clock.monotonic()
         try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Clock.monotonic() - start
     }
 
     private func millis(_ values: [Double], _ quantile: Double, width: Int = 11) -> String {

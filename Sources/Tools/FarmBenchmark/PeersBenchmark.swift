@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -184,13 +185,13 @@ struct PeersBenchmark: ParsableCommand {
     private func measureFarm(_ farm: String, convert: Bool, manifest: String, set: Corpus, run: String,
                              log: String) throws -> Measurement {
         let spool = run + "/spool"
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = Clock.monotonic()
         let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
         let started = try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool]
                                       + (convert ? [] : ["--no-convert"]), log: log)
         let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = Clock.monotonic() - start
         let opened = try Spool(root: spool, create: false)
         let processes = opened.processes()
         let peaks = processes.map { Spawned.peakRSS(of: $0.pid) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmConvert
 import FarmFixtures
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -72,9 +73,9 @@ struct RenderBenchmark: ParsableCommand {
     /// Seconds taken by each of `runs` calls of `body`.
     private func times(_ body: () throws -> Void) throws -> [Double] {
         try (0..<max(1, runs)).map { _ in
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = Clock.monotonic()
             try body()
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            return Clock.monotonic() - start
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -25,13 +26,13 @@ enum Spawned {
         let peakFile = log + ".rss"
         defer { unlink(peakFile) }
         let timed = access(Self.gnuTime, X_OK) == 0
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = Clock.monotonic()
         let pid = try spawn((timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments,
                             log: log)
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = Clock.monotonic() - start
         // Exited normally: the low 7 bits are 0 and the code is the next byte; else a signal ended it.
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         // time's file ends with the peak in KiB (after a "Command exited with…" line on failure).
@@ -56,18 +57,9 @@ enum Spawned {
     /// Spawns `command` (its first word looked up in PATH) with stdin from /dev/null and stdout and
     /// stderr appended to `log`.
     private static func spawn(_ command: [String], log: String) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let error = posix_spawnp(&pid, command[0], &actions, nil, argv, environ)
-        guard error == 0 else { throw ValidationError("cannot start \(command[0]): \(String(cString: strerror(error)))") }
-        return pid
+        do { return try Processes.spawn(command[0], command, output: log, searchingPath: true) } catch {
+            throw ValidationError("cannot start \(command[0]): \(error)")
+        }
     }
 
     /// The peak RSS (VmHWM) of a live process, in bytes; 0 when it is gone.

@@ -2,6 +2,7 @@ import ArgumentParser
 import FarmConvert
 import FarmOrigin
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -118,11 +119,11 @@ enum Child {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let cpuBefore = childrenCPU()
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = Clock.monotonic()
         try process.run()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = Clock.monotonic() - start
         let result = Result(status: process.terminationStatus, seconds: seconds, cpu: childrenCPU() - cpuBefore)
         guard result.status == 0 else {
             throw ValidationError("\(([executable] + arguments.prefix(3)).joined(separator: " ")) exited "

@@ -35,7 +35,7 @@ struct Verdict {
         var expectedJobs: Set<String> = []
         for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
             let id = ListID.of(name: name)
-            if !FileManager.default.fileExists(atPath: spool.lists + "/" + id + ".json") {
+            if !FileManager.default.fileExists(atPath: spool.listRecordPath(id)) {
                 verdict.lost.append("list \(name) was never published")
             }
             let status = statusEntries(farm, list: name)
@@ -57,7 +57,7 @@ struct Verdict {
                     verdict.corrupt.append("\(job) (\(resource.path), \(resource.kind)) ended \(terminal[0])")
                     continue
                 }
-                let base = spool.files + "/" + id + "/" + String(resource.index)
+                let base = spool.outputBase(JobName(list: id, index: resource.index))
                 if resource.kind.succeeds {
                     let outputs = checkOutputs(resource, base: base, thumb: spool.sidecar(resource.job)?.thumb, &verdict)
                     expectedFiles.formUnion(outputs.names)
@@ -67,7 +67,7 @@ struct Verdict {
                     verdict.statusErrors.append("\(job): status says \(status[resource.index]?["status"] ?? "nothing")")
                 }
             }
-            let directory = spool.files + "/" + id
+            let directory = spool.outputDirectory(ofList: id)
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             where !expectedFiles.contains(name) {
                 verdict.strays.append(directory + "/" + name)
@@ -171,10 +171,8 @@ struct Verdict {
         func names(_ path: String) -> [String] {
             ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }
         }
-        for batch in names(spool.queue) {
-            for shard in names(spool.queue + "/" + batch) {
-                for job in names(spool.queue + "/" + batch + "/" + shard) { places[job, default: []].append("queue") }
-            }
+        spool.forEachQueued { _, job in
+            if !job.hasPrefix(".") { places[job, default: []].append("queue") }
         }
         for name in names(spool.active) {
             places[String(name.split(separator: "@")[0]), default: []].append("active")
