@@ -95,7 +95,9 @@ public enum DisplayImage {
 
     /// The kind of the file at `path`, by its first bytes.
     public static func sniff(_ path: String) -> Kind? {
-        guard let prefix = try? FileSystem.readPrefix(path, count: Kind.sniffLength), !prefix.isEmpty else { return nil }
+        guard let prefix = try? FileSystem.readPrefix(path, count: Kind.sniffLength), !prefix.isEmpty else {
+            return nil
+        }
         return Kind.sniff(prefix[...])
     }
 

@@ -22,7 +22,9 @@ enum ManifestSource {
     static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
         let path = spool.scratchPath("manifest")
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600) } catch {
+        do {
+            fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
+        } catch {
             throw AddError(.scratch, spool.tmp, cause: error)
         }
         defer { fd.closeQuietly() }

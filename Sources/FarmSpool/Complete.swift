@@ -1,5 +1,4 @@
 import FarmSystem
-import FarmSystem
 import SystemPackage
 
 extension Spool {

@@ -71,7 +71,9 @@ extension Spool {
         let mark = syncMark()
         if mark?.boot == Self.boot { return [] }
         let lock: FileDescriptor
-        do { lock = try FileDescriptor.open(controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600) } catch {
+        do {
+            lock = try FileDescriptor.open(controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600)
+        } catch {
             throw SpoolError(.io, "cannot open \(controlPath(.syncedLock))", cause: error)
         }
         defer { lock.closeQuietly() }

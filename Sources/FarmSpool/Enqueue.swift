@@ -106,7 +106,8 @@ extension Spool {
             let names: [String]
             do { names = try FileSystem.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
             // A list's resource table before its record: whoever sees the record can read the table.
-            for name in names.sorted(by: { !$0.hasSuffix(Self.listRecordSuffix) && $1.hasSuffix(Self.listRecordSuffix) }) {
+            let isRecord = { (name: String) in name.hasSuffix(Self.listRecordSuffix) }
+            for name in names.sorted(by: { !isRecord($0) && isRecord($1) }) {
                 do {
                     try FileSystem.rename(pending + "/" + name, lists + "/" + name)
                 } catch where error == .noSuchFileOrDirectory {}  // another recoverer moved it

@@ -60,7 +60,7 @@ extension Spool {
     /// such a job has lost its owner. active/ is read before the registry: a claim listed was made by
     /// a process that was registered by then. One registry read serves both (the supervisor's tick).
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
-        let claims = ((try? FileSystem.listDirectory(active)) ?? []).compactMap { name in ActiveName(name).map { (name, $0) } }
+        let claims = FileSystem.names(active).compactMap { name in ActiveName(name).map { (name, $0) } }
         let live = processes()
         let alive = Set(live.map(\.pid))
         var released: [JobName] = []

@@ -35,11 +35,13 @@ public final class Registration: Sendable {
 extension Spool {
     /// Registers this process as `role` until it exits or calls `end()`.
     public func register(_ role: Role) throws(SpoolError) -> Registration {
-        let name = role.rawValue + "." + String(Processes.current()) + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
+        let name = role.rawValue + "." + String(Processes.current()) + "."
+            + hex(UInt64.random(in: .min ... .max)).prefix(8)
         let staged = tmp + "/proc-" + name
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
-            let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
+            let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate],
+                                             permissions: 0o600)
             do throws(Errno) {
                 guard try fd.tryLock() else { throw Errno.resourceTemporarilyUnavailable }
                 try FileSystem.rename(staged, procs + "/" + name)

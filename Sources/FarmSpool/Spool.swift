@@ -190,7 +190,9 @@ public struct Spool: Sendable {
     private func initialize() throws(SpoolError) {
         try? FileSystem.chmod(root, 0o700)
         try makeSubdirectories()
-        do { try FileSystem.createFile(marker, Array("farm spool v1\n".utf8), sync: true) } catch where error == .fileExists {
+        do {
+            try FileSystem.createFile(marker, Array("farm spool v1\n".utf8), sync: true)
+        } catch where error == .fileExists {
         } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
     }
 

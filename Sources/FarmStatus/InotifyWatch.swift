@@ -59,7 +59,7 @@ final class InotifyWatch {
     /// Waits up to `timeout` seconds for events, then returns every event already queued (possibly
     /// none). Returns early, with no events, when a signal interrupts the wait.
     func next(timeout: Double) -> [InotifyEvent] {
-        var events = drain()
+        let events = drain()
         guard events.isEmpty else { return events }
         Readiness.wait([fd], timeout: timeout)
         return drain()
@@ -76,7 +76,8 @@ final class InotifyWatch {
     /// The descriptors of this process that are inotify instances.
     private static func inotifyDescriptors() -> Set<FileDescriptor> {
         Set(FileSystem.names("/proc/self/fd").compactMap { name in
-            guard let fd = Int32(name), (try? FileSystem.readLink("/proc/self/fd/" + name)) == "anon_inode:inotify" else {
+            guard let fd = Int32(name),
+                  (try? FileSystem.readLink("/proc/self/fd/" + name)) == "anon_inode:inotify" else {
                 return nil
             }
             return FileDescriptor(rawValue: fd)

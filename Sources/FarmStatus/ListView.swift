@@ -18,8 +18,8 @@ public enum ListView {
         for name in FileSystem.names(spool.active) {
             if let job = ActiveName(name)?.job, job.list == listID { active.insert(job.index) }
         }
-        let done = StatusScan.jobSet(spool.finishedDirectory(listID, .done), list: listID)
-        let failed = StatusScan.jobSet(spool.finishedDirectory(listID, .failed), list: listID)
+        let done = StatusScan.jobSet(spool, listID, .done)
+        let failed = StatusScan.jobSet(spool, listID, .failed)
         let table: [JobRecord?]
         if let rows = spool.resources(ofList: listID) { table = rows } else {
             table = JobFiles.records(spool, list: listID, total: record.total)
@@ -46,7 +46,7 @@ public enum ListView {
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
         let place: Place
-        if (FileSystem.names(spool.active)).contains(where: { ActiveName($0)?.job == job }) {
+        if FileSystem.names(spool.active).contains(where: { ActiveName($0)?.job == job }) {
             place = .active
         } else if FileSystem.exists(spool.finishedPath(job, .done)) {
             place = .done
@@ -88,7 +88,9 @@ public enum ListView {
 enum JobFiles {
     /// Line `index` of `lists/<list>.resources`, decoded; nil when the table or the line is missing.
     static func tableLine(_ spool: Spool, list: String, index: Int) -> JobRecord? {
-        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else { return nil }
+        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else {
+            return nil
+        }
         var line = 0, start = 0
         for (offset, byte) in bytes.enumerated() where byte == 0x0A {
             if line == index { return StatusJSON.decode(JobRecord.self, from: Array(bytes[start..<offset])) }

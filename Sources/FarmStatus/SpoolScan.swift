@@ -17,8 +17,8 @@ public enum StatusScan {
             jobs[list, default: ListJobs()].active = active
         }
         for id in records.keys {
-            jobs[id, default: ListJobs()].done = jobSet(spool.finishedDirectory(id, .done), list: id)
-            jobs[id, default: ListJobs()].failed = jobSet(spool.finishedDirectory(id, .failed), list: id)
+            jobs[id, default: ListJobs()].done = jobSet(spool, id, .done)
+            jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         return document(records: records, jobs: jobs, workers: workers(spool), paused: spool.isPaused,
                         updated: Timestamp.iso8601(Clock.wall()))
@@ -44,10 +44,11 @@ public enum StatusScan {
         return sets
     }
 
-    /// The jobs of `list` in `directory` (done/<list> or failed/<list>); empty when it does not exist.
-    static func jobSet(_ directory: String, list: String) -> JobSet {
+    /// The jobs of `list` that ended with `outcome` (in done/<list> or failed/<list>); empty when there is
+    /// no such folder.
+    static func jobSet(_ spool: Spool, _ list: String, _ outcome: Outcome) -> JobSet {
         var set = JobSet()
-        for name in FileSystem.names(directory) {
+        for name in FileSystem.names(spool.finishedDirectory(list, outcome)) {
             if let job = JobName(name), job.list == list { set.insert(job.index) }
         }
         return set

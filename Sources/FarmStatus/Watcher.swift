@@ -101,7 +101,7 @@ public final class Watcher {
                 timeout = min(options.wait, nextRebuild - now)
             } else {
                 timeout = min(options.wait, lastWrite + options.heartbeat - now,
-                              lastProcessCheck + options.processCheck - now)
+                                  lastProcessCheck + options.processCheck - now)
                 if changed { timeout = min(timeout, lastWrite + options.throttle - now) }
             }
             timeout = max(0, timeout)
@@ -267,17 +267,17 @@ public final class Watcher {
     /// the two arrives as events, which the sets absorb.
     func rescan() {
         needsRescan = false
-        let doneLists = (FileSystem.names(spool.done)).filter(ListID.isValid)
-        let failedLists = (FileSystem.names(spool.failed)).filter(ListID.isValid)
+        let doneLists = FileSystem.names(spool.done).filter(ListID.isValid)
+        let failedLists = FileSystem.names(spool.failed).filter(ListID.isValid)
         for list in doneLists { watchList(list, done: true) }
         for list in failedLists { watchList(list, done: false) }
         var jobs: [String: ListJobs] = [:]
         for (list, active) in StatusScan.activeJobs(spool) { jobs[list, default: ListJobs()].active = active }
         for list in doneLists {
-            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.finishedDirectory(list, .done), list: list)
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool, list, .done)
         }
         for list in failedLists {
-            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.finishedDirectory(list, .failed), list: list)
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool, list, .failed)
         }
         self.jobs = jobs
         records = StatusScan.listRecords(spool)
@@ -300,9 +300,9 @@ public final class Watcher {
     /// Counts a list directory that just appeared (after its watch was added).
     private func recount(_ list: String, done: Bool) {
         if done {
-            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool.finishedDirectory(list, .done), list: list)
+            jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool, list, .done)
         } else {
-            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool.finishedDirectory(list, .failed), list: list)
+            jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool, list, .failed)
         }
         changed = true
     }

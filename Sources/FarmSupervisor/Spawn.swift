@@ -36,10 +36,13 @@ public enum Spawn {
     /// thread cannot be copied safely (another thread may hold a lock the copy would wait on
     /// forever): it starts `farm <arguments>` instead, which must run the same role.
     public static func copy(_ arguments: [String], title: [String]? = nil, spool: Spool, newSession: Bool = false,
-                            handingDown lock: FileDescriptor? = nil, running role: () -> Int32) throws(SpoolError) -> Int32 {
+                            handingDown lock: FileDescriptor? = nil,
+                            running role: () -> Int32) throws(SpoolError) -> Int32 {
         let copy: Processes.Copy
         do { copy = try Processes.copy(output: spool.logFile, handingDown: lock, newSession: newSession) } catch {
-            if error == .deadlock { return try farm(arguments, spool: spool, newSession: newSession, handingDown: lock) }
+            if error == .deadlock {
+                return try farm(arguments, spool: spool, newSession: newSession, handingDown: lock)
+            }
             throw SpoolError(.io, "cannot start `farm \(arguments.first ?? "")`", cause: error)
         }
         if case .parent(let child) = copy { return child }

@@ -64,7 +64,7 @@ public final class Supervisor {
     private func converge() {
         let now = Clock.monotonic()
         let desired = spool.desired()
-        for pid in reapChildren() {
+        for pid in Processes.reapChildren() {
             startingWorkers[pid] = nil
             if startingWatcher?.pid == pid { startingWatcher = nil }
             handleDeath(pid)
@@ -167,12 +167,12 @@ public final class Supervisor {
         var left = pids
         while !left.isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            _ = reapChildren()
+            _ = Processes.reapChildren()
             let alive = Set(spool.processes().map(\.pid))
             left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && Processes.exists($0)) }
         }
         for pid in left { Processes.send(.kill, to: pid) }
-        _ = reapChildren()
+        _ = Processes.reapChildren()
         for pid in pids { handleDeath(pid) }
     }
 
@@ -187,13 +187,10 @@ public final class Supervisor {
         var left = pids
         while !left.isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
-            left.subtract(reapChildren())
+            left.subtract(Processes.reapChildren())
             left = left.filter { Processes.exists($0) }
         }
     }
-
-    /// Collects the exit of every child that ended; returns their pids.
-    private func reapChildren() -> [Int32] { Processes.reapChildren() }
 }
 
 /// What the supervisor (given its lock's descriptor), a supervised worker and the watcher run, as

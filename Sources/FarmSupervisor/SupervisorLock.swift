@@ -9,7 +9,9 @@ public enum SupervisorLock {
     /// be handed down with `Spawn.farm(handingDown:)`); nil when a supervisor holds it.
     public static func take(_ spool: Spool) throws(SpoolError) -> FileDescriptor? {
         let opened: FileDescriptor
-        do { opened = try FileDescriptor.open(spool.supervisorLock, .readWrite, options: .create, permissions: 0o600) } catch {
+        do {
+            opened = try FileDescriptor.open(spool.supervisorLock, .readWrite, options: .create, permissions: 0o600)
+        } catch {
             throw SpoolError(.io, "cannot open \(spool.supervisorLock)", cause: error)
         }
         defer { opened.closeQuietly() }

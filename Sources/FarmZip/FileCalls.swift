@@ -44,7 +44,8 @@ enum FileCall {
         }
     }
 
-    static func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, shownAs shown: String) throws(ZipError) {
+    static func writeAll(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer,
+                         shownAs shown: String) throws(ZipError) {
         do { try fd.write(contentsOf: bytes) } catch {
             throw ZipError(.io, "cannot write \(shown)", errno: error.rawValue)
         }
@@ -56,7 +57,8 @@ enum FileCall {
     }
 
     /// Renames within one folder; replaces a file already there (never follows it: rename acts on names).
-    static func rename(in parent: FileDescriptor, _ from: String, _ to: String, shownAs shown: String) throws(ZipError) {
+    static func rename(in parent: FileDescriptor, _ from: String, _ to: String,
+                       shownAs shown: String) throws(ZipError) {
         do { try parent.rename(from, to: to) } catch {
             throw ZipError(.io, "cannot put \(shown) in place", errno: error.rawValue)
         }

@@ -46,7 +46,8 @@ enum CorpusFormats {
     }
 
     /// A JPEG of `width` × `height` pixels of smooth colour plus noise (as costly to decode as a photo).
-    static func photoJPEG(width: Int, height: Int, quality: Int, random: inout SplitMix64, scratch: String) throws -> [UInt8] {
+    static func photoJPEG(width: Int, height: Int, quality: Int, random: inout SplitMix64,
+                          scratch: String) throws -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             var word = random.next()
