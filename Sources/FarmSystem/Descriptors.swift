@@ -62,6 +62,8 @@ extension FileDescriptor {
             // A regular file reads short only at its end: no second read to find it (a job file is
             // read at every claim, and fits one chunk).
             if n < chunk.count { break }
+            // Longer than a chunk (a resource table, a summary): the rest in larger reads.
+            if chunk.count < 1 << 18 { chunk = [UInt8](repeating: 0, count: chunk.count * 8) }
         }
         return bytes
     }
