@@ -23,9 +23,9 @@ public struct Claim: Sendable, Hashable {
 ///
 /// Every worker reads the same names in the same order. Each walks them from a random place; a
 /// name it loses marks the start of another worker's walk, so it reads the shard again (only names
-/// still queued come back) and starts elsewhere. Trying every name of a shared window in its own
-/// random order, as before, cost each of k workers about k - 1 lost renames per claim (17,340 lost
-/// for 5,000 claims with 6 workers); now a loss ends a run of claims.
+/// still queued come back) and starts elsewhere, so a loss ends a run of claims. (Were each to try
+/// every name of a shared window in its own random order, each of k workers would lose about k - 1
+/// renames per claim.)
 /// Not thread-safe: one per worker thread.
 public final class Claimer {
     /// How many names one claim reads from a shard.

@@ -1,10 +1,10 @@
 import FarmSystem
 import SystemPackage
 
-// Durability of finished jobs. A worker does not fsync a download before its completion: waiting for
-// the disk made farm a third slower than tools that leave their bytes in the page cache (8 × 64 MiB
-// on ext4: 1.5× faster without), and a process crash loses nothing in the page cache anyway. What a
-// power loss could do is leave a job in done/ whose download the disk never got (empty or short).
+// Durability of finished jobs. A worker does not fsync a download before its completion: every job
+// would wait for the disk, where tools that leave their bytes in the page cache do not (on ext4 the
+// large downloads were a third slower for it), and a process crash loses nothing in the page cache
+// anyway. What a power loss could do is leave a job in done/ whose download the disk never got (empty or short).
 // So finished jobs are made durable in bulk, and checked after a reboot:
 //
 // - Every few seconds, when a job reached done/ since the last mark, the watcher syncs the file
@@ -18,7 +18,7 @@ import SystemPackage
 //   the mark is moved to the start of this boot.
 //
 // A job in failed/ has no output to lose. A completion rename undone by the power loss leaves the job
-// in active/, to be reclaimed, as before. The mark is written by rename and not fsynced: lost, the
+// in active/, to be reclaimed. The mark is written by rename and not fsynced: lost, the
 // older mark is back, and the check covers more.
 extension Spool {
     /// This boot of the machine, as the kernel names it.

@@ -4,7 +4,7 @@ import SystemPackage
 /// The validator (ETag or Last-Modified) of the bytes in a partial download, kept as an extended attribute
 /// of the file itself: it survives the worker (kill -9 included), moves with a rename and goes with an
 /// unlink, so it always describes the bytes next to it. Where the file system has no user xattrs, there is
-/// none, and a resume goes without If-Range as before. Stateless; any thread may call it.
+/// none, and a resume goes without If-Range. Stateless; any thread may call it.
 enum PartialValidator {
     private static let name = "user.farm.validator"
 

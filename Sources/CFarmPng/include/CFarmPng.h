@@ -2,10 +2,9 @@
 //
 // cairo's own PNG writer compresses at zlib's default level and offers no knob; a 1600 px page spent
 // most of its time there. This one writes cairo's opaque layouts with the fastest zlib level and the
-// Up filter, which keeps rendered pages and photos small enough. It did so through libpng, whose row
-// handling then cost as much as the compression: the chunks, the filter and the zlib wrapper (with
-// a vectorised Adler-32) are now written here, around zlib's raw deflate. It returns 0 or -1 with
-// the reason in `error`.
+// Up filter, which keeps rendered pages and photos small enough. The chunks, the filter and the zlib
+// wrapper (with a vectorised Adler-32) are written here, around zlib's raw deflate, because libpng's
+// row handling costs as much as the compression itself. It returns 0 or -1 with the reason in `error`.
 #ifndef CFARM_PNG_H
 #define CFARM_PNG_H
 
