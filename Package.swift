@@ -4,7 +4,8 @@ import Foundation
 import PackageDescription
 
 /// `pkg-config --cflags` of `packages`: the header paths of libraries farm loads itself, at run time,
-/// so that their `-l` flags never reach the linker (a system-library target would add them).
+/// so that their `-l` flags never reach the linker (a system-library target would add them). The
+/// price of CFarmRenderLoader, whose header says why it pays.
 func headerFlags(_ packages: String...) -> [String] {
     let pkgConfig = Process()
     pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -116,7 +116,8 @@ public enum Processes {
     }
 
     /// What /proc/<pid>/cmdline (and `ps`) show for this process from now on: as many of the words of
-    /// `title` as fit in the room its arguments took (see `cfarm_set_title`).
+    /// `title` as fit in the room its arguments took (see `cfarm_set_title`). Only a copy needs it: it
+    /// would otherwise show its parent's arguments, where SPEC §2 wants its role.
     public static func setTitle(_ title: [String]) {
         var strings: [UnsafeMutablePointer<CChar>?] = title.map { strdup($0) }
         defer { for string in strings { free(string) } }
