@@ -62,8 +62,8 @@ enum SamplePictures {
 
     /// Runs `write` on a fresh temporary path and returns what it wrote there.
     static func withTemporaryFile(_ write: (String) throws -> Void) throws -> [UInt8] {
-        let path = NSTemporaryDirectory() + "/farm-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        defer { unlink(path) }
+        let path = NSTemporaryDirectory() + "/farm-demo-" + Nonce.nextHex()
+        defer { try? FileSystem.unlink(path) }
         try write(path)
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }

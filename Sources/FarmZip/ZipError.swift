@@ -1,4 +1,4 @@
-import Glibc
+import SystemPackage
 
 /// The one error type of FarmZip: a code callers can switch on, a sentence a user can act on, and
 /// what caused it below (an errno, or a minizip status), if anything did.
@@ -48,6 +48,6 @@ public struct ZipError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         guard let errno else { return message }
-        return message + ": " + String(cString: strerror(errno))
+        return message + ": " + Errno(rawValue: errno).description
     }
 }

@@ -1,5 +1,7 @@
 import CMinizip
+import FarmSystem
 import Glibc
+import SystemPackage
 
 /// Writes a zip archive of regular files over minizip's zip.h: `farm demo` writes its manifest and its
 /// sample archives with it. FarmFixtures adds, through `addEntry`, the entries farm never writes itself
@@ -23,7 +25,7 @@ public final class ZipWriter {
     /// Starts a new archive that `close()` will put at `path` (replacing any file there).
     public init(path: String) throws(ZipError) {
         self.path = path
-        self.temporaryPath = path + ".partial-" + String(getpid())
+        self.temporaryPath = AtomicFile.temporaryName(for: path)
         guard let handle = temporaryPath.withCString({ zipOpen64($0, APPEND_STATUS_CREATE) }) else {
             throw ZipError(.io, "cannot create \(temporaryPath)", errno: errno)
         }
@@ -33,7 +35,7 @@ public final class ZipWriter {
     deinit {
         if let handle {
             zipClose(handle, nil)
-            unlink(temporaryPath)
+            try? FileSystem.unlink(temporaryPath)
         }
     }
 
@@ -50,13 +52,12 @@ public final class ZipWriter {
         self.handle = nil
         let status = zipClose(handle, nil)
         guard status == ZIP_OK else {
-            unlink(temporaryPath)
+            try? FileSystem.unlink(temporaryPath)
             throw ZipError(.io, "cannot finish \(path)", errno: errno, status: status)
         }
-        guard rename(temporaryPath, path) == 0 else {
-            let error = errno
-            unlink(temporaryPath)
-            throw ZipError(.io, "cannot put \(path) in place", errno: error)
+        do { try FileSystem.rename(temporaryPath, path) } catch {
+            try? FileSystem.unlink(temporaryPath)
+            throw ZipError(.io, "cannot put \(path) in place", errno: error.rawValue)
         }
     }
 
