@@ -64,6 +64,8 @@ let package = Package(
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
 
+        // The one JSON codec: the spool's records, the status, users' manifests (positions in its errors).
+        .target(name: "FarmJSON"),
         // Every raw system call (files, descriptors, clocks, processes, inotify) behind typed functions that
         // throw Errno, and one of each helper: the clock, the directory lister, write-temp-then-rename, SplitMix64.
         .target(name: "FarmSystem", dependencies: [
@@ -72,6 +74,7 @@ let package = Package(
         ]),
         // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
         .target(name: "FarmSpool", dependencies: [
+            "FarmJSON",
             "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -100,7 +103,7 @@ let package = Package(
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmManifest", "CInotifyTools",
+            "FarmSpool", "FarmSystem", "FarmManifest", "FarmJSON", "CInotifyTools",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
@@ -114,7 +117,7 @@ let package = Package(
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem",
+            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -129,13 +132,13 @@ let package = Package(
         // `farm demo`: the sample set (pictures drawn on the spot, PDFs from Samples/), served from 127.0.0.1
         // by its own small origin.
         .target(name: "FarmDemo", dependencies: [
-            "CFarmRenderLoader", "FarmConvert", "FarmHTTP", "FarmSystem", "FarmZip",
+            "CFarmRenderLoader", "FarmConvert", "FarmHTTP", "FarmJSON", "FarmSystem", "FarmZip",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Samples")], swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
-        .target(name: "FarmManifest", dependencies: ["FarmZip"]),
+        .target(name: "FarmManifest", dependencies: ["FarmJSON", "FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: [
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
@@ -143,6 +146,7 @@ let package = Package(
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
+            "FarmJSON",
             "FarmSpool",
             "FarmControl",
             "FarmWorker",
@@ -181,6 +185,7 @@ let package = Package(
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
         // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
+            "FarmJSON",
             "FarmSpool",
             "FarmStatus",
             "FarmConvert",
@@ -191,6 +196,7 @@ let package = Package(
         ], path: "Sources/Tools/FarmBenchmark", exclude: ["RESULTS.md"]),
         // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
+            "FarmJSON",
             "FarmSpool",
             "FarmStatus",
             "FarmOrigin",
@@ -205,11 +211,13 @@ let package = Package(
         .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin"],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
+        .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
-            "FarmManifest", "FarmZip", "FarmFixtures", "FarmTestSupport",
+            "FarmManifest", "FarmJSON", "FarmZip", "FarmFixtures", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTransferTests", dependencies: [
             "FarmTransfer", "FarmOrigin", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
@@ -222,7 +230,7 @@ let package = Package(
             "FarmWorker", "FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
-            "FarmStatus", "FarmManifest", "FarmSpool", "FarmTestSupport",
+            "FarmStatus", "FarmManifest", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",

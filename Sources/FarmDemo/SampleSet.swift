@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmZip
 import Foundation
 
@@ -83,13 +84,13 @@ public struct SampleSet: Sendable {
     func manifest(on origin: SampleOrigin) throws -> [UInt8] {
         var entries: [(name: String, bytes: [UInt8])] = []
         for (n, list) in lists.enumerated() {
-            let urls = list.resources.map { origin.url(for: $0.path) }
-            let json: Any = list.itemsShape
-                ? ["items": urls.enumerated().map { i, url in
-                    ["uuid": String(format: "demo-%02d-%02d", n, i), "imageUrlString": url] }]
-                : urls
-            let bytes = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .withoutEscapingSlashes])
-            entries.append(("farm demo/" + list.name, Array(bytes)))
+            let urls = list.resources.map { JSONValue.string(origin.url(for: $0.path)) }
+            let json: JSONValue = list.itemsShape
+                ? .object([JSONMember("items", .array(urls.enumerated().map { i, url in
+                    .object([JSONMember("uuid", .string(String(format: "demo-%02d-%02d", n, i))),
+                             JSONMember("imageUrlString", url)]) }))])
+                : .array(urls)
+            entries.append(("farm demo/" + list.name, JSON.encode(json, .pretty)))
         }
         entries.append(("__MACOSX/farm demo/._Photos.json", [0, 5, 22, 7]))
         return try Self.zip(entries)

@@ -1,3 +1,5 @@
+import FarmJSON
+
 /// The three shapes a list's JSON may take (SPEC §1), turned into resources as the parser streams the
 /// list's array; anything else is refused with the index of the first item that does not fit.
 /// Internal to FarmManifest; one per document.
@@ -75,14 +77,14 @@ struct ListShape {
         if shape == nil {
             // The first element of the document's array decides which of the two array shapes it is.
             switch element {
-            case .string: shape = .urlStrings
+            case .string, .span: shape = .urlStrings
             case .object: shape = .urlObjects
             default: throw ShapeError("unknown shape: an array of \(Self.plural(element.kind)) (\(Self.expected))")
             }
         }
         switch shape! {
         case .urlStrings:
-            guard case .string(let url) = element else {
+            guard let url = ManifestResources.Text(element) else {
                 throw ShapeError("the item at index \(index) is \(element.kind), not a URL string")
             }
             resources.append(url: url, id: nil)
@@ -104,19 +106,22 @@ struct ListShape {
     }
 
     /// The string member `key` of `object`, which must be there.
-    private static func string(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> JSONText {
+    private static func string(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError)
+        -> ManifestResources.Text {
         guard let value = object[key] else { throw ShapeError("the item at index \(index) has no \"\(key)\"") }
-        guard case .string(let text) = value else {
+        guard let text = ManifestResources.Text(value) else {
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
         }
         return text
     }
 
     /// An optional id: a string, or a number kept as written; absent or null is no id.
-    private static func identifier(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> JSONText? {
+    private static func identifier(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError)
+        -> ManifestResources.Text? {
         switch object[key] {
         case nil, .null?: return nil
-        case .string(let text)?: return text
+        case .string(let text)?: return .decoded(text)
+        case .span(let range)?: return .span(range)
         case .number(let text)?: return .decoded(text)
         case let value?:
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmZip
 
 /// Reads a manifest (a zip of JSON lists, or one JSON list) into lists of resources, refusing anything
@@ -47,7 +48,7 @@ public enum Manifest {
         var shape = ListShape(source: text)
         let document: JSONValue
         do {
-            document = try JSONParser.parse(text.bytes) { shape.take($0) }
+            document = try JSONParser.stream(text.bytes) { shape.take($0) }
         } catch {
             let (line, column) = TextPosition.of(offset: error.offset, in: text.bytes)
             throw ManifestError(.malformedJSON, file: name,

@@ -1,3 +1,5 @@
+import FarmJSON
+
 /// The resources of one list, stored compactly: a million-URL list must fit a `farm add` in well under
 /// 100 MB. Each URL and id is a span of bytes, either in the list's JSON text itself (shared, not
 /// copied: most strings hold no escape) or in a side buffer of decoded strings; a resource costs 16
@@ -12,6 +14,21 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
 
         static let decodedFlag: UInt32 = 1 << 31
         static let absent = Span(start: 0, count: .max)
+    }
+
+    /// A URL or id as the parser gave it: a span of the list's text, or a decoded string.
+    enum Text {
+        case span(Range<Int>)
+        case decoded(String)
+
+        /// A string value's text; nil for a value that is not a string.
+        init?(_ value: JSONValue) {
+            switch value {
+            case .span(let range): self = .span(range)
+            case .string(let string): self = .decoded(string)
+            default: return nil
+            }
+        }
     }
 
     private let source: ManifestText
@@ -33,12 +50,12 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         self.init(resources)
     }
 
-    mutating func append(url: JSONText, id: JSONText?) {
+    mutating func append(url: Text, id: Text?) {
         spans.append(span(url))
         if let id { spans.append(span(id)) } else { spans.append(.absent) }
     }
 
-    private mutating func span(_ text: JSONText) -> Span {
+    private mutating func span(_ text: Text) -> Span {
         switch text {
         case .span(let range):
             return Span(start: UInt32(range.lowerBound), count: UInt32(range.count))

@@ -1,5 +1,4 @@
-import FarmStatus
-import Foundation
+import FarmJSON
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -16,17 +15,17 @@ enum Reply {
         HTTPField.Name("Referrer-Policy")!: "no-referrer",
     ]
 
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
-        bytes(StatusJSON.encode(value), type: "application/json", status: status)
+    static func json(_ value: some JSONWritable, status: Int = 200) -> Response {
+        bytes(JSON.encode(value), type: "application/json", status: status)
     }
 
     static func error(_ error: ServeError, allow: String? = nil) -> Response {
-        var response = json(["error": error.message], status: error.status)
+        var response = json(JSONValue.object([JSONMember("error", .string(error.message))]), status: error.status)
         if let allow { response.headers[.allow] = allow }
         return response
     }
 
-    static func message(_ text: String) -> Response { json(["message": text]) }
+    static func message(_ text: String) -> Response { json(JSONValue.object([JSONMember("message", .string(text))])) }
 
     static func bytes(_ bytes: [UInt8], type: String, status: Int = 200, cache: String = "no-store") -> Response {
         var headers = securityHeaders

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmStatus
 import Foundation
@@ -121,19 +122,26 @@ struct ServeResponder: HTTPResponder {
         return try await Blocking.run { try action(actions) }
     }
 
-    private func decode<Body: Decodable>(_ type: Body.Type, from request: inout Request, example: String) async throws -> Body {
+    private func decode<Body: JSONReadable>(_ type: Body.Type, from request: inout Request, example: String) async throws -> Body {
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: 64 * 1024) } catch {
             throw ServeError(413, "the body is too large (64 KB at most)")
         }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
+        guard let body = JSON.decode(Body.self, from: buffer.readableBytesView) else {
             throw ServeError(400, "the body must be JSON like \(example)")
         }
         return body
     }
 
-    private struct Scale: Decodable { let workers: Int }
-    private struct Add: Decodable { let source: String }
+    private struct Scale: JSONReadable {
+        let workers: Int
+        init(json: JSONValue) throws(JSONMismatch) { workers = try json.decode("workers") }
+    }
+
+    private struct Add: JSONReadable {
+        let source: String
+        init(json: JSONValue) throws(JSONMismatch) { source = try json.decode("source") }
+    }
 }
 
 /// A 405, with the method the route takes.

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmStatus
 import Foundation
@@ -102,7 +103,7 @@ final class StatusHub: Sendable {
     }
 
     /// One line of JSON without its newline, as an event's `data:` needs.
-    static func encode(_ value: some Encodable) -> [UInt8] {
-        Array(StatusJSON.encode(value).dropLast())
+    static func encode(_ value: some JSONWritable) -> [UInt8] {
+        Array(JSON.encode(value).dropLast())
     }
 }

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSystem
 import SystemPackage
 
@@ -145,7 +146,7 @@ public final class Claimer {
             spool.setAside(target, reason: "job file cannot be read (\(error))")
             return nil
         }
-        guard bytes.count <= 64 << 10, let record = JobRecord.decode(bytes) else {
+        guard bytes.count <= 64 << 10, let record = JSON.decode(JobRecord.self, from: bytes) else {
             spool.setAside(target, reason: "job file does not parse")
             return nil
         }

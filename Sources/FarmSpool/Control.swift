@@ -1,9 +1,9 @@
+import FarmJSON
 import FarmSystem
-import Foundation
 
 /// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
 /// supervisor. Replaced by rename, so a reader sees the old state or the new one.
-public struct Desired: Codable, Equatable, Sendable {
+public struct Desired: Equatable, Sendable {
     public static let workerRange = 1...64
 
     /// How many workers should run.
@@ -22,14 +22,27 @@ public struct Desired: Codable, Equatable, Sendable {
         self.maxSize = maxSize
         self.convert = convert
     }
+}
 
-    /// A field missing from an older desired.json keeps its default instead of voiding the rest.
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        workers = try container.decodeIfPresent(Int.self, forKey: .workers) ?? 4
-        lease = try container.decodeIfPresent(Double.self, forKey: .lease) ?? 10
-        maxSize = try container.decodeIfPresent(Int.self, forKey: .maxSize) ?? 1 << 30
-        convert = try container.decodeIfPresent(Bool.self, forKey: .convert) ?? true
+extension Desired: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("convert", convert)
+        json.member("lease", lease)
+        json.member("maxSize", maxSize)
+        json.member("workers", workers)
+        json.endObject()
+    }
+}
+
+/// A member missing from an older desired.json keeps its default instead of voiding the rest.
+extension Desired: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let defaults = Desired()
+        workers = try json.decodeIfPresent("workers") ?? defaults.workers
+        lease = try json.decodeIfPresent("lease") ?? defaults.lease
+        maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
+        convert = try json.decodeIfPresent("convert") ?? defaults.convert
     }
 }
 
@@ -68,12 +81,12 @@ extension Spool {
     /// The desired state, or the defaults when none was ever written (or it does not parse).
     public func desired() -> Desired {
         guard let bytes = try? FileSystem.readFile(desiredPath),
-              let desired = try? JSONDecoder().decode(Desired.self, from: Data(bytes)) else { return Desired() }
+              let desired = JSON.decode(Desired.self, from: bytes) else { return Desired() }
         return desired
     }
 
     public func setDesired(_ desired: Desired) throws(SpoolError) {
-        try replace(desiredPath, with: SpoolJSON.encode(desired))
+        try replace(desiredPath, with: JSON.encode(desired))
     }
 
     /// `control/paused` present means every transfer is paused.

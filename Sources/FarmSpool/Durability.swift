@@ -87,7 +87,7 @@ extension Spool {
                 guard let job = JobName(name), job.list == list,
                       let st = try? FileSystem.lstat(directory + "/" + name),
                       st.changeTime >= (mark?.time ?? 0) - Self.clockSlack,
-                      let record = lastSidecar(job, finished: [.done]), let sidecar = Sidecar.decode(record),
+                      let sidecar = sidecar(job, finished: [.done]),
                       !Self.survived(sidecar)
                 else { continue }
                 if outputs == nil { outputs = outputsByIndex(ofList: list) }

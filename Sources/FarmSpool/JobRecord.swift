@@ -1,7 +1,8 @@
-import Foundation
+import FarmJSON
 
-/// What a job file holds: one line of JSON, written once by the coordinator and only renamed after.
-public struct JobRecord: Codable, Equatable, Sendable {
+/// What a job file holds: one line of JSON, written once by the coordinator and only renamed after;
+/// the lines of a list's resource table are the same records.
+public struct JobRecord: Equatable, Sendable {
     /// The resource's URL, exactly as the manifest gave it (checked by the worker, not here).
     public var url: String
     /// The resource id: the manifest's `uuid` when it has one, else the job name.
@@ -12,19 +13,28 @@ public struct JobRecord: Codable, Equatable, Sendable {
         self.id = id
     }
 
-    /// The same bytes as `SpoolJSON.encode(self)`, without Foundation (`farm add` writes up to 1M).
+    /// The job file's bytes (`farm add` writes up to a million of them).
     func encoded() -> [UInt8] {
-        var writer = FlatJSON.Writer(capacity: 24 + id.utf8.count + url.utf8.count)
-        writer.add("id", id)
-        writer.add("url", url)
-        return writer.finish()
+        JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count)
     }
+}
 
-    /// nil when the bytes are not a job record: the caller sets the file aside.
-    static func decode(_ bytes: some Collection<UInt8>) -> JobRecord? {
-        guard let object = FlatJSON.Object(bytes), let url = try? object.string("url"), !url.isEmpty,
-              let id = try? object.string("id") else { return nil }
-        return JobRecord(url: url, id: id)
+extension JobRecord: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("id", id)
+        json.member("url", url)
+        json.endObject()
+    }
+}
+
+/// Both members are required, and a job without a URL is not a job: a file that does not read is
+/// set aside by whoever finds it.
+extension JobRecord: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        url = try json.decode("url")
+        id = try json.decode("id")
+        if url.isEmpty { throw JSONMismatch("\"url\": empty") }
     }
 }
 
@@ -36,19 +46,5 @@ public struct NewJob: Sendable {
     public init(name: JobName, record: JobRecord) {
         self.name = name
         self.record = record
-    }
-}
-
-/// How the spool writes its small JSON files: one line, sorted keys, slashes left alone.
-public enum SpoolJSON {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
-    /// The spool's records hold only strings, numbers and booleans: encoding them cannot fail.
-    public static func encode(_ value: some Encodable) -> [UInt8] {
-        Array(try! encoder.encode(value)) + [0x0A]
     }
 }

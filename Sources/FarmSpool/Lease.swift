@@ -81,6 +81,26 @@ extension Spool {
         return released
     }
 
+    /// The jobs of list `id` waiting in the returned batch (handed back by a release or a reclaim, or
+    /// queued again by a reload), by index, with when each arrived there: its job file's ctime. The
+    /// rename into the queue set it (a rename changes the inode's ctime, which the lease relies on
+    /// too) and nothing touches the file while it waits; its mtime is still the add's. A queued job
+    /// of `id` that is not here was never handed back: it waits in the batch that added it.
+    public func handedBack(ofList id: String) -> [Int: Double] {
+        var times: [Int: Double] = [:]
+        for name in FileSystem.names(returnedShard) where name.hasPrefix(id) {
+            guard let job = JobName(name), job.list == id,
+                  let st = try? FileSystem.lstat(returnedShard + "/" + name) else { continue }
+            times[job.index] = st.changeTime
+        }
+        return times
+    }
+
+    /// When `job` arrived in the returned batch (see `handedBack(ofList:)`); nil when it is not there.
+    public func handedBack(_ job: JobName) -> Double? {
+        (try? FileSystem.lstat(returnedShard + "/" + job.raw))?.changeTime
+    }
+
     /// Renames active/<activeName> to the returned batch. False when it was gone already.
     func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
         try returnToQueue(active + "/" + activeName, job: job)

@@ -1,8 +1,8 @@
-import Foundation
+import FarmJSON
 
 /// What `lists/<id>.json` holds: one list of a manifest, as the coordinator published it.
 /// Written once by the coordinator; read by the status, the watcher and `reload`.
-public struct ListRecord: Codable, Equatable, Sendable {
+public struct ListRecord: Equatable, Sendable {
     /// The name farm shows (the JSON file's name, e.g. "Set 1.json").
     public var name: String
     /// How many resources (jobs) the list has: job indexes are 0..<total.
@@ -22,16 +22,32 @@ public struct ListRecord: Codable, Equatable, Sendable {
         self.added = added
     }
 
-    public func encoded() -> [UInt8] { SpoolJSON.encode(self) }
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+}
 
-    public static func decode(_ bytes: [UInt8]) -> ListRecord? {
-        try? JSONDecoder().decode(ListRecord.self, from: Data(bytes))
+extension ListRecord: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("added", added)
+        json.member("digest", digest)
+        json.member("name", name)
+        json.member("source", source)
+        json.member("total", total)
+        json.endObject()
+    }
+}
+
+/// Every member is required.
+extension ListRecord: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(name: try json.decode("name"), total: try json.decode("total"), digest: try json.decode("digest"),
+                  source: try json.decode("source"), added: try json.decode("added"))
     }
 }
 
 extension Spool {
     /// The published list with this id, or nil when there is none (or it does not parse).
     public func list(_ id: String) -> ListRecord? {
-        listRecord(id).flatMap(ListRecord.decode)
+        listRecord(id).flatMap { JSON.decode(ListRecord.self, from: $0) }
     }
 }

@@ -41,7 +41,7 @@ extension Spool {
 
     /// The JSON of the last sidecar of `job`: the outcome record on its job file if it ended with
     /// one of `outcomes`, else its progress sidecar; nil when there is neither. The one place that
-    /// knows where to look, for the strict reader (`sidecar`) and the status's lenient one.
+    /// knows where to look.
     public func lastSidecar(_ job: JobName, finished outcomes: [Outcome] = [.done, .failed]) -> [UInt8]? {
         for outcome in outcomes {
             if let record = outcomeRecord(atPath: finishedPath(job, outcome)) { return record }

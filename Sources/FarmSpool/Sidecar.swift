@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSystem
 
 /// A job's progress sidecar, `progress/<job>.json`: what its owner is doing; the last one, what it
@@ -5,8 +6,8 @@ import FarmSystem
 /// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
 /// the live views. Not fsynced: after a power loss a missing sidecar only means a stale view until
 /// the job moves again.
-public struct Sidecar: Codable, Equatable, Sendable {
-    public enum Status: String, Codable, Sendable {
+public struct Sidecar: Equatable, Sendable {
+    public enum Status: String, Sendable {
         case downloading, unzipping, rendering, done, error
     }
 
@@ -42,37 +43,42 @@ public struct Sidecar: Codable, Equatable, Sendable {
         self.changed = changed
     }
 
-    /// The same bytes as `SpoolJSON.encode(self)`, without Foundation: keys in sorted order.
+    /// The sidecar's bytes, as the file in progress/ and the outcome record hold them.
     func encoded() -> [UInt8] {
-        var writer = FlatJSON.Writer(capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
-                                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0))
-        writer.add("attempts", attempts)
-        writer.add("bytes", bytes)
-        writer.add("changed", changed)
-        writer.add("error", error)
-        writer.add("file", file)
-        writer.add("image", image)
-        writer.add("kind", kind)
-        writer.add("size", size)
-        writer.add("status", status.rawValue)
-        writer.add("thumb", thumb)
-        return writer.finish()
+        JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
+                        + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0))
     }
+}
 
-    /// What JSONDecoder would make of the object: nil for a missing required key, a wrong type or
-    /// an unknown status; unknown keys are ignored.
-    static func decode(_ bytes: some Collection<UInt8>) -> Sidecar? {
-        guard let object = FlatJSON.Object(bytes) else { return nil }
-        return try? Sidecar(object)
+/// What the sidecar does not know is left out.
+extension Sidecar: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("attempts", attempts)
+        json.member("bytes", bytes)
+        json.member("changed", changed)
+        if let error { json.member("error", error) }
+        if let file { json.member("file", file) }
+        if let image { json.member("image", image) }
+        if let kind { json.member("kind", kind) }
+        if let size { json.member("size", size) }
+        json.member("status", status.rawValue)
+        if let thumb { json.member("thumb", thumb) }
+        json.endObject()
     }
+}
 
-    private init(_ object: FlatJSON.Object) throws(FlatJSON.Mismatch) {
-        guard let status = Status(rawValue: try object.string("status")) else { throw FlatJSON.Mismatch() }
-        self.init(status: status, bytes: try object.int("bytes"), size: try object.optionalInt("size"),
-                  kind: try object.optionalString("kind"), file: try object.optionalString("file"),
-                  image: try object.optionalString("image"), thumb: try object.optionalString("thumb"),
-                  error: try object.optionalString("error"), attempts: try object.int("attempts"),
-                  changed: try object.string("changed"))
+/// `status`, `bytes`, `attempts` and `changed` are required (every farm writes them). A status this
+/// build does not know, from a newer worker, reads as `downloading`: the job is in its owner's hands,
+/// and what else the sidecar says (bytes, size, kind) still shows.
+extension Sidecar: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let status: String = try json.decode("status")
+        self.init(status: Status(rawValue: status) ?? .downloading, bytes: try json.decode("bytes"),
+                  size: try json.decodeIfPresent("size"), kind: try json.decodeIfPresent("kind"),
+                  file: try json.decodeIfPresent("file"), image: try json.decodeIfPresent("image"),
+                  thumb: try json.decodeIfPresent("thumb"), error: try json.decodeIfPresent("error"),
+                  attempts: try json.decode("attempts"), changed: try json.decode("changed"))
     }
 }
 
@@ -91,10 +97,10 @@ extension Spool {
         }
     }
 
-    /// The last sidecar of `job`: its outcome record once it finished, else its progress sidecar;
-    /// nil when there is none (or it does not parse: it is rewritten soon).
-    public func sidecar(_ job: JobName) -> Sidecar? {
-        lastSidecar(job).flatMap { Sidecar.decode($0) }
+    /// The last sidecar of `job`: its outcome record once it finished with one of `outcomes`, else
+    /// its progress sidecar; nil when there is none (or it does not parse: it is rewritten soon).
+    public func sidecar(_ job: JobName, finished outcomes: [Outcome] = [.done, .failed]) -> Sidecar? {
+        lastSidecar(job, finished: outcomes).flatMap { JSON.decode(Sidecar.self, from: $0) }
     }
 
     /// Deletes the progress sidecar of `job`, if any: its outcome record supersedes it.

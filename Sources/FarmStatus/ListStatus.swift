@@ -1,6 +1,8 @@
+import FarmJSON
+
 /// One list in the status (SPEC §4): its counts and state, and in the per-list view its resources.
-public struct ListStatus: Codable, Equatable, Sendable {
-    public enum State: String, Codable, Sendable {
+public struct ListStatus: Equatable, Sendable {
+    public enum State: String, Sendable {
         /// None of its resources has started.
         case queuing = "Queuing..."
         case downloading = "Downloading..."
@@ -43,22 +45,36 @@ public struct ListStatus: Codable, Equatable, Sendable {
         }
         self.resources = resources
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case id, name, state, total, queued, active, done, failed, progress, resources
+/// Every key, `resources` only in the per-list view.
+extension ListStatus: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("active", active)
+        json.member("done", done)
+        json.member("failed", failed)
+        json.member("id", id)
+        json.member("name", name)
+        json.member("progress", progress)
+        json.member("queued", queued)
+        if let resources { json.member("resources", resources) }
+        json.member("state", state.rawValue)
+        json.member("total", total)
+        json.endObject()
     }
+}
 
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(state, forKey: .state)
-        try container.encode(total, forKey: .total)
-        try container.encode(queued, forKey: .queued)
-        try container.encode(active, forKey: .active)
-        try container.encode(done, forKey: .done)
-        try container.encode(failed, forKey: .failed)
-        try container.encode(progress, forKey: .progress)
-        try container.encodeIfPresent(resources, forKey: .resources)
+/// As written: the counts, state and progress are taken as they are, not derived again.
+extension ListStatus: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let state: String = try json.decode("state")
+        guard let known = State(rawValue: state) else { throw JSONMismatch("\"state\": unknown \(state)") }
+        self.init(id: try json.decode("id"), name: try json.decode("name"), total: try json.decode("total"),
+                  active: try json.decode("active"), done: try json.decode("done"), failed: try json.decode("failed"),
+                  resources: try json.decodeIfPresent("resources"))
+        self.state = known
+        queued = try json.decode("queued")
+        progress = try json.decode("progress")
     }
 }

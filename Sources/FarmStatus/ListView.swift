@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmSystem
 
@@ -6,17 +7,22 @@ import FarmSystem
 /// outcome records of the jobs that left the queue. Its cost is proportional to that list and paid
 /// by the asker only: the watcher never builds it. Stateless; any process or thread.
 public enum ListView {
-    /// Where a job is, which decides its status (see `ResourceStatus`).
-    enum Place {
-        case queued, active, done, failed
+    /// Where a job is, which decides its status (see `ResourceStatus`); an active job's name in
+    /// active/ (`<job>@<owner>`).
+    enum Place: Equatable {
+        case queued, active(String), done, failed
     }
 
     /// List `listID` with its resources, or nil when no such list is published.
     public static func build(_ spool: Spool, listID: String) -> ListStatus? {
         guard let record = spool.list(listID) else { return nil }
         var active = JobSet()
+        var activeNames: [Int: String] = [:]
         for name in FileSystem.names(spool.active) {
-            if let job = ActiveName(name)?.job, job.list == listID { active.insert(job.index) }
+            if let job = ActiveName(name)?.job, job.list == listID {
+                active.insert(job.index)
+                activeNames[job.index] = name
+            }
         }
         let done = StatusScan.jobSet(spool, listID, .done)
         let failed = StatusScan.jobSet(spool, listID, .failed)
@@ -24,18 +30,23 @@ public enum ListView {
         if let rows = spool.resources(ofList: listID) { table = rows } else {
             table = JobFiles.records(spool, list: listID, total: record.total)
         }
+        // Read after the places: a job handed back meanwhile shows its new time once it shows queued.
+        let handedBack = spool.handedBack(ofList: listID)
         // A job seen in two places (it moved during the readdirs) counts once, in the later place.
         let places: [Place] = (0..<record.total).map { index in
-            done.contains(index) ? .done : failed.contains(index) ? .failed : active.contains(index) ? .active : .queued
+            done.contains(index) ? .done : failed.contains(index) ? .failed
+                : active.contains(index) ? .active(activeNames[index] ?? "") : .queued
         }
         let resources = places.enumerated().map { index, place in
-            resource(spool, JobName(list: listID, index: index), table: index < table.count ? table[index] : nil,
-                     place: place)
+            let queuedAt = handedBack[index].map(Timestamp.iso8601) ?? record.added
+            return resource(spool, JobName(list: listID, index: index),
+                            table: index < table.count ? table[index] : nil, place: place, queued: queuedAt)
         }
         // Counted from the rows, so the counts and the rows always agree.
-        func count(_ place: Place) -> Int { places.reduce(0) { $0 + ($1 == place ? 1 : 0) } }
-        return ListStatus(id: listID, name: record.name, total: record.total, active: count(.active),
-                          done: count(.done), failed: count(.failed), resources: resources)
+        func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
+        return ListStatus(id: listID, name: record.name, total: record.total,
+                          active: count { if case .active = $0 { true } else { false } },
+                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
@@ -46,8 +57,8 @@ public enum ListView {
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
         let place: Place
-        if FileSystem.names(spool.active).contains(where: { ActiveName($0)?.job == job }) {
-            place = .active
+        if let name = FileSystem.names(spool.active).first(where: { ActiveName($0)?.job == job }) {
+            place = .active(name)
         } else if FileSystem.exists(spool.finishedPath(job, .done)) {
             place = .done
         } else if FileSystem.exists(spool.finishedPath(job, .failed)) {
@@ -57,29 +68,55 @@ public enum ListView {
         }
         let table = JobFiles.tableLine(spool, list: listID, index: index)
             ?? JobFiles.records(spool, list: listID, total: record.total)[index]
-        return resource(spool, job, table: table, place: place)
+        let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
+        return resource(spool, job, table: table, place: place, queued: queuedAt)
     }
 
-    /// One row: identity from the table, status from the place, details from the sidecar.
-    static func resource(_ spool: Spool, _ job: JobName, table: JobRecord?, place: Place) -> ResourceStatus {
+    /// One row: identity from the table, status from the place, details from the sidecar. `queued`
+    /// is when the job was last queued: the time of a resource that has never run since (SPEC §4).
+    static func resource(_ spool: Spool, _ job: JobName, table: JobRecord?, place: Place,
+                         queued: String) -> ResourceStatus {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
         // A queued job shows as queued even when an earlier owner left its sidecar behind.
-        guard place != .queued else { return ResourceStatus(index: job.index, id: id, url: url, status: .queued) }
+        guard place != .queued else {
+            return ResourceStatus(index: job.index, id: id, url: url, status: .queued, changed: queued)
+        }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
-        let sidecar = SidecarSnapshot.read(spool, job, finished: finished)
+        let sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
         let status: ResourceStatus.Status
         var error = sidecar?.error
+        let path: String
         switch place {
-        case .queued, .active: status = sidecar?.ownerStatus ?? .downloading
-        case .done: status = .done
+        case .queued: preconditionFailure("handled above")
+        case .active(let name):
+            status = sidecar.map { ownerStatus($0.status) } ?? .downloading
+            path = spool.active + "/" + name
+        case .done:
+            status = .done
+            path = spool.finishedPath(job, .done)
         case .failed:
             status = .error
             error = error ?? "unknown"
+            path = spool.finishedPath(job, .failed)
         }
+        // With no sidecar yet (a claim younger than the worker's first tick) or none kept, the job
+        // file's ctime is when it last moved: its claim, or its completion.
+        let changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
+            ?? queued
         return ResourceStatus(index: job.index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
                               size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,
-                              changed: sidecar?.changed)
+                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+    }
+
+    /// The status a job's owner reports in its sidecar.
+    private static func ownerStatus(_ owner: Sidecar.Status) -> ResourceStatus.Status {
+        switch owner {
+        case .downloading: .downloading
+        case .unzipping: .unzipping
+        case .rendering: .rendering
+        case .done: .done
+        case .error: .error
+        }
     }
 }
 
@@ -93,7 +130,7 @@ enum JobFiles {
         }
         var line = 0, start = 0
         for (offset, byte) in bytes.enumerated() where byte == 0x0A {
-            if line == index { return StatusJSON.decode(JobRecord.self, from: Array(bytes[start..<offset])) }
+            if line == index { return JSON.decode(JobRecord.self, from: bytes[start..<offset]) }
             line += 1
             start = offset + 1
         }
@@ -107,7 +144,7 @@ enum JobFiles {
         func take(_ directory: String, _ name: String, _ job: JobName?) {
             guard let job, job.list == list, job.index < total,
                   let bytes = try? FileSystem.readFile(directory + "/" + name, limit: 1 << 16) else { return }
-            records[job.index] = StatusJSON.decode(JobRecord.self, from: bytes)
+            records[job.index] = JSON.decode(JobRecord.self, from: bytes)
         }
         spool.forEachQueued { directory, name in take(directory, name, JobName(name)) }
         for name in FileSystem.names(spool.active) { take(spool.active, name, ActiveName(name)?.job) }

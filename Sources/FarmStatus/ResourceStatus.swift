@@ -1,9 +1,11 @@
+import FarmJSON
+
 /// One resource of a list (SPEC §4), as the per-list view shows it.
 ///
 /// Its `status` comes from where its job is: queued in queue/ (whatever stale sidecar an earlier
 /// owner left), the sidecar's status in active/, `done` in done/, `error` in failed/.
-public struct ResourceStatus: Codable, Equatable, Sendable {
-    public enum Status: String, Codable, Sendable {
+public struct ResourceStatus: Equatable, Sendable {
+    public enum Status: String, Sendable {
         case queued, downloading, unzipping, rendering, done, error
     }
 
@@ -27,7 +29,8 @@ public struct ResourceStatus: Codable, Equatable, Sendable {
     public var thumb: String?
     public var error: String?
     public var attempts: Int
-    /// When `status` last changed (ISO 8601); null while queued with no history.
+    /// When `status` last changed (ISO 8601); for a resource that has never run, when it was queued.
+    /// Always set in what `ListView` builds (SPEC §4: never null).
     public var changed: String?
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
@@ -68,27 +71,41 @@ public struct ResourceStatus: Codable, Equatable, Sendable {
         guard let size, size > 0 else { return nil }
         return min(100, max(0, Int(Double(bytes) * 100 / Double(size))))
     }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case index, id, url, status, text, bytes, size, kind, file, image, thumb, error, attempts, changed
+/// Every key, with null for what is unknown: readers see one shape whatever the status.
+extension ResourceStatus: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("attempts", attempts)
+        json.member("bytes", bytes)
+        json.member("changed", changed)
+        json.member("error", error)
+        json.member("file", file)
+        json.member("id", id)
+        json.member("image", image)
+        json.member("index", index)
+        json.member("kind", kind)
+        json.member("size", size)
+        json.member("status", status.rawValue)
+        json.member("text", text)
+        json.member("thumb", thumb)
+        json.member("url", url)
+        json.endObject()
     }
+}
 
-    /// Every key, with null for what is unknown: readers see one shape whatever the status.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(index, forKey: .index)
-        try container.encode(id, forKey: .id)
-        try container.encode(url, forKey: .url)
-        try container.encode(status, forKey: .status)
-        try container.encode(text, forKey: .text)
-        try container.encode(bytes, forKey: .bytes)
-        try container.encode(size, forKey: .size)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(file, forKey: .file)
-        try container.encode(image, forKey: .image)
-        try container.encode(thumb, forKey: .thumb)
-        try container.encode(error, forKey: .error)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(changed, forKey: .changed)
+/// As written: `text` is taken as it is, not derived again.
+extension ResourceStatus: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let status: String = try json.decode("status")
+        guard let known = Status(rawValue: status) else { throw JSONMismatch("\"status\": unknown \(status)") }
+        self.init(index: try json.decode("index"), id: try json.decode("id"), url: try json.decode("url"),
+                  status: known, bytes: try json.decode("bytes"), size: try json.decodeIfPresent("size"),
+                  kind: try json.decodeIfPresent("kind"), file: try json.decodeIfPresent("file"),
+                  image: try json.decodeIfPresent("image"), thumb: try json.decodeIfPresent("thumb"),
+                  error: try json.decodeIfPresent("error"), attempts: try json.decode("attempts"),
+                  changed: try json.decodeIfPresent("changed"))
+        text = try json.decode("text")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FarmJSON
 
 /// The whole-spool status of SPEC §4: every list with its counts, the workers and the paused flag.
 ///
@@ -6,7 +6,7 @@ import Foundation
 /// `status/summary.json` (`SummaryFile`); read by `farm status`, `farm wait`, `top` and `serve`.
 /// Its size grows with the number of lists, never with the number of resources: the resources of a
 /// list are only in the per-list view (`ListView`).
-public struct StatusDocument: Codable, Equatable, Sendable {
+public struct StatusDocument: Equatable, Sendable {
     /// When this document was made (ISO 8601, UTC, milliseconds).
     public var updated: String
     public var paused: Bool
@@ -32,7 +32,7 @@ public struct StatusDocument: Codable, Equatable, Sendable {
 }
 
 /// How many workers should run (control/desired.json) and how many do (procs/).
-public struct Workers: Codable, Equatable, Sendable {
+public struct Workers: Equatable, Sendable {
     public var desired: Int
     public var running: Int
 
@@ -42,18 +42,35 @@ public struct Workers: Codable, Equatable, Sendable {
     }
 }
 
-/// How farm writes its status JSON: sorted keys (the encoder's own order changes between runs),
-/// slashes left alone, optionals as explicit nulls (see the `encode(to:)` of each type).
-public enum StatusJSON {
-    public static func encode(_ value: some Encodable, pretty: Bool = false) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-            : [.sortedKeys, .withoutEscapingSlashes]
-        // Status values hold only strings, numbers, booleans and nulls: encoding cannot fail.
-        return Array((try? encoder.encode(value)) ?? Data()) + [0x0A]
+extension StatusDocument: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("lists", lists)
+        json.member("paused", paused)
+        json.member("updated", updated)
+        json.member("workers", workers)
+        json.endObject()
     }
+}
 
-    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) -> Value? {
-        try? JSONDecoder().decode(type, from: Data(bytes))
+extension StatusDocument: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(updated: try json.decode("updated"), paused: try json.decode("paused"),
+                  workers: try json.decode("workers"), lists: try json.decode("lists"))
+    }
+}
+
+extension Workers: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("desired", desired)
+        json.member("running", running)
+        json.endObject()
+    }
+}
+
+extension Workers: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(desired: try json.decode("desired"), running: try json.decode("running"))
     }
 }

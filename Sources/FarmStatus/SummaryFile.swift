@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmSystem
 
@@ -11,7 +12,7 @@ public enum SummaryFile {
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
-        do { try AtomicFile.write(StatusJSON.encode(document), to: path(spool), stagingIn: spool.tmp) } catch {
+        do { try AtomicFile.write(JSON.encode(document), to: path(spool), stagingIn: spool.tmp) } catch {
             throw StatusError("cannot replace \(path(spool)): \(error)")
         }
     }
@@ -20,7 +21,7 @@ public enum SummaryFile {
     public static func read(_ spool: Spool) -> (document: StatusDocument, age: Double)? {
         guard let modified = (try? FileSystem.stat(path(spool)))?.modificationTime,
               let bytes = try? FileSystem.readFile(path(spool)),
-              let document = StatusJSON.decode(StatusDocument.self, from: bytes) else { return nil }
+              let document = JSON.decode(StatusDocument.self, from: bytes) else { return nil }
         return (document, max(0, Clock.wall() - modified))
     }
 }

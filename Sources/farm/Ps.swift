@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmJSON
 import FarmSpool
 import Foundation
 
@@ -15,11 +16,9 @@ struct Ps: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let jobs = Dictionary(spool.activeJobs().map { ($0.owner.pid, $0.job.raw) }) { first, _ in first }
-        let rows = spool.processes().map { (role: $0.role.rawValue, pid: $0.pid, job: jobs[$0.pid]) }
+        let rows = spool.processes().map { Row(role: $0.role.rawValue, pid: $0.pid, job: jobs[$0.pid]) }
         if json {
-            let objects: [[String: Any]] = rows.map { ["role": $0.role, "pid": Int($0.pid), "job": $0.job ?? NSNull()] }
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            print(String(decoding: JSON.encode(rows), as: UTF8.self), terminator: "")
             return
         }
         guard !rows.isEmpty else {
@@ -31,5 +30,20 @@ struct Ps: ParsableCommand {
             print(row.role.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " " + (row.job ?? "-"))
         }
+    }
+}
+
+/// One process of `farm ps`: `{"job": "id" | null, "pid": 123, "role": "worker"}` with `--json`.
+private struct Row: JSONWritable {
+    let role: String
+    let pid: Int32
+    let job: String?
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("job", job)
+        json.member("pid", pid)
+        json.member("role", role)
+        json.endObject()
     }
 }

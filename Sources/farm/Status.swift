@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmJSON
 import FarmSpool
 import FarmStatus
 
@@ -23,7 +24,7 @@ struct Status: ParsableCommand {
         let spool = try options.open(create: false)
         guard let list else {
             let summary = StatusReader.summary(spool)
-            print(json ? String(decoding: StatusJSON.encode(summary, pretty: true), as: UTF8.self)
+            print(json ? String(decoding: JSON.encode(summary, .pretty), as: UTF8.self)
                 : StatusText.summary(summary), terminator: json ? "" : "\n")
             return
         }
@@ -31,7 +32,7 @@ struct Status: ParsableCommand {
         guard let view = ListView.build(spool, listID: found.id) else {
             throw FarmError("\(found.record.name) was removed from the spool while being read; try again")
         }
-        print(json ? String(decoding: StatusJSON.encode(view, pretty: true), as: UTF8.self) : StatusText.list(view),
+        print(json ? String(decoding: JSON.encode(view, .pretty), as: UTF8.self) : StatusText.list(view),
               terminator: json ? "" : "\n")
     }
 }

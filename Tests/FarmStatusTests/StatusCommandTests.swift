@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmStatus
 import FarmTestSupport
@@ -17,7 +18,7 @@ import Testing
     private func add(_ fixture: StatusFixture, _ name: String, count: Int) throws -> String {
         let manifest = fixture.appending(name)
         let urls = (0..<count).map { "http://127.0.0.1:1/\(name)/\($0).jpg" }
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         let added = try farm(fixture, ["add", manifest])
         try #require(added.status == 0, "\(added.error)")
         return ListID.of(name: name)
@@ -55,18 +56,22 @@ import Testing
         #expect(rows[1].contains("Queuing..."))
 
         let json = try farm(fixture, ["status", "--json"])
-        let summary = try #require(StatusJSON.decode(StatusDocument.self, from: Array(json.output.utf8)))
+        let summary = try #require(JSON.decode(StatusDocument.self, from: Array(json.output.utf8)))
         #expect(summary.lists.map(\.name) == ["Set 1.json", "Set 2.json", "Set 10.json"])
         #expect(summary.lists[0].failed == 1 && summary.lists[0].active == 1 && summary.lists[0].queued == 1)
 
         let one = try farm(fixture, ["status", "Set 1", "--json"])
         #expect(one.status == 0, "\(one.error)")
-        let view = try #require(StatusJSON.decode(ListStatus.self, from: Array(one.output.utf8)))
+        let view = try #require(JSON.decode(ListStatus.self, from: Array(one.output.utf8)))
         #expect(view.resources?.map(\.text) == ["Done", "Downloading 45%", "Error", "Queueing"])
-        // Unknown values are explicit nulls in what the command prints.
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(one.output.utf8)) as? [String: Any])
-        let queued = try #require((object["resources"] as? [[String: Any]])?.last)
-        for key in ["size", "kind", "file", "image", "error", "changed"] { #expect(queued[key] is NSNull, "\(key)") }
+        // Unknown values are explicit nulls in what the command prints; a queued resource's `changed`
+        // is when it was queued (SPEC §4), here when it was added.
+        let object = try JSONParser.parse(Array(one.output.utf8))
+        guard case .array(let resources)? = object["resources"] else { throw FixtureError("no resources") }
+        let queued = try #require(resources.last)
+        for key in ["size", "kind", "file", "image", "error"] { #expect(queued[key] == .null, "\(key)") }
+        let added = try #require(fixture.spool.list(try ListLookup.find(fixture.spool, "Set 1").id)).added
+        #expect(queued["changed"] == .string(added))
 
         let rowsOfOne = try farm(fixture, ["status", "Set 1.json"])
         #expect(rowsOfOne.output.contains("error: HTTP 404"))

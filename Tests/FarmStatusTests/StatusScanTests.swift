@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 @testable import FarmStatus
 import FarmTestSupport
@@ -68,7 +69,12 @@ import Testing
         #expect(resources[2].thumb == image + ".thumb.jpg")
         #expect(resources[3].error == "HTTP 404")
         #expect(resources[4].error == "unknown")
-        #expect(resources[5].bytes == 0 && resources[5].changed == nil && resources[5].error == nil)
+        #expect(resources[5].bytes == 0 && resources[5].error == nil)
+        // Handed back: the time it went back to the queue, not the stale sidecar's.
+        #expect(resources[5].changed == Timestamp.iso8601(try Self.changeTime(fixture.spool.queue + "/0/r/" + list + ".5")))
+        // Without a sidecar: when the job file last moved (its claim, its completion); never null.
+        #expect(resources[4].changed == Timestamp.iso8601(try Self.changeTime(fixture.spool.failed + "/" + list + "/" + list + ".4")))
+        #expect(resources.allSatisfy { $0.changed != nil })
         #expect((view.active, view.done, view.failed, view.queued) == (2, 1, 2, 1))
         // The view and the summary agree on the counts.
         let summary = try #require(StatusScan.summary(fixture.spool).list(id: list))
@@ -76,6 +82,43 @@ import Testing
         // One resource alone (what `farm show` reads) matches its row.
         for index in 0..<6 { #expect(ListView.resource(fixture.spool, listID: list, index: index) == resources[index]) }
         #expect(ListView.resource(fixture.spool, listID: list, index: 6) == nil)
+    }
+
+    /// SPEC §4: a resource that has never run carries the time it was queued, never null: added,
+    /// handed back by a reclaim, queued again by a reload.
+    @Test func aQueuedResourceCarriesTheTimeItWasQueued() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 3)
+        let added = try #require(fixture.spool.list(list)).added
+        func changed(_ index: Int) throws -> String? {
+            let view = try #require(ListView.build(fixture.spool, listID: list))
+            let row = try #require(view.resources?[index])
+            #expect(row.status == .queued)
+            #expect(ListView.resource(fixture.spool, listID: list, index: index) == row)
+            return row.changed
+        }
+        for index in 0..<3 { #expect(try changed(index) == added) }
+
+        // Reclaimed: its lease ran out, the job went back to the queue.
+        try fixture.activate(list, 1)
+        usleep(20_000)
+        // File times come from the kernel's coarse clock, up to a tick (10 ms at most) behind.
+        let beforeReclaim = Timestamp.iso8601(Date().timeIntervalSince1970 - 0.011)
+        #expect(fixture.spool.reclaimExpired(lease: 0.01) == [JobName(list: list, index: 1)])
+        let afterReclaim = Timestamp.iso8601(Date().timeIntervalSince1970 + 0.001)
+        let reclaimed = try #require(try changed(1))
+        #expect(reclaimed >= beforeReclaim && reclaimed <= afterReclaim && reclaimed > added,
+                "\(beforeReclaim) ≤ \(reclaimed) ≤ \(afterReclaim)")
+
+        // Reloaded: done, then queued again.
+        try fixture.finish(list, 2)
+        usleep(20_000)
+        let beforeReload = Timestamp.iso8601(Date().timeIntervalSince1970 - 0.011)
+        #expect(try fixture.spool.reload(list: list) == 1)
+        let afterReload = Timestamp.iso8601(Date().timeIntervalSince1970 + 0.001)
+        let reloaded = try #require(try changed(2))
+        #expect(reloaded >= beforeReload && reloaded <= afterReload, "\(beforeReload) ≤ \(reloaded) ≤ \(afterReload)")
+        #expect(try changed(0) == added)
     }
 
     @Test func lookupTakesANameANameWithoutJsonOrAnId() throws {
@@ -96,7 +139,7 @@ import Testing
             try fixture.addList("Set 2.json", count: 10)
             for index in 0..<50 { try fixture.finish(list, index) }
         }
-        func bytes(_ fixture: StatusFixture) -> Int { StatusJSON.encode(StatusScan.summary(fixture.spool)).count }
+        func bytes(_ fixture: StatusFixture) -> Int { JSON.encode(StatusScan.summary(fixture.spool)).count }
         let (smallSize, largeSize) = (bytes(small), bytes(large))
         #expect(largeSize < 1024, "summary of 100k jobs: \(largeSize) bytes")
         // Only the digits of the numbers differ (total, queued, progress).
@@ -160,5 +203,12 @@ import Testing
         watcher.process([.overflow])
         watcher.writeIfDue()
         #expect(SummaryFile.read(fixture.spool)?.document.list(id: more) == nil)
+    }
+
+    /// The ctime of `path`, as the status reads it.
+    private static func changeTime(_ path: String) throws -> Double {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw FixtureError("no \(path)") }
+        return Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
     }
 }

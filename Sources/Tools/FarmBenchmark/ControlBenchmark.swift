@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -36,8 +37,7 @@ struct ControlBenchmark: ParsableCommand {
         }
         let manifest = root + "-manifest.json"
         defer { unlink(manifest) }
-        try JSONSerialization.data(withJSONObject: (0..<count).map { origin.url(for: "/r/\($0).png") })
-            .write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode((0..<count).map { origin.url(for: "/r/\($0).png") })).write(to: URL(fileURLWithPath: manifest))
         try farm.run(["add", manifest])
         try farm.run(["start", "--workers", "4", "--lease", String(lease)])
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmJSON
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -76,7 +77,7 @@ struct PeersBenchmark: ParsableCommand {
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let urls = set.paths.map { nginx.url($0) }
         try (urls.joined(separator: "\n") + "\n").write(toFile: base + "/urls.txt", atomically: true, encoding: .utf8)
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: base + "/\(label).json"))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: base + "/\(label).json"))
 
         let megabytes = Double(set.bytes) / 1e6
         print("\n## \(label) set: \(set.paths.count) files, \(String(format: "%.1f", megabytes)) MB, "

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmConvert
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -32,7 +33,7 @@ struct WorkerBenchmark: ParsableCommand {
         let urls = paths.map { origin.url(for: $0) }
 
         let manifest = base + "/bench.json"
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         let farm = siblingExecutable("farm")
         print("\(files) JPEGs (\(side)×\(side) noise) of \(size) bytes from \(origin.url(for: "/"))"
             + ", spools in \(base)")

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -103,7 +104,7 @@ final class Corpus {
     }
 
     private func manifestJSON(_ resources: [Resource]) throws -> [UInt8] {
-        [UInt8](try JSONSerialization.data(withJSONObject: resources.map { origin.url(for: $0.path) }))
+        JSON.encode(resources.map { origin.url(for: $0.path) })
     }
 
     private func make(list: String, index: Int, kind: ResourceKind, large: Bool) throws -> Resource {

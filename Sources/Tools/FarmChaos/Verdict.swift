@@ -1,5 +1,7 @@
 import FarmFixtures
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import Foundation
 import Glibc
 
@@ -63,8 +65,8 @@ struct Verdict {
                     expectedFiles.formUnion(outputs.names)
                     checkStatus(status[resource.index], resource: resource, file: outputs.file, image: outputs.image,
                                 &verdict)
-                } else if status[resource.index]?["status"] as? String != "error" {
-                    verdict.statusErrors.append("\(job): status says \(status[resource.index]?["status"] ?? "nothing")")
+                } else if status[resource.index]?.status != .error {
+                    verdict.statusErrors.append("\(job): status says \(status[resource.index]?.status.rawValue ?? "nothing")")
                 }
             }
             let directory = spool.outputDirectory(ofList: id)
@@ -140,27 +142,24 @@ struct Verdict {
         return (names, file, image)
     }
 
-    private static func checkStatus(_ entry: [String: Any]?, resource: Resource, file: String, image: String,
+    private static func checkStatus(_ entry: ResourceStatus?, resource: Resource, file: String, image: String,
                                     _ verdict: inout Verdict) {
         let job = resource.job.raw
         guard let entry else {
             verdict.statusErrors.append("\(job): not in farm status")
             return
         }
-        if entry["status"] as? String != "done" { verdict.statusErrors.append("\(job): status \(entry["status"] ?? "none")") }
-        if entry["file"] as? String != file { verdict.statusErrors.append("\(job): file \(entry["file"] ?? "none")") }
-        if entry["image"] as? String != image { verdict.statusErrors.append("\(job): image \(entry["image"] ?? "none")") }
+        if entry.status != .done { verdict.statusErrors.append("\(job): status \(entry.status.rawValue)") }
+        if entry.file != file { verdict.statusErrors.append("\(job): file \(entry.file ?? "none")") }
+        if entry.image != image { verdict.statusErrors.append("\(job): image \(entry.image ?? "none")") }
     }
 
     /// `farm status LIST --json`, its resources by index.
-    private static func statusEntries(_ farm: FarmCommand, list: String) -> [Int: [String: Any]] {
+    private static func statusEntries(_ farm: FarmCommand, list: String) -> [Int: ResourceStatus] {
         guard let result = try? farm.run(["status", list, "--json"]), result.status == 0,
-              let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
-              let resources = object["resources"] as? [[String: Any]] else { return [:] }
-        var byIndex: [Int: [String: Any]] = [:]
-        for resource in resources {
-            if let index = resource["index"] as? Int { byIndex[index] = resource }
-        }
+              let view = JSON.decode(ListStatus.self, from: Array(result.output.utf8)) else { return [:] }
+        var byIndex: [Int: ResourceStatus] = [:]
+        for resource in view.resources ?? [] { byIndex[resource.index] = resource }
         return byIndex
     }
 

@@ -1,38 +1,70 @@
-/// Where and why a JSON text is not JSON: a byte offset and a reason like "expected ',' or ']'".
-struct JSONSyntaxError: Error {
-    let offset: Int
-    let reason: String
+/// Where and why a text is not JSON: a byte offset and a reason like "expected ',' or ']'".
+public struct JSONSyntaxError: Error, Sendable {
+    public let offset: Int
+    public let reason: String
 }
 
-/// A strict RFC 8259 parser over UTF-8 bytes, written for this package rather than taken from Foundation
-/// for two reasons: its errors carry the exact byte offset and what was expected there (which becomes
-/// "line 4, column 17 (expected ',' or ']')"), and it parses a million-URL list in well under a second.
+/// The one JSON parser of farm (the rules are in JSONValue.swift): strict RFC 8259 over UTF-8 bytes,
+/// with the exact byte offset and what was expected there in its errors, and fast enough for a
+/// million-URL list in well under a second and for the spool's records on every claim.
 ///
-/// A leading UTF-8 byte-order mark is skipped; nesting deeper than `maxDepth` is refused rather than
-/// allowed to exhaust the stack. Internal to FarmManifest; a fresh parser per document, one thread.
-struct JSONParser {
-    static let maxDepth = 512
+/// Stateless: each call parses with a fresh `Parser`; any thread.
+public enum JSONParser {
+    /// Deeper nesting is refused rather than allowed to exhaust the stack.
+    public static let maxDepth = 512
 
+    /// The one JSON value `json` holds (whitespace around it allowed, nothing else).
+    public static func parse(_ json: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        var parser = Parser(json, spans: false)
+        return try parser.parseDocument()
+    }
+
+    /// `parse` over any bytes (a file's, a line of a resource table).
+    public static func parse(_ json: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        let result = json.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONSyntaxError) in try parse(buffer) }
+        } ?? Array(json).withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONSyntaxError) in try parse(buffer) }
+        }
+        return try result.get()
+    }
+
+    /// `parse` for a list's JSON: its big array (the document itself, or the `items` of a document
+    /// that is an object) is not kept, its elements go to `handle` one by one, so a million URLs never
+    /// become a million-node tree; in the document that array is left empty. Strings without an escape
+    /// that are printable ASCII stay `span`s of `json`.
+    public static func stream(_ json: UnsafeBufferPointer<UInt8>,
+                              _ handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
+        var parser = Parser(json, spans: true)
+        return try parser.streamDocument(handle)
+    }
+}
+
+/// A recursive-descent parser over bytes it never reads past (every access is checked against
+/// `bytes.count`: the buffer's subscript is unchecked in release builds). One per document.
+private struct Parser {
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// Whether plain strings stay spans of `bytes` (see `JSONParser.stream`).
+    private let spans: Bool
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, spans: Bool) {
         self.bytes = bytes
+        self.spans = spans
     }
 
-    /// The one JSON value `json` holds (whitespace around it allowed, nothing else). A list's big array
-    /// (the document itself, or the `items` of a document that is an object) is not kept: its elements go
-    /// to `handle` one by one, so a million URLs never become a million-node tree. In the document that
-    /// array is left empty.
-    static func parse(_ json: UnsafeBufferPointer<UInt8>,
-                      streaming handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(json)
-        return try parser.parseDocument(handle)
+    /// The document.
+    mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        skipByteOrderMark()
+        let value = try parseValue()
+        try expectEnd()
+        return value
     }
 
-    private mutating func parseDocument(_ handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    /// The document, its big array streamed to `handle` (see `JSONParser.stream`).
+    mutating func streamDocument(_ handle: (JSONStreamEvent) -> Void) throws(JSONSyntaxError) -> JSONValue {
+        skipByteOrderMark()
         skipWhitespace()
         // The handler is only called during this parse: the optional parameters below just cannot say so.
         let value = try withoutActuallyEscaping(handle) { handle throws(JSONSyntaxError) -> JSONValue in
@@ -46,16 +78,25 @@ struct JSONParser {
                 return try parseValue()
             }
         }
+        try expectEnd()
+        return value
+    }
+
+    private mutating func skipByteOrderMark() {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    }
+
+    /// Nothing but whitespace after the value.
+    private mutating func expectEnd() throws(JSONSyntaxError) {
         skipWhitespace()
         if index < bytes.count { throw fail("unexpected \(found) after the end of the JSON value") }
-        return value
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
         guard index < bytes.count else { throw fail("unexpected end of file; expected a value") }
         switch bytes[index] {
-        case UInt8(ascii: "\""): return .string(try parseText())
+        case UInt8(ascii: "\""): return spans ? try parseText() : .string(try parseString())
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
@@ -94,12 +135,12 @@ struct JSONParser {
         }
     }
 
-    /// An object; with `items`, the elements of an array member named "items" go there (see `parse`).
+    /// An object; with `items`, the elements of an array member named "items" go there (see `JSONParser.stream`).
     private mutating func parseObject(items: ((JSONStreamEvent) -> Void)? = nil) throws(JSONSyntaxError)
         -> JSONValue {
         try enter()
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
+        var members: [JSONMember] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -119,9 +160,9 @@ struct JSONParser {
             skipWhitespace()
             if let items, key == "items", index < bytes.count, bytes[index] == UInt8(ascii: "[") {
                 items(.begin(.items))
-                members.append((key, try parseArray { items(.element($0, end: $1)) }))
+                members.append(JSONMember(key, try parseArray { items(.element($0, end: $1)) }))
             } else {
-                members.append((key, try parseValue()))
+                members.append(JSONMember(key, try parseValue()))
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
@@ -138,12 +179,12 @@ struct JSONParser {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth { throw fail("nested more than \(Self.maxDepth) levels deep") }
+        if depth > JSONParser.maxDepth { throw fail("nested more than \(JSONParser.maxDepth) levels deep") }
     }
 
-    /// A string value starting at the opening quote under `index`: a range of the document when it is
+    /// A string value starting at the opening quote under `index`: a span of the document when it is
     /// printable ASCII with no escape (the common case), else decoded. Leaves `index` after it.
-    private mutating func parseText() throws(JSONSyntaxError) -> JSONText {
+    private mutating func parseText() throws(JSONSyntaxError) -> JSONValue {
         var end = index + 1
         while end < bytes.count {
             let byte = bytes[end]
@@ -154,7 +195,7 @@ struct JSONParser {
             if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
             end += 1
         }
-        return .decoded(try parseString())
+        return .string(try parseString())
     }
 
     /// A string starting at the opening quote under `index`; leaves `index` after the closing quote.
@@ -336,20 +377,20 @@ struct JSONParser {
 
 /// What a streaming parse hands over: a list's big array begins (again, should `items` repeat: the
 /// last one counts), or its next element, which ends before offset `end` of the document.
-enum JSONStreamEvent {
+public enum JSONStreamEvent {
     case begin(JSONStreamedArray)
     case element(JSONValue, end: Int)
 }
 
 /// Which array is streamed: the document itself, or the `items` member of the document.
-enum JSONStreamedArray {
+public enum JSONStreamedArray: Sendable {
     case document, items
 }
 
 /// A 1-based line and column in a text, from a byte offset; columns count characters (Unicode scalars),
 /// not bytes, as editors do. Stateless.
-enum TextPosition {
-    static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
+public enum TextPosition {
+    public static func of(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
         // A byte-order mark is invisible in an editor: it takes no column.
