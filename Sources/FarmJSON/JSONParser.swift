@@ -141,6 +141,8 @@ private struct Parser {
         try enter()
         index += 1
         var members: [JSONMember] = []
+        // Records have about ten members, manifest items two or three: one allocation for most.
+        members.reserveCapacity(8)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -186,6 +188,11 @@ private struct Parser {
     /// printable ASCII with no escape (the common case), else decoded. Leaves `index` after it.
     private mutating func parseText() throws(JSONSyntaxError) -> JSONValue {
         var end = index + 1
+        while end + 8 <= bytes.count {
+            let word = StringBytes.load(bytes, at: end)
+            if StringBytes.hasSpecial(word) || word & StringBytes.topBits != 0 { break }
+            end += 8
+        }
         while end < bytes.count {
             let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
@@ -204,7 +211,16 @@ private struct Parser {
         let start = index + 1
         var end = start
         var highBits: UInt8 = 0
-        // Fast path: no escapes, the bytes are the string (the common case for URLs).
+        // Fast path: no escapes, the bytes are the string (the common case for URLs), eight at a time
+        // up to the first quote, backslash or control character.
+        var highWords: UInt64 = 0
+        while end + 8 <= bytes.count {
+            let word = StringBytes.load(bytes, at: end)
+            if StringBytes.hasSpecial(word) { break }
+            highWords |= word
+            end += 8
+        }
+        if highWords & StringBytes.topBits != 0 { highBits = 0x80 }
         while end < bytes.count {
             let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
@@ -311,22 +327,34 @@ private struct Parser {
         return JSONSyntaxError(offset: offset, reason: "unescaped control character in a string")
     }
 
-    /// The literal text of a number, checked against the JSON grammar.
-    private mutating func parseNumber() throws(JSONSyntaxError) -> String {
+    /// A number, checked against the JSON grammar: an integer in Int's range as its value (no
+    /// String made for it), any other as its literal text.
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONNumber {
         let start = index
         let invalid = JSONSyntaxError(offset: start, reason: "invalid number")
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
+        // Accumulated negatively: Int.min has no positive counterpart.
+        var value = 0, overflow = false
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw invalid }
         } else {
-            skipDigits()
+            while index < bytes.count, isDigit(bytes[index]) {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.subtractingReportingOverflow(Int(bytes[index] - UInt8(ascii: "0")))
+                value = next
+                overflow = overflow || o1 || o2
+                index += 1
+            }
         }
+        var integer = true
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
             skipDigits()
+            integer = false
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
@@ -335,8 +363,13 @@ private struct Parser {
             }
             guard index < bytes.count, isDigit(bytes[index]) else { throw invalid }
             skipDigits()
+            integer = false
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        // "-0" keeps its text: it is not the canonical form of 0.
+        if integer, !overflow, !(negative && value == 0), negative || value != .min {
+            return JSONNumber(negative ? value : -value)
+        }
+        return JSONNumber(text: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

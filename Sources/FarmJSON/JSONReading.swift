@@ -43,8 +43,8 @@ extension JSONValue {
     /// The member `key` (the last one), nil when absent; throws when this is not an object.
     @usableFromInline
     func member(_ key: String) throws(JSONMismatch) -> JSONValue? {
-        guard case .object(let members) = self else { throw JSONMismatch("\(kind), not an object") }
-        return members.last { $0.key == key }?.value
+        guard case .object = self else { throw JSONMismatch("\(kind), not an object") }
+        return self[key]
     }
 }
 
@@ -58,7 +58,7 @@ extension String: JSONReadable {
 /// An integer literal in Int's range: no fraction, no exponent.
 extension Int: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        guard case .number(let literal) = json, let value = Int(literal) else {
+        guard case .number(let number) = json, let value = number.int else {
             throw JSONMismatch("\(json.kind), not an integer")
         }
         self = value
@@ -67,7 +67,7 @@ extension Int: JSONReadable {
 
 extension Double: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        guard case .number(let literal) = json, let value = Double(literal) else {
+        guard case .number(let number) = json, let value = number.double else {
             throw JSONMismatch("\(json.kind), not a number")
         }
         self = value

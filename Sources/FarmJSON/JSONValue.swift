@@ -44,8 +44,7 @@
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
-    /// The number's literal text, as valid JSON: "17", "-0.5", "1e+16".
-    case number(String)
+    case number(JSONNumber)
     case string(String)
     /// A string left in the parsed text: bytes `range` of it, printable ASCII without an escape. Only
     /// `JSONParser.stream` makes these (for a manifest's big lists, where a million URLs must not
@@ -58,7 +57,12 @@ public enum JSONValue: Equatable, Sendable {
     /// there is none or this is not an object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.last { $0.key == key }?.value
+        // Lengths first: records look up each of their keys among ten or so.
+        let count = key.utf8.count
+        for member in members.reversed() where member.key.utf8.count == count && member.key == key {
+            return member.value
+        }
+        return nil
     }
 
     /// What the value is, for messages: "a string", "an array"…
@@ -70,6 +74,62 @@ public enum JSONValue: Equatable, Sendable {
         case .null: "null"
         case .array: "an array"
         case .object: "an object"
+        }
+    }
+}
+
+/// A JSON number as written: an integer in Int's range is kept as its value (the spool's records
+/// hold mostly such numbers, and no String is made for them), any other number as its literal text
+/// ("-0", "0.5", "1e+16", "9223372036854775808"). A value type.
+public struct JSONNumber: Equatable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    private enum Storage: Equatable, Sendable {
+        case integer(Int)
+        case text(String)
+    }
+
+    private let storage: Storage
+
+    public init(_ value: Int) {
+        storage = .integer(value)
+    }
+
+    /// The number a parser read as `text`, which must be valid JSON and not a canonical Int.
+    init(text: String) {
+        storage = .text(text)
+    }
+
+    /// The number `literal` is, which must be a valid JSON number ("17", "-0.5", "1E+3").
+    public init(stringLiteral literal: String) {
+        guard case .number(let number)? = try? JSONParser.parse(literal.utf8) else {
+            preconditionFailure("not a JSON number: \(literal)")
+        }
+        self = number
+    }
+
+    /// The literal text, as valid JSON: "17", "-0.5", "1E+3".
+    public var literal: String {
+        switch storage {
+        case .integer(let value): String(value)
+        case .text(let text): text
+        }
+    }
+
+    public var description: String { literal }
+
+    /// The number as an Int: an integer literal in Int's range ("-0" is 0); nil for a fraction, an
+    /// exponent or an integer out of range.
+    public var int: Int? {
+        switch storage {
+        case .integer(let value): value
+        case .text(let text): Int(text)
+        }
+    }
+
+    /// The number as the nearest Double.
+    public var double: Double? {
+        switch storage {
+        case .integer(let value): Double(value)
+        case .text(let text): Double(text)
         }
     }
 }

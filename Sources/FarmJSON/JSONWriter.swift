@@ -120,10 +120,10 @@ public struct JSONWriter {
         value.withUTF8 { appendString($0) }
     }
 
-    /// A number given as its literal text, which must be valid JSON (a parsed `JSONValue.number`).
-    public mutating func number(literal: String) {
+    /// A parsed number, as it was written.
+    public mutating func number(_ number: JSONNumber) {
         separate()
-        bytes.append(contentsOf: literal.utf8)
+        bytes.append(contentsOf: number.literal.utf8)
     }
 
     // MARK: Private
@@ -191,13 +191,20 @@ public struct JSONWriter {
     }
 
     /// `utf8` quoted, with the escapes of the rules: `\"`, `\\`, the five short control escapes,
-    /// `\u00xx` for the other controls; everything else as is.
+    /// `\u00xx` for the other controls; everything else as is. Runs without an escape (nearly every
+    /// URL and path) are found eight bytes at a time and copied whole.
     private mutating func appendString(_ utf8: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
         var run = 0  // start of the bytes not yet copied
-        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
-            run = index + 1
+        var index = 0
+        while index < utf8.count {
+            while index + 8 <= utf8.count, !StringBytes.hasSpecial(StringBytes.load(utf8, at: index)) { index += 8 }
+            guard index < utf8.count else { break }
+            let byte = utf8[index]
+            index += 1
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index - 1]))
+            run = index
             bytes.append(UInt8(ascii: "\\"))
             switch byte {
             case 0x22, 0x5C: bytes.append(byte)
@@ -219,6 +226,7 @@ public struct JSONWriter {
 
 extension JSON {
     /// `value` as a document: compact (one line) or pretty, with its final newline.
+    @inlinable
     public static func encode(_ value: some JSONWritable, _ style: JSONWriter.Style = .compact,
                               capacity: Int = 256) -> [UInt8] {
         var writer = JSONWriter(style, capacity: capacity)
@@ -269,7 +277,7 @@ extension JSONValue: JSONWritable {
         case .null: json.null()
         case .span: preconditionFailure("JSONWriter: a span has no text without the document it was parsed from")
         case .bool(let value): json.bool(value)
-        case .number(let literal): json.number(literal: literal)
+        case .number(let number): json.number(number)
         case .string(let value): json.string(value)
         case .array(let elements): elements.write(to: &json)
         case .object(let members):

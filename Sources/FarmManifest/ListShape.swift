@@ -122,7 +122,7 @@ struct ListShape {
         case nil, .null?: return nil
         case .string(let text)?: return .decoded(text)
         case .span(let range)?: return .span(range)
-        case .number(let text)?: return .decoded(text)
+        case .number(let number)?: return .decoded(number.literal)
         case let value?:
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
         }

@@ -64,8 +64,8 @@ private indirect enum Tree: Encodable, JSONWritable, Equatable, CustomStringConv
         switch value {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
-        case .number(let literal):
-            if let int = Int(literal) { self = .int(int) } else if let double = Double(literal) { self = .double(double) } else {
+        case .number(let number):
+            if let int = number.int { self = .int(int) } else if let double = number.double { self = .double(double) } else {
                 return nil
             }
         case .string(let value): self = .string(value)
