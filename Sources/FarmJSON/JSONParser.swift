@@ -111,45 +111,24 @@ private struct Parser {
     /// into the value.
     private mutating func parseArray(element: ((JSONValue, Int) -> Void)? = nil) throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if closesEmpty(UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             let value = try parseValue()
             if let element { element(value, index) } else { elements.append(value) }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            default: throw fail("expected ',' or ']'")
-            }
-        }
+        } while try !closes(UInt8(ascii: "]"))
+        return .array(elements)
     }
 
     /// An object; with `items`, the elements of an array member named "items" go there (see `JSONParser.stream`).
     private mutating func parseObject(items: ((JSONStreamEvent) -> Void)? = nil) throws(JSONSyntaxError)
         -> JSONValue {
         try enter()
-        index += 1
         var members: [JSONMember] = []
         // Records have about ten members, manifest items two or three: one allocation for most.
         members.reserveCapacity(8)
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
+        if closesEmpty(UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of file; expected a string key") }
             guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string key in double quotes") }
@@ -166,22 +145,42 @@ private struct Parser {
             } else {
                 members.append(JSONMember(key, try parseValue()))
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of file; expected ',' or '}'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(members)
-            default: throw fail("expected ',' or '}'")
-            }
-        }
+        } while try !closes(UInt8(ascii: "}"))
+        return .object(members)
     }
 
+    /// Past the `[` or `{` under `index`, one level deeper.
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         if depth > JSONParser.maxDepth { throw fail("nested more than \(JSONParser.maxDepth) levels deep") }
+        index += 1
+    }
+
+    /// Whether the array or object just entered is empty: its `bracket` comes first (and is passed).
+    private mutating func closesEmpty(_ bracket: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == bracket else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After an element or a member: its closing `bracket` (true) or a comma (false), passed.
+    @inline(__always)
+    private mutating func closes(_ bracket: UInt8) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        switch index < bytes.count ? bytes[index] : 0 {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case bracket:
+            index += 1
+            depth -= 1
+            return true
+        default:
+            let expected = bracket == UInt8(ascii: "]") ? "',' or ']'" : "',' or '}'"
+            throw fail(index < bytes.count ? "expected " + expected : "unexpected end of file; expected " + expected)
+        }
     }
 
     /// A string value starting at the opening quote under `index`: a span of the document when it is

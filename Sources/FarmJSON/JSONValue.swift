@@ -82,6 +82,7 @@ public enum JSONValue: Equatable, Sendable {
 /// hold mostly such numbers, and no String is made for them), any other number as its literal text
 /// ("-0", "0.5", "1e+16", "9223372036854775808"). A value type.
 public struct JSONNumber: Equatable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The value, or the text when the value is not an Int.
     private enum Storage: Equatable, Sendable {
         case integer(Int)
         case text(String)

@@ -14,7 +14,7 @@ public struct JSONWriter {
         case compact, pretty
     }
 
-    public private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
     private let pretty: Bool
     /// How many objects and arrays are open.
     private var depth = 0
@@ -32,7 +32,7 @@ public struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    /// The document written so far with its final newline; the writer is done with.
+    /// The document, with its final newline; nothing is written after.
     public mutating func finish() -> [UInt8] {
         assert(depth == 0, "JSONWriter: an object or array is still open")
         bytes.append(0x0A)

@@ -133,11 +133,13 @@ struct ServeResponder: HTTPResponder {
         return body
     }
 
+    /// The body of POST /api/scale: `{"workers": N}`.
     private struct Scale: JSONReadable {
         let workers: Int
         init(json: JSONValue) throws(JSONMismatch) { workers = try json.decode("workers") }
     }
 
+    /// The body of POST /api/add: `{"source": "…"}`.
     private struct Add: JSONReadable {
         let source: String
         init(json: JSONValue) throws(JSONMismatch) { source = try json.decode("source") }

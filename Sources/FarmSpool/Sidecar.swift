@@ -73,8 +73,17 @@ extension Sidecar: JSONWritable {
 /// and what else the sidecar says (bytes, size, kind) still shows.
 extension Sidecar: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        let status: String = try json.decode("status")
-        self.init(status: Status(rawValue: status) ?? .downloading, bytes: try json.decode("bytes"),
+        // Matched here rather than by `init(rawValue:)`, whose table lookup costs more: the status
+        // reads a sidecar for every job that left the queue.
+        let status: Status
+        switch try json.decode("status") as String {
+        case "unzipping": status = .unzipping
+        case "rendering": status = .rendering
+        case "done": status = .done
+        case "error": status = .error
+        default: status = .downloading
+        }
+        self.init(status: status, bytes: try json.decode("bytes"),
                   size: try json.decodeIfPresent("size"), kind: try json.decodeIfPresent("kind"),
                   file: try json.decodeIfPresent("file"), image: try json.decodeIfPresent("image"),
                   thumb: try json.decodeIfPresent("thumb"), error: try json.decodeIfPresent("error"),

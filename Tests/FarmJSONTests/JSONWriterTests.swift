@@ -184,6 +184,7 @@ private indirect enum Tree: Encodable, JSONWritable, Equatable, CustomStringConv
         (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
     }
 
+    /// Any key, for the objects of a tree.
     private struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }

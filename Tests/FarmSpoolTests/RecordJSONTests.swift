@@ -31,6 +31,7 @@ import Testing
     }
 
     @Test func writesBooleansAndLeavesOutNils() {
+        /// Optional members of every kind, left out when nil as the spool's records do.
         struct Flags: Encodable, JSONWritable {
             var a: Bool, b: Bool?, c: Int?, d: String?
 
@@ -224,6 +225,7 @@ import Testing
 
 // The records as Foundation's Codable reads and writes them: the same members, synthesized.
 
+/// A job record for Foundation.
 private struct FoundationRecord: Codable {
     var url: String, id: String
 
@@ -232,6 +234,7 @@ private struct FoundationRecord: Codable {
     }
 }
 
+/// A sidecar for Foundation, its status a plain string.
 private struct FoundationSidecar: Codable {
     var status: String, bytes: Int, size: Int?, kind: String?, file: String?, image: String?, thumb: String?
     var error: String?, attempts: Int, changed: String
@@ -249,6 +252,7 @@ private struct FoundationSidecar: Codable {
     }
 }
 
+/// A list record for Foundation.
 private struct FoundationList: Encodable {
     var name: String, total: Int, digest: String, source: String, added: String
 
@@ -257,6 +261,7 @@ private struct FoundationList: Encodable {
     }
 }
 
+/// The desired state for Foundation.
 private struct FoundationDesired: Encodable {
     var workers: Int, lease: Double, maxSize: Int, convert: Bool
 
