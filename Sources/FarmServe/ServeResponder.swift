@@ -122,7 +122,8 @@ struct ServeResponder: HTTPResponder {
         return try await Blocking.run { try action(actions) }
     }
 
-    private func decode<Body: JSONReadable>(_ type: Body.Type, from request: inout Request, example: String) async throws -> Body {
+    private func decode<Body: JSONReadable>(_ type: Body.Type, from request: inout Request,
+                                            example: String) async throws -> Body {
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: 64 * 1024) } catch {
             throw ServeError(413, "the body is too large (64 KB at most)")

@@ -65,7 +65,11 @@ private indirect enum Tree: Encodable, JSONWritable, Equatable, CustomStringConv
         case .null: self = .null
         case .bool(let value): self = .bool(value)
         case .number(let number):
-            if let int = number.int { self = .int(int) } else if let double = number.double { self = .double(double) } else {
+            if let int = number.int {
+                self = .int(int)
+            } else if let double = number.double {
+                self = .double(double)
+            } else {
                 return nil
             }
         case .string(let value): self = .string(value)
@@ -165,7 +169,8 @@ private indirect enum Tree: Encodable, JSONWritable, Equatable, CustomStringConv
             return .double(double.isFinite ? double : 0.5)
         case 4, 5: return .string(string(&random))
         case 6, 7:
-            return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in Tree.random(&random, depth: depth + 1) })
+            let count = Int.random(in: 0...4, using: &random)
+            return .array((0..<count).map { _ in Tree.random(&random, depth: depth + 1) })
         default:
             var members: [String: Tree] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &random) {

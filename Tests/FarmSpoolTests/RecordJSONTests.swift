@@ -106,7 +106,8 @@ import Testing
         #expect(JSON.decode(JobRecord.self, from: Array(#"{"id":"first","url":"u","id":"second"}"#.utf8))
             == JobRecord(url: "u", id: "second"))
         #expect(JSON.decode(JobRecord.self, from: Array(#"{"id":"x","url":"u","id":7}"#.utf8)) == nil)
-        #expect(JSON.decode(Sidecar.self, from: Array(#"{"status":"paused","bytes":5,"attempts":1,"changed":"t"}"#.utf8))
+        let paused = Array(#"{"status":"paused","bytes":5,"attempts":1,"changed":"t"}"#.utf8)
+        #expect(JSON.decode(Sidecar.self, from: paused)
             == Sidecar(status: .downloading, bytes: 5, attempts: 1, changed: "t"))
         // Lines of a resource table come as slices.
         let table = Array(#"{"id":"a","url":"u"}"#.utf8) + [0x0A] + Array(#"{"id":"b","url":"v"}"#.utf8)

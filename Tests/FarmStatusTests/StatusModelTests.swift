@@ -57,8 +57,8 @@ import Testing
         // Sorted, as every document farm writes.
         #expect(keys(object) == ["lists", "paused", "updated", "workers"])
         guard case .array(let lists)? = object["lists"] else { throw StatusError("no lists") }
-        #expect(keys(lists.first) == ["active", "done", "failed", "id", "name", "progress", "queued", "resources", "state",
-                                      "total"])
+        #expect(keys(lists.first) == ["active", "done", "failed", "id", "name", "progress", "queued", "resources",
+                                      "state", "total"])
         // The summary leaves resources out: it must stay small.
         let summary = ListStatus(id: "0123456789abcdef", name: "Set 1.json", total: 10, active: 0, done: 0, failed: 0)
         #expect(!String(decoding: JSON.encode(summary), as: UTF8.self).contains("resources"))

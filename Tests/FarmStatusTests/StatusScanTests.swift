@@ -71,9 +71,11 @@ import Testing
         #expect(resources[4].error == "unknown")
         #expect(resources[5].bytes == 0 && resources[5].error == nil)
         // Handed back: the time it went back to the queue, not the stale sidecar's.
-        #expect(resources[5].changed == Timestamp.iso8601(try Self.changeTime(fixture.spool.queue + "/0/r/" + list + ".5")))
+        let returned = fixture.spool.queue + "/0/r/" + list + ".5"
+        #expect(resources[5].changed == Timestamp.iso8601(try Self.changeTime(returned)))
         // Without a sidecar: when the job file last moved (its claim, its completion); never null.
-        #expect(resources[4].changed == Timestamp.iso8601(try Self.changeTime(fixture.spool.failed + "/" + list + "/" + list + ".4")))
+        let failed = fixture.spool.finishedPath(JobName(list: list, index: 4), .failed)
+        #expect(resources[4].changed == Timestamp.iso8601(try Self.changeTime(failed)))
         #expect(resources.allSatisfy { $0.changed != nil })
         #expect((view.active, view.done, view.failed, view.queued) == (2, 1, 2, 1))
         // The view and the summary agree on the counts.
@@ -117,7 +119,8 @@ import Testing
         #expect(try fixture.spool.reload(list: list) == 1)
         let afterReload = Timestamp.iso8601(Date().timeIntervalSince1970 + 0.001)
         let reloaded = try #require(try changed(2))
-        #expect(reloaded >= beforeReload && reloaded <= afterReload, "\(beforeReload) ≤ \(reloaded) ≤ \(afterReload)")
+        #expect(reloaded >= beforeReload && reloaded <= afterReload,
+                "\(beforeReload) ≤ \(reloaded) ≤ \(afterReload)")
         #expect(try changed(0) == added)
     }
 

@@ -37,7 +37,8 @@ struct ControlBenchmark: ParsableCommand {
         }
         let manifest = root + "-manifest.json"
         defer { unlink(manifest) }
-        try Data(JSON.encode((0..<count).map { origin.url(for: "/r/\($0).png") })).write(to: URL(fileURLWithPath: manifest))
+        let urls = (0..<count).map { origin.url(for: "/r/\($0).png") }
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         try farm.run(["add", manifest])
         try farm.run(["start", "--workers", "4", "--lease", String(lease)])
 

@@ -66,7 +66,8 @@ struct Verdict {
                     checkStatus(status[resource.index], resource: resource, file: outputs.file, image: outputs.image,
                                 &verdict)
                 } else if status[resource.index]?.status != .error {
-                    verdict.statusErrors.append("\(job): status says \(status[resource.index]?.status.rawValue ?? "nothing")")
+                    let shown = status[resource.index]?.status.rawValue ?? "nothing"
+                    verdict.statusErrors.append("\(job): status says \(shown)")
                 }
             }
             let directory = spool.outputDirectory(ofList: id)
