@@ -17,8 +17,9 @@
 //   stack overflow.
 // - Duplicate keys: the last one wins, as in JavaScript's JSON.parse. Objects keep every member in
 //   order and lookups search from the end.
-// - Numbers keep their literal text (an id `17` stays "17"). Read as an Int, a number must be an
-//   integer literal in Int's range (no fraction, no exponent); read as a Double, any number.
+// - Numbers are kept as written (an id `17` stays "17", never "17.0": see `JSONNumber`). Read as an
+//   Int, a number must be an integer literal in Int's range (no fraction, no exponent); read as a
+//   Double, any number.
 // - Records (`JSONReadable`): unknown members are ignored, so a record from a newer farm (a sidecar
 //   with an extra field) still reads; a required member that is missing or of the wrong type makes
 //   the record unreadable; an optional member may be absent or null.
@@ -38,7 +39,7 @@
 //   written as null (the status documents: SPEC §4 shows every key).
 
 /// A parsed JSON value. Objects keep their members in the order of the text, duplicates included
-/// (the last one counts, see `subscript`); numbers keep their literal text.
+/// (the last one counts, see `subscript`); numbers are kept as written.
 ///
 /// A value type, made by `JSONParser`, read through `JSONReadable` records or directly; any thread.
 public enum JSONValue: Equatable, Sendable {
