@@ -12,8 +12,8 @@ public struct Desired: Equatable, Sendable {
     public var lease: Double = 10
     /// The most one download may weigh, in bytes.
     public var maxSize: Int = 1 << 30
-    /// False (`farm start --no-convert`, for the benchmark): download and complete, no display
-    /// image and no thumbnail.
+    /// False (`farm start --no-convert`, for users who want the files alone): download and complete,
+    /// no display image and no thumbnail.
     public var convert: Bool = true
 
     public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true) {

@@ -18,8 +18,7 @@ struct Start: ParsableCommand {
     @Option(help: "The most bytes one download may weigh (default 1 GiB).")
     var maxSize: Int?
 
-    @Flag(help: ArgumentHelp("Download and complete only: no display images, no thumbnails (for benchmarks).",
-                             visibility: .hidden))
+    @Flag(help: "Download the files only: no display images and no thumbnails.")
     var noConvert = false
 
     func validate() throws {
