@@ -9,10 +9,9 @@ public enum Outcome: Sendable {
 // A finished job's last sidecar (what it made, or why it failed) is its outcome record. It is kept
 // as the extended attribute `user.farm.outcome` of the job file: set on active/<job>@<owner> just
 // before the completion rename, it lands in done/ or failed/ with the job, in the same step, and it
-// costs no file of its own. (It was progress/<job>.json: creating and renaming that file took a
-// quarter of a short job's time.) Where the file system has no user extended attributes, or the
-// record does not fit, it is written to progress/<job>.json as before: readers look at the job
-// file first, then there.
+// costs no file of its own (creating and renaming a file of its own would take a quarter of a short
+// job's time). Where the file system has no user extended attributes, or the record does not fit, it
+// is written to progress/<job>.json instead: readers look at the job file first, then there.
 extension Spool {
     static let outcomeAttribute = "user.farm.outcome"
 
