@@ -90,7 +90,9 @@ let package = Package(
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
-        .target(name: "FarmControl", dependencies: ["FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator"]),
+        .target(name: "FarmControl", dependencies: [
+            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmSystem",
+        ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: [
             "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmSystem", "FarmZip",
@@ -138,7 +140,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Samples")], swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
-        .target(name: "FarmManifest", dependencies: ["FarmJSON", "FarmZip"]),
+        .target(name: "FarmManifest", dependencies: ["FarmJSON", "FarmSystem", "FarmZip"]),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: [
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),

@@ -1,37 +1,11 @@
+import FarmSystem
+
 /// Why a verb of `Control` refused or failed: a code front ends switch on (`farm serve` maps it to an
 /// HTTP status), what it is about (`subject`: the number asked for, the list named), and the error
 /// underneath (`cause`: a `SpoolError`, an `AddError`, a `StatusError`). `description` makes the one
 /// sentence of SPEC §3 when a front end shows it. A value; any thread may use it.
 public struct ControlError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, as a set that can grow without breaking callers' `switch` statements.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String {
-            case workersOutOfRange, leaseOutOfRange, maxSizeOutOfRange, unknownList, invalidListID,
-                 manifestRefused, listConflict, spoolFailed
-        }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-
-        /// A number of workers outside `Control.workerRange`.
-        public static let workersOutOfRange = Code(.workersOutOfRange)
-        /// A lease outside `Control.leaseRange` seconds.
-        public static let leaseOutOfRange = Code(.leaseOutOfRange)
-        /// A size limit for one download that is not a positive number of bytes.
-        public static let maxSizeOutOfRange = Code(.maxSizeOutOfRange)
-        /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
-        public static let unknownList = Code(.unknownList)
-        /// A list id that is not one (16 hex digits): it names no list and never could.
-        public static let invalidListID = Code(.invalidListID)
-        /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
-        public static let manifestRefused = Code(.manifestRefused)
-        /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
-        public static let listConflict = Code(.listConflict)
-        /// The spool or the system failed the verb: disk, permissions, a farm that did not come up
-        /// (cause: `SpoolError`, or the `AddError` that wraps it).
-        public static let spoolFailed = Code(.spoolFailed)
-
-        public var description: String { value.rawValue }
-    }
+    public typealias Code = ErrorCode<ControlError>
 
     public let code: Code
     /// What the sentence names: the value asked for, or the list as the user named it.
@@ -60,4 +34,24 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
         default: return "\(code): \(subject)"
         }
     }
+}
+
+extension ErrorCode where Domain == ControlError {
+    /// A number of workers outside `Control.workerRange`.
+    public static var workersOutOfRange: Self { Self("workersOutOfRange") }
+    /// A lease outside `Control.leaseRange` seconds.
+    public static var leaseOutOfRange: Self { Self("leaseOutOfRange") }
+    /// A size limit for one download that is not a positive number of bytes.
+    public static var maxSizeOutOfRange: Self { Self("maxSizeOutOfRange") }
+    /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
+    public static var unknownList: Self { Self("unknownList") }
+    /// A list id that is not one (16 hex digits): it names no list and never could.
+    public static var invalidListID: Self { Self("invalidListID") }
+    /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
+    public static var manifestRefused: Self { Self("manifestRefused") }
+    /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
+    public static var listConflict: Self { Self("listConflict") }
+    /// The spool or the system failed the verb: disk, permissions, a farm that did not come up
+    /// (cause: `SpoolError`, or the `AddError` that wraps it).
+    public static var spoolFailed: Self { Self("spoolFailed") }
 }

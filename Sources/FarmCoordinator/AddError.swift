@@ -1,34 +1,11 @@
+import FarmSystem
 import FarmTransfer
 
 /// Why `farm add` refused a manifest; nothing was enqueued when this is thrown. It keeps what went wrong
 /// (`code`), what it is about (`subject`) and the error underneath (`cause`); `description` makes the
 /// one sentence of SPEC §3 from them when a front end shows it. A value; any thread may use it.
 public struct AddError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, as a set that can grow without breaking callers' `switch` statements.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String { case lock, recovery, unreadable, scratch, unfetchable, malformed, conflict, enqueue }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-
-        /// control/add.lock, which makes adds take turns, cannot be taken (cause: `Errno`).
-        public static let lock = Code(.lock)
-        /// What dead adds left in the spool cannot be finished first (cause: `SpoolError`).
-        public static let recovery = Code(.recovery)
-        /// A local manifest cannot be read (cause: `Errno`).
-        public static let unreadable = Code(.unreadable)
-        /// The spool's tmp/ takes no file to fetch the manifest into (cause: `Errno`).
-        public static let scratch = Code(.scratch)
-        /// A manifest URL cannot be fetched (cause: `TransferError`).
-        public static let unfetchable = Code(.unfetchable)
-        /// The manifest is malformed, of no known shape, or holds no list (cause: `ManifestError`).
-        public static let malformed = Code(.malformed)
-        /// A list of the manifest is in the spool already, with other URLs (no cause).
-        public static let conflict = Code(.conflict)
-        /// The spool refused the jobs (cause: `SpoolError`).
-        public static let enqueue = Code(.enqueue)
-
-        public var description: String { value.rawValue }
-    }
+    public typealias Code = ErrorCode<AddError>
 
     public let code: Code
     /// What the sentence names: the manifest's path or URL, a list's name, or a path in the spool.
@@ -60,4 +37,23 @@ public struct AddError: Error, CustomStringConvertible, Sendable {
         default: return cause  // .malformed: the manifest reader's sentence names the file and the place
         }
     }
+}
+
+extension ErrorCode where Domain == AddError {
+    /// control/add.lock, which makes adds take turns, cannot be taken (cause: `Errno`).
+    public static var lock: Self { Self("lock") }
+    /// What dead adds left in the spool cannot be finished first (cause: `SpoolError`).
+    public static var recovery: Self { Self("recovery") }
+    /// A local manifest cannot be read (cause: `Errno`).
+    public static var unreadable: Self { Self("unreadable") }
+    /// The spool's tmp/ takes no file to fetch the manifest into (cause: `Errno`).
+    public static var scratch: Self { Self("scratch") }
+    /// A manifest URL cannot be fetched (cause: `TransferError`).
+    public static var unfetchable: Self { Self("unfetchable") }
+    /// The manifest is malformed, of no known shape, or holds no list (cause: `ManifestError`).
+    public static var malformed: Self { Self("malformed") }
+    /// A list of the manifest is in the spool already, with other URLs (no cause).
+    public static var conflict: Self { Self("conflict") }
+    /// The spool refused the jobs (cause: `SpoolError`).
+    public static var enqueue: Self { Self("enqueue") }
 }

@@ -1,24 +1,10 @@
+import FarmSystem
 import SystemPackage
 
 /// The one error type of the spool: a code callers can switch on, a sentence a user can act on,
 /// and the errno that caused it, if any.
 public struct SpoolError: Error, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String { case notASpool, leaseLost, corrupt, io }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-
-        /// The directory is not a spool and farm will not make it one.
-        public static let notASpool = Code(.notASpool)
-        /// The job was reclaimed from this owner: it must stop and never complete it.
-        public static let leaseLost = Code(.leaseLost)
-        /// A file in the spool is damaged or foreign (it has been set aside).
-        public static let corrupt = Code(.corrupt)
-        /// The file system refused an operation (disk full, permissions…).
-        public static let io = Code(.io)
-
-        public var description: String { value.rawValue }
-    }
+    public typealias Code = ErrorCode<SpoolError>
 
     public let code: Code
     public let message: String
@@ -34,4 +20,15 @@ public struct SpoolError: Error, CustomStringConvertible, Sendable {
         guard let cause else { return message }
         return message + ": " + cause.description
     }
+}
+
+extension ErrorCode where Domain == SpoolError {
+    /// The directory is not a spool and farm will not make it one.
+    public static var notASpool: Self { Self("notASpool") }
+    /// The job was reclaimed from this owner: it must stop and never complete it.
+    public static var leaseLost: Self { Self("leaseLost") }
+    /// A file in the spool is damaged or foreign (it has been set aside).
+    public static var corrupt: Self { Self("corrupt") }
+    /// The file system refused an operation (disk full, permissions…).
+    public static var io: Self { Self("io") }
 }

@@ -1,3 +1,4 @@
+import FarmSystem
 import SystemPackage
 
 /// The one error type of FarmZip: a code callers can switch on, a sentence a user can act on, and
@@ -6,31 +7,7 @@ import SystemPackage
 /// Messages name the entry but not the archive: the caller knows which archive it opened and says so
 /// (e.g. "manifest.zip: CRC error in Set 1.json"). A value type; any thread may use it.
 public struct ZipError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, as a set that can grow without breaking callers' `switch` statements.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String {
-            case corrupt, crcMismatch, unsafeEntry, limitExceeded, unsupported, io
-        }
-        private let value: Value
-        private init(_ value: Value) { self.value = value }
-
-        /// The file is not a zip, is truncated, or its structures or compressed data are damaged.
-        public static let corrupt = Code(.corrupt)
-        /// An entry's bytes do not match the CRC-32 the archive declares for it.
-        public static let crcMismatch = Code(.crcMismatch)
-        /// An entry name that could escape the target folder, or a symbolic link: never extracted.
-        public static let unsafeEntry = Code(.unsafeEntry)
-        /// A `ZipLimits` bound was reached (size, total, ratio, entry count): a zip bomb or an oversized
-        /// archive. Nothing beyond the limit was written.
-        public static let limitExceeded = Code(.limitExceeded)
-        /// Valid zip, but something minizip cannot do (encryption, a compression method other than
-        /// store or deflate).
-        public static let unsupported = Code(.unsupported)
-        /// The file system refused an operation (missing file, permissions, disk full…): see `errno`.
-        public static let io = Code(.io)
-
-        public var description: String { value.rawValue }
-    }
+    public typealias Code = ErrorCode<ZipError>
 
     public let code: Code
     public let message: String
@@ -50,4 +27,21 @@ public struct ZipError: Error, CustomStringConvertible, Sendable {
         guard let errno else { return message }
         return message + ": " + Errno(rawValue: errno).description
     }
+}
+
+extension ErrorCode where Domain == ZipError {
+    /// The file is not a zip, is truncated, or its structures or compressed data are damaged.
+    public static var corrupt: Self { Self("corrupt") }
+    /// An entry's bytes do not match the CRC-32 the archive declares for it.
+    public static var crcMismatch: Self { Self("crcMismatch") }
+    /// An entry name that could escape the target folder, or a symbolic link: never extracted.
+    public static var unsafeEntry: Self { Self("unsafeEntry") }
+    /// A `ZipLimits` bound was reached (size, total, ratio, entry count): a zip bomb or an oversized
+    /// archive. Nothing beyond the limit was written.
+    public static var limitExceeded: Self { Self("limitExceeded") }
+    /// Valid zip, but something minizip cannot do (encryption, a compression method other than
+    /// store or deflate).
+    public static var unsupported: Self { Self("unsupported") }
+    /// The file system refused an operation (missing file, permissions, disk full…): see `errno`.
+    public static var io: Self { Self("io") }
 }
