@@ -1,5 +1,6 @@
 import FarmJSON
 import FarmSystem
+import SystemPackage
 
 /// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
 /// supervisor. Replaced by rename, so a reader sees the old state or the new one.
@@ -93,13 +94,7 @@ extension Spool {
     public var isPaused: Bool { FileSystem.exists(pausedPath) }
 
     public func setPaused(_ paused: Bool) throws(SpoolError) {
-        do {
-            if paused {
-                do { try FileSystem.createFile(pausedPath, []) } catch where error == .fileExists {}
-            } else {
-                do { try FileSystem.unlink(pausedPath) } catch where error == .noSuchFileOrDirectory {}
-            }
-        } catch {
+        do { try Self.setFlag(pausedPath, paused) } catch {
             throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
         }
     }
@@ -109,14 +104,18 @@ extension Spool {
     public var isStopping: Bool { FileSystem.exists(stoppingPath) }
 
     public func setStopping(_ stopping: Bool) throws(SpoolError) {
-        do {
-            if stopping {
-                do { try FileSystem.createFile(stoppingPath, []) } catch where error == .fileExists {}
-            } else {
-                do { try FileSystem.unlink(stoppingPath) } catch where error == .noSuchFileOrDirectory {}
-            }
-        } catch {
+        do { try Self.setFlag(stoppingPath, stopping) } catch {
             throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
+        }
+    }
+
+    /// Creates the empty control file at `path`, or removes it: its presence is the state. Either is
+    /// done when it is so already.
+    private static func setFlag(_ path: String, _ present: Bool) throws(Errno) {
+        if present {
+            do { try FileSystem.createFile(path, []) } catch where error == .fileExists {}
+        } else {
+            do { try FileSystem.unlink(path) } catch where error == .noSuchFileOrDirectory {}
         }
     }
 
