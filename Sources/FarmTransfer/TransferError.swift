@@ -43,21 +43,16 @@ public struct TransferError: Error, CustomStringConvertible, Sendable {
     /// The error for a curl failure, with curl's own words kept in the message.
     static func curl(_ code: CURLcode, detail: String) -> TransferError {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let kind: Kind, message: String
         switch code {
-        case CURLE_UNSUPPORTED_PROTOCOL:
-            return TransferError(.permanent, "not an http(s) URL: \(text)", curlCode: Int(code.rawValue))
-        case CURLE_URL_MALFORMAT:
-            return TransferError(.permanent, "malformed URL: \(text)", curlCode: Int(code.rawValue))
-        case CURLE_TOO_MANY_REDIRECTS:
-            return TransferError(.permanent, "too many redirects", curlCode: Int(code.rawValue))
-        case CURLE_FILESIZE_EXCEEDED:
-            return TransferError(.permanent, "larger than the size limit", curlCode: Int(code.rawValue))
-        case CURLE_PARTIAL_FILE:
-            return TransferError(.transient, "body cut short: \(text)", curlCode: Int(code.rawValue))
-        case CURLE_OPERATION_TIMEDOUT:
-            return TransferError(.transient, "timed out: \(text)", curlCode: Int(code.rawValue))
-        default:
-            return TransferError(.transient, text, curlCode: Int(code.rawValue))
+        case CURLE_UNSUPPORTED_PROTOCOL: (kind, message) = (.permanent, "not an http(s) URL: \(text)")
+        case CURLE_URL_MALFORMAT: (kind, message) = (.permanent, "malformed URL: \(text)")
+        case CURLE_TOO_MANY_REDIRECTS: (kind, message) = (.permanent, "too many redirects")
+        case CURLE_FILESIZE_EXCEEDED: (kind, message) = (.permanent, "larger than the size limit")
+        case CURLE_PARTIAL_FILE: (kind, message) = (.transient, "body cut short: \(text)")
+        case CURLE_OPERATION_TIMEDOUT: (kind, message) = (.transient, "timed out: \(text)")
+        default: (kind, message) = (.transient, text)
         }
+        return TransferError(kind, message, curlCode: Int(code.rawValue))
     }
 }
