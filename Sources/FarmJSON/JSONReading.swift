@@ -48,6 +48,16 @@ extension JSONValue {
     }
 }
 
+/// A string-backed enum reads itself from its raw value; any other string is a mismatch
+/// (`"state": unknown Paused`). A type opts in with an empty `JSONReadable` conformance.
+extension JSONReadable where Self: RawRepresentable, RawValue == String {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let raw = try String(json: json)
+        guard let value = Self(rawValue: raw) else { throw JSONMismatch("unknown \(raw)") }
+        self = value
+    }
+}
+
 extension String: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
         guard case .string(let value) = json else { throw JSONMismatch("\(json.kind), not a string") }

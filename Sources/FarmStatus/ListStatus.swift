@@ -65,15 +65,16 @@ extension ListStatus: JSONWritable {
     }
 }
 
+extension ListStatus.State: JSONReadable {}
+
 /// As written: the counts, state and progress are taken as they are, not derived again.
 extension ListStatus: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        let state: String = try json.decode("state")
-        guard let known = State(rawValue: state) else { throw JSONMismatch("\"state\": unknown \(state)") }
+        let state: State = try json.decode("state")
         self.init(id: try json.decode("id"), name: try json.decode("name"), total: try json.decode("total"),
                   active: try json.decode("active"), done: try json.decode("done"), failed: try json.decode("failed"),
                   resources: try json.decodeIfPresent("resources"))
-        self.state = known
+        self.state = state
         queued = try json.decode("queued")
         progress = try json.decode("progress")
     }

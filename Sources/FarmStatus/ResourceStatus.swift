@@ -95,13 +95,14 @@ extension ResourceStatus: JSONWritable {
     }
 }
 
+extension ResourceStatus.Status: JSONReadable {}
+
 /// As written: `text` is taken as it is, not derived again.
 extension ResourceStatus: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        let status: String = try json.decode("status")
-        guard let known = Status(rawValue: status) else { throw JSONMismatch("\"status\": unknown \(status)") }
+        let status: Status = try json.decode("status")
         self.init(index: try json.decode("index"), id: try json.decode("id"), url: try json.decode("url"),
-                  status: known, bytes: try json.decode("bytes"), size: try json.decodeIfPresent("size"),
+                  status: status, bytes: try json.decode("bytes"), size: try json.decodeIfPresent("size"),
                   kind: try json.decodeIfPresent("kind"), file: try json.decodeIfPresent("file"),
                   image: try json.decodeIfPresent("image"), thumb: try json.decodeIfPresent("thumb"),
                   error: try json.decodeIfPresent("error"), attempts: try json.decode("attempts"),
