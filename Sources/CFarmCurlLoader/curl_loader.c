@@ -14,21 +14,9 @@
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) \
     X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all)
 
-#define CFARM_SLOT(name) cfarm_slot_##name,
-enum { CFARM_CURL_FUNCTIONS(CFARM_SLOT) cfarm_slot_count };
-
-#define CFARM_NAME(name) #name,
-static const char *const names[cfarm_slot_count] = { CFARM_CURL_FUNCTIONS(CFARM_NAME) };
-
-static void *slots[cfarm_slot_count];
-static cfarm_library library = CFARM_LIBRARY(CFARM_CURL_LIBRARY, names, slots);
+CFARM_LOADER_TABLE(CFARM_CURL_FUNCTIONS, CFARM_CURL_LIBRARY);
 
 const char *cfarm_curl_load(void) { return cfarm_library_load(&library); }
-
-#define CALL(name) ((__typeof__(&name))cfarm_library_symbol(&library, cfarm_slot_##name))
-
-// Hidden, so never exported to the libraries loaded later (see render_loader.c).
-#define CFARM_HIDDEN __attribute__((visibility("hidden")))
 
 CFARM_HIDDEN CURLcode curl_global_init(long flags) { return CALL(curl_global_init)(flags); }
 CFARM_HIDDEN CURL *curl_easy_init(void) { return CALL(curl_easy_init)(); }

@@ -28,23 +28,9 @@
     X(cairo_surface_destroy) X(cairo_surface_flush) X(cairo_surface_mark_dirty) X(cairo_surface_status) \
     X(cairo_surface_write_to_png)
 
-#define CFARM_SLOT(name) cfarm_slot_##name,
-enum { CFARM_RENDER_FUNCTIONS(CFARM_SLOT) cfarm_slot_count };
-
-#define CFARM_NAME(name) #name,
-static const char *const names[cfarm_slot_count] = { CFARM_RENDER_FUNCTIONS(CFARM_NAME) };
-
-static void *slots[cfarm_slot_count];
-static cfarm_library library = CFARM_LIBRARY(CFARM_RENDER_LIBRARY, names, slots);
+CFARM_LOADER_TABLE(CFARM_RENDER_FUNCTIONS, CFARM_RENDER_LIBRARY);
 
 const char *cfarm_render_load(void) { return cfarm_library_load(&library); }
-
-#define CALL(name) ((__typeof__(&name))cfarm_library_symbol(&library, cfarm_slot_##name))
-
-// Hidden, so never exported: an executable that exports its symbols (linked with --export-dynamic,
-// as a static Swift runtime is) would otherwise hand these to glib and cairo in place of their own,
-// and a call from inside the libraries would come back here (and deadlock on the loader's lock).
-#define CFARM_HIDDEN __attribute__((visibility("hidden")))
 
 CFARM_HIDDEN PopplerDocument *poppler_document_new_from_file(const char *uri, const char *password, GError **error) {
     return CALL(poppler_document_new_from_file)(uri, password, error);
