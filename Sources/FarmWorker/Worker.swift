@@ -90,6 +90,9 @@ public final class Worker {
             Thread.sleep(forTimeInterval: idle)
             idle = min(idle * 2, 0.5)
         }
+        // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
+        // hand-back then found nothing: the reason still deserves its line.
+        if spool.isGone { spool.logGone("worker") }
     }
 
     func process(_ claim: Claim) {
