@@ -156,11 +156,16 @@ public struct Spool: Sendable {
     }
 
     /// Whether the spool directory was removed (or replaced by another) since this value opened it: one
-    /// stat of the root. A farm process whose spool is gone has nothing left to do and stops.
+    /// stat of the root. A farm process whose spool is gone has nothing left to do and stops, so only
+    /// a root that is not there counts: any other failure of the stat says nothing about it.
     public var isGone: Bool {
         guard let identity else { return false }
-        guard let st = try? FileSystem.stat(root) else { return true }
-        return st.deviceID != identity.device || st.inode != identity.inode
+        do {
+            let st = try FileSystem.stat(root)
+            return st.deviceID != identity.device || st.inode != identity.inode
+        } catch {
+            return error == .noSuchFileOrDirectory || error == .notDirectory
+        }
     }
 
     private func open(create: Bool) throws(SpoolError) {
