@@ -38,8 +38,9 @@ extension Spool {
     }
 
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
-    /// files/<list>/), its sidecar, outcome record and partial bytes. False when it was gone already.
-    func redo(_ path: String, job: JobName, outputs: [String]) throws(SpoolError) -> Bool {
+    /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record.
+    /// False when it was gone already.
+    func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false) throws(SpoolError) -> Bool {
         let directory = outputDirectory(ofList: job.list)
         for output in outputs {
             do { try FileSystem.removeTree(directory + "/" + output) } catch {
@@ -47,7 +48,7 @@ extension Spool {
             }
         }
         try? FileSystem.unlink(sidecarPath(job))
-        forgetOutcome(atPath: path)
+        if !keepOutcome { forgetOutcome(atPath: path) }
         try? FileSystem.unlink(partialPath(job))
         return try returnToQueue(path, job: job)
     }

@@ -63,7 +63,9 @@
 // the extended attribute `user.farm.outcome` of `active/<job>@<owner>` (or, where the file system
 // has none, writes it to progress/), then renames that file to `done/<list>/<job>` (or failed/), with
 // RENAME_NOREPLACE; the record moves with the job, in the same step. A record left on a job file
-// that went back to the queue is never read: readers look for records in done/ and failed/ only.
+// that went back to the queue is not its outcome (readers look for outcomes in done/ and failed/
+// only); its next owner reads the attempts so far from it, which is how `farm retry` (Retry.swift)
+// keeps counting.
 // Because the owner's name includes its per-claim nonce, the rename fails with ENOENT as soon as
 // the job was reclaimed, even if the same job was claimed again since: a worker that lost its lease
 // can never complete a job a second time. Every output is written under a temporary name (the

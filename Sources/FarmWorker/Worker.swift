@@ -100,6 +100,7 @@ public final class Worker {
         defer { keeper.release() }
         var job = JobRun(spool: spool, claim: claim, keeper: keeper)
         job.convert = options.convert
+        job.attempts = spool.attemptsBefore(claim) + 1
         guard Self.isHTTP(claim.record.url) else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return

@@ -1,0 +1,73 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// `farm failed` and `farm retry` on a real farm: failures grouped by reason, retried by reason, with
+/// their attempts counted on.
+@Suite struct FailedTests {
+    /// The resources of `list` as `farm status LIST --json` shows them, by index.
+    private func resources(_ farm: RunningFarm, _ list: String) throws -> [[String: Any]] {
+        let output = try farm.must(["status", list, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return try #require(document["resources"] as? [[String: Any]])
+    }
+
+    private func failed(_ farm: RunningFarm, _ arguments: [String] = []) throws -> [String: Any] {
+        let output = try farm.must(["failed", "--json"] + arguments)
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
+    @Test func groupsFailuresByReasonAndRetriesExactlyThoseOfOneReason() throws {
+        let farm = try RunningFarm()
+        let paths = try farm.addList("Mixed", count: 4, size: 3000)
+        // Permanent failures, once each: the next request to each path is served.
+        farm.origin.fail(1, with: 410, at: paths[0])
+        farm.origin.fail(1, with: 404, at: paths[1])
+        farm.origin.fail(1, with: 404, at: paths[2])
+        try farm.start(workers: 2)
+        #expect(try farm.farm(["wait", "--timeout", "120"]).status == 1)
+
+        let report = try failed(farm)
+        #expect(report["total"] as? Int == 3)
+        let groups = try #require(report["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["reason"] as? String } == ["HTTP 404", "HTTP 410"])
+        #expect(groups.map { $0["count"] as? Int } == [2, 1])
+        let notFound = try #require(groups.first?["resources"] as? [[String: Any]])
+        #expect(notFound.map { $0["index"] as? Int } == [1, 2])
+        #expect(notFound.allSatisfy { $0["list"] as? String == "Mixed.json" && $0["attempts"] as? Int == 1 })
+        let text = try farm.must(["failed", "Mixed"])
+        #expect(text.contains("2  HTTP 404"), "\(text)")
+        #expect(text.contains("1  HTTP 410"), "\(text)")
+        #expect(try failed(farm, ["--reason", "HTTP 41"])["total"] as? Int == 1)
+
+        #expect(try farm.must(["retry", "--reason", "HTTP 404"]).contains("queued 2 failed resource(s) again"))
+        #expect(poll(timeout: 60, every: 0.1) { SpoolFixtures.counts(farm.spool) == [.done: 3, .failed: 1] })
+        let after = try resources(farm, "Mixed.json")
+        for index in [1, 2] {
+            #expect(after[index]["status"] as? String == "done")
+            #expect(after[index]["attempts"] as? Int == 2, "attempts go on counting across a retry")
+            let file = try #require(after[index]["file"] as? String)
+            #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == farm.bodies[paths[index]])
+            #expect(farm.origin.requests(for: paths[index]).count == 2)
+        }
+        #expect(after[0]["status"] as? String == "error", "a failure of another reason stays failed")
+        #expect(after[0]["error"] as? String == "HTTP 410")
+        #expect(farm.origin.requests(for: paths[0]).count == 1)
+
+        #expect(try farm.must(["retry", "Mixed.json"]).contains("queued 1 failed resource(s) again"))
+        #expect(farm.waitUntilAllDone(4, timeout: 60))
+        #expect(try farm.must(["failed"]).contains("no failed resources"))
+        #expect(try farm.must(["retry"]).contains("queued 0 failed resource(s) again"))
+    }
+
+    @Test func refusesAnUnknownListInOneLine() throws {
+        let farm = try RunningFarm()
+        for verb in ["failed", "retry"] {
+            let result = try farm.farm([verb, "No such list"])
+            #expect(result.status != 0)
+            #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+            #expect(result.error.contains("No such list"), "\(result.error)")
+        }
+    }
+}
