@@ -44,16 +44,29 @@ static void on_message(j_common_ptr cinfo, int level) {
     cinfo->err->num_warnings++;
 }
 
-static void install(struct jpeg_error_mgr *err, error_manager *manager) {
-    jpeg_std_error(err);
-    err->error_exit = on_error;
-    err->emit_message = on_message;
+/// Opens the file a whole decode or encode works on, or writes why it cannot into `error`.
+static FILE *open_file(const char *path, const char *mode, const char *failure, char *error, size_t error_size) {
+    FILE *file = fopen(path, mode);
+    if (file == NULL) snprintf(error, error_size, "%s: %s", failure, strerror(errno));
+    return file;
+}
+
+/// Zeroes a decompress or compress struct (`size` bytes) and gives it `manager` as its error manager.
+static void install(j_common_ptr cinfo, size_t size, error_manager *manager) {
+    memset(cinfo, 0, size);
+    cinfo->err = jpeg_std_error(&manager->pub);
+    manager->pub.error_exit = on_error;
+    manager->pub.emit_message = on_message;
     manager->message[0] = '\0';
 }
 
-static void copy_message(char *error, size_t error_size, const char *message) {
-    if (error_size == 0) return;
-    snprintf(error, error_size, "%s", message[0] ? message : "unknown libjpeg error");
+/// After a longjmp back to the call's setjmp: the reason into `error`, libjpeg's state and the file let go.
+static void give_up(j_common_ptr cinfo, const error_manager *manager, FILE *file, char *error, size_t error_size) {
+    if (error_size > 0) {
+        snprintf(error, error_size, "%s", manager->message[0] ? manager->message : "unknown libjpeg error");
+    }
+    jpeg_destroy(cinfo);
+    fclose(file);
 }
 
 /// One row of CMYK (4 bytes a pixel) to RGB24 words. Adobe's files store inverted inks.
@@ -81,20 +94,13 @@ int cfarm_jpeg_decode(const char *path, int min_side, long max_pixels, cfarm_jpe
     unsigned char *volatile cmyk_row = NULL;
 
     memset(out, 0, sizeof *out);
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        snprintf(error, error_size, "cannot open the image: %s", strerror(errno));
-        return -1;
-    }
-    memset(&cinfo, 0, sizeof cinfo);
-    cinfo.err = &manager.pub;
-    install(&manager.pub, &manager);
+    FILE *file = open_file(path, "rb", "cannot open the image", error, error_size);
+    if (file == NULL) return -1;
+    install((j_common_ptr)&cinfo, sizeof cinfo, &manager);
     if (setjmp(manager.escape)) {
-        copy_message(error, error_size, manager.message);
-        jpeg_destroy_decompress(&cinfo);
+        give_up((j_common_ptr)&cinfo, &manager, file, error, error_size);
         free(pixels);
         free(cmyk_row);
-        fclose(file);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
@@ -161,18 +167,11 @@ int cfarm_jpeg_encode(const char *path, const unsigned char *pixels, int width, 
                  components, quality);
         return -1;
     }
-    FILE *file = fopen(path, "wb");
-    if (file == NULL) {
-        snprintf(error, error_size, "cannot create the JPEG: %s", strerror(errno));
-        return -1;
-    }
-    memset(&cinfo, 0, sizeof cinfo);
-    cinfo.err = &manager.pub;
-    install(&manager.pub, &manager);
+    FILE *file = open_file(path, "wb", "cannot create the JPEG", error, error_size);
+    if (file == NULL) return -1;
+    install((j_common_ptr)&cinfo, sizeof cinfo, &manager);
     if (setjmp(manager.escape)) {
-        copy_message(error, error_size, manager.message);
-        jpeg_destroy_compress(&cinfo);
-        fclose(file);
+        give_up((j_common_ptr)&cinfo, &manager, file, error, error_size);
         unlink(path);
         return -1;
     }

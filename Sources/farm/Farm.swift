@@ -2,7 +2,8 @@ import ArgumentParser
 import FarmSpool
 import Foundation
 
-/// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`.
+/// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`, the
+/// user's verbs run the same way through `ControlCommand`.
 /// Every command states its `commandName`: derived, it costs a `String(describing:)` of the type, whose
 /// dynamic casts scan every protocol conformance in the binary, once per command (2 ms of a worker's
 /// start-up, perf).

@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmControl
 
 /// `farm reload LIST`: a fresh download of every resource of one list; other lists are untouched.
-struct Reload: ParsableCommand {
+struct Reload: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "reload", abstract: "Download every resource of LIST again.")
 
@@ -11,7 +11,7 @@ struct Reload: ParsableCommand {
     @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
     var list: String
 
-    func run() throws {
-        print(try Control(spool: options.open(create: false)).reload(.typed(list)))
+    func verb(_ control: Control) throws -> any CustomStringConvertible {
+        try control.reload(.typed(list))
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmControl
 
 /// `farm scale N`: the desired number of workers, applied live by the supervisor within a second.
-struct Scale: ParsableCommand {
+struct Scale: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
         abstract: "Change the number of workers (1 to 64) while the farm runs.")
@@ -16,8 +16,8 @@ struct Scale: ParsableCommand {
         try Control.check(workers: workers)
     }
 
-    func run() throws {
+    func verb(_ control: Control) throws -> any CustomStringConvertible {
         // Waits (briefly) to report what happened rather than what was asked.
-        print(try Control(spool: options.open(create: false)).scale(to: workers, settle: 5))
+        try control.scale(to: workers, settle: 5)
     }
 }

@@ -2,10 +2,12 @@ import ArgumentParser
 import FarmControl
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
-struct Start: ParsableCommand {
+struct Start: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
         abstract: "Start the farm: a detached supervisor, N workers and the watcher.")
+
+    static let createsSpool = true
 
     @OptionGroup var options: SpoolOptions
 
@@ -25,8 +27,7 @@ struct Start: ParsableCommand {
         try Control.check(workers: workers, lease: lease, maxSize: maxSize)
     }
 
-    func run() throws {
-        let control = Control(spool: try options.open())
-        print(try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm))
+    func verb(_ control: Control) throws -> any CustomStringConvertible {
+        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm)
     }
 }

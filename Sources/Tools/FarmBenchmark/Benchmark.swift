@@ -17,15 +17,17 @@ struct Benchmark: ParsableCommand {
 /// `claims --dir D --jobs 1000,100000,1000000`: for each size, a fresh spool under D, the time to
 /// enqueue that many jobs, then the cost of `--samples` claims (and of their completions).
 struct Claims: ParsableCommand {
-    @Option(help: "Directory to make the spools in (tmpfs or disk).") var dir: String
+    @OptionGroup var workspace: Workspace
     @Option(help: "Queue sizes, comma-separated.") var jobs = "1000,100000,1000000"
     @Option(help: "Claims measured per size.") var samples = 2000
 
     func run() throws {
         let sizes = jobs.split(separator: ",").compactMap { Int($0) }
-        print("size       enqueue   claim p50  claim p99  claim max  complete p50  complete p99   (\(dir))")
+        let base = try workspace.make("claims")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        print("size       enqueue   claim p50  claim p99  claim max  complete p50  complete p99   (\(workspace.dir))")
         for size in sizes {
-            let root = dir + "/farm-bench-\(getpid())-\(size)"
+            let root = base + "/\(size)"
             defer { try? FileManager.default.removeItem(atPath: root) }
             let spool = try Spool(root: root)
             let list = ListID.of(name: "bench")
@@ -43,7 +45,7 @@ struct Claims: ParsableCommand {
                 guard let claim else { break }
                 completeTimes.append(try time { try spool.complete(claim, .done) })
             }
-            print(pad(String(size), 10) + pad(String(format: "%.2f s", enqueueSeconds), 10)
+            print(String(size).padded(10) + String(format: "%.2f s", enqueueSeconds).padded(10)
                 + millis(claimTimes, 0.5) + millis(claimTimes, 0.99) + millis(claimTimes, 1.0)
                 + millis(completeTimes, 0.5, width: 14) + millis(completeTimes, 0.99, width: 14))
         }
@@ -56,11 +58,7 @@ struct Claims: ParsableCommand {
     }
 
     private func millis(_ values: [Double], _ quantile: Double, width: Int = 11) -> String {
-        guard !values.isEmpty else { return pad("-", width) }
-        return pad(String(format: "%.3f ms", values.quantile(quantile) * 1000), width)
-    }
-
-    private func pad(_ text: String, _ width: Int) -> String {
-        text + String(repeating: " ", count: max(1, width - text.count))
+        guard !values.isEmpty else { return "-".padded(width) }
+        return String(format: "%.3f ms", values.quantile(quantile) * 1000).padded(width)
     }
 }

@@ -15,7 +15,7 @@ struct ControlBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "control",
                                                     abstract: "Reclaim, scale, pause and resume latencies.")
 
-    @Option(help: "Directory to make the spool in.") var dir = NSTemporaryDirectory()
+    @OptionGroup var workspace: Workspace
     @Option(help: "Samples of each measurement.") var runs = 10
     @Option(help: "Lease in seconds (the unseen death costs about this).") var lease = 3.0
 
@@ -23,9 +23,9 @@ struct ControlBenchmark: ParsableCommand {
         let origin = Origin()
         try origin.start()
         defer { origin.stop() }
-        let root = dir + "/farm-control-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let spool = try Spool(root: root)
+        let base = try workspace.make("control")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let spool = try Spool(root: base + "/spool")
         let farm = FarmCommand(spool: spool)
         defer { farm.stopAndKill() }
 
@@ -35,8 +35,7 @@ struct ControlBenchmark: ParsableCommand {
             origin.serve(path: "/r/\(n).png", bytes: [0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: UInt8(n & 0xFF), count: 1_000_000))
             origin.inject(.throttle(bytesPerSecond: 50_000), at: "/r/\(n).png")
         }
-        let manifest = root + "-manifest.json"
-        defer { unlink(manifest) }
+        let manifest = base + "/manifest.json"
         let urls = (0..<count).map { origin.url(for: "/r/\($0).png") }
         try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         try farm.run(["add", manifest])
@@ -111,7 +110,7 @@ struct ControlBenchmark: ParsableCommand {
 /// Runs the `farm` next to this binary on one spool, and ends the farm it started.
 struct FarmCommand {
     let spool: Spool
-    var executable: String { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/farm" }
+    var executable: String { Spawned.sibling("farm") }
 
     func run(_ arguments: [String], quiet: Bool = false) throws {
         let process = Process()

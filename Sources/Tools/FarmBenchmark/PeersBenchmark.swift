@@ -107,10 +107,10 @@ struct PeersBenchmark: ParsableCommand {
             guard let runs = results[tool], !runs.isEmpty else { continue }
             let seconds = runs.map(\.seconds).sorted()
             let median = seconds.median
-            print(Self.pad(Self.label(tool), 26) + Self.pad(String(format: "%.2f", median), 11)
-                + Self.pad(String(format: "%.2f–%.2f", seconds.first!, seconds.last!), 19)
-                + Self.pad(String(format: "%.0f", Double(set.paths.count) / median), 13)
-                + Self.pad(String(format: "%.1f", megabytes / median), 10)
+            print(Self.label(tool).padded(26) + String(format: "%.2f", median).padded(11)
+                + String(format: "%.2f–%.2f", seconds.first!, seconds.last!).padded(19)
+                + String(format: "%.0f", Double(set.paths.count) / median).padded(13)
+                + String(format: "%.1f", megabytes / median).padded(10)
                 + String(format: "%.0f / %.0f MB", Double(runs.map(\.peakMax).max()!) / 1e6,
                          Double(runs.map(\.peakSum).max()!) / 1e6))
         }
@@ -243,9 +243,5 @@ struct PeersBenchmark: ParsableCommand {
             if holds && point.count > best.length { best = (point.count, fields[2]) }
         }
         return best.type
-    }
-
-    static func pad(_ text: String, _ width: Int) -> String {
-        text + String(repeating: " ", count: max(1, width - text.count))
     }
 }

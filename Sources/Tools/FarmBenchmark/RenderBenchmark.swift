@@ -18,7 +18,7 @@ struct RenderBenchmark: ParsableCommand {
     @Option(help: "Runs of each measurement.") var runs = 20
     @Option(help: "Longest side of the display image, in pixels.") var size = 1600
     @Option(help: "The pdftoppm to compare with (skipped when missing).") var pdftoppm = "/usr/bin/pdftoppm"
-    @Option(help: "Directory for the outputs (removed afterwards).") var dir = NSTemporaryDirectory()
+    @OptionGroup var workspace: Workspace
     @Option(help: .hidden) var once: String?
 
     func run() throws {
@@ -27,8 +27,7 @@ struct RenderBenchmark: ParsableCommand {
             try PDFRenderer.renderFirstPage(pdf: pdf, to: once, maxSide: size)
             return
         }
-        let work = (dir as NSString).appendingPathComponent("farm-render-\(getpid())")
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try workspace.make("render")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let page = work + "/page1.png"
 
@@ -41,9 +40,8 @@ struct RenderBenchmark: ParsableCommand {
         report("  of which PNG encoding (grey when the page is)", encoding)
         let rgbEncoding = try times { try decoded.write(to: work + "/rgb.png", grayWhenPossible: false) }
         report("  PNG encoding as RGB, for comparison (\(fileSize(work + "/rgb.png")) B)", rgbEncoding)
-        let me = try executablePath()
         let oursSpawned = try times {
-            try spawn(me, ["render", "--pdf", pdf, "--size", String(size), "--once", work + "/once.png"])
+            try spawn(Spawned.me, ["render", "--pdf", pdf, "--size", String(size), "--once", work + "/once.png"])
         }
         report("ours, as a process", oursSpawned)
 
@@ -80,8 +78,7 @@ struct RenderBenchmark: ParsableCommand {
     }
 
     private func report(_ label: String, _ values: [Double]) {
-        let padded = label + String(repeating: " ", count: max(1, 58 - label.count))
-        print(padded + String(format: "p50 %8.2f ms   min %8.2f ms", values.median * 1000,
+        print(label.padded(58) + String(format: "p50 %8.2f ms   min %8.2f ms", values.median * 1000,
                               (values.min() ?? 0) * 1000))
     }
 
@@ -107,13 +104,6 @@ struct RenderBenchmark: ParsableCommand {
             }
         }
         return pixels
-    }
-
-    private func executablePath() throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { throw ValidationError("cannot find this executable: \(String(cString: strerror(errno)))") }
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Runs `path` with `arguments` through posix_spawn and waits; a non-zero exit is an error.

@@ -12,13 +12,13 @@ struct RolesBenchmark: ParsableCommand {
         commandName: "roles",
         abstract: "Time `farm add` at large sizes and measure each role's peak RSS on a large queue.")
 
-    @Option(help: "Directory to make the spools in.") var dir: String
+    @OptionGroup var workspace: Workspace
     @Option(help: "Manifest sizes, comma-separated.") var jobs = "100000,1000000"
     @Option(help: "Seconds the farm runs before its processes are measured.") var seconds = 15.0
     @Option(help: "Workers.") var workers = 6
 
     func run() throws {
-        let base = URL(fileURLWithPath: dir).standardizedFileURL.path + "/farm-roles-\(getpid())"
+        let base = try workspace.make("roles")
         try FileManager.default.createDirectory(atPath: base + "/www", withIntermediateDirectories: true)
         chmod(base, 0o755)
         chmod(base + "/www", 0o755)
@@ -31,7 +31,7 @@ struct RolesBenchmark: ParsableCommand {
                               extra: "location /r/ { rewrite ^ /one.png break; }")
         defer { nginx.stop() }
         let farm = Spawned.sibling("farm")
-        print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done   (\(dir))")
+        print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done   (\(workspace.dir))")
         for size in jobs.split(separator: ",").compactMap({ Int($0) }) {
             let manifest = base + "/roles-\(size).json"
             try (Data("[".utf8) + Data((0..<size).map { "\"\(nginx.url("r/\($0).png"))\"" }.joined(separator: ",").utf8)
@@ -47,10 +47,9 @@ struct RolesBenchmark: ParsableCommand {
             let running = opened.processes()
             func peak(_ role: Role) -> Int { running.filter { $0.role == role }.map { Spawned.peakRSS(of: $0.pid) }.max() ?? 0 }
             let done = (try? FileManager.default.subpathsOfDirectory(atPath: spool + "/done").count) ?? 0
-            print(PeersBenchmark.pad(String(size), 11) + PeersBenchmark.pad(String(format: "%.1f", add.seconds), 9)
-                + PeersBenchmark.pad(Self.mb(add.peakRSS), 10) + PeersBenchmark.pad(Self.mb(peak(.supervisor)), 12)
-                + PeersBenchmark.pad(Self.mb(peak(.worker)), 18) + PeersBenchmark.pad(Self.mb(peak(.watcher)), 10)
-                + String(done))
+            print(String(size).padded(11) + String(format: "%.1f", add.seconds).padded(9)
+                + Self.mb(add.peakRSS).padded(10) + Self.mb(peak(.supervisor)).padded(12)
+                + Self.mb(peak(.worker)).padded(18) + Self.mb(peak(.watcher)).padded(10) + String(done))
             _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false)
             try? FileManager.default.removeItem(atPath: spool)
         }

@@ -86,10 +86,14 @@ enum Spawned {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// This executable, wherever it was started from (a name found in PATH, a symbolic link).
+    static var me: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
     /// The sibling executable `name` of this one (the farm built in the same configuration).
     static func sibling(_ name: String) -> String {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return (me as NSString).deletingLastPathComponent + "/" + name
+        (me as NSString).deletingLastPathComponent + "/" + name
     }
 }
 

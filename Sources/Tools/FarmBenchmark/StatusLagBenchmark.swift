@@ -21,12 +21,13 @@ struct StatusLag: ParsableCommand {
     @Option(help: "Lists in the spool (the completions rotate over them).") var lists = 4
     @Option(help: "Milliseconds between one change being seen and the next one (0: back to back).") var gap = 0.0
     @Option(help: "Sidecar changes measured through `farm status LIST --json`.") var views = 30
-    @Option(help: "Directory to make the spool in.") var dir = NSTemporaryDirectory()
+    @OptionGroup var workspace: Workspace
     @Option(help: "The farm executable (default: next to this one).") var farm: String?
 
     func run() throws {
-        let root = (dir as NSString).appendingPathComponent("farm-status-lag-\(getpid())")
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let base = try workspace.make("status-lag")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let root = base + "/spool"
         let spool = try Spool(root: root)
         let perList = changes / max(1, lists) + 2
         var ids: [String] = []
@@ -46,7 +47,7 @@ struct StatusLag: ParsableCommand {
         while let claim = try claimer.claim() { claims.append(claim) }
 
         let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: farm ?? Self.sibling("farm"))
+        watcher.executableURL = URL(fileURLWithPath: farm ?? Spawned.sibling("farm"))
         watcher.arguments = ["watch", "--spool", root]
         try watcher.run()
         defer {
@@ -90,7 +91,7 @@ struct StatusLag: ParsableCommand {
                                    for: viewed.job)
             let seen = wait(seconds: 10, every: 0) {
                 let arguments = ["status", name, "--json", "--spool", root]
-                let output = (try? Self.capture(farm ?? Self.sibling("farm"), arguments)) ?? ""
+                let output = (try? Self.capture(farm ?? Spawned.sibling("farm"), arguments)) ?? ""
                 return output.contains("\"\(percent)\"")
             }
             if seen { viewLags.append(Clock.monotonic() - start) }
@@ -129,13 +130,6 @@ struct StatusLag: ParsableCommand {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
-
-    /// An executable in the same directory as this one.
-    private static func sibling(_ name: String) -> String {
-        let me = Bundle.main.executablePath ?? CommandLine.arguments[0]
-        return ((me as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
-    }
-
 }
 
 struct StatusLagError: Error, CustomStringConvertible {

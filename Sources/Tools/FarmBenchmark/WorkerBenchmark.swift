@@ -18,11 +18,11 @@ struct WorkerBenchmark: ParsableCommand {
 
     @Option(help: "Files to fetch.") var files = 2000
     @Option(help: "Bytes per file.") var size = 16384
-    @Option(help: "Directory to make the spools in (default: the system's temporary directory).") var dir: String?
+    @OptionGroup var workspace: Workspace
     @Flag(help: "Skip the second run under strace.") var noStrace = false
 
     func run() throws {
-        let base = try makeTemporaryDirectory(under: dir ?? NSTemporaryDirectory())
+        let base = try workspace.make("worker")
         defer { try? FileManager.default.removeItem(atPath: base) }
         let origin = Origin()
         let (body, side) = try BenchmarkJPEG.make(size: size, scratch: base + "/sample.jpg")
@@ -34,7 +34,7 @@ struct WorkerBenchmark: ParsableCommand {
 
         let manifest = base + "/bench.json"
         try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
-        let farm = siblingExecutable("farm")
+        let farm = Spawned.sibling("farm")
         print("\(files) JPEGs (\(side)×\(side) noise) of \(size) bytes from \(origin.url(for: "/"))"
             + ", spools in \(base)")
 
@@ -87,19 +87,6 @@ struct WorkerBenchmark: ParsableCommand {
     /// One `url =` / `output =` pair per URL: curl fetches them in order over one kept-alive connection.
     private func curlConfig(_ urls: [String], output: (Int) -> String) -> String {
         urls.enumerated().map { "url = \"\($1)\"\noutput = \"\(output($0))\"\n" }.joined()
-    }
-
-    private func siblingExecutable(_ name: String) -> String {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        return (me as NSString).deletingLastPathComponent + "/" + name
-    }
-
-    private func makeTemporaryDirectory(under parent: String) throws -> String {
-        let parent = parent.hasSuffix("/") ? String(parent.dropLast()) : parent
-        var template = Array((parent + "/farm-bench-worker-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ValidationError("cannot make a directory in \(parent)") }
-        return String(cString: made)
     }
 }
 
