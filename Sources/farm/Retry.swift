@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmControl
 
 /// `farm retry [LIST] [--reason TEXT]`: the failed resources that match go back to the queue.
-struct Retry: ParsableCommand {
+struct Retry: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "retry", abstract: "Queue the failed resources again (all, or those of LIST or of a reason).")
 
@@ -14,7 +14,7 @@ struct Retry: ParsableCommand {
     @Option(help: "Only the resources whose reason contains TEXT (e.g. 'HTTP 503').")
     var reason: String?
 
-    func run() throws {
-        print(try Control(spool: options.open(create: false)).retry(list.map(ListRef.typed), reason: reason))
+    func verb(_ control: Control) throws -> any CustomStringConvertible {
+        try control.retry(list.map(ListRef.typed), reason: reason)
     }
 }
