@@ -169,6 +169,7 @@ let package = Package(
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
         .target(name: "FarmOrigin", dependencies: [
             "FarmHTTP",
+            "FarmSystem",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),

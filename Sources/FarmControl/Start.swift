@@ -26,8 +26,13 @@ extension Control {
     }
 
     /// Refuses settings for `start` outside their ranges (nil: keep the last one).
-    public static func check(workers: Int?, lease: Double?, maxSize: Int?) throws(ControlError) {
+    public static func check(workers: Int?, lease: Double?, maxSize: Int?, perHost: Int? = nil,
+                             ratePerHost: Double? = nil) throws(ControlError) {
         if let workers { try check(workers: workers) }
+        if let perHost, perHost < 0 { throw ControlError(.perHostOutOfRange, String(perHost)) }
+        if let ratePerHost, !(ratePerHost >= 0 && ratePerHost.isFinite) {
+            throw ControlError(.rateOutOfRange, "\(ratePerHost)")
+        }
         if let lease, !leaseRange.contains(lease) { throw ControlError(.leaseOutOfRange, "\(lease)") }
         if let maxSize, maxSize <= 0 { throw ControlError(.maxSizeOutOfRange, String(maxSize)) }
     }
@@ -35,10 +40,11 @@ extension Control {
     /// `farm start`: the detached supervisor, its workers and the watcher, with these settings (nil
     /// keeps the last desired value); returns once they all run. A farm that runs already is left as it is.
     public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
-                      roles: SupervisedRoles) throws(ControlError) -> Started {
-        try Self.check(workers: workers, lease: lease, maxSize: maxSize)
+                      perHost: Int? = nil, ratePerHost: Double? = nil, roles: SupervisedRoles) throws(ControlError) -> Started {
+        try Self.check(workers: workers, lease: lease, maxSize: maxSize, perHost: perHost, ratePerHost: ratePerHost)
         let outcome = try spoolCall { () throws(SpoolError) in
-            try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert, roles: roles)
+            try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert,
+                             perHost: perHost, ratePerHost: ratePerHost, roles: roles)
         }
         switch outcome {
         case .alreadyRunning(let supervisor):

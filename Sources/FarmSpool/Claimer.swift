@@ -45,8 +45,10 @@ public final class Claimer {
         self.spool = spool
     }
 
-    /// The next job, now owned by this process; nil when the queue is empty.
-    public func claim() throws(SpoolError) -> Claim? {
+    /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
+    /// jobs parked for their host are left to `claim(parkedFor:)`; without it (no host can refuse a
+    /// job now) they are claimed like any other, after the rest.
+    public func claim(skippingParked: Bool = false) throws(SpoolError) -> Claim? {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
         if let batch = cachedBatch, batch != Spool.returnedBatch,
@@ -55,7 +57,11 @@ public final class Claimer {
         }
         let batches: [String]
         do {
-            batches = try FileSystem.listDirectory(spool.queue).filter { !$0.hasPrefix(".") }.sorted()
+            // While hosts may refuse jobs, parked ones are taken only through `claim(parkedFor:)`,
+            // once their host has let the worker in: claiming them here would park them again.
+            batches = try FileSystem.listDirectory(spool.queue).filter {
+                !$0.hasPrefix(".") && !(skippingParked && Spool.parkedHost(ofBatch: $0) != nil)
+            }.sorted()
         } catch {
             throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)
         }
@@ -63,6 +69,12 @@ public final class Claimer {
             if let claim = try claim(fromBatch: batch) { return claim }
         }
         return nil
+    }
+
+    /// The next job parked for `host` (see HostGate.swift); nil when there is none. The caller holds
+    /// the host's leave to start it.
+    public func claim(parkedFor host: HostKey) throws(SpoolError) -> Claim? {
+        try claim(fromBatch: Spool.parkedBatchPrefix + host.raw)
     }
 
     private func claim(fromBatch batch: String) throws(SpoolError) -> Claim? {

@@ -16,12 +16,16 @@ public struct Desired: Equatable, Sendable {
     /// False (`farm start --no-convert`, for users who want the files alone): download and complete,
     /// no display image and no thumbnail.
     public var convert: Bool = true
+    /// Per-host limits across the farm; none by default.
+    public var hostLimits = HostLimits()
 
-    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true) {
+    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
+                hostLimits: HostLimits = HostLimits()) {
         self.workers = workers
         self.lease = lease
         self.maxSize = maxSize
         self.convert = convert
+        self.hostLimits = hostLimits
     }
 }
 
@@ -31,6 +35,8 @@ extension Desired: JSONWritable {
         json.member("convert", convert)
         json.member("lease", lease)
         json.member("maxSize", maxSize)
+        if let perHost = hostLimits.perHost { json.member("perHost", perHost) }
+        if let rate = hostLimits.ratePerHost { json.member("ratePerHost", rate) }
         json.member("workers", workers)
         json.endObject()
     }
@@ -44,6 +50,8 @@ extension Desired: JSONReadable {
         lease = try json.decodeIfPresent("lease") ?? defaults.lease
         maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
         convert = try json.decodeIfPresent("convert") ?? defaults.convert
+        hostLimits = HostLimits(perHost: try json.decodeIfPresent("perHost"),
+                                ratePerHost: try json.decodeIfPresent("ratePerHost"))
     }
 }
 

@@ -108,8 +108,14 @@ extension Spool {
 
     /// Renames the job file at `source` to the returned batch. False when it was gone already.
     func returnToQueue(_ source: String, job: JobName) throws(SpoolError) -> Bool {
-        let target = returnedShard + "/" + job.raw
-        // A claimer may rmdir the returned shard between our mkdir and rename: retry a few times.
+        try moveToQueue(source, job: job, shard: returnedShard)
+    }
+
+    /// Renames the job file at `source` into the queue shard `shard` (of queue/0 or of a host's
+    /// batch), making the shard and its batch as needed. False when the file was gone already.
+    func moveToQueue(_ source: String, job: JobName, shard: String) throws(SpoolError) -> Bool {
+        let target = shard + "/" + job.raw
+        // A claimer may rmdir the shard between our mkdir and rename: retry a few times.
         for _ in 0..<8 {
             do {
                 try FileSystem.renameNoReplace(source, target)
@@ -117,8 +123,8 @@ extension Spool {
                 return true
             } catch where error == .noSuchFileOrDirectory {
                 guard FileSystem.exists(source) else { return false }
-                try? FileSystem.ensureDirectory(queue + "/" + Self.returnedBatch)
-                try? FileSystem.ensureDirectory(returnedShard)
+                try? FileSystem.ensureDirectory(String(shard[..<shard.lastIndex(of: "/")!]))
+                try? FileSystem.ensureDirectory(shard)
             } catch where error == .fileExists {
                 setAside(source, reason: "job \(job) is queued twice")
                 return false
@@ -126,6 +132,6 @@ extension Spool {
                 throw SpoolError(.io, "cannot return \(job) to the queue", cause: error)
             }
         }
-        throw SpoolError(.io, "cannot return \(job) to the queue: \(returnedShard) keeps disappearing")
+        throw SpoolError(.io, "cannot return \(job) to the queue: \(shard) keeps disappearing")
     }
 }

@@ -24,6 +24,9 @@
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
 //     log/farm.log                   one line per event worth a human's attention
+//     hosts/<host>/                  per-host transfer slots and token bucket (HostGate.swift)
+//     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
+//     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
 //
 // Names. A <job> is `<list>.<index>`: the list id (16 lowercase hex digits) and the resource's
 // 0-based index in it. A job file holds one line of JSON (`JobRecord`: the URL and resource id);
@@ -143,7 +146,7 @@ public struct Spool: Sendable {
 
     static let subdirectories = [
         "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
-        "tmp", "corrupt", "log",
+        "tmp", "corrupt", "log", "hosts", "holds",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.

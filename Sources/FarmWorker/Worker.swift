@@ -18,6 +18,8 @@ public struct WorkerOptions: Sendable {
     public var exitWhenIdle = false
     /// False: no display image and no thumbnail (the benchmark's "conversions off").
     public var convert = true
+    /// Per-host limits, counted across the farm (`--per-host`, `--rate-per-host`).
+    public var hostLimits = HostLimits()
 
     public init() {}
 
@@ -26,6 +28,7 @@ public struct WorkerOptions: Sendable {
         lease = desired.lease
         maxSize = desired.maxSize
         convert = desired.convert
+        hostLimits = desired.hostLimits
     }
 }
 
@@ -36,6 +39,9 @@ public final class Worker {
     let spool: Spool
     let options: WorkerOptions
     private let claimer: Claimer
+    /// Takes jobs parked for hosts that refused them, once a host lets this worker in.
+    private let parkedClaimer: Claimer
+    private let gate: HostGate
     private let handle: EasyHandle
     private let keeper: LeaseKeeper
 
@@ -43,6 +49,8 @@ public final class Worker {
         self.spool = spool
         self.options = options
         self.claimer = Claimer(spool: spool)
+        self.parkedClaimer = Claimer(spool: spool)
+        self.gate = HostGate(spool: spool, limits: options.hostLimits)
         self.handle = try EasyHandle()
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
     }
@@ -70,8 +78,8 @@ public final class Worker {
                     continue
                 }
             }
-            let claim: Claim?
-            do { claim = try claimer.claim() } catch {
+            let claim: (Claim, HostPass)?
+            do { claim = try nextClaim() } catch {
                 // The spool was removed under the farm: nothing is left to work on.
                 if spool.isGone {
                     spool.logGone("worker")
@@ -79,25 +87,53 @@ public final class Worker {
                 }
                 throw error
             }
-            if let claim {
+            if let (claim, pass) = claim {
                 idle = 0.05
-                process(claim)
+                process(claim, pass)
                 continue
             }
             // Idle: the moment to bring back jobs whose owner died unseen.
             if !spool.reclaimExpired(lease: options.lease).isEmpty { continue }
-            if options.exitWhenIdle && spool.activeJobs().isEmpty { return }
+            // Jobs parked for a held or full host are still to do.
+            if options.exitWhenIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty { return }
             Thread.sleep(forTimeInterval: idle)
-            idle = min(idle * 2, 0.5)
+            // Jobs parked for a host wait for a slot or a token that frees within moments.
+            idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 0.5)
         }
         // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
         // hand-back then found nothing: the reason still deserves its line.
         if spool.isGone { spool.logGone("worker") }
     }
 
-    func process(_ claim: Claim) {
+    /// The next job this worker may start, with its host's leave: first one parked for a host that
+    /// lets it in now, else a new one, parked in turn when its host refuses it. Nil when no job can start.
+    private func nextClaim() throws(SpoolError) -> (Claim, HostPass)? {
+        let gated = gate.isActive
+        if gated {
+            for host in spool.parkedHosts().shuffled() {
+                guard case .granted(let pass) = gate.admit(host) else { continue }
+                if let claim = try parkedClaimer.claim(parkedFor: host) { return (claim, pass) }
+                pass.release()
+            }
+        }
+        while let claim = try claimer.claim(skippingParked: gated) {
+            switch gate.admit(url: claim.record.url) {
+            case .granted(let pass):
+                return (claim, pass)
+            case .refused:
+                guard let host = HostKey(url: claim.record.url) else { continue }
+                do { try spool.park(claim, for: host) } catch where error.code == .leaseLost {} catch {
+                    spool.log("\(error)")
+                }
+            }
+        }
+        return nil
+    }
+
+    func process(_ claim: Claim, _ pass: HostPass) {
         keeper.hold(claim)
         defer { keeper.release() }
+        defer { pass.release() }
         var job = JobRun(spool: spool, claim: claim, keeper: keeper)
         job.convert = options.convert
         job.attempts = spool.attemptsBefore(claim) + 1
@@ -119,7 +155,9 @@ public final class Worker {
             Thread.sleep(forTimeInterval: 0.2)
             return
         }
-        guard let result = download(&job, fd: fd) else { return }
+        let result = download(&job, fd: fd)
+        pass.release()  // the transfer is over: its host's slot goes to the next one
+        guard let result else { return }
         job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes)
     }
 
@@ -141,6 +179,15 @@ public final class Worker {
             } catch {
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
                     job.fail(error.message, partial: spool.partialPath(job.claim.job))
+                    return nil
+                }
+                // The host asked every client to wait: hold it for the whole farm and leave the job
+                // parked (its bytes kept) while this worker does other hosts' work.
+                if let retryAfter = error.retryAfter, error.httpStatus == 429 || error.httpStatus == 503,
+                   let host = HostKey(url: job.claim.record.url) {
+                    gate.hold(host, until: Clock.wall() + retryAfter)
+                    do { try spool.park(job.claim, for: host, attempts: job.attempts) } catch where
+                        error.code == .leaseLost {} catch { spool.log("\(error)") }
                     return nil
                 }
                 job.attempts += 1

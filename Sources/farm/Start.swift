@@ -23,11 +23,18 @@ struct Start: ControlCommand {
     @Flag(help: "Download the files only: no display images and no thumbnails.")
     var noConvert = false
 
+    @Option(help: "At most N transfers at once to one host, across every worker (0: no limit, the default).")
+    var perHost: Int?
+
+    @Option(help: "At most R requests a second to one host, across every worker (0: no limit, the default).")
+    var ratePerHost: Double?
+
     func validate() throws {
-        try Control.check(workers: workers, lease: lease, maxSize: maxSize)
+        try Control.check(workers: workers, lease: lease, maxSize: maxSize, perHost: perHost, ratePerHost: ratePerHost)
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm)
+        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, perHost: perHost,
+                          ratePerHost: ratePerHost, roles: .farm)
     }
 }

@@ -44,6 +44,8 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
+        // Fleet-wide limits are the farm's, whoever started this worker.
+        settings.hostLimits = spool.desired().hostLimits
         try Self.work(spool, settings, supervised: supervised)
     }
 

@@ -10,6 +10,9 @@ public final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var output = ""
     private var errors = ""
+    /// Handlers between reading a chunk and appending it.
+    private var appending = 0
+    private let pipes: [Pipe]
 
     public var pid: Int32 { process.processIdentifier }
 
@@ -24,15 +27,19 @@ public final class ChildProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.errors += String(decoding: data, as: UTF8.self) }
+        pipes = [out, err]
+        for (pipe, isOutput) in [(out, true), (err, false)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                self?.lock.withLock { self?.appending += 1 }
+                let data = handle.availableData
+                guard let self else { return }
+                self.lock.withLock {
+                    self.appending -= 1
+                    if isOutput { self.output += String(decoding: data, as: UTF8.self) } else {
+                        self.errors += String(decoding: data, as: UTF8.self)
+                    }
+                }
+            }
         }
         try process.run()
     }
@@ -57,9 +64,24 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait(timeout: Double = 60) -> Int32? {
         guard poll(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
-        // Let the pipe handlers drain what was written last.
-        Thread.sleep(forTimeInterval: 0.02)
+        drain()
         return process.terminationStatus
+    }
+
+    /// Waits until the handlers have taken in everything the process wrote before it exited: no byte
+    /// left in either pipe and no chunk read but not yet appended. (A descendant that kept the pipes
+    /// open, such as a detached supervisor, may write more later; that is not waited for.)
+    private func drain() {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let pending = pipes.reduce(Int32(0)) { total, pipe in
+                var count: Int32 = 0
+                _ = ioctl(pipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &count)
+                return total + count
+            }
+            if pending == 0 && lock.withLock({ appending }) == 0 { return }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
     }
 
     public func kill(_ signal: Int32 = SIGKILL) {

@@ -25,6 +25,7 @@ struct BodyWriter: Sendable {
     }
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
+        defer { log.end(sequence) }
         let count = ending.bytesToSend(of: body.readableBytes)
         let chunk = chunkSize
         let start = NIODeadline.now()

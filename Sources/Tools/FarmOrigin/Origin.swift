@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// A real HTTP/1.1 server on 127.0.0.1 (never another address) for farm's tests, its chaos runner and its
+/// A real HTTP/1.1 server on 127.0.0.1 or another loopback address (never anything else) for farm's tests, its chaos runner and its
 /// benchmark (farm does not ship it). It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
 /// ranges, If-Range, HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
 /// request it receives.
@@ -32,10 +32,16 @@ public final class Origin: Sendable {
         let server: ServerTask
     }
 
-    /// An origin that will listen on 127.0.0.1:`port`; 0 (the default) lets the system choose a free port.
-    public init(port: Int = 0) {
+    /// The loopback address it listens on: 127.0.0.1, or another of 127.0.0.0/8 for a test that needs
+    /// distinct hosts on this machine.
+    public let host: String
+
+    /// An origin that will listen on `host`:`port`; port 0 (the default) lets the system choose a free port.
+    public init(port: Int = 0, host: String = "127.0.0.1") {
         precondition((0...65535).contains(port), "port \(port) out of range")
+        precondition(host.hasPrefix("127.") && host.split(separator: ".").count == 4, "\(host) is not a loopback address")
         listenPort = Locked(port)
+        self.host = host
     }
 
     deinit {
@@ -54,7 +60,7 @@ public final class Origin: Sendable {
             do throws(ServerTaskError) {
                 let server = try ServerTask(executor: executor) { onServerRunning in
                     Application(responder: responder,
-                                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
+                                configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
                                 onServerRunning: onServerRunning,
                                 eventLoopGroupProvider: .shared(executor.group),
                                 logger: Logger(label: "farm.origin") { _ in SwiftLogNoOpLogHandler() })
@@ -64,7 +70,7 @@ public final class Origin: Sendable {
             } catch {
                 // A server that did not answer in time may still run on the event loops: leave them.
                 if case .timedOut = error {} else { try? executor.group.syncShutdownGracefully() }
-                throw OriginError("cannot serve on 127.0.0.1:\(port): \(error)")
+                throw OriginError("cannot serve on \(host):\(port): \(error)")
             }
         }
     }
@@ -86,9 +92,9 @@ public final class Origin: Sendable {
     /// The port it listens on (the one it listened on, once stopped); the one asked for before `start()`.
     public var port: Int { listenPort.withLock { $0 } }
 
-    /// `http://127.0.0.1:PORT/` followed by `path` (given with or without its leading slash).
+    /// `http://HOST:PORT/` followed by `path` (given with or without its leading slash).
     public func url(for path: String) -> String {
-        "http://127.0.0.1:\(port)" + (path.hasPrefix("/") ? path : "/" + path)
+        "http://\(host):\(port)" + (path.hasPrefix("/") ? path : "/" + path)
     }
 
     // MARK: Content

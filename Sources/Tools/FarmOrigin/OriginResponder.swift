@@ -42,6 +42,7 @@ struct OriginResponder: HTTPResponder {
         case .redirect(let location, let code)?:
             return small(code, "see \(location)\n", [.location: location], head, sequence)
         case .reset?:
+            log.end(sequence)
             await Connection.reset(context.channel)
             throw OriginAbort.reset
         default:
@@ -74,12 +75,14 @@ struct OriginResponder: HTTPResponder {
             headers[.contentRange] = "bytes */\(count)"
             headers[.contentLength] = "0"
             log.update(sequence) { $0.status = 416; $0.complete = true }
+            log.end(sequence)
             return Response(status: .init(code: 416), headers: headers)
         }
         headers[.contentLength] = String(bytes.count)
         log.update(sequence) { $0.status = status }
         if head {
             log.update(sequence) { $0.complete = true }
+            log.end(sequence)
             return Response(status: .init(code: status), headers: headers)
         }
         let writer = BodyWriter(body: fixture.body.getSlice(at: fixture.body.readerIndex + bytes.lowerBound,
@@ -103,6 +106,7 @@ struct OriginResponder: HTTPResponder {
             $0.bodyBytes = head ? 0 : bytes.count
             $0.complete = true
         }
+        log.end(sequence)
         return Response(status: .init(code: code), headers: headers,
                         body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

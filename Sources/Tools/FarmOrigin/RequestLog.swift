@@ -1,3 +1,4 @@
+import FarmSystem
 /// One request the origin received, as a test sees it in `Origin.requests`. A value: a snapshot of the
 /// record at the time it was read (a body still being sent goes on counting in the origin's log).
 public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
@@ -21,6 +22,10 @@ public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
     public internal(set) var complete: Bool
     /// The faults that shaped this response.
     public internal(set) var faults: [Fault]
+    /// When the request arrived and when its response ended (sent whole, cut, reset or abandoned), in
+    /// seconds of the monotonic clock: what tests count concurrent requests and requests a second with.
+    public let arrived: Double
+    public internal(set) var ended: Double?
 
     /// K of `Range: bytes=K-` or `bytes=K-L`: where a resumed download asked to start.
     public var rangeStart: Int? { RangeRequest.firstByte(of: range) }
@@ -53,7 +58,7 @@ final class RequestLog: Sendable {
             let sequence = entries.base + entries.list.count
             entries.list.append(LoggedRequest(sequence: sequence, method: method, path: path, query: query,
                                               range: range, ifRange: ifRange, clientPort: clientPort, status: nil,
-                                              bodyBytes: 0, complete: false, faults: []))
+                                              bodyBytes: 0, complete: false, faults: [], arrived: Clock.monotonic()))
             return sequence
         }
     }
@@ -63,6 +68,11 @@ final class RequestLog: Sendable {
             let index = sequence - entries.base
             if entries.list.indices.contains(index) { change(&entries.list[index]) }
         }
+    }
+
+    /// Marks the response to request `sequence` as ended now.
+    func end(_ sequence: Int) {
+        update(sequence) { $0.ended = Clock.monotonic() }
     }
 
     var all: [LoggedRequest] { entries.withLock { $0.list } }

@@ -1,0 +1,237 @@
+import FarmSystem
+import SystemPackage
+
+// Fleet manners toward each host (SPEC §10), shared by every worker through the spool:
+//
+//     hosts/<host>/slot.<n>   n = 0..<perHost: a transfer to <host> holds an flock on one of them
+//     hosts/<host>/bucket     the host's token bucket (tokens, wall time), rewritten under its flock
+//     holds/<host>            the wall time until which no request may go to <host> (a 429 or 503
+//                             with Retry-After), replaced by rename; it outlives every process
+//     queue/h<host>/p/<job>   queued jobs parked because their host was full, held or out of tokens
+//
+// A slot is an flock, so a worker killed mid-transfer gives its slot back the instant it dies, as
+// the kernel drops its locks; nothing is counted that could leak. A worker that claims a job whose
+// host refuses it now parks the job (a rename into the host's batch) and claims another, so no
+// worker waits on one host while others have work queued. Parked jobs are still queued jobs (every
+// reader that walks queue/ sees them); ordinary claims skip the host batches, and a worker takes
+// from one only after its host has let it in, so a full host's jobs are never claimed in a loop.
+
+/// The limits `farm start --per-host N --rate-per-host R` set; nil means no limit.
+public struct HostLimits: Equatable, Sendable {
+    /// At most this many transfers at once to one host, across the whole farm.
+    public var perHost: Int?
+    /// At most this many requests a second to one host, across the whole farm.
+    public var ratePerHost: Double?
+
+    public init(perHost: Int? = nil, ratePerHost: Double? = nil) {
+        self.perHost = perHost
+        self.ratePerHost = ratePerHost
+    }
+
+    var isNone: Bool { perHost == nil && ratePerHost == nil }
+}
+
+/// A transfer's leave to go to its host: the slot it holds, if the host has a limit. Release it
+/// when the transfer ends; a process that dies releases it with its locks.
+public final class HostPass {
+    private var slot: FileDescriptor?
+
+    init(slot: FileDescriptor?) {
+        self.slot = slot
+    }
+
+    deinit { release() }
+
+    public func release() {
+        slot?.closeQuietly()
+        slot = nil
+    }
+}
+
+/// What a host says to a job about to start.
+public enum Admission {
+    /// Go on; keep the pass for as long as the transfer runs.
+    case granted(HostPass)
+    /// Not now: the host is full, held or out of tokens; ask again after `retryAt` (wall time).
+    case refused(retryAt: Double)
+}
+
+/// One worker's view of the per-host limits and holds (see the comment above). With no limit set
+/// and no host held it costs a stat of holds/ per job, and a listing of it every `holdLook` seconds.
+/// Not thread-safe: one per worker.
+public final class HostGate {
+    /// How often the holds of every host are read again even when holds/ looks unchanged (its mtime
+    /// is as coarse as the kernel's clock tick).
+    static let holdLook = 0.5
+    /// How long a host with every slot taken is left alone before it is asked again.
+    public static let fullRetry = 0.05
+
+    public let spool: Spool
+    public let limits: HostLimits
+    /// Holds by host (raw key), as last read or written, still in force or not.
+    private var holds: [String: Double] = [:]
+    private var holdsRead = -Double.infinity
+    /// holds/'s mtime when they were read: a new hold changes it, and one stat per job notices.
+    private var holdsStamp = -1.0
+    private var random = SplitMix64()
+
+    public init(spool: Spool, limits: HostLimits) {
+        self.spool = spool
+        self.limits = limits
+    }
+
+    /// Whether a job's host may be refused now: a limit is set, or some host is held.
+    public var isActive: Bool {
+        refreshHolds()
+        return !limits.isNone || !holds.isEmpty
+    }
+
+    /// Asks `host` whether a transfer may start now: not while it is held, then a slot (with
+    /// `perHost`), then a token (with `ratePerHost`).
+    public func admit(_ host: HostKey) -> Admission {
+        let now = Clock.wall()
+        refreshHolds()
+        if let until = holds[host.raw], until > now { return .refused(retryAt: until) }
+        var slot: FileDescriptor?
+        if let perHost = limits.perHost {
+            guard let taken = takeSlot(host, of: perHost) else { return .refused(retryAt: now + Self.fullRetry) }
+            slot = taken
+        }
+        if let rate = limits.ratePerHost, let wait = takeToken(host, rate: rate, now: now), wait > 0 {
+            slot?.closeQuietly()
+            return .refused(retryAt: now + wait)
+        }
+        return .granted(HostPass(slot: slot))
+    }
+
+    /// The admission of a job by its URL: granted at once when nothing can refuse it, or when the URL
+    /// names no host (the worker refuses it for that).
+    public func admit(url: String) -> Admission {
+        guard isActive, let host = HostKey(url: url) else { return .granted(HostPass(slot: nil)) }
+        return admit(host)
+    }
+
+    /// Holds every request to `host` until `until` (wall time), for every worker of the farm and
+    /// across restarts; an earlier hold than the one in force changes nothing.
+    public func hold(_ host: HostKey, until: Double) {
+        refreshHolds(force: true)
+        guard until > holds[host.raw] ?? 0 else { return }
+        holds[host.raw] = until
+        do { try spool.setHold(host, until: until) } catch { spool.log("\(error)") }
+    }
+
+    private func refreshHolds(force: Bool = false) {
+        let now = Clock.monotonic()
+        let stamp = (try? FileSystem.stat(spool.holdsDirectory))?.modificationTime ?? 0
+        guard force || stamp != holdsStamp || now - holdsRead >= Self.holdLook else { return }
+        holdsRead = now
+        holdsStamp = stamp
+        holds = spool.holds()
+    }
+
+    /// An flock on one of the host's `count` slot files, tried from a random one on; nil when every
+    /// one is held.
+    private func takeSlot(_ host: HostKey, of count: Int) -> FileDescriptor? {
+        let start = Int(random.next() % UInt64(count))
+        for step in 0..<count {
+            let path = spool.hostSlotPath(host, (start + step) % count)
+            let fd: FileDescriptor
+            do { fd = try spool.openHostFile(path) } catch {
+                spool.log("cannot open \(path): \(error)")
+                return nil
+            }
+            if (try? fd.tryLock()) == true { return fd }
+            fd.closeQuietly()
+        }
+        return nil
+    }
+
+    /// Takes a token from the host's bucket: nil or 0 when one was taken, else the seconds until one
+    /// will be there. The bucket holds at most `burst(rate)` tokens and refills at `rate` a second.
+    private func takeToken(_ host: HostKey, rate: Double, now: Double) -> Double? {
+        let path = spool.hostBucketPath(host)
+        guard let fd = try? spool.openHostFile(path) else { return nil }
+        defer { fd.closeQuietly() }
+        do {
+            try fd.lock()
+            var state = (tokens: Self.burst(rate), stamp: now)
+            var stored = [Double](repeating: 0, count: 2)
+            let read = try stored.withUnsafeMutableBytes { bytes throws(Errno) in try fd.read(at: 0, into: bytes) }
+            if read == 16 { state = (stored[0], stored[1]) }
+            let tokens = min(Self.burst(rate), state.tokens + max(0, now - state.stamp) * rate)
+            let wait = tokens >= 1 ? 0 : (1 - tokens) / rate
+            stored = [tokens >= 1 ? tokens - 1 : tokens, now]
+            _ = try stored.withUnsafeBytes { bytes throws(Errno) in try fd.write(contentsOf: bytes, at: 0) }
+            return wait
+        } catch {
+            spool.log("cannot use the token bucket \(path): \(error)")
+            return nil
+        }
+    }
+
+    /// A bucket of one token for modest rates (at most R + 1 requests in any second), and of a
+    /// twentieth of a second's tokens for high ones, so that fast hosts are not starved between looks.
+    static func burst(_ rate: Double) -> Double { max(1, rate / 20) }
+}
+
+extension Spool {
+    /// Where the slots, bucket and holds of the hosts are.
+    public var hosts: String { root + "/hosts" }
+    public var holdsDirectory: String { root + "/holds" }
+
+    func hostSlotPath(_ host: HostKey, _ slot: Int) -> String { hosts + "/" + host.raw + "/slot." + String(slot) }
+    func hostBucketPath(_ host: HostKey) -> String { hosts + "/" + host.raw + "/bucket" }
+    func holdPath(_ host: HostKey) -> String { holdsDirectory + "/" + host.raw }
+
+    /// The queue batch of the jobs parked for `host`, by its name in queue/ (`h<host>`).
+    static let parkedBatchPrefix = "h"
+    func parkedShard(_ host: HostKey) -> String { queue + "/" + Self.parkedBatchPrefix + host.raw + "/p" }
+
+    /// Whether the queue batch named `batch` holds parked jobs (and whose).
+    public static func parkedHost(ofBatch batch: String) -> HostKey? {
+        batch.hasPrefix(parkedBatchPrefix) ? HostKey(raw: String(batch.dropFirst())) : nil
+    }
+
+    /// The hosts that have jobs parked in the queue.
+    public func parkedHosts() -> [HostKey] {
+        FileSystem.names(queue).compactMap(Self.parkedHost(ofBatch:))
+    }
+
+    /// Opens (creating it and its folder) a slot or bucket file of a host.
+    func openHostFile(_ path: String) throws(Errno) -> FileDescriptor {
+        do { return try FileDescriptor.open(path, .readWrite, options: .create, permissions: 0o600) } catch where
+            error == .noSuchFileOrDirectory {
+            try FileSystem.ensureDirectory(hosts)
+            try FileSystem.ensureDirectory(String(path[..<path.lastIndex(of: "/")!]))
+            return try FileDescriptor.open(path, .readWrite, options: .create, permissions: 0o600)
+        }
+    }
+
+    /// Every hold on record, in force or past, by host (raw key): wall time until which it holds.
+    public func holds() -> [String: Double] {
+        var holds: [String: Double] = [:]
+        for name in FileSystem.names(holdsDirectory) where !AtomicFile.isTemporary(name) {
+            guard let bytes = try? FileSystem.readFile(holdsDirectory + "/" + name, limit: 64),
+                  let until = Double(String(decoding: bytes, as: UTF8.self)) else { continue }
+            holds[name] = until
+        }
+        return holds
+    }
+
+    /// Records that `host` is held until `until` (wall time).
+    func setHold(_ host: HostKey, until: Double) throws(SpoolError) {
+        try replace(holdPath(host), with: Array(String(until).utf8))
+    }
+
+    /// Parks the job `claim` holds in its host's batch, where it stays queued until a worker that the
+    /// host lets in takes it; `attempts` (when the job was tried) is kept on the job file for its
+    /// next owner, as a retry keeps it. Throws `.leaseLost` when the job was reclaimed meanwhile.
+    public func park(_ claim: Claim, for host: HostKey, attempts: Int? = nil) throws(SpoolError) {
+        if let attempts {
+            _ = try recordOutcome(Sidecar(status: .downloading, attempts: attempts, changed: ""), of: claim)
+        }
+        guard try moveToQueue(activePath(claim.job, claim.owner), job: claim.job, shard: parkedShard(host)) else {
+            throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import FarmOrigin
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// The per-host limits of SPEC §10 against two real hosts on this machine (127.0.0.2 and 127.0.0.3 are
+/// distinct hosts to farm): each origin's log says when every request arrived and ended.
+@Suite(.serialized) struct HostLimitTests {
+    /// Two origins, `count` PNG-like bodies of `size` bytes on each (throttled to `rate` B/s when
+    /// given), one list of all of them, added to `farm`.
+    private func twoHosts(_ farm: RunningFarm, count: Int, size: Int, rate: Int? = nil, reusing first: Origin? = nil)
+        throws -> (hosts: [Origin], bodies: [String: [UInt8]]) {
+        let hosts = [first ?? Origin(host: "127.0.0.2"), Origin(host: "127.0.0.3")]
+        var perHost: [[String]] = [[], []]
+        var bodies: [String: [UInt8]] = [:]
+        for (h, host) in hosts.enumerated() {
+            try host.start()
+            for n in 0..<count {
+                let path = "/h\(h)/\(n).png"
+                let body: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+                    + (0..<size - 8).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ n &+ h &* 101) }
+                host.serve(path: path, bytes: body)
+                if let rate { host.inject(.throttle(bytesPerSecond: rate), at: path) }
+                perHost[h].append(host.url(for: path))
+                bodies[host.url(for: path)] = body
+            }
+        }
+        // The hosts alternate in the list, so that every worker meets both.
+        let urls = zip(perHost[0], perHost[1]).flatMap { [$0, $1] }
+        let manifest = farm.dir.appending("hosts.json")
+        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        return (hosts, bodies)
+    }
+
+    /// The most requests that were in flight at once, from the origin's log.
+    private func mostAtOnce(_ requests: [LoggedRequest]) -> Int {
+        var events: [(time: Double, step: Int)] = []
+        for request in requests {
+            events.append((request.arrived, 1))
+            events.append((request.ended ?? Double.infinity, -1))
+        }
+        // An end and an arrival at the same instant: the end first.
+        events.sort { $0.time == $1.time ? $0.step < $1.step : $0.time < $1.time }
+        var now = 0, most = 0
+        for (_, step) in events {
+            now += step
+            most = max(most, now)
+        }
+        return most
+    }
+
+    /// The most requests that arrived within any one second.
+    private func mostInASecond(_ requests: [LoggedRequest]) -> Int {
+        let arrivals = requests.map(\.arrived).sorted()
+        var most = 0, first = 0
+        for (last, time) in arrivals.enumerated() {
+            while arrivals[first] <= time - 1 { first += 1 }
+            most = max(most, last - first + 1)
+        }
+        return most
+    }
+
+    /// Every resource done with its bytes on disk (and `others` resources of other lists done).
+    private func expectAllDone(_ farm: RunningFarm, _ bodies: [String: [UInt8]], others: Int = 0) throws {
+        #expect(farm.waitUntilAllDone(bodies.count + others, timeout: 120))
+        let output = try farm.must(["status", "hosts.json", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        for resource in try #require(list["resources"] as? [[String: Any]]) {
+            let url = try #require(resource["url"] as? String)
+            let file = try #require(resource["file"] as? String, "\(url) has no file")
+            #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == bodies[url], "\(url)")
+        }
+    }
+
+    @Test func perHostCapsEachHostsConnectionsAcrossEveryWorker() throws {
+        let farm = try RunningFarm()
+        // Each transfer takes about 0.3 s, long enough for eight workers to pile onto one host.
+        let (hosts, bodies) = try twoHosts(farm, count: 12, size: 30_000, rate: 100_000)
+        try farm.must(["start", "--workers", "8", "--per-host", "2"])
+        _ = farm.processes()
+        try expectAllDone(farm, bodies)
+        for host in hosts {
+            let requests = host.requests.filter { $0.method == "GET" }
+            #expect(requests.count == 12, "\(host.host): \(requests.count) requests")
+            #expect(mostAtOnce(requests) == 2, "\(host.host) had \(mostAtOnce(requests)) transfers at once")
+        }
+        // Both hosts were served side by side, each at its limit most of the time: 12 transfers two at
+        // a time take six rounds of 0.3 s, one host after the other would take twice as long.
+        let spans = hosts.map { host in
+            let requests = host.requests
+            return (requests.map(\.arrived).min() ?? 0, requests.compactMap(\.ended).max() ?? 0)
+        }
+        #expect(spans[0].0 < spans[1].1 && spans[1].0 < spans[0].1, "the hosts were not served at the same time")
+    }
+
+    @Test func ratePerHostCapsEachHostsRequestsInAnySecond() throws {
+        let farm = try RunningFarm()
+        let (hosts, bodies) = try twoHosts(farm, count: 50, size: 2000)
+        try farm.must(["start", "--workers", "6", "--rate-per-host", "20"])
+        _ = farm.processes()
+        try expectAllDone(farm, bodies)
+        for host in hosts {
+            let most = mostInASecond(host.requests)
+            // 20 a second, and one more for the token the bucket holds.
+            #expect(most <= 21, "\(host.host) saw \(most) requests within one second")
+            #expect(most >= 15, "\(host.host) was served far below its rate: \(most) in its busiest second")
+        }
+    }
+
+    @Test func retryAfterFromOneHostHoldsItForEveryWorkerWhileTheOtherGoesOn() throws {
+        let farm = try RunningFarm()
+        let held = Origin(host: "127.0.0.2")
+        try held.start()
+        // A list of its own, added first, so that its one resource is the first claimed: the host
+        // answers it 429 with Retry-After: 3 at the very start, while both hosts have work queued.
+        let first = "/first.png"
+        held.serve(path: first, bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
+        held.fail(1, with: 429, retryAfter: 3, at: first)
+        let manifest = farm.dir.appending("first.json")
+        try JSONSerialization.data(withJSONObject: [held.url(for: first)]).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        let (hosts, bodies) = try twoHosts(farm, count: 24, size: 20_000, rate: 40_000, reusing: held)
+        try farm.must(["start", "--workers", "4"])
+        _ = farm.processes()
+        try expectAllDone(farm, bodies, others: 1)
+
+        let refusal = try #require(held.requests.first { $0.status == 429 })
+        let refusedAt = try #require(refusal.ended)
+        // Requests already under way may finish; none may start in the 3 s that follow (a few ms for
+        // the hold to be written after the answer is read).
+        let during = held.requests.filter { $0.arrived > refusedAt + 0.1 && $0.arrived < refusedAt + 2.9 }
+        #expect(during.isEmpty, "\(during.count) requests reached the held host: \(during)")
+        #expect(held.requests.contains { $0.path == first && $0.status == 200 && $0.arrived >= refusedAt + 2.9 },
+                "the refused resource was not fetched after the hold")
+        // Four workers, 0.5 s a transfer: the other host gets about 24 requests in those 3 s.
+        let other = hosts[1].requests.filter { $0.arrived > refusedAt && $0.arrived < refusedAt + 2.9 }
+        #expect(other.count >= 12, "the other host was not served at full speed meanwhile (\(other.count) requests)")
+
+        let output = try farm.must(["status", "first.json", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let resource = try #require((list["resources"] as? [[String: Any]])?.first)
+        #expect(resource["attempts"] as? Int == 2, "the refused try counts: \(resource)")
+    }
+}
