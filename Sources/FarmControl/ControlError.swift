@@ -4,24 +4,37 @@ import FarmSystem
 /// HTTP status), what it is about (`subject`: the number asked for, the list named), and the error
 /// underneath (`cause`: a `SpoolError`, an `AddError`, a `StatusError`). `description` makes the one
 /// sentence of SPEC §3 when a front end shows it. A value; any thread may use it.
-public struct ControlError: Error, CustomStringConvertible, Sendable {
-    public typealias Code = ErrorCode<ControlError>
+public typealias ControlError = DomainError<ControlErrorCode>
 
-    public let code: Code
-    /// What the sentence names: the value asked for, or the list as the user named it.
-    public let subject: String
-    public let cause: (any Error)?
+/// What went wrong in a verb of `Control`; the subject is the value asked for, or the list as the user
+/// named it.
+public enum ControlErrorCode: ErrorCode {
+    /// A number of workers outside `Control.workerRange`.
+    case workersOutOfRange
+    /// A lease outside `Control.leaseRange` seconds.
+    case leaseOutOfRange
+    /// A size limit for one download that is not a positive number of bytes.
+    case maxSizeOutOfRange
+    /// A negative number of transfers per host.
+    case perHostOutOfRange
+    /// A negative or non-finite number of requests a second per host.
+    case rateOutOfRange
+    /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
+    case unknownList
+    /// A list id that is not one (16 hex digits): it names no list and never could.
+    case invalidListID
+    /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
+    case manifestRefused
+    /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
+    case listConflict
+    /// The spool or the system failed the verb: disk, permissions, a farm that did not come up
+    /// (cause: `SpoolError`, or the `AddError` that wraps it).
+    case spoolFailed
 
-    public init(_ code: Code, _ subject: String, cause: (any Error)? = nil) {
-        self.code = code
-        self.subject = subject
-        self.cause = cause
-    }
-
-    /// One sentence that says what is wrong and what to do.
-    public var description: String {
+    /// The cause's own sentence when there is one, else one that names the subject.
+    public func sentence(subject: String, cause: (any Error)?) -> String {
         if let cause { return "\(cause)" }
-        switch code {
+        switch self {
         case .workersOutOfRange:
             return "the number of workers goes from \(Control.workerRange.lowerBound) to "
                 + "\(Control.workerRange.upperBound) (got \(subject))"
@@ -33,31 +46,7 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
         case .rateOutOfRange: return "--rate-per-host is a number of requests a second, 0 for no limit (got \(subject))"
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"
         case .unknownList: return "no list \(subject) in the spool"
-        default: return "\(code): \(subject)"
+        case .manifestRefused, .listConflict, .spoolFailed: return "\(self): \(subject)"
         }
     }
-}
-
-extension ErrorCode where Domain == ControlError {
-    /// A number of workers outside `Control.workerRange`.
-    public static var workersOutOfRange: Self { Self("workersOutOfRange") }
-    /// A lease outside `Control.leaseRange` seconds.
-    public static var leaseOutOfRange: Self { Self("leaseOutOfRange") }
-    /// A size limit for one download that is not a positive number of bytes.
-    public static var maxSizeOutOfRange: Self { Self("maxSizeOutOfRange") }
-    /// A negative number of transfers per host.
-    public static var perHostOutOfRange: Self { Self("perHostOutOfRange") }
-    /// A negative or non-finite number of requests a second per host.
-    public static var rateOutOfRange: Self { Self("rateOutOfRange") }
-    /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
-    public static var unknownList: Self { Self("unknownList") }
-    /// A list id that is not one (16 hex digits): it names no list and never could.
-    public static var invalidListID: Self { Self("invalidListID") }
-    /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
-    public static var manifestRefused: Self { Self("manifestRefused") }
-    /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
-    public static var listConflict: Self { Self("listConflict") }
-    /// The spool or the system failed the verb: disk, permissions, a farm that did not come up
-    /// (cause: `SpoolError`, or the `AddError` that wraps it).
-    public static var spoolFailed: Self { Self("spoolFailed") }
 }

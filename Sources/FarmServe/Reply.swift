@@ -20,7 +20,8 @@ enum Reply {
     }
 
     static func error(_ error: ServeError, allow: String? = nil) -> Response {
-        var response = json(JSONValue.object([JSONMember("error", .string(error.message))]), status: error.status)
+        let body = JSONValue.object([JSONMember("error", .string(error.description))])
+        var response = json(body, status: error.code.code)
         if let allow { response.headers[.allow] = allow }
         return response
     }

@@ -39,7 +39,7 @@ final class RequestGuard: Sendable {
     func checkHost(_ request: Request) throws(ServeError) {
         let host = request.head.authority?.lowercased() ?? ""
         if let hosts, !hosts.contains(host) {
-            throw ServeError(403, "refused: this server answers only to \(hosts.sorted().first ?? "its own address"), not to Host \"\(host)\"")
+            throw ServeError(.forbidden, "refused: this server answers only to \(hosts.sorted().first ?? "its own address"), not to Host \"\(host)\"")
         }
     }
 
@@ -47,10 +47,10 @@ final class RequestGuard: Sendable {
     func checkChange(_ request: Request) throws(ServeError) {
         let host = request.head.authority?.lowercased() ?? ""
         if let origin = request.headers[.origin], origin.lowercased() != "http://" + host {
-            throw ServeError(403, "refused: requests that change the farm must come from this server's own page, not from \(origin)")
+            throw ServeError(.forbidden, "refused: requests that change the farm must come from this server's own page, not from \(origin)")
         }
         guard let given = request.headers[Self.tokenHeader], Self.same(given, token) else {
-            throw ServeError(403, "refused: requests that change the farm need the token of this server's page (header X-Farm-Token)")
+            throw ServeError(.forbidden, "refused: requests that change the farm need the token of this server's page (header X-Farm-Token)")
         }
     }
 

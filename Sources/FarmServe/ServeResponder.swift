@@ -33,17 +33,17 @@ struct ServeResponder: HTTPResponder {
         } catch let error as ServeError {
             return Reply.error(error)
         } catch {
-            return Reply.error(ServeError(500, "internal error: \(error)"))
+            return Reply.error(ServeError(.internalServerError, "internal error: \(error)"))
         }
     }
 
     private func route(_ request: Request) async throws -> Response {
         guard let route = Route(path: request.uri.path) else {
-            throw ServeError(404, "nothing here: \(request.uri.path) is not a page or an API of farm serve")
+            throw ServeError(.notFound, "nothing here: \(request.uri.path) is not a page or an API of farm serve")
         }
         guard request.method.rawValue == route.method else {
-            throw Refusal(error: ServeError(405, "\(request.uri.path) takes \(route.method), not \(request.method.rawValue)"),
-                          allow: route.method)
+            let wrong = "\(request.uri.path) takes \(route.method), not \(request.method.rawValue)"
+            throw Refusal(error: ServeError(.methodNotAllowed, wrong), allow: route.method)
         }
         if route.method == "POST" { try guarding.checkChange(request) }
         let spool = spool
@@ -63,7 +63,7 @@ struct ServeResponder: HTTPResponder {
         case .list(let id):
             _ = try record(id)
             guard let view = try await Blocking.run({ ListView.build(spool, listID: id) }) else {
-                throw ServeError(404, "no list \(id) in the spool")
+                throw ServeError(.notFound, "no list \(id) in the spool")
             }
             return Reply.json(view)
         case .file(let id, let index, let thumb):
@@ -88,7 +88,7 @@ struct ServeResponder: HTTPResponder {
     private func file(list id: String, index text: String, thumb: Bool) async throws -> Response {
         let list = try record(id)
         guard let index = Int(text), index >= 0, index < list.record.total else {
-            throw ServeError(404, "\(list.record.name) has \(list.record.total) resource(s): "
+            throw ServeError(.notFound, "\(list.record.name) has \(list.record.total) resource(s): "
                 + "the index goes from 0 to \(list.record.total - 1), not \(text)")
         }
         let spool = spool
@@ -96,15 +96,16 @@ struct ServeResponder: HTTPResponder {
             let path: String
             if thumb {
                 guard let resource = ListView.resource(spool, listID: id, index: index) else {
-                    throw ServeError(404, "\(list.record.name) is no longer in the spool")
+                    throw ServeError(.notFound, "\(list.record.name) is no longer in the spool")
                 }
                 guard let found = resource.thumb ?? (resource.status == .done ? resource.image : nil) else {
-                    throw ServeError(404, "resource \(index) of \(list.record.name) has no thumbnail (\(resource.text))")
+                    throw ServeError(.notFound,
+                                     "resource \(index) of \(list.record.name) has no thumbnail (\(resource.text))")
                 }
                 path = found
             } else {
                 do { path = try Viewer.image(spool, list: list, index: index) } catch {
-                    throw ServeError(404, "\(error)")
+                    throw ServeError(.notFound, "\(error)")
                 }
             }
             return try ServedFile(path, inside: spool)
@@ -126,10 +127,10 @@ struct ServeResponder: HTTPResponder {
                                             example: String) async throws -> Body {
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: 64 * 1024) } catch {
-            throw ServeError(413, "the body is too large (64 KB at most)")
+            throw ServeError(.contentTooLarge, "the body is too large (64 KB at most)")
         }
         guard let body = JSON.decode(Body.self, from: buffer.readableBytesView) else {
-            throw ServeError(400, "the body must be JSON like \(example)")
+            throw ServeError(.badRequest, "the body must be JSON like \(example)")
         }
         return body
     }

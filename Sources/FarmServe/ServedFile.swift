@@ -17,17 +17,17 @@ final class ServedFile: Sendable {
     /// Opens `path`, which must resolve to a JPG or PNG file inside `spool`.
     init(_ path: String, inside spool: Spool) throws(ServeError) {
         guard let real = try? FileSystem.realPath(path) else {
-            throw ServeError(404, "the file of this resource is gone; reloading the list makes it again")
+            throw ServeError(.notFound, "the file of this resource is gone; reloading the list makes it again")
         }
         guard real.hasPrefix(spool.root + "/") else {
-            throw ServeError(403, "refused: the file of this resource is outside the spool")
+            throw ServeError(.forbidden, "refused: the file of this resource is outside the spool")
         }
         do { descriptor = try SystemPackage.FileDescriptor.open(real, .readOnly, options: .noFollow) } catch {
-            throw ServeError(404, "cannot open the file of this resource: \(error)")
+            throw ServeError(.notFound, "cannot open the file of this resource: \(error)")
         }
         guard let info = try? descriptor.status(), info.isRegularFile else {
             descriptor.closeQuietly()
-            throw ServeError(403, "refused: the file of this resource is not a regular file")
+            throw ServeError(.forbidden, "refused: the file of this resource is not a regular file")
         }
         size = Int(info.size)
         var magic = [UInt8](repeating: 0, count: 8)
@@ -38,7 +38,7 @@ final class ServedFile: Sendable {
             type = "image/jpeg"
         } else {
             descriptor.closeQuietly()
-            throw ServeError(415, "the file of this resource is not a JPG or PNG image")
+            throw ServeError(.unsupportedMediaType, "the file of this resource is not a JPG or PNG image")
         }
     }
 
@@ -74,7 +74,7 @@ final class ServedFile: Sendable {
                 return 0
             }
         }
-        if let failure { throw ServeError(500, "cannot read the file: \(failure)") }
+        if let failure { throw ServeError(.internalServerError, "cannot read the file: \(failure)") }
         return Array(chunk[0..<count])
     }
 }

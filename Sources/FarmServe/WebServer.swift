@@ -37,7 +37,9 @@ public final class WebServer: Sendable {
 
     /// A server for `spool` that will listen on `host:port` (port 0: any free port).
     public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort) throws(ServeError) {
-        guard (0...65535).contains(port) else { throw ServeError(400, "--port must be from 0 to 65535 (got \(port))") }
+        guard (0...65535).contains(port) else {
+            throw ServeError(.badRequest, "--port must be from 0 to 65535 (got \(port))")
+        }
         self.spool = spool
         self.host = host
         self.port = port
@@ -70,7 +72,8 @@ public final class WebServer: Sendable {
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port
                 if let bound { guarding.port.store(bound, ordering: .releasing) }
-                outcome.withLock { $0 = bound.map { .success($0) } ?? .failure(ServeError(500, "the server has no local port")) }
+                let unbound = ServeError(.internalServerError, "the server has no local port")
+                outcome.withLock { $0 = bound.map { .success($0) } ?? .failure(unbound) }
                 started.signal()
             },
             logger: Logger(label: "farm.serve") { _ in SwiftLogNoOpLogHandler() })
@@ -94,7 +97,7 @@ public final class WebServer: Sendable {
             throw error
         case nil:
             hub.stop()
-            throw ServeError(500, "the server stopped before it listened on \(host):\(port)")
+            throw ServeError(.internalServerError, "the server stopped before it listened on \(host):\(port)")
         }
     }
 
@@ -118,6 +121,6 @@ public final class WebServer: Sendable {
         default:
             reason = error is SocketAddressError.UnknownHost ? "no such local address; try --host 127.0.0.1" : "\(error)"
         }
-        return ServeError(500, "cannot listen on \(host):\(port): \(reason)", cause: error)
+        return ServeError(.internalServerError, "cannot listen on \(host):\(port): \(reason)", cause: error)
     }
 }

@@ -1,13 +1,12 @@
-/// The code of an error of one domain (`ErrorCode<SpoolError>`, `ErrorCode<ZipError>`…): what went wrong,
-/// as a name callers compare and switch on. It is a struct, not an enum, so a domain's set of codes can
-/// grow without breaking callers' `switch` statements (they keep a `default`). Each error type declares
-/// `typealias Code = ErrorCode<Self>` and its codes as static members of an extension constrained to
-/// itself; only farm's own modules make codes. A value; any thread may use it.
-public struct ErrorCode<Domain>: Hashable, Sendable, CustomStringConvertible {
-    /// The code's name, as messages and logs show it.
-    public let description: String
-
-    package init(_ name: String) {
-        description = name
-    }
+/// What went wrong, in one domain of farm (`SpoolErrorCode.leaseLost`, `ControlErrorCode.unknownList`):
+/// the name callers compare and switch on, and the words of the one sentence (SPEC §3) that a
+/// `DomainError` with that code says. A domain's codes are one enum, each case documented with what it
+/// means and what its cause is (farm serve's are the HTTP statuses it answers with). An enum rather
+/// than an open struct: farm is one package, so a code added makes the compiler name every `switch`
+/// that must decide about it, and those that mean "all the others" say `default`. A value; any thread
+/// may use it.
+public protocol ErrorCode: Hashable, Sendable {
+    /// The sentence a user reads for an error of this code about `subject`, with `cause` under it:
+    /// what is wrong and what to do.
+    func sentence(subject: String, cause: (any Error)?) -> String
 }
