@@ -29,6 +29,8 @@ public struct ControlError: Error, CustomStringConvertible, Sendable {
             return "the lease goes from \(Int(Control.leaseRange.lowerBound)) to "
                 + "\(Int(Control.leaseRange.upperBound)) seconds (got \(subject))"
         case .maxSizeOutOfRange: return "the largest download must be a positive number of bytes (got \(subject))"
+        case .minFreeOutOfRange:
+            return "the bytes to keep free on the disk must be 0 (no limit) or more (got \(subject))"
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"
         case .unknownList: return "no list \(subject) in the spool"
         default: return "\(code): \(subject)"
@@ -43,6 +45,8 @@ extension ErrorCode where Domain == ControlError {
     public static var leaseOutOfRange: Self { Self("leaseOutOfRange") }
     /// A size limit for one download that is not a positive number of bytes.
     public static var maxSizeOutOfRange: Self { Self("maxSizeOutOfRange") }
+    /// A number of bytes to keep free on the spool's disk that is negative.
+    public static var minFreeOutOfRange: Self { Self("minFreeOutOfRange") }
     /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
     public static var unknownList: Self { Self("unknownList") }
     /// A list id that is not one (16 hex digits): it names no list and never could.

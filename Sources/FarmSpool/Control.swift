@@ -16,12 +16,17 @@ public struct Desired: Equatable, Sendable {
     /// False (`farm start --no-convert`, for users who want the files alone): download and complete,
     /// no display image and no thumbnail.
     public var convert: Bool = true
+    /// Bytes the spool's file system keeps free: below them no new transfer starts (`DiskRoom`). nil:
+    /// the default, 1 GiB or 5 % of the file system, whichever is smaller; 0: no limit.
+    public var minFree: Int?
 
-    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true) {
+    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
+                minFree: Int? = nil) {
         self.workers = workers
         self.lease = lease
         self.maxSize = maxSize
         self.convert = convert
+        self.minFree = minFree
     }
 }
 
@@ -31,6 +36,8 @@ extension Desired: JSONWritable {
         json.member("convert", convert)
         json.member("lease", lease)
         json.member("maxSize", maxSize)
+        // Left out when nil, as the other records do: a farm that never set it writes what it always wrote.
+        if let minFree { json.member("minFree", minFree) }
         json.member("workers", workers)
         json.endObject()
     }
@@ -44,6 +51,7 @@ extension Desired: JSONReadable {
         lease = try json.decodeIfPresent("lease") ?? defaults.lease
         maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
         convert = try json.decodeIfPresent("convert") ?? defaults.convert
+        minFree = try json.decodeIfPresent("minFree")
     }
 }
 

@@ -21,12 +21,19 @@ struct Start: ParsableCommand {
     @Flag(help: "Download the files only: no display images and no thumbnails.")
     var noConvert = false
 
+    @Option(help: """
+        Bytes to keep free on the spool's disk: below them no new transfer starts until space is freed \
+        (default: the last start's, else 1 GiB or 5 % of the file system, the smaller; 0: no limit).
+        """)
+    var minFree: Int?
+
     func validate() throws {
-        try Control.check(workers: workers, lease: lease, maxSize: maxSize)
+        try Control.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree)
     }
 
     func run() throws {
         let control = Control(spool: try options.open())
-        print(try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, roles: .farm))
+        print(try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert,
+                                minFree: minFree, roles: .farm))
     }
 }

@@ -44,6 +44,7 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
+        settings.minFree = spool.desired().minFree  // a hand-run worker keeps the farm's disk minimum too
         try Self.work(spool, settings, supervised: supervised)
     }
 
