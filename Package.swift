@@ -236,7 +236,7 @@ let package = Package(
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport",
+            "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmTop", "FarmSpool", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",

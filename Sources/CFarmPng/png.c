@@ -126,6 +126,7 @@ int cfarm_png_write(const char *path, const unsigned char *pixels, int width, in
                     char *error, size_t error_size) {
     if (width <= 0 || height <= 0 || (layout != CFARM_PNG_RGB24 && layout != CFARM_PNG_GRAY8)) {
         snprintf(error, error_size, "cannot write a %dx%d image in layout %d", width, height, layout);
+        errno = 0;
         return -1;
     }
     int gray = layout == CFARM_PNG_GRAY8;
@@ -136,12 +137,15 @@ int cfarm_png_write(const char *path, const unsigned char *pixels, int width, in
     if (!w || !line || !current || !previous) {
         snprintf(error, error_size, "out of memory for a row of %d pixels", width);
         free(w), free(line), free(current), free(previous);
+        errno = 0;
         return -1;
     }
     w->file = fopen(path, "wbe");
     if (!w->file) {
-        snprintf(error, error_size, "cannot create %s: %s", path, strerror(errno));
+        int saved = errno;
+        snprintf(error, error_size, "cannot create %s: %s", path, strerror(saved));
         free(w), free(line), free(current), free(previous);
+        errno = saved;
         return -1;
     }
     // Fastest level, as libpng's Z_BEST_SPEED did: rendered pages and photos stay small enough.
@@ -201,5 +205,7 @@ int cfarm_png_write(const char *path, const unsigned char *pixels, int width, in
         unlink(path);
     }
     free(w), free(line), free(current), free(previous);
+    // The caller tells a full disk from a bad image by errno (0: the compression failed).
+    if (failed) errno = ok ? saved : 0;
     return failed ? -1 : 0;
 }

@@ -26,7 +26,7 @@ extension Control {
     }
 
     /// Refuses settings for `start` outside their ranges (nil: keep the last one).
-    public static func check(workers: Int?, lease: Double?, maxSize: Int?, perHost: Int? = nil,
+    public static func check(workers: Int?, lease: Double?, maxSize: Int?, minFree: Int? = nil, perHost: Int? = nil,
                              ratePerHost: Double? = nil) throws(ControlError) {
         if let workers { try check(workers: workers) }
         if let perHost, perHost < 0 { throw ControlError(.perHostOutOfRange, String(perHost)) }
@@ -35,16 +35,21 @@ extension Control {
         }
         if let lease, !leaseRange.contains(lease) { throw ControlError(.leaseOutOfRange, "\(lease)") }
         if let maxSize, maxSize <= 0 { throw ControlError(.maxSizeOutOfRange, String(maxSize)) }
+        if let minFree, minFree < 0 { throw ControlError(.minFreeOutOfRange, String(minFree)) }
     }
 
     /// `farm start`: the detached supervisor, its workers and the watcher, with these settings (nil
     /// keeps the last desired value); returns once they all run. A farm that runs already is left as it is.
+    /// `minFree`: the bytes the spool's file system keeps free, below which no new transfer starts (0:
+    /// no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
     public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
-                      perHost: Int? = nil, ratePerHost: Double? = nil, roles: SupervisedRoles) throws(ControlError) -> Started {
-        try Self.check(workers: workers, lease: lease, maxSize: maxSize, perHost: perHost, ratePerHost: ratePerHost)
+                      minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil,
+                      roles: SupervisedRoles) throws(ControlError) -> Started {
+        try Self.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
+                       ratePerHost: ratePerHost)
         let outcome = try spoolCall { () throws(SpoolError) in
             try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert,
-                             perHost: perHost, ratePerHost: ratePerHost, roles: roles)
+                             minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, roles: roles)
         }
         switch outcome {
         case .alreadyRunning(let supervisor):

@@ -63,12 +63,16 @@ public enum DisplayImage {
         let images = candidates.filter { ["jpg", "jpeg", "png"].contains(fileExtension($0.name)) }
         let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
         guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError("ZIP holds no image or PDF") }
-        do { try FileSystem.ensureDirectory(directory) } catch { throw ConvertError("cannot unpack: \(error)") }
+        do { try FileSystem.ensureDirectory(directory) } catch {
+            throw ConvertError("cannot unpack: \(error)", noSpace: error.isNoSpace)
+        }
         var lastError: ConvertError?
         for entry in images + pdfs {
             let path: String
             do {
                 path = try reader.extract(entry, to: directory, limits: zipLimits)
+            } catch where error.code == .io && error.errno.map({ Errno(rawValue: $0).isNoSpace }) == true {
+                throw ConvertError(error.description, noSpace: true)  // the next entry would not fit either
             } catch {
                 lastError = ConvertError(error.description)
                 continue  // an unsafe or broken entry: never written; try the next one

@@ -2,6 +2,7 @@ import CFarmPng
 import CFarmRenderLoader
 import FarmSystem
 import Glibc
+import SystemPackage
 
 /// An image in memory as a cairo image surface: RGB24, or ARGB32 (premultiplied) when it has alpha, or
 /// A8 holding grey levels (only to be written as a grey PNG).
@@ -122,14 +123,17 @@ package final class ImageSurface {
             let layout = Int32(format == CAIRO_FORMAT_A8 ? CFARM_PNG_GRAY8 : CFARM_PNG_RGB24)
             guard cfarm_png_write(path, data, Int32(width), Int32(height), cairo_image_surface_get_stride(surface),
                                   layout, &error, error.count) == 0 else {
-                throw ConvertError("cannot write the PNG: " + text(error))
+                throw ConvertError("cannot write the PNG: " + text(error), noSpace: Errno(rawValue: errno).isNoSpace)
             }
             return
         }
         let status = cairo_surface_write_to_png(surface, path)
         guard status == CAIRO_STATUS_SUCCESS else {
+            // cairo says only "error while writing"; its stdio left the reason in errno.
+            let noSpace = status == CAIRO_STATUS_WRITE_ERROR && Errno(rawValue: errno).isNoSpace
             try? FileSystem.unlink(path)
-            throw ConvertError("cannot write the PNG: \(String(cString: cairo_status_to_string(status)))")
+            throw ConvertError("cannot write the PNG: \(String(cString: cairo_status_to_string(status)))",
+                               noSpace: noSpace)
         }
     }
 

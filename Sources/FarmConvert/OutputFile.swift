@@ -7,6 +7,8 @@ enum OutputFile {
     /// Calls `write` with a temporary path next to `path`, then renames it to `path`.
     static func replace(_ path: String, what: String,
                         by write: (String) throws(ConvertError) -> Void) throws(ConvertError) {
-        try AtomicFile.replace(path, by: write) { ConvertError("cannot store the \(what): \($0)") }
+        try AtomicFile.replace(path, by: write) {
+            ConvertError("cannot store the \(what): \($0)", noSpace: $0.isNoSpace)
+        }
     }
 }

@@ -44,4 +44,17 @@ extension Spool {
             try FileSystem.rename(partial, file)
         }
     }
+
+    /// Undoes `store` for a job handed back before it completed (the disk had no room to convert it):
+    /// `file` goes back to `partial`, so the next owner resumes from its last byte, and the other outputs
+    /// of `job` (derived images, an unpacked ZIP) are removed, so a job that is not done shows none. Reads
+    /// the list's output folder: for that rare case only. When the rename fails nothing is removed: the
+    /// next owner downloads again and replaces it all.
+    public func unstore(_ file: String, to partial: String, of job: JobName) {
+        guard (try? FileSystem.rename(file, partial)) != nil else { return }
+        let directory = outputDirectory(ofList: job.list)
+        for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
+            try? FileSystem.removeTree(directory + "/" + output)
+        }
+    }
 }

@@ -16,15 +16,19 @@ public struct Desired: Equatable, Sendable {
     /// False (`farm start --no-convert`, for users who want the files alone): download and complete,
     /// no display image and no thumbnail.
     public var convert: Bool = true
+    /// Bytes the spool's file system keeps free: below them no new transfer starts (`DiskRoom`). nil:
+    /// the default, 1 GiB or 5 % of the file system, whichever is smaller; 0: no limit.
+    public var minFree: Int?
     /// Per-host limits across the farm; none by default.
     public var hostLimits = HostLimits()
 
     public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
-                hostLimits: HostLimits = HostLimits()) {
+                minFree: Int? = nil, hostLimits: HostLimits = HostLimits()) {
         self.workers = workers
         self.lease = lease
         self.maxSize = maxSize
         self.convert = convert
+        self.minFree = minFree
         self.hostLimits = hostLimits
     }
 }
@@ -35,6 +39,8 @@ extension Desired: JSONWritable {
         json.member("convert", convert)
         json.member("lease", lease)
         json.member("maxSize", maxSize)
+        // Left out when nil, as the other records do: a farm that never set it writes what it always wrote.
+        if let minFree { json.member("minFree", minFree) }
         if let perHost = hostLimits.perHost { json.member("perHost", perHost) }
         if let rate = hostLimits.ratePerHost { json.member("ratePerHost", rate) }
         json.member("workers", workers)
@@ -52,6 +58,7 @@ extension Desired: JSONReadable {
         convert = try json.decodeIfPresent("convert") ?? defaults.convert
         hostLimits = HostLimits(perHost: try json.decodeIfPresent("perHost"),
                                 ratePerHost: try json.decodeIfPresent("ratePerHost"))
+        minFree = try json.decodeIfPresent("minFree")
     }
 }
 

@@ -20,8 +20,9 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].done = jobSet(spool, id, .done)
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
-        return document(records: records, jobs: jobs, workers: workers(spool), paused: spool.isPaused,
-                        updated: Timestamp.iso8601(Clock.wall()))
+        let desired = spool.desired()
+        return document(records: records, jobs: jobs, workers: workers(spool, desired), paused: spool.isPaused,
+                        disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
     /// The published lists by id. A record that does not parse is left out (it is being replaced,
@@ -55,19 +56,22 @@ public enum StatusScan {
     }
 
     /// Desired workers from control/, running ones from the process registry.
-    static func workers(_ spool: Spool) -> Workers {
-        Workers(desired: spool.desired().workers, running: spool.processes().filter { $0.role == .worker }.count)
+    static func workers(_ spool: Spool, _ desired: Desired) -> Workers {
+        Workers(desired: desired.workers, running: spool.processes().filter { $0.role == .worker }.count)
     }
 
-    /// The summary of `records` given where their jobs are.
+    /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
+    /// the workers judge by (they pause themselves when it is short).
     static func document(records: [String: ListRecord], jobs: [String: ListJobs], workers: Workers, paused: Bool,
-                         updated: String) -> StatusDocument {
+                         disk: DiskRoom?, updated: String) -> StatusDocument {
         let lists = records.map { id, record in
             let jobs = jobs[id] ?? ListJobs()
             return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
                               done: jobs.done.count, failed: jobs.failed.count)
         }
-        return StatusDocument(updated: updated, paused: paused, workers: workers, lists: sorted(lists))
+        let pausedBy: PausedBy? = paused ? .user : disk?.isShort == true ? .disk : nil
+        return StatusDocument(updated: updated, paused: pausedBy != nil, pausedBy: pausedBy, disk: disk,
+                              workers: workers, lists: sorted(lists))
     }
 
     /// Lists in natural order of their names (ids break ties, so the order is stable).

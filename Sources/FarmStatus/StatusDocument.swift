@@ -1,6 +1,8 @@
 import FarmJSON
+import FarmSpool
 
-/// The whole-spool status of SPEC §4: every list with its counts, the workers and the paused flag.
+/// The whole-spool status of SPEC §4: every list with its counts, the workers and the paused flag, with
+/// why it is paused and the room on the spool's disk (SPEC §10).
 ///
 /// A value: built by a scan (`StatusScan.summary`) or by the watcher, which writes it to
 /// `status/summary.json` (`SummaryFile`); read by `farm status`, `farm wait`, `top` and `serve`.
@@ -9,14 +11,23 @@ import FarmJSON
 public struct StatusDocument: Equatable, Sendable {
     /// When this document was made (ISO 8601, UTC, milliseconds).
     public var updated: String
+    /// No new transfer starts: `pausedBy` says why.
     public var paused: Bool
+    /// Who paused the farm (nil when it is not paused).
+    public var pausedBy: PausedBy?
+    /// The room on the spool's file system against the minimum kept free; nil when it cannot be read.
+    public var disk: DiskRoom?
     public var workers: Workers
     /// In natural order of their names ("Set 2.json" before "Set 10.json").
     public var lists: [ListStatus]
 
-    public init(updated: String, paused: Bool, workers: Workers, lists: [ListStatus]) {
+    /// `pausedBy` defaults to the user's pause when `paused` is set (a document without the disk guard).
+    public init(updated: String, paused: Bool, pausedBy: PausedBy? = nil, disk: DiskRoom? = nil, workers: Workers,
+                lists: [ListStatus]) {
         self.updated = updated
         self.paused = paused
+        self.pausedBy = paused ? pausedBy ?? .user : nil
+        self.disk = disk
         self.workers = workers
         self.lists = lists
     }
@@ -29,6 +40,12 @@ public struct StatusDocument: Equatable, Sendable {
 
     /// The list with this id, if any.
     public func list(id: String) -> ListStatus? { lists.first { $0.id == id } }
+}
+
+/// Why no new transfer starts: `farm pause` (the user's, until `farm resume`), or too little room on
+/// the spool's disk (`DiskRoom`: until space is freed; the user's pause wins when both hold).
+public enum PausedBy: String, Sendable, JSONReadable {
+    case user, disk
 }
 
 /// How many workers should run (control/desired.json) and how many do (procs/).
@@ -45,8 +62,10 @@ public struct Workers: Equatable, Sendable {
 extension StatusDocument: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.member("disk", disk)
         json.member("lists", lists)
         json.member("paused", paused)
+        json.member("pausedBy", pausedBy?.rawValue)
         json.member("updated", updated)
         json.member("workers", workers)
         json.endObject()
@@ -56,6 +75,7 @@ extension StatusDocument: JSONWritable {
 extension StatusDocument: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
         self.init(updated: try json.decode("updated"), paused: try json.decode("paused"),
+                  pausedBy: try json.decodeIfPresent("pausedBy"), disk: try json.decodeIfPresent("disk"),
                   workers: try json.decode("workers"), lists: try json.decode("lists"))
     }
 }

@@ -5,6 +5,7 @@ public enum StatusText {
     /// The whole-spool summary: a header line, then one row per list.
     public static func summary(_ document: StatusDocument) -> String {
         var lines = [header(document)]
+        if let disk = diskPause(document) { lines.append(disk) }
         guard !document.lists.isEmpty else {
             lines.append("no lists yet: `farm add` enqueues a manifest")
             return lines.joined(separator: "\n")
@@ -37,8 +38,37 @@ public enum StatusText {
 
     /// "workers 4/6 running, paused".
     public static func header(_ document: StatusDocument) -> String {
-        "workers \(document.workers.running)/\(document.workers.desired) running, "
-            + (document.paused ? "paused" : "not paused") + ", updated \(document.updated)"
+        let paused = !document.paused ? "not paused" : document.pausedBy == .disk ? "paused by the disk" : "paused"
+        return "workers \(document.workers.running)/\(document.workers.desired) running, " + paused
+            + ", updated \(document.updated)"
+    }
+
+    /// The line that says why the disk pauses the farm, when it does: "paused by the disk: 3.2 MiB free
+    /// on the spool's file system, under the 6.0 MiB minimum (farm start --min-free); work goes on by
+    /// itself once space is freed".
+    public static func diskPause(_ document: StatusDocument) -> String? {
+        guard document.pausedBy == .disk, let disk = document.disk else { return nil }
+        return "paused by the disk: \(size(disk.free)) free on the spool's file system, under the "
+            + "\(size(disk.minFree)) minimum (farm start --min-free); work goes on by itself once space is freed"
+    }
+
+    /// The same, short, for the views' header lines: "disk 3.2 MiB free < 6.0 MiB".
+    public static func diskShortage(_ document: StatusDocument) -> String? {
+        guard document.pausedBy == .disk, let disk = document.disk else { return nil }
+        return "disk \(size(disk.free)) free < \(size(disk.minFree))"
+    }
+
+    /// A size in binary units, as `df -h` gives disks: "512 B", "3.2 KiB", "6.0 MiB", "1.0 GiB".
+    public static func size(_ bytes: Int) -> String {
+        var value = Double(max(0, bytes)), unit = 0
+        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+        while value >= 1023.95 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(Int(value)) B" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 
     /// A progress bar of `width` cells: `[#######.............]`.

@@ -10,7 +10,8 @@ import FarmSystem
 /// summary, whose cost grows with the number of lists, not jobs, when something changed (at most
 /// every `throttle`) and at least every `heartbeat` (readers trust a summary younger than
 /// `SummaryFile.freshness`). Process deaths make no inotify event: the registry is re-read every
-/// `processCheck`.
+/// `processCheck`, and so is the room on the disk (statvfs), whose shortage pauses the workers: a
+/// change of that flag is written at once and said in the log.
 ///
 /// It starts from a full scan, taken after its watches are in place; events that the scan already
 /// saw are replayed harmlessly because the sets make every update idempotent. The same holds after
@@ -59,6 +60,9 @@ public final class Watcher {
     private(set) var jobs: [String: ListJobs] = [:]
     private(set) var workers = Workers(desired: 0, running: 0)
     private(set) var paused = false
+    /// The desired minimum of free bytes (nil: the default), and whether the disk was short of it at the last look.
+    private var minFree: Int?
+    private var diskShort = false
 
     // What is pending.
     private var changed = true
@@ -163,10 +167,11 @@ public final class Watcher {
         }
         if controlChanged {
             controlChanged = false
-            let desired = spool.desired().workers, paused = spool.isPaused
-            if desired != workers.desired || paused != self.paused {
-                workers.desired = desired
+            let desired = spool.desired(), paused = spool.isPaused
+            if desired.workers != workers.desired || paused != self.paused || desired.minFree != minFree {
+                workers.desired = desired.workers
                 self.paused = paused
+                minFree = desired.minFree
                 changed = true
             }
         }
@@ -182,7 +187,19 @@ public final class Watcher {
                 workers.running = running
                 changed = true
             }
+            lookAtDisk()
         }
+    }
+
+    /// Notes a change of the disk's shortage (the free bytes themselves go out with every summary).
+    private func lookAtDisk() {
+        guard let room = spool.diskRoom(minFree: minFree), room.isShort != diskShort else { return }
+        diskShort = room.isShort
+        changed = true
+        spool.log(room.isShort
+            ? "the spool's disk has \(room.free) bytes free, under the minimum of \(room.minFree): "
+                + "no new transfer starts until space is freed"
+            : "the spool's disk has \(room.free) bytes free again (minimum \(room.minFree)): transfers go on")
     }
 
     /// One event: O(1), except a new list directory, which gets a watch and a count.
@@ -310,6 +327,7 @@ public final class Watcher {
     /// The summary as the watcher sees the spool now.
     func document() -> StatusDocument {
         StatusScan.document(records: records, jobs: jobs, workers: workers, paused: paused,
+                            disk: spool.diskRoom(minFree: minFree),
                             updated: Timestamp.iso8601(Clock.wall()))
     }
 

@@ -15,8 +15,9 @@ public enum Launch {
     /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
     /// does not come up within `timeout` seconds.
     public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
-                             convert: Bool? = nil, perHost: Int? = nil, ratePerHost: Double? = nil,
-                             timeout: Double = 30, roles: SupervisedRoles) throws(SpoolError) -> Outcome {
+                             convert: Bool? = nil, minFree: Int? = nil, perHost: Int? = nil,
+                             ratePerHost: Double? = nil, timeout: Double = 30,
+                             roles: SupervisedRoles) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
         }
@@ -26,6 +27,7 @@ public enum Launch {
         if let lease { desired.lease = lease }
         if let maxSize { desired.maxSize = maxSize }
         if let convert { desired.convert = convert }
+        if let minFree { desired.minFree = minFree }
         // 0 lifts a limit.
         if let perHost { desired.hostLimits.perHost = perHost > 0 ? perHost : nil }
         if let ratePerHost { desired.hostLimits.ratePerHost = ratePerHost > 0 ? ratePerHost : nil }

@@ -41,7 +41,8 @@ enum Frame {
             break
         }
         if let message = model.message { return Row(Cells.pad(message.text, width), message.style) }
-        let pause = model.summary.paused ? "p resume" : "p pause"
+        // A pause by the disk is no key's to end: p pauses on top of it.
+        let pause = model.summary.pausedBy == .user ? "p resume" : "p pause"
         guard let id = state.listID else {
             return Row(Cells.pad("Enter open  +/- workers  \(pause)  r reload  R reset  ? help  q quit", width), .dim)
         }

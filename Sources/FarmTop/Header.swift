@@ -11,8 +11,9 @@ enum Header {
     static func farm(_ model: TopModel, width: Int) -> Row {
         let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)  "
         // Not paused and no worker alive: the farm is stopped (or between two respawns).
-        let flag = model.summary.paused ? "PAUSED" : model.summary.workers.running > 0 ? "running"
-            : "not running"
+        // Paused by the disk: how short it is, since no key resumes it.
+        let flag = model.summary.paused ? StatusText.diskShortage(model.summary).map { "PAUSED: " + $0 } ?? "PAUSED"
+            : model.summary.workers.running > 0 ? "running" : "not running"
         let room = width - Cells.width(workers + flag) - 1
         guard room >= 8 else { return Row(Cells.pad(workers + flag, width, right: true)) }
         let path = Cells.pad("  " + Cells.clean(model.spool), room - 8) + " "

@@ -52,11 +52,13 @@ enum PlainLine {
         var lists: [ListStatus]
         var workers: Workers
         var paused: Bool
+        var pausedBy: PausedBy?
 
         init(_ summary: StatusDocument) {
             lists = summary.lists
             workers = summary.workers
             paused = summary.paused
+            pausedBy = summary.pausedBy
         }
     }
 
@@ -69,7 +71,7 @@ enum PlainLine {
         let finished = lists.filter { $0.state == .finished }.count
         var line = clock(time) + " \(done)/\(total) done, \(failed) failed, \(active) active, \(queued) queued; "
             + "\(finished)/\(lists.count) lists finished; workers \(summary.workers.running)/\(summary.workers.desired)"
-        if summary.paused { line += "; paused" }
+        if summary.paused { line += StatusText.diskShortage(summary).map { "; paused: " + $0 } ?? "; paused" }
         line += "; " + Format.rate(throughput.filesPerSecond, unit: "files/s") + ", "
             + Format.byteRate(throughput.bytesPerSecond)
         if !summary.paused && done + failed < total {

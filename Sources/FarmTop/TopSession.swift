@@ -106,7 +106,8 @@ final class TopSession {
             lastSummary = now
             let fresh = StatusReader.summary(spool)
             if let id = state.listID, fresh.list(id: id) != summary.list(id: id) { listDue = true }
-            if fresh.lists != summary.lists || fresh.workers != summary.workers || fresh.paused != summary.paused {
+            if fresh.lists != summary.lists || fresh.workers != summary.workers || fresh.paused != summary.paused
+                || StatusText.diskShortage(fresh) != StatusText.diskShortage(summary) {
                 drawDue = true
             }
             summary = fresh

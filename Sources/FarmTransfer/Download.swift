@@ -246,7 +246,8 @@ final class TransferContext {
         do {
             writes += try fd.write(contentsOf: UnsafeRawBufferPointer(start: data, count: count), at: position)
         } catch {
-            failure = failure ?? TransferError(.transient, "cannot write the download: \(error)")
+            failure = failure ?? TransferError(error.isNoSpace ? .noSpace : .transient,
+                                               "cannot write the download: \(error)")
             return false
         }
         return true

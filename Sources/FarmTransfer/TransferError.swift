@@ -12,6 +12,9 @@ public struct TransferError: Error, CustomStringConvertible, Sendable {
         case permanent
         /// The caller asked to stop (pause, lost lease, shutdown): keep the bytes, do not count it.
         case aborted
+        /// The disk is full (ENOSPC, EDQUOT): keep the bytes so far and hand the job back, not counted;
+        /// it goes on once space is freed.
+        case noSpace
     }
 
     public let kind: Kind

@@ -50,18 +50,19 @@ struct JobRun {
         return true
     }
 
-    /// The download is whole: store it, make its display image, complete the job.
-    func finish(partialPath: String, fd: FileDescriptor, bytes: Int) {
+    /// The download is whole: store it, make its display image, complete the job. False when the disk
+    /// had no room for an output: the job went back to the queue with its download (see `handBack`).
+    func finish(partialPath: String, fd: FileDescriptor, bytes: Int) -> Bool {
         guard let kind = DisplayImage.sniff(descriptor: fd) else {
             fail("unsupported content", partial: partialPath)
-            return
+            return true
         }
         let base = spool.outputBase(claim.job)
         let file = base + "." + kind.fileExtension
         do { try spool.store(partialPath, as: file, of: claim.job) } catch {
             spool.log("cannot store \(file): \(error)")
             try? spool.release(claim)
-            return
+            return !error.isNoSpace
         }
         var image: String?
         var thumb: String?
@@ -73,19 +74,41 @@ struct JobRun {
                     write(Sidecar(status: status, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
                                   attempts: attempts, changed: changedAt(status)))
                 }
+            } catch where error.isNoSpace {
+                handBack(file, to: partialPath, error)
+                return false
             } catch {
                 fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
-                return
+                return true
             }
             image = made.image
-            // A thumbnail is for grid views only: without one the resource is still done.
-            do { thumb = try made.thumbnail ?? Thumbnail.make(for: made.image, base: base) } catch {
-                spool.log("no thumbnail for \(claim.job): \(error)")
+            // A thumbnail is for grid views only: without one the resource is still done (but not for
+            // want of room: it is made once there is some).
+            thumb = made.thumbnail
+            if thumb == nil {
+                do { thumb = try Thumbnail.make(for: made.image, base: base) } catch where error.isNoSpace {
+                    handBack(file, to: partialPath, error)
+                    return false
+                } catch {
+                    spool.log("no thumbnail for \(claim.job): \(error)")
+                }
             }
         }
-        if keeper.lost { return }
+        if keeper.lost { return true }
         complete(.done, Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
                                 image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done)))
+        return true
+    }
+
+    /// A conversion write found the disk full: the job goes back to the queue with its download, moved
+    /// back to partial/ (a rename, which needs no room), so the next owner resumes at its last byte (the
+    /// server then has nothing left to send) and converts again; what the conversion made is removed,
+    /// so a job that is not done shows no output. Nothing is failed and no attempt is spent.
+    private func handBack(_ file: String, to partialPath: String, _ reason: ConvertError) {
+        if keeper.lost { return }
+        spool.unstore(file, to: partialPath, of: claim.job)
+        spool.log("\(claim.job) goes back to the queue with its download: \(reason)")
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
     }
 
     /// Ends the job in failed/ with `reason` as its error.

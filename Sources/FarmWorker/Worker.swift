@@ -18,6 +18,8 @@ public struct WorkerOptions: Sendable {
     public var exitWhenIdle = false
     /// False: no display image and no thumbnail (the benchmark's "conversions off").
     public var convert = true
+    /// Bytes the spool's file system keeps free (`Desired.minFree`; nil: the default for its size).
+    public var minFree: Int?
     /// Per-host limits, counted across the farm (`--per-host`, `--rate-per-host`).
     public var hostLimits = HostLimits()
 
@@ -28,6 +30,7 @@ public struct WorkerOptions: Sendable {
         lease = desired.lease
         maxSize = desired.maxSize
         convert = desired.convert
+        minFree = desired.minFree
         hostLimits = desired.hostLimits
     }
 }
@@ -44,6 +47,7 @@ public final class Worker {
     private let gate: HostGate
     private let handle: EasyHandle
     private let keeper: LeaseKeeper
+    private let disk: DiskGate
 
     public init(spool: Spool, options: WorkerOptions) throws {
         self.spool = spool
@@ -53,6 +57,7 @@ public final class Worker {
         self.gate = HostGate(spool: spool, limits: options.hostLimits)
         self.handle = try EasyHandle()
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
+        self.disk = DiskGate(spool: spool, minFree: options.minFree)
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
@@ -62,7 +67,8 @@ public final class Worker {
     static var stopRequested: Bool { StopSignal.received }
 
     /// Works until asked to stop, or until the queue is empty with `exitWhenIdle`. A paused farm
-    /// claims nothing new.
+    /// claims nothing new, nor does a worker whose disk is short of its minimum free bytes; it goes
+    /// on by itself once there is room.
     public func run() throws {
         StopSignal.install()
         var idle = 0.05
@@ -77,6 +83,10 @@ public final class Worker {
                     Thread.sleep(forTimeInterval: 0.1)
                     continue
                 }
+            }
+            if !disk.allowsClaim(now: now) {
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
             }
             let claim: (Claim, HostPass)?
             do { claim = try nextClaim() } catch {
@@ -158,7 +168,7 @@ public final class Worker {
         let result = download(&job, fd: fd)
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else { return }
-        job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes)
+        if !job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes) { disk.foundFull() }
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
@@ -176,6 +186,13 @@ public final class Worker {
                 }
                 if job.keeper.lost { return nil }
                 if Self.stopRequested { return handBack(job.claim) }
+            } catch where error.kind == .noSpace {
+                // Not the resource's fault: it waits in the queue, its bytes kept and no attempt spent,
+                // until there is room again.
+                disk.foundFull()
+                let bytes = (try? fd.status()).map { Int($0.size) } ?? 0
+                spool.log("\(job.claim.job) goes back to the queue with its \(bytes) bytes: \(error.message)")
+                return handBack(job.claim)
             } catch {
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
                     job.fail(error.message, partial: spool.partialPath(job.claim.job))

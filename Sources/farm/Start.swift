@@ -23,6 +23,12 @@ struct Start: ControlCommand {
     @Flag(help: "Download the files only: no display images and no thumbnails.")
     var noConvert = false
 
+    @Option(help: """
+        Bytes to keep free on the spool's disk: below them no new transfer starts until space is freed \
+        (default: the last start's, else 1 GiB or 5 % of the file system, the smaller; 0: no limit).
+        """)
+    var minFree: Int?
+
     @Option(help: "At most N transfers at once to one host, across every worker (0: no limit, the default).")
     var perHost: Int?
 
@@ -30,11 +36,12 @@ struct Start: ControlCommand {
     var ratePerHost: Double?
 
     func validate() throws {
-        try Control.check(workers: workers, lease: lease, maxSize: maxSize, perHost: perHost, ratePerHost: ratePerHost)
+        try Control.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
+                          ratePerHost: ratePerHost)
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, perHost: perHost,
-                          ratePerHost: ratePerHost, roles: .farm)
+        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, minFree: minFree,
+                          perHost: perHost, ratePerHost: ratePerHost, roles: .farm)
     }
 }

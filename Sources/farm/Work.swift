@@ -44,8 +44,10 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
-        // Fleet-wide limits are the farm's, whoever started this worker.
-        settings.hostLimits = spool.desired().hostLimits
+        // The disk minimum and the fleet-wide limits are the farm's, whoever started this worker.
+        let desired = spool.desired()
+        settings.minFree = desired.minFree
+        settings.hostLimits = desired.hostLimits
         try Self.work(spool, settings, supervised: supervised)
     }
 

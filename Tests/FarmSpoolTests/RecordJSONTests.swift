@@ -25,7 +25,8 @@ import Testing
         // The other records of the spool.
         let list = ListRecord(name: "Set 1.json", total: 3, digest: "d", source: "https://a/b.zip", added: "t")
         #expect(list.encoded() == Self.foundation(FoundationList(list)))
-        for desired in [Desired(), Desired(workers: 64, lease: 2.5, maxSize: 1, convert: false)] {
+        for desired in [Desired(), Desired(workers: 64, lease: 2.5, maxSize: 1, convert: false),
+                        Desired(minFree: 0), Desired(minFree: 1 << 40)] {
             #expect(JSON.encode(desired) == Self.foundation(FoundationDesired(desired)))
         }
     }
@@ -70,8 +71,9 @@ import Testing
         }
         let list = ListRecord(name: "Set 1.json", total: 3, digest: "d", source: "https://a/b.zip", added: "t")
         #expect(JSON.decode(ListRecord.self, from: list.encoded()) == list)
-        let desired = Desired(workers: 7, lease: 2.5, maxSize: 9, convert: false)
-        #expect(JSON.decode(Desired.self, from: JSON.encode(desired)) == desired)
+        for desired in [Desired(workers: 7, lease: 2.5, maxSize: 9, convert: false), Desired(minFree: 12345)] {
+            #expect(JSON.decode(Desired.self, from: JSON.encode(desired)) == desired)
+        }
         // A desired.json of an older farm, without the later fields, keeps their defaults.
         #expect(JSON.decode(Desired.self, from: Array(#"{"lease":10,"workers":6}"#.utf8)) == Desired(workers: 6))
     }
@@ -264,9 +266,10 @@ private struct FoundationList: Encodable {
 
 /// The desired state for Foundation.
 private struct FoundationDesired: Encodable {
-    var workers: Int, lease: Double, maxSize: Int, convert: Bool
+    var workers: Int, lease: Double, maxSize: Int, convert: Bool, minFree: Int?
 
     init(_ desired: Desired) {
         (workers, lease, maxSize, convert) = (desired.workers, desired.lease, desired.maxSize, desired.convert)
+        minFree = desired.minFree
     }
 }

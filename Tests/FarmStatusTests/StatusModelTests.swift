@@ -1,6 +1,7 @@
 import FarmJSON
 @testable import FarmStatus
 import FarmManifest
+import FarmSpool
 import Foundation
 import Testing
 
@@ -55,13 +56,38 @@ import Testing
         }
         let object = try JSONParser.parse(JSON.encode(document))
         // Sorted, as every document farm writes.
-        #expect(keys(object) == ["lists", "paused", "updated", "workers"])
+        #expect(keys(object) == ["disk", "lists", "paused", "pausedBy", "updated", "workers"])
         guard case .array(let lists)? = object["lists"] else { throw StatusError("no lists") }
         #expect(keys(lists.first) == ["active", "done", "failed", "id", "name", "progress", "queued", "resources",
                                       "state", "total"])
         // The summary leaves resources out: it must stay small.
         let summary = ListStatus(id: "0123456789abcdef", name: "Set 1.json", total: 10, active: 0, done: 0, failed: 0)
         #expect(!String(decoding: JSON.encode(summary), as: UTF8.self).contains("resources"))
+    }
+
+    @Test func pausedBySaysWhoAndTheDiskItsRoom() throws {
+        let workers = Workers(desired: 2, running: 2)
+        let room = DiskRoom(free: 3 << 20, minFree: 6 << 20)
+        let byDisk = StatusScan.document(records: [:], jobs: [:], workers: workers, paused: false, disk: room,
+                                         updated: "t")
+        #expect(byDisk.paused && byDisk.pausedBy == .disk && byDisk.disk == room)
+        #expect(String(decoding: JSON.encode(byDisk), as: UTF8.self).contains(#""pausedBy":"disk""#))
+        #expect(JSON.decode(StatusDocument.self, from: JSON.encode(byDisk)) == byDisk)
+        #expect(StatusText.summary(byDisk).contains("paused by the disk: 3.0 MiB free on the spool's file system, "
+            + "under the 6.0 MiB minimum"))
+        // The user's pause wins; room enough is no pause.
+        let both = StatusScan.document(records: [:], jobs: [:], workers: workers, paused: true, disk: room,
+                                       updated: "t")
+        #expect(both.pausedBy == .user && StatusText.diskPause(both) == nil)
+        let roomy = StatusScan.document(records: [:], jobs: [:], workers: workers, paused: false,
+                                        disk: DiskRoom(free: 6 << 20, minFree: 6 << 20), updated: "t")
+        #expect(!roomy.paused && roomy.pausedBy == nil)
+        #expect(String(decoding: JSON.encode(roomy), as: UTF8.self).contains(#""pausedBy":null"#))
+        // A summary of an older watcher, without the new members: paused was the user's.
+        let old = #"{"lists":[],"paused":true,"updated":"t","workers":{"desired":1,"running":1}}"#
+        let read = try #require(JSON.decode(StatusDocument.self, from: Array(old.utf8)))
+        #expect(read.pausedBy == .user && read.disk == nil)
+        #expect(StatusText.size(512) == "512 B" && StatusText.size(1 << 30) == "1.0 GiB")
     }
 
     @Test func namesSortNaturally() {

@@ -13,15 +13,26 @@ public final class RunningFarm {
     public private(set) var bodies: [String: [UInt8]] = [:]
     /// Every pid ever seen registered: all of them are ours to end.
     private var seen: Set<pid_t> = []
+    private var shutDown = false
 
-    public init() throws {
+    /// `spoolRoot`: where the spool goes (on a file system the test mounted, say); by default in `dir`.
+    public init(spoolRoot: String? = nil) throws {
         try origin.start()
-        spool = try Spool(root: dir.appending("spool"))
+        spool = try Spool(root: spoolRoot ?? dir.appending("spool"))
     }
 
-    deinit {
+    deinit { shutDownNow() }
+
+    /// Stops the farm, kills by pid whatever is still registered, waits (a few seconds at most) until
+    /// those processes are gone, and stops the origin; once. For a test that must unmount the spool's
+    /// file system after, which its processes would keep busy; otherwise the release of the value does it.
+    public func shutDownNow() {
+        guard !shutDown else { return }
+        shutDown = true
         _ = try? farm(["stop"], timeout: 60)
-        for pid in seen.union(spool.processes().map(\.pid)) { kill(pid, SIGKILL) }
+        let pids = seen.union(spool.processes().map(\.pid))
+        for pid in pids { kill(pid, SIGKILL) }
+        poll(timeout: 10) { pids.allSatisfy(isGone) }
         origin.stop()
     }
 
@@ -45,15 +56,26 @@ public final class RunningFarm {
     /// adds them as one JSON list named `<list>.json`. Returns the URL paths in index order.
     @discardableResult
     public func addList(_ list: String, count: Int, size: Int, rate: Int? = nil) throws -> [String] {
-        let paths = (0..<count).map { "/\(list)/\($0).png" }
-        for (n, path) in paths.enumerated() {
+        let files = (0..<count).map { n -> (path: String, body: [UInt8]) in
             // PNG magic, then bytes that differ per resource, so a mix-up shows.
             let body: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
                 + (0..<size - 8).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n &* 7 &+ list.utf8.count) }
+            return ("/\(list)/\(n).png", body)
+        }
+        return try addList(list, serving: files, rate: rate)
+    }
+
+    /// Serves `files` (URL path and body, in index order), each throttled to `rate` B/s, and adds them as
+    /// one JSON list named `<list>.json`. Returns the URL paths.
+    @discardableResult
+    public func addList(_ list: String, serving files: [(path: String, body: [UInt8])], rate: Int? = nil) throws
+        -> [String] {
+        for (path, body) in files {
             origin.serve(path: path, bytes: body)
             bodies[path] = body
             if let rate { origin.inject(.throttle(bytesPerSecond: rate), at: path) }
         }
+        let paths = files.map(\.path)
         let manifest = dir.appending(list + ".json")
         try JSONSerialization.data(withJSONObject: paths.map { origin.url(for: $0) })
             .write(to: URL(fileURLWithPath: manifest))

@@ -1,3 +1,4 @@
+import FarmSpool
 import FarmStatus
 import Testing
 
@@ -162,5 +163,20 @@ import Testing
         #expect(Frame.rows(state: state, model: model, width: 30, height: 5).map(\.text)
             == ["farm top needs 40x8 at least", "", "", "", ""])
         #expect(Frame.rows(state: state, model: model, width: 20, height: 5).first?.text == "farm top needs 40x8~")
+    }
+
+    @Test func aPauseByTheDiskSaysHowShortItIsAndLeavesPToPause() {
+        let summary = StatusDocument(updated: "", paused: true, pausedBy: .disk,
+                                     disk: DiskRoom(free: 3 << 20, minFree: 6 << 20),
+                                     workers: Workers(desired: 2, running: 2), lists: [])
+        let model = TopModel(spool: "/spool", summary: summary, list: nil, filesPerSecond: nil, bytesPerSecond: nil,
+                             eta: nil, now: 0, message: nil)
+        var state = TopState()
+        state.settle(listCount: 0, resourceCount: 0, page: Frame.page(height: 24))
+        let rows = Frame.rows(state: state, model: model, width: 80, height: 24)
+        #expect(rows[0].text.hasSuffix("workers 2/2  PAUSED: disk 3.0 MiB free < 6.0 MiB"), "\(rows[0].text)")
+        #expect(rows[23].text.contains("p pause"), "no key ends a pause by the disk: \(rows[23].text)")
+        let line = PlainLine.text(summary, throughput: Throughput(), time: 0)
+        #expect(line.contains("; paused: disk 3.0 MiB free < 6.0 MiB"), "\(line)")
     }
 }

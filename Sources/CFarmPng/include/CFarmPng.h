@@ -20,7 +20,9 @@ enum {
 };
 
 /// Writes `height` rows of `width` pixels in `layout`, `stride` bytes apart, as a PNG at `path`
-/// (created or truncated). Returns 0, or -1 with the reason in `error` (the file is then removed).
+/// (created or truncated). Returns 0, or -1 with the reason in `error` (the file is then removed) and
+/// errno set to the error of the failed create or write (0 for a bad size, no memory, a failed compression):
+/// a full disk is no fault of the image.
 int cfarm_png_write(const char *path, const unsigned char *pixels, int width, int height, int stride, int layout,
                     char *error, size_t error_size);
 

@@ -55,13 +55,17 @@ function renderSummary(summary) {
   state.summary = summary;
   set($("workers"), "textContent", `workers ${summary.workers.running}/${summary.workers.desired}`);
   $("paused").hidden = !summary.paused;
+  // Paused by the disk: how short it is; no button ends that, freeing space does.
+  const disk = summary.pausedBy === "disk" && summary.disk;
+  set($("paused"), "textContent", disk ? `paused: disk ${size(disk.free)} free < ${size(disk.minFree)}` : "paused");
+  const byUser = summary.paused && !disk;
   if (document.activeElement !== $("slider")) {
     set($("slider"), "value", String(summary.workers.desired));
     set($("slider-value"), "textContent", String(summary.workers.desired));
   }
   const busy = summary.lists.some((list) => list.state !== "Finished");
-  set($("pause"), "disabled", !busy || summary.paused);
-  set($("resume"), "disabled", !busy || !summary.paused);
+  set($("pause"), "disabled", !busy || byUser);
+  set($("resume"), "disabled", !busy || !byUser);
 
   const body = $("lists").tBodies[0];
   const rows = new Map([...body.rows].map((row) => [row.dataset.id, row]));
@@ -80,6 +84,14 @@ function renderSummary(summary) {
   });
   for (const row of rows.values()) row.remove();
   $("empty").hidden = summary.lists.length > 0;
+}
+
+// A size in binary units, as `farm status` gives the disk's: "6.0 MiB".
+function size(bytes) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let value = Math.max(0, bytes), unit = 0;
+  while (value >= 1023.95 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
 function newListRow(list) {
