@@ -121,10 +121,24 @@ import Testing
         let manifest = farm.dir.appending("first.json")
         try JSONSerialization.data(withJSONObject: [held.url(for: first)]).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest])
-        let (hosts, bodies) = try twoHosts(farm, count: 24, size: 20_000, rate: 40_000, reusing: held)
+        let (origins, bodies) = try twoHosts(farm, count: 24, size: 20_000, rate: 40_000, reusing: held)
         try farm.must(["start", "--workers", "4"])
         _ = farm.processes()
+        // While the hold is in force, `farm hosts` says until when.
+        let heldHost = "http://127.0.0.2:\(held.port)"
+        var hosts: [[String: Any]] = []
+        #expect(poll(timeout: 30, every: 0.05) {
+            let output = (try? farm.must(["hosts", "--json"])) ?? ""
+            hosts = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]] ?? []
+            return hosts.contains { $0["host"] as? String == heldHost && $0["heldUntil"] is String }
+        }, "farm hosts never showed the hold: \(hosts)")
         try expectAllDone(farm, bodies, others: 1)
+        let output = try farm.must(["hosts", "--json"])
+        hosts = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        let counts = Dictionary(uniqueKeysWithValues: hosts.compactMap { host in
+            (host["host"] as? String).map { ($0, host["done"] as? Int ?? -1) }
+        })
+        #expect(counts == [heldHost: 25, "http://127.0.0.3:\(origins[1].port)": 24], "\(hosts)")
 
         let refusal = try #require(held.requests.first { $0.status == 429 })
         let refusedAt = try #require(refusal.ended)
@@ -135,11 +149,11 @@ import Testing
         #expect(held.requests.contains { $0.path == first && $0.status == 200 && $0.arrived >= refusedAt + 2.9 },
                 "the refused resource was not fetched after the hold")
         // Four workers, 0.5 s a transfer: the other host gets about 24 requests in those 3 s.
-        let other = hosts[1].requests.filter { $0.arrived > refusedAt && $0.arrived < refusedAt + 2.9 }
+        let other = origins[1].requests.filter { $0.arrived > refusedAt && $0.arrived < refusedAt + 2.9 }
         #expect(other.count >= 12, "the other host was not served at full speed meanwhile (\(other.count) requests)")
 
-        let output = try farm.must(["status", "first.json", "--json"])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let status = try farm.must(["status", "first.json", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
         let resource = try #require((list["resources"] as? [[String: Any]])?.first)
         #expect(resource["attempts"] as? Int == 2, "the refused try counts: \(resource)")
     }
