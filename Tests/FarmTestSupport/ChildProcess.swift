@@ -96,13 +96,33 @@ public final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// Runs `executable` to completion and returns (status, stdout, stderr).
+/// Runs `executable` to completion and returns (status, stdout, stderr). Its output goes to files,
+/// read once it has exited: nothing is lost to a pipe reader that had not caught up, and a detached
+/// descendant that inherits them (a farm's supervisor) blocks nobody.
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                 timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
-    let child = try ChildProcess(executable, arguments, environment: environment)
-    guard let status = child.wait(timeout: timeout) else {
-        child.kill()
-        return (-1, child.standardOutput, child.standardError + "\n(timed out after \(timeout) s)")
+    let dir = TemporaryDirectory()
+    let outPath = dir.appending("stdout"), errPath = dir.appending("stderr")
+    FileManager.default.createFile(atPath: outPath, contents: nil)
+    FileManager.default.createFile(atPath: errPath, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : Executables.path(executable))
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    try? out.close()
+    try? err.close()
+    let exited = poll(timeout: timeout) { !process.isRunning }
+    if !exited {
+        Glibc.kill(process.processIdentifier, SIGKILL)
     }
-    return (status, child.standardOutput, child.standardError)
+    process.waitUntilExit()
+    let output = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+    let errors = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
+    guard exited else { return (-1, output, errors + "\n(timed out after \(timeout) s)") }
+    return (process.terminationStatus, output, errors)
 }

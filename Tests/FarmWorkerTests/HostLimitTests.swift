@@ -66,7 +66,8 @@ import Testing
     private func expectAllDone(_ farm: RunningFarm, _ bodies: [String: [UInt8]], others: Int = 0) throws {
         #expect(farm.waitUntilAllDone(bodies.count + others, timeout: 120))
         let output = try farm.must(["status", "hosts.json", "--json"])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let parsed = try? JSONSerialization.jsonObject(with: Data(output.utf8))
+        let list = try #require(parsed as? [String: Any], "\(output.utf8.count) bytes: …\(output.suffix(300))")
         for resource in try #require(list["resources"] as? [[String: Any]]) {
             let url = try #require(resource["url"] as? String)
             let file = try #require(resource["file"] as? String, "\(url) has no file")
