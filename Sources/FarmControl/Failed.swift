@@ -4,7 +4,7 @@ import FarmStatus
 
 extension Control {
     /// One failed resource, as `farm failed` lists it.
-    public struct FailedResource: Sendable {
+    public struct FailedResource: Sendable, Equatable {
         public let list: String
         public let index: Int
         public let id: String
@@ -85,17 +85,7 @@ extension Control {
     }
 }
 
-extension Control.FailedResource: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("attempts", attempts)
-        json.member("id", id)
-        json.member("index", index)
-        json.member("list", list)
-        json.member("url", url)
-        json.endObject()
-    }
-}
+extension Control.FailedResource: JSONRecord {}
 
 /// `{"groups": [{"reason": …, "count": N, "resources": […]}], "total": N}`.
 extension Control.Failures: JSONWritable {

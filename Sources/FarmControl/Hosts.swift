@@ -9,8 +9,8 @@ extension Control {
         /// `scheme://host:port`.
         public let host: String
         public var active = 0, queued = 0, done = 0, failed = 0
-        /// The wall time (seconds since the epoch) until which it is held, if it is now.
-        public var heldUntil: Double?
+        /// When (ISO 8601) the hold on it ends, if it is held now.
+        public var heldUntil: String?
     }
 
     /// What `farm hosts` shows: every host the lists name, the busiest first.
@@ -25,7 +25,7 @@ extension Control {
             return ([header] + hosts.map { host in
                 host.host.padding(toLength: width, withPad: " ", startingAt: 0)
                     + [host.active, host.queued, host.done, host.failed].map { Self.column(String($0)) }.joined()
-                    + "  " + (host.heldUntil.map(Timestamp.iso8601) ?? "-")
+                    + "  " + (host.heldUntil ?? "-")
             }).joined(separator: "\n")
         }
 
@@ -55,7 +55,7 @@ extension Control {
         let now = Clock.wall()
         for (raw, until) in spool.holds() where until > now {
             guard let key = HostKey(raw: raw) else { continue }
-            counts[raw, default: HostCounts(host: key.description)].heldUntil = until
+            counts[raw, default: HostCounts(host: key.description)].heldUntil = Timestamp.iso8601(until)
         }
         return Hosts(hosts: counts.values.sorted {
             ($0.active + $0.queued, $0.host) > ($1.active + $1.queued, $1.host)
@@ -63,16 +63,7 @@ extension Control {
     }
 }
 
-/// `[{"host", "active", "queued", "done", "failed", "heldUntil": ISO 8601 | null}]`.
-extension Control.HostCounts: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("active", active)
-        json.member("done", done)
-        json.member("failed", failed)
-        json.member("heldUntil", heldUntil.map(Timestamp.iso8601))
-        json.member("host", host)
-        json.member("queued", queued)
-        json.endObject()
-    }
+/// `{"host", "active", "queued", "done", "failed", "heldUntil": ISO 8601 | null}`.
+extension Control.HostCounts: JSONRecord {
+    public static var writesNulls: Bool { true }
 }

@@ -18,8 +18,8 @@ extension Control {
             }
         case .id(let id):
             guard ListID.isValid(id) else { throw ControlError(.invalidListID, id) }
-            guard let record = spool.list(id) else { throw ControlError(.unknownList, id) }
-            return PublishedList(id: id, record: record)
+            guard let list = ListLookup.find(spool, id: id) else { throw ControlError(.unknownList, id) }
+            return list
         }
     }
 }

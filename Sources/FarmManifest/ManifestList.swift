@@ -3,12 +3,9 @@
 public struct ManifestList: Sendable, Equatable {
     public var name: String
     public var resources: ManifestResources
+}
 
-    public init(name: String, resources: ManifestResources) {
-        self.name = name
-        self.resources = resources
-    }
-
+extension ManifestList {
     public init(name: String, resources: [ManifestResource]) {
         self.init(name: name, resources: ManifestResources(resources))
     }

@@ -26,20 +26,9 @@ public struct DiskRoom: Equatable, Sendable {
     public var isShort: Bool { free < minFree }
 }
 
-extension DiskRoom: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("free", free)
-        json.member("minFree", minFree)
-        json.endObject()
-    }
-}
 
-extension DiskRoom: JSONReadable {
-    public init(json: JSONValue) throws(JSONMismatch) {
-        self.init(free: try json.decode("free"), minFree: try json.decode("minFree"))
-    }
-}
+
+extension DiskRoom: JSONRecord {}
 
 extension Spool {
     /// The room on the spool's file system now, against `minFree` (nil: the default for its size); nil

@@ -25,25 +25,10 @@ public struct ListRecord: Equatable, Sendable {
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }
 
-extension ListRecord: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("added", added)
-        json.member("digest", digest)
-        json.member("name", name)
-        json.member("source", source)
-        json.member("total", total)
-        json.endObject()
-    }
-}
+
 
 /// Every member is required.
-extension ListRecord: JSONReadable {
-    public init(json: JSONValue) throws(JSONMismatch) {
-        self.init(name: try json.decode("name"), total: try json.decode("total"), digest: try json.decode("digest"),
-                  source: try json.decode("source"), added: try json.decode("added"))
-    }
-}
+extension ListRecord: JSONRecord {}
 
 extension Spool {
     /// The published list with this id, or nil when there is none (or it does not parse).

@@ -5,11 +5,6 @@ import FarmSpool
 public struct PublishedList: Sendable, Equatable {
     public let id: String
     public let record: ListRecord
-
-    public init(id: String, record: ListRecord) {
-        self.id = id
-        self.record = record
-    }
 }
 
 /// Finds the list a user named on the command line. Stateless.
@@ -20,6 +15,11 @@ public enum ListLookup {
             $0.record.name == $1.record.name ? $0.id < $1.id
                 : NaturalOrder.areInIncreasingOrder($0.record.name, $1.record.name)
         }
+    }
+
+    /// The published list whose id is `id`; nil when there is none.
+    public static func find(_ spool: Spool, id: String) -> PublishedList? {
+        spool.list(id).map { PublishedList(id: id, record: $0) }
     }
 
     /// The list named `query`: by exact name, else by name without its ".json", else by id.

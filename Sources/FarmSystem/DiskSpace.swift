@@ -9,11 +9,6 @@ public struct DiskSpace: Equatable, Sendable {
     /// Bytes the file system holds in all.
     public var size: Int
 
-    public init(free: Int, size: Int) {
-        self.free = free
-        self.size = size
-    }
-
     /// The room on the file system of `path`.
     public static func of(_ path: String) throws(Errno) -> DiskSpace {
         var st = statvfs()
