@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Metrics: recorded through swift-metrics' API, exposed in Prometheus' text format by swift-prometheus.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -100,7 +103,8 @@ let package = Package(
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmTransfer", "FarmConvert",
+            "FarmSpool", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
@@ -110,7 +114,17 @@ let package = Package(
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
-            "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmSpool", "FarmSystem", "FarmMetrics",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, summed
+        // with the status's gauges into Prometheus' text format for `GET /metrics` and `farm metrics`.
+        .target(name: "FarmMetrics", dependencies: [
+            "FarmSpool", "FarmStatus", "FarmSystem", "FarmJSON",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
@@ -119,7 +133,7 @@ let package = Package(
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON",
+            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -157,6 +171,7 @@ let package = Package(
             "FarmDemo",
             "FarmTop",
             "FarmServe",
+            "FarmMetrics",
             "FarmTransfer",
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -245,6 +260,10 @@ let package = Package(
         .testTarget(name: "FarmServeTests", dependencies: [
             "FarmServe", "FarmSpool", "FarmOrigin", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
+        .testTarget(name: "FarmMetricsTests", dependencies: [
+            "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+        ]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),

@@ -12,12 +12,18 @@ enum Route: Equatable {
     case pause(Bool)
     case reset
     case add
+    /// The farm's metrics in Prometheus' text format (SPEC §10), where Prometheus looks for them.
+    case metrics
 
     /// The route of `path`, or nil for anything else.
     init?(path: String) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts.isEmpty || parts == ["index.html"] {
             self = .index
+            return
+        }
+        if parts == ["metrics"] {
+            self = .metrics
             return
         }
         if parts.count == 1, Page.assets[parts[0]] != nil {
@@ -52,7 +58,7 @@ enum Route: Equatable {
     /// The one method the route takes: reads are GET, whatever changes the farm is POST.
     var method: String {
         switch self {
-        case .index, .asset, .status, .events, .list, .file: return "GET"
+        case .index, .asset, .status, .events, .list, .file, .metrics: return "GET"
         case .reload, .scale, .pause, .reset, .add: return "POST"
         }
     }

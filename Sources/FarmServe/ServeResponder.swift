@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmMetrics
 import FarmSpool
 import FarmStatus
 import Foundation
@@ -15,6 +16,7 @@ import Hummingbird
 ///     GET  /api/events[?list=<id>]               server-sent events: `summary`, and `list` with ?list
 ///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
+///     GET  /metrics                              the farm's metrics in Prometheus' text format (SPEC §10)
 struct ServeResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
@@ -68,6 +70,9 @@ struct ServeResponder: HTTPResponder {
             return Reply.json(view)
         case .file(let id, let index, let thumb):
             return try await file(list: id, index: index, thumb: thumb)
+        case .metrics:
+            let page = try await Blocking.run { MetricsPage.render(spool) }
+            return Reply.bytes(page, type: MetricsPage.contentType)
         case .reload(let id):
             return Reply.message(try await act { try $0.reload(id) })
         case .scale:

@@ -25,6 +25,10 @@ public final class Registration: Sendable {
         self.path = path
     }
 
+    /// The entry's name in procs/, `<role>.<pid>.<nonce>`: what the process's other files of its own
+    /// are named after (its metrics), so that its entry tells whether their writer lives.
+    public var name: String { String(path.split(separator: "/").last!) }
+
     /// Removes the entry (a clean exit); a killed process leaves it for `processes()` to sweep.
     public func end() {
         try? FileSystem.unlink(path)
@@ -54,6 +58,18 @@ extension Spool {
             try? FileSystem.unlink(staged)
             throw SpoolError(.io, "cannot register this \(role.rawValue) in \(procs)", cause: error)
         }
+    }
+
+    /// Whether the process registered as `name` (a `Registration.name`) is alive: its entry is there and
+    /// locked. False once it died or ended its registration, and never true again for that name. An entry
+    /// that cannot be looked at (out of descriptors) counts as alive: a caller acting on a death must be sure.
+    public func isRegistered(_ name: String) -> Bool {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(procs + "/" + name, .readOnly) } catch {
+            return error != .noSuchFileOrDirectory
+        }
+        defer { fd.closeQuietly() }
+        return (try? fd.tryLock(shared: true)) != true
     }
 
     /// The farm processes alive now, by role then pid. Entries of dead processes are removed.

@@ -20,6 +20,10 @@
 //     control/                       desired state: desired.json, paused, stopping, supervisor.lock;
 //                                    synced, the last bulk sync of finished jobs (Durability.swift)
 //     procs/<role>.<pid>.<nonce>     one entry per live process, flock'ed by it for its lifetime
+//     metrics/<role>.<pid>.<nonce>.json  the counters of the process registered under that name in procs/,
+//                                    replaced by rename about once a second and as it exits; folded.json,
+//                                    those of processes gone, and fold.lock, held while they are folded in
+//                                    (the protocol is at the top of FarmMetrics/MetricFiles.swift)
 //     status/                        the watcher's aggregated status
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
@@ -112,6 +116,8 @@ public struct Spool: Sendable {
     public var control: String { root + "/control" }
     /// Live processes, `procs/<role>.<pid>.<nonce>`, each locked by its process (see Registry).
     public var procs: String { root + "/procs" }
+    /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.json` and those of the gone (FarmMetrics).
+    public var metrics: String { root + "/metrics" }
     /// The watcher's aggregated status documents.
     public var status: String { root + "/status" }
     public var tmp: String { root + "/tmp" }
@@ -146,7 +152,7 @@ public struct Spool: Sendable {
 
     static let subdirectories = [
         "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
-        "tmp", "corrupt", "log", "hosts", "holds",
+        "tmp", "corrupt", "log", "hosts", "holds", "metrics",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.

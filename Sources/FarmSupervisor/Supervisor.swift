@@ -1,3 +1,5 @@
+import CoreMetrics
+import FarmMetrics
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -30,6 +32,12 @@ public final class Supervisor {
     /// The watchers alive at the last tick.
     private var knownWatchers: Set<Int32> = []
     private var lastReclaim = 0.0
+    /// Its counters (reclaims), written from this loop: with a thread of their own, it could not copy itself.
+    private let metrics: MetricsRecorder
+    private let reclaims: Counter
+    private var lastFold = 0.0
+    /// How often the files of processes gone are folded into one (MetricFiles.swift).
+    static let foldInterval = 10.0
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
     public init(spool: Spool, lock: Int32, roles: SupervisedRoles) throws(SpoolError) {
@@ -39,6 +47,8 @@ public final class Supervisor {
         self.spool = spool
         self.roles = roles
         self.registration = try spool.register(.supervisor)
+        metrics = MetricsRecorder(spool: spool, registration: registration)
+        reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
     }
 
     /// Supervises until SIGTERM or `control/stopping`, then stops every process of the farm.
@@ -56,6 +66,7 @@ public final class Supervisor {
             Thread.sleep(forTimeInterval: Self.tick)
         }
         stopEverything()
+        metrics.finish()
         registration.end()
         spool.log("supervisor stopped")
     }
@@ -73,6 +84,7 @@ public final class Supervisor {
         // their jobs in active/: they go back now, with the registry read this tick needs anyway.
         let (live, orphans) = spool.processesReleasingOrphans()
         if !orphans.isEmpty {
+            reclaims.increment(by: orphans.count)
             spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
         }
         let workers = Set(live.filter { $0.role == .worker }.map(\.pid))
@@ -104,13 +116,19 @@ public final class Supervisor {
 
         if now - lastReclaim >= 1 {
             lastReclaim = now
-            spool.reclaimExpired(lease: desired.lease)
+            reclaims.increment(by: spool.reclaimExpired(lease: desired.lease).count)
+        }
+        metrics.flushIfDue()
+        if now - lastFold >= Self.foldInterval {
+            lastFold = now
+            MetricFiles.foldIfFree(spool)
         }
     }
 
     /// A process we saw die: its job goes back to the queue now, not when its lease runs out.
     private func handleDeath(_ pid: Int32) {
         let released = spool.releaseJobs(ofPid: pid)
+        reclaims.increment(by: released.count)
         if !released.isEmpty {
             spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
         }

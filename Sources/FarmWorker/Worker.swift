@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmMetrics
 import FarmSpool
 import FarmTransfer
 import FarmSystem
@@ -48,8 +49,10 @@ public final class Worker {
     private let handle: EasyHandle
     private let keeper: LeaseKeeper
     private let disk: DiskGate
+    private let metrics: WorkerMetrics
 
-    public init(spool: Spool, options: WorkerOptions) throws {
+    /// `metrics`: where its counters go (its process's `MetricsRecorder.factory`; by default, nowhere).
+    public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory()) throws {
         self.spool = spool
         self.options = options
         self.claimer = Claimer(spool: spool)
@@ -58,6 +61,7 @@ public final class Worker {
         self.handle = try EasyHandle()
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
+        self.metrics = WorkerMetrics(metrics)
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
@@ -103,7 +107,9 @@ public final class Worker {
                 continue
             }
             // Idle: the moment to bring back jobs whose owner died unseen.
-            if !spool.reclaimExpired(lease: options.lease).isEmpty { continue }
+            let reclaimed = spool.reclaimExpired(lease: options.lease).count
+            metrics.reclaimed(reclaimed)
+            if reclaimed > 0 { continue }
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty { return }
             Thread.sleep(forTimeInterval: idle)
@@ -177,7 +183,9 @@ public final class Worker {
                                       stallTimeout: options.stallTimeout)
         while true {
             do {
-                return try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
+                return try metrics.transfer(request.url, into: fd) { () throws(TransferError) in
+                    try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
+                }
             } catch where error.kind == .aborted {
                 if job.keeper.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
@@ -203,11 +211,13 @@ public final class Worker {
                 if let retryAfter = error.retryAfter, error.httpStatus == 429 || error.httpStatus == 503,
                    let host = HostKey(url: job.claim.record.url) {
                     gate.hold(host, until: Clock.wall() + retryAfter)
+                    metrics.retried()
                     do { try spool.park(job.claim, for: host, attempts: job.attempts) } catch where
                         error.code == .leaseLost {} catch { spool.log("\(error)") }
                     return nil
                 }
                 job.attempts += 1
+                metrics.retried()
                 let until = Clock.monotonic() + delay
                 while Clock.monotonic() < until && !Self.stopRequested && !job.keeper.lost {
                     Thread.sleep(forTimeInterval: min(0.1, delay))

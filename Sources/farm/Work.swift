@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmMetrics
 import FarmSpool
 import FarmSupervisor
 import FarmTransfer
@@ -57,9 +58,13 @@ struct Work: ParsableCommand {
         defer { if supervised { SupervisorGuard.handOver(spool) } }
         let registration = try spool.register(.worker)
         defer { registration.end() }
+        // Its counters, written while it is registered only (see FarmMetrics/MetricFiles.swift).
+        let metrics = MetricsRecorder(spool: spool, registration: registration)
+        defer { metrics.finish() }
+        metrics.flushEverySecond()
         // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
         if supervised { SupervisorGuard.start(spool) }
-        try Worker(spool: spool, options: settings).run()
+        try Worker(spool: spool, options: settings, metrics: metrics.factory).run()
     }
 
     /// `farm work --supervised` in a copy of the supervisor (`SupervisedRoles`).

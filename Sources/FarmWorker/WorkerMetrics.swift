@@ -1,0 +1,77 @@
+import CoreMetrics
+import FarmMetrics
+import FarmSpool
+import FarmSystem
+import FarmTransfer
+import SystemPackage
+
+/// What a worker counts (SPEC §10), through swift-metrics into its process's `SpoolMetricsFactory`: the
+/// bytes each transfer wrote, retries and reclaims, and per host the transfers, their errors and the
+/// seconds each took. In memory only: the process's `MetricsRecorder` writes them out.
+/// Worker thread only (the handlers themselves take any thread).
+final class WorkerMetrics {
+    private let factory: SpoolMetricsFactory
+    private let bytes: Counter
+    private let retries: Counter
+    private let reclaims: Counter
+    private let seconds: CoreMetrics.Timer
+    /// The per-host counters, by scheme://host:port: made once per host, not per transfer.
+    private var hosts: [String: (requests: Counter, errors: Counter)] = [:]
+
+    init(_ factory: SpoolMetricsFactory) {
+        self.factory = factory
+        bytes = Counter(label: FarmMetric.downloadedBytes, factory: factory)
+        retries = Counter(label: FarmMetric.retries, factory: factory)
+        reclaims = Counter(label: FarmMetric.reclaims, factory: factory)
+        seconds = CoreMetrics.Timer(label: FarmMetric.transferSeconds, factory: factory)
+    }
+
+    /// Runs `transfer`, one download of `url` into `fd`, and counts it: a request to its host; the bytes
+    /// it added to the file, whatever its end; and unless it was stopped by the worker (pause, stop, lost
+    /// lease), its seconds, and an error when it failed.
+    func transfer(_ url: String, into fd: FileDescriptor,
+                  _ transfer: () throws(TransferError) -> DownloadResult) throws(TransferError) -> DownloadResult {
+        let host = counters(for: url)
+        host.requests.increment()
+        let before = (try? fd.status()).map { Int($0.size) } ?? 0
+        let start = Clock.monotonic()
+        do {
+            let result = try transfer()
+            seconds.recordSeconds(Clock.monotonic() - start)
+            bytes.increment(by: max(0, result.bytes - result.resumedFrom))
+            return result
+        } catch {
+            if error.kind != .aborted {
+                seconds.recordSeconds(Clock.monotonic() - start)
+                host.errors.increment()
+            }
+            // Bytes kept for a resume count now; the transfer that resumes counts only the rest.
+            let after = (try? fd.status()).map { Int($0.size) } ?? before
+            bytes.increment(by: max(0, after - before))
+            throw error
+        }
+    }
+
+    /// A transient failure is tried again.
+    func retried() { retries.increment() }
+
+    /// This worker sent `count` expired claims back to the queue.
+    func reclaimed(_ count: Int) {
+        if count > 0 { reclaims.increment(by: count) }
+    }
+
+    private func counters(for url: String) -> (requests: Counter, errors: Counter) {
+        let host = Self.host(of: url)
+        if let known = hosts[host] { return known }
+        let dimensions = [(FarmMetric.hostLabel, host)]
+        let made = (Counter(label: FarmMetric.requests, dimensions: dimensions, factory: factory),
+                    Counter(label: FarmMetric.requestErrors, dimensions: dimensions, factory: factory))
+        hosts[host] = made
+        return made
+    }
+
+    /// `scheme://host:port` of `url`: the host the per-host limits count it against (SPEC §10).
+    static func host(of url: String) -> String {
+        HostKey(url: url)?.description ?? "unknown"
+    }
+}
