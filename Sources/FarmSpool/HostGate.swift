@@ -40,6 +40,11 @@ public final class HostPass {
         self.slot = slot
     }
 
+    /// A pass that holds no slot: for a job no limit applies to.
+    public convenience init() {
+        self.init(slot: nil)
+    }
+
     deinit { release() }
 
     public func release() {
@@ -80,17 +85,17 @@ public final class HostGate {
         self.limits = limits
     }
 
-    /// Whether a job's host may be refused now: a limit is set, or some host is held.
+    /// Whether a job's host may be refused now: a limit is set, or some host is held. Reads the holds
+    /// again when holds/ changed: ask once per claim, before `admit`.
     public var isActive: Bool {
         refreshHolds()
         return !limits.isNone || !holds.isEmpty
     }
 
-    /// Asks `host` whether a transfer may start now: not while it is held, then a slot (with
-    /// `perHost`), then a token (with `ratePerHost`).
+    /// Asks `host` whether a transfer may start now: not while it is held (as `isActive` last read
+    /// the holds), then a slot (with `perHost`), then a token (with `ratePerHost`).
     public func admit(_ host: HostKey) -> Admission {
         let now = Clock.wall()
-        refreshHolds()
         if let until = holds[host.raw], until > now { return .refused(retryAt: until) }
         var slot: FileDescriptor?
         if let perHost = limits.perHost {
@@ -104,10 +109,10 @@ public final class HostGate {
         return .granted(HostPass(slot: slot))
     }
 
-    /// The admission of a job by its URL: granted at once when nothing can refuse it, or when the URL
-    /// names no host (the worker refuses it for that).
+    /// The admission of a job by its URL; granted at once when the URL names no host (the worker
+    /// refuses it for that).
     public func admit(url: String) -> Admission {
-        guard isActive, let host = HostKey(url: url) else { return .granted(HostPass(slot: nil)) }
+        guard let host = HostKey(url: url) else { return .granted(HostPass()) }
         return admit(host)
     }
 

@@ -2,7 +2,7 @@
 /// (`http://127.0.0.2:8080`), with the host in lower case and the scheme's default port filled in.
 ///
 /// `raw` names the host in the spool (`hosts/<raw>/`, `holds/<raw>`, `queue/h<raw>/`): the same
-/// three parts joined by `_`, every byte but a-z, 0-9, `.` and `-` as `%XX`, so no host can make a
+/// three parts joined by `_`, every byte but a-z, 0-9, `.` and `-` as `%xx`, so no host can make a
 /// path or clash with another. A value; any thread.
 public struct HostKey: Hashable, Sendable, CustomStringConvertible {
     public let raw: String
@@ -55,7 +55,7 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func escape(_ text: some StringProtocol) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
+        let hex = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
         for byte in text.utf8 {
             if isPlain(byte) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// SplitMix64: a fast generator for choices where speed matters and secrecy does not (which queued name
 /// to try first, nonces), and, seeded, the same numbers on every run and machine (the benchmark's corpus,
 /// the demo's pictures). The system generator costs a getrandom(2) system call per number. A value:
@@ -26,9 +24,10 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 }
 
 /// Nonces for owners and temporary names: one generator per process, seeded once (a getrandom(2) per
-/// claim and per sidecar write showed in every job's trace), behind a lock for any thread.
+/// claim and per sidecar write showed in every job's trace), behind a lock for any thread: a `Locked`,
+/// since the supervisor, which makes copies of itself, takes nonces too.
 public enum Nonce {
-    private static let generator = Mutex(SplitMix64())
+    private static let generator = Locked(SplitMix64())
 
     public static func next() -> UInt64 { generator.withLock { $0.next() } }
 

@@ -133,7 +133,7 @@ public final class Worker {
             }
         }
         while let claim = try claimer.claim(skippingParked: gated) {
-            switch gate.admit(url: claim.record.url) {
+            switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
             case .granted(let pass):
                 return (claim, pass)
             case .refused:

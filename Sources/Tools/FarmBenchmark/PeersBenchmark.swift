@@ -21,7 +21,7 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Files in the large set.") var largeFiles = 8
     @Option(help: "MiB per file of the large set.") var largeMib = 64
     @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
-    @Option(help: "Tools, comma-separated: farm-off, farm-on, wget2, curl, aria2c.")
+    @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c.")
     var tools = "farm-off,farm-on,wget2,curl,aria2c"
     @Option(help: "Parallel transfers: farm workers, wget2 threads, curl and aria2c parallelism.") var parallel = 6
     @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
@@ -134,7 +134,7 @@ struct PeersBenchmark: ParsableCommand {
         for farm in farms {
             // Against every peer, and a baseline farm only in the same mode.
             let others = tools.filter { !farms.contains($0) || ($0.hasPrefix("base") && farm.hasPrefix("farm")
-                && $0.suffix(3) == farm.suffix(3)) }
+                && $0.suffix(3) == farm.suffix(3)) || (farm == "farm-limited-off" && $0 == "farm-off") }
             let ratios = others.compactMap { peer -> String? in
                 guard let mine = results[farm], let theirs = results[peer], mine.count == theirs.count else { return nil }
                 let paired = zip(mine, theirs).map { $1.seconds / $0.seconds }
@@ -148,10 +148,12 @@ struct PeersBenchmark: ParsableCommand {
         let log = run + ".log"
         defer { unlink(log) }
         switch tool {
-        case "farm-off", "farm-on", "base-off", "base-on":
+        case "farm-off", "farm-on", "base-off", "base-on", "farm-limited-off":
             let farm = tool.hasPrefix("base") ? (baseline ?? "") : Spawned.sibling("farm")
+            // The per-host limit at its loosest binding: every worker may be on the one host.
+            let limit = tool == "farm-limited-off" ? ["--per-host", String(parallel)] : []
             return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
-                                   run: run, log: log)
+                                   run: run, log: log, startArguments: limit)
         case "wget2":
             let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
                                                    "-i", base + "/urls.txt", "-P", run], log: log)
@@ -184,13 +186,13 @@ struct PeersBenchmark: ParsableCommand {
     /// add + start + wait, timed as one; the roles' peak RSS and CPU read before `farm stop` (VmHWM is
     /// a peak).
     private func measureFarm(_ farm: String, convert: Bool, manifest: String, set: Corpus, run: String,
-                             log: String) throws -> Measurement {
+                             log: String, startArguments: [String] = []) throws -> Measurement {
         let spool = run + "/spool"
         let start = Clock.monotonic()
         let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
         let started = try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool]
-                                      + (convert ? [] : ["--no-convert"]), log: log)
+                                      + (convert ? [] : ["--no-convert"]) + startArguments, log: log)
         let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
         let seconds = Clock.monotonic() - start
         let opened = try Spool(root: spool, create: false)
@@ -226,6 +228,7 @@ struct PeersBenchmark: ParsableCommand {
         case "farm-on": return "farm (conversions on)"
         case "base-off": return "baseline (conversions off)"
         case "base-on": return "baseline (conversions on)"
+        case "farm-limited-off": return "farm (--per-host = workers, conversions off)"
         default: return tool
         }
     }
