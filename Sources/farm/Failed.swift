@@ -9,18 +9,14 @@ struct Failed: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "Only this list (its name, e.g. \"Set 1.json\", or id).")
-    var list: String?
-
-    @Option(help: "Only the resources whose reason contains TEXT (e.g. 'HTTP 503').")
-    var reason: String?
+    @OptionGroup var filter: FailedFilter
 
     @Flag(help: "Print {groups: [{reason, count, resources}], total} as JSON.")
     var json = false
 
     func run() throws {
-        let failures = try Control(spool: options.open(create: false)).failures(of: list.map(ListRef.typed),
-                                                                                reason: reason)
+        let control = Control(spool: try options.open(create: false))
+        let failures = try control.failures(of: filter.listRef, reason: filter.reason)
         if json {
             print(String(decoding: JSON.encode(failures), as: UTF8.self), terminator: "")
         } else {

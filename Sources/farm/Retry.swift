@@ -8,13 +8,9 @@ struct Retry: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "Only this list (its name, e.g. \"Set 1.json\", or id).")
-    var list: String?
-
-    @Option(help: "Only the resources whose reason contains TEXT (e.g. 'HTTP 503').")
-    var reason: String?
+    @OptionGroup var filter: FailedFilter
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.retry(list.map(ListRef.typed), reason: reason)
+        try control.retry(filter.listRef, reason: filter.reason)
     }
 }
