@@ -7,6 +7,8 @@ public struct Claim: Sendable, Hashable {
     public let job: JobName
     public let owner: Owner
     public let record: JobRecord
+    /// Claimed from an add's batch: never tried before, so it carries no attempts (see Retry.swift).
+    public let isFresh: Bool
 
     public static func == (a: Claim, b: Claim) -> Bool { a.job == b.job && a.owner == b.owner }
     public func hash(into hasher: inout Hasher) {
@@ -162,6 +164,6 @@ public final class Claimer {
             spool.setAside(target, reason: "job file does not parse")
             return nil
         }
-        return Claim(job: job, owner: owner, record: record)
+        return Claim(job: job, owner: owner, record: record, isFresh: cachedBatch.map(BatchName.isAdded) ?? false)
     }
 }

@@ -62,12 +62,16 @@ public enum Admission {
 }
 
 /// One worker's view of the per-host limits and holds (see the comment above). With no limit set
-/// and no host held it costs a stat of holds/ per job, and a listing of it every `holdLook` seconds.
+/// and no host held it costs a stat of holds/ every `holdsStampLook` seconds and a listing of it every
+/// `holdLook` seconds, nothing per job.
 /// Not thread-safe: one per worker.
 public final class HostGate {
     /// How often the holds of every host are read again even when holds/ looks unchanged (its mtime
     /// is as coarse as the kernel's clock tick).
     static let holdLook = 0.5
+    /// How often holds/ is looked at: a new hold stops this worker's requests to its host within this
+    /// (the pause mark is looked at as often, for the same reason: a stat per job shows).
+    static let holdsStampLook = 0.05
     /// How long a host with every slot taken is left alone before it is asked again.
     public static let fullRetry = 0.05
 
@@ -78,6 +82,7 @@ public final class HostGate {
     private var holdsRead = -Double.infinity
     /// holds/'s mtime when they were read: a new hold changes it, and one stat per job notices.
     private var holdsStamp = -1.0
+    private var holdsStampRead = -Double.infinity
     private var random = SplitMix64()
 
     public init(spool: Spool, limits: HostLimits) {
@@ -127,6 +132,8 @@ public final class HostGate {
 
     private func refreshHolds(force: Bool = false) {
         let now = Clock.monotonic()
+        guard force || now - holdsStampRead >= Self.holdsStampLook else { return }
+        holdsStampRead = now
         let stamp = (try? FileSystem.stat(spool.holdsDirectory))?.modificationTime ?? 0
         guard force || stamp != holdsStamp || now - holdsRead >= Self.holdLook else { return }
         holdsRead = now

@@ -118,6 +118,10 @@ enum BatchName {
             + String(hex(UInt64.random(in: .min ... .max)).prefix(8))
     }
 
+    /// Whether `batch` is one an add or a reload made (not queue/0, nor a host's parked jobs): its jobs
+    /// were never tried.
+    static func isAdded(_ batch: String) -> Bool { batch.hasPrefix("b") }
+
     static func shard(_ number: Int) -> String {
         let digits = String(number)
         return "s" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits

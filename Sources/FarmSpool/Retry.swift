@@ -46,7 +46,7 @@ extension Spool {
     /// How many times the job `claim` holds was tried before this claim: what the outcome record a
     /// `retry` left on its job file says, else 0.
     public func attemptsBefore(_ claim: Claim) -> Int {
-        guard let bytes = outcomeRecord(atPath: activePath(claim.job, claim.owner)),
+        guard !claim.isFresh, let bytes = outcomeRecord(atPath: activePath(claim.job, claim.owner)),
               let outcome = JSON.decode(Sidecar.self, from: bytes) else { return 0 }
         return outcome.attempts
     }
