@@ -130,6 +130,16 @@ public struct Spool: Sendable {
         tmp + "/" + prefix + "-" + String(Processes.current()) + "-" + Nonce.nextHex()
     }
 
+    /// The pid of the command that made the scratch file named `name` (see `scratchPath`); nil when
+    /// `name` is not such a name.
+    static func scratchWriter(ofName name: String) -> Int32? {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts.last!.utf8.count == 16, let pid = Int32(parts[parts.count - 2]), pid > 0 else {
+            return nil
+        }
+        return pid
+    }
+
     /// Where the partial download of `job` is: `partial/<job>`.
     public func partialPath(_ job: JobName) -> String { partial + "/" + job.raw }
 
