@@ -89,6 +89,11 @@ public struct FsckFinding: Sendable, Equatable {
     public internal(set) var repaired = false
 }
 
+extension FsckFinding.Kind {
+    /// Where the kind comes in the report, and when its repairs run.
+    var order: Int { Self.allCases.firstIndex(of: self)! }
+}
+
 /// What `Spool.fsck` found, by kind then path; empty when the spool is sound.
 public struct FsckReport: Sendable {
     public let findings: [FsckFinding]
@@ -124,6 +129,8 @@ final class FsckRun {
     /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm
     /// keeps one open nearly that long.
     static let temporaryAge = 60.0
+    /// An unlocked stage of an add is left alone until it has not changed for this long.
+    static let stageAge = 2.0
 
     let spool: Spool
     let lease: Double
@@ -163,10 +170,11 @@ final class FsckRun {
     func repair() {
         // Claims are judged by the registry as it is now, read after their listing.
         livePids = Set(spool.scanRegistry().alive.map(\.pid))
-        let order = Dictionary(uniqueKeysWithValues: FsckFinding.Kind.allCases.enumerated().map { ($1, $0) })
-        for index in findings.indices.sorted(by: { order[findings[$0].finding.kind]! < order[findings[$1].finding.kind]! }) {
+        let order = findings.indices.sorted { (findings[$0].finding.kind.order, $0) < (findings[$1].finding.kind.order, $1) }
+        for index in order {
             guard let action = findings[index].action else {
-                findings[index].finding.detail += "; not repaired: " + (findings[index].unrepairable ?? "no safe repair")
+                findings[index].finding.detail += "; not repaired: "
+                    + (findings[index].unrepairable ?? "no safe repair")
                 continue
             }
             let outcome: FsckRepair
@@ -183,10 +191,7 @@ final class FsckRun {
     }
 
     func report() -> FsckReport {
-        let order = Dictionary(uniqueKeysWithValues: FsckFinding.Kind.allCases.enumerated().map { ($1, $0) })
-        return FsckReport(findings: findings.map(\.finding).sorted {
-            (order[$0.kind]!, $0.path) < (order[$1.kind]!, $1.path)
-        })
+        FsckReport(findings: findings.map(\.finding).sorted { ($0.kind.order, $0.path) < ($1.kind.order, $1.path) })
     }
 
     /// Records a finding at `path` (absolute), with the repair that fixes it, or why there is none.

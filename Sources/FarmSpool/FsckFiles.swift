@@ -50,7 +50,8 @@ extension FsckRun {
             found(.partial, path, job: job, "a partial download \(whose), which nobody writes") {
                 [self] () throws(SpoolError) in
                 if let list = lists[job.list], job.index < list.seen.count, list.seen[job.index] != 0,
-                   !FileSystem.exists(spool.finishedPath(job, .done)), !FileSystem.exists(spool.finishedPath(job, .failed)) {
+                   !FileSystem.exists(spool.finishedPath(job, .done)),
+                   !FileSystem.exists(spool.finishedPath(job, .failed)) {
                     return .skipped("the job is no longer finished")
                 }
                 guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .skipped("it is gone") }
@@ -95,7 +96,10 @@ extension FsckRun {
         for entry in try entries(spool.tmp) {
             let path = spool.tmp + "/" + entry.name
             if entry.name.hasPrefix(Spool.stagePrefix) && entry.isDirectory {
-                guard Self.isUnlocked(path) else { continue }  // its coordinator still writes it
+                // Its coordinator locks it just after making it: a stage unlocked is dead once it has
+                // not changed for a moment.
+                guard Self.isUnlocked(path), let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge
+                else { continue }
                 found(.temporary, path, "the stage of an add that died before its commit") { () throws(SpoolError) in
                     guard Self.isUnlocked(path) else { return .skipped("its coordinator holds it") }
                     try? FileSystem.removeTree(path)
@@ -125,7 +129,7 @@ extension FsckRun {
 
     /// A temporary at `path` written by `writer`: garbage once that process is gone.
     func checkTemporary(_ path: String, writer: Int32) {
-        guard !Processes.exists(writer) else { return }
+        guard !Processes.mayExist(writer) else { return }
         found(.temporary, path, "a temporary of pid \(writer), which is gone") { () throws(SpoolError) in
             try? FileSystem.removeTree(path)
             return .made

@@ -95,7 +95,8 @@ extension FsckRun {
     private func sight(_ job: JobName, _ state: JobState, _ directory: String, _ name: String) {
         let path = directory + "/" + name
         guard let list = lists[job.list] else {
-            unknown[job.list, default: []].append((path, job, "a job of list \(job.list), which the spool does not have"))
+            unknown[job.list, default: []].append(
+                (path, job, "a job of list \(job.list), which the spool does not have"))
             return
         }
         guard let total = list.total else { return }

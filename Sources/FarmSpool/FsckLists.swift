@@ -1,5 +1,6 @@
 import FarmJSON
 import FarmSystem
+import SystemPackage
 
 // The lists of fsck (see Fsck.swift): records that parse, resource tables of `total` lines that parse,
 // committed lists published, nothing else in lists/.
@@ -53,28 +54,63 @@ extension FsckRun {
     }
 
     /// Reads the resource table of `list` (at `path`, if it has one): `total` lines, each a job record.
+    /// Read a chunk at a time: a list of a million resources has a table of tens of megabytes.
     private func checkTable(of list: FsckList, at path: String?) {
         let tablePath = path ?? spool.resourceTablePath(ofList: list.id)
-        guard let bytes = try? FileSystem.readFile(tablePath, limit: 1 << 34) else {
+        var count = 0
+        var unreadable: [Int] = []
+        let whole: Bool
+        do {
+            whole = try Self.forEachLine(ofFile: tablePath) { line in
+                if JSON.decode(JobRecord.self, from: line) == nil { unreadable.append(count) }
+                count += 1
+            }
+        } catch {
             list.total = list.record?.total
             list.badLines = Array(0..<(list.total ?? 0))
             reportTable(of: list, at: tablePath, "the list has no resource table")
             return
         }
-        let lines = Self.lines(bytes)
-        let total = list.record?.total ?? lines.count
+        let total = list.record?.total ?? count
         list.total = total
-        for index in 0..<total where index >= lines.count || JSON.decode(JobRecord.self, from: bytes[lines[index]]) == nil {
-            list.badLines.append(index)
-        }
+        list.badLines = unreadable.filter { $0 < total } + Array(min(count, total)..<total)
         var problems: [String] = []
-        if lines.count != total { problems.append("it has \(lines.count) line(s) for \(total) resource(s)") }
-        let unreadable = list.badLines.filter { $0 < lines.count }
+        if count != total { problems.append("it has \(count) line(s) for \(total) resource(s)") }
         if let first = unreadable.first {
             problems.append("\(unreadable.count) line(s) do not parse (the first: resource \(first))")
         }
-        if bytes.last.map({ $0 != 0x0A }) == true { problems.append("its last line is cut short") }
+        if !whole { problems.append("its last line is cut short") }
         if !problems.isEmpty { reportTable(of: list, at: tablePath, problems.joined(separator: "; ")) }
+    }
+
+    /// Calls `body` with each line of the file at `path`, without its newline, reading a megabyte at a
+    /// time; returns whether the file ends with a newline (an empty one does).
+    private static func forEachLine(ofFile path: String, _ body: (ArraySlice<UInt8>) -> Void) throws(Errno) -> Bool {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { fd.closeQuietly() }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var carried: [UInt8] = []  // the start of a line the last chunk cut
+        var offset = 0
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { bytes in
+                Result { () throws(Errno) in try fd.read(at: offset, into: bytes) }
+            }.get()
+            if count == 0 { break }
+            offset += count
+            var start = 0
+            while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
+                if carried.isEmpty { body(chunk[start..<newline]) } else {
+                    carried += chunk[start..<newline]
+                    body(carried[...])
+                    carried = []
+                }
+                start = newline + 1
+            }
+            carried += chunk[start..<count]
+        }
+        if carried.isEmpty { return true }
+        body(carried[...])
+        return false
     }
 
     private func reportTable(of list: FsckList, at path: String, _ detail: String) {

@@ -84,7 +84,8 @@ import Testing
                 Thread.sleep(forTimeInterval: 3.5)  // the farm's lease is 3 s
             }),
             ("a stray temporary beside the outputs", "temporary", "3.thumb.png.tmp-\(Self.deadPid)", {
-                try Data([1, 2, 3]).write(to: URL(fileURLWithPath: spool.outputBase(job(3)) + ".thumb.png.tmp-\(Self.deadPid)"))
+                let temporary = spool.outputBase(job(3)) + ".thumb.png.tmp-\(Self.deadPid)"
+                try Data([1, 2, 3]).write(to: URL(fileURLWithPath: temporary))
             }),
             ("a stray temporary in tmp/", "temporary", "manifest-\(Self.deadPid)-0123456789abcdef", {
                 try Data([1]).write(to: URL(fileURLWithPath: spool.tmp + "/manifest-\(Self.deadPid)-0123456789abcdef"))
@@ -93,7 +94,8 @@ import Testing
                 try Data([1, 2]).write(to: URL(fileURLWithPath: spool.partialPath(job(4))))
             }),
             ("a damaged list table", "list-table", "lists/\(list).resources", {
-                var lines = String(decoding: tableBytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                var lines = String(decoding: tableBytes, as: UTF8.self)
+                    .split(separator: "\n", omittingEmptySubsequences: false)
                 lines[5] = "{\"id\": \"r5\", \"u"
                 try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: table))
             }),
