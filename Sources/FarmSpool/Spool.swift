@@ -82,6 +82,9 @@
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
+//
+// Checking. `farm fsck` checks that all of the above holds, and repairs what is safe on a live farm
+// (Fsck.swift).
 import FarmSystem
 import SystemPackage
 
