@@ -101,7 +101,7 @@ extension Spool {
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
     /// a batch whose coordinator died half-way.
     func publishLists(ofBatch batch: String) throws(SpoolError) {
-        let pending = queue + "/" + batch + "/.lists"
+        let pending = pendingLists(ofBatch: batch)
         do {
             let names: [String]
             do { names = try FileSystem.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
@@ -119,6 +119,11 @@ extension Spool {
             throw SpoolError(.io, "cannot publish the lists of batch \(batch)", cause: error)
         }
     }
+
+    /// Where a committed batch keeps the list records it has not published yet: `queue/<batch>/.lists`.
+    func pendingLists(ofBatch batch: String) -> String { queue + "/" + batch + "/" + Self.pendingListsName }
+
+    static let pendingListsName = ".lists"
 
     /// A batch being staged is `tmp/stage-<batch>`.
     static let stagePrefix = "stage-"

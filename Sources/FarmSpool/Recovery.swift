@@ -19,7 +19,7 @@ extension Spool {
         do { batches = try FileSystem.listDirectory(queue) } catch {
             throw SpoolError(.io, "cannot read \(queue)", cause: error)
         }
-        for batch in batches where FileSystem.exists(queue + "/" + batch + "/.lists") {
+        for batch in batches where FileSystem.exists(pendingLists(ofBatch: batch)) {
             try publishLists(ofBatch: batch)
             report.batchesRolledForward += 1
         }

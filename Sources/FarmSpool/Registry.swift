@@ -41,7 +41,7 @@ extension Spool {
     public func register(_ role: Role) throws(SpoolError) -> Registration {
         let name = role.rawValue + "." + String(Processes.current()) + "."
             + hex(UInt64.random(in: .min ... .max)).prefix(8)
-        let staged = tmp + "/proc-" + name
+        let staged = tmp + "/" + Self.stagedRegistrationPrefix + name
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
             let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate],
@@ -74,22 +74,45 @@ extension Spool {
 
     /// The farm processes alive now, by role then pid. Entries of dead processes are removed.
     public func processes() -> [FarmProcess] {
-        var alive: [FarmProcess] = []
+        let scan = scanRegistry()
+        for name in scan.foreign { setAside(procs + "/" + name, reason: "not a process entry") }
+        // Nobody held them: their processes are gone, and a registration never reuses a name.
+        for name in scan.dead { try? FileSystem.unlink(procs + "/" + name) }
+        return scan.alive.sorted { ($0.role.rawValue, $0.pid) < ($1.role.rawValue, $1.pid) }
+    }
+
+    /// What procs/ holds, read only: the live processes, the names of entries nobody holds (their
+    /// processes are gone) and the names that are no entry.
+    func scanRegistry() -> (alive: [FarmProcess], dead: [String], foreign: [String]) {
+        var scan: (alive: [FarmProcess], dead: [String], foreign: [String]) = ([], [], [])
         for name in (try? FileSystem.listDirectory(procs)) ?? [] {
-            let parts = name.split(separator: ".")
-            guard parts.count == 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]) else {
-                setAside(procs + "/" + name, reason: "not a process entry")
+            guard let process = Self.registrant(name) else {
+                scan.foreign.append(name)
                 continue
             }
-            let path = procs + "/" + name
-            guard let fd = try? FileDescriptor.open(path, .readOnly) else { continue }
-            defer { fd.closeQuietly() }
-            if (try? fd.tryLock(shared: true)) == true {
-                try? FileSystem.unlink(path)  // nobody holds it: its process is gone
-            } else {
-                alive.append(FarmProcess(role: role, pid: pid))
+            switch isRegistrationHeld(procs + "/" + name) {
+            case true?: scan.alive.append(process)
+            case false?: scan.dead.append(name)
+            case nil: continue  // gone meanwhile
             }
         }
-        return alive.sorted { ($0.role.rawValue, $0.pid) < ($1.role.rawValue, $1.pid) }
+        return scan
     }
+
+    /// Whether the registry entry at `path` is held by its live process; nil when it cannot be opened.
+    func isRegistrationHeld(_ path: String) -> Bool? {
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        return (try? fd.tryLock(shared: true)) != true
+    }
+
+    /// The process a registry entry's name (`<role>.<pid>.<nonce>`) names; nil when it names none.
+    static func registrant(_ name: String) -> FarmProcess? {
+        let parts = name.split(separator: ".")
+        guard parts.count == 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]) else { return nil }
+        return FarmProcess(role: role, pid: pid)
+    }
+
+    /// The prefix of a registry entry staged in tmp/ before it is renamed into procs/.
+    static let stagedRegistrationPrefix = "proc-"
 }

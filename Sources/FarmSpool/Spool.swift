@@ -86,6 +86,9 @@
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
+//
+// Checking. `farm fsck` checks that all of the above holds, and repairs what is safe on a live farm
+// (Fsck.swift).
 import FarmSystem
 import SystemPackage
 
@@ -134,6 +137,16 @@ public struct Spool: Sendable {
     /// scratch space, on the spool's file system, emptied of what dead writers leave by `farm stop`.
     public func scratchPath(_ prefix: String) -> String {
         tmp + "/" + prefix + "-" + String(Processes.current()) + "-" + Nonce.nextHex()
+    }
+
+    /// The pid of the command that made the scratch file named `name` (see `scratchPath`); nil when
+    /// `name` is not such a name.
+    static func scratchWriter(ofName name: String) -> Int32? {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts.last!.utf8.count == 16, let pid = Int32(parts[parts.count - 2]), pid > 0 else {
+            return nil
+        }
+        return pid
     }
 
     /// Where the partial download of `job` is: `partial/<job>`.

@@ -23,6 +23,14 @@ public enum AtomicFile {
         return name[..<dash].hasSuffix(".tmp") && !pid.isEmpty && pid.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
     }
 
+    /// The pid of the writer of the temporary `name` (see `isTemporary`); nil when `name` is none, or its
+    /// number is no pid.
+    public static func writer(ofTemporary name: String) -> Int32? {
+        guard isTemporary(name), let dash = name.lastIndex(of: "-"), let pid = Int32(name[name.index(after: dash)...]),
+              pid > 0 else { return nil }
+        return pid
+    }
+
     /// Writes `bytes` to `path` through a temporary file in `staging` (a directory on the same file
     /// system), or beside `path` when there is none, and a rename.
     public static func write(_ bytes: some Collection<UInt8>, to path: String, stagingIn staging: String? = nil)

@@ -29,6 +29,12 @@ public enum Processes {
         Glibc.kill(pid, 0) == 0
     }
 
+    /// Whether a process `pid` may be running: it exists (a zombie included), or it exists but is not
+    /// ours to signal. For judging whether a file's writer is gone, where doubt means alive.
+    public static func mayExist(_ pid: Int32) -> Bool {
+        pid > 0 && (Glibc.kill(pid, 0) == 0 || errno == EPERM)
+    }
+
     /// Collects the exit of every child that ended, without waiting; returns their pids.
     public static func reapChildren() -> [Int32] {
         var ended: [Int32] = []

@@ -16,6 +16,7 @@ private struct Figures: Decodable {
     var strays: Int
     var leftovers: Int
     var statusErrors: Int
+    var fsck: Int
     var seenReclaims: [Double]
     var unseenReclaims: [Double]
     var pendingReclaims: Int
@@ -53,6 +54,7 @@ struct ChaosTests {
         #expect(figures.finished)
         #expect(figures.lost == 0 && figures.duplicated == 0 && figures.corrupt == 0 && figures.strays == 0)
         #expect(figures.leftovers == 0 && figures.statusErrors == 0 && figures.pendingReclaims == 0)
+        #expect(figures.fsck == 0, "farm fsck found faults in the final spool")
         #expect(figures.done + figures.failed == figures.resources && figures.resources > 62)
         for role in ["worker", "supervisor", "watcher", "coordinator"] {
             #expect(figures.kills[role, default: 0] > 0, "no \(role) was killed")

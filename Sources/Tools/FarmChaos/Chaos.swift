@@ -9,7 +9,8 @@ import Glibc
 /// corpus of throttled JPG, PNG, PDF and ZIP resources from an in-process origin, runs a real farm on
 /// it, SIGKILLs its processes at random for `--seconds` while scaling and pausing it, floods the
 /// watcher's inotify queue, lets the farm finish, then checks every resource and prints the figures.
-/// Exits 1 on any loss, duplicate, corrupt or stray output, or anything left behind.
+/// Exits 1 on any loss, duplicate, corrupt or stray output, anything left behind, or a finding of
+/// `farm fsck` on the final spool.
 @main
 struct Chaos: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,7 +103,8 @@ struct Chaos: ParsableCommand {
             kills: mayhem.tally.kills, adds: mayhem.tally.adds, scales: mayhem.tally.scales, pauses: mayhem.tally.pauses,
             done: verdict.done, failed: verdict.failed, lost: verdict.lost.count, duplicated: verdict.duplicated.count,
             corrupt: verdict.corrupt.count, strays: verdict.strays.count, leftovers: verdict.leftovers.count,
-            statusErrors: verdict.statusErrors.count, commandErrors: mayhem.tally.commandErrors.count,
+            statusErrors: verdict.statusErrors.count, fsck: verdict.fsck.count,
+            commandErrors: mayhem.tally.commandErrors.count,
             farmDown: mayhem.tally.farmDown,
             seenReclaims: reclaims.seen, unseenReclaims: reclaims.unseen, pendingReclaims: reclaims.pending,
             overflowRecoveries: rounds.map(\.recovery), overflowsTriggered: rounds.filter(\.overflowed).count,
@@ -110,7 +112,8 @@ struct Chaos: ParsableCommand {
         print(figures.table())
         for (title, items) in [("lost", verdict.lost), ("duplicated", verdict.duplicated), ("corrupt", verdict.corrupt),
                                ("stray", verdict.strays), ("left behind", verdict.leftovers),
-                               ("status", verdict.statusErrors), ("command errors", mayhem.tally.commandErrors)]
+                               ("status", verdict.statusErrors), ("fsck", verdict.fsck),
+                               ("command errors", mayhem.tally.commandErrors)]
         where !items.isEmpty {
             print("\(title):")
             for item in items.prefix(20) { print("  " + item) }

@@ -22,6 +22,8 @@ struct Report: Codable {
     var strays: Int
     var leftovers: Int
     var statusErrors: Int
+    /// Findings of `farm fsck` on the final spool.
+    var fsck: Int
     var commandErrors: Int
     var farmDown: Int
     var seenReclaims: [Double]
@@ -34,10 +36,11 @@ struct Report: Codable {
     var totalKills: Int { kills.values.reduce(0, +) }
     var servedRatio: Double { Double(bytesServed) / Double(max(corpusBytes, 1)) }
 
-    /// No loss, no duplicate, no corrupt or stray output, nothing left behind, every list finished.
+    /// No loss, no duplicate, no corrupt or stray output, nothing left behind, `farm fsck` clean, every list
+    /// finished.
     var sound: Bool {
         finished && lost == 0 && duplicated == 0 && corrupt == 0 && strays == 0 && leftovers == 0 && statusErrors == 0
-            && pendingReclaims == 0
+            && fsck == 0 && pendingReclaims == 0
     }
 
     /// The timing and traffic goals (loose on a loaded machine, so reported rather than fatal by default).
@@ -63,6 +66,7 @@ struct Report: Codable {
             ("stray outputs", String(strays), "0"),
             ("left in active/, tmp/, partial/, corrupt/", String(leftovers), "0"),
             ("status disagreeing", String(statusErrors), "0"),
+            ("farm fsck findings", String(fsck), "0"),
             ("resources done / error", "\(done) / \(failed) of \(resources)", "errors are the 404s and HTML pages"),
             ("bytes served / corpus", String(format: "%.3f× (%.1f of %.1f MB)", servedRatio,
                                                Double(bytesServed) / 1e6, Double(corpusBytes) / 1e6), "≤ 1.1×"),

@@ -8,7 +8,8 @@ import Glibc
 /// The end-state check of a chaos run, on a stopped farm: every resource of every manifest in exactly
 /// one terminal state (the one it deserves), every download sha256-equal to the origin's bytes, every
 /// display image and thumbnail a valid picture, no output twice nor any stray file next to them,
-/// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, and `farm status` agreeing.
+/// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, `farm status` agreeing, and
+/// `farm fsck` finding the spool sound.
 struct Verdict {
     var resources = 0
     var done = 0
@@ -25,10 +26,12 @@ struct Verdict {
     var leftovers: [String] = []
     /// Resources whose `farm status LIST --json` entry disagrees with the spool.
     var statusErrors: [String] = []
+    /// What `farm fsck` found (one line each), or why it could not say.
+    var fsck: [String] = []
 
     var clean: Bool {
         lost.isEmpty && duplicated.isEmpty && corrupt.isEmpty && strays.isEmpty && leftovers.isEmpty
-            && statusErrors.isEmpty
+            && statusErrors.isEmpty && fsck.isEmpty
     }
 
     static func check(spool: Spool, corpus: Corpus, farm: FarmCommand) -> Verdict {
@@ -94,7 +97,19 @@ struct Verdict {
         for line in log.split(separator: "\n") where line.contains("twice") {
             verdict.duplicated.append("log: " + line)
         }
+        verdict.fsck = fsckFindings(farm)
         return verdict
+    }
+
+    /// `farm fsck --json` on the final spool: its findings as lines, none when it exits 0.
+    private static func fsckFindings(_ farm: FarmCommand) -> [String] {
+        guard let result = try? farm.run(["fsck", "--json"], timeout: 300) else { return ["farm fsck did not run"] }
+        if result.status == 0 { return [] }
+        guard let document = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+              let findings = document["findings"] as? [[String: Any]], !findings.isEmpty else {
+            return ["farm fsck exited \(result.status): " + result.error.trimmingCharacters(in: .whitespacesAndNewlines)]
+        }
+        return findings.map { "\($0["kind"] ?? "?") \($0["path"] ?? "?"): \($0["detail"] ?? "")" }
     }
 
     /// Checks the outputs of a done resource; returns the names it may have in files/<list>/, and the

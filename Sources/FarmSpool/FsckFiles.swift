@@ -1,0 +1,162 @@
+import FarmSystem
+import SystemPackage
+
+// The leftovers of fsck (see Fsck.swift): partial downloads nobody will resume, progress of jobs that
+// do not exist, temporaries of writers that are gone, registry entries of dead processes, holds that
+// are no host's.
+extension FsckRun {
+    func checkLeftovers(_ registry: (alive: [FarmProcess], dead: [String], foreign: [String])) throws(SpoolError) {
+        try checkPartials()
+        try checkSidecars()
+        try checkScratch()
+        try checkHolds()
+        for name in registry.foreign { foreign(spool.procs + "/" + name, "not a process entry") }
+        for name in registry.dead {
+            let path = spool.procs + "/" + name
+            found(.deadRegistration, path, "the registry entry of a process that is gone") {
+                [spool] () throws(SpoolError) in
+                guard spool.isRegistrationHeld(path) == false else { return .skipped("it is held") }
+                try? FileSystem.unlink(path)
+                return .made
+            }
+        }
+    }
+
+    /// partial/: the bytes of jobs being downloaded or queued to resume; those of a finished job, or of
+    /// no job, that nobody holds are leftovers.
+    private func checkPartials() throws(SpoolError) {
+        for name in try names(spool.partial) {
+            let path = spool.partial + "/" + name
+            guard let job = JobName(name) else {
+                foreign(path, "not a job's partial download")
+                continue
+            }
+            let whose: String
+            if let list = lists[job.list] {
+                guard let total = list.total else { continue }
+                if job.index >= total {
+                    whose = "of resource \(job.index), past the end of its list (\(total) resource(s))"
+                } else if list.seen[job.index] == FsckList.done {
+                    whose = "of job \(job), which is done"
+                } else if list.seen[job.index] == FsckList.failed {
+                    whose = "of job \(job), which failed"
+                } else {
+                    continue  // queued (the next owner resumes from it), active, lost or doubled
+                }
+            } else {
+                whose = "of a job of list \(job.list), which the spool does not have"
+            }
+            guard Self.isUnlocked(path) else { continue }  // a stale owner still writes it
+            found(.partial, path, job: job, "a partial download \(whose), which nobody writes") {
+                [self] () throws(SpoolError) in
+                if let list = lists[job.list], job.index < list.seen.count, list.seen[job.index] != 0,
+                   !FileSystem.exists(spool.finishedPath(job, .done)),
+                   !FileSystem.exists(spool.finishedPath(job, .failed)) {
+                    return .skipped("the job is no longer finished")
+                }
+                guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .skipped("it is gone") }
+                defer { fd.closeQuietly() }
+                guard (try? fd.tryLock()) == true else { return .skipped("a writer holds it") }
+                try? FileSystem.unlink(path)
+                return .made
+            }
+        }
+    }
+
+    /// Whether nobody holds an flock on the file at `path` (its writer holds one while it writes).
+    private static func isUnlocked(_ path: String) -> Bool {
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
+        defer { fd.closeQuietly() }
+        return (try? fd.tryLock(shared: true)) == true
+    }
+
+    /// progress/: the sidecars of jobs (of finished ones too: a crash may leave one, and where the file
+    /// system has no extended attributes it is the outcome record); any other name is foreign.
+    private func checkSidecars() throws(SpoolError) {
+        for name in try names(spool.progress) {
+            let path = spool.progress + "/" + name
+            guard let job = Spool.job(ofSidecarName: name) else {
+                foreign(path, "not a job's progress")
+                continue
+            }
+            if let list = lists[job.list] {
+                if let total = list.total, job.index >= total {
+                    foreign(path, job: job, "the progress of resource \(job.index), past the end of its list")
+                }
+            } else {
+                unknown[job.list, default: []].append(
+                    (path, job, "the progress of a job of list \(job.list), which the spool does not have"))
+            }
+        }
+    }
+
+    /// tmp/: stages of adds (their coordinator holds a lock on them), and files commands and writers
+    /// stage for a moment; those whose writer is gone are garbage.
+    private func checkScratch() throws(SpoolError) {
+        for entry in try entries(spool.tmp) {
+            let path = spool.tmp + "/" + entry.name
+            if entry.name.hasPrefix(Spool.stagePrefix) && entry.isDirectory {
+                // Its coordinator locks it just after making it: a stage unlocked is dead once it has
+                // not changed for a moment.
+                guard Self.isUnlocked(path), let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge
+                else { continue }
+                found(.temporary, path, "the stage of an add that died before its commit") { () throws(SpoolError) in
+                    guard Self.isUnlocked(path) else { return .skipped("its coordinator holds it") }
+                    try? FileSystem.removeTree(path)
+                    return .made
+                }
+            } else if let writer = Self.writer(ofScratch: entry.name) {
+                checkTemporary(path, writer: writer)
+            } else if let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.temporaryAge {
+                found(.temporary, path, "a temporary left \(Int(now - st.changeTime)) s ago, longer than any writer "
+                      + "keeps one") { () throws(SpoolError) in
+                    try? FileSystem.removeTree(path)
+                    return .made
+                }
+            }
+        }
+    }
+
+    /// The pid of the process that staged the tmp/ entry `name`, when its name carries one: a temporary
+    /// beside its file, a registry entry, a command's scratch file.
+    private static func writer(ofScratch name: String) -> Int32? {
+        if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
+        if name.hasPrefix(Spool.stagedRegistrationPrefix) {
+            return Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))?.pid
+        }
+        return Spool.scratchWriter(ofName: name)
+    }
+
+    /// A temporary at `path` written by `writer`: garbage once that process is gone.
+    func checkTemporary(_ path: String, writer: Int32) {
+        guard !Processes.mayExist(writer) else { return }
+        found(.temporary, path, "a temporary of pid \(writer), which is gone") { () throws(SpoolError) in
+            try? FileSystem.removeTree(path)
+            return .made
+        }
+    }
+
+    /// holds/: one file per held host, holding a time.
+    private func checkHolds() throws(SpoolError) {
+        for name in try names(spool.holdsDirectory) {
+            let path = spool.holdsDirectory + "/" + name
+            if let writer = AtomicFile.writer(ofTemporary: name) {
+                checkTemporary(path, writer: writer)
+            } else if HostKey(raw: name) == nil || (try? FileSystem.readFile(path, limit: 64))
+                .flatMap({ Double(String(decoding: $0, as: UTF8.self)) }) == nil {
+                foreign(path, "not a host's hold")
+            }
+        }
+    }
+
+    /// Reports what is named after a list the spool did not have when it was read, unless it has it now.
+    func settleUnknown() {
+        for (id, items) in unknown where !hasList(id) {
+            for item in items {
+                let claimed = item.path.hasPrefix(spool.active + "/")
+                found(.foreign, item.path, job: item.job, item.reason,
+                      repair: setAside(item.path, claimed: claimed, reason: item.reason))
+            }
+        }
+    }
+}
