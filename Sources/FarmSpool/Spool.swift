@@ -179,14 +179,18 @@ public struct Spool: Sendable {
         if let st = try? FileSystem.stat(self.root) { identity = (st.deviceID, st.inode) }
     }
 
-    /// Whether the spool directory was removed (or replaced by another) since this value opened it: one
-    /// stat of the root. A farm process whose spool is gone has nothing left to do and stops, so only
-    /// a root that is not there counts: any other failure of the stat says nothing about it.
+    /// Whether the spool directory was removed (or replaced by another) since this value opened it, or
+    /// is being removed (its `.farm-spool` marker is gone, as `rm -rf` takes it before the folders):
+    /// a stat of the root and one of the marker. A farm process whose spool is gone has nothing left to
+    /// do and stops, so only a root or marker that is not there counts: any other failure of a stat
+    /// says nothing about it.
     public var isGone: Bool {
         guard let identity else { return false }
         do {
             let st = try FileSystem.stat(root)
-            return st.deviceID != identity.device || st.inode != identity.inode
+            if st.deviceID != identity.device || st.inode != identity.inode { return true }
+            _ = try FileSystem.stat(marker)
+            return false
         } catch {
             return error == .noSuchFileOrDirectory || error == .notDirectory
         }
