@@ -15,8 +15,9 @@ final class WorkerMetrics {
     private let retries: Counter
     private let reclaims: Counter
     private let seconds: CoreMetrics.Timer
-    /// The per-host counters, by scheme://host:port: made once per host, not per transfer.
-    private var hosts: [String: (requests: Counter, errors: Counter)] = [:]
+    /// The per-host counters, by the URL's text up to its path (`http://Host:80`, as written): made
+    /// once per host, not per transfer, and found without parsing the URL again.
+    private var hosts: [Substring: (requests: Counter, errors: Counter)] = [:]
 
     init(_ factory: SpoolMetricsFactory) {
         self.factory = factory
@@ -61,13 +62,23 @@ final class WorkerMetrics {
     }
 
     private func counters(for url: String) -> (requests: Counter, errors: Counter) {
-        let host = Self.host(of: url)
-        if let known = hosts[host] { return known }
-        let dimensions = [(FarmMetric.hostLabel, host)]
+        let origin = Self.origin(of: url)
+        if let known = hosts[origin] { return known }
+        let dimensions = [(FarmMetric.hostLabel, Self.host(of: url))]
         let made = (Counter(label: FarmMetric.requests, dimensions: dimensions, factory: factory),
                     Counter(label: FarmMetric.requestErrors, dimensions: dimensions, factory: factory))
-        hosts[host] = made
+        hosts[origin] = made
         return made
+    }
+
+    /// `url` up to where its path, query or fragment begins: the same text for every URL of one host as
+    /// one list spells it.
+    private static func origin(of url: String) -> Substring {
+        let utf8 = url.utf8
+        guard let scheme = utf8.firstIndex(of: UInt8(ascii: ":")) else { return url[...] }
+        let authority = utf8.index(scheme, offsetBy: 3, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        let end = utf8[authority...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        return url[..<(end ?? utf8.endIndex)]
     }
 
     /// `scheme://host:port` of `url`: the host the per-host limits count it against (SPEC §10).
