@@ -47,10 +47,35 @@ public struct ListStatus: Equatable, Sendable {
     }
 }
 
+/// Every key, `resources` only in the per-list view.
+extension ListStatus: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("active", active)
+        json.member("done", done)
+        json.member("failed", failed)
+        json.member("id", id)
+        json.member("name", name)
+        json.member("progress", progress)
+        json.member("queued", queued)
+        if let resources { json.member("resources", resources) }
+        json.member("state", state.rawValue)
+        json.member("total", total)
+        json.endObject()
+    }
+}
 
-extension ListStatus.State: Codable, JSONReadable {}
+extension ListStatus.State: JSONReadable {}
 
-/// As written: the counts, state and progress are taken as they are, not derived again; `resources`
-/// only in the per-list view.
-extension ListStatus: JSONRecord {}
-
+/// As written: the counts, state and progress are taken as they are, not derived again.
+extension ListStatus: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let state: State = try json.decode("state")
+        self.init(id: try json.decode("id"), name: try json.decode("name"), total: try json.decode("total"),
+                  active: try json.decode("active"), done: try json.decode("done"), failed: try json.decode("failed"),
+                  resources: try json.decodeIfPresent("resources"))
+        self.state = state
+        queued = try json.decode("queued")
+        progress = try json.decode("progress")
+    }
+}

@@ -13,13 +13,8 @@ public struct StatusDocument: Equatable, Sendable {
     public var updated: String
     /// No new transfer starts: `pausedBy` says why.
     public var paused: Bool
-    /// Who paused the farm (nil when it is not paused). A summary of an older watcher, which does not
-    /// say, was paused by the user.
-    public var pausedBy: PausedBy? {
-        get { paused ? recordedPausedBy ?? .user : nil }
-        set { recordedPausedBy = newValue }
-    }
-    private var recordedPausedBy: PausedBy?
+    /// Who paused the farm (nil when it is not paused).
+    public var pausedBy: PausedBy?
     /// The room on the spool's file system against the minimum kept free; nil when it cannot be read.
     public var disk: DiskRoom?
     public var workers: Workers
@@ -31,7 +26,7 @@ public struct StatusDocument: Equatable, Sendable {
                 lists: [ListStatus]) {
         self.updated = updated
         self.paused = paused
-        self.recordedPausedBy = paused ? pausedBy ?? .user : nil
+        self.pausedBy = paused ? pausedBy ?? .user : nil
         self.disk = disk
         self.workers = workers
         self.lists = lists
@@ -49,7 +44,7 @@ public struct StatusDocument: Equatable, Sendable {
 
 /// Why no new transfer starts: `farm pause` (the user's, until `farm resume`), or too little room on
 /// the spool's disk (`DiskRoom`: until space is freed; the user's pause wins when both hold).
-public enum PausedBy: String, Sendable, Codable {
+public enum PausedBy: String, Sendable, JSONReadable {
     case user, disk
 }
 
@@ -64,12 +59,24 @@ public struct Workers: Equatable, Sendable {
     }
 }
 
-/// Every key, with null for what is unknown (`pausedBy` when not paused, `disk` when unreadable).
-extension StatusDocument: JSONRecord {
-    public static var writesNulls: Bool { true }
+extension StatusDocument: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("disk", disk)
+        json.member("lists", lists)
+        json.member("paused", paused)
+        json.member("pausedBy", pausedBy?.rawValue)
+        json.member("updated", updated)
+        json.member("workers", workers)
+        json.endObject()
+    }
+}
 
-    private enum CodingKeys: String, CodingKey {
-        case updated, paused, recordedPausedBy = "pausedBy", disk, workers, lists
+extension StatusDocument: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(updated: try json.decode("updated"), paused: try json.decode("paused"),
+                  pausedBy: try json.decodeIfPresent("pausedBy"), disk: try json.decodeIfPresent("disk"),
+                  workers: try json.decode("workers"), lists: try json.decode("lists"))
     }
 }
 
