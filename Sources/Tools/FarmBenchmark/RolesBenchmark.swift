@@ -6,7 +6,8 @@ import Glibc
 
 /// `roles --jobs 100000,1000000`: for each size, the time and peak RSS of `farm add` on a manifest of
 /// that many URLs, then the peak RSS of every role of a farm started on that queue (6 workers,
-/// conversions off, one small file served by nginx for every URL) after `--seconds` of work.
+/// conversions off, one small file served by nginx for every URL) after `--seconds` of work, and the
+/// time and peak RSS of `farm fsck` on that spool once the farm is stopped.
 struct RolesBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "roles",
@@ -31,7 +32,8 @@ struct RolesBenchmark: ParsableCommand {
                               extra: "location /r/ { rewrite ^ /one.png break; }")
         defer { nginx.stop() }
         let farm = Spawned.sibling("farm")
-        print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done   (\(workspace.dir))")
+        print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done  fsck s  fsck RSS"
+            + "   (\(workspace.dir))")
         for size in jobs.split(separator: ",").compactMap({ Int($0) }) {
             let manifest = base + "/roles-\(size).json"
             try (Data("[".utf8) + Data((0..<size).map { "\"\(nginx.url("r/\($0).png"))\"" }.joined(separator: ",").utf8)
@@ -47,10 +49,14 @@ struct RolesBenchmark: ParsableCommand {
             let running = opened.processes()
             func peak(_ role: Role) -> Int { running.filter { $0.role == role }.map { Spawned.peakRSS(of: $0.pid) }.max() ?? 0 }
             let done = (try? FileManager.default.subpathsOfDirectory(atPath: spool + "/done").count) ?? 0
-            print(String(size).padded(11) + String(format: "%.1f", add.seconds).padded(9)
-                + Self.mb(add.peakRSS).padded(10) + Self.mb(peak(.supervisor)).padded(12)
-                + Self.mb(peak(.worker)).padded(18) + Self.mb(peak(.watcher)).padded(10) + String(done))
+            let peaks = [peak(.supervisor), peak(.worker), peak(.watcher)]
             _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false)
+            // Exit 1 would be a finding: the spool of a stopped farm must be clean.
+            let fsck = try Spawned.run(farm, ["fsck", "--spool", spool], log: log)
+            print(String(size).padded(11) + String(format: "%.1f", add.seconds).padded(9)
+                + Self.mb(add.peakRSS).padded(10) + Self.mb(peaks[0]).padded(12) + Self.mb(peaks[1]).padded(18)
+                + Self.mb(peaks[2]).padded(10) + String(done).padded(11) + String(format: "%.2f", fsck.seconds).padded(8)
+                + Self.mb(fsck.peakRSS))
             try? FileManager.default.removeItem(atPath: spool)
         }
     }
