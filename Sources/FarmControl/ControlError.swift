@@ -21,6 +21,8 @@ public enum ControlErrorCode: ErrorCode {
     case rateOutOfRange
     /// A number of bytes to keep free on the spool's disk that is negative.
     case minFreeOutOfRange
+    /// A CA certificates file that cannot be read.
+    case caFileUnreadable
     /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
     case unknownList
     /// A list id that is not one (16 hex digits): it names no list and never could.
@@ -46,6 +48,7 @@ public enum ControlErrorCode: ErrorCode {
         case .maxSizeOutOfRange: return "the largest download must be a positive number of bytes (got \(subject))"
         case .perHostOutOfRange: return "--per-host is a number of transfers, 0 for no limit (got \(subject))"
         case .rateOutOfRange: return "--rate-per-host is a number of requests a second, 0 for no limit (got \(subject))"
+        case .caFileUnreadable: return "cannot read the CA certificates file \(subject); give a readable PEM file"
         case .minFreeOutOfRange:
             return "the bytes to keep free on the disk must be 0 (no limit) or more (got \(subject))"
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"

@@ -1,5 +1,6 @@
 import FarmSpool
 import FarmSupervisor
+import FarmSystem
 import Glibc
 
 extension Control {
@@ -43,13 +44,17 @@ extension Control {
     /// `minFree`: the bytes the spool's file system keeps free, below which no new transfer starts (0:
     /// no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
     public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
-                      minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil,
+                      minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil, caFile: String? = nil,
                       roles: SupervisedRoles) throws(ControlError) -> Started {
+        if let caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
+            throw ControlError(.caFileUnreadable, caFile)
+        }
         try Self.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
                        ratePerHost: ratePerHost)
         let outcome = try spoolCall { () throws(SpoolError) in
             try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert,
-                             minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, roles: roles)
+                             minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, caFile: caFile,
+                             roles: roles)
         }
         switch outcome {
         case .alreadyRunning(let supervisor):

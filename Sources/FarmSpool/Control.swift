@@ -21,6 +21,8 @@ public struct Desired: Equatable, Sendable {
     public var minFree: Int?
     /// Per-host limits across the farm; none by default.
     public var hostLimits = HostLimits()
+    /// The CA certificates (PEM, absolute path) HTTPS servers are verified against; nil: the system's.
+    public var caFile: String?
 
     public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
                 minFree: Int? = nil, hostLimits: HostLimits = HostLimits()) {
@@ -36,6 +38,7 @@ public struct Desired: Equatable, Sendable {
 extension Desired: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        if let caFile { json.member("caFile", caFile) }
         json.member("convert", convert)
         json.member("lease", lease)
         json.member("maxSize", maxSize)
@@ -59,6 +62,7 @@ extension Desired: JSONReadable {
         hostLimits = HostLimits(perHost: try json.decodeIfPresent("perHost"),
                                 ratePerHost: try json.decodeIfPresent("ratePerHost"))
         minFree = try json.decodeIfPresent("minFree")
+        caFile = try json.decodeIfPresent("caFile")
     }
 }
 

@@ -11,12 +11,17 @@ public struct DownloadRequest: Sendable {
     public var connectTimeout: Double
     /// Slower than 1 byte/s for this long counts as a time-out: a stalled server is a transient error.
     public var stallTimeout: Double
+    /// The certificates (PEM) that HTTPS servers are verified against instead of the system's: a
+    /// company's CA, a TLS-inspecting proxy's. nil: the system's.
+    public var caFile: String?
 
-    public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30) {
+    public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30,
+                caFile: String? = nil) {
         self.url = url
         self.maxSize = maxSize
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
+        self.caFile = caFile
     }
 }
 
@@ -85,6 +90,7 @@ extension EasyHandle {
         // enforces the exact limit either way.
         try set(CURLOPT_MAXFILESIZE_LARGE, offset: request.maxSize)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        if let caFile = request.caFile { try set(CURLOPT_CAINFO, caFile) }
         // Fewer, larger reads, so fewer wake-ups and writes per body. Only a hint: curl refuses it
         // while the handle still holds the buffer of a transfer that failed, and then reads in its
         // default size into that buffer.

@@ -54,6 +54,10 @@ public struct TransferError: Error, CustomStringConvertible, Sendable {
         case CURLE_FILESIZE_EXCEEDED: (kind, message) = (.permanent, "larger than the size limit")
         case CURLE_PARTIAL_FILE: (kind, message) = (.transient, "body cut short: \(text)")
         case CURLE_OPERATION_TIMEDOUT: (kind, message) = (.transient, "timed out: \(text)")
+        // The same certificate fails the same way next time: say what would make it pass.
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            (kind, message) = (.permanent, "TLS certificate not trusted: \(text) (give its CA with "
+                + "`farm start --ca-file`, or SSL_CERT_FILE)")
         default: (kind, message) = (.transient, text)
         }
         return TransferError(kind, message, curlCode: Int(code.rawValue))

@@ -23,6 +23,15 @@ public struct WorkerOptions: Sendable {
     public var minFree: Int?
     /// Per-host limits, counted across the farm (`--per-host`, `--rate-per-host`).
     public var hostLimits = HostLimits()
+    /// The CA certificates HTTPS servers are verified against (`--ca-file`, else `CURL_CA_BUNDLE` or
+    /// `SSL_CERT_FILE` in the environment of `farm start`); nil: the system's.
+    public var caFile: String? = WorkerOptions.caFileFromEnvironment
+
+    /// What the environment names, as curl's own command line and OpenSSL read it.
+    static var caFileFromEnvironment: String? {
+        let environment = ProcessInfo.processInfo.environment
+        return [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
+    }
 
     public init() {}
 
@@ -33,6 +42,7 @@ public struct WorkerOptions: Sendable {
         convert = desired.convert
         minFree = desired.minFree
         hostLimits = desired.hostLimits
+        if let caFile = desired.caFile { self.caFile = caFile }
     }
 }
 
@@ -180,7 +190,7 @@ public final class Worker {
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
     private func download(_ job: inout JobRun, fd: FileDescriptor) -> DownloadResult? {
         let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
-                                      stallTimeout: options.stallTimeout)
+                                      stallTimeout: options.stallTimeout, caFile: options.caFile)
         while true {
             do {
                 return try metrics.transfer(request.url, into: fd) { () throws(TransferError) in

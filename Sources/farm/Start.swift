@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import Foundation
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
 struct Start: ControlCommand {
@@ -35,6 +36,9 @@ struct Start: ControlCommand {
     @Option(help: "At most R requests a second to one host, across every worker (0: no limit, the default).")
     var ratePerHost: Double?
 
+    @Option(help: "Verify HTTPS servers against the CA certificates in this PEM file (a company's CA) instead of the system's; \"\" for the system's again.")
+    var caFile: String?
+
     func validate() throws {
         try Control.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
                           ratePerHost: ratePerHost)
@@ -42,6 +46,12 @@ struct Start: ControlCommand {
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, minFree: minFree,
-                          perHost: perHost, ratePerHost: ratePerHost, roles: .farm)
+                          perHost: perHost, ratePerHost: ratePerHost, caFile: caFile.map(Self.absolute),
+                          roles: .farm)
+    }
+
+    /// `path` from the directory the command runs in: the workers run elsewhere.
+    private static func absolute(_ path: String) -> String {
+        path.isEmpty || path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 }

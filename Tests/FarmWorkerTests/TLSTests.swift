@@ -1,0 +1,101 @@
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// HTTPS from a server whose certificate comes from a private CA (a company's, a TLS-inspecting
+/// proxy's): refused for good with its reason while the CA is unknown, fetched once farm is given it
+/// (`farm start --ca-file`, or SSL_CERT_FILE). The server is `openssl s_server -WWW` on 127.0.0.1, with
+/// a CA and a certificate made for the test.
+@Suite(.serialized) struct TLSTests {
+    /// A CA, a certificate it signed for 127.0.0.1, and a server of `www` with it; stopped by pid.
+    final class PrivateServer {
+        let dir = TemporaryDirectory()
+        var ca: String { dir.appending("ca.pem") }
+        let port: Int
+        let body: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<20_000).map { UInt8($0 % 251) }
+        private var server: ChildProcess?
+
+        init() throws {
+            port = Int.random(in: 20_000..<40_000)
+            try FileManager.default.createDirectory(atPath: dir.appending("www"), withIntermediateDirectories: true)
+            try Data(body).write(to: URL(fileURLWithPath: dir.appending("www/a.png")))
+            try "subjectAltName=IP:127.0.0.1\n".write(toFile: dir.appending("ext.cnf"), atomically: true, encoding: .utf8)
+            for arguments in [
+                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.appending("ca.key"), "-out", ca,
+                 "-days", "2", "-subj", "/CN=farm test CA"],
+                ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.appending("server.key"),
+                 "-out", dir.appending("server.csr"), "-subj", "/CN=127.0.0.1"],
+                ["x509", "-req", "-in", dir.appending("server.csr"), "-CA", ca, "-CAkey", dir.appending("ca.key"),
+                 "-CAcreateserial", "-out", dir.appending("server.pem"), "-days", "2", "-extfile", dir.appending("ext.cnf")],
+            ] {
+                let made = try run("/usr/bin/openssl", arguments)
+                try #require(made.status == 0, "openssl \(arguments[0]): \(made.error)")
+            }
+            // -WWW serves the files of its working directory.
+            let server = try ChildProcess("/bin/sh", ["-c", "cd \(dir.appending("www")) && exec /usr/bin/openssl s_server "
+                + "-accept 127.0.0.1:\(port) -cert \(dir.appending("server.pem")) -key \(dir.appending("server.key")) -WWW"])
+            self.server = server
+            try #require(poll(timeout: 20, every: 0.05) {
+                (try? run("/bin/sh", ["-c", "/usr/bin/openssl s_client -connect 127.0.0.1:\(port) </dev/null"]))?.status == 0
+            }, "openssl s_server did not come up on \(port)")
+        }
+
+        var url: String { "https://127.0.0.1:\(port)/a.png" }
+
+        deinit { server?.kill() }
+    }
+
+    /// A farm with one list of the server's one resource, started with `arguments` and `environment`;
+    /// its resource's status once the list is Finished.
+    private func fetch(from server: PrivateServer, start arguments: [String], environment: [String: String] = [:])
+        throws -> (farm: RunningFarm, resource: [String: Any]) {
+        let farm = try RunningFarm()
+        let manifest = farm.dir.appending("tls.json")
+        try JSONSerialization.data(withJSONObject: [server.url]).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        let started = try run("farm", ["start", "--workers", "1", "--spool", farm.spool.root] + arguments,
+                              environment: environment)
+        try #require(started.status == 0, "\(started.error)")
+        _ = farm.processes()
+        _ = try farm.farm(["wait", "--timeout", "120"])
+        let output = try farm.must(["status", "tls.json", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return (farm, try #require((list["resources"] as? [[String: Any]])?.first))
+    }
+
+    @Test func anUntrustedCertificateFailsAtOnceWithItsReason() throws {
+        let server = try PrivateServer()
+        // The system's certificates only, whatever the environment of the test names.
+        let (_, resource) = try fetch(from: server, start: [], environment: ["SSL_CERT_FILE": "", "CURL_CA_BUNDLE": ""])
+        #expect(resource["status"] as? String == "error", "\(resource)")
+        let error = resource["error"] as? String ?? ""
+        #expect(error.contains("TLS certificate not trusted") && error.contains("--ca-file"), "\(error)")
+        #expect(resource["attempts"] as? Int == 1, "a certificate that fails is not retried: \(resource)")
+    }
+
+    @Test func theCAGivenToFarmStartIsTrusted() throws {
+        let server = try PrivateServer()
+        let (farm, resource) = try fetch(from: server, start: ["--ca-file", server.ca])
+        #expect(resource["status"] as? String == "done", "\(resource)")
+        let file = try #require(resource["file"] as? String)
+        #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == server.body)
+        _ = farm
+    }
+
+    @Test func theCANamedBySSLCertFileIsTrusted() throws {
+        let server = try PrivateServer()
+        // CURL_CA_BUNDLE, which comes first, empty: the environment of the test may set it.
+        let (_, resource) = try fetch(from: server, start: [], environment: ["SSL_CERT_FILE": server.ca, "CURL_CA_BUNDLE": ""])
+        #expect(resource["status"] as? String == "done", "\(resource)")
+    }
+
+    @Test func anUnreadableCAFileIsRefusedInOneLine() throws {
+        let farm = try RunningFarm()
+        let result = try farm.farm(["start", "--ca-file", farm.dir.appending("nothing.pem")])
+        #expect(result.status != 0)
+        #expect(result.error.contains("cannot read the CA certificates file"), "\(result.error)")
+        #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+        #expect(farm.processes().isEmpty, "nothing started")
+    }
+}
