@@ -158,4 +158,29 @@ import Testing
         let resource = try #require((list["resources"] as? [[String: Any]])?.first)
         #expect(resource["attempts"] as? Int == 2, "the refused try counts: \(resource)")
     }
+
+    /// A hold is the farm's, not a process's: it outlives `farm stop` and `farm start`.
+    @Test func aHoldOutlivesARestartOfTheFarm() throws {
+        let farm = try RunningFarm()
+        let held = Origin(host: "127.0.0.2")
+        try held.start()
+        let body: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<4000).map { UInt8($0 % 199) }
+        held.serve(path: "/a.png", bytes: body)
+        held.fail(1, with: 503, retryAfter: 6, at: "/a.png")
+        let manifest = farm.dir.appending("held.json")
+        try JSONSerialization.data(withJSONObject: [held.url(for: "/a.png")]).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        try farm.start(workers: 2)
+        #expect(poll(timeout: 30, every: 0.05) { held.requests.contains { $0.status == 503 } })
+        let refusedAt = try #require(held.requests.first { $0.status == 503 }?.ended)
+        try farm.must(["stop"])
+        try farm.start(workers: 2)
+        let output = try farm.must(["hosts", "--json"])
+        let hosts = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        #expect(hosts.first?["heldUntil"] is String, "the restarted farm forgot the hold: \(hosts)")
+        #expect(farm.waitUntilAllDone(1, timeout: 60))
+        let retried = try #require(held.requests.last)
+        #expect(held.requests.count == 2 && retried.status == 200, "\(held.requests)")
+        #expect(retried.arrived >= refusedAt + 5.9, "asked again \(retried.arrived - refusedAt) s after the 503")
+    }
 }
