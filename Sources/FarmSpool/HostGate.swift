@@ -240,7 +240,8 @@ extension Spool {
     /// next owner, as a retry keeps it. Throws `.leaseLost` when the job was reclaimed meanwhile.
     public func park(_ claim: Claim, for host: HostKey, attempts: Int? = nil) throws(SpoolError) {
         if let attempts {
-            _ = try recordOutcome(Sidecar(status: .downloading, attempts: attempts, changed: ""), of: claim)
+            _ = try recordOutcome(Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(Clock.wall())),
+                                  of: claim)
         }
         guard try moveToQueue(activePath(claim.job, claim.owner), job: claim.job, shard: parkedShard(host)) else {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
