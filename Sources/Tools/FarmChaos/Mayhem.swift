@@ -7,10 +7,19 @@ import Synchronization
 /// Set by SIGINT or SIGTERM: the chaos stops early, and the farm is still stopped and checked.
 let interrupted = Atomic<Bool>(false)
 
+/// Where the chaos runs farm: the machine (one host, every process its own), or one host of a cluster.
+struct FarmHost {
+    let name: String
+    let farm: FarmCommand
+    /// Whether a farm process runs on this host.
+    let owns: (pid_t) -> Bool
+}
+
 /// The chaos itself: for a while, SIGKILLs farm processes at random (workers most often, also the
 /// watcher, the supervisor, alone or just before a worker so that nobody sees that worker die, and
 /// coordinators in the middle of `farm add`), and scales, pauses and resumes at random between the kills.
-/// Runs on the main thread.
+/// On a cluster each kill and each scale picks a host first, among those not out (`outages`), whose
+/// cut-offs and deaths run between the kills. Runs on the main thread.
 final class Mayhem {
     struct Tally {
         var kills: [String: Int] = [:]
@@ -24,7 +33,7 @@ final class Mayhem {
         var total: Int { kills.values.reduce(0, +) }
     }
 
-    private let farm: FarmCommand
+    private let hosts: [FarmHost]
     private let spool: Spool
     private let corpus: Corpus
     private let observer: Observer
@@ -36,10 +45,12 @@ final class Mayhem {
     /// How long an add takes when it is not killed, to aim kills inside it.
     private var addSeconds = 0.3
     private var resumeAt: Double?
+    private let outages: Outages?
 
-    init(farm: FarmCommand, spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
-         workers: ClosedRange<Int>, seed: UInt64) {
-        self.farm = farm
+    init(hosts: [FarmHost], spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
+         workers: ClosedRange<Int>, seed: UInt64, outages: Outages? = nil) {
+        self.hosts = hosts
+        self.outages = outages
         self.spool = spool
         self.corpus = corpus
         self.observer = observer
@@ -54,9 +65,10 @@ final class Mayhem {
         var nextKill = start + exponential(mean: 1 / killsPerSecond)
         var nextControl = start + exponential(mean: 2.5)
         var lastLine = start
-        var emptySince: Double?
+        var emptySince: [String: Double] = [:]
         while Clock.monotonic() < end && !interrupted.load(ordering: .relaxed) {
             let now = Clock.monotonic()
+            try outages?.step(remaining: end - now)
             if let due = resumeAt, now >= due {
                 command(["resume"])
                 resumeAt = nil
@@ -70,22 +82,30 @@ final class Mayhem {
                 // Catch up after a slow action, but never in a burst of more than a second's worth.
                 nextKill = max(nextKill + exponential(mean: 1 / killsPerSecond), Clock.monotonic() - 1)
             }
-            // Nothing runs, so nothing can bring the supervisor back: say so, and start the farm again.
-            if spool.processes().isEmpty {
-                if emptySince == nil { emptySince = now }
-                if let since = emptySince, now - since >= 2 {
-                    tally.farmDown += 1
-                    print(String(format: "chaos: %3.0f s, no farm process has run for 2 s; farm start", now - start))
-                    command(["start"])
-                    emptySince = nil
+            // Nothing runs on a host, so nothing can bring its supervisor back: say so, and start it again.
+            let live = spool.processes()
+            for host in up() {
+                guard !live.contains(where: { host.owns($0.pid) }) else {
+                    emptySince[host.name] = nil
+                    continue
                 }
-            } else {
-                emptySince = nil
+                let since = emptySince[host.name] ?? now
+                emptySince[host.name] = since
+                if now - since >= 2 {
+                    tally.farmDown += 1
+                    print(String(format: "chaos: %3.0f s, no farm process has run%@ for 2 s; farm start", now - start,
+                                 host.name.isEmpty ? "" : " on " + host.name))
+                    command(["start"], on: host)
+                    emptySince[host.name] = nil
+                }
             }
             if now - lastLine >= 10 {
                 lastLine = now
-                print(String(format: "chaos: %3.0f s, %d kills, %d farm processes", now - start, tally.total,
-                             spool.processes().count))
+                let perHost = hosts.count < 2 ? "" : " (" + hosts.map { host in
+                    "\(host.name) \(live.filter { host.owns($0.pid) }.count)"
+                }.joined(separator: ", ") + ")"
+                print(String(format: "chaos: %3.0f s, %d kills, %d farm processes", now - start, tally.total, live.count)
+                    + perHost)
             }
             let wake = min(nextKill, nextControl, resumeAt ?? .infinity, end)
             let pause = max(0, min(0.05, wake - Clock.monotonic()))
@@ -96,11 +116,23 @@ final class Mayhem {
 
     // MARK: Kills
 
+    /// The hosts not out now (every host when nothing is out).
+    private func up() -> [FarmHost] {
+        hosts.filter { outages?.isOut($0.name) != true }
+    }
+
+    /// A host not out, at random (the machine itself, drawing nothing, when there is one host).
+    private func pickHost() -> FarmHost? {
+        let candidates = up()
+        return candidates.count == 1 ? candidates[0] : candidates.randomElement(using: &random)
+    }
+
     private func killSomething() throws {
-        let live = spared(spool.processes())
+        guard let host = pickHost() else { return }
+        let live = spared(spool.processes().filter { host.owns($0.pid) })
         let roll = Int.random(in: 0..<100, using: &random)
         if roll < 68 {
-            killWorker(live)
+            killWorker(live, on: host)
         } else if roll < 76, let watcher = live.first(where: { $0.role == .watcher }) {
             if kill(watcher.pid, SIGKILL) == 0 { count("watcher") }
         } else if roll < 86, let supervisor = live.first(where: { $0.role == .supervisor }) {
@@ -110,16 +142,18 @@ final class Mayhem {
             // Half the time a busy worker dies right after: nobody sees that death, the lease must act.
             if Bool.random(using: &random) {
                 usleep(useconds_t(Int.random(in: 20_000...200_000, using: &random)))
-                killWorker(spared(spool.processes().filter { $0.pid != supervisor.pid }), busyOnly: true)
+                killWorker(spared(spool.processes().filter { $0.pid != supervisor.pid && host.owns($0.pid) }),
+                           on: host, busyOnly: true)
             }
         } else if roll >= 86 {
             try killCoordinator()
         } else {
-            killWorker(live)
+            killWorker(live, on: host)
         }
     }
 
-    /// The processes that may be killed now: any of them, except the last one left, whatever its role.
+    /// The processes that may be killed now (of one host): any of them, except the last one left, whatever
+    /// its role.
     /// A survivor brings the others back (a supervisor its workers and watcher, a worker or the watcher
     /// a dead supervisor); killing the very last leaves nothing that could, until the next `farm start`
     /// (killing everything at once is a case of the kill tests).
@@ -127,7 +161,7 @@ final class Mayhem {
         live.count > 1 ? live : []
     }
 
-    private func killWorker(_ live: [FarmProcess], busyOnly: Bool = false) {
+    private func killWorker(_ live: [FarmProcess], on host: FarmHost, busyOnly: Bool = false) {
         let all = live.filter { $0.role == .worker }.map(\.pid)
         let busy = all.filter(observer.busyWorkers().contains)
         let pool = !busy.isEmpty && (busyOnly || Int.random(in: 0..<10, using: &random) < 8) ? busy : all
@@ -135,7 +169,7 @@ final class Mayhem {
         let now = Clock.monotonic()
         if kill(pid, SIGKILL) == 0 {
             count("worker")
-            observer.workerKilled(pid, at: now)
+            observer.workerKilled(pid, on: host.name, at: now)
         }
     }
 
@@ -151,7 +185,8 @@ final class Mayhem {
             extras += 1
             path = try corpus.makeList("extra-\(extras).json", count: 8)
         }
-        let process = try farm.start(["add", path])
+        guard let host = pickHost() else { return }
+        let process = try host.farm.start(["add", path])
         let started = Clock.monotonic()
         let killing = Int.random(in: 0..<100, using: &random) < 85
         let at = started + Double.random(in: 0...addSeconds * 1.2, using: &random)
@@ -180,12 +215,15 @@ final class Mayhem {
             tally.pauses += 1
             resumeAt = Clock.monotonic() + Double.random(in: 0.3...1.5, using: &random)
         } else {
-            command(["scale", String(Int.random(in: workers, using: &random))])
+            guard let host = pickHost() else { return }
+            command(["scale", String(Int.random(in: workers, using: &random))], on: host)
             tally.scales += 1
         }
     }
 
-    private func command(_ arguments: [String]) {
+    /// Runs a control command on `host` (pause and resume act on the whole spool: on any host not out).
+    private func command(_ arguments: [String], on host: FarmHost? = nil) {
+        guard let farm = (host ?? up().first ?? hosts.first)?.farm else { return }
         do {
             let result = try farm.run(arguments, timeout: 60)
             if result.status != 0 {

@@ -1,13 +1,15 @@
 import Foundation
 
-/// The figures of one chaos run, printed as a table (with the goals of issue 6) and written as JSON
-/// for the tests.
+/// The figures of one chaos run, printed as a table (with the goals of issue 6, and a cluster's) and
+/// written as JSON for the tests.
 struct Report: Codable {
     var seconds: Double
     var killsPerSecond: Double
     var seed: UInt64
     var lease: Double
     var resources: Int
+    /// Downloads and ZIP entries whose SHA-256 is the origin's.
+    var sameDigest: Int
     var corpusBytes: Int
     var bytesServed: Int
     var kills: [String: Int]
@@ -32,6 +34,7 @@ struct Report: Codable {
     var overflowRecoveries: [Double?]
     var overflowsTriggered: Int
     var finished: Bool
+    var cluster: ClusterFigures?
 
     var totalKills: Int { kills.values.reduce(0, +) }
     var servedRatio: Double { Double(bytesServed) / Double(max(corpusBytes, 1)) }
@@ -40,29 +43,26 @@ struct Report: Codable {
     /// finished.
     var sound: Bool {
         finished && lost == 0 && duplicated == 0 && corrupt == 0 && strays == 0 && leftovers == 0 && statusErrors == 0
-            && fsck == 0 && pendingReclaims == 0
+            && fsck == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
     }
 
     /// The timing and traffic goals (loose on a loaded machine, so reported rather than fatal by default).
     var goalsMet: Bool {
         servedRatio <= 1.1 && (Self.percentile(seenReclaims, 0.99) ?? 0) <= 1
             && (unseenReclaims.max() ?? 0) <= lease + 1
-            && overflowRecoveries.allSatisfy { ($0 ?? .infinity) <= 2 }
+            && overflowRecoveries.allSatisfy { ($0 ?? .infinity) <= 2 } && cluster?.goalsMet(lease: lease) != false
     }
 
     func table() -> String {
-        func time(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "–" }
-        func reclaim(_ values: [Double]) -> String {
-            "p50 \(time(Self.percentile(values, 0.5))), p99 \(time(Self.percentile(values, 0.99))), "
-                + "max \(time(values.max())) (\(values.count))"
-        }
+        let time = Self.time, reclaim = Self.reclaim
         let byRole = ["worker", "supervisor", "watcher", "coordinator"].map { "\($0) \(kills[$0, default: 0])" }
         let overflow = overflowRecoveries.map { time($0) }.joined(separator: ", ")
-        let rows: [(String, String, String)] = [
+        var rows: [(String, String, String)] = [
             ("kills (SIGKILL)", "\(totalKills): " + byRole.joined(separator: ", "), "≥ 1,000 in a long run"),
             ("lost", String(lost), "0"),
             ("duplicated", String(duplicated), "0"),
             ("corrupt outputs", String(corrupt), "0"),
+            ("outputs sha256-equal to the origin's", String(sameDigest), "every download and ZIP entry"),
             ("stray outputs", String(strays), "0"),
             ("left in active/, tmp/, partial/, corrupt/", String(leftovers), "0"),
             ("status disagreeing", String(statusErrors), "0"),
@@ -72,12 +72,17 @@ struct Report: Codable {
                                                Double(bytesServed) / 1e6, Double(corpusBytes) / 1e6), "≤ 1.1×"),
             ("reclaim, death seen", reclaim(seenReclaims), "≤ 1 s"),
             ("reclaim, death unseen", reclaim(unseenReclaims), String(format: "≤ lease + 1 = %.0f s", lease + 1)),
-            ("status exact after an overflow", overflow + " (\(overflowsTriggered) of \(overflowRecoveries.count) overflowed)",
-             "≤ 2 s"),
+        ]
+        if !overflowRecoveries.isEmpty {
+            rows.append(("status exact after an overflow",
+                         overflow + " (\(overflowsTriggered) of \(overflowRecoveries.count) overflowed)", "≤ 2 s"))
+        }
+        rows += [
             ("adds finished / scales / pauses", "\(adds) / \(scales) / \(pauses)", ""),
             ("control commands that failed", String(commandErrors), "0"),
             ("farm found with no process (revived)", String(farmDown), "0"),
         ]
+        rows += cluster?.rows(lease: lease) ?? []
         var out = String(format: "chaos: %.0f s at %.1f kills/s, lease %.0f s, seed %llu\n", seconds, killsPerSecond,
                          lease, seed)
         out += "| what | measured | goal |\n| --- | --- | --- |\n"
@@ -85,10 +90,42 @@ struct Report: Codable {
         return out
     }
 
+    static func time(_ value: Double?) -> String { value.map { String(format: "%.2f s", $0) } ?? "–" }
+
+    /// Reclaim times as a row's figure: median, 99th percentile, maximum and count.
+    static func reclaim(_ values: [Double]) -> String {
+        "p50 \(time(percentile(values, 0.5))), p99 \(time(percentile(values, 0.99))), "
+            + "max \(time(values.max())) (\(values.count))"
+    }
+
     /// Nearest-rank percentile; nil for no values.
     static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+    }
+}
+
+extension Report {
+    /// The figures of a finished run (overflow rounds and cluster figures, where there are any, are set
+    /// by the caller).
+    init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: Corpus, bytesServed: Int,
+         verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool) {
+        self.init(
+            seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease,
+            resources: verdict.resources, sameDigest: verdict.sameDigest, corpusBytes: corpus.bytes,
+            bytesServed: bytesServed, kills: tally.kills, adds: tally.adds, scales: tally.scales, pauses: tally.pauses,
+            done: verdict.done, failed: verdict.failed, lost: verdict.lost.count, duplicated: verdict.duplicated.count,
+            corrupt: verdict.corrupt.count, strays: verdict.strays.count, leftovers: verdict.leftovers.count,
+            statusErrors: verdict.statusErrors.count, fsck: verdict.fsck.count, commandErrors: tally.commandErrors.count,
+            farmDown: tally.farmDown, seenReclaims: reclaims.seen, unseenReclaims: reclaims.unseen,
+            pendingReclaims: reclaims.pending, overflowRecoveries: [], overflowsTriggered: 0, finished: finished)
+    }
+
+    /// Writes the figures as JSON to `path`.
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
     }
 }

@@ -12,6 +12,8 @@ import Glibc
 /// `farm fsck` finding the spool sound.
 struct Verdict {
     var resources = 0
+    /// Downloads and ZIP entries whose SHA-256 is the origin's.
+    var sameDigest = 0
     var done = 0
     var failed = 0
     /// Resources not in a terminal state (or nowhere at all).
@@ -34,7 +36,14 @@ struct Verdict {
             && statusErrors.isEmpty && fsck.isEmpty
     }
 
-    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand) -> Verdict {
+    /// `mounts`: the spool's other paths (a cluster host's mount of it), whose outputs' paths name the same
+    /// files as the spool's own path.
+    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand, mounts: [String] = []) -> Verdict {
+        // The spool's path in place of the mount it was written through.
+        let local = { (path: String?) -> String? in
+            guard let path, let mount = mounts.first(where: { path.hasPrefix($0 + "/") }) else { return path }
+            return spool.root + path.dropFirst(mount.count)
+        }
         var verdict = Verdict()
         let places = jobPlaces(spool)
         var expectedJobs: Set<String> = []
@@ -64,10 +73,15 @@ struct Verdict {
                 }
                 let base = spool.outputBase(JobName(list: id, index: resource.index))
                 if resource.kind.succeeds {
-                    let outputs = checkOutputs(resource, base: base, thumb: spool.sidecar(resource.job)?.thumb, &verdict)
+                    let outputs = checkOutputs(resource, base: base, thumb: local(spool.sidecar(resource.job)?.thumb),
+                                               &verdict)
                     expectedFiles.formUnion(outputs.names)
-                    checkStatus(status[resource.index], resource: resource, file: outputs.file, image: outputs.image,
-                                &verdict)
+                    let entry = status[resource.index].map {
+                        var entry = $0
+                        (entry.file, entry.image) = (local(entry.file), local(entry.image))
+                        return entry
+                    }
+                    checkStatus(entry, resource: resource, file: outputs.file, image: outputs.image, &verdict)
                 } else if status[resource.index]?.status != .error {
                     let shown = status[resource.index]?.status.rawValue ?? "nothing"
                     verdict.statusErrors.append("\(job): status says \(shown)")
@@ -101,6 +115,18 @@ struct Verdict {
         return verdict
     }
 
+    /// Prints each finding (20 of each kind at most), and the control commands that failed.
+    func printFindings(commandErrors: [String]) {
+        for (title, items) in [("lost", lost), ("duplicated", duplicated), ("corrupt", corrupt), ("stray", strays),
+                               ("left behind", leftovers), ("status", statusErrors), ("fsck", fsck),
+                               ("command errors", commandErrors)]
+        where !items.isEmpty {
+            print("\(title):")
+            for item in items.prefix(20) { print("  " + item) }
+            if items.count > 20 { print("  … and \(items.count - 20) more") }
+        }
+    }
+
     /// `farm fsck --json` on the final spool: its findings as lines, none when it exits 0.
     private static func fsckFindings(_ farm: FarmCommand) -> [String] {
         guard let result = try? farm.run(["fsck", "--json"], timeout: 300) else { return ["farm fsck did not run"] }
@@ -122,6 +148,8 @@ struct Verdict {
         var names: Set<String> = [index + "." + resource.kind.fileExtension, index + ".thumb.png"]
         if digest(file) != resource.sha256 {
             verdict.corrupt.append("\(file) is not the origin's \(resource.path)")
+        } else {
+            verdict.sameDigest += 1
         }
         var image = file
         switch resource.kind {
@@ -133,7 +161,11 @@ struct Verdict {
             names.insert(index + ".unzipped")
             guard let entry = resource.entry else { break }
             let extracted = unzipped + "/" + entry.name
-            if digest(extracted) != entry.sha256 { verdict.corrupt.append("\(extracted) is not the ZIP's entry") }
+            if digest(extracted) != entry.sha256 {
+                verdict.corrupt.append("\(extracted) is not the ZIP's entry")
+            } else {
+                verdict.sameDigest += 1
+            }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: unzipped)) ?? [] where name != entry.name {
                 verdict.strays.append(unzipped + "/" + name)
             }

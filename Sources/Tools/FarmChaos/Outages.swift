@@ -1,0 +1,116 @@
+import FarmSpool
+import FarmSystem
+import Foundation
+import Glibc
+
+/// Hosts going out during a cluster's chaos, one at a time: a cut-off (the host's link set down for
+/// longer than the lease, so its mount blocks, then fails, while its processes live on and come back
+/// when the link does) or a death (all its processes SIGKILLed at once, the host started again a few
+/// seconds later, as after a reboot). The first outage is a cut-off. Either way its jobs must be
+/// reclaimed by the other hosts within the lease + 2 s (the observer times them), and a worker of a
+/// cut-off host must never complete one of them once it is back. Runs on the chaos thread.
+final class Outages {
+    enum Kind: String, Codable {
+        case cutOff = "cut off", death = "died"
+    }
+
+    /// One outage, as reported.
+    struct Outage: Codable {
+        var host: String
+        var kind: Kind
+        var seconds: Double
+        /// For a death: the processes killed.
+        var killed = 0
+    }
+
+    private struct Current {
+        let host: ClusterHost
+        let kind: Kind
+        let since: Double
+        let until: Double
+        let killed: Int
+    }
+
+    private let cluster: ClusterHosts
+    private let spool: Spool
+    private let observer: Observer
+    private let lease: Double
+    /// What `farm start` a dead host is started again with.
+    private let start: [String]
+    private var random: SplitMix64
+    private var current: Current?
+    private var next: Double
+    private(set) var done: [Outage] = []
+
+    init(cluster: ClusterHosts, spool: Spool, observer: Observer, lease: Double, start: [String], seed: UInt64) {
+        self.cluster = cluster
+        self.spool = spool
+        self.observer = observer
+        self.lease = lease
+        self.start = start
+        random = SplitMix64(seed: seed)
+        next = Clock.monotonic() + Double.random(in: 3...6, using: &random)
+    }
+
+    func isOut(_ host: String) -> Bool { current?.host.name == host }
+
+    /// Starts the next outage when it is due and there is time for it (`remaining` seconds of chaos
+    /// left), ends the current one when its time is up.
+    func step(remaining: Double) throws {
+        let now = Clock.monotonic()
+        if let current {
+            if now >= current.until { try end(current) }
+            return
+        }
+        // Someone must be left to reclaim.
+        guard now >= next, cluster.hosts.count > 1 else { return }
+        let cutOff = done.isEmpty || Int.random(in: 0..<10, using: &random) < 7
+        let seconds = cutOff ? lease + Double.random(in: 3...8, using: &random) : Double.random(in: 2...6, using: &random)
+        // A cut-off shorter than the lease + 3 s proves little: wait for the next chaos instead.
+        guard remaining >= seconds + 1 || (cutOff && remaining >= lease + 4) else { return }
+        let host = cluster.hosts.randomElement(using: &random)!
+        let length = min(seconds, remaining - 1)
+        let pids = Set(spool.processes().map(\.pid).filter(host.owns))
+        if cutOff {
+            observer.hostOut(host.name, pids: pids, at: now)
+            try cluster.network.setLink(of: host.namespace, up: false)
+            print(String(format: "chaos: %@ cut off for %.0f s", host.name, length))
+            current = Current(host: host, kind: .cutOff, since: now, until: now + length, killed: 0)
+        } else {
+            // Killed in one sweep, and again until none is left: a supervisor may have started a worker meanwhile.
+            var killed = 0
+            var left = pids
+            let deadline = now + 5
+            while !left.isEmpty && Clock.monotonic() < deadline {
+                for pid in left where kill(pid, SIGKILL) == 0 { killed += 1 }
+                left = Set(spool.processes().map(\.pid).filter(host.owns))
+            }
+            observer.hostOut(host.name, pids: pids, at: now)
+            print(String(format: "chaos: %@ died (%d processes killed), back in %.0f s", host.name, killed, length))
+            current = Current(host: host, kind: .death, since: now, until: now + length, killed: killed)
+        }
+    }
+
+    /// Ends the outage under way, if any (the chaos is over).
+    func endAll() throws {
+        if let current { try end(current) }
+    }
+
+    private func end(_ outage: Current) throws {
+        current = nil
+        let now = Clock.monotonic()
+        switch outage.kind {
+        case .cutOff:
+            try cluster.network.setLink(of: outage.host.namespace, up: true)
+            observer.hostBack(outage.host.name)
+        case .death:
+            let result = try outage.host.farm.run(start, timeout: 120)
+            if result.status != 0 {
+                throw ChaosError("farm start on \(outage.host.name) after its death exited \(result.status): "
+                    + result.error.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+        done.append(Outage(host: outage.host.name, kind: outage.kind, seconds: now - outage.since, killed: outage.killed))
+        next = Clock.monotonic() + Double.random(in: 4...10, using: &random)
+    }
+}
