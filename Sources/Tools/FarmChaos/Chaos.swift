@@ -62,7 +62,7 @@ struct Chaos: ParsableCommand {
         try farm.must(["start", "--workers", String(workers), "--lease", String(lease)])
         observer.start()
 
-        let mayhem = Mayhem(hosts: [FarmHost(name: "", farm: farm, owns: { _ in true })], spool: spool,
+        let mayhem = Mayhem(hosts: [ChaosHost(name: "", farm: farm, owns: { _ in true })], spool: spool,
                             corpus: corpus, observer: observer,
                             killsPerSecond: killsPerSecond, workers: 2...8, seed: seed ^ 0x5EED)
         try mayhem.run(seconds: seconds)

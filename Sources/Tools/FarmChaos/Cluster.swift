@@ -96,7 +96,7 @@ struct Cluster: ParsableCommand {
 
         let outages = Outages(cluster: cluster, spool: spool, observer: observer, lease: lease, start: start,
                               seed: seed ^ 0xC07)
-        let mayhem = Mayhem(hosts: cluster.hosts.map { FarmHost(name: $0.name, farm: $0.farm, owns: $0.owns) },
+        let mayhem = Mayhem(hosts: cluster.hosts.map { ChaosHost(name: $0.name, farm: $0.farm, owns: $0.owns) },
                             spool: spool, corpus: corpus, observer: observer, killsPerSecond: killsPerSecond,
                             workers: max(1, workers - 1)...(workers + 1), seed: seed ^ 0x5EED, outages: outages)
         do { try mayhem.run(seconds: seconds) } catch {

@@ -34,6 +34,7 @@ struct ClusterFigures: Codable {
             outages.isEmpty ? "none" : outages.map { outage in
                 String(format: "%@ %.1f s", outage.host, outage.seconds)
                     + (outage.kind == .death ? " (\(outage.killed) processes)" : "")
+                    + (outage.mountBack.map { String(format: " (mount back %.1f s later)", $0) } ?? "")
             }.joined(separator: ", ")
         }
         return [

@@ -8,7 +8,7 @@ import Synchronization
 let interrupted = Atomic<Bool>(false)
 
 /// Where the chaos runs farm: the machine (one host, every process its own), or one host of a cluster.
-struct FarmHost {
+struct ChaosHost {
     let name: String
     let farm: FarmCommand
     /// Whether a farm process runs on this host.
@@ -33,7 +33,7 @@ final class Mayhem {
         var total: Int { kills.values.reduce(0, +) }
     }
 
-    private let hosts: [FarmHost]
+    private let hosts: [ChaosHost]
     private let spool: Spool
     private let corpus: Corpus
     private let observer: Observer
@@ -47,7 +47,7 @@ final class Mayhem {
     private var resumeAt: Double?
     private let outages: Outages?
 
-    init(hosts: [FarmHost], spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
+    init(hosts: [ChaosHost], spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
          workers: ClosedRange<Int>, seed: UInt64, outages: Outages? = nil) {
         self.hosts = hosts
         self.outages = outages
@@ -117,12 +117,12 @@ final class Mayhem {
     // MARK: Kills
 
     /// The hosts not out now (every host when nothing is out).
-    private func up() -> [FarmHost] {
+    private func up() -> [ChaosHost] {
         hosts.filter { outages?.isOut($0.name) != true }
     }
 
     /// A host not out, at random (the machine itself, drawing nothing, when there is one host).
-    private func pickHost() -> FarmHost? {
+    private func pickHost() -> ChaosHost? {
         let candidates = up()
         return candidates.count == 1 ? candidates[0] : candidates.randomElement(using: &random)
     }
@@ -161,7 +161,7 @@ final class Mayhem {
         live.count > 1 ? live : []
     }
 
-    private func killWorker(_ live: [FarmProcess], on host: FarmHost, busyOnly: Bool = false) {
+    private func killWorker(_ live: [FarmProcess], on host: ChaosHost, busyOnly: Bool = false) {
         let all = live.filter { $0.role == .worker }.map(\.pid)
         let busy = all.filter(observer.busyWorkers().contains)
         let pool = !busy.isEmpty && (busyOnly || Int.random(in: 0..<10, using: &random) < 8) ? busy : all
@@ -186,7 +186,8 @@ final class Mayhem {
             path = try corpus.makeList("extra-\(extras).json", count: 8)
         }
         guard let host = pickHost() else { return }
-        let process = try host.farm.start(["add", path])
+        // Its output is a line or two: the pipes never fill, and are read once it has ended.
+        let process = try host.farm.start(["add", path], capture: true)
         let started = Clock.monotonic()
         let killing = Int.random(in: 0..<100, using: &random) < 85
         let at = started + Double.random(in: 0...addSeconds * 1.2, using: &random)
@@ -199,7 +200,10 @@ final class Mayhem {
             tally.adds += 1
             addSeconds = addSeconds * 0.7 + (Clock.monotonic() - started) * 0.3
         } else {
-            tally.commandErrors.append("farm add \(path) exited \(process.terminationStatus)")
+            let said = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+            tally.commandErrors.append("farm add \(path)" + (host.name.isEmpty ? "" : " on " + host.name)
+                + " exited \(process.terminationStatus): "
+                + String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 
@@ -222,7 +226,7 @@ final class Mayhem {
     }
 
     /// Runs a control command on `host` (pause and resume act on the whole spool: on any host not out).
-    private func command(_ arguments: [String], on host: FarmHost? = nil) {
+    private func command(_ arguments: [String], on host: ChaosHost? = nil) {
         guard let farm = (host ?? up().first ?? hosts.first)?.farm else { return }
         do {
             let result = try farm.run(arguments, timeout: 60)

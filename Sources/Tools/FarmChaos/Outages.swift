@@ -6,7 +6,8 @@ import Glibc
 /// Hosts going out during a cluster's chaos, one at a time: a cut-off (the host's link set down for
 /// longer than the lease, so its mount blocks, then fails, while its processes live on and come back
 /// when the link does) or a death (all its processes SIGKILLed at once, the host started again a few
-/// seconds later, as after a reboot). The first outage is a cut-off. Either way its jobs must be
+/// seconds later, as after a reboot). A cut-off host is out until its mount answers again, a few
+/// seconds after its link is back. The first outage is a cut-off. Either way its jobs must be
 /// reclaimed by the other hosts within the lease + 2 s (the observer times them), and a worker of a
 /// cut-off host must never complete one of them once it is back. Runs on the chaos thread.
 final class Outages {
@@ -21,6 +22,8 @@ final class Outages {
         var seconds: Double
         /// For a death: the processes killed.
         var killed = 0
+        /// For a cut-off: seconds from the link's return to the mount answering again.
+        var mountBack: Double?
     }
 
     private struct Current {
@@ -29,6 +32,8 @@ final class Outages {
         let since: Double
         let until: Double
         let killed: Int
+        /// When a cut-off host's link came back (its mount does not answer yet).
+        var linkedAt: Double?
     }
 
     private let cluster: ClusterHosts
@@ -59,7 +64,11 @@ final class Outages {
     func step(remaining: Double) throws {
         let now = Clock.monotonic()
         if let current {
-            if now >= current.until { try end(current) }
+            if let linkedAt = current.linkedAt {
+                if Self.answers(current.host) || now - linkedAt > 60 { finish(current) }
+            } else if now >= current.until {
+                try end(current)
+            }
             return
         }
         // Someone must be left to reclaim.
@@ -91,26 +100,40 @@ final class Outages {
         }
     }
 
-    /// Ends the outage under way, if any (the chaos is over).
+    /// Ends the outage under way, if any (the chaos is over), and waits for a cut-off host's mount.
     func endAll() throws {
-        if let current { try end(current) }
+        if let current, current.linkedAt == nil { try end(current) }
+        while let current, let linkedAt = current.linkedAt {
+            if Self.answers(current.host) || Clock.monotonic() - linkedAt > 60 { finish(current) } else { usleep(50_000) }
+        }
     }
 
     private func end(_ outage: Current) throws {
-        current = nil
-        let now = Clock.monotonic()
         switch outage.kind {
         case .cutOff:
             try cluster.network.setLink(of: outage.host.namespace, up: true)
             observer.hostBack(outage.host.name)
+            current?.linkedAt = Clock.monotonic()
         case .death:
             let result = try outage.host.farm.run(start, timeout: 120)
             if result.status != 0 {
                 throw ChaosError("farm start on \(outage.host.name) after its death exited \(result.status): "
                     + result.error.trimmingCharacters(in: .whitespacesAndNewlines))
             }
+            finish(outage)
         }
-        done.append(Outage(host: outage.host.name, kind: outage.kind, seconds: now - outage.since, killed: outage.killed))
-        next = Clock.monotonic() + Double.random(in: 4...10, using: &random)
+    }
+
+    private func finish(_ outage: Current) {
+        current = nil
+        let now = Clock.monotonic()
+        done.append(Outage(host: outage.host.name, kind: outage.kind, seconds: (outage.linkedAt ?? now) - outage.since,
+                           killed: outage.killed, mountBack: outage.linkedAt.map { now - $0 }))
+        next = now + Double.random(in: 4...10, using: &random)
+    }
+
+    /// Whether the host's mount answers (a cut-off one fails with ENOTCONN until it is back).
+    private static func answers(_ host: ClusterHost) -> Bool {
+        access(host.farm.spool, F_OK) == 0
     }
 }

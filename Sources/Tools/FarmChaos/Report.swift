@@ -8,7 +8,8 @@ struct Report: Codable {
     var seed: UInt64
     var lease: Double
     var resources: Int
-    /// Downloads and ZIP entries whose SHA-256 is the origin's.
+    /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
+    var digests: Int
     var sameDigest: Int
     var corpusBytes: Int
     var bytesServed: Int
@@ -62,7 +63,7 @@ struct Report: Codable {
             ("lost", String(lost), "0"),
             ("duplicated", String(duplicated), "0"),
             ("corrupt outputs", String(corrupt), "0"),
-            ("outputs sha256-equal to the origin's", String(sameDigest), "every download and ZIP entry"),
+            ("outputs sha256-equal to the origin's", "\(sameDigest) of \(digests)", "all (downloads, ZIP entries)"),
             ("stray outputs", String(strays), "0"),
             ("left in active/, tmp/, partial/, corrupt/", String(leftovers), "0"),
             ("status disagreeing", String(statusErrors), "0"),
@@ -113,7 +114,7 @@ extension Report {
          verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool) {
         self.init(
             seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease,
-            resources: verdict.resources, sameDigest: verdict.sameDigest, corpusBytes: corpus.bytes,
+            resources: verdict.resources, digests: verdict.digests, sameDigest: verdict.sameDigest, corpusBytes: corpus.bytes,
             bytesServed: bytesServed, kills: tally.kills, adds: tally.adds, scales: tally.scales, pauses: tally.pauses,
             done: verdict.done, failed: verdict.failed, lost: verdict.lost.count, duplicated: verdict.duplicated.count,
             corrupt: verdict.corrupt.count, strays: verdict.strays.count, leftovers: verdict.leftovers.count,

@@ -12,7 +12,8 @@ import Glibc
 /// `farm fsck` finding the spool sound.
 struct Verdict {
     var resources = 0
-    /// Downloads and ZIP entries whose SHA-256 is the origin's.
+    /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
+    var digests = 0
     var sameDigest = 0
     var done = 0
     var failed = 0
@@ -146,6 +147,7 @@ struct Verdict {
         let index = String(resource.index)
         let file = base + "." + resource.kind.fileExtension
         var names: Set<String> = [index + "." + resource.kind.fileExtension, index + ".thumb.png"]
+        verdict.digests += 1
         if digest(file) != resource.sha256 {
             verdict.corrupt.append("\(file) is not the origin's \(resource.path)")
         } else {
@@ -161,6 +163,7 @@ struct Verdict {
             names.insert(index + ".unzipped")
             guard let entry = resource.entry else { break }
             let extracted = unzipped + "/" + entry.name
+            verdict.digests += 1
             if digest(extracted) != entry.sha256 {
                 verdict.corrupt.append("\(extracted) is not the ZIP's entry")
             } else {
