@@ -118,18 +118,24 @@ extension FsckRun {
     }
 
     /// The pid of the process that staged the tmp/ entry `name`, when its name carries one: a temporary
-    /// beside its file, a registry entry, a command's scratch file.
+    /// beside its file, a registry entry (of this host: another host's pid means nothing here), a
+    /// command's scratch file.
     private static func writer(ofScratch name: String) -> Int32? {
         if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
         if name.hasPrefix(Spool.stagedRegistrationPrefix) {
-            return Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))?.pid
+            let registrant = Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
+            return registrant?.isLocal == true ? registrant?.pid : nil
         }
         return Spool.scratchWriter(ofName: name)
     }
 
-    /// A temporary at `path` written by `writer`: garbage once that process is gone.
+    /// A temporary at `path` written by `writer`: garbage once that process is gone, and, while other
+    /// hosts run farm processes (the writer may be one of theirs), once it is `temporaryAge` old.
     func checkTemporary(_ path: String, writer: Int32) {
         guard !Processes.mayExist(writer) else { return }
+        if otherHostsRun {
+            guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.temporaryAge else { return }
+        }
         found(.temporary, path, "a temporary of pid \(writer), which is gone") { () throws(SpoolError) in
             try? FileSystem.removeTree(path)
             return .made

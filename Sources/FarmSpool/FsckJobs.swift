@@ -125,7 +125,8 @@ extension FsckRun {
     func checkClaims() {
         for (name, entry) in claims where !doubled.contains(entry.job) && isDeadClaim(name) {
             found(.deadClaim, spool.active + "/" + name, job: entry.job,
-                  "the claim of \(entry.job) by pid \(entry.owner.pid), which is gone, is past its lease") {
+                  "the claim of \(entry.job) by pid \(entry.owner.pid)"
+                    + (entry.owner.isLocal ? ", which is gone," : " of another host") + " is past its lease") {
                 () throws(SpoolError) in try self.handBack(name, entry.job)
             }
         }

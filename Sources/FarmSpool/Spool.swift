@@ -17,10 +17,12 @@
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
 //     files/<list>/                  outputs: the downloaded file and its display image
-//     control/                       desired state: desired.json, paused, stopping, supervisor.lock;
-//                                    synced, the last bulk sync of finished jobs (Durability.swift)
-//     procs/<role>.<pid>.<nonce>     one entry per live process, flock'ed by it for its lifetime
-//     metrics/<role>.<pid>.<nonce>.json  the counters of the process registered under that name in procs/,
+//     control/                       desired state: desired.json, paused, stopping; per host,
+//                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);
+//                                    watcher.lock (ServingWatcher.swift); synced, the last bulk sync of
+//                                    finished jobs (Durability.swift)
+//     procs/<role>.<pid>.<nonce>.<host>  one entry per live process, flock'ed by it for its lifetime
+//     metrics/<role>.<pid>.<nonce>.<host>.json  the counters of the process registered under that name in procs/,
 //                                    replaced by rename about once a second and as it exits; folded.json,
 //                                    those of processes gone, and fold.lock, held while they are folded in
 //                                    (the protocol is at the top of FarmMetrics/MetricFiles.swift)
@@ -34,8 +36,10 @@
 //
 // Names. A <job> is `<list>.<index>`: the list id (16 lowercase hex digits) and the resource's
 // 0-based index in it. A job file holds one line of JSON (`JobRecord`: the URL and resource id);
-// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>`, fresh for
-// every claim. A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
+// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
+// for every claim, where <tag> is 8 hex digits naming the claimant's host (`FarmHost.tag`); an older
+// farm's `<pid>-<nonce>` counts as this host's. A <host> is the host name, in lower case and escaped
+// (`FarmHost`). A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
 // in the order they were made); the batch `0` holds jobs handed back, so they are claimed first.
 // A <shard> is `s<number>` and holds at most `Spool.shardSize` jobs.
 //
@@ -62,9 +66,10 @@
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
 // lease/4. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
-// Anyone may reclaim (supervisor, idle workers, `start`): an active file whose ctime is older than
-// the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and one wins.
-// The supervisor does the same at once for a worker it saw die (the pid is in the name).
+// Anyone may reclaim (supervisor, idle workers, `start`), on any host: an active file whose ctime is
+// older than the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and
+// one wins. The supervisor does the same at once for a worker of its own host it saw die (the pid and
+// the host's tag are in the name); it never judges another host's claim by its pid.
 //
 // Complete. The owner sets its outcome record (the last Sidecar: what it made, or why it failed) as
 // the extended attribute `user.farm.outcome` of `active/<job>@<owner>` (or, where the file system
@@ -83,6 +88,14 @@
 // Durability.swift). The completion rename itself is not fsynced either: undone by a power loss, it
 // means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
 // may leave it: the record on the job file wins).
+//
+// Hosts. Several hosts may share the spool through a shared file system (SPEC §11), each running its
+// own supervisor, workers and a watcher; a pid names a process on its own host only. Every process
+// registers with its host, and only its host signals it, counts it, or releases its jobs when it dies
+// (HostControl.swift); other hosts know its claims by their lease, and its liveness by its registry
+// lock, a hint only (a host cut off keeps its locks in the others' eyes for a while). One watcher
+// serves the whole spool, the others stand by (ServingWatcher.swift). stop, pause, resume and reset
+// act on every host.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
@@ -117,9 +130,9 @@ public struct Spool: Sendable {
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
     public var control: String { root + "/control" }
-    /// Live processes, `procs/<role>.<pid>.<nonce>`, each locked by its process (see Registry).
+    /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (see Registry).
     public var procs: String { root + "/procs" }
-    /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.json` and those of the gone (FarmMetrics).
+    /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.<host>.json` and those of the gone (FarmMetrics).
     public var metrics: String { root + "/metrics" }
     /// The watcher's aggregated status documents.
     public var status: String { root + "/status" }

@@ -21,7 +21,7 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         let desired = spool.desired()
-        return document(records: records, jobs: jobs, workers: workers(spool, desired), paused: spool.isPaused,
+        return document(records: records, jobs: jobs, workers: workers(spool), paused: spool.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
@@ -55,9 +55,10 @@ public enum StatusScan {
         return set
     }
 
-    /// Desired workers from control/, running ones from the process registry.
-    static func workers(_ spool: Spool, _ desired: Desired) -> Workers {
-        Workers(desired: desired.workers, running: spool.processes().filter { $0.role == .worker }.count)
+    /// Desired workers from control/, running ones from the process registry, summed over hosts.
+    static func workers(_ spool: Spool) -> Workers {
+        let counts = spool.workerCounts()
+        return Workers(desired: counts.desired, running: counts.running)
     }
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room

@@ -168,8 +168,9 @@ public final class Watcher {
         if controlChanged {
             controlChanged = false
             let desired = spool.desired(), paused = spool.isPaused
-            if desired.workers != workers.desired || paused != self.paused || desired.minFree != minFree {
-                workers.desired = desired.workers
+            // The desired workers are summed over the hosts that run a process: read with the registry.
+            processesChanged = true
+            if paused != self.paused || desired.minFree != minFree {
                 self.paused = paused
                 minFree = desired.minFree
                 changed = true
@@ -182,9 +183,9 @@ public final class Watcher {
                 spoolGone = true
                 return
             }
-            let running = spool.processes().filter { $0.role == .worker }.count
-            if running != workers.running {
-                workers.running = running
+            let counts = spool.workerCounts()
+            if counts.running != workers.running || counts.desired != workers.desired {
+                workers = Workers(desired: counts.desired, running: counts.running)
                 changed = true
             }
             lookAtDisk()
@@ -244,7 +245,7 @@ public final class Watcher {
                 changed = true
             }
         case .control:
-            if ControlFile(rawValue: event.name)?.isShownInStatus == true { controlChanged = true }
+            if ControlFile.isShownInStatus(event.name) { controlChanged = true }
         case .procs:
             processesChanged = true
         }

@@ -174,7 +174,7 @@ final class TopSession {
             case .quit:
                 return
             case .scale(let delta):
-                say("\(try control.scale(to: spool.desired().workers + delta))")
+                say("\(try control.scale(to: spool.desiredWorkers() + delta))")
             case .togglePause:
                 let outcome = try control.setPaused(!control.isPaused)
                 say("\(outcome)", outcome.paused ? .warn : .normal)
