@@ -27,6 +27,8 @@ public enum ControlErrorCode: ErrorCode {
     case unknownList
     /// A list id that is not one (16 hex digits): it names no list and never could.
     case invalidListID
+    /// A list added by a farm that kept no resource table, which `export` reads.
+    case noResourceTable
     /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
     case manifestRefused
     /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
@@ -53,6 +55,8 @@ public enum ControlErrorCode: ErrorCode {
             return "the bytes to keep free on the disk must be 0 (no limit) or more (got \(subject))"
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"
         case .unknownList: return "no list \(subject) in the spool"
+        case .noResourceTable:
+            return "list \(subject) was added by an older farm that kept no table of its resources; add it again to export it"
         case .manifestRefused, .listConflict, .spoolFailed: return "\(self): \(subject)"
         }
     }

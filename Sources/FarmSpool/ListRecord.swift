@@ -13,13 +13,17 @@ public struct ListRecord: Equatable, Sendable {
     public var source: String
     /// When it was added (ISO 8601).
     public var added: String
+    /// The shape its JSON had (FarmManifest's `ListForm`: "urls", "items" or "objects"), which `farm
+    /// export` writes it back in; nil for a list added by a farm that did not record it.
+    public var shape: String?
 
-    public init(name: String, total: Int, digest: String, source: String, added: String) {
+    public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
         self.source = source
         self.added = added
+        self.shape = shape
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -27,7 +31,7 @@ public struct ListRecord: Equatable, Sendable {
 
 
 
-/// Every member is required.
+/// Every member but `shape` is required.
 extension ListRecord: JSONRecord {}
 
 extension Spool {
