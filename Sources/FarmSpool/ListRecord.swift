@@ -5,7 +5,7 @@ import FarmJSON
 public struct ListRecord: Equatable, Sendable {
     /// The name farm shows (the JSON file's name, e.g. "Set 1.json").
     public var name: String
-    /// How many resources (jobs) the list has: job indexes are 0..<total.
+    /// How many resources the list has: as added in the file, as now through `Spool.list(_:)`.
     public var total: Int
     /// A digest of the list's URLs and ids, so adding the same list again is recognised.
     public var digest: String
@@ -35,8 +35,11 @@ public struct ListRecord: Equatable, Sendable {
 extension ListRecord: JSONRecord {}
 
 extension Spool {
-    /// The published list with this id, or nil when there is none (or it does not parse).
+    /// The published list with this id, or nil when there is none (or it does not parse). Its `total`
+    /// is the count now: an edited list's order file has the last word (the record is written once).
     public func list(_ id: String) -> ListRecord? {
-        listRecord(id).flatMap { JSON.decode(ListRecord.self, from: $0) }
+        guard var record = listRecord(id).flatMap({ JSON.decode(ListRecord.self, from: $0) }) else { return nil }
+        if let count = editedCount(ofList: id) { record.total = count }
+        return record
     }
 }
