@@ -23,7 +23,7 @@ extension Control {
     /// is a new lowercase UUID v4 unless given.
     public func addItem(_ ref: ListRef, url: String, id: String? = nil, at position: Int? = nil)
         throws(ControlError) -> ItemEdited {
-        let list = try find(ref)
+        let list = try findForEdit(ref)
         guard HostKey(url: url) != nil else {
             throw ControlError(.editRefused, "\(url) is not an http(s) URL")
         }
@@ -36,14 +36,21 @@ extension Control {
 
     /// `farm item rm LIST ID`: the resource goes, wherever its job is; the later ones move up by one.
     public func removeItem(_ ref: ListRef, id: String) throws(ControlError) -> ItemEdited {
-        let list = try find(ref)
+        let list = try findForEdit(ref)
         return try edit(list) { () throws(SpoolError) in try spool.removeResource(id: id, fromList: list.id) }
     }
 
     /// `farm item move LIST ID POS`: the resource goes to `position`; the others shift.
     public func moveItem(_ ref: ListRef, id: String, to position: Int) throws(ControlError) -> ItemEdited {
-        let list = try find(ref)
+        let list = try findForEdit(ref)
         return try edit(list) { () throws(SpoolError) in try spool.moveResource(id: id, inList: list.id, to: position) }
+    }
+
+    /// The list to edit: one that is not there is a refused edit too (SPEC §8).
+    private func findForEdit(_ ref: ListRef) throws(ControlError) -> PublishedList {
+        do { return try find(ref) } catch where error.code == .unknownList || error.code == .invalidListID {
+            throw ControlError(.editRefused, error.subject, cause: error)
+        }
     }
 
     private func edit(_ list: PublishedList, _ call: () throws(SpoolError) -> EditedResource) throws(ControlError)

@@ -12,10 +12,14 @@ public struct EditedResource: Sendable, Equatable {
 extension Spool {
     static let editLockSuffix = ".lock"
     static let editJournalSuffix = ".edit"
+    /// What an edit stages beside its list: `<list>.order.new`, `<list>.job.new` (see `finishEdit`).
+    static let stagedSuffix = ".new"
+    static let stagedJobSuffix = ".job" + stagedSuffix
 
     /// Whether `name` in lists/ is one of the files edits keep: an order, an edit lock, a journal.
     static func isEditFile(_ name: String) -> Bool {
-        for suffix in [orderSuffix, editLockSuffix, editJournalSuffix] where name.hasSuffix(suffix) {
+        for suffix in [orderSuffix, editLockSuffix, editJournalSuffix, orderSuffix + stagedSuffix, stagedJobSuffix]
+            where name.hasSuffix(suffix) {
             return ListID.isValid(String(name.dropLast(suffix.count)))
         }
         return false
@@ -118,6 +122,8 @@ extension Spool {
     /// removed that the committed order does not hold has its job and outputs removed (the add never
     /// happened, or the removal did). Called under the list's edit lock, and by `recover()`.
     func finishEdit(ofList id: String, total: Int) throws(SpoolError) {
+        try? FileSystem.unlink(orderPath(ofList: id) + Self.stagedSuffix)
+        try? FileSystem.unlink(lists + "/" + id + Self.stagedJobSuffix)
         let journal = editJournalPath(ofList: id)
         guard let bytes = try? FileSystem.readFile(journal) else { return }
         if let number = Int(String(decoding: bytes, as: UTF8.self)), number >= 0,
@@ -216,9 +222,10 @@ extension Spool {
         _ = try? moveToQueue(path, job: job, shard: priorityShard(position))
     }
 
-    /// Writes the new job file of `job` into `shard`: made in tmp/, synced, then renamed in.
+    /// Writes the new job file of `job` into `shard`: made beside its list (under its edit lock), synced,
+    /// then renamed in.
     private func queueNew(_ job: JobName, _ record: JobRecord, in shard: String) throws(SpoolError) {
-        let staged = scratchPath("job-" + job.raw)
+        let staged = lists + "/" + job.list + Self.stagedJobSuffix
         do {
             try FileSystem.createFile(staged, record.encoded(), sync: true)
         } catch {

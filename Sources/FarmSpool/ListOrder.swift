@@ -75,10 +75,11 @@ extension Spool {
     }
 
     /// Replaces the order of list `id`, durably: the new order is on disk, under its name, when this
-    /// returns. The rename is the commit point of an edit.
+    /// returns. The rename is the commit point of an edit. Called under the list's edit lock, which is
+    /// why its temporary can have a fixed name (one left by a killed editor is the next one's to remove).
     func writeOrder(_ order: ListOrder, ofList id: String) throws(Errno) {
         let path = orderPath(ofList: id)
-        let temporary = AtomicFile.temporaryName(for: path)
+        let temporary = path + Self.stagedSuffix
         do {
             let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate], permissions: 0o600)
             defer { fd.closeQuietly() }
