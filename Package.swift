@@ -94,7 +94,7 @@ let package = Package(
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmSystem",
+            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: [
@@ -170,6 +170,7 @@ let package = Package(
             "FarmSupervisor",
             "FarmDemo",
             "FarmTop",
+            "FarmManifest",
             "FarmServe",
             "FarmMetrics",
             "FarmTransfer",

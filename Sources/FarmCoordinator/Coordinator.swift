@@ -55,7 +55,7 @@ public enum Coordinator {
             }
             adding.append((id, list.resources))
             let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
-                                    added: added)
+                                    added: added, shape: list.form.rawValue)
             records.append(ListRecordFile(id: id, bytes: record.encoded()))
             report.added.append((list.name, list.resources.count))
         }

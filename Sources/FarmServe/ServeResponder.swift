@@ -16,6 +16,8 @@ import Hummingbird
 ///     GET  /api/events[?list=<id>]               server-sent events: `summary`, and `list` with ?list
 ///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
+///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
+///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
 ///     GET  /metrics                              the farm's metrics in Prometheus' text format (SPEC §10)
 struct ServeResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -47,7 +49,7 @@ struct ServeResponder: HTTPResponder {
             let wrong = "\(request.uri.path) takes \(route.method), not \(request.method.rawValue)"
             throw Refusal(error: ServeError(.methodNotAllowed, wrong), allow: route.method)
         }
-        if route.method == "POST" { try guarding.checkChange(request) }
+        if route.changes { try guarding.checkChange(request) }
         let spool = spool
         var request = request
         switch route {
@@ -86,6 +88,17 @@ struct ServeResponder: HTTPResponder {
             let body = try await decode(Add.self, from: &request, example: #"{"source": "https://…/lists.zip"}"#)
             let source = body.source.trimmingCharacters(in: .whitespaces)
             return Reply.message(try await act { try $0.add(source) })
+        case .addItem(let id):
+            _ = try record(id)
+            let body = try await decode(NewItem.self, from: &request, example: #"{"url": "https://…/a.jpg"}"#)
+            return Reply.message(try await act { try $0.addItem(list: id, url: body.url, id: body.id, at: body.at) })
+        case .removeItem(let id, let item):
+            _ = try record(id)
+            return Reply.message(try await act { try $0.removeItem(list: id, id: item) })
+        case .moveItem(let id, let item):
+            _ = try record(id)
+            let body = try await decode(Move.self, from: &request, example: #"{"to": 0}"#)
+            return Reply.message(try await act { try $0.moveItem(list: id, id: item, to: body.to) })
         }
     }
 
@@ -144,6 +157,24 @@ struct ServeResponder: HTTPResponder {
     private struct Scale: JSONReadable {
         let workers: Int
         init(json: JSONValue) throws(JSONMismatch) { workers = try json.decode("workers") }
+    }
+
+    /// The body of POST /api/lists/<id>/items: `{"url": "…"}`, with an `id` and a position `at` if wanted.
+    private struct NewItem: JSONReadable {
+        let url: String
+        let id: String?
+        let at: Int?
+        init(json: JSONValue) throws(JSONMismatch) {
+            url = try json.decode("url")
+            id = try json.decodeIfPresent("id")
+            at = try json.decodeIfPresent("at")
+        }
+    }
+
+    /// The body of POST /api/lists/<id>/items/<itemId>/move: `{"to": N}`.
+    private struct Move: JSONReadable {
+        let to: Int
+        init(json: JSONValue) throws(JSONMismatch) { to = try json.decode("to") }
     }
 
     /// The body of POST /api/add: `{"source": "…"}`.

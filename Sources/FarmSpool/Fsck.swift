@@ -65,6 +65,8 @@ public struct FsckFinding: Sendable, Equatable {
         case deadClaim = "dead-claim"
         /// A job of a list that is nowhere.
         case lost
+        /// A job of a resource removed from its list (an edit killed before its end), still somewhere.
+        case removed
         /// An output of a job that is not done.
         case strayOutput = "stray-output"
         /// A done job one of whose outputs is gone.
@@ -269,9 +271,13 @@ final class FsckList {
 
     let id: String
     var record: ListRecord?
-    /// How many jobs it has: the record's total, else the number of lines of its table; nil when
-    /// neither reads (its jobs cannot be told from strangers, so none of them is judged).
+    /// How many jobs it has: the record's total, else the number of lines of its table (for an edited
+    /// list, always the lines: each resource it ever had); nil when neither reads (its jobs cannot be told
+    /// from strangers, so none of them is judged).
     var total: Int?
+    /// For an edited list, the job numbers of resources removed from it (in the table, not in its order),
+    /// which must be nowhere; nil for a list never edited.
+    var removed: Set<Int>?
     /// Indexes whose line of the resource table is missing or does not parse.
     var badLines: [Int] = []
     /// By index: where the job was seen (bits above).
@@ -284,5 +290,11 @@ final class FsckList {
 
     init(id: String) {
         self.id = id
+    }
+
+    /// Whether the job `index` needs a second look: a resource lost or doubled, or a removed one seen.
+    func isSuspect(_ index: Int) -> Bool {
+        if removed?.contains(index) == true { return seen[index] != 0 }
+        return FsckRun.isSuspect(seen[index])
     }
 }

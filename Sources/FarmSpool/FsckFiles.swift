@@ -36,6 +36,8 @@ extension FsckRun {
                 guard let total = list.total else { continue }
                 if job.index >= total {
                     whose = "of resource \(job.index), past the end of its list (\(total) resource(s))"
+                } else if list.removed?.contains(job.index) == true && list.seen[job.index] == 0 {
+                    whose = "of job \(job), whose resource was removed from its list"
                 } else if list.seen[job.index] == FsckList.done {
                     whose = "of job \(job), which is done"
                 } else if list.seen[job.index] == FsckList.failed {

@@ -5,7 +5,7 @@ import FarmJSON
 public struct ListRecord: Equatable, Sendable {
     /// The name farm shows (the JSON file's name, e.g. "Set 1.json").
     public var name: String
-    /// How many resources (jobs) the list has: job indexes are 0..<total.
+    /// How many resources the list has: as added in the file, as now through `Spool.list(_:)`.
     public var total: Int
     /// A digest of the list's URLs and ids, so adding the same list again is recognised.
     public var digest: String
@@ -13,13 +13,17 @@ public struct ListRecord: Equatable, Sendable {
     public var source: String
     /// When it was added (ISO 8601).
     public var added: String
+    /// The shape its JSON had (FarmManifest's `ListForm`: "urls", "items" or "objects"), which `farm
+    /// export` writes it back in; nil for a list added by a farm that did not record it.
+    public var shape: String?
 
-    public init(name: String, total: Int, digest: String, source: String, added: String) {
+    public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
         self.source = source
         self.added = added
+        self.shape = shape
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -27,12 +31,15 @@ public struct ListRecord: Equatable, Sendable {
 
 
 
-/// Every member is required.
+/// Every member but `shape` is required.
 extension ListRecord: JSONRecord {}
 
 extension Spool {
-    /// The published list with this id, or nil when there is none (or it does not parse).
+    /// The published list with this id, or nil when there is none (or it does not parse). Its `total`
+    /// is the count now: an edited list's order file has the last word (the record is written once).
     public func list(_ id: String) -> ListRecord? {
-        listRecord(id).flatMap { JSON.decode(ListRecord.self, from: $0) }
+        guard var record = listRecord(id).flatMap({ JSON.decode(ListRecord.self, from: $0) }) else { return nil }
+        if let count = editedCount(ofList: id) { record.total = count }
+        return record
     }
 }

@@ -4,6 +4,8 @@ import FarmSystem
 /// Validated on the way in: a name that does not parse is a foreign file.
 public struct JobName: Hashable, Sendable, CustomStringConvertible {
     public let list: String
+    /// The job's number in its list: the resource's index as the list was added, and its line in the
+    /// resource table. Edits do not change it; the resource's index now is its place in `ListOrder`.
     public let index: Int
     public let raw: String
 

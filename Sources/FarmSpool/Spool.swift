@@ -13,6 +13,8 @@
 //     done/<list>/<job>              jobs completed for good, each with its outcome record (an xattr)
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
+//     lists/<list>.resources         each list's resource table: the job records by job number
+//     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
@@ -34,13 +36,15 @@
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
 //
-// Names. A <job> is `<list>.<index>`: the list id (16 lowercase hex digits) and the resource's
-// 0-based index in it. A job file holds one line of JSON (`JobRecord`: the URL and resource id);
+// Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
+// the list, which is the resource's line in the list's resource table and never changes; it is the
+// resource's 0-based index until the list is edited (see "Edit"). A job file holds one line of JSON (`JobRecord`: the URL and resource id);
 // it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
 // for every claim, where <tag> is 8 hex digits naming the claimant's host (`FarmHost.tag`); an older
 // farm's `<pid>-<nonce>` counts as this host's. A <host> is the host name, in lower case and escaped
 // (`FarmHost`). A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
-// in the order they were made); the batch `0` holds jobs handed back, so they are claimed first.
+// in the order they were made); the batch `0` holds jobs handed back (shard `r`) and jobs an edit put
+// ahead (shards `p<position>-<age>`, which sort first), so they are claimed first.
 // A <shard> is `s<number>` and holds at most `Spool.shardSize` jobs.
 //
 // Add (Enqueuer). The coordinator writes every job file of a batch, sharded (a shard at a time on
@@ -88,6 +92,18 @@
 // Durability.swift). The completion rename itself is not fsynced either: undone by a power loss, it
 // means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
 // may leave it: the record on the job file wins).
+//
+// Edit (ListEdit.swift). `farm item add|rm|move` changes a list under its flock `lists/<list>.lock`.
+// The list's order, `lists/<list>.order` (ListOrder: the job number at each index; absent, the order is
+// 0..<total), is replaced by one rename: that is the commit point, and an index is always the position
+// in the committed order, so indexes have no gap. An add appends its record to the resource table
+// (a line past the committed order is unused), queues its job (at the end: a new batch; elsewhere:
+// ahead, in batch 0) and commits. A removal commits, then purges the job wherever it is (a claim taken
+// away ends its owner's transfer at its next renewal, and an owner that lost a removed job deletes what
+// it stored) with its outputs. Before either, the job number goes to the journal `lists/<list>.edit`:
+// an editor killed half-way leaves it, and the next editor of the list or `recover()` purges the job of
+// a number the committed order does not hold, so every edit ends whole or undone. A move commits, then
+// moves a queued job ahead when it moved ahead.
 //
 // Hosts. Several hosts may share the spool through a shared file system (SPEC §11), each running its
 // own supervisor, workers and a watcher; a pid names a process on its own host only. Every process
