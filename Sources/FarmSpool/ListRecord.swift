@@ -13,13 +13,19 @@ public struct ListRecord: Equatable, Sendable {
     public var source: String
     /// When it was added (ISO 8601).
     public var added: String
+    /// What the screens show above the list's grid (SPEC §9), when the list gives them.
+    public var title: String?
+    public var cover: String?
 
-    public init(name: String, total: Int, digest: String, source: String, added: String) {
+    public init(name: String, total: Int, digest: String, source: String, added: String, title: String? = nil,
+                cover: String? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
         self.source = source
         self.added = added
+        self.title = title
+        self.cover = cover
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -27,7 +33,7 @@ public struct ListRecord: Equatable, Sendable {
 
 
 
-/// Every member is required.
+/// Every member is required but `title` and `cover`, which are left out when absent.
 extension ListRecord: JSONRecord {}
 
 extension Spool {
