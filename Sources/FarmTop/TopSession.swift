@@ -156,7 +156,8 @@ final class TopSession {
         let page = Frame.page(height: rows)
         state.settle(listCount: summary.lists.count, resourceCount: ResourcesScreen.count(list), page: page)
         // Scrolled or filtered beyond what the window holds: read the window the screen needs now.
-        if let id = state.listID, !ResourcesScreen.holds(list, cursor: state.resources, page: page, query: state.filter) {
+        if let id = state.listID,
+           !ResourcesScreen.holds(list, cursor: state.resources, page: page, query: state.filter) {
             readList(id)
             state.settle(listCount: summary.lists.count, resourceCount: ResourcesScreen.count(list), page: page)
         }

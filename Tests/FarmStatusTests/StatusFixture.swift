@@ -44,8 +44,8 @@ final class StatusFixture {
         let id = ListID.of(name: name)
         let jobs = (0..<count).lazy.map {
             NewJob(name: JobName(list: id, index: $0),
-                   record: JobRecord(url: "http://127.0.0.1:1/\($0).jpg", id: "r\($0)", title: titled ? "Photo \($0)" : nil,
-                                     caption: titled ? "Caption \($0)" : nil))
+                   record: JobRecord(url: "http://127.0.0.1:1/\($0).jpg", id: "r\($0)",
+                                     title: titled ? "Photo \($0)" : nil, caption: titled ? "Caption \($0)" : nil))
         }
         let record = ListRecord(name: name, total: count, digest: "test", source: "test",
                                 added: Timestamp.iso8601(Date().timeIntervalSince1970),

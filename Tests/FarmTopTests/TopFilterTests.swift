@@ -12,7 +12,8 @@ import Testing
         let spool = try Spool(root: dir.appending("spool"))
         try SpoolFixtures.publishList(spool, name: "Big.json", count: 100_000, titled: true)
         let claim = try #require(try Claimer(spool: spool).claim())
-        _ = try spool.complete(claim, .failed, record: Sidecar(status: .error, error: "HTTP 404", changed: "2026-11-25T10:00:00Z"))
+        let reason = Sidecar(status: .error, error: "HTTP 404", changed: "2026-11-25T10:00:00Z")
+        _ = try spool.complete(claim, .failed, record: reason)
         let screen = try TmuxScreen(topCommand(spool: spool.root), environment: ["LANG": "C.UTF-8"])
         #expect(screen.waitFor { $0.contains { $0.hasPrefix(" Big.json") } }, "\(screen.text)")
 
@@ -27,7 +28,8 @@ import Testing
         #expect(screen.waitFor { $0.contains { $0.hasPrefix(" 99999  ") } && $0[23].hasSuffix("100000/100000") },
                 "\(screen.text)")
         let ended = Date().timeIntervalSince(started)
-        print("farm top on 100,000 resources: opened in \(Int(opened * 1000)) ms, at the end in \(Int(ended * 1000)) ms")
+        print("farm top on 100,000 resources: opened in \(Int(opened * 1000)) ms,"
+            + " at the end in \(Int(ended * 1000)) ms")
         #expect(opened < 1 && ended < 1)
 
         // `/` and a title: the matches, each saying what matched, and their count while typing.

@@ -12,6 +12,8 @@
 const PAGE = 100;
 // The stream follows at most this many positions (the server's limit of a window).
 const STREAM_LIMIT = 500;
+// The most cells drawn at once, however tall the window: the screen's, and what room is left around it.
+const MAX_CELLS = 400;
 // Cells are at least this wide (px), with GAP between them.
 const CELL_MIN = 140, GAP = 12;
 
@@ -21,7 +23,7 @@ let grid = null;
 function openGrid(id) {
   grid = id && {
     id, list: null, query: "", count: null, pages: new Map(), loading: new Set(), generation: 0,
-    lines: { title: false, caption: false }, stream: null, streamTimer: 0, frame: 0,
+    lines: { title: false, caption: false }, stream: null, streamTimer: 0, frame: 0, retry: 0,
   };
   $("grid").replaceChildren();
   $("grid").style.height = "0px";
@@ -70,13 +72,19 @@ function layout() {
 // --- Windows ---------------------------------------------------------------------------------------
 
 function fetchPage(start) {
-  if (grid.pages.has(start) || grid.loading.has(start)) return;
+  if (grid.pages.has(start) || grid.loading.has(start) || Date.now() < grid.retry) return;
   const current = grid, generation = grid.generation;
   current.loading.add(start);
   fetchWindow(current.id, start, PAGE, current.query).then((list) => {
     if (grid !== current || current.generation !== generation) return;
     current.loading.delete(start);
-    if (list) take(list);
+    if (list) {
+      take(list);
+    } else {
+      // Refused or unanswered (said on the page): asked again in a while, not in a loop.
+      current.retry = Date.now() + 2000;
+      setTimeout(renderGrid, 2100);
+    }
     renderGrid();
   });
 }
@@ -87,7 +95,8 @@ function take(list) {
   grid.list = list;
   grid.count = list.matched !== undefined ? list.matched : list.total;
   const resources = list.resources || [];
-  for (let page = list.offset; page < list.offset + list.limit && (page < grid.count || page === list.offset); page += PAGE) {
+  const end = Math.min(list.offset + list.limit, Math.max(grid.count, list.offset + 1));
+  for (let page = list.offset; page < end; page += PAGE) {
     grid.pages.set(page, resources.slice(page - list.offset, page - list.offset + PAGE));
   }
   for (const resource of resources) {
@@ -103,7 +112,8 @@ function resourceAt(position) {
 }
 
 function gridReceived(list) {
-  if (!grid || !grid.stream || list.offset !== grid.stream.offset || (list.query || "") !== normalized(grid.query)) return;
+  const stream = grid && grid.stream;
+  if (!stream || list.offset !== stream.offset || (list.query || "") !== normalized(grid.query)) return;
   take(list);
   renderGrid();
 }
@@ -140,29 +150,42 @@ function renderGrid() {
   set(element.style, "height", `${shape.height(count)}px`);
   const top = element.getBoundingClientRect().top;
   const screen = shape.range(-top, window.innerHeight - top, count);
-  // A screenful above and below is drawn too, so scrolling shows cells, not gaps.
-  const near = shape.range(-top - window.innerHeight, 2 * window.innerHeight - top, count);
+  const near = around(screen, shape, top, count);
   for (let page = Math.floor(near.first / PAGE) * PAGE; page <= near.last; page += PAGE) fetchPage(page);
   dropFarPages(near);
 
   const cells = new Map([...element.children].map((cell) => [cell.dataset.key, cell]));
-  const shown = [];
+  const shown = [], keys = new Set();
   // The first position near the screen whose window has not come yet: where the spinner goes.
   let missing = grid.count === null ? 0 : null;
   for (let position = near.first; position <= near.last; position += 1) {
     const resource = resourceAt(position);
     if (!resource) { if (missing === null) missing = position; continue; }
-    let key = resource.id;
-    if (shown.some((cell) => cell.dataset.key === key)) key = `${resource.id}#${position}`;
+    // Known by id; a list that names two resources alike gets the second by its position too.
+    const key = keys.has(resource.id) ? `${resource.id}#${position}` : resource.id;
+    keys.add(key);
     const cell = cells.get(key) || newCell(key);
     cells.delete(key);
     fillCell(cell, resource, shape.rect(position));
     shown.push(cell);
   }
   for (const cell of cells.values()) cell.remove();
-  shown.forEach((cell, k) => { if (element.children[k] !== cell) element.insertBefore(cell, element.children[k] || null); });
+  // In the order of their positions, for whoever reads the page in order (a screen reader, a test).
+  shown.forEach((cell, k) => {
+    if (element.children[k] !== cell) element.insertBefore(cell, element.children[k] || null);
+  });
   placeSpinner(shape, missing);
   if (state.route.screen === "grid") followScreen(screen, count);
+}
+
+// The positions drawn: the screen's and a screenful above and below, so scrolling shows cells, not
+// gaps; fewer around it when that would make more than MAX_CELLS (a very tall window).
+function around(screen, shape, top, count) {
+  const near = shape.range(-top - window.innerHeight, 2 * window.innerHeight - top, count);
+  if (near.last - near.first < MAX_CELLS) return near;
+  const rows = Math.floor((MAX_CELLS - (screen.last - screen.first + 1)) / 2 / shape.columns);
+  const room = Math.max(0, rows) * shape.columns;
+  return { first: Math.max(0, screen.first - room), last: Math.min(count - 1, screen.last + room) };
 }
 
 // The spinner goes below the last cell drawn while a window it needs is on its way.
@@ -221,7 +244,8 @@ function cellLine(link, name, wanted, text) {
     line = document.createElement("p");
     line.className = name;
     link.appendChild(line);
-    if (name === "cell-title" && link.querySelector(".cell-caption")) link.insertBefore(line, link.querySelector(".cell-caption"));
+    // The title above the caption, whichever came first.
+    if (name === "cell-title") link.insertBefore(line, link.querySelector(".cell-caption"));
   }
   set(line, "textContent", text || "");
 }
@@ -253,6 +277,7 @@ function search() {
   if (!grid || grid.query === $("search").value) return;
   grid.query = $("search").value;
   grid.generation += 1;
+  grid.retry = 0;
   grid.pages.clear();
   grid.loading.clear();
   grid.count = null;
@@ -265,7 +290,9 @@ function search() {
 
 let searchTimer = 0;
 $("search").addEventListener("input", () => { clearTimeout(searchTimer); searchTimer = setTimeout(search, 250); });
-$("search").addEventListener("keydown", (event) => { if (event.key === "Enter") { clearTimeout(searchTimer); search(); } });
+$("search").addEventListener("keydown", (event) => {
+  if (event.key === "Enter") { clearTimeout(searchTimer); search(); }
+});
 $("list-cover").addEventListener("error", () => { $("list-cover").hidden = true; });
 $("reload").addEventListener("click", () => post(`/api/lists/${state.route.list}/reload`));
 window.addEventListener("scroll", scheduleRender, { passive: true });
