@@ -81,8 +81,13 @@ final class StatusHub: Sendable {
     }
 
     private func run(_ watch: SpoolWatch?) {
-        var last: [UInt8] = []
-        var document: StatusDocument?
+        // Read at once, not a second later: the first windows take their counts from it.
+        var document = StatusReader.summary(spool)
+        var last = Self.encode(document)
+        state.withLock { [last, document] state in
+            state.latest = last
+            state.document = document
+        }
         while !state.withLock({ $0.stopped }) {
             var changes = SpoolChanges()
             if let watch {
@@ -94,9 +99,8 @@ final class StatusHub: Sendable {
             let jobs = !changes.jobs.isEmpty || changes.overflow
             var changed = jobs
             if changes.status || changes.control || changes.overflow || !jobs {
-                let fresh = StatusReader.summary(spool)
-                document = fresh
-                let summary = Self.encode(fresh)
+                document = StatusReader.summary(spool)
+                let summary = Self.encode(document)
                 changed = changed || summary != last
                 last = summary
             }
