@@ -12,8 +12,9 @@ import Hummingbird
 ///     GET  /  /app.js  /app.css                  the page (screens by hash: #/list/<id>, #/list/<id>/view/<i>)
 ///     GET  /api/status                           the whole-spool summary (SPEC §4)
 ///     GET  /api/lists/<id>                       one list with its resources
+///     GET  /api/lists/<id>?offset=O&limit=L&q=…  a window of them (at most 500), among those matching q
 ///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
-///     GET  /api/events[?list=<id>]               server-sent events: `summary`, and `list` with ?list
+///     GET  /api/events[?list=<id>[&offset&limit&q]]  server-sent events: `summary`, and `list` (a window)
 ///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
 ///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
@@ -27,6 +28,8 @@ struct ServeResponder: HTTPResponder {
     let hub: StatusHub
     let guarding: RequestGuard
     let actions: Actions
+    /// The windows of lists' views that `GET /api/lists/<id>?offset…` and the event streams answer with.
+    let windows: ListWindows
 
     func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
         do {
@@ -61,12 +64,20 @@ struct ServeResponder: HTTPResponder {
         case .status:
             return Reply.bytes(hub.latest + [0x0A], type: "application/json")
         case .events:
-            let list = request.uri.queryParameters.get("list")
+            let parameters = request.uri.queryParameters
+            let list = parameters.get("list")
             if let list { _ = try record(list) }
-            return EventStream.response(hub: hub, spool: spool, list: list)
+            return EventStream.response(hub: hub, spool: spool, windows: windows, list: list,
+                                        window: try WindowQuery(parameters) ?? WindowQuery())
         case .list(let id):
             _ = try record(id)
-            guard let view = try await Blocking.run({ ListView.build(spool, listID: id) }) else {
+            let window = try WindowQuery(request.uri.queryParameters)
+            let windows = windows, summary = hub.summary
+            guard let view = try await Blocking.run({
+                // No window asked for: the whole list, as `farm status LIST --json` has it.
+                guard let window else { return ListView.build(spool, listID: id) }
+                return window.view(windows, spool, id: id, summary: summary)
+            }) else {
                 throw ServeError(.notFound, "no list \(id) in the spool")
             }
             return Reply.json(view)

@@ -16,14 +16,20 @@ public struct ListRecord: Equatable, Sendable {
     /// The shape its JSON had (FarmManifest's `ListForm`: "urls", "items" or "objects"), which `farm
     /// export` writes it back in; nil for a list added by a farm that did not record it.
     public var shape: String?
+    /// What the screens show above the list's grid (SPEC §9), when the list gives them.
+    public var title: String?
+    public var cover: String?
 
-    public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil) {
+    public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil,
+                title: String? = nil, cover: String? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
         self.source = source
         self.added = added
         self.shape = shape
+        self.title = title
+        self.cover = cover
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -31,7 +37,7 @@ public struct ListRecord: Equatable, Sendable {
 
 
 
-/// Every member but `shape` is required.
+/// Every member is required but `shape`, `title` and `cover`, which are left out when absent.
 extension ListRecord: JSONRecord {}
 
 extension Spool {

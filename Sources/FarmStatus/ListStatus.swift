@@ -21,8 +21,35 @@ public struct ListStatus: Equatable, Sendable {
     public var failed: Int
     /// done / total (1 for an empty list).
     public var progress: Double
-    /// Only in the per-list view; absent from the whole-spool summary, which stays small.
+    /// Only in the per-list view; absent from the whole-spool summary, which stays small. In a window
+    /// of the view (`ListWindows`), only the resources of that window.
     public var resources: [ResourceStatus]?
+    /// What the screens show above the list's grid (SPEC §9), in the per-list view when the list has them.
+    public var title: String?
+    public var cover: String?
+    /// Which part of the view `resources` is, in a window of it (nil in the whole view).
+    public var window: Window?
+
+    /// A window of the per-list view: `limit` resources at most from position `offset` of the list, or
+    /// of the resources that match `query`, of which there are `matched`.
+    public struct Window: Equatable, Sendable {
+        public var offset: Int
+        public var limit: Int
+        /// The search, lowercased and trimmed; nil for the whole list.
+        public var query: String?
+        /// How many resources match `query` (nil without one: then `total` sizes the window's list).
+        public var matched: Int?
+
+        public init(offset: Int, limit: Int, query: String? = nil, matched: Int? = nil) {
+            self.offset = offset
+            self.limit = limit
+            self.query = query
+            self.matched = matched
+        }
+    }
+
+    /// How many resources the window's positions run over: the matches of its query, else every one.
+    public var windowCount: Int { window?.matched ?? total }
 
     /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
     /// done/ and failed/, so the queued ones are what the other three leave of `total`.
@@ -47,19 +74,26 @@ public struct ListStatus: Equatable, Sendable {
     }
 }
 
-/// Every key, `resources` only in the per-list view.
+/// Every key, `resources` only in the per-list view; `title` and `cover` only when the list has them;
+/// `offset`, `limit` (and `query` and `matched` with a search) only in a window.
 extension ListStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         json.member("active", active)
+        if let cover { json.member("cover", cover) }
         json.member("done", done)
         json.member("failed", failed)
         json.member("id", id)
+        if let window { json.member("limit", window.limit) }
+        if let matched = window?.matched { json.member("matched", matched) }
         json.member("name", name)
+        if let window { json.member("offset", window.offset) }
         json.member("progress", progress)
+        if let query = window?.query { json.member("query", query) }
         json.member("queued", queued)
         if let resources { json.member("resources", resources) }
         json.member("state", state.rawValue)
+        if let title { json.member("title", title) }
         json.member("total", total)
         json.endObject()
     }
@@ -77,5 +111,11 @@ extension ListStatus: JSONReadable {
         self.state = state
         queued = try json.decode("queued")
         progress = try json.decode("progress")
+        title = try json.decodeIfPresent("title")
+        cover = try json.decodeIfPresent("cover")
+        if let offset: Int = try json.decodeIfPresent("offset") {
+            window = Window(offset: offset, limit: try json.decode("limit"), query: try json.decodeIfPresent("query"),
+                            matched: try json.decodeIfPresent("matched"))
+        }
     }
 }

@@ -48,9 +48,12 @@ public enum ListView {
         }
         // Counted from the rows, so the counts and the rows always agree.
         func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
-        return ListStatus(id: listID, name: record.name, total: order.count,
-                          active: count { if case .active = $0 { true } else { false } },
-                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
+        var list = ListStatus(id: listID, name: record.name, total: order.count,
+                              active: count { if case .active = $0 { true } else { false } },
+                              done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
+        list.title = record.title
+        list.cover = record.cover
+        return list
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
@@ -62,20 +65,20 @@ public enum ListView {
         let job = JobName(list: listID, index: numbers[index])
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
-        let place: Place
-        if let name = FileSystem.names(spool.active).first(where: { ActiveName($0)?.job == job }) {
-            place = .active(name)
-        } else if FileSystem.exists(spool.finishedPath(job, .done)) {
-            place = .done
-        } else if FileSystem.exists(spool.finishedPath(job, .failed)) {
-            place = .failed
-        } else {
-            place = .queued
-        }
+        let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
         let table = JobFiles.tableLine(spool, list: listID, index: job.index)
             ?? JobFiles.records(spool, list: listID, total: record.total)[index]
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         return resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+    }
+
+    /// Where `job` is, given its name in active/ if it was seen there (looked at first): one or two
+    /// stats, so a window of a list finds its jobs without reading done/<list> whole.
+    static func place(_ spool: Spool, _ job: JobName, active name: String?) -> Place {
+        if let name { return .active(name) }
+        if FileSystem.exists(spool.finishedPath(job, .done)) { return .done }
+        if FileSystem.exists(spool.finishedPath(job, .failed)) { return .failed }
+        return .queued
     }
 
     /// The row of `job`, at `index` of its list: identity from the table, status from the place, details
@@ -86,7 +89,8 @@ public enum ListView {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
         // A queued job shows as queued even when an earlier owner left its sidecar behind.
         guard place != .queued else {
-            return ResourceStatus(index: index, id: id, url: url, status: .queued, changed: queued)
+            return ResourceStatus(index: index, id: id, url: url, status: .queued, changed: queued,
+                                  title: table?.title, caption: table?.caption)
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
         let sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
@@ -112,7 +116,8 @@ public enum ListView {
             ?? queued
         return ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
                               size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed,
+                              title: table?.title, caption: table?.caption)
     }
 
     /// The status a job's owner reports in its sidecar.

@@ -76,6 +76,12 @@ final class Chromium {
         try call("Page.navigate", ["url": url])
     }
 
+    /// Makes the tab's window `width`×`height` CSS pixels (a phone's 390 wide, a desktop's 1280).
+    func resize(width: Int, height: Int) throws {
+        try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": false])
+    }
+
     /// The value of a JavaScript expression in the page (JSON-able values only).
     @discardableResult
     func evaluate(_ expression: String) throws -> Any? {
@@ -84,10 +90,17 @@ final class Chromium {
         return (result["result"] as? [String: Any])?["value"]
     }
 
-    /// Evaluates `expression` until it is true, for up to `timeout` seconds.
+    /// Evaluates `expression` until it is true, every `every` seconds for up to `timeout` seconds.
     @discardableResult
-    func waitFor(_ expression: String, timeout: Double = 30) -> Bool {
-        poll(timeout: timeout, every: 0.1) { ((try? evaluate(expression)) as? Bool) == true }
+    func waitFor(_ expression: String, timeout: Double = 30, every: Double = 0.1) -> Bool {
+        poll(timeout: timeout, every: every) { ((try? evaluate(expression)) as? Bool) == true }
+    }
+
+    /// Runs `source` at the start of every page loaded from now on, before the page's own scripts
+    /// (the page's Content-Security-Policy does not apply to it).
+    func addScriptOnNewDocument(_ source: String) throws {
+        try call("Page.enable")
+        try call("Page.addScriptToEvaluateOnNewDocument", ["source": source])
     }
 
     /// A PNG of the viewport.
