@@ -40,6 +40,15 @@ import Testing
         #expect(try serve.post("/api/lists/\(list)/items/\(id)", "{}").status == 405)
         #expect(try ids(serve, list).count == 5, "a refused request changed the list")
 
+        // Windows and searches see the edited order.
+        let window = try serve.get("/api/lists/\(list)?offset=1&limit=3")
+        let rows = try #require(window.json["resources"] as? [[String: Any]], "\(window.text)")
+        #expect(rows.map { $0["id"] as? String } == [start[1], weird, start[2]])
+        #expect(rows.map { $0["index"] as? Int } == [1, 2, 3])
+        let found = try serve.get("/api/lists/\(list)?offset=0&limit=10&q=new.jpg")
+        let hits = try #require(found.json["resources"] as? [[String: Any]], "\(found.text)")
+        #expect(hits.map { $0["id"] as? String } == [id] && hits.first?["index"] as? Int == 4, "\(found.text)")
+
         let deleted = try serve.delete("/api/lists/\(list)/items/\(escaped)")
         #expect(deleted.status == 200, "\(deleted.text)")
         #expect(try ids(serve, list) == start + [id])
