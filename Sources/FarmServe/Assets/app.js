@@ -45,14 +45,15 @@ async function fetchWindow(id, offset, limit, query) {
   }
 }
 
-// A request that changes the farm: same origin, with the page's token; the answer is shown as a line.
-async function post(path, body) {
+// A request that changes the farm (POST, or DELETE for a resource): same origin, with the page's token;
+// the answer is shown as a line. True when the farm did it.
+async function change(method, path, body) {
   say("…");
   try {
     const response = await fetch(path, {
-      method: "POST",
+      method,
       headers: { "Content-Type": "application/json", "X-Farm-Token": token },
-      body: JSON.stringify(body || {}),
+      body: method === "DELETE" ? undefined : JSON.stringify(body || {}),
     });
     const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     say(answer.error || answer.message, Boolean(answer.error));
@@ -62,6 +63,8 @@ async function post(path, body) {
     return false;
   }
 }
+
+function post(path, body) { return change("POST", path, body); }
 
 function say(text, isError) {
   $("message").textContent = text || "";

@@ -5,8 +5,15 @@
 // event stream follows the windows on screen, so live changes arrive for what is shown.
 //
 // Positions run over the list (or over the matches of the search); a cell shows the resource at its
-// position and is known by the resource's id, so that a resource that moves keeps its element.
-// Where each position is drawn is `layout`'s business alone.
+// position and is known by the resource's id, so that a resource that moves keeps its element (and
+// slides to its new place: cells move by a CSS transition of their transform). Where each position is
+// drawn is `layout`'s business alone.
+//
+// Editing (SPEC §9), outside a search: the last cell is "Add" (a URL, OK/Cancel); each cell has a
+// delete button asking `Do you really want to delete the item with identifier ID?` (Yes/Cancel); a
+// cell dragged onto another moves there (pointer events, so a mouse, a pen and a finger all drag).
+// Each edit goes through the API; the grid shows the answer of the server, so a refused edit leaves
+// it as it was and says why.
 "use strict";
 
 const PAGE = 100;
@@ -45,7 +52,9 @@ function showGrid() {
 // --- Layout: where each position is drawn ----------------------------------------------------------
 
 // Columns of cells at least CELL_MIN wide filling the grid's width; a cell is its square thumbnail
-// and its lines of text (the status, then the title and the caption when the list has them).
+// and its lines of text (the status, then the title and the caption when the list has them). Outside
+// a search the first cell is twice the size of the others (two columns, two rows, as the app's
+// collection editor has it), and the cells of its two rows fill the columns beside it.
 function layout() {
   const width = $("grid").clientWidth;
   const columns = Math.max(1, Math.floor((width + GAP) / (CELL_MIN + GAP)));
@@ -54,18 +63,40 @@ function layout() {
   const lines = 1 + (grid.lines.title ? 1 : 0) + (grid.lines.caption ? 1 : 0);
   const cellHeight = cellWidth + (0.25 + 1.25 * lines) * rem;
   const rowHeight = cellHeight + GAP;
+  const big = !grid.query;
+  const span = big ? Math.min(2, columns) : 1;
+  // Cells beside the first one in each of its two rows; position 1 + 2 * beside starts row 2.
+  const beside = big ? columns - span : 0;
+  const at = (row, column) => ({
+    x: column * (cellWidth + GAP), y: row * rowHeight, width: cellWidth, height: cellHeight,
+  });
   return {
     columns, cellWidth, cellHeight,
-    rect: (position) => ({
-      x: (position % columns) * (cellWidth + GAP), y: Math.floor(position / columns) * rowHeight,
-      width: cellWidth, height: cellHeight,
-    }),
-    height: (count) => Math.max(0, Math.ceil(count / columns) * rowHeight - GAP),
+    rect: (position) => {
+      if (!big) return at(Math.floor(position / columns), position % columns);
+      if (position === 0) {
+        return { x: 0, y: 0, width: span * cellWidth + (span - 1) * GAP, height: 2 * cellHeight + GAP };
+      }
+      const q = position - 1;
+      if (q < 2 * beside) return at(Math.floor(q / beside), span + (q % beside));
+      const r = q - 2 * beside;
+      return at(2 + Math.floor(r / columns), r % columns);
+    },
+    height: (count) => {
+      if (!big) return Math.max(0, Math.ceil(count / columns) * rowHeight - GAP);
+      if (count === 0) return 0;
+      return (2 + Math.max(0, Math.ceil((count - 1 - 2 * beside) / columns))) * rowHeight - GAP;
+    },
     // The positions whose cells meet the band from `top` to `bottom` (px from the grid's top).
-    range: (top, bottom, count) => ({
-      first: Math.max(0, Math.floor(top / rowHeight) * columns),
-      last: Math.min(count - 1, Math.ceil(bottom / rowHeight) * columns - 1),
-    }),
+    range: (top, bottom, count) => {
+      const firstRow = Math.floor(top / rowHeight), lastRow = Math.ceil(bottom / rowHeight) - 1;
+      if (!big) {
+        return { first: Math.max(0, firstRow * columns), last: Math.min(count - 1, (lastRow + 1) * columns - 1) };
+      }
+      const first = firstRow <= 1 ? 0 : 1 + 2 * beside + (firstRow - 2) * columns;
+      const last = lastRow < 0 ? -1 : lastRow <= 1 ? 2 * beside : 2 * beside + (lastRow - 1) * columns;
+      return { first: Math.max(0, first), last: Math.min(count - 1, last) };
+    },
   };
 }
 
@@ -147,7 +178,9 @@ function renderGrid() {
   if (!grid || state.route.screen === "lists") return;
   const element = $("grid"), shape = layout();
   const count = grid.count === null ? 0 : grid.count;
-  set(element.style, "height", `${shape.height(count)}px`);
+  // The Add cell follows the last resource, outside a search, once the list's size is known.
+  const adding = !grid.query && grid.count !== null;
+  set(element.style, "height", `${shape.height(count + (adding ? 1 : 0))}px`);
   const top = element.getBoundingClientRect().top;
   const screen = shape.range(-top, window.innerHeight - top, count);
   const near = around(screen, shape, top, count);
@@ -166,7 +199,13 @@ function renderGrid() {
     keys.add(key);
     const cell = cells.get(key) || newCell(key);
     cells.delete(key);
-    fillCell(cell, resource, shape.rect(position));
+    fillCell(cell, resource, shape.rect(position), position);
+    shown.push(cell);
+  }
+  if (adding && near.last >= count - 1) {
+    const cell = cells.get(ADD_KEY) || newAddCell();
+    cells.delete(ADD_KEY);
+    placeCell(cell, shape.rect(count));
     shown.push(cell);
   }
   for (const cell of cells.values()) cell.remove();
@@ -193,8 +232,7 @@ function placeSpinner(shape, position) {
   const spinner = $("spinner");
   spinner.hidden = position === null || grid.loading.size === 0;
   if (spinner.hidden) return;
-  const rect = shape.rect(position - (position % shape.columns));
-  set(spinner.style, "transform", `translateY(${rect.y}px)`);
+  set(spinner.style, "transform", `translateY(${shape.rect(position).y}px)`);
 }
 
 // Windows far from the screen are forgotten: the page holds a few hundred resources, not the list.
@@ -207,15 +245,29 @@ function dropFarPages(near) {
 function newCell(key) {
   const cell = document.createElement("li");
   cell.dataset.key = key;
-  cell.innerHTML = '<a><div class="thumb"></div><p class="cell-text"></p></a>';
+  cell.innerHTML = '<a draggable="false"><div class="thumb"></div><p class="cell-text"></p></a>'
+    + '<button type="button" class="delete" aria-label="Delete">&times;</button>';
+  cell.querySelector(".delete").addEventListener("click", (event) => {
+    event.preventDefault();
+    askToDelete(cell.dataset.id);
+  });
+  cell.addEventListener("pointerdown", (event) => startDrag(event, cell));
   return cell;
 }
 
-function fillCell(cell, resource, rect) {
-  set(cell, "className", resource.status);
+function placeCell(cell, rect) {
+  if (cell === drag?.cell) return;  // it follows the pointer until dropped
   set(cell.style, "transform", `translate(${rect.x}px, ${rect.y}px)`);
   set(cell.style, "width", `${rect.width}px`);
   set(cell.style, "height", `${rect.height}px`);
+}
+
+function fillCell(cell, resource, rect, position) {
+  set(cell, "className", resource.status + (position === 0 && !grid.query ? " first" : ""));
+  placeCell(cell, rect);
+  cell.dataset.id = resource.id;
+  cell.dataset.position = String(position);
+  set(cell.querySelector(".delete"), "hidden", Boolean(grid.query));
   const link = cell.firstChild;
   const href = `#/list/${grid.id}/view/${resource.index}`;
   if (link.getAttribute("href") !== href) link.setAttribute("href", href);
@@ -231,6 +283,7 @@ function fillCell(cell, resource, rect) {
   if (source && (!image || image.dataset.source !== source)) {
     const fresh = image || frame.appendChild(document.createElement("img"));
     fresh.alt = `resource ${resource.index}`;
+    fresh.draggable = false;
     fresh.dataset.source = source;
     fresh.src = source;
   }
@@ -253,6 +306,118 @@ function cellLine(link, name, wanted, text) {
 function imageURL(id, resource, kind) {
   // The change time names the version: a reloaded resource gets a new URL, so no stale cache.
   return `/api/lists/${id}/${resource.index}/${kind}?v=${encodeURIComponent(resource.changed || "")}`;
+}
+
+// --- Editing ---------------------------------------------------------------------------------------
+
+const ADD_KEY = "\u0000add";
+
+// The last cell: a button that opens a field for the new resource's URL, with OK and Cancel.
+function newAddCell() {
+  const cell = document.createElement("li");
+  cell.dataset.key = ADD_KEY;
+  cell.className = "add";
+  cell.innerHTML = '<button type="button" class="add-open">+ Add</button>'
+    + '<form class="add-form" hidden><input type="url" required placeholder="https://…/image.jpg" aria-label="URL">'
+    + '<div class="add-buttons"><button type="submit">OK</button><button type="button" class="add-cancel">Cancel</button>'
+    + "</div></form>";
+  const form = cell.querySelector("form"), open = cell.querySelector(".add-open");
+  const close = () => { form.hidden = true; open.hidden = false; form.reset(); };
+  open.addEventListener("click", () => { open.hidden = true; form.hidden = false; form.querySelector("input").focus(); });
+  cell.querySelector(".add-cancel").addEventListener("click", close);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const url = form.querySelector("input").value.trim();
+    if (await change("POST", `/api/lists/${grid.id}/items`, { url })) { close(); refreshGrid(); }
+  });
+  return cell;
+}
+
+// The confirmation of a delete, worded as the app words it; Yes deletes, Cancel (or Escape) does not.
+function askToDelete(id) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = `Do you really want to delete the item with identifier ${id}?`;
+  dialog.hidden = false;
+  $("confirm-yes").focus();
+  const answer = async (yes) => {
+    dialog.hidden = true;
+    $("confirm-yes").onclick = $("confirm-cancel").onclick = dialog.onkeydown = null;
+    if (yes && await change("DELETE", `/api/lists/${grid.id}/items/${encodeURIComponent(id)}`)) refreshGrid();
+  };
+  $("confirm-yes").onclick = () => answer(true);
+  $("confirm-cancel").onclick = () => answer(false);
+  dialog.onkeydown = (event) => { if (event.key === "Escape") answer(false); };
+}
+
+// A drag in progress: the cell, where the pointer took it, and whether it has moved enough to be one.
+let drag = null;
+
+function startDrag(event, cell) {
+  if (grid.query || event.button !== 0 || event.target.closest("button")) return;
+  const box = cell.getBoundingClientRect();
+  drag = { cell, pointer: event.pointerId, x: event.clientX, y: event.clientY, dx: event.clientX - box.left,
+    dy: event.clientY - box.top, origin: cell.style.transform, moving: false };
+}
+
+window.addEventListener("pointermove", (event) => {
+  if (!drag || event.pointerId !== drag.pointer) return;
+  if (!drag.moving && Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 6) return;
+  drag.moving = true;
+  drag.cell.classList.add("dragging");
+  const frame = $("grid").getBoundingClientRect();
+  drag.cell.style.transform = `translate(${event.clientX - frame.left - drag.dx}px, ${event.clientY - frame.top - drag.dy}px)`;
+  for (const cell of $("grid").children) cell.classList.toggle("drop-target", cell === target(event));
+});
+
+window.addEventListener("pointerup", async (event) => {
+  if (!drag || event.pointerId !== drag.pointer) return;
+  const { cell, moving, origin } = drag;
+  // Looked for while the dragged cell is still known, so it is not taken for the target under it.
+  const onto = moving ? target(event) : null;
+  drag = null;
+  cell.classList.remove("dragging");
+  if (!moving) return;
+  // A drag is no click: the cell's link must not open the viewer (the click, if any, comes right after).
+  const noClick = (click) => click.preventDefault();
+  cell.addEventListener("click", noClick, { capture: true });
+  setTimeout(() => cell.removeEventListener("click", noClick, { capture: true }), 0);
+  for (const other of $("grid").children) other.classList.remove("drop-target");
+  cell.style.transform = origin;  // back to its place; the answer of the server moves it, if it does
+  if (onto && onto.dataset.position !== cell.dataset.position) {
+    const to = Number(onto.dataset.position);
+    if (await change("POST", `/api/lists/${grid.id}/items/${encodeURIComponent(cell.dataset.id)}/move`, { to })) {
+      refreshGrid();
+    }
+  }
+});
+
+// A touch that turned into a scroll: the drag is off.
+window.addEventListener("pointercancel", (event) => {
+  if (!drag || event.pointerId !== drag.pointer) return;
+  drag.cell.classList.remove("dragging");
+  drag.cell.style.transform = drag.origin;
+  drag = null;
+});
+
+// The resource cell under the pointer, other than the one dragged.
+function target(event) {
+  return document.elementsFromPoint(event.clientX, event.clientY)
+    .find((element) => element.parentNode === $("grid") && element !== drag?.cell && element.dataset.position !== undefined
+      && element.dataset.key !== ADD_KEY) || null;
+}
+
+// After an edit: every window held is asked again, and replaces the old one when all have come, so the
+// cells slide to their new places at once instead of flickering.
+function refreshGrid() {
+  const current = grid, generation = ++grid.generation;
+  const starts = grid.pages.size ? [...grid.pages.keys()] : [0];
+  grid.loading.clear();
+  Promise.all(starts.map((start) => fetchWindow(current.id, start, PAGE, current.query))).then((lists) => {
+    if (grid !== current || current.generation !== generation) return;
+    current.pages.clear();
+    for (const list of lists) if (list) take(list);
+    renderGrid();
+  });
 }
 
 // --- Following the screen --------------------------------------------------------------------------
