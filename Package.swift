@@ -86,9 +86,15 @@ let package = Package(
         .target(name: "FarmTransfer", dependencies: [
             "CFarmCurlLoader", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
+        // them while the farm downloads, adding each page's items to its list.
+        .target(name: "FarmPages", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: [
-            "FarmSpool", "FarmManifest", "FarmSystem", "FarmTransfer",
+            "FarmSpool", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
@@ -173,6 +179,7 @@ let package = Package(
             "FarmManifest",
             "FarmServe",
             "FarmMetrics",
+            "FarmPages",
             "FarmTransfer",
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

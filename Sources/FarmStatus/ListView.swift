@@ -40,17 +40,21 @@ public enum ListView {
             done.contains(number) ? .done : failed.contains(number) ? .failed
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
+        let labelled = record.paged != nil
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
-            return resource(spool, JobName(list: listID, index: number), at: index,
-                            table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
+            var row = resource(spool, JobName(list: listID, index: number), at: index,
+                               table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
+            row.labelled = labelled
+            return row
         }
         // Counted from the rows, so the counts and the rows always agree.
         func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
         return ListStatus(id: listID, name: record.name, total: order.count,
                           active: count { if case .active = $0 { true } else { false } },
-                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
+                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
+                          paging: Paging.of(record, state: spool.pageState(ofList: listID)))
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
@@ -75,7 +79,9 @@ public enum ListView {
         let table = JobFiles.tableLine(spool, list: listID, index: job.index)
             ?? JobFiles.records(spool, list: listID, total: record.total)[index]
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
-        return resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+        var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+        row.labelled = record.paged != nil
+        return row
     }
 
     /// The row of `job`, at `index` of its list: identity from the table, status from the place, details
@@ -86,7 +92,10 @@ public enum ListView {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
         // A queued job shows as queued even when an earlier owner left its sidecar behind.
         guard place != .queued else {
-            return ResourceStatus(index: index, id: id, url: url, status: .queued, changed: queued)
+            var row = ResourceStatus(index: index, id: id, url: url, status: .queued, changed: queued)
+            row.title = table?.title
+            row.caption = table?.caption
+            return row
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
         let sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
@@ -110,9 +119,12 @@ public enum ListView {
         // file's ctime is when it last moved: its claim, or its completion.
         let changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
             ?? queued
-        return ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
-                              size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+        var row = ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
+                                 size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
+                                 thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+        row.title = table?.title
+        row.caption = table?.caption
+        return row
     }
 
     /// The status a job's owner reports in its sidecar.
