@@ -205,6 +205,7 @@ let package = Package(
         .executableTarget(name: "farm-probe", dependencies: [
             "FarmSpool",
             "FarmControl",
+            "FarmPages",
             "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmProbe"),
@@ -276,6 +277,9 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmPagesTests", dependencies: [
+            "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,13 +25,11 @@ enum Cover {
         do { try FileSystem.ensureDirectory(spool.outputDirectory(ofList: id)) } catch {
             return .failed("cannot make \(spool.outputDirectory(ofList: id)): \(error)")
         }
-        // Named as a temporary of this process, which fsck and `farm stop` know to clear once it is gone.
-        let temporary = AtomicFile.temporaryName(for: base + ".download")
-        defer { try? FileSystem.unlink(temporary) }
         var attempt = 1
+        let bytes: [UInt8]
         while true {
             do {
-                try fetch.download(url, to: temporary, maxSize: maxBytes)
+                bytes = try fetch.body(url, maxSize: maxBytes)
                 break
             } catch {
                 if error.kind == .aborted { return .stopped }
@@ -44,9 +42,9 @@ enum Cover {
                 }
             }
         }
-        guard let kind = DisplayImage.sniff(temporary) else { return .failed("unsupported content") }
+        guard let kind = Kind.sniff(bytes) else { return .failed("unsupported content") }
         let file = base + "." + kind.fileExtension
-        do { try FileSystem.rename(temporary, file) } catch { return .failed("cannot store \(file): \(error)") }
+        do { try AtomicFile.write(bytes, to: file) } catch { return .failed("cannot store \(file): \(error)") }
         guard convert || kind == .jpg || kind == .png else { return .failed("no display image: conversions are off") }
         do { return .made(try DisplayImage.make(for: file, kind: kind, base: base).image) } catch {
             return .failed(error.description)

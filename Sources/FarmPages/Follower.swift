@@ -8,7 +8,7 @@ import SystemPackage
 public struct FollowerOptions: Sendable {
     /// How a page that fails is retried: the policy of the downloads (SPEC §7), `Retry-After` honoured.
     public var retry = RetryPolicy()
-    /// The most one page may weigh.
+    /// The most one page may weigh: a page is read into memory whole.
     public var maxPageBytes = 64 << 20
     /// The CA certificates HTTPS servers are verified against; nil: the system's.
     public var caFile: String?
@@ -38,11 +38,31 @@ public final class Follower {
     private let options: FollowerOptions
     private let fetch: PageFetch
 
-    /// A list being followed: its reader, the pages fetched before, the failed tries of its next page.
+    /// A list being followed: its reader, the pages fetched before (their number by the hash of their
+    /// URL), the failed tries of its next page.
     private struct Track {
         let reader: PageReader
-        var fetched: Set<UInt64>
+        var fetched: [UInt64: Int] = [:]
         var attempts = 0
+
+        init(reader: PageReader, log: [PageState]) {
+            self.reader = reader
+            for state in log {
+                guard let page = state.page else { continue }
+                fetched[Follower.hash(page)] = state.fetched
+                if state.fetched == 1, let next = state.next { aliasFirst(page, next: next) }
+            }
+        }
+
+        /// The first page is fetched at the URL it was added with, which names no page: when it says the
+        /// next page is number N, it is also number N-1 (`?page=1` when the next is `?page=2`), so an API
+        /// that loops back to it by number is seen to.
+        mutating func aliasFirst(_ first: String, next: String) {
+            let parameter = reader.source.pageParameter
+            guard let value = PageReader.value(of: parameter, in: next), let number = Int(value),
+                  next == PageReader.url(first, setting: parameter, to: value) else { return }
+            fetched[Follower.hash(PageReader.url(first, setting: parameter, to: String(number - 1)))] = 1
+        }
     }
 
     private var tracks: [String: Track] = [:]
@@ -54,8 +74,7 @@ public final class Follower {
     public init(spool: Spool, options: FollowerOptions = FollowerOptions()) throws(TransferError) {
         self.spool = spool
         self.options = options
-        fetch = PageFetch(spool: spool, handle: try EasyHandle(), maxPageBytes: options.maxPageBytes,
-                          caFile: options.caFile, stopping: Self.stopping(spool))
+        fetch = PageFetch(spool: spool, handle: try EasyHandle(), caFile: options.caFile, stopping: Self.stopping(spool))
     }
 
     private static func stopping(_ spool: Spool) -> () -> Bool {
@@ -108,8 +127,7 @@ public final class Follower {
         }
         if tracks[id] == nil {
             do {
-                let reader = try PageReader(source)
-                tracks[id] = Track(reader: reader, fetched: Set(spool.pageLog(ofList: id).compactMap(\.page).map(Self.hash)))
+                tracks[id] = Track(reader: try PageReader(source), log: spool.pageLog(ofList: id))
             } catch {
                 stop(id, at: state, "the source: \(error)", name: record.name)
                 return
@@ -140,7 +158,7 @@ public final class Follower {
         guard var track = tracks[id] else { return }
         let number = state.fetched + 1
         let bytes: [UInt8]
-        do { bytes = try fetch.page(url) } catch {
+        do { bytes = try fetch.body(url, maxSize: options.maxPageBytes) } catch {
             if error.kind == .aborted { return }
             track.attempts += 1
             if let delay = options.retry.delay(after: error, attempt: track.attempts) {
@@ -160,10 +178,16 @@ public final class Follower {
         var next = state
         next.fetched = number
         next.page = url
-        track.fetched.insert(Self.hash(url))
-        // A page already fetched (the API loops back) ends the list, as no next page does.
-        next.next = page.next.flatMap { track.fetched.contains(Self.hash($0)) ? nil : $0 }
-        next.done = next.next == nil
+        next.next = page.next
+        next.done = page.next == nil
+        track.fetched[Self.hash(url)] = number
+        if number == 1, let following = page.next { track.aliasFirst(url, next: following) }
+        // A page already fetched (the API loops back) ends the list, with the error it is.
+        if let following = page.next, let earlier = track.fetched[Self.hash(following)] {
+            next.next = nil
+            next.done = true
+            next.error = "page \(number): its next page, \(following), is page \(earlier) again"
+        }
         next.skipped += page.skipped
         if state.fetched == 0 {
             next.title = page.title

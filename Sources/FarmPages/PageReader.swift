@@ -51,6 +51,13 @@ public struct PageReader: Sendable {
         public var id: String?
         public var title: String?
         public var caption: String?
+
+        public init(url: String, id: String? = nil, title: String? = nil, caption: String? = nil) {
+            self.url = url
+            self.id = id
+            self.title = title
+            self.caption = caption
+        }
     }
 
     /// What one page holds.
@@ -133,6 +140,17 @@ public struct PageReader: Sendable {
         }
         query.append(Substring(name + "=" + percentEncoded(value)))
         return base + "?" + query.joined(separator: "&") + fragment
+    }
+
+    /// The value of the query parameter `name` in `url` as written (the last one, should it repeat).
+    public static func value(of name: String, in url: String) -> String? {
+        var base = Substring(url)
+        if let hash = base.firstIndex(of: "#") { base = base[..<hash] }
+        guard let question = base.firstIndex(of: "?") else { return nil }
+        return base[base.index(after: question)...].split(separator: "&").compactMap { pair -> Substring? in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return parts.count == 2 && parts[0] == name ? parts[1] : nil
+        }.last.map(String.init)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
