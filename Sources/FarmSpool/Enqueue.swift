@@ -6,7 +6,7 @@ public struct ListRecordFile: Sendable {
     public var id: String
     public var bytes: [UInt8]
     /// For a paged list (SPEC §7): the first line of its page log, published with the record (before
-    /// it), with an empty resource table.
+    /// it), with an empty resource table and an empty order.
     public var firstPage: PageState?
 
     public init(id: String, bytes: [UInt8], firstPage: PageState? = nil) {
@@ -73,8 +73,10 @@ extension Spool {
             try tables.finish()
             for list in lists {
                 if let firstPage = list.firstPage {
+                    // Its pages are edits of it: an (empty) order from the start, as an edited list has.
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage.encoded())
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
                 }
                 try FileSystem.createFile(stage + "/.lists/" + list.id + Self.listRecordSuffix, list.bytes)
             }

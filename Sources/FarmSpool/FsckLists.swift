@@ -104,6 +104,10 @@ extension FsckRun {
             return
         }
         list.removed = Set(0..<lines).subtracting(members)
+        if let flight = spool.editInFlight(ofList: list.id) {
+            list.inFlight = Set(flight)
+            list.removed?.subtract(flight)
+        }
     }
 
     /// Calls `body` with each line of the file at `path`, without its newline, reading a megabyte at a

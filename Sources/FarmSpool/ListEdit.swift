@@ -148,6 +148,19 @@ extension Spool {
         try? FileSystem.unlink(journal)
     }
 
+    /// The job numbers an edit of list `id` under way now adds or removes (its journal, while its editor
+    /// holds the lock): in no settled state yet, so fsck judges none of them. Nil when no edit runs.
+    func editInFlight(ofList id: String) -> Range<Int>? {
+        guard let lock = try? FileDescriptor.open(editLockPath(ofList: id), .readOnly) else { return nil }
+        defer { lock.closeQuietly() }
+        guard (try? lock.tryLock(shared: true)) == false,
+              let bytes = try? FileSystem.readFile(editJournalPath(ofList: id)) else { return nil }
+        let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
+        guard let first = bounds.first, first >= 0, bounds.count <= 2 else { return nil }
+        let end = bounds.count == 2 ? bounds[1] : first + 1
+        return end >= first ? first..<end : nil
+    }
+
     /// Finishes the edits killed before their end (see `finishEdit`) of every list whose edit lock is
     /// free: a list being edited now is its editor's to finish. Returns how many it finished.
     func finishEdits() throws(SpoolError) -> Int {

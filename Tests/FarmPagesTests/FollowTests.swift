@@ -100,7 +100,7 @@ import Testing
         let paged = try PagedFarm()
         paged.serve("Crash", count: 24, perPage: 4)
         try paged.add("Crash")
-        for point in ["pages.tabled@2", "pages.queued@1", "pages.committed@2"] {
+        for point in ["pages.tabled@1", "pages.queued@1", "pages.committed@2", "pages.tabled@2"] {
             let probe = try ChildProcess("farm-probe", ["follow", "--spool", paged.spool.root],
                                          environment: ["FARM_FAILPOINT": point])
             let status = probe.wait(timeout: 60)
