@@ -44,6 +44,7 @@ import Testing
         let rows = try paged.view("Books")["resources"] as? [[String: Any]] ?? []
         #expect(rows.first?["title"] as? String == "Book 0")
         #expect(rows.last?["caption"] as? String == "By: Author 29, Co 29")
+        #expect(try paged.farm.must(["status", "Books"]).contains("pages: 6 fetched, all in; title: The Books; cover: /"))
 
         #expect(paged.origin.requests(forPage: 2, of: "/api/Books").count == 2)
         let third = paged.origin.requests(forPage: 3, of: "/api/Books")
