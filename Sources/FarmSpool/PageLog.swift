@@ -222,7 +222,9 @@ extension Spool {
         while end > 0 {
             let start = max(0, end - chunk.count)
             let count = try chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(Errno) in try fd.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(end - start)])) }
+                Result { () throws(Errno) in
+                    try fd.read(at: start, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<(end - start)]))
+                }
             }.get()
             if let newline = chunk[..<count].lastIndex(of: 0x0A) { return start + newline + 1 }
             end = start

@@ -15,7 +15,7 @@
 //     lists/<list>.json              list records, published only once all their jobs are queued
 //     lists/<list>.resources         each list's resource table: the job records by job number
 //     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
-//     lists/<list>.pages             a paged list's page log while its pages are followed; .paged once done (see "Pages")
+//     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it

@@ -136,7 +136,8 @@ extension ListStatus: JSONReadable {
                   resources: try json.decodeIfPresent("resources"))
         if let pages = json["pages"], pages != .null {
             paging = Paging(fetched: try pages.decode("fetched"), done: try pages.decode("done"),
-                            skipped: try pages.decodeIfPresent("skipped") ?? 0, error: try json.decodeIfPresent("error"),
+                            skipped: try pages.decodeIfPresent("skipped") ?? 0,
+                            error: try json.decodeIfPresent("error"),
                             title: try json.decodeIfPresent("title"), showsTitle: json["title"] != nil,
                             cover: try json.decodeIfPresent("cover"), showsCover: json["cover"] != nil)
         }

@@ -121,7 +121,8 @@ public enum ListView {
             ?? queued
         var row = ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
                                  size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                                 thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+                                 thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,
+                                 changed: changed)
         row.title = table?.title
         row.caption = table?.caption
         return row

@@ -79,9 +79,9 @@ public struct ResourceStatus: Equatable, Sendable {
 }
 
 /// Every key, with null for what is unknown: readers see one shape whatever the status (`title` and
-/// `caption` for the resources of paged lists only). Written by hand,
-/// not as a `JSONRecord`: a list's view writes one per resource, and the Codable path took twice as long
-/// for a list of 20,000; so are the list and the summary that hold them.
+/// `caption` for the resources of paged lists only). Written by hand, not as a `JSONRecord`: a list's
+/// view writes one per resource, and the Codable path took twice as long for a list of 20,000; so are
+/// the list and the summary that hold them.
 extension ResourceStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

@@ -21,9 +21,9 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         let desired = spool.desired()
-        return document(records: records, jobs: jobs, pages: pageStates(spool, records), workers: workers(spool, desired),
-                        paused: spool.isPaused, disk: spool.diskRoom(minFree: desired.minFree),
-                        updated: Timestamp.iso8601(Clock.wall()))
+        return document(records: records, jobs: jobs, pages: pageStates(spool, records),
+                        workers: workers(spool, desired), paused: spool.isPaused,
+                        disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
     /// The last state of the page log of each paged list of `records`.

@@ -182,7 +182,8 @@ public final class Supervisor {
 
     /// Starts a follower when some list has pages to follow and none runs (it exits once there are none).
     private func keepFollowerIfNeeded(_ followers: [Int32], _ desired: Desired, now: Double) {
-        if let starting = startingFollower, followers.contains(starting.pid) || now - starting.since > Self.startupLimit {
+        if let starting = startingFollower,
+           followers.contains(starting.pid) || now - starting.since > Self.startupLimit {
             startingFollower = nil
         }
         guard followers.isEmpty, startingFollower == nil, !spool.listsFollowingPages().isEmpty else { return }

@@ -125,7 +125,8 @@ public final class Origin: Sendable {
 
     /// The requests for page `page` (from 1) of the paged API at `path`.
     public func requests(forPage page: Int, of path: String, parameter: String = "page") -> [LoggedRequest] {
-        log.all.filter { $0.path == path && catalog.key(path, query: $0.query) == path + "?" + parameter + "=" + String(page) }
+        let key = path + "?" + parameter + "=" + String(page)
+        return log.all.filter { $0.path == path && catalog.key(path, query: $0.query) == key }
     }
 
     /// Stops serving the fixture at `path` (it answers 404 unless a directory has it).
