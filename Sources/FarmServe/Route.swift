@@ -9,6 +9,8 @@ enum Route: Equatable {
     case events
     case list(String)
     case file(list: String, index: String, thumb: Bool)
+    /// A paged list's cover (its display image), SPEC §7.
+    case cover(String)
     case reload(String)
     case scale
     case pause(Bool)
@@ -54,6 +56,8 @@ enum Route: Equatable {
             self = .list(api[1])
         case 3 where api[0] == "lists" && api[2] == "reload":
             self = .reload(api[1])
+        case 3 where api[0] == "lists" && api[2] == "cover":
+            self = .cover(api[1])
         case 3 where api[0] == "lists" && api[2] == "items":
             self = .addItem(api[1])
         case 4 where api[0] == "lists" && api[2] == "items":
@@ -73,7 +77,7 @@ enum Route: Equatable {
     /// removal of an item, which is DELETE.
     var method: String {
         switch self {
-        case .index, .asset, .status, .events, .list, .file, .metrics: return "GET"
+        case .index, .asset, .status, .events, .list, .file, .cover, .metrics: return "GET"
         case .reload, .scale, .pause, .reset, .add, .addItem, .moveItem: return "POST"
         case .removeItem: return "DELETE"
         }

@@ -14,6 +14,7 @@ import Hummingbird
 ///     GET  /api/lists/<id>                       one list with its resources
 ///     GET  /api/lists/<id>?offset=O&limit=L&q=…  a window of them (at most 500), among those matching q
 ///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
+///     GET  /api/lists/<id>/cover                 a paged list's cover
 ///     GET  /api/events[?list=<id>[&offset&limit&q]]  server-sent events: `summary`, and `list` (a window)
 ///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
@@ -83,6 +84,13 @@ struct ServeResponder: HTTPResponder {
             return Reply.json(view)
         case .file(let id, let index, let thumb):
             return try await file(list: id, index: index, thumb: thumb)
+        case .cover(let id):
+            let list = try record(id)
+            guard let path = spool.pageState(ofList: id)?.cover else {
+                throw ServeError(.notFound, "\(list.record.name) has no cover")
+            }
+            let served = try await Blocking.run { try ServedFile(path, inside: spool) }
+            return served.response()
         case .metrics:
             let page = try await Blocking.run { MetricsPage.render(spool) }
             return Reply.bytes(page, type: MetricsPage.contentType)

@@ -82,6 +82,8 @@ public enum ControlFile: String, Sendable, CaseIterable {
     case addLock = "add.lock"
     /// The last bulk sync of finished jobs (Durability.swift), and its lock.
     case synced, syncedLock = "synced.lock"
+    /// Held (flock) by the one follower of paged lists (FarmPages).
+    case followerLock = "follower.lock"
 
     /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
     /// any other (such as the supervisor lock every process probes) only causes re-reads.

@@ -278,6 +278,8 @@ final class FsckList {
     /// For an edited list, the job numbers of resources removed from it (in the table, not in its order),
     /// which must be nowhere; nil for a list never edited.
     var removed: Set<Int>?
+    /// Job numbers an edit (a page of a paged list) is adding or removing as fsck looks: not judged.
+    var inFlight: Set<Int> = []
     /// Indexes whose line of the resource table is missing or does not parse.
     var badLines: [Int] = []
     /// By index: where the job was seen (bits above).
@@ -294,6 +296,7 @@ final class FsckList {
 
     /// Whether the job `index` needs a second look: a resource lost or doubled, or a removed one seen.
     func isSuspect(_ index: Int) -> Bool {
+        if inFlight.contains(index) { return false }
         if removed?.contains(index) == true { return seen[index] != 0 }
         return FsckRun.isSuspect(seen[index])
     }

@@ -47,8 +47,8 @@ extension FsckRun {
         } else if name.hasSuffix(Spool.resourceTableSuffix),
                   case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
-        } else if Spool.isEditFile(name) {
-            return true  // an edited list's order, edit lock or journal (ListEdit.swift)
+        } else if Spool.isEditFile(name) || Spool.isPageLog(name) {
+            return true  // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log
         } else {
             return false
         }
@@ -91,6 +91,11 @@ extension FsckRun {
     /// removed resources.
     private func checkOrder(of list: FsckList, lines: Int) {
         let path = spool.orderPath(ofList: list.id)
+        if let size = try? FileSystem.stat(path).size, size % 4 != 0 {
+            // What a page's append killed mid-write leaves (see "Pages"): the next page cuts it off.
+            found(.listTable, path, "its last number is cut short", unrepairable: "the list's next page "
+                  + "or edit cuts it off", repair: nil)
+        }
         let numbers = spool.order(ofList: list.id, total: 0).numbers
         let members = Set(numbers)
         if members.count != numbers.count || numbers.contains(where: { $0 >= lines }) {
@@ -99,6 +104,10 @@ extension FsckRun {
             return
         }
         list.removed = Set(0..<lines).subtracting(members)
+        if let flight = spool.editInFlight(ofList: list.id) {
+            list.inFlight = Set(flight)
+            list.removed?.subtract(flight)
+        }
     }
 
     /// Calls `body` with each line of the file at `path`, without its newline, reading a megabyte at a

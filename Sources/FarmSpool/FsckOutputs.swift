@@ -67,6 +67,7 @@ extension FsckRun {
                 checkTemporary(path, writer: writer)
                 continue
             }
+            if Spool.isCoverName(entry.name), list.record?.paged?.listCover != nil { continue }
             guard let (index, suffix) = Self.outputName(entry.name) else {
                 foreign(path, "not a resource's output")
                 continue

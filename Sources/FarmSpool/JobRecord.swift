@@ -7,7 +7,7 @@ public struct JobRecord: Equatable, Sendable {
     public var url: String
     /// The resource id: the manifest's `uuid` when it has one, else the job name.
     public var id: String
-    /// What the screens show on a resource's cell (SPEC §9), when its list gives them.
+    /// What a paged source's `--title` and `--caption` found for the item (SPEC §7); nil otherwise.
     public var title: String?
     public var caption: String?
 
@@ -25,7 +25,7 @@ public struct JobRecord: Equatable, Sendable {
     }
 }
 
-/// What is not known is left out: a record without a title or caption is written as it always was.
+/// `title` and `caption` only when there are some, so the records of other lists keep their bytes.
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

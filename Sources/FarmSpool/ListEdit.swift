@@ -96,6 +96,17 @@ extension Spool {
     /// Runs `body` on list `id` under its edit lock, once what an edit killed before its end left is
     /// finished (see `finishEdit`).
     private func editing<T>(_ id: String, _ body: (inout ListEditing) throws(SpoolError) -> T) throws(SpoolError) -> T {
+        try lockingList(id) { () throws(SpoolError) in
+            guard let record = list(id) else { throw SpoolError(.refused, "no list \(id) in the spool") }
+            var edit = try ListEditing(spool: self, list: id, total: record.total)
+            return try body(&edit)
+        }
+    }
+
+    /// Runs `body` under the edit lock of list `id`, once what an edit killed before its end left is
+    /// finished (see `finishEdit`); the journal of what `body` did goes once it returns, and whatever it
+    /// did before it threw is undone.
+    func lockingList<T>(_ id: String, _ body: () throws(SpoolError) -> T) throws(SpoolError) -> T {
         let lock: FileDescriptor
         do {
             lock = try FileDescriptor.open(editLockPath(ofList: id), .readOnly, options: [.create], permissions: 0o600)
@@ -106,9 +117,8 @@ extension Spool {
         defer { lock.closeQuietly() }
         guard let record = list(id) else { throw SpoolError(.refused, "no list \(id) in the spool") }
         try finishEdit(ofList: id, total: record.total)
-        var edit = try ListEditing(spool: self, list: id, total: record.total)
         do {
-            let result = try body(&edit)
+            let result = try body()
             try? FileSystem.unlink(editJournalPath(ofList: id))
             return result
         } catch {
@@ -119,18 +129,36 @@ extension Spool {
     }
 
     /// Finishes an edit of list `id` killed before its end, from its journal: a job number it added or
-    /// removed that the committed order does not hold has its job and outputs removed (the add never
-    /// happened, or the removal did). Called under the list's edit lock, and by `recover()`.
+    /// removed (`N`, or `N-M` for the numbers N..<M a page added) that the committed order does not hold
+    /// has its job and outputs removed (the add never happened, or the removal did). Called under the
+    /// list's edit lock, and by `recover()`.
     func finishEdit(ofList id: String, total: Int) throws(SpoolError) {
         try? FileSystem.unlink(orderPath(ofList: id) + Self.stagedSuffix)
         try? FileSystem.unlink(lists + "/" + id + Self.stagedJobSuffix)
         let journal = editJournalPath(ofList: id)
         guard let bytes = try? FileSystem.readFile(journal) else { return }
-        if let number = Int(String(decoding: bytes, as: UTF8.self)), number >= 0,
-           order(ofList: id, total: total).index(of: number) == nil {
-            try purge(JobName(list: id, index: number))
+        let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
+        if bounds.count == 1 || bounds.count == 2, let first = bounds.first, first >= 0,
+           case let end = bounds.count == 2 ? bounds[1] : first + 1, end >= first {
+            let indexes = order(ofList: id, total: total).indexes(atLeast: end)
+            for number in first..<end where indexes[number] < 0 {
+                try purge(JobName(list: id, index: number))
+            }
         }
         try? FileSystem.unlink(journal)
+    }
+
+    /// The job numbers an edit of list `id` under way now adds or removes (its journal, while its editor
+    /// holds the lock): in no settled state yet, so fsck judges none of them. Nil when no edit runs.
+    func editInFlight(ofList id: String) -> Range<Int>? {
+        guard let lock = try? FileDescriptor.open(editLockPath(ofList: id), .readOnly) else { return nil }
+        defer { lock.closeQuietly() }
+        guard (try? lock.tryLock(shared: true)) == false,
+              let bytes = try? FileSystem.readFile(editJournalPath(ofList: id)) else { return nil }
+        let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
+        guard let first = bounds.first, first >= 0, bounds.count <= 2 else { return nil }
+        let end = bounds.count == 2 ? bounds[1] : first + 1
+        return end >= first ? first..<end : nil
     }
 
     /// Finishes the edits killed before their end (see `finishEdit`) of every list whose edit lock is
@@ -260,28 +288,12 @@ struct ListEditing {
 
     /// Records, durably, the job number this edit adds or removes (see `Spool.finishEdit`).
     func journal(_ number: Int) throws(SpoolError) {
-        do {
-            let fd = try FileDescriptor.open(spool.editJournalPath(ofList: list), .writeOnly, options: [.create, .truncate],
-                                             permissions: 0o600)
-            defer { fd.closeQuietly() }
-            try fd.write(contentsOf: Array(String(number).utf8))
-            try fd.sync()
-        } catch {
-            throw SpoolError(.io, "cannot write the journal of an edit of list \(list)", cause: error)
-        }
+        try spool.journal(String(number), ofList: list)
     }
 
     /// Appends a resource's line to the table, durably.
     mutating func appendToTable(_ record: JobRecord) throws(SpoolError) {
-        let bytes = record.encoded()
-        do {
-            let fd = try FileDescriptor.open(spool.resourceTablePath(ofList: list), .writeOnly, options: [.append])
-            defer { fd.closeQuietly() }
-            try fd.write(contentsOf: bytes)
-            try fd.sync()
-        } catch {
-            throw SpoolError(.io, "cannot add to the resource table of list \(list)", cause: error)
-        }
+        try spool.appendToTable(record.encoded(), ofList: list)
         table.append(record)
     }
 
@@ -295,6 +307,31 @@ struct ListEditing {
 }
 
 extension Spool {
+    /// Records, durably, the job numbers an edit of list `id` adds or removes: `N`, or `N-M` for N..<M
+    /// (see `finishEdit`).
+    func journal(_ numbers: String, ofList id: String) throws(SpoolError) {
+        do {
+            let fd = try FileDescriptor.open(editJournalPath(ofList: id), .writeOnly, options: [.create, .truncate],
+                                             permissions: 0o600)
+            defer { fd.closeQuietly() }
+            try fd.write(contentsOf: Array(numbers.utf8))
+            try fd.sync()
+        } catch {
+            throw SpoolError(.io, "cannot write the journal of an edit of list \(id)", cause: error)
+        }
+    }
+
+    /// Appends whole lines to the resource table of list `id`, durably (a line cut short by a writer
+    /// killed mid-append is cut off first); returns the table's size after them.
+    @discardableResult
+    func appendToTable(_ lines: [UInt8], ofList id: String) throws(SpoolError) -> Int {
+        do {
+            return try appendDurably(lines, to: resourceTablePath(ofList: id), cuttingPartialLine: true)
+        } catch {
+            throw SpoolError(.io, "cannot add to the resource table of list \(id)", cause: error)
+        }
+    }
+
     /// The resource table of list `id` for an edit: its lines as records, a last line cut short by a
     /// writer killed mid-append truncated away first.
     func editableTable(ofList id: String) throws(SpoolError) -> [JobRecord] {

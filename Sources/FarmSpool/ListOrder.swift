@@ -46,9 +46,10 @@ public struct ListOrder: Sendable, Equatable {
         return bytes
     }
 
-    init?(bytes: [UInt8]) {
-        guard bytes.count % 4 == 0 else { return nil }
-        numbers = stride(from: 0, to: bytes.count, by: 4).map { at in
+    /// The numbers of an order file. Bytes past the last whole number are left out: a page's append (see
+    /// `Spool.appendToOrder`) killed mid-write leaves a piece of one, which its next append cuts off.
+    init(bytes: [UInt8]) {
+        numbers = stride(from: 0, to: bytes.count - bytes.count % 4, by: 4).map { at in
             Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
         }
     }
@@ -61,17 +62,31 @@ extension Spool {
     public func orderPath(ofList id: String) -> String { lists + "/" + id + Self.orderSuffix }
 
     /// The order of list `id`, whose record says `total` resources: its order file, or 0..<total when it
-    /// was never edited. An order file that does not read counts as absent (fsck reports it).
+    /// was never edited (nor paged). An order file that cannot be read counts as absent (fsck reports it).
     public func order(ofList id: String, total: Int) -> ListOrder {
-        guard let bytes = try? FileSystem.readFile(orderPath(ofList: id), limit: 1 << 32),
-              let order = ListOrder(bytes: bytes) else { return ListOrder(identity: total) }
-        return order
+        guard let bytes = try? FileSystem.readFile(orderPath(ofList: id), limit: 1 << 32) else {
+            return ListOrder(identity: total)
+        }
+        return ListOrder(bytes: bytes)
     }
 
     /// How many resources an edited list has now: one stat, not a read (nil when it was never edited).
     func editedCount(ofList id: String) -> Int? {
-        guard let st = try? FileSystem.stat(orderPath(ofList: id)), st.size % 4 == 0 else { return nil }
+        guard let st = try? FileSystem.stat(orderPath(ofList: id)) else { return nil }
         return Int(st.size) / 4
+    }
+
+    /// Appends job numbers at the end of the order of list `id`, whose record says `total`, durably: the
+    /// commit point of a page of a paged list (see "Pages"), which costs what the page adds, not what the
+    /// list holds. A list without an order file gets one, 0..<total then the numbers, by rename. Called
+    /// under the list's edit lock.
+    func appendToOrder(_ numbers: [Int], ofList id: String, total: Int) throws(Errno) {
+        let path = orderPath(ofList: id)
+        guard FileSystem.exists(path) else {
+            try writeOrder(ListOrder(numbers: Array(0..<total) + numbers), ofList: id)
+            return
+        }
+        try appendDurably(ListOrder(numbers: numbers).bytes, to: path, wholeOf: 4)
     }
 
     /// Replaces the order of list `id`, durably: the new order is on disk, under its name, when this

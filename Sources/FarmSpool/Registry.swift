@@ -1,9 +1,10 @@
 import FarmSystem
 import SystemPackage
 
-/// The roles of the farm's long-running processes (SPEC §2).
+/// The roles of the farm's long-running processes (SPEC §2); the follower follows the pages of paged
+/// lists (SPEC §7) while there are some to follow.
 public enum Role: String, Sendable, CaseIterable {
-    case supervisor, worker, watcher
+    case supervisor, worker, watcher, follower
 }
 
 /// A live farm process, as registered in procs/.

@@ -15,14 +15,15 @@
 //     lists/<list>.json              list records, published only once all their jobs are queued
 //     lists/<list>.resources         each list's resource table: the job records by job number
 //     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
+//     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
-//     files/<list>/                  outputs: the downloaded file and its display image
+//     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
 //     control/                       desired state: desired.json, paused, stopping; per host,
 //                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);
-//                                    watcher.lock (ServingWatcher.swift); synced, the last bulk sync of
-//                                    finished jobs (Durability.swift)
+//                                    watcher.lock (ServingWatcher.swift); follower.lock (the follower of
+//                                    paged lists); synced, the last bulk sync of finished jobs (Durability.swift)
 //     procs/<role>.<pid>.<nonce>.<host>  one entry per live process, flock'ed by it for its lifetime
 //     metrics/<role>.<pid>.<nonce>.<host>.json  the counters of the process registered under that name in procs/,
 //                                    replaced by rename about once a second and as it exits; folded.json,
@@ -112,6 +113,26 @@
 // lock, a hint only (a host cut off keeps its locks in the others' eyes for a while). One watcher
 // serves the whole spool, the others stand by (ServingWatcher.swift). stop, pause, resume and reset
 // act on every host.
+//
+// Pages (PageLog.swift, PageAppend.swift; the follower is FarmPages). A list read from a paged JSON API
+// is added with no resource: its record (which holds the source: first URL and pointers), an empty
+// resource table and its page log, `lists/<list>.pages`, whose first line names the first page. The
+// log gains one line (`PageState`, JSON) per page added; its last whole line is the list's state: the
+// next page's URL, pages fetched, done, error, title and cover, and the table's lines and bytes as that
+// page left them. One process follows the pages (the follower, `control/follower.lock`). A page is
+// fetched with no lock held, then added as an edit under the list's edit lock: the journal gets the
+// range `N-M` of job numbers it adds, their records are appended to the table, their jobs queued as a
+// batch (as an add stages one), and their numbers appended to the order file (made at the first page
+// when the list has none): that append, synced, is the commit point, so a page costs what it adds, not
+// what the list holds. Readers of an order take whole numbers only (an append killed mid-write leaves
+// a piece of one, cut off by the next). Then the log gains the page's line, synced: that is where the
+// next follower resumes. Killed before the commit, the journal undoes the page (see "Edit") and the
+// page is fetched again; killed after it, the page is fetched again and adds nothing, because a page
+// adds no resource whose id (or URL, without ids) the list's last page or anything added since has.
+// The line that ends the list (no next page, a page seen before, an error) is followed by the rename
+// of the log to `lists/<list>.paged`: `.pages` names only lists still followed, which is what the
+// supervisor looks for. A cover is downloaded by the follower to `files/<list>/cover.<kind>` (and its
+// display image beside it), then recorded by a line of its own.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

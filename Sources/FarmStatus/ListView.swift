@@ -40,20 +40,21 @@ public enum ListView {
             done.contains(number) ? .done : failed.contains(number) ? .failed
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
+        let labelled = record.paged != nil
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
-            return resource(spool, JobName(list: listID, index: number), at: index,
-                            table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
+            var row = resource(spool, JobName(list: listID, index: number), at: index,
+                               table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
+            row.labelled = labelled
+            return row
         }
         // Counted from the rows, so the counts and the rows always agree.
         func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
-        var list = ListStatus(id: listID, name: record.name, total: order.count,
-                              active: count { if case .active = $0 { true } else { false } },
-                              done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
-        list.title = record.title
-        list.cover = record.cover
-        return list
+        return ListStatus(id: listID, name: record.name, total: order.count,
+                          active: count { if case .active = $0 { true } else { false } },
+                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
+                          paging: Paging.of(record, state: spool.pageState(ofList: listID)))
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
@@ -69,7 +70,9 @@ public enum ListView {
         let table = JobFiles.tableLine(spool, list: listID, index: job.index)
             ?? JobFiles.records(spool, list: listID, total: record.total)[index]
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
-        return resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+        var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+        row.labelled = record.paged != nil
+        return row
     }
 
     /// Where `job` is, given its name in active/ if it was seen there (looked at first): one or two

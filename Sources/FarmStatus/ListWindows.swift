@@ -66,15 +66,15 @@ public final class ListWindows: Sendable {
             let place = ListView.place(spool, job, active: active[number])
             // When it was last queued matters only to a queued resource (its `changed`).
             let queued = place == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? record.added : record.added
-            return ListView.resource(spool, job, at: index, table: lines.record(number), place: place, queued: queued)
+            var row = ListView.resource(spool, job, at: index, table: lines.record(number), place: place, queued: queued)
+            row.labelled = record.paged != nil
+            return row
         }
         let known = counts.flatMap { $0.id == listID ? $0 : nil }
         var list = ListStatus(id: listID, name: record.name, total: order.count, active: known?.active ?? active.count,
                               done: known?.done ?? StatusScan.jobSet(spool, listID, .done).count,
                               failed: known?.failed ?? StatusScan.jobSet(spool, listID, .failed).count,
-                              resources: resources)
-        list.title = record.title
-        list.cover = record.cover
+                              resources: resources, paging: Paging.of(record, state: spool.pageState(ofList: listID)))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         return list
     }

@@ -32,9 +32,11 @@ public struct ResourceStatus: Equatable, Sendable {
     /// When `status` last changed (ISO 8601); for a resource that has never run, when it was queued.
     /// Always set in what `ListView` builds (SPEC §4: never null).
     public var changed: String?
-    /// The cell's lines (SPEC §9), from the list's record of the resource when it has them.
+    /// What a paged source's `--title` and `--caption` found for it (SPEC §7), shown (null when nothing
+    /// was found) when `labelled`: for the resources of paged lists only.
     public var title: String?
     public var caption: String?
+    public var labelled = false
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -79,16 +81,16 @@ public struct ResourceStatus: Equatable, Sendable {
     }
 }
 
-/// Every key, with null for what is unknown: readers see one shape whatever the status; `title` and
-/// `caption` only when the list gives them (most lists have neither). Written by hand,
-/// not as a `JSONRecord`: a list's view writes one per resource, and the Codable path took twice as long
-/// for a list of 20,000; so are the list and the summary that hold them.
+/// Every key, with null for what is unknown: readers see one shape whatever the status (`title` and
+/// `caption` for the resources of paged lists only). Written by hand, not as a `JSONRecord`: a list's
+/// view writes one per resource, and the Codable path took twice as long for a list of 20,000; so are
+/// the list and the summary that hold them.
 extension ResourceStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         json.member("attempts", attempts)
         json.member("bytes", bytes)
-        if let caption { json.member("caption", caption) }
+        if labelled { json.member("caption", caption) }
         json.member("changed", changed)
         json.member("error", error)
         json.member("file", file)
@@ -100,7 +102,7 @@ extension ResourceStatus: JSONWritable {
         json.member("status", status.rawValue)
         json.member("text", text)
         json.member("thumb", thumb)
-        if let title { json.member("title", title) }
+        if labelled { json.member("title", title) }
         json.member("url", url)
         json.endObject()
     }
@@ -120,5 +122,6 @@ extension ResourceStatus: JSONReadable {
                   changed: try json.decodeIfPresent("changed"), title: try json.decodeIfPresent("title"),
                   caption: try json.decodeIfPresent("caption"))
         text = try json.decode("text")
+        labelled = json["title"] != nil || json["caption"] != nil
     }
 }

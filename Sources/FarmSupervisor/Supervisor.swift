@@ -9,6 +9,8 @@ import SystemPackage
 /// state true for its host. It runs the host's desired number of workers and one watcher, replaces the
 /// dead and hands back their jobs at once, retires extra workers, and reclaims expired leases (of any
 /// host) as a fallback. Its watcher serves the spool, or waits as standby while another host's does.
+/// While some paged list has pages to follow (SPEC §7), it keeps a follower running too (one for the
+/// whole spool: the follower's lock lets one run).
 ///
 /// Every decision is made from the process registry (procs/), not from memory, so a new supervisor
 /// adopts the workers of a dead one simply by looking: the registry is the truth, and the children
@@ -34,6 +36,8 @@ public final class Supervisor {
     private var knownWorkers: Set<Int32> = []
     /// The watchers alive at the last tick.
     private var knownWatchers: Set<Int32> = []
+    /// A follower spawned and not yet registered.
+    private var startingFollower: (pid: Int32, since: Double)?
     private var lastReclaim = 0.0
     /// Its counters (reclaims), written from this loop: with a thread of their own, it could not copy itself.
     private let metrics: MetricsRecorder
@@ -83,6 +87,7 @@ public final class Supervisor {
         for pid in Processes.reapChildren() {
             startingWorkers[pid] = nil
             if startingWatcher?.pid == pid { startingWatcher = nil }
+            if startingFollower?.pid == pid { startingFollower = nil }
             handleDeath(pid)
         }
         // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
@@ -123,6 +128,7 @@ public final class Supervisor {
         if now - lastReclaim >= 1 {
             lastReclaim = now
             reclaims.increment(by: spool.reclaimExpired(lease: desired.lease).count)
+            keepFollowerIfNeeded(live.filter { $0.role == .follower }.map(\.pid), desired, now: now)
         }
         metrics.flushIfDue()
         if now - lastFold >= Self.foldInterval {
@@ -183,11 +189,29 @@ public final class Supervisor {
         }
     }
 
+    /// Starts a follower when some list has pages to follow and none runs (it exits once there are none).
+    private func keepFollowerIfNeeded(_ followers: [Int32], _ desired: Desired, now: Double) {
+        if let starting = startingFollower,
+           followers.contains(starting.pid) || now - starting.since > Self.startupLimit {
+            startingFollower = nil
+        }
+        guard followers.isEmpty, startingFollower == nil, !spool.listsFollowingPages().isEmpty else { return }
+        do {
+            let pid = try Spawn.copy(["follow", "--spool", spool.root, "--supervised"], spool: spool) {
+                roles.follower(spool, desired)
+            }
+            startingFollower = (pid, now)
+        } catch {
+            spool.log("\(error)")
+        }
+    }
+
     /// Tells every worker and the watcher of this host to stop, waits for them to hand their jobs back,
     /// kills what is left after the grace period and hands its jobs back itself.
     private func stopEverything() {
         let others = spool.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
         let pids = Set(others).union(startingWorkers.keys).union(startingWatcher.map { [$0.pid] } ?? [])
+            .union(startingFollower.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
         let deadline = Clock.monotonic() + Self.graceful
         var left = pids
@@ -229,19 +253,22 @@ public final class Supervisor {
     }
 }
 
-/// What the supervisor (given its lock's descriptor), a supervised worker and the watcher run, as
-/// `farm supervise`, `farm work --supervised` and `farm watch --supervised` do, for `farm start` and
-/// the supervisor to run them in copies of themselves (see `Spawn.copy`). Each returns its exit
-/// status.
+/// What the supervisor (given its lock's descriptor), a supervised worker, the watcher and the follower
+/// run, as `farm supervise`, `farm work --supervised`, `farm watch --supervised` and `farm follow
+/// --supervised` do, for `farm start` and the supervisor to run them in copies of themselves (see
+/// `Spawn.copy`). Each returns its exit status.
 public struct SupervisedRoles: Sendable {
     public var supervisor: @Sendable (Spool, Int32) -> Int32
     public var worker: @Sendable (Spool, Desired) -> Int32
     public var watcher: @Sendable (Spool) -> Int32
+    public var follower: @Sendable (Spool, Desired) -> Int32
 
     public init(supervisor: @escaping @Sendable (Spool, Int32) -> Int32,
-                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32) {
+                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32,
+                follower: @escaping @Sendable (Spool, Desired) -> Int32 = { _, _ in 0 }) {
         self.supervisor = supervisor
         self.worker = worker
         self.watcher = watcher
+        self.follower = follower
     }
 }

@@ -90,10 +90,20 @@ enum ResourcesScreen {
             status += "  " + (resource.title == nil ? Cells.fitEnd(text, room) : text)
         }
         let changed = resource.changed.flatMap(Format.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
+        // A paged source's title and caption follow the status, in the column's second half (the first
+        // holds "Downloading 100%"), so they stay in place as the status changes.
+        let labels = [resource.title, resource.caption].compactMap { $0 }.map(Cells.clean)
+            .joined(separator: " \u{2014} ")
+        let statusWidth = labels.isEmpty ? columns.status : min(columns.status, max(18, columns.status / 2))
         var spans = [
             Span(" " + Cells.pad(String(resource.index), columns.index, right: true) + "  "
                 + Cells.pad(resource.kind ?? "-", columns.kind) + "  "),
-            Span(Cells.pad(status, columns.status), style),
+            Span(Cells.pad(status, statusWidth), style),
+        ]
+        if !labels.isEmpty, columns.status > statusWidth {
+            spans.append(Span(Cells.pad(labels, columns.status - statusWidth), .dim))
+        }
+        spans += [
             Span("  " + Cells.pad(bytes(resource), columns.bytes, right: true) + "  "
                 + Cells.pad(changed, columns.changed, right: true)),
         ]

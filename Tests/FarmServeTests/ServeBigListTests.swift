@@ -12,9 +12,8 @@ import Testing
 /// ServeBrowserTests.
 @Suite(.serialized) struct ServeBigListTests {
     private static let count = 100_000
-    /// A 1×1 PNG: the list's cover (the page may load images from data: URLs and from farm only).
-    private static let cover = "data:image/png;base64,"
-        + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    /// A 1×1 PNG: the list's cover, served by farm serve from the spool.
+    private static let cover = SpoolFixtures.onePixelPNG
     /// Nothing wider than the window: the page's and the body's scroll widths.
     private static let fits = "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
         + " && document.body.scrollWidth <= document.documentElement.clientWidth"

@@ -89,12 +89,13 @@ import Testing
         #expect(windows.window(fixture.spool, listID: list, offset: 0, limit: 3, query: "  ")?.window?.query == nil)
 
         // The list's title and cover, each resource's title and caption, in the window and the whole view.
-        #expect((window.title, window.cover) == ("The Set 1.json", "/cover.png"))
+        let cover = fixture.spool.coverBase(ofList: list) + ".png"
+        #expect(window.paging?.title == "The Set 1.json" && window.paging?.cover == cover)
         #expect(window.resources?.first?.title == "Photo 28" && window.resources?.first?.caption == "Caption 28")
         let whole = try #require(ListView.build(fixture.spool, listID: list))
-        #expect(whole.title == "The Set 1.json" && whole.resources?[3].caption == "Caption 3")
+        #expect(whole.paging?.title == "The Set 1.json" && whole.resources?[3].caption == "Caption 3")
         let json = String(decoding: JSON.encode(window), as: UTF8.self)
-        for member in [#""title":"The Set 1.json""#, #""cover":"/cover.png""#, #""matched":30"#, #""query":"photo""#,
+        for member in [#""title":"The Set 1.json""#, #""cover":"\#(cover)""#, #""matched":30"#, #""query":"photo""#,
                        #""caption":"Caption 28""#] {
             #expect(json.contains(member), "\(member) in \(json.prefix(300))")
         }

@@ -160,11 +160,13 @@ function renderHeader(list) {
   set($("grid-count"), "textContent", list.matched === undefined ? "" : `${list.matched} of ${list.total} match`);
   $("list-header").hidden = !list.title && !list.cover;
   set($("list-title"), "textContent", list.title || "");
+  // The cover is served by farm serve from the spool (`cover` is its path there, which names its version).
   const cover = $("list-cover");
   if ((cover.dataset.source || "") !== (list.cover || "")) {
     cover.dataset.source = list.cover || "";
     cover.hidden = !list.cover;
-    if (list.cover) cover.src = list.cover; else cover.removeAttribute("src");
+    if (list.cover) cover.src = `/api/lists/${list.id}/cover?v=${encodeURIComponent(list.cover)}`;
+    else cover.removeAttribute("src");
   }
 }
 
