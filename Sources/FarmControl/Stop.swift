@@ -11,11 +11,14 @@ extension Control {
         public let handedBack: Int
         /// Processes that ignored SIGTERM for the whole grace period and were killed.
         public let killed: Int
+        /// Processes of other hosts that still run: only their host can stop them.
+        public let elsewhere: Int
 
         public var description: String {
             guard stopped > 0 else { return "farm was not running on \(spool)" }
             return "farm stopped: \(stopped) process(es); \(handedBack) active job(s) back in the queue"
                 + (killed > 0 ? "; \(killed) did not stop in time and were killed" : "")
+                + (elsewhere > 0 ? "; \(elsewhere) process(es) of other hosts still run: run `farm stop` there" : "")
         }
     }
 
@@ -29,11 +32,12 @@ extension Control {
         }
     }
 
-    /// `farm stop`: every farm process ends; active jobs go back to the queue with their bytes kept.
+    /// `farm stop`: every farm process ends, on every host of the spool; active jobs go back to the
+    /// queue with their bytes kept.
     public func stop() throws(ControlError) -> Stopped {
         let report = try spoolCall { () throws(SpoolError) in try Shutdown.stopAll(spool) }
         return Stopped(spool: spool.root, stopped: report.stopped, handedBack: report.handedBack,
-                       killed: report.killed)
+                       killed: report.killed, elsewhere: report.elsewhere)
     }
 
     /// `farm reset`: stops everything, then deletes every list, job, file and setting: the spool is as
