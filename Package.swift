@@ -212,6 +212,7 @@ let package = Package(
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
         // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
+            "FarmCluster",
             "FarmJSON",
             "FarmSpool",
             "FarmStatus",
@@ -221,8 +222,13 @@ let package = Package(
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmBenchmark", exclude: ["RESULTS.md"]),
-        // The chaos runner (`bin/chaos`): kills farm processes at random under load, then proves nothing was lost.
+        // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
+        // for the chaos runner's cluster mode (`bin/cluster`) and the benchmark.
+        .target(name: "FarmCluster", dependencies: ["FarmSystem"], path: "Sources/Tools/FarmCluster"),
+        // The chaos runner (`bin/chaos`, `bin/cluster`): kills farm processes at random under load, then proves
+        // nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
+            "FarmCluster",
             "FarmJSON",
             "FarmSpool",
             "FarmStatus",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCluster
 import Foundation
 
 /// `farm-chaos clean DIR`: removes what a cluster run in DIR made and left behind, as its ledger lists

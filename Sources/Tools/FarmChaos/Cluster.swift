@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCluster
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -69,9 +70,10 @@ struct Cluster: ParsableCommand {
     private func chaos(ledger: Ledger, executable: String) throws -> Bool {
         let seed = options.seed ?? UInt64.random(in: 0...UInt64(UInt32.max))
         let setUpStart = Clock.monotonic()
-        let cluster = try ClusterHosts.make(count: hosts, executable: executable, ledger: ledger)
+        let cluster = try ClusterHosts.make(count: hosts, ledger: ledger)
         let setUp = Clock.monotonic() - setUpStart
-        let control = cluster.control.farm
+        let control = FarmCommand(executable: executable, on: cluster.control)
+        let farms = cluster.hosts.map { FarmCommand(executable: executable, on: $0) }
         let spool = try Spool(root: control.spool)
         let origin = Origin()
         try origin.start()
@@ -90,13 +92,13 @@ struct Cluster: ParsableCommand {
             + "\(corpus.resources.count) resources (\(corpus.bytes / 1_000_000) MB), seed \(seed)")
         try control.must(["add", base])
         let start = ["start", "--workers", String(workers), "--lease", String(lease)]
-        for host in cluster.hosts { try host.farm.must(start) }
+        for farm in farms { try farm.must(start) }
         observer.start()
         observing = true
 
-        let outages = Outages(cluster: cluster, spool: spool, observer: observer, lease: lease, start: start,
-                              seed: seed ^ 0xC07)
-        let mayhem = Mayhem(hosts: cluster.hosts.map { ChaosHost(name: $0.name, farm: $0.farm, owns: $0.owns) },
+        let outages = Outages(cluster: cluster, spool: spool, observer: observer, lease: lease,
+                              start: { try FarmCommand(executable: executable, on: $0).must(start) }, seed: seed ^ 0xC07)
+        let mayhem = Mayhem(hosts: zip(cluster.hosts, farms).map { ChaosHost(name: $0.name, farm: $1, owns: $0.owns) },
                             spool: spool, corpus: corpus, observer: observer, killsPerSecond: killsPerSecond,
                             workers: max(1, workers - 1)...(workers + 1), seed: seed ^ 0x5EED, outages: outages)
         do { try mayhem.run(seconds: seconds) } catch {
@@ -108,26 +110,36 @@ struct Cluster: ParsableCommand {
             + "the farm finishes")
 
         // Whatever the chaos left, every host runs again with the initial settings.
-        for host in cluster.hosts {
-            try host.farm.must(start)
-            try host.farm.must(["scale", String(workers)])
+        for farm in farms {
+            try farm.must(start)
+            try farm.must(["scale", String(workers)])
         }
-        for manifest in corpus.manifests { try control.must(["add", manifest]) }
+        // Adds killed half-way are run again: the lists must end up exactly the union of the manifests. One
+        // that fails is a finding, and is tried again (an add is idempotent), as a user would.
+        var tally = mayhem.tally
+        for manifest in corpus.manifests {
+            for attempt in 1...3 {
+                let added = try control.run(["add", manifest])
+                if added.status == 0 { break }
+                tally.commandErrors.append("farm add \(manifest) after the chaos (try \(attempt)) exited \(added.status): "
+                    + added.error.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
         let finished = try waitForFarm(control)
         let reclaims = observer.stop()
         observing = false
-        FarmChaos.stopFarm(cluster.hosts.map(\.farm), spool: spool, observer: observer)
+        FarmChaos.stopFarm(farms, spool: spool, observer: observer)
 
         let verdict = Verdict.check(spool: spool, corpus: corpus, farm: control,
-                                    mounts: cluster.hosts.map(\.farm.spool))
+                                    mounts: cluster.hosts.map(\.spool))
         var figures = Report(seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease, corpus: corpus,
-                             bytesServed: origin.bytesServed, verdict: verdict, tally: mayhem.tally,
+                             bytesServed: origin.bytesServed, verdict: verdict, tally: tally,
                              reclaims: reclaims, finished: finished)
         figures.cluster = ClusterFigures(
             volume: cluster.volume.name, hosts: hosts, workersPerHost: workers, outages: outages.done, outageReclaims: reclaims.outage,
             heldAtReturn: reclaims.heldAtReturn, clientLogBytes: cluster.volume.clientLogBytes(), setUpSeconds: setUp)
         print(figures.table())
-        verdict.printFindings(commandErrors: mayhem.tally.commandErrors)
+        verdict.printFindings(commandErrors: tally.commandErrors)
         if let report = options.report { try figures.write(to: report) }
         if !finished { print("the farm did not finish within \(Int(options.drainTimeout)) s") }
         return figures.sound && (!options.strict || figures.goalsMet)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCluster
 import FarmSpool
 import FarmSystem
 import Foundation

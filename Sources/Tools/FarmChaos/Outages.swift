@@ -1,3 +1,4 @@
+import FarmCluster
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -40,14 +41,15 @@ final class Outages {
     private let spool: Spool
     private let observer: Observer
     private let lease: Double
-    /// What `farm start` a dead host is started again with.
-    private let start: [String]
+    /// Starts a dead host's farm again.
+    private let start: (ClusterHost) throws -> Void
     private var random: SplitMix64
     private var current: Current?
     private var next: Double
     private(set) var done: [Outage] = []
 
-    init(cluster: ClusterHosts, spool: Spool, observer: Observer, lease: Double, start: [String], seed: UInt64) {
+    init(cluster: ClusterHosts, spool: Spool, observer: Observer, lease: Double,
+         start: @escaping (ClusterHost) throws -> Void, seed: UInt64) {
         self.cluster = cluster
         self.spool = spool
         self.observer = observer
@@ -115,11 +117,7 @@ final class Outages {
             observer.hostBack(outage.host.name)
             current?.linkedAt = Clock.monotonic()
         case .death:
-            let result = try outage.host.farm.run(start, timeout: 120)
-            if result.status != 0 {
-                throw ChaosError("farm start on \(outage.host.name) after its death exited \(result.status): "
-                    + result.error.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
+            try start(outage.host)
             finish(outage)
         }
     }
@@ -134,6 +132,6 @@ final class Outages {
 
     /// Whether the host's mount answers (a cut-off one fails with ENOTCONN until it is back).
     private static func answers(_ host: ClusterHost) -> Bool {
-        access(host.farm.spool, F_OK) == 0
+        access(host.spool, F_OK) == 0
     }
 }

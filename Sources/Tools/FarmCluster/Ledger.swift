@@ -9,16 +9,16 @@ import Glibc
 /// namespaces, and any farm whose arguments name one of the mounts), the mounts, every process in the
 /// network namespaces (glusterd, the brick, the clients), the namespaces, the UTS namespace files, the
 /// sockets, and the directories (only once nothing is mounted under them). Used by one thread.
-final class Ledger {
-    enum Kind: String {
+public final class Ledger {
+    public enum Kind: String {
         case directory, namespace, uts, mount, socket
     }
 
-    let directory: String
+    public let directory: String
     private var path: String { directory + "/made" }
 
     /// A ledger for a run in `directory`, made (and noted) unless it exists.
-    init(directory: String) throws {
+    public init(directory: String) throws {
         self.directory = directory
         if !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -27,25 +27,25 @@ final class Ledger {
     }
 
     /// The ledger of an earlier run in `directory`, to end it; nil when it left nothing to remove.
-    init?(existing directory: String) {
+    public init?(existing directory: String) {
         self.directory = directory
         guard FileManager.default.fileExists(atPath: directory + "/made") else { return nil }
     }
 
     /// Notes `value` as made (call before making it: a thing half made is removed too).
-    func note(_ kind: Kind, _ value: String) throws {
+    public func note(_ kind: Kind, _ value: String) throws {
         let line = kind.rawValue + " " + value + "\n"
         guard let handle = FileHandle(forWritingAtPath: path) ?? {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
-        }() else { throw ChaosError("cannot write \(path)") }
+        }() else { throw ClusterError("cannot write \(path)") }
         defer { try? handle.close() }
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(line.utf8))
     }
 
     /// Makes `path` a directory, noted as made.
-    func makeDirectory(_ path: String) throws {
+    public func makeDirectory(_ path: String) throws {
         try note(.directory, path)
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -60,7 +60,7 @@ final class Ledger {
 
     /// Removes everything noted (but the directories when `keepDirectories`) and the ledger itself.
     /// Returns what could not be removed, one line each.
-    func tearDown(keepDirectories: Bool = false) -> [String] {
+    public func tearDown(keepDirectories: Bool = false) -> [String] {
         var problems: [String] = []
         let mounts = entries(.mount)
         let hostNamespaces = Set(entries(.uts).compactMap(ProcessTable.namespaceInode))
@@ -79,10 +79,10 @@ final class Ledger {
         }
         for namespace in entries(.namespace).reversed()
         where FileManager.default.fileExists(atPath: "/run/netns/" + namespace) {
-            let inside = ((try? Command.run(["/usr/sbin/ip", "netns", "pids", namespace]))?.output ?? "")
+            let inside = ((try? SystemCommand.run(["/usr/sbin/ip", "netns", "pids", namespace]))?.output ?? "")
                 .split(separator: "\n").compactMap { pid_t($0) }
             for pid in ProcessTable.end(inside, grace: 5) { problems.append("process \(pid) in \(namespace) does not die") }
-            if let result = try? Command.run(["/usr/sbin/ip", "netns", "delete", namespace]), result.status != 0 {
+            if let result = try? SystemCommand.run(["/usr/sbin/ip", "netns", "delete", namespace]), result.status != 0 {
                 problems.append("cannot delete namespace \(namespace): " + result.output.trimmingCharacters(in: .newlines))
             }
         }
@@ -108,10 +108,10 @@ final class Ledger {
         return problems
     }
 
-    static func isMounted(_ path: String) -> Bool { mountPoints().contains(path) }
+    public static func isMounted(_ path: String) -> Bool { mountPoints().contains(path) }
 
     /// Every mount point of this mount namespace (the fifth field of mountinfo, octal escapes undone).
-    static func mountPoints() -> [String] {
+    public static func mountPoints() -> [String] {
         let text = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")

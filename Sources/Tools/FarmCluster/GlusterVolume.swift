@@ -5,25 +5,31 @@ import Glibc
 /// run files, logs and CLI socket are all under `directory` (none in /var/lib/glusterd or
 /// /var/run/glusterd.socket, so another glusterd on the machine is not disturbed). The one file it
 /// makes elsewhere, the brick's socket in /run/gluster, is noted in the ledger.
-struct GlusterVolume {
-    let name: String
+public struct GlusterVolume: Sendable {
+    public let name: String
     /// Where glusterd keeps everything: `state/`, `run/`, `logs/`, `brick/`, `glusterd.vol`.
-    let directory: String
-    let network: NetworkNamespaces
+    public let directory: String
+    public let network: NetworkNamespaces
 
-    var logs: String { directory + "/logs" }
+    public init(name: String, directory: String, network: NetworkNamespaces) {
+        self.name = name
+        self.directory = directory
+        self.network = network
+    }
+
+    public var logs: String { directory + "/logs" }
     private var socket: String { directory + "/glusterd.socket" }
     private var brick: String { directory + "/brick" }
 
     /// The mount options: no attribute, entry or negative caching, so each mount sees the others' changes
     /// at once (claims, leases by ctime).
-    static let mountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0"
+    public static let mountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0"
     /// Seconds a client waits for a silent server before its calls fail: a cut-off host's mount fails
     /// after about twice this, instead of after minutes.
-    static let pingTimeout = 5
+    public static let pingTimeout = 5
 
     /// Whether this machine can run it; nil when it can, else why not (one line).
-    static func missing() -> String? {
+    public static func missing() -> String? {
         if geteuid() != 0 { return "a cluster needs root (network namespaces, FUSE mounts)" }
         if !FileManager.default.fileExists(atPath: "/dev/fuse") { return "no /dev/fuse: this machine cannot mount FUSE" }
         for tool in ["/usr/sbin/glusterd", "/usr/sbin/gluster", "/usr/sbin/mount.glusterfs"]
@@ -38,7 +44,7 @@ struct GlusterVolume {
     }
 
     /// Starts glusterd in the server's namespace, then creates and starts the volume.
-    func start(_ ledger: Ledger) throws {
+    public func start(_ ledger: Ledger) throws {
         for sub in ["state", "run", "logs", "brick"] { try ledger.makeDirectory(directory + "/" + sub) }
         let configuration = """
             volume management
@@ -55,7 +61,7 @@ struct GlusterVolume {
 
             """
         try configuration.write(toFile: directory + "/glusterd.vol", atomically: true, encoding: .utf8)
-        try Command.must(NetworkNamespaces.inside(network.server, [
+        try SystemCommand.must(NetworkNamespaces.inside(network.server, [
             "/usr/sbin/glusterd", "-f", directory + "/glusterd.vol", "-p", directory + "/glusterd.pid",
             "-l", logs + "/glusterd.log",
         ]))
@@ -68,18 +74,18 @@ struct GlusterVolume {
     }
 
     /// Mounts the volume at `point` through `namespace`'s link (its client's log in `logs/`).
-    func mount(at point: String, through namespace: String, _ ledger: Ledger) throws {
+    public func mount(at point: String, through namespace: String, _ ledger: Ledger) throws {
         try ledger.makeDirectory(point)
         try ledger.note(.mount, point)
         let log = logs + "/client-" + (point.split(separator: "/").last.map(String.init) ?? "mount") + ".log"
-        try Command.must(NetworkNamespaces.inside(namespace, [
+        try SystemCommand.must(NetworkNamespaces.inside(namespace, [
             "/usr/bin/mount", "-t", "glusterfs", "-o", Self.mountOptions + ",log-file=" + log,
             network.serverAddress + ":/" + name, point,
         ]), timeout: 60)
     }
 
     /// Bytes written to the clients' logs so far (a warning per failed claim: they grow in long runs).
-    func clientLogBytes() -> Int {
+    public func clientLogBytes() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: logs)) ?? []
         return names.filter { $0.hasPrefix("client-") }.reduce(0) { total, name in
             total + ((try? FileManager.default.attributesOfItem(atPath: logs + "/" + name)[.size] as? Int) ?? 0)
@@ -88,7 +94,7 @@ struct GlusterVolume {
 
     @discardableResult
     private func gluster(_ arguments: [String]) throws -> String {
-        try Command.must(["/usr/sbin/gluster", "--mode=script", "--glusterd-sock=" + socket,
+        try SystemCommand.must(["/usr/sbin/gluster", "--mode=script", "--glusterd-sock=" + socket,
                           "--log-file=" + logs + "/cli.log"] + arguments, timeout: 120)
     }
 
@@ -97,7 +103,7 @@ struct GlusterVolume {
         let deadline = Date().addingTimeInterval(10)
         while true {
             if (try? gluster(["volume", "list"])) != nil { return }
-            if Date() >= deadline { throw ChaosError("glusterd did not answer within 10 s (see \(logs)/glusterd.log)") }
+            if Date() >= deadline { throw ClusterError("glusterd did not answer within 10 s (see \(logs)/glusterd.log)") }
             usleep(100_000)
         }
     }

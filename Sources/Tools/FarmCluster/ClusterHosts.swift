@@ -1,37 +1,36 @@
-import FarmSpool
 import Foundation
 import Glibc
 
 /// One farm host of the cluster: a network namespace whose link carries its own mount of the volume,
 /// and a UTS namespace (kept in a file) that gives its processes its host name. Its farm processes
-/// run in the machine's network, so they reach the origin on 127.0.0.1: only their spool goes through
+/// run in the machine's network, so they reach an origin on 127.0.0.1: only their spool goes through
 /// the host's link.
-struct ClusterHost {
-    let name: String
-    let namespace: String
-    let mount: String
+public struct ClusterHost: Sendable {
+    public let name: String
+    public let namespace: String
+    public let mount: String
+    /// The spool, inside the mount.
+    public let spool: String
     /// The UTS namespace's inode, nil for the control host (it keeps the machine's name).
-    let uts: UInt64?
-    /// `farm` on this host's mount, under its host name.
-    let farm: FarmCommand
+    public let uts: UInt64?
+    /// What runs a command on this host, under its host name (`nsenter --uts=…`, which execs the command
+    /// in place); nothing for the control host.
+    public let launcher: [String]
 
     /// Whether `pid` is one of this host's processes.
-    func owns(_ pid: pid_t) -> Bool { uts != nil && ProcessTable.utsNamespace(pid) == uts }
+    public func owns(_ pid: pid_t) -> Bool { uts != nil && ProcessTable.utsNamespace(pid) == uts }
 }
 
-/// The cluster on this machine: a GlusterFS volume served from a namespace of its own, `hosts` farm
-/// hosts each mounting it through its own link, and a control mount the chaos reads and adds through,
-/// which is never cut off. Everything is noted in the ledger before it is made.
-struct ClusterHosts {
-    let network: NetworkNamespaces
-    let volume: GlusterVolume
-    let hosts: [ClusterHost]
-    let control: ClusterHost
+/// The cluster on this machine: a GlusterFS volume served from a namespace of its own, `count` farm
+/// hosts each mounting it through its own link, and a control mount for whoever drives them (adds,
+/// status, checks), which is never cut off. Everything is noted in the ledger before it is made.
+public struct ClusterHosts: Sendable {
+    public let network: NetworkNamespaces
+    public let volume: GlusterVolume
+    public let hosts: [ClusterHost]
+    public let control: ClusterHost
 
-    /// The spool's folder inside the volume.
-    static let spoolFolder = "spool"
-
-    static func make(count: Int, executable: String, ledger: Ledger) throws -> ClusterHosts {
+    public static func make(count: Int, ledger: Ledger) throws -> ClusterHosts {
         let id = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let network = NetworkNamespaces(prefix: "farm-" + id)
         let volume = GlusterVolume(name: "farm-" + id, directory: ledger.directory + "/gluster", network: network)
@@ -47,14 +46,14 @@ struct ClusterHosts {
                 let file = ledger.directory + "/uts-" + name
                 try ledger.note(.uts, file)
                 guard FileManager.default.createFile(atPath: file, contents: nil) else {
-                    throw ChaosError("cannot create \(file)")
+                    throw ClusterError("cannot create \(file)")
                 }
-                try Command.must(["/usr/bin/unshare", "--uts=" + file, "/usr/bin/hostname", name])
+                try SystemCommand.must(["/usr/bin/unshare", "--uts=" + file, "/usr/bin/hostname", name])
                 uts = ProcessTable.namespaceInode(file)
                 launcher = ["/usr/bin/nsenter", "--uts=" + file]
             }
-            let farm = FarmCommand(executable: executable, spool: mount + "/" + spoolFolder, launcher: launcher)
-            return ClusterHost(name: name, namespace: namespace, mount: mount, uts: uts, farm: farm)
+            return ClusterHost(name: name, namespace: namespace, mount: mount, spool: mount + "/spool", uts: uts,
+                               launcher: launcher)
         }
         let hosts = try (1...count).map { try make("h\($0)", number: $0, named: true) }
         let control = try make("control", number: count + 1, named: false)
@@ -62,7 +61,7 @@ struct ClusterHosts {
     }
 
     /// The name of the host `pid` runs on, nil when it is none of them.
-    func host(of pid: pid_t) -> String? {
+    public func host(of pid: pid_t) -> String? {
         guard let uts = ProcessTable.utsNamespace(pid) else { return nil }
         return hosts.first { $0.uts == uts }?.name
     }
