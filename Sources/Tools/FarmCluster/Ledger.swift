@@ -19,7 +19,7 @@ public final class Ledger {
 
     /// A ledger for a run in `directory`, made (and noted) unless it exists.
     public init(directory: String) throws {
-        self.directory = directory
+        self.directory = Self.standardized(directory)
         if !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try note(.directory, directory)
@@ -28,7 +28,7 @@ public final class Ledger {
 
     /// The ledger of an earlier run in `directory`, to end it; nil when it left nothing to remove.
     public init?(existing directory: String) {
-        self.directory = directory
+        self.directory = Self.standardized(directory)
         guard FileManager.default.fileExists(atPath: directory + "/made") else { return nil }
     }
 
@@ -106,6 +106,12 @@ public final class Ledger {
         }
         if problems.isEmpty { try? FileManager.default.removeItem(atPath: path) }
         return problems
+    }
+
+    /// `path` absolute and without `//` or `.`: as the kernel names mount points, every path made from
+    /// the directory is compared with mountinfo's.
+    private static func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     public static func isMounted(_ path: String) -> Bool { mountPoints().contains(path) }
