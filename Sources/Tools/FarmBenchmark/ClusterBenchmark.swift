@@ -33,9 +33,7 @@ struct ClusterBenchmark: ParsableCommand {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let origin = Origin()
-        let (body, side) = try BenchmarkJPEG.make(size: size, scratch: scratch + "/sample.jpg")
-        let paths = (0..<files).map { "/c/\($0).jpg" }
-        for path in paths { origin.serve(path: path, bytes: body, contentType: "image/jpeg") }
+        let (paths, side) = try BenchmarkJPEG.serve(files, size: size, under: "/c", by: origin, scratch: scratch)
         try origin.start()
         defer { origin.stop() }
         let manifest = scratch + "/cluster.json"

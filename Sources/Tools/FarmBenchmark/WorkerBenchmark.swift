@@ -25,9 +25,7 @@ struct WorkerBenchmark: ParsableCommand {
         let base = try workspace.make("worker")
         defer { try? FileManager.default.removeItem(atPath: base) }
         let origin = Origin()
-        let (body, side) = try BenchmarkJPEG.make(size: size, scratch: base + "/sample.jpg")
-        let paths = (0..<files).map { "/f/\($0).jpg" }
-        for path in paths { origin.serve(path: path, bytes: body, contentType: "image/jpeg") }
+        let (paths, side) = try BenchmarkJPEG.serve(files, size: size, under: "/f", by: origin, scratch: base)
         try origin.start()
         defer { origin.stop() }
         let urls = paths.map { origin.url(for: $0) }
@@ -163,6 +161,16 @@ struct SyscallCounts {
 /// A real JPEG of exactly the size asked for, so the worker does all it does for a photo (its thumbnail
 /// too): noise encoded at the largest square that fits, then padded with comment (COM) segments after SOI.
 enum BenchmarkJPEG {
+    /// Has `origin` serve `count` copies of one JPEG of `size` bytes at `<prefix>/<n>.jpg`; returns their
+    /// paths and the image's side.
+    static func serve(_ count: Int, size: Int, under prefix: String, by origin: Origin, scratch: String) throws
+        -> (paths: [String], side: Int) {
+        let (body, side) = try make(size: size, scratch: scratch + "/sample.jpg")
+        let paths = (0..<count).map { "\(prefix)/\($0).jpg" }
+        for path in paths { origin.serve(path: path, bytes: body, contentType: "image/jpeg") }
+        return (paths, side)
+    }
+
     /// The bytes, and the side of the square image they hold.
     static func make(size: Int, scratch: String) throws -> (bytes: [UInt8], side: Int) {
         for side in stride(from: 512, through: 8, by: -8) {
