@@ -11,10 +11,13 @@ extension Control {
         public let handedBack: Int
         /// Processes that ignored SIGTERM for the whole grace period and were killed.
         public let killed: Int
+        /// Claimed jobs that could not be handed back (the log says why).
+        public let stuck: Int
 
         public var description: String {
             guard stopped > 0 else { return "farm was not running on \(spool)" }
             return "farm stopped: \(stopped) process(es); \(handedBack) active job(s) back in the queue"
+                + (stuck > 0 ? "; \(stuck) could not be handed back (see log/farm.log)" : "")
                 + (killed > 0 ? "; \(killed) did not stop in time and were killed" : "")
         }
     }
@@ -33,7 +36,7 @@ extension Control {
     public func stop() throws(ControlError) -> Stopped {
         let report = try spoolCall { () throws(SpoolError) in try Shutdown.stopAll(spool) }
         return Stopped(spool: spool.root, stopped: report.stopped, handedBack: report.handedBack,
-                       killed: report.killed)
+                       killed: report.killed, stuck: report.stuck)
     }
 
     /// `farm reset`: stops everything, then deletes every list, job, file and setting: the spool is as

@@ -10,6 +10,8 @@ public enum Shutdown {
         public var stopped = 0
         /// Jobs that were active and are queued again.
         public var handedBack = 0
+        /// Jobs still claimed once everything stopped: they could not be moved back (said in the log).
+        public var stuck = 0
         /// Processes that ignored SIGTERM for the whole grace period and were killed.
         public var killed = 0
     }
@@ -20,7 +22,7 @@ public enum Shutdown {
     public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
         try spool.setStopping(true)
         var report = Report()
-        report.handedBack = spool.activeJobs().count
+        let claimed = spool.activeJobs().map(\.job)
         let running = spool.processes()
         report.stopped = running.count
         for process in running { Processes.send(.terminate, to: process.pid) }
@@ -39,6 +41,14 @@ public enum Shutdown {
             Thread.sleep(forTimeInterval: 0.02)
         }
         spool.reclaimExpired(lease: -1)
+        // What moved, not what was meant to: a claim that could not be moved is still in active/.
+        report.handedBack = claimed.filter { spool.handedBack($0) != nil }.count
+        let stuck = spool.activeJobs().map(\.job.raw)
+        report.stuck = stuck.count
+        if !stuck.isEmpty {
+            spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "
+                      + stuck.prefix(10).joined(separator: ", "))
+        }
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
         spool.sweepTemporaries()
         return report

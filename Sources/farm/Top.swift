@@ -21,7 +21,10 @@ struct Top: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
+    @Flag(help: "Poll the spool instead of trusting inotify (the default on FUSE, NFS and the like).")
+    var poll = false
+
     func run() throws {
-        LiveView.run(try options.open(create: false))
+        LiveView.run(try options.open(create: false), poll: poll)
     }
 }

@@ -5,7 +5,8 @@ import FarmSupervisor
 import FarmSystem
 
 /// `farm watch`: the watcher process. The supervisor starts it (one per spool); it follows the spool
-/// through inotify and keeps status/summary.json current until SIGTERM. `ps` shows it as `farm watch`.
+/// through inotify, or by polling where inotify cannot see other hosts (`Polling`), and keeps
+/// status/summary.json current until SIGTERM. `ps` shows it as `farm watch`.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -16,11 +17,14 @@ struct Watch: ParsableCommand {
 
     @Flag(help: .hidden) var supervised = false
 
+    @Flag(help: "Poll the spool instead of trusting inotify (the default on FUSE, NFS and the like).")
+    var poll = false
+
     func run() throws {
-        try Self.watch(try options.open(), supervised: supervised)
+        try Self.watch(try options.open(), supervised: supervised, poll: poll)
     }
 
-    static func watch(_ spool: Spool, supervised: Bool) throws {
+    static func watch(_ spool: Spool, supervised: Bool, poll: Bool = false) throws {
         StopSignal.install()
         // Runs last, after the registration has ended: see `handOver`.
         defer { if supervised { SupervisorGuard.handOver(spool) } }
@@ -29,7 +33,12 @@ struct Watch: ParsableCommand {
         // Started by a supervisor: replace it if it dies (SPEC §2).
         if supervised { SupervisorGuard.start(spool) }
         FinishedSync.start(spool)
-        try Watcher(spool: spool).run { StopSignal.received }
+        var options = Watcher.Options()
+        if let reason = Polling.reason(spool, forced: poll) {
+            options.poll = true
+            spool.log("watcher: polling the spool every \(Polling.interval) s (\(reason))")
+        }
+        try Watcher(spool: spool, options: options).run { StopSignal.received }
     }
 
     /// `farm watch --supervised` in a copy of the supervisor (`SupervisedRoles`).
