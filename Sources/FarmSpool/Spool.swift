@@ -84,8 +84,9 @@
 // means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
 // may leave it: the record on the job file wins).
 //
-// Without RENAME_NOREPLACE. FUSE (so GlusterFS) and NFS refuse the flag (EINVAL); a process learns it
-// from the first refusal (FarmSystem's NoReplace.swift). Completion is then link(2) of the active file
+// Without RENAME_NOREPLACE. FUSE (so GlusterFS) and NFS refuse the flag (EINVAL); a process tries it
+// as it opens a spool that statfs says is shared, before any claim (RenameProbe.swift), and remembers
+// any refusal (FarmSystem's NoReplace.swift). Completion is then link(2) of the active file
 // to done/<list>/<job>, exclusive like the flag (EEXIST, on every host's mount), and unlink(2) of the
 // active name. A reclaimer may rename the active file back to the queue between the two: the job was
 // completed at the link, by the owner it had then, and the queued file is a second name of the

@@ -10,7 +10,8 @@ import SystemPackage
 // EINVAL. There the caller says which other step keeps its guarantee (`NoReplaceFallback`): link(2) then
 // unlink(2), which is exclusive across hosts but leaves the file with two names for a moment, or a plain
 // rename(2), atomic but replacing. Which file system refuses is learnt from the first refusal and kept
-// for the process, so such a file system costs one refused call per process, not one per rename.
+// for the process, so such a file system costs one refused call per process, not one per rename (a
+// spool on a shared file system tries it as it opens: FarmSpool's RenameProbe.swift).
 extension FileSystem {
     /// What `renameNoReplace` does where the file system refuses RENAME_NOREPLACE.
     public enum NoReplaceFallback: Sendable {

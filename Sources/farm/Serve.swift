@@ -24,13 +24,12 @@ struct Serve: ParsableCommand {
     @Option(help: "The port to listen on (0: any free port; the line printed says which).")
     var port = WebServer.defaultPort
 
-    @Flag(help: "Poll the spool instead of trusting inotify (the default on FUSE, NFS and the like).")
-    var poll = false
+    @OptionGroup var polling: PollOption
 
     func run() throws {
         let spool = try options.open()
         StopSignal.install()
-        let server = try WebServer(spool: spool, host: host, port: port, poll: poll)
+        let server = try WebServer(spool: spool, host: host, port: port, poll: polling.poll)
         try server.start()
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
         FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))

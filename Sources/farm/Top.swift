@@ -21,10 +21,9 @@ struct Top: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Flag(help: "Poll the spool instead of trusting inotify (the default on FUSE, NFS and the like).")
-    var poll = false
+    @OptionGroup var polling: PollOption
 
     func run() throws {
-        LiveView.run(try options.open(create: false), poll: poll)
+        LiveView.run(try options.open(create: false), poll: polling.poll)
     }
 }

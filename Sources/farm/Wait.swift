@@ -16,8 +16,7 @@ struct Wait: ParsableCommand {
     @Option(help: "Give up after this many seconds (exit 3).")
     var timeout: Double?
 
-    @Flag(help: "Poll the spool at network pace (the default on FUSE, NFS and the like).")
-    var poll = false
+    @OptionGroup var polling: PollOption
 
     /// How often the summary is read when the watcher's does not change: covers a spool with no
     /// watcher (the summary is then a scan). A new summary is read at once.
@@ -41,7 +40,7 @@ struct Wait: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
-        let polled = Polling.isNeeded(spool, forced: poll)
+        let polled = Polling.isNeeded(spool, forced: polling.poll)
         while true {
             let summary = StatusReader.summary(spool)
             if summary.isFinished {

@@ -17,11 +17,10 @@ struct Watch: ParsableCommand {
 
     @Flag(help: .hidden) var supervised = false
 
-    @Flag(help: "Poll the spool instead of trusting inotify (the default on FUSE, NFS and the like).")
-    var poll = false
+    @OptionGroup var polling: PollOption
 
     func run() throws {
-        try Self.watch(try options.open(), supervised: supervised, poll: poll)
+        try Self.watch(try options.open(), supervised: supervised, poll: polling.poll)
     }
 
     static func watch(_ spool: Spool, supervised: Bool, poll: Bool = false) throws {
