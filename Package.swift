@@ -86,15 +86,21 @@ let package = Package(
         .target(name: "FarmTransfer", dependencies: [
             "CFarmCurlLoader", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
+        // them while the farm downloads, adding each page's items to its list.
+        .target(name: "FarmPages", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: [
-            "FarmSpool", "FarmManifest", "FarmSystem", "FarmTransfer",
+            "FarmSpool", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmSystem",
+            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: [
@@ -170,8 +176,10 @@ let package = Package(
             "FarmSupervisor",
             "FarmDemo",
             "FarmTop",
+            "FarmManifest",
             "FarmServe",
             "FarmMetrics",
+            "FarmPages",
             "FarmTransfer",
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -197,6 +205,7 @@ let package = Package(
         .executableTarget(name: "farm-probe", dependencies: [
             "FarmSpool",
             "FarmControl",
+            "FarmPages",
             "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmProbe"),
@@ -226,7 +235,7 @@ let package = Package(
         ], path: "Sources/Tools/FarmChaos"),
 
         // What the tests share: child processes, a running farm, spool and image fixtures.
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin"],
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmJSON", "FarmConvert", "FarmFixtures", "FarmOrigin"],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
@@ -268,6 +277,9 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmPagesTests", dependencies: [
+            "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

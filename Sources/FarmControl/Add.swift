@@ -8,6 +8,8 @@ extension Control {
         public let lists: [(name: String, total: Int)]
         /// The lists that were in the spool already with the same URLs: nothing was added for them.
         public let alreadyThere: [String]
+        /// The paged lists added: the running farm follows their pages.
+        public var followed: [String] = []
 
         /// A sentence for the lists added and one for those already there, when there are any.
         public var lines: [String] {
@@ -15,6 +17,9 @@ extension Control {
             if !lists.isEmpty {
                 lines.append("added \(lists.count) list(s), \(lists.reduce(0) { $0 + $1.total }) resource(s): "
                     + lists.map(\.name).joined(separator: ", "))
+            }
+            for name in followed {
+                lines.append("added \(name): its pages are fetched while the farm runs (`farm start` if it does not)")
             }
             if !alreadyThere.isEmpty {
                 lines.append("already in the spool, nothing added: " + alreadyThere.joined(separator: ", "))
@@ -34,12 +39,28 @@ extension Control {
             let report = try Coordinator.add(source: source, to: spool, progress: progress)
             return Added(lists: report.added, alreadyThere: report.alreadyThere)
         } catch {
-            switch error.code {
-            case .malformed, .unreadable, .unfetchable:
-                throw ControlError(.manifestRefused, error.subject, cause: error)
-            case .conflict: throw ControlError(.listConflict, error.subject, cause: error)
-            default: throw ControlError(.spoolFailed, error.subject, cause: error)
-            }
+            throw Self.controlError(error)
+        }
+    }
+
+    /// `farm add URL --items … --url …`: records the paged JSON API `source` as list `name` (SPEC §7);
+    /// the running farm follows its pages.
+    public func add(paged source: PagedSource, name: String?) throws(ControlError) -> Added {
+        do {
+            let report = try Coordinator.add(paged: source, name: name, to: spool)
+            var added = Added(lists: [], alreadyThere: report.alreadyThere)
+            added.followed = report.followed
+            return added
+        } catch {
+            throw Self.controlError(error)
+        }
+    }
+
+    private static func controlError(_ error: AddError) -> ControlError {
+        switch error.code {
+        case .malformed, .unreadable, .unfetchable: ControlError(.manifestRefused, error.subject, cause: error)
+        case .conflict: ControlError(.listConflict, error.subject, cause: error)
+        default: ControlError(.spoolFailed, error.subject, cause: error)
         }
     }
 }

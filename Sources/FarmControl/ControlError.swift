@@ -27,6 +27,11 @@ public enum ControlErrorCode: ErrorCode {
     case unknownList
     /// A list id that is not one (16 hex digits): it names no list and never could.
     case invalidListID
+    /// An edit of a list that does not apply: an unknown id, a position out of range, a duplicate id,
+    /// a URL that is not http(s). Nothing was changed (SPEC §8: the CLI exits 2).
+    case editRefused
+    /// A list added by a farm that kept no resource table, which `export` reads.
+    case noResourceTable
     /// `add` refused the manifest: unreadable, unreachable or malformed (cause: `AddError`).
     case manifestRefused
     /// `add` found a list of that name in the spool with other URLs (cause: `AddError`).
@@ -53,6 +58,9 @@ public enum ControlErrorCode: ErrorCode {
             return "the bytes to keep free on the disk must be 0 (no limit) or more (got \(subject))"
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"
         case .unknownList: return "no list \(subject) in the spool"
+        case .noResourceTable:
+            return "list \(subject) was added by an older farm that kept no table of its resources; add it again to export it"
+        case .editRefused: return subject
         case .manifestRefused, .listConflict, .spoolFailed: return "\(self): \(subject)"
         }
     }

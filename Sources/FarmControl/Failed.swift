@@ -52,9 +52,15 @@ extension Control {
         // list order.
         var byReason: [String: [FailedResource]] = [:]
         for (list, failed) in try failedJobs(of: ref, reason: reason) {
-            for job in failed.sorted(by: { $0.job.index < $1.job.index }) {
+            // A job's number is its index until the list is edited.
+            let indexes = spool.order(ofList: list.id, total: list.record.total).indexes()
+            let shown = failed.compactMap { job in
+                indexes.indices.contains(job.job.index) && indexes[job.job.index] >= 0
+                    ? (index: indexes[job.job.index], job: job) : nil
+            }
+            for (index, job) in shown.sorted(by: { $0.index < $1.index }) {
                 byReason[job.reason ?? Self.unknownReason, default: []].append(FailedResource(
-                    list: list.record.name, index: job.job.index, id: job.record.id, url: job.record.url,
+                    list: list.record.name, index: index, id: job.record.id, url: job.record.url,
                     attempts: job.attempts))
             }
         }

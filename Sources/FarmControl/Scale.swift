@@ -7,18 +7,23 @@ extension Control {
 
     /// What `scale` did.
     public struct Scaled: CustomStringConvertible, Sendable {
-        /// The workers now desired.
+        /// The workers now desired on `host`.
         public let workers: Int
-        /// Whether a supervisor runs to apply it; if not, the next `farm start` does.
+        /// Whether a supervisor runs on `host` to apply it; if not, the next `farm start` there does.
         public let farmRuns: Bool
-        /// The workers running when `scale` returned, when it waited for them (`settle`).
+        /// The workers running on `host` when `scale` returned, when it waited for them (`settle`).
         public let running: Int?
+        /// The host scaled; nil: this one (the sentences then name none).
+        public let host: FarmHost?
 
         public var description: String {
-            guard farmRuns else { return "farm is not running; `farm start` will start \(workers) workers" }
-            guard let running else { return "scaling to \(workers) workers" }
-            return running == workers ? "scaled to \(workers) workers"
-                : "asked for \(workers) workers; \(running) running so far (busy workers hand back their job first)"
+            let on = host.map { " on \($0)" } ?? ""
+            guard farmRuns else {
+                return "farm is not running\(on); `farm start` will start \(workers) workers" + (host == nil ? "" : " there")
+            }
+            guard let running else { return "scaling to \(workers) workers\(on)" }
+            return running == workers ? "scaled to \(workers) workers\(on)"
+                : "asked for \(workers) workers\(on); \(running) running so far (busy workers hand back their job first)"
         }
     }
 
@@ -27,25 +32,26 @@ extension Control {
         guard workerRange.contains(workers) else { throw ControlError(.workersOutOfRange, String(workers)) }
     }
 
-    /// `farm scale N`: the desired number of workers, which the supervisor applies within a second.
-    /// With `settle`, waits up to that many seconds for the running workers to match, so the outcome
-    /// says what happened rather than what was asked; without, returns at once.
-    public func scale(to workers: Int, settle: Double = 0) throws(ControlError) -> Scaled {
+    /// `farm scale N`: the desired number of workers of `host` (nil: this one), which its supervisor
+    /// applies within a second; the other hosts keep theirs. With `settle`, waits up to that many
+    /// seconds for the host's running workers to match, so the outcome says what happened rather than
+    /// what was asked; without, returns at once.
+    public func scale(to workers: Int, settle: Double = 0, host: FarmHost? = nil) throws(ControlError) -> Scaled {
         try Self.check(workers: workers)
-        var desired = spool.desired()
-        desired.workers = workers
-        try spoolCall { () throws(SpoolError) in try spool.setDesired(desired) }
-        guard spool.processes().contains(where: { $0.role == .supervisor }) else {
-            return Scaled(workers: workers, farmRuns: false, running: nil)
+        let target = host ?? .local
+        try spoolCall { () throws(SpoolError) in try spool.setDesiredWorkers(workers, of: target) }
+        let named = target.isLocal ? nil : target
+        guard spool.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
+            return Scaled(workers: workers, farmRuns: false, running: nil, host: named)
         }
-        guard settle > 0 else { return Scaled(workers: workers, farmRuns: true, running: nil) }
+        guard settle > 0 else { return Scaled(workers: workers, farmRuns: true, running: nil, host: named) }
         let deadline = Date().addingTimeInterval(settle)
         var running = 0
         repeat {
-            running = spool.processes().filter { $0.role == .worker }.count
+            running = spool.processes().filter { $0.host == target && $0.role == .worker }.count
             if running == workers { break }
             Thread.sleep(forTimeInterval: 0.05)
         } while Date() < deadline
-        return Scaled(workers: workers, farmRuns: true, running: running)
+        return Scaled(workers: workers, farmRuns: true, running: running, host: named)
     }
 }

@@ -13,12 +13,15 @@ extension Control {
         public let killed: Int
         /// Claimed jobs that could not be handed back (the log says why).
         public let stuck: Int
+        /// Processes of other hosts that still run: only their host can stop them.
+        public let elsewhere: Int
 
         public var description: String {
             guard stopped > 0 else { return "farm was not running on \(spool)" }
             return "farm stopped: \(stopped) process(es); \(handedBack) active job(s) back in the queue"
                 + (stuck > 0 ? "; \(stuck) could not be handed back (see log/farm.log)" : "")
                 + (killed > 0 ? "; \(killed) did not stop in time and were killed" : "")
+                + (elsewhere > 0 ? "; \(elsewhere) process(es) of other hosts still run: run `farm stop` there" : "")
         }
     }
 
@@ -32,11 +35,12 @@ extension Control {
         }
     }
 
-    /// `farm stop`: every farm process ends; active jobs go back to the queue with their bytes kept.
+    /// `farm stop`: every farm process ends, on every host of the spool; active jobs go back to the
+    /// queue with their bytes kept.
     public func stop() throws(ControlError) -> Stopped {
         let report = try spoolCall { () throws(SpoolError) in try Shutdown.stopAll(spool) }
         return Stopped(spool: spool.root, stopped: report.stopped, handedBack: report.handedBack,
-                       killed: report.killed, stuck: report.stuck)
+                       killed: report.killed, stuck: report.stuck, elsewhere: report.elsewhere)
     }
 
     /// `farm reset`: stops everything, then deletes every list, job, file and setting: the spool is as

@@ -1,4 +1,5 @@
 import FarmManifest
+import FarmPages
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -10,6 +11,8 @@ public struct AddReport: Sendable {
     public var added: [(name: String, total: Int)] = []
     /// Lists that were already in the spool with the same URLs: nothing was added for them.
     public var alreadyThere: [String] = []
+    /// Paged lists added now: their pages are followed by the running farm.
+    public var followed: [String] = []
 }
 
 /// The coordinator: reads a manifest and enqueues one job per resource, atomically (SPEC §1–2).
@@ -55,7 +58,7 @@ public enum Coordinator {
             }
             adding.append((id, list.resources))
             let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
-                                    added: added)
+                                    added: added, shape: list.form.rawValue)
             records.append(ListRecordFile(id: id, bytes: record.encoded()))
             report.added.append((list.name, list.resources.count))
         }
@@ -78,6 +81,38 @@ public enum Coordinator {
         } catch {
             throw AddError(.enqueue, source, cause: error)
         }
+        return report
+    }
+
+    /// `farm add URL --items … --url …`: records a paged JSON API as list `name` (the last part of the
+    /// URL's path when nil) with no resource yet, for the farm's follower to fetch its pages (SPEC §7).
+    /// Throws `.malformed` for a pointer that is none, and `.conflict` for a list of that name that is
+    /// not this source; the same source added again adds nothing.
+    public static func add(paged source: PagedSource, name: String?, to spool: Spool) throws(AddError) -> AddReport {
+        do { _ = try PageReader(source) } catch { throw AddError(.malformed, source.first, cause: error) }
+        let name = name ?? urlFileName(source.first)
+        let lock = try takeAddLock(spool)
+        defer { lock.closeQuietly() }
+        do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
+        let id = ListID.of(name: name)
+        var hash = FNV1a()
+        hash.add(String(decoding: source.encoded(), as: UTF8.self))
+        var report = AddReport()
+        if let existing = spool.list(id) {
+            guard existing.digest == hash.hex else { throw AddError(.conflict, name) }
+            report.alreadyThere.append(name)
+            return report
+        }
+        let record = ListRecord(name: name, total: 0, digest: hash.hex, source: source.first,
+                                added: Timestamp.iso8601(Double(time(nil))), shape: ListForm.objects.rawValue,
+                                paged: source)
+        do {
+            try spool.enqueue([NewJob](), lists: [ListRecordFile(id: id, bytes: record.encoded(),
+                                                                 firstPage: PageState(first: source.first))])
+        } catch {
+            throw AddError(.enqueue, source.first, cause: error)
+        }
+        report.followed.append(name)
         return report
     }
 

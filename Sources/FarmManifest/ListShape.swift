@@ -52,6 +52,15 @@ struct ListShape {
         }
     }
 
+    /// The shape the document had, once parsed (an empty array counts as one of URL strings).
+    var form: ListForm {
+        switch shape {
+        case .itemObjects?: .items
+        case .urlObjects?: .objects
+        case .urlStrings?, nil: .urls
+        }
+    }
+
     /// The resources, once the parse has ended with `document` (its streamed array left empty).
     func resources(of document: JSONValue) throws(ShapeError) -> ManifestResources {
         switch document {

@@ -56,7 +56,7 @@ public enum Manifest {
                                 line: line, column: column)
         }
         do {
-            return ManifestList(name: name, resources: try shape.resources(of: document))
+            return ManifestList(name: name, resources: try shape.resources(of: document), form: shape.form)
         } catch {
             throw ManifestError(.unknownShape, file: name, reason: error.reason)
         }

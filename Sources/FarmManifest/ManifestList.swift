@@ -3,11 +3,13 @@
 public struct ManifestList: Sendable, Equatable {
     public var name: String
     public var resources: ManifestResources
+    /// The shape its JSON had.
+    public var form: ListForm
 }
 
 extension ManifestList {
-    public init(name: String, resources: [ManifestResource]) {
-        self.init(name: name, resources: ManifestResources(resources))
+    public init(name: String, resources: [ManifestResource], form: ListForm) {
+        self.init(name: name, resources: ManifestResources(resources), form: form)
     }
 }
 

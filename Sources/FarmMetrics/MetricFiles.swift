@@ -12,7 +12,7 @@
 // host and the seconds of each transfer (workers), reclaims (workers and the supervisor). Each such
 // process records them through swift-metrics into its `SpoolMetricsFactory`: in memory, an atomic add
 // or a short lock, never a system call. Its `MetricsRecorder` replaces `metrics/<name>.json`, where
-// <name> is the process's registration in procs/ (`<role>.<pid>.<nonce>`), with every total it has
+// <name> is the process's registration in procs/ (`<role>.<pid>.<nonce>.<host>`), with every total it has
 // counted since it started: at most once a second when they changed, and a last time as it exits,
 // before it ends its registration. Written beside it (`<name>.json.tmp-<pid>`) and renamed, the file
 // is read whole or not at all; holding totals, never deltas, it may be read any number of times. A

@@ -29,6 +29,19 @@ struct Actions: Sendable {
         try say { () throws(ControlError) in try control.add(source.isEmpty ? nil : source) }
     }
 
+    /// The edits of screen 2; the answer of an add is the new resource's id.
+    func addItem(list: String, url: String, id: String?, at position: Int?) throws(ServeError) -> String {
+        try say { () throws(ControlError) in try control.addItem(.id(list), url: url, id: id, at: position) }
+    }
+
+    func removeItem(list: String, id: String) throws(ServeError) -> String {
+        try say { () throws(ControlError) in try control.removeItem(.id(list), id: id) }
+    }
+
+    func moveItem(list: String, id: String, to position: Int) throws(ServeError) -> String {
+        try say { () throws(ControlError) in try control.moveItem(.id(list), id: id, to: position) }
+    }
+
     /// The published list `id`, checked as every verb checks the list it names.
     func list(_ id: String) throws(ServeError) -> PublishedList {
         do { return try control.find(.id(id)) } catch { throw ServeError(error) }

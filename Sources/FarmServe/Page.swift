@@ -14,6 +14,8 @@ struct Page: Sendable {
     /// The static assets by URL path, with their types.
     static let assets: [String: (bytes: [UInt8], type: String)] = [
         "app.js": (PackageResources.app_js, "text/javascript; charset=utf-8"),
+        "grid.js": (PackageResources.grid_js, "text/javascript; charset=utf-8"),
+        "viewer.js": (PackageResources.viewer_js, "text/javascript; charset=utf-8"),
         "app.css": (PackageResources.app_css, "text/css; charset=utf-8"),
     ]
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// - Every request must name this server in its Host header (127.0.0.1, localhost, [::1] or the bound
 ///   host, with the port): a page on another site that rebinds its DNS name to 127.0.0.1 is refused.
 ///   A server bound to every address (0.0.0.0, ::) accepts any Host, as its user asked.
-/// - A request that changes state (every POST) is refused when it carries an `Origin` that is not this
+/// - A request that changes state (every POST, and DELETE) is refused when it carries an `Origin` that is not this
 ///   server's own, and unless it carries the token the server put in its page (`X-Farm-Token`), which a
 ///   page of another origin cannot read.
 final class RequestGuard: Sendable {

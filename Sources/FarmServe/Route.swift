@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a request asks for, parsed from its path alone. Lists are named by id and resources by index,
 /// never by a path, so nothing the client sends ever becomes a file name. A value.
 enum Route: Equatable {
@@ -7,11 +9,17 @@ enum Route: Equatable {
     case events
     case list(String)
     case file(list: String, index: String, thumb: Bool)
+    /// A paged list's cover (its display image), SPEC §7.
+    case cover(String)
     case reload(String)
     case scale
     case pause(Bool)
     case reset
     case add
+    /// Edits of a list (SPEC §8, §9): items named by their id, percent-decoded from the path.
+    case addItem(String)
+    case removeItem(list: String, item: String)
+    case moveItem(list: String, item: String)
     /// The farm's metrics in Prometheus' text format (SPEC §10), where Prometheus looks for them.
     case metrics
 
@@ -48,6 +56,16 @@ enum Route: Equatable {
             self = .list(api[1])
         case 3 where api[0] == "lists" && api[2] == "reload":
             self = .reload(api[1])
+        case 3 where api[0] == "lists" && api[2] == "cover":
+            self = .cover(api[1])
+        case 3 where api[0] == "lists" && api[2] == "items":
+            self = .addItem(api[1])
+        case 4 where api[0] == "lists" && api[2] == "items":
+            guard let item = api[3].removingPercentEncoding else { return nil }
+            self = .removeItem(list: api[1], item: item)
+        case 5 where api[0] == "lists" && api[2] == "items" && api[4] == "move":
+            guard let item = api[3].removingPercentEncoding else { return nil }
+            self = .moveItem(list: api[1], item: item)
         case 4 where api[0] == "lists" && (api[3] == "image" || api[3] == "thumb"):
             self = .file(list: api[1], index: api[2], thumb: api[3] == "thumb")
         default:
@@ -55,11 +73,16 @@ enum Route: Equatable {
         }
     }
 
-    /// The one method the route takes: reads are GET, whatever changes the farm is POST.
+    /// The one method the route takes: reads are GET, whatever changes the farm is POST, but the
+    /// removal of an item, which is DELETE.
     var method: String {
         switch self {
-        case .index, .asset, .status, .events, .list, .file, .metrics: return "GET"
-        case .reload, .scale, .pause, .reset, .add: return "POST"
+        case .index, .asset, .status, .events, .list, .file, .cover, .metrics: return "GET"
+        case .reload, .scale, .pause, .reset, .add, .addItem, .moveItem: return "POST"
+        case .removeItem: return "DELETE"
         }
     }
+
+    /// Whether the route changes the farm: those are guarded (`RequestGuard.checkChange`).
+    var changes: Bool { method != "GET" }
 }

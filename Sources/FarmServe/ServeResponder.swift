@@ -12,10 +12,14 @@ import Hummingbird
 ///     GET  /  /app.js  /app.css                  the page (screens by hash: #/list/<id>, #/list/<id>/view/<i>)
 ///     GET  /api/status                           the whole-spool summary (SPEC §4)
 ///     GET  /api/lists/<id>                       one list with its resources
+///     GET  /api/lists/<id>?offset=O&limit=L&q=…  a window of them (at most 500), among those matching q
 ///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
-///     GET  /api/events[?list=<id>]               server-sent events: `summary`, and `list` with ?list
+///     GET  /api/lists/<id>/cover                 a paged list's cover
+///     GET  /api/events[?list=<id>[&offset&limit&q]]  server-sent events: `summary`, and `list` (a window)
 ///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
+///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
+///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
 ///     GET  /metrics                              the farm's metrics in Prometheus' text format (SPEC §10)
 struct ServeResponder: HTTPResponder {
     typealias Context = BasicRequestContext
@@ -25,6 +29,8 @@ struct ServeResponder: HTTPResponder {
     let hub: StatusHub
     let guarding: RequestGuard
     let actions: Actions
+    /// The windows of lists' views that `GET /api/lists/<id>?offset…` and the event streams answer with.
+    let windows: ListWindows
 
     func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
         do {
@@ -47,7 +53,7 @@ struct ServeResponder: HTTPResponder {
             let wrong = "\(request.uri.path) takes \(route.method), not \(request.method.rawValue)"
             throw Refusal(error: ServeError(.methodNotAllowed, wrong), allow: route.method)
         }
-        if route.method == "POST" { try guarding.checkChange(request) }
+        if route.changes { try guarding.checkChange(request) }
         let spool = spool
         var request = request
         switch route {
@@ -59,17 +65,32 @@ struct ServeResponder: HTTPResponder {
         case .status:
             return Reply.bytes(hub.latest + [0x0A], type: "application/json")
         case .events:
-            let list = request.uri.queryParameters.get("list")
+            let parameters = request.uri.queryParameters
+            let list = parameters.get("list")
             if let list { _ = try record(list) }
-            return EventStream.response(hub: hub, spool: spool, list: list)
+            return EventStream.response(hub: hub, spool: spool, windows: windows, list: list,
+                                        window: try WindowQuery(parameters) ?? WindowQuery())
         case .list(let id):
             _ = try record(id)
-            guard let view = try await Blocking.run({ ListView.build(spool, listID: id) }) else {
+            let window = try WindowQuery(request.uri.queryParameters)
+            let windows = windows, summary = hub.summary
+            guard let view = try await Blocking.run({
+                // No window asked for: the whole list, as `farm status LIST --json` has it.
+                guard let window else { return ListView.build(spool, listID: id) }
+                return window.view(windows, spool, id: id, summary: summary)
+            }) else {
                 throw ServeError(.notFound, "no list \(id) in the spool")
             }
             return Reply.json(view)
         case .file(let id, let index, let thumb):
             return try await file(list: id, index: index, thumb: thumb)
+        case .cover(let id):
+            let list = try record(id)
+            guard let path = spool.pageState(ofList: id)?.cover else {
+                throw ServeError(.notFound, "\(list.record.name) has no cover")
+            }
+            let served = try await Blocking.run { try ServedFile(path, inside: spool) }
+            return served.response()
         case .metrics:
             let page = try await Blocking.run { MetricsPage.render(spool) }
             return Reply.bytes(page, type: MetricsPage.contentType)
@@ -86,6 +107,17 @@ struct ServeResponder: HTTPResponder {
             let body = try await decode(Add.self, from: &request, example: #"{"source": "https://…/lists.zip"}"#)
             let source = body.source.trimmingCharacters(in: .whitespaces)
             return Reply.message(try await act { try $0.add(source) })
+        case .addItem(let id):
+            _ = try record(id)
+            let body = try await decode(NewItem.self, from: &request, example: #"{"url": "https://…/a.jpg"}"#)
+            return Reply.message(try await act { try $0.addItem(list: id, url: body.url, id: body.id, at: body.at) })
+        case .removeItem(let id, let item):
+            _ = try record(id)
+            return Reply.message(try await act { try $0.removeItem(list: id, id: item) })
+        case .moveItem(let id, let item):
+            _ = try record(id)
+            let body = try await decode(Move.self, from: &request, example: #"{"to": 0}"#)
+            return Reply.message(try await act { try $0.moveItem(list: id, id: item, to: body.to) })
         }
     }
 
@@ -144,6 +176,24 @@ struct ServeResponder: HTTPResponder {
     private struct Scale: JSONReadable {
         let workers: Int
         init(json: JSONValue) throws(JSONMismatch) { workers = try json.decode("workers") }
+    }
+
+    /// The body of POST /api/lists/<id>/items: `{"url": "…"}`, with an `id` and a position `at` if wanted.
+    private struct NewItem: JSONReadable {
+        let url: String
+        let id: String?
+        let at: Int?
+        init(json: JSONValue) throws(JSONMismatch) {
+            url = try json.decode("url")
+            id = try json.decodeIfPresent("id")
+            at = try json.decodeIfPresent("at")
+        }
+    }
+
+    /// The body of POST /api/lists/<id>/items/<itemId>/move: `{"to": N}`.
+    private struct Move: JSONReadable {
+        let to: Int
+        init(json: JSONValue) throws(JSONMismatch) { to = try json.decode("to") }
     }
 
     /// The body of POST /api/add: `{"source": "…"}`.

@@ -17,6 +17,7 @@ final class StatusHub: Sendable {
         var next = 0
         var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
         var latest: [UInt8]?
+        var document: StatusDocument?
         var stopped = false
     }
 
@@ -59,6 +60,9 @@ final class StatusHub: Sendable {
         return Self.encode(StatusReader.summary(spool))
     }
 
+    /// The summary as last read, for the counts of a list's windows; nil before the first read.
+    var summary: StatusDocument? { state.withLock { $0.document } }
+
     /// Wake-ups, the first at once. A subscriber still busy with the previous one gets one more, not
     /// one per event, so a slow client skips states instead of falling behind.
     func subscribe() -> AsyncStream<Void> {
@@ -80,7 +84,13 @@ final class StatusHub: Sendable {
     }
 
     private func run(_ watch: SpoolWatch?) {
-        var last: [UInt8] = []
+        // Read at once, not a second later: the first windows take their counts from it.
+        var document = StatusReader.summary(spool)
+        var last = Self.encode(document)
+        state.withLock { [last, document] state in
+            state.latest = last
+            state.document = document
+        }
         while !state.withLock({ $0.stopped }) {
             var changes = SpoolChanges()
             if let watch {
@@ -92,13 +102,15 @@ final class StatusHub: Sendable {
             let jobs = !changes.jobs.isEmpty || changes.overflow
             var changed = jobs
             if changes.status || changes.control || changes.overflow || !jobs {
-                let summary = Self.encode(StatusReader.summary(spool))
+                document = StatusReader.summary(spool)
+                let summary = Self.encode(document)
                 changed = changed || summary != last
                 last = summary
             }
             guard changed else { continue }
             let subscribers = state.withLock { state in
                 state.latest = last
+                state.document = document
                 return Array(state.subscribers.values)
             }
             for subscriber in subscribers { subscriber.yield() }

@@ -1,6 +1,7 @@
 import Dispatch
 import FarmControl
 import FarmSpool
+import FarmStatus
 import Foundation
 import Hummingbird
 import Logging
@@ -69,7 +70,7 @@ public final class WebServer: Sendable {
         let guarding = RequestGuard(token: token, host: host)
         let app = Application(
             responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, guarding: guarding,
-                                      actions: Actions(control: Control(spool: spool))),
+                                      actions: Actions(control: Control(spool: spool)), windows: ListWindows()),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "farm"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port

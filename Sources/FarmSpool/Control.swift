@@ -3,11 +3,13 @@ import FarmSystem
 import SystemPackage
 
 /// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
-/// supervisor. Replaced by rename, so a reader sees the old state or the new one.
+/// supervisors. Replaced by rename, so a reader sees the old state or the new one. It is the whole
+/// spool's, but for the workers: each host runs its own number (HostControl.swift).
 public struct Desired: Equatable, Sendable {
     public static let workerRange = 1...64
 
-    /// How many workers should run.
+    /// How many workers should run on a host that never set its own number: the last number set on
+    /// any host (an older farm's spool has only this one).
     public var workers: Int = 4
     /// Seconds a claim stays its owner's without renewal.
     public var lease: Double = 10
@@ -79,16 +81,24 @@ public enum ControlFile: String, Sendable, CaseIterable {
     case paused
     /// Present: the farm is being stopped; a dead supervisor is not replaced.
     case stopping
-    /// Held (flock) by the one live supervisor.
-    case supervisorLock = "supervisor.lock"
+    /// Held (flock) by the one watcher that serves the spool; the others wait for it (standby).
+    case watcherLock = "watcher.lock"
     /// Held (flock) by the one `farm add` staging now.
     case addLock = "add.lock"
     /// The last bulk sync of finished jobs (Durability.swift), and its lock.
     case synced, syncedLock = "synced.lock"
+    /// Held (flock) by the one follower of paged lists (FarmPages).
+    case followerLock = "follower.lock"
 
     /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
     /// any other (such as the supervisor lock every process probes) only causes re-reads.
     public var isShownInStatus: Bool { self == .desired || self == .paused }
+
+    /// Whether the status shows what the file of control/ named `name` says: one above, or a host's
+    /// desired workers.
+    public static func isShownInStatus(_ name: String) -> Bool {
+        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil)
+    }
 }
 
 extension Spool {
@@ -98,8 +108,6 @@ extension Spool {
     var desiredPath: String { controlPath(.desired) }
     var pausedPath: String { controlPath(.paused) }
     var stoppingPath: String { controlPath(.stopping) }
-    /// Held (flock) by the one live supervisor; free means there is none.
-    public var supervisorLock: String { controlPath(.supervisorLock) }
     /// Held (flock) by the `farm add` that stages now, so two adds of one list never both enqueue it.
     public var addLock: String { controlPath(.addLock) }
 

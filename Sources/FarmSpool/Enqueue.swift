@@ -5,11 +5,15 @@ import SystemPackage
 public struct ListRecordFile: Sendable {
     public var id: String
     public var bytes: [UInt8]
+    /// For a paged list (SPEC §7): the first line of its page log, published with the record (before
+    /// it), with an empty resource table and an empty order.
+    public var firstPage: PageState?
 
-    public init(id: String, bytes: [UInt8]) {
+    public init(id: String, bytes: [UInt8], firstPage: PageState? = nil) {
         precondition(ListID.isValid(id), "invalid list id \(id)")
         self.id = id
         self.bytes = bytes
+        self.firstPage = firstPage
     }
 }
 
@@ -25,8 +29,11 @@ extension Spool {
         return try enqueue(next: { iterator.next() }, lists: lists)
     }
 
+    /// `tables`: whether the jobs' records go to new resource tables published with the lists (an add),
+    /// or are already in their lists' tables (a page of a paged list, see `appendPage`).
     @usableFromInline
-    func enqueue(next: () -> NewJob?, lists: [ListRecordFile]) throws(SpoolError) -> String {
+    func enqueue(next: () -> NewJob?, lists: [ListRecordFile], tables writesTables: Bool = true) throws(SpoolError)
+        -> String {
         let batch = BatchName.fresh()
         let stage = tmp + "/" + Self.stagePrefix + batch
         do {
@@ -46,7 +53,7 @@ extension Spool {
 
         let writer = ShardWriter()
         do {
-            try FileSystem.mkdir(stage + "/.lists")
+            if writesTables || !lists.isEmpty { try FileSystem.mkdir(stage + "/.lists") }
             var tables = ResourceTables(directory: stage + "/.lists")
             defer { tables.close() }
             var shard: [(name: String, bytes: [UInt8])] = []
@@ -54,7 +61,7 @@ extension Spool {
             while let job = next() {
                 let record = job.record.encoded()
                 shard.append((job.name.raw, record))
-                try tables.append(record, for: job.name)
+                if writesTables { try tables.append(record, for: job.name) }
                 Failpoint.hit("add.staging")
                 n += 1
                 if n % Self.shardSize == 0 {
@@ -65,6 +72,12 @@ extension Spool {
             try writer.finish()
             try tables.finish()
             for list in lists {
+                if let firstPage = list.firstPage {
+                    // Its pages are edits of it: an (empty) order from the start, as an edited list has.
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage.encoded())
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
+                }
                 try FileSystem.createFile(stage + "/.lists/" + list.id + Self.listRecordSuffix, list.bytes)
             }
             Failpoint.hit("add.staged")

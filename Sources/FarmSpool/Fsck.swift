@@ -10,13 +10,16 @@ import FarmSystem
 // - Jobs (FsckJobs.swift). Every job `<list>.<index>` of every list (index < total) is in exactly
 //   one place: queued (any batch and shard, parked ones included), active, done or failed. A job in
 //   none is lost, in two doubled. A job name that belongs to no list, or not where it is, is foreign.
-//   No claim's owner is dead (not in the registry) with its lease (`Desired.lease`) run out.
+//   No claim's owner is dead (not in the registry) with its lease (`Desired.lease`) run out. Only
+//   claims of this host are judged by their owner's pid; another host's by their lease alone.
 // - Outputs (FsckOutputs.swift). Every output a done job's outcome record names is there; files/
 //   holds no output of a job that is queued, lost, or failed without a download (a failed
 //   conversion keeps its download), and nothing that is no resource's output.
 // - Leftovers (FsckFiles.swift). No temporary whose writer is gone (tmp/ and `*.tmp-<pid>`
 //   anywhere under files/ or holds/), no partial download of a finished or unknown job that nobody
-//   writes, no progress sidecar of an unknown job, no registry entry of a dead process.
+//   writes, no progress sidecar of an unknown job, no registry entry of a dead process. A
+//   temporary's name carries its writer's pid but not its host: while another host runs farm
+//   processes, one whose pid is gone here is judged by its age, as those with no pid are.
 //
 // Reading a live farm. A plain check only reads: it moves, sweeps and publishes nothing, and the
 // locks it probes (registry entries, partials, stages) it holds for a moment. Jobs move while it
@@ -62,6 +65,8 @@ public struct FsckFinding: Sendable, Equatable {
         case deadClaim = "dead-claim"
         /// A job of a list that is nowhere.
         case lost
+        /// A job of a resource removed from its list (an edit killed before its end), still somewhere.
+        case removed
         /// An output of a job that is not done.
         case strayOutput = "stray-output"
         /// A done job one of whose outputs is gone.
@@ -146,8 +151,11 @@ final class FsckRun {
     /// Things named after a list that the spool did not have when it was read: reported only if it
     /// still has none at the end (a list published meanwhile owns them).
     var unknown: [String: [(path: String, job: JobName?, reason: String)]] = [:]
-    /// The pids of the farm processes registered alive, read after the walk of active/.
+    /// The pids of this host's farm processes registered alive, read after the walk of active/.
     var livePids: Set<Int32> = []
+    /// Whether farm processes of other hosts are registered alive: a pid in a temporary's name may be
+    /// theirs.
+    var otherHostsRun = false
     private var findings: [(finding: FsckFinding, action: Action?, unrepairable: String?)] = []
 
     init(spool: Spool, lease: Double) {
@@ -159,7 +167,8 @@ final class FsckRun {
         try readLists()
         try walkForJobs()
         let registry = spool.scanRegistry()
-        livePids = Set(registry.alive.map(\.pid))
+        livePids = Set(registry.alive.filter(\.isLocal).map(\.pid))
+        otherHostsRun = registry.alive.contains { !$0.isLocal }
         checkClaims()
         try checkOutputs()
         try checkLeftovers(registry)
@@ -169,7 +178,7 @@ final class FsckRun {
     /// Runs the repair of every finding, in the order of their kinds.
     func repair() {
         // Claims are judged by the registry as it is now, read after their listing.
-        livePids = Set(spool.scanRegistry().alive.map(\.pid))
+        livePids = Set(spool.scanRegistry().alive.filter(\.isLocal).map(\.pid))
         let order = findings.indices.sorted { (findings[$0].finding.kind.order, $0) < (findings[$1].finding.kind.order, $1) }
         for index in order {
             guard let action = findings[index].action else {
@@ -211,8 +220,10 @@ final class FsckRun {
     }
 
     /// Whether the claim `active/<name>` has no live owner and its lease ran out: nobody works on it.
+    /// Another host's claim is judged by its lease alone: its pid means nothing here, and that host's
+    /// registry entries may look alive (or dead) while it is cut off.
     func isDeadClaim(_ name: String) -> Bool {
-        guard let entry = ActiveName(name), !livePids.contains(entry.owner.pid),
+        guard let entry = ActiveName(name), !(entry.owner.isLocal && livePids.contains(entry.owner.pid)),
               let st = try? FileSystem.lstat(spool.active + "/" + name) else { return false }
         return now - st.changeTime > lease
     }
@@ -260,9 +271,15 @@ final class FsckList {
 
     let id: String
     var record: ListRecord?
-    /// How many jobs it has: the record's total, else the number of lines of its table; nil when
-    /// neither reads (its jobs cannot be told from strangers, so none of them is judged).
+    /// How many jobs it has: the record's total, else the number of lines of its table (for an edited
+    /// list, always the lines: each resource it ever had); nil when neither reads (its jobs cannot be told
+    /// from strangers, so none of them is judged).
     var total: Int?
+    /// For an edited list, the job numbers of resources removed from it (in the table, not in its order),
+    /// which must be nowhere; nil for a list never edited.
+    var removed: Set<Int>?
+    /// Job numbers an edit (a page of a paged list) is adding or removing as fsck looks: not judged.
+    var inFlight: Set<Int> = []
     /// Indexes whose line of the resource table is missing or does not parse.
     var badLines: [Int] = []
     /// By index: where the job was seen (bits above).
@@ -275,5 +292,12 @@ final class FsckList {
 
     init(id: String) {
         self.id = id
+    }
+
+    /// Whether the job `index` needs a second look: a resource lost or doubled, or a removed one seen.
+    func isSuspect(_ index: Int) -> Bool {
+        if inFlight.contains(index) { return false }
+        if removed?.contains(index) == true { return seen[index] != 0 }
+        return FsckRun.isSuspect(seen[index])
     }
 }

@@ -36,6 +36,8 @@ extension FsckRun {
                 guard let total = list.total else { continue }
                 if job.index >= total {
                     whose = "of resource \(job.index), past the end of its list (\(total) resource(s))"
+                } else if list.removed?.contains(job.index) == true && list.seen[job.index] == 0 {
+                    whose = "of job \(job), whose resource was removed from its list"
                 } else if list.seen[job.index] == FsckList.done {
                     whose = "of job \(job), which is done"
                 } else if list.seen[job.index] == FsckList.failed {
@@ -118,18 +120,24 @@ extension FsckRun {
     }
 
     /// The pid of the process that staged the tmp/ entry `name`, when its name carries one: a temporary
-    /// beside its file, a registry entry, a command's scratch file.
+    /// beside its file, a registry entry (of this host: another host's pid means nothing here), a
+    /// command's scratch file.
     private static func writer(ofScratch name: String) -> Int32? {
         if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
         if name.hasPrefix(Spool.stagedRegistrationPrefix) {
-            return Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))?.pid
+            let registrant = Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
+            return registrant?.isLocal == true ? registrant?.pid : nil
         }
         return Spool.scratchWriter(ofName: name)
     }
 
-    /// A temporary at `path` written by `writer`: garbage once that process is gone.
+    /// A temporary at `path` written by `writer`: garbage once that process is gone, and, while other
+    /// hosts run farm processes (the writer may be one of theirs), once it is `temporaryAge` old.
     func checkTemporary(_ path: String, writer: Int32) {
         guard !Processes.mayExist(writer) else { return }
+        if otherHostsRun {
+            guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.temporaryAge else { return }
+        }
         found(.temporary, path, "a temporary of pid \(writer), which is gone") { () throws(SpoolError) in
             try? FileSystem.removeTree(path)
             return .made

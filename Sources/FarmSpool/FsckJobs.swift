@@ -14,7 +14,7 @@ extension FsckRun {
                      foreign: { path, reason in self.foreign(path, reason) })
         var looked: Set<JobName> = []
         for list in lists.values where list.total != nil {
-            for index in list.seen.indices where Self.isSuspect(list.seen[index]) {
+            for index in list.seen.indices where list.isSuspect(index) {
                 looked.insert(JobName(list: list.id, index: index))
             }
             // A damaged table is rebuilt from the job files: where they are.
@@ -25,10 +25,18 @@ extension FsckRun {
             if looked.contains(job) { self.locations[job, default: []].append((state, directory + "/" + name)) }
         }, foreign: { _, _ in })
         for list in lists.values where list.total != nil {
-            for index in list.seen.indices where Self.isSuspect(list.seen[index]) {
+            for index in list.seen.indices where list.isSuspect(index) {
                 let job = JobName(list: list.id, index: index)
                 let places = locations[job] ?? []
-                if list.seen[index] == 0 && places.isEmpty {
+                if list.removed?.contains(index) == true {
+                    if !places.isEmpty {
+                        found(.removed, places[0].1, job: job, "job \(job) is of a resource removed from its list") {
+                            () throws(SpoolError) in
+                            try self.spool.purge(job)
+                            return .made
+                        }
+                    }
+                } else if list.seen[index] == 0 && places.isEmpty {
                     found(.lost, spool.resourceTablePath(ofList: list.id), job: job,
                           "job \(job) is in no state: not queued, active, done nor failed") { () throws(SpoolError) in
                         try self.requeue(job, of: list)
@@ -42,7 +50,7 @@ extension FsckRun {
     }
 
     /// Lost (seen nowhere) or doubled (seen in two states, or twice in one).
-    private static func isSuspect(_ seen: UInt8) -> Bool {
+    static func isSuspect(_ seen: UInt8) -> Bool {
         seen == 0 || seen & FsckList.again != 0 || seen.nonzeroBitCount > 1
     }
 
@@ -125,7 +133,8 @@ extension FsckRun {
     func checkClaims() {
         for (name, entry) in claims where !doubled.contains(entry.job) && isDeadClaim(name) {
             found(.deadClaim, spool.active + "/" + name, job: entry.job,
-                  "the claim of \(entry.job) by pid \(entry.owner.pid), which is gone, is past its lease") {
+                  "the claim of \(entry.job) by pid \(entry.owner.pid)"
+                    + (entry.owner.isLocal ? ", which is gone," : " of another host") + " is past its lease") {
                 () throws(SpoolError) in try self.handBack(name, entry.job)
             }
         }

@@ -47,6 +47,8 @@ extension FsckRun {
         } else if name.hasSuffix(Spool.resourceTableSuffix),
                   case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
+        } else if Spool.isEditFile(name) || Spool.isPageLog(name) {
+            return true  // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log
         } else {
             return false
         }
@@ -71,16 +73,41 @@ extension FsckRun {
             reportTable(of: list, at: tablePath, "the list has no resource table")
             return
         }
-        let total = list.record?.total ?? count
+        let edited = FileSystem.exists(spool.orderPath(ofList: list.id))
+        let total = edited ? count : list.record?.total ?? count
         list.total = total
         list.badLines = unreadable.filter { $0 < total } + Array(min(count, total)..<total)
         var problems: [String] = []
         if count != total { problems.append("it has \(count) line(s) for \(total) resource(s)") }
+        if edited { checkOrder(of: list, lines: count) }
         if let first = unreadable.first {
             problems.append("\(unreadable.count) line(s) do not parse (the first: resource \(first))")
         }
         if !whole { problems.append("its last line is cut short") }
         if !problems.isEmpty { reportTable(of: list, at: tablePath, problems.joined(separator: "; ")) }
+    }
+
+    /// The order of an edited list: job numbers of its table, each once. The numbers not in it are its
+    /// removed resources.
+    private func checkOrder(of list: FsckList, lines: Int) {
+        let path = spool.orderPath(ofList: list.id)
+        if let size = try? FileSystem.stat(path).size, size % 4 != 0 {
+            // What a page's append killed mid-write leaves (see "Pages"): the next page cuts it off.
+            found(.listTable, path, "its last number is cut short", unrepairable: "the list's next page "
+                  + "or edit cuts it off", repair: nil)
+        }
+        let numbers = spool.order(ofList: list.id, total: 0).numbers
+        let members = Set(numbers)
+        if members.count != numbers.count || numbers.contains(where: { $0 >= lines }) {
+            found(.listTable, path, "the order names a resource twice, or one the table does not have",
+                  unrepairable: "the order of the list is known nowhere else", repair: nil)
+            return
+        }
+        list.removed = Set(0..<lines).subtracting(members)
+        if let flight = spool.editInFlight(ofList: list.id) {
+            list.inFlight = Set(flight)
+            list.removed?.subtract(flight)
+        }
     }
 
     /// Calls `body` with each line of the file at `path`, without its newline, reading a megabyte at a

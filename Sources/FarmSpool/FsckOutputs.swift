@@ -13,7 +13,7 @@ extension FsckRun {
 
     /// What a job with outputs that is not done is.
     private enum StrayState: String {
-        case queued, failed = "failed without a download", lost = "in no state"
+        case queued, failed = "failed without a download", lost = "in no state", removed = "removed from its list"
     }
 
     /// Reads files/ (one listing of each list's folder) and checks each job's outputs against its state.
@@ -36,6 +36,11 @@ extension FsckRun {
             var strays: [(index: Int, state: StrayState)] = []
             for index in 0..<total {
                 let hasOutputs = list.outputs[index] != 0 || list.otherOutputs[index] != nil
+                if list.removed?.contains(index) == true {
+                    // Its job, if any, is reported as removed: its purge takes the outputs too.
+                    if hasOutputs && list.seen[index] == 0 { strays.append((index, .removed)) }
+                    continue
+                }
                 switch list.seen[index] {
                 case FsckList.done:
                     checkDone(JobName(list: list.id, index: index), of: list, in: directory)
@@ -62,6 +67,7 @@ extension FsckRun {
                 checkTemporary(path, writer: writer)
                 continue
             }
+            if Spool.isCoverName(entry.name), list.record?.paged?.listCover != nil { continue }
             guard let (index, suffix) = Self.outputName(entry.name) else {
                 foreign(path, "not a resource's output")
                 continue

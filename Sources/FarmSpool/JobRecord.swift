@@ -7,33 +7,44 @@ public struct JobRecord: Equatable, Sendable {
     public var url: String
     /// The resource id: the manifest's `uuid` when it has one, else the job name.
     public var id: String
+    /// What a paged source's `--title` and `--caption` found for the item (SPEC §7); nil otherwise.
+    public var title: String?
+    public var caption: String?
 
-    public init(url: String, id: String) {
+    public init(url: String, id: String, title: String? = nil, caption: String? = nil) {
         self.url = url
         self.id = id
+        self.title = title
+        self.caption = caption
     }
 
     /// The job file's bytes (`farm add` writes up to a million of them).
     func encoded() -> [UInt8] {
-        JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count)
+        JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
+                        + (caption?.utf8.count ?? 0))
     }
 }
 
+/// `title` and `caption` only when there are some, so the records of other lists keep their bytes.
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        if let caption { json.member("caption", caption) }
         json.member("id", id)
+        if let title { json.member("title", title) }
         json.member("url", url)
         json.endObject()
     }
 }
 
-/// Both members are required, and a job without a URL is not a job: a file that does not read is
+/// `url` and `id` are required, and a job without a URL is not a job: a file that does not read is
 /// set aside by whoever finds it.
 extension JobRecord: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
         url = try json.decode("url")
         id = try json.decode("id")
+        title = try json.decodeIfPresent("title")
+        caption = try json.decodeIfPresent("caption")
         if url.isEmpty { throw JSONMismatch("\"url\": empty") }
     }
 }

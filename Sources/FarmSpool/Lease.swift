@@ -54,28 +54,41 @@ extension Spool {
         return reclaimed
     }
 
-    /// The live farm processes (as `processes()`), after sending back every job whose owner is not
-    /// one of them, whoever saw it die (or nobody: it died while no supervisor ran). A claimant
-    /// registers before its first claim and stays registered until it has handed its job back, so
-    /// such a job has lost its owner. active/ is read before the registry: a claim listed was made by
-    /// a process that was registered by then. One registry read serves both (the supervisor's tick).
+    /// The live farm processes of every host (as `processes()`), after sending back every job of this
+    /// host whose owner is not one of them, whoever saw it die (or nobody: it died while no supervisor
+    /// ran). A claimant registers before its first claim and stays registered until it has handed its
+    /// job back, so such a job has lost its owner. active/ is read before the registry: a claim listed
+    /// was made by a process that was registered by then. One registry read serves both (the
+    /// supervisor's tick). Other hosts' claims are theirs to judge, or the lease's: a host cut off from
+    /// this one may look dead here while its workers still download.
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
         let claims = FileSystem.names(active).compactMap { name in ActiveName(name).map { (name, $0) } }
         let live = processes()
-        let alive = Set(live.map(\.pid))
+        let alive = Set(live.filter(\.isLocal).map(\.pid))
         var released: [JobName] = []
-        for (name, entry) in claims where !alive.contains(entry.owner.pid) {
+        for (name, entry) in claims where entry.owner.isLocal && !alive.contains(entry.owner.pid) {
             if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
         }
         return (live, released)
     }
 
-    /// Sends back the jobs of a process known to be dead (the supervisor saw it exit).
+    /// Sends back every job but those of `keeping` (live processes of other hosts, which `farm stop`
+    /// cannot signal): once this host's processes are gone, every other claim has lost its owner.
+    @discardableResult
+    public func releaseJobs(keeping owners: [FarmProcess]) -> [JobName] {
+        releaseJobs(ownedBy: { owner in !owners.contains(where: owner.isClaimant) })
+    }
+
+    /// Sends back the jobs of a process of this host known to be dead (the supervisor saw it exit).
     @discardableResult
     public func releaseJobs(ofPid pid: Int32) -> [JobName] {
+        releaseJobs(ownedBy: { owner in owner.isLocal && owner.pid == pid })
+    }
+
+    private func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
         var released: [JobName] = []
         for name in (try? FileSystem.listDirectory(active)) ?? [] {
-            guard let entry = ActiveName(name), entry.owner.pid == pid else { continue }
+            guard let entry = ActiveName(name), isReleased(entry.owner) else { continue }
             if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
         }
         return released

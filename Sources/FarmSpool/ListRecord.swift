@@ -5,7 +5,7 @@ import FarmJSON
 public struct ListRecord: Equatable, Sendable {
     /// The name farm shows (the JSON file's name, e.g. "Set 1.json").
     public var name: String
-    /// How many resources (jobs) the list has: job indexes are 0..<total.
+    /// How many resources the list has: as added in the file, as now through `Spool.list(_:)`.
     public var total: Int
     /// A digest of the list's URLs and ids, so adding the same list again is recognised.
     public var digest: String
@@ -13,26 +13,75 @@ public struct ListRecord: Equatable, Sendable {
     public var source: String
     /// When it was added (ISO 8601).
     public var added: String
+    /// The shape its JSON had (FarmManifest's `ListForm`: "urls", "items" or "objects"), which `farm
+    /// export` writes it back in; nil for a list added by a farm that did not record it.
+    public var shape: String?
+    /// For a list read from a paged JSON API (SPEC §7): how its pages are read and followed; nil for a
+    /// list read whole from a manifest.
+    public var paged: PagedSource?
 
-    public init(name: String, total: Int, digest: String, source: String, added: String) {
+    public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil,
+                paged: PagedSource? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
         self.source = source
         self.added = added
+        self.shape = shape
+        self.paged = paged
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }
 
+/// How a paged JSON API is read (SPEC §7): the first page's URL and the JSON Pointers given to `farm
+/// add`, as the user wrote them (FarmPages parses them). Written once, in the list record.
+public struct PagedSource: Equatable, Sendable, JSONRecord {
+    /// The URL of the first page.
+    public var first: String
+    /// `--items`: the array of items in a page.
+    public var items: String
+    /// `--url`, `--id`, `--title`: inside one item.
+    public var url: String
+    public var id: String?
+    public var title: String?
+    /// `--caption`: a template whose `{PTR}` parts point inside one item.
+    public var caption: String?
+    /// `--next`: the next page in a page; nil: the list has one page.
+    public var next: String?
+    /// `--page-param`: the query parameter a page number or token goes in.
+    public var pageParameter: String
+    /// `--list-title`, `--list-cover`: in the first page.
+    public var listTitle: String?
+    public var listCover: String?
 
+    public init(first: String, items: String, url: String, id: String? = nil, title: String? = nil,
+                caption: String? = nil, next: String? = nil, pageParameter: String = "page",
+                listTitle: String? = nil, listCover: String? = nil) {
+        self.first = first
+        self.items = items
+        self.url = url
+        self.id = id
+        self.title = title
+        self.caption = caption
+        self.next = next
+        self.pageParameter = pageParameter
+        self.listTitle = listTitle
+        self.listCover = listCover
+    }
 
-/// Every member is required.
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+}
+
+/// Every member but `shape` and `paged` is required.
 extension ListRecord: JSONRecord {}
 
 extension Spool {
-    /// The published list with this id, or nil when there is none (or it does not parse).
+    /// The published list with this id, or nil when there is none (or it does not parse). Its `total`
+    /// is the count now: an edited list's order file has the last word (the record is written once).
     public func list(_ id: String) -> ListRecord? {
-        listRecord(id).flatMap { JSON.decode(ListRecord.self, from: $0) }
+        guard var record = listRecord(id).flatMap({ JSON.decode(ListRecord.self, from: $0) }) else { return nil }
+        if let count = editedCount(ofList: id) { record.total = count }
+        return record
     }
 }

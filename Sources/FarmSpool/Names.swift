@@ -4,6 +4,8 @@ import FarmSystem
 /// Validated on the way in: a name that does not parse is a foreign file.
 public struct JobName: Hashable, Sendable, CustomStringConvertible {
     public let list: String
+    /// The job's number in its list: the resource's index as the list was added, and its line in the
+    /// resource table. Edits do not change it; the resource's index now is its place in `ListOrder`.
     public let index: Int
     public let raw: String
 
@@ -63,30 +65,52 @@ public struct FNV1a: Sendable {
     public var hex: String { FarmSpool.hex(value) }
 }
 
-/// Who holds a claim: `<pid>-<nonce>`, fresh for every claim, so a reclaimed and re-claimed job
-/// never carries the name its earlier owner would try to complete.
+/// Who holds a claim: `<pid>-<nonce>-<host tag>`, fresh for every claim, so a reclaimed and re-claimed
+/// job never carries the name its earlier owner would try to complete. The pid and the host's tag
+/// (`FarmHost.tag`) say whose process it is, for the one host that may judge it by its pid: its own.
+/// A name without a tag (`<pid>-<nonce>`) was made by an older farm, which ran on one host only, and
+/// counts as this host's.
 public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public let pid: Int32
+    /// The tag of the claimant's host; nil in an older farm's name.
+    public let hostTag: String?
     public let raw: String
 
     public static func fresh() -> Owner {
-        Owner(pid: processID, raw: String(processID) + "-" + hex(Nonce.next()))
+        Owner(pid: processID, hostTag: localTag, raw: String(processID) + "-" + hex(Nonce.next()) + "-" + localTag)
     }
 
     /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by
     /// `farm start` and the supervisor, which never claim, so no copy inherits its parent's value.
     private static let processID = Processes.current()
+    private static let localTag = FarmHost.local.tag
 
-    init(pid: Int32, raw: String) {
+    init(pid: Int32, hostTag: String?, raw: String) {
         self.pid = pid
+        self.hostTag = hostTag
         self.raw = raw
     }
 
     init?(_ raw: String) {
-        guard let dash = raw.firstIndex(of: "-"), let pid = Int32(raw[..<dash]), pid > 0,
-              raw.utf8.count - raw.utf8.distance(from: raw.startIndex, to: dash) == 17 else { return nil }
+        // <pid> "-" <16 characters of nonce> ["-" <8 of tag>]
+        let parts = raw.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, let pid = Int32(parts[0]), pid > 0, parts[1].utf8.count == 16 else { return nil }
+        if parts.count == 3 {
+            guard parts[2].utf8.count == 8, parts[2].utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+            else { return nil }
+        }
         self.pid = pid
+        self.hostTag = parts.count == 3 ? String(parts[2]) : nil
         self.raw = raw
+    }
+
+    /// Whether the claimant runs on this machine (an older farm's name says nothing else): only then may
+    /// its pid be looked at.
+    public var isLocal: Bool { hostTag == nil || hostTag == Self.localTag }
+
+    /// Whether `process` is the claimant: the same pid on the same host.
+    public func isClaimant(_ process: FarmProcess) -> Bool {
+        pid == process.pid && (hostTag ?? Self.localTag) == process.host.tag
     }
 
     public var description: String { raw }

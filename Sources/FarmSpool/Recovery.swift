@@ -7,6 +7,8 @@ public struct Recovery: Sendable, Equatable {
     public var batchesRolledForward = 0
     /// Stages of coordinators that died before their commit, deleted.
     public var stagesDiscarded = 0
+    /// Edits of lists killed before their end, finished (ListEdit.swift).
+    public var editsFinished = 0
 }
 
 extension Spool {
@@ -23,6 +25,7 @@ extension Spool {
             try publishLists(ofBatch: batch)
             report.batchesRolledForward += 1
         }
+        report.editsFinished = try finishEdits()
         for name in (try? FileSystem.listDirectory(tmp)) ?? [] where name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
             guard let fd = try? FileDescriptor.open(path, .readOnly, options: .directory) else { continue }

@@ -1,21 +1,32 @@
 import FarmSystem
 import SystemPackage
 
-/// The roles of the farm's long-running processes (SPEC §2).
+/// The roles of the farm's long-running processes (SPEC §2); the follower follows the pages of paged
+/// lists (SPEC §7) while there are some to follow.
 public enum Role: String, Sendable, CaseIterable {
-    case supervisor, worker, watcher
+    case supervisor, worker, watcher, follower
 }
 
 /// A live farm process, as registered in procs/.
 public struct FarmProcess: Sendable, Equatable {
     public let role: Role
+    /// Its pid on its host: a pid means nothing on another host, so only its own host signals it.
     public let pid: Int32
+    /// The machine it runs on.
+    public let host: FarmHost
+
+    /// Whether it runs on this machine: only then may its pid be signalled or looked at.
+    public var isLocal: Bool { host.isLocal }
 }
 
-/// A process's entry in `procs/<role>.<pid>.<nonce>`, locked for as long as the process lives.
+/// A process's entry in `procs/<role>.<pid>.<nonce>.<host>` (`FarmHost.raw`), locked for as long as
+/// the process lives.
 ///
 /// The flock is the proof of life: the kernel drops it when the process dies, however it dies, so a
-/// dead process is never mistaken for a live one (and a recycled pid cannot inherit the entry).
+/// dead process is never mistaken for a live one (and a recycled pid cannot inherit the entry). A
+/// shared file system enforces it across hosts (GlusterFS does), so every host sees every host's
+/// processes; a host cut off from the others keeps its locks in their eyes until the file system
+/// gives up on it, which is why claims are judged by their lease, not by this.
 public final class Registration: Sendable {
     private let fd: FileDescriptor
     private let path: String
@@ -25,8 +36,8 @@ public final class Registration: Sendable {
         self.path = path
     }
 
-    /// The entry's name in procs/, `<role>.<pid>.<nonce>`: what the process's other files of its own
-    /// are named after (its metrics), so that its entry tells whether their writer lives.
+    /// The entry's name in procs/, `<role>.<pid>.<nonce>.<host>`: what the process's other files of
+    /// its own are named after (its metrics), so that its entry tells whether their writer lives.
     public var name: String { String(path.split(separator: "/").last!) }
 
     /// Removes the entry (a clean exit); a killed process leaves it for `processes()` to sweep.
@@ -40,7 +51,7 @@ extension Spool {
     /// Registers this process as `role` until it exits or calls `end()`.
     public func register(_ role: Role) throws(SpoolError) -> Registration {
         let name = role.rawValue + "." + String(Processes.current()) + "."
-            + hex(UInt64.random(in: .min ... .max)).prefix(8)
+            + hex(UInt64.random(in: .min ... .max)).prefix(8) + "." + FarmHost.local.raw
         let staged = tmp + "/" + Self.stagedRegistrationPrefix + name
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
@@ -72,13 +83,14 @@ extension Spool {
         return (try? fd.tryLock(shared: true)) != true
     }
 
-    /// The farm processes alive now, by role then pid. Entries of dead processes are removed.
+    /// The farm processes alive now, of every host, by role, host, then pid. Entries of dead processes
+    /// are removed.
     public func processes() -> [FarmProcess] {
         let scan = scanRegistry()
         for name in scan.foreign { setAside(procs + "/" + name, reason: "not a process entry") }
         // Nobody held them: their processes are gone, and a registration never reuses a name.
         for name in scan.dead { try? FileSystem.unlink(procs + "/" + name) }
-        return scan.alive.sorted { ($0.role.rawValue, $0.pid) < ($1.role.rawValue, $1.pid) }
+        return scan.alive.sorted { ($0.role.rawValue, $0.host.raw, $0.pid) < ($1.role.rawValue, $1.host.raw, $1.pid) }
     }
 
     /// What procs/ holds, read only: the live processes, the names of entries nobody holds (their
@@ -106,11 +118,16 @@ extension Spool {
         return (try? fd.tryLock(shared: true)) != true
     }
 
-    /// The process a registry entry's name (`<role>.<pid>.<nonce>`) names; nil when it names none.
+    /// The process a registry entry's name (`<role>.<pid>.<nonce>.<host>`) names; nil when it names
+    /// none. The host is the rest of the name (it may hold dots); an entry without one was made by an
+    /// older farm, which ran on one host only: this one.
     static func registrant(_ name: String) -> FarmProcess? {
-        let parts = name.split(separator: ".")
-        guard parts.count == 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]) else { return nil }
-        return FarmProcess(role: role, pid: pid)
+        let parts = name.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]),
+              !parts[2].isEmpty else { return nil }
+        guard parts.count == 4 else { return FarmProcess(role: role, pid: pid, host: .local) }
+        guard let host = FarmHost(raw: String(parts[3])) else { return nil }
+        return FarmProcess(role: role, pid: pid, host: host)
     }
 
     /// The prefix of a registry entry staged in tmp/ before it is renamed into procs/.

@@ -13,14 +13,19 @@
 //     done/<list>/<job>              jobs completed for good, each with its outcome record (an xattr)
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
+//     lists/<list>.resources         each list's resource table: the job records by job number
+//     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
+//     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick, and deleted once the job ends
 //     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
-//     files/<list>/                  outputs: the downloaded file and its display image
-//     control/                       desired state: desired.json, paused, stopping, supervisor.lock;
-//                                    synced, the last bulk sync of finished jobs (Durability.swift)
-//     procs/<role>.<pid>.<nonce>     one entry per live process, flock'ed by it for its lifetime
-//     metrics/<role>.<pid>.<nonce>.json  the counters of the process registered under that name in procs/,
+//     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
+//     control/                       desired state: desired.json, paused, stopping; per host,
+//                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);
+//                                    watcher.lock (ServingWatcher.swift); follower.lock (the follower of
+//                                    paged lists); synced, the last bulk sync of finished jobs (Durability.swift)
+//     procs/<role>.<pid>.<nonce>.<host>  one entry per live process, flock'ed by it for its lifetime
+//     metrics/<role>.<pid>.<nonce>.<host>.json  the counters of the process registered under that name in procs/,
 //                                    replaced by rename about once a second and as it exits; folded.json,
 //                                    those of processes gone, and fold.lock, held while they are folded in
 //                                    (the protocol is at the top of FarmMetrics/MetricFiles.swift)
@@ -32,11 +37,15 @@
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
 //
-// Names. A <job> is `<list>.<index>`: the list id (16 lowercase hex digits) and the resource's
-// 0-based index in it. A job file holds one line of JSON (`JobRecord`: the URL and resource id);
-// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>`, fresh for
-// every claim. A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
-// in the order they were made); the batch `0` holds jobs handed back, so they are claimed first.
+// Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
+// the list, which is the resource's line in the list's resource table and never changes; it is the
+// resource's 0-based index until the list is edited (see "Edit"). A job file holds one line of JSON (`JobRecord`: the URL and resource id);
+// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
+// for every claim, where <tag> is 8 hex digits naming the claimant's host (`FarmHost.tag`); an older
+// farm's `<pid>-<nonce>` counts as this host's. A <host> is the host name, in lower case and escaped
+// (`FarmHost`). A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort
+// in the order they were made); the batch `0` holds jobs handed back (shard `r`) and jobs an edit put
+// ahead (shards `p<position>-<age>`, which sort first), so they are claimed first.
 // A <shard> is `s<number>` and holds at most `Spool.shardSize` jobs.
 //
 // Add (Enqueuer). The coordinator writes every job file of a batch, sharded (a shard at a time on
@@ -62,9 +71,10 @@
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
 // lease/4. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
-// Anyone may reclaim (supervisor, idle workers, `start`): an active file whose ctime is older than
-// the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and one wins.
-// The supervisor does the same at once for a worker it saw die (the pid is in the name).
+// Anyone may reclaim (supervisor, idle workers, `start`), on any host: an active file whose ctime is
+// older than the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and
+// one wins. The supervisor does the same at once for a worker of its own host it saw die (the pid and
+// the host's tag are in the name); it never judges another host's claim by its pid.
 //
 // Complete. The owner sets its outcome record (the last Sidecar: what it made, or why it failed) as
 // the extended attribute `user.farm.outcome` of `active/<job>@<owner>` (or, where the file system
@@ -97,6 +107,46 @@
 // removed: nothing is lost. Every other move stays one step: a hand-back or reclaim is a plain
 // rename (a link would make the job claimable while its old owner's name still let it complete), and
 // a new batch or a file set aside goes to a fresh name that nobody else can be making.
+//
+// Edit (ListEdit.swift). `farm item add|rm|move` changes a list under its flock `lists/<list>.lock`.
+// The list's order, `lists/<list>.order` (ListOrder: the job number at each index; absent, the order is
+// 0..<total), is replaced by one rename: that is the commit point, and an index is always the position
+// in the committed order, so indexes have no gap. An add appends its record to the resource table
+// (a line past the committed order is unused), queues its job (at the end: a new batch; elsewhere:
+// ahead, in batch 0) and commits. A removal commits, then purges the job wherever it is (a claim taken
+// away ends its owner's transfer at its next renewal, and an owner that lost a removed job deletes what
+// it stored) with its outputs. Before either, the job number goes to the journal `lists/<list>.edit`:
+// an editor killed half-way leaves it, and the next editor of the list or `recover()` purges the job of
+// a number the committed order does not hold, so every edit ends whole or undone. A move commits, then
+// moves a queued job ahead when it moved ahead.
+//
+// Hosts. Several hosts may share the spool through a shared file system (SPEC §11), each running its
+// own supervisor, workers and a watcher; a pid names a process on its own host only. Every process
+// registers with its host, and only its host signals it, counts it, or releases its jobs when it dies
+// (HostControl.swift); other hosts know its claims by their lease, and its liveness by its registry
+// lock, a hint only (a host cut off keeps its locks in the others' eyes for a while). One watcher
+// serves the whole spool, the others stand by (ServingWatcher.swift). stop, pause, resume and reset
+// act on every host.
+//
+// Pages (PageLog.swift, PageAppend.swift; the follower is FarmPages). A list read from a paged JSON API
+// is added with no resource: its record (which holds the source: first URL and pointers), an empty
+// resource table and its page log, `lists/<list>.pages`, whose first line names the first page. The
+// log gains one line (`PageState`, JSON) per page added; its last whole line is the list's state: the
+// next page's URL, pages fetched, done, error, title and cover, and the table's lines and bytes as that
+// page left them. One process follows the pages (the follower, `control/follower.lock`). A page is
+// fetched with no lock held, then added as an edit under the list's edit lock: the journal gets the
+// range `N-M` of job numbers it adds, their records are appended to the table, their jobs queued as a
+// batch (as an add stages one), and their numbers appended to the order file (made at the first page
+// when the list has none): that append, synced, is the commit point, so a page costs what it adds, not
+// what the list holds. Readers of an order take whole numbers only (an append killed mid-write leaves
+// a piece of one, cut off by the next). Then the log gains the page's line, synced: that is where the
+// next follower resumes. Killed before the commit, the journal undoes the page (see "Edit") and the
+// page is fetched again; killed after it, the page is fetched again and adds nothing, because a page
+// adds no resource whose id (or URL, without ids) the list's last page or anything added since has.
+// The line that ends the list (no next page, a page seen before, an error) is followed by the rename
+// of the log to `lists/<list>.paged`: `.pages` names only lists still followed, which is what the
+// supervisor looks for. A cover is downloaded by the follower to `files/<list>/cover.<kind>` (and its
+// display image beside it), then recorded by a line of its own.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
@@ -131,9 +181,9 @@ public struct Spool: Sendable {
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
     public var control: String { root + "/control" }
-    /// Live processes, `procs/<role>.<pid>.<nonce>`, each locked by its process (see Registry).
+    /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (see Registry).
     public var procs: String { root + "/procs" }
-    /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.json` and those of the gone (FarmMetrics).
+    /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.<host>.json` and those of the gone (FarmMetrics).
     public var metrics: String { root + "/metrics" }
     /// The watcher's aggregated status documents.
     public var status: String { root + "/status" }

@@ -14,6 +14,9 @@ public enum SpoolErrorCode: ErrorCode {
     case corrupt
     /// The file system refused an operation (disk full, permissions…).
     case io
+    /// An edit of a list that does not apply (an unknown id, a position out of range, a duplicate id):
+    /// nothing was changed.
+    case refused
 
     /// The thrower's sentence, then the system's reason when there is one.
     public func sentence(subject: String, cause: (any Error)?) -> String {

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 
 /// One list in the status (SPEC §4): its counts and state, and in the per-list view its resources.
 public struct ListStatus: Equatable, Sendable {
@@ -21,13 +22,40 @@ public struct ListStatus: Equatable, Sendable {
     public var failed: Int
     /// done / total (1 for an empty list).
     public var progress: Double
-    /// Only in the per-list view; absent from the whole-spool summary, which stays small.
+    /// Only in the per-list view; absent from the whole-spool summary, which stays small. In a window
+    /// of the view (`ListWindows`), only the resources of that window.
     public var resources: [ResourceStatus]?
+    /// Which part of the view `resources` is, in a window of it (nil in the whole view).
+    public var window: Window?
+
+    /// A window of the per-list view: `limit` resources at most from position `offset` of the list, or
+    /// of the resources that match `query`, of which there are `matched`.
+    public struct Window: Equatable, Sendable {
+        public var offset: Int
+        public var limit: Int
+        /// The search, lowercased and trimmed; nil for the whole list.
+        public var query: String?
+        /// How many resources match `query` (nil without one: then `total` sizes the window's list).
+        public var matched: Int?
+
+        public init(offset: Int, limit: Int, query: String? = nil, matched: Int? = nil) {
+            self.offset = offset
+            self.limit = limit
+            self.query = query
+            self.matched = matched
+        }
+    }
+
+    /// How many resources the window's positions run over: the matches of its query, else every one.
+    public var windowCount: Int { window?.matched ?? total }
+    /// For a list read from a paged JSON API (SPEC §7): its pages, error, title and cover; nil otherwise.
+    public var paging: Paging?
 
     /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
-    /// done/ and failed/, so the queued ones are what the other three leave of `total`.
+    /// done/ and failed/, so the queued ones are what the other three leave of `total`. A paged list is
+    /// not finished before its last page is in.
     public init(id: String, name: String, total: Int, active: Int, done: Int, failed: Int,
-                resources: [ResourceStatus]? = nil) {
+                resources: [ResourceStatus]? = nil, paging: Paging? = nil) {
         self.id = id
         self.name = name
         self.total = total
@@ -36,7 +64,7 @@ public struct ListStatus: Equatable, Sendable {
         self.failed = failed
         self.queued = max(0, total - active - done - failed)
         self.progress = total > 0 ? Double(done) / Double(total) : 1
-        if done + failed >= total {
+        if done + failed >= total && paging?.done != false {
             state = .finished
         } else if active + done + failed == 0 {
             state = .queuing
@@ -44,22 +72,83 @@ public struct ListStatus: Equatable, Sendable {
             state = .downloading
         }
         self.resources = resources
+        self.paging = paging
     }
 }
 
-/// Every key, `resources` only in the per-list view.
+/// What a paged list shows of its pages (SPEC §7): `"pages": {"fetched": N, "done": bool}` (and the
+/// items skipped for want of a URL), its `error`, and when the source gives them, its `title` and
+/// `cover` (the cover's display image, null until it is made). A value.
+public struct Paging: Equatable, Sendable {
+    public var fetched: Int
+    public var done: Bool
+    public var skipped: Int
+    /// Why the list stopped before its end (`page 3: …`).
+    public var error: String?
+    /// Shown when `--list-title` (`--list-cover`) was given: nil while nothing was found (or made).
+    public var title: String?
+    public var showsTitle: Bool
+    public var cover: String?
+    public var showsCover: Bool
+
+    public init(fetched: Int, done: Bool, skipped: Int = 0, error: String? = nil, title: String? = nil,
+                showsTitle: Bool = false, cover: String? = nil, showsCover: Bool = false) {
+        self.fetched = fetched
+        self.done = done
+        self.skipped = skipped
+        self.error = error
+        self.title = title
+        self.showsTitle = showsTitle
+        self.cover = cover
+        self.showsCover = showsCover
+    }
+
+    /// What list `record`'s page log says (`state`, its last line); nil for a list that is not paged.
+    /// A paged list whose log cannot be read shows no page fetched, not done.
+    public static func of(_ record: ListRecord, state: PageState?) -> Paging? {
+        guard let source = record.paged else { return nil }
+        return Paging(fetched: state?.fetched ?? 0, done: state?.done ?? false, skipped: state?.skipped ?? 0,
+                      error: state?.error, title: state?.title, showsTitle: source.listTitle != nil,
+                      cover: state?.cover, showsCover: source.listCover != nil)
+    }
+
+    /// `pages` of the list object.
+    struct Pages: JSONWritable {
+        let paging: Paging
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            json.member("done", paging.done)
+            json.member("fetched", paging.fetched)
+            json.member("skipped", paging.skipped)
+            json.endObject()
+        }
+    }
+}
+
+/// Every key, `resources` only in the per-list view; `pages` and `error` only for a paged list, with
+/// `title` and `cover` when its source gives them; `offset`, `limit` (and `query` and `matched` with a
+/// search) only in a window.
 extension ListStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         json.member("active", active)
+        if let paging, paging.showsCover { json.member("cover", paging.cover) }
         json.member("done", done)
+        if let paging { json.member("error", paging.error) }
         json.member("failed", failed)
         json.member("id", id)
+        if let window { json.member("limit", window.limit) }
+        if let matched = window?.matched { json.member("matched", matched) }
         json.member("name", name)
+        if let window { json.member("offset", window.offset) }
+        if let paging { json.member("pages", Paging.Pages(paging: paging)) }
         json.member("progress", progress)
+        if let query = window?.query { json.member("query", query) }
         json.member("queued", queued)
         if let resources { json.member("resources", resources) }
         json.member("state", state.rawValue)
+        if let paging, paging.showsTitle { json.member("title", paging.title) }
         json.member("total", total)
         json.endObject()
     }
@@ -74,8 +163,19 @@ extension ListStatus: JSONReadable {
         self.init(id: try json.decode("id"), name: try json.decode("name"), total: try json.decode("total"),
                   active: try json.decode("active"), done: try json.decode("done"), failed: try json.decode("failed"),
                   resources: try json.decodeIfPresent("resources"))
+        if let pages = json["pages"], pages != .null {
+            paging = Paging(fetched: try pages.decode("fetched"), done: try pages.decode("done"),
+                            skipped: try pages.decodeIfPresent("skipped") ?? 0,
+                            error: try json.decodeIfPresent("error"),
+                            title: try json.decodeIfPresent("title"), showsTitle: json["title"] != nil,
+                            cover: try json.decodeIfPresent("cover"), showsCover: json["cover"] != nil)
+        }
         self.state = state
         queued = try json.decode("queued")
         progress = try json.decode("progress")
+        if let offset: Int = try json.decodeIfPresent("offset") {
+            window = Window(offset: offset, limit: try json.decode("limit"), query: try json.decodeIfPresent("query"),
+                            matched: try json.decodeIfPresent("matched"))
+        }
     }
 }

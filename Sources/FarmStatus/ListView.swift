@@ -30,56 +30,70 @@ public enum ListView {
         if let rows = spool.resources(ofList: listID) { table = rows } else {
             table = JobFiles.records(spool, list: listID, total: record.total)
         }
+        // The job number of each index: the same but for an edited list. Read after the places, as the
+        // table: an edit that commits meanwhile shows a resource it added as queued, for a moment.
+        let order = spool.order(ofList: listID, total: record.total)
         // Read after the places: a job handed back meanwhile shows its new time once it shows queued.
         let handedBack = spool.handedBack(ofList: listID)
         // A job seen in two places (it moved during the readdirs) counts once, in the later place.
-        let places: [Place] = (0..<record.total).map { index in
-            done.contains(index) ? .done : failed.contains(index) ? .failed
-                : active.contains(index) ? .active(activeNames[index] ?? "") : .queued
+        let places: [Place] = order.numbers.map { number in
+            done.contains(number) ? .done : failed.contains(number) ? .failed
+                : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
-        let resources = places.enumerated().map { index, place in
-            let queuedAt = handedBack[index].map(Timestamp.iso8601) ?? record.added
-            return resource(spool, JobName(list: listID, index: index),
-                            table: index < table.count ? table[index] : nil, place: place, queued: queuedAt)
+        let labelled = record.paged != nil
+        let resources = zip(order.numbers, places).enumerated().map { index, job in
+            let (number, place) = job
+            let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
+            var row = resource(spool, JobName(list: listID, index: number), at: index,
+                               table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
+            row.labelled = labelled
+            return row
         }
         // Counted from the rows, so the counts and the rows always agree.
         func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
-        return ListStatus(id: listID, name: record.name, total: record.total,
+        return ListStatus(id: listID, name: record.name, total: order.count,
                           active: count { if case .active = $0 { true } else { false } },
-                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources)
+                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
+                          paging: Paging.of(record, state: spool.pageState(ofList: listID)))
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
     /// looks for the one job, instead of building the whole list. Nil when out of range.
     public static func resource(_ spool: Spool, listID: String, index: Int) -> ResourceStatus? {
         guard let record = spool.list(listID), index >= 0, index < record.total else { return nil }
-        let job = JobName(list: listID, index: index)
+        let numbers = spool.order(ofList: listID, total: record.total).numbers
+        guard index < numbers.count else { return nil }
+        let job = JobName(list: listID, index: numbers[index])
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
-        let place: Place
-        if let name = FileSystem.names(spool.active).first(where: { ActiveName($0)?.job == job }) {
-            place = .active(name)
-        } else if FileSystem.exists(spool.finishedPath(job, .done)) {
-            place = .done
-        } else if FileSystem.exists(spool.finishedPath(job, .failed)) {
-            place = .failed
-        } else {
-            place = .queued
-        }
-        let table = JobFiles.tableLine(spool, list: listID, index: index)
+        let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
+        let table = JobFiles.tableLine(spool, list: listID, index: job.index)
             ?? JobFiles.records(spool, list: listID, total: record.total)[index]
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
-        return resource(spool, job, table: table, place: place, queued: queuedAt)
+        var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
+        row.labelled = record.paged != nil
+        return row
     }
 
-    /// One row: identity from the table, status from the place, details from the sidecar. `queued`
-    /// is when the job was last queued: the time of a resource that has never run since (SPEC §4).
-    static func resource(_ spool: Spool, _ job: JobName, table: JobRecord?, place: Place,
+    /// Where `job` is, given its name in active/ if it was seen there (looked at first): one or two
+    /// stats, so a window of a list finds its jobs without reading done/<list> whole.
+    static func place(_ spool: Spool, _ job: JobName, active name: String?) -> Place {
+        if let name { return .active(name) }
+        if FileSystem.exists(spool.finishedPath(job, .done)) { return .done }
+        if FileSystem.exists(spool.finishedPath(job, .failed)) { return .failed }
+        return .queued
+    }
+
+    /// The row of `job`, at `index` of its list: identity from the table, status from the place, details
+    /// from the sidecar. `queued` is when the job was last queued: the time of a resource that has never
+    /// run since (SPEC §4).
+    static func resource(_ spool: Spool, _ job: JobName, at index: Int, table: JobRecord?, place: Place,
                          queued: String) -> ResourceStatus {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
         // A queued job shows as queued even when an earlier owner left its sidecar behind.
         guard place != .queued else {
-            return ResourceStatus(index: job.index, id: id, url: url, status: .queued, changed: queued)
+            return ResourceStatus(index: index, id: id, url: url, status: .queued, changed: queued,
+                                  title: table?.title, caption: table?.caption)
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
         let sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
@@ -103,9 +117,10 @@ public enum ListView {
         // file's ctime is when it last moved: its claim, or its completion.
         let changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
             ?? queued
-        return ResourceStatus(index: job.index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
+        return ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
                               size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed)
+                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed,
+                              title: table?.title, caption: table?.caption)
     }
 
     /// The status a job's owner reports in its sidecar.

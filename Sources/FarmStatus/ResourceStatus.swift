@@ -32,10 +32,16 @@ public struct ResourceStatus: Equatable, Sendable {
     /// When `status` last changed (ISO 8601); for a resource that has never run, when it was queued.
     /// Always set in what `ListView` builds (SPEC §4: never null).
     public var changed: String?
+    /// What a paged source's `--title` and `--caption` found for it (SPEC §7), shown (null when nothing
+    /// was found) when `labelled`: for the resources of paged lists only.
+    public var title: String?
+    public var caption: String?
+    public var labelled = false
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
-                error: String? = nil, attempts: Int = 0, changed: String? = nil) {
+                error: String? = nil, attempts: Int = 0, changed: String? = nil, title: String? = nil,
+                caption: String? = nil) {
         self.index = index
         self.id = id
         self.url = url
@@ -50,6 +56,8 @@ public struct ResourceStatus: Equatable, Sendable {
         self.error = error
         self.attempts = attempts
         self.changed = changed
+        self.title = title
+        self.caption = caption
     }
 
     /// The app's wording for a status; a download shows its percentage once the size is known.
@@ -73,14 +81,16 @@ public struct ResourceStatus: Equatable, Sendable {
     }
 }
 
-/// Every key, with null for what is unknown: readers see one shape whatever the status. Written by hand,
-/// not as a `JSONRecord`: a list's view writes one per resource, and the Codable path took twice as long
-/// for a list of 20,000; so are the list and the summary that hold them.
+/// Every key, with null for what is unknown: readers see one shape whatever the status (`title` and
+/// `caption` for the resources of paged lists only). Written by hand, not as a `JSONRecord`: a list's
+/// view writes one per resource, and the Codable path took twice as long for a list of 20,000; so are
+/// the list and the summary that hold them.
 extension ResourceStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         json.member("attempts", attempts)
         json.member("bytes", bytes)
+        if labelled { json.member("caption", caption) }
         json.member("changed", changed)
         json.member("error", error)
         json.member("file", file)
@@ -92,6 +102,7 @@ extension ResourceStatus: JSONWritable {
         json.member("status", status.rawValue)
         json.member("text", text)
         json.member("thumb", thumb)
+        if labelled { json.member("title", title) }
         json.member("url", url)
         json.endObject()
     }
@@ -108,7 +119,9 @@ extension ResourceStatus: JSONReadable {
                   kind: try json.decodeIfPresent("kind"), file: try json.decodeIfPresent("file"),
                   image: try json.decodeIfPresent("image"), thumb: try json.decodeIfPresent("thumb"),
                   error: try json.decodeIfPresent("error"), attempts: try json.decode("attempts"),
-                  changed: try json.decodeIfPresent("changed"))
+                  changed: try json.decodeIfPresent("changed"), title: try json.decodeIfPresent("title"),
+                  caption: try json.decodeIfPresent("caption"))
         text = try json.decode("text")
+        labelled = json["title"] != nil || json["caption"] != nil
     }
 }

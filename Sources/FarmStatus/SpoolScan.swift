@@ -21,8 +21,18 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         let desired = spool.desired()
-        return document(records: records, jobs: jobs, workers: workers(spool, desired), paused: spool.isPaused,
+        return document(records: records, jobs: jobs, pages: pageStates(spool, records), workers: workers(spool),
+                        paused: spool.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
+    }
+
+    /// The last state of the page log of each paged list of `records`.
+    static func pageStates(_ spool: Spool, _ records: [String: ListRecord]) -> [String: PageState] {
+        var states: [String: PageState] = [:]
+        for (id, record) in records where record.paged != nil {
+            states[id] = spool.pageState(ofList: id)
+        }
+        return states
     }
 
     /// The published lists by id. A record that does not parse is left out (it is being replaced,
@@ -55,19 +65,21 @@ public enum StatusScan {
         return set
     }
 
-    /// Desired workers from control/, running ones from the process registry.
-    static func workers(_ spool: Spool, _ desired: Desired) -> Workers {
-        Workers(desired: desired.workers, running: spool.processes().filter { $0.role == .worker }.count)
+    /// Desired workers from control/, running ones from the process registry, summed over hosts.
+    static func workers(_ spool: Spool) -> Workers {
+        let counts = spool.workerCounts()
+        return Workers(desired: counts.desired, running: counts.running)
     }
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
     /// the workers judge by (they pause themselves when it is short).
-    static func document(records: [String: ListRecord], jobs: [String: ListJobs], workers: Workers, paused: Bool,
-                         disk: DiskRoom?, updated: String) -> StatusDocument {
+    static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
+                         workers: Workers, paused: Bool, disk: DiskRoom?, updated: String) -> StatusDocument {
         let lists = records.map { id, record in
             let jobs = jobs[id] ?? ListJobs()
             return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
-                              done: jobs.done.count, failed: jobs.failed.count)
+                              done: jobs.done.count, failed: jobs.failed.count,
+                              paging: Paging.of(record, state: pages[id]))
         }
         let pausedBy: PausedBy? = paused ? .user : disk?.isShort == true ? .disk : nil
         return StatusDocument(updated: updated, paused: pausedBy != nil, pausedBy: pausedBy, disk: disk,

@@ -7,7 +7,7 @@ import SystemPackage
 public struct SpoolChanges: Equatable, Sendable {
     /// The watcher replaced status/summary.json.
     public var status = false
-    /// control/desired.json or control/paused changed.
+    /// control/desired.json, a host's desired workers or control/paused changed.
     public var control = false
     /// Jobs (raw names) whose sidecar in progress/ was written or removed, or that just finished
     /// (arrived in done/<list>/ or failed/<list>/, their outcome record with them).
@@ -111,7 +111,7 @@ public final class SpoolWatch {
         case .status:
             if name == Spool.summaryFileName { changes.status = true }
         case .control:
-            if ControlFile(rawValue: name)?.isShownInStatus == true { changes.control = true }
+            if ControlFile.isShownInStatus(name) { changes.control = true }
         case .progress:
             if let job = Spool.job(ofSidecarName: name) { changes.jobs.insert(job.raw) }
         case .doneRoot, .failedRoot:

@@ -48,7 +48,8 @@ public enum PausedBy: String, Sendable, JSONReadable {
     case user, disk
 }
 
-/// How many workers should run (control/desired.json) and how many do (procs/).
+/// How many workers should run (control/) and how many do (procs/), summed over the hosts of the spool
+/// (`Spool.workerCounts`).
 public struct Workers: Equatable, Sendable {
     public var desired: Int
     public var running: Int

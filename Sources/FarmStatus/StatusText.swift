@@ -25,6 +25,7 @@ public enum StatusText {
     public static func list(_ list: ListStatus) -> String {
         var lines = ["\(list.name): \(list.state.rawValue) \(list.done)/\(list.total) done, \(list.active) active, "
             + "\(list.queued) queued, \(list.failed) failed"]
+        if let paging = list.paging { lines.append(pages(paging)) }
         let resources = list.resources ?? []
         let indexWidth = max(5, String(max(0, resources.count - 1)).count)
         lines.append(pad("INDEX", indexWidth) + "  " + pad("STATUS", 16) + "  " + pad("KIND", 4) + "  URL OR ERROR")
@@ -34,6 +35,17 @@ public enum StatusText {
                 + pad(resource.kind ?? "-", 4) + "  " + detail)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A paged list's line: "pages: 3 fetched, more to come; title: Books; cover: /…/cover.jpg", or
+    /// "pages: 3 fetched, stopped: page 4: HTTP 404".
+    static func pages(_ paging: Paging) -> String {
+        var line = "pages: \(paging.fetched) fetched, "
+            + (paging.error.map { "stopped: " + $0 } ?? (paging.done ? "all in" : "more to come"))
+        if paging.skipped > 0 { line += " (\(paging.skipped) item(s) without a URL skipped)" }
+        if paging.showsTitle { line += "; title: " + (paging.title ?? "none") }
+        if paging.showsCover { line += "; cover: " + (paging.cover ?? "none") }
+        return line
     }
 
     /// "workers 4/6 running, paused".

@@ -62,6 +62,8 @@ public final class Watcher {
     // The view of the spool.
     private(set) var records: [String: ListRecord] = [:]
     private(set) var jobs: [String: ListJobs] = [:]
+    /// The last state of each paged list's page log.
+    private(set) var pages: [String: PageState] = [:]
     private(set) var workers = Workers(desired: 0, running: 0)
     private(set) var paused = false
     /// The desired minimum of free bytes (nil: the default), and whether the disk was short of it at the last look.
@@ -172,8 +174,9 @@ public final class Watcher {
         if controlChanged {
             controlChanged = false
             let desired = spool.desired(), paused = spool.isPaused
-            if desired.workers != workers.desired || paused != self.paused || desired.minFree != minFree {
-                workers.desired = desired.workers
+            // The desired workers are summed over the hosts that run a process: read with the registry.
+            processesChanged = true
+            if paused != self.paused || desired.minFree != minFree {
                 self.paused = paused
                 minFree = desired.minFree
                 changed = true
@@ -186,9 +189,9 @@ public final class Watcher {
                 spoolGone = true
                 return
             }
-            let running = spool.processes().filter { $0.role == .worker }.count
-            if running != workers.running {
-                workers.running = running
+            let counts = spool.workerCounts()
+            if counts.running != workers.running || counts.desired != workers.desired {
+                workers = Workers(desired: counts.desired, running: counts.running)
                 changed = true
             }
             lookAtDisk()
@@ -241,14 +244,20 @@ public final class Watcher {
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.failed)
         case .lists:
-            guard let id = Spool.listID(ofRecordName: event.name) else { return }
+            // An edit or a page changes a list's order (its total) and a page its log: read again.
+            guard let id = Spool.listID(ofShownFileName: event.name) else { return }
             let record = spool.list(id)
             if record != records[id] {
                 records[id] = record
                 changed = true
             }
+            let state = record?.paged == nil ? nil : spool.pageState(ofList: id)
+            if state != pages[id] {
+                pages[id] = state
+                changed = true
+            }
         case .control:
-            if ControlFile(rawValue: event.name)?.isShownInStatus == true { controlChanged = true }
+            if ControlFile.isShownInStatus(event.name) { controlChanged = true }
         case .procs:
             processesChanged = true
         }
@@ -302,6 +311,7 @@ public final class Watcher {
         }
         self.jobs = jobs
         records = StatusScan.listRecords(spool)
+        pages = StatusScan.pageStates(spool, records)
         controlChanged = true
         processesChanged = true
         changed = true
@@ -330,7 +340,7 @@ public final class Watcher {
 
     /// The summary as the watcher sees the spool now.
     func document() -> StatusDocument {
-        StatusScan.document(records: records, jobs: jobs, workers: workers, paused: paused,
+        StatusScan.document(records: records, jobs: jobs, pages: pages, workers: workers, paused: paused,
                             disk: spool.diskRoom(minFree: minFree),
                             updated: Timestamp.iso8601(Clock.wall()))
     }
@@ -344,11 +354,13 @@ public final class Watcher {
         lastLeft = left
     }
 
-    /// Jobs of the known lists neither done nor failed yet.
+    /// Jobs of the known lists neither done nor failed yet, and one for each paged list whose pages are
+    /// not all in (it is not finished either).
     func outstanding() -> Int {
         records.reduce(0) { sum, entry in
             let jobs = jobs[entry.key]
-            return sum + max(0, entry.value.total - (jobs?.done.count ?? 0) - (jobs?.failed.count ?? 0))
+            let pagesLeft = entry.value.paged != nil && pages[entry.key]?.done != true ? 1 : 0
+            return sum + pagesLeft + max(0, entry.value.total - (jobs?.done.count ?? 0) - (jobs?.failed.count ?? 0))
         }
     }
 

@@ -2,13 +2,14 @@ import FarmSpool
 import FarmSystem
 import Foundation
 
-/// `farm start` (and the demo): writes the desired state, starts the detached supervisor, and waits
-/// until the supervisor, the workers and the watcher all run.
+/// `farm start` (and the demo): writes the desired state, starts the detached supervisor of this host,
+/// and waits until it, this host's workers and its watcher (serving, or standby to another host's) all
+/// run. Another host's farm on the same spool is left as it is.
 public enum Launch {
     public enum Outcome: Sendable {
         /// Everything runs: the processes, by role.
         case started([FarmProcess])
-        /// A supervisor already held the lock: nothing was changed.
+        /// This host's supervisor already held its lock: nothing was changed.
         case alreadyRunning(supervisor: Int32?)
     }
 
@@ -20,11 +21,11 @@ public enum Launch {
                              timeout: Double = 30,
                              roles: SupervisedRoles) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
-            return .alreadyRunning(supervisor: spool.processes().first { $0.role == .supervisor }?.pid)
+            return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
         var desired = spool.desired()
-        if let workers { desired.workers = workers }
+        let workers = workers ?? spool.desiredWorkers()
         if let lease { desired.lease = lease }
         if let maxSize { desired.maxSize = maxSize }
         if let convert { desired.convert = convert }
@@ -36,6 +37,7 @@ public enum Launch {
         if let perHost { desired.hostLimits.perHost = perHost > 0 ? perHost : nil }
         if let ratePerHost { desired.hostLimits.ratePerHost = ratePerHost > 0 ? ratePerHost : nil }
         try spool.setDesired(desired)
+        try spool.setDesiredWorkers(workers)
         try spool.setStopping(false)
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
@@ -45,15 +47,15 @@ public enum Launch {
 
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let running = spool.processes()
+            let running = spool.processes().filter(\.isLocal)
             let roles = running.map(\.role)
             if roles.contains(.supervisor), roles.contains(.watcher),
-               roles.filter({ $0 == .worker }).count >= desired.workers {
+               roles.filter({ $0 == .worker }).count >= workers {
                 return .started(running)
             }
             if Date() >= deadline {
                 throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
-                    + "(\(roles.filter { $0 == .worker }.count) of \(desired.workers) workers); see \(spool.logFile)")
+                    + "(\(roles.filter { $0 == .worker }.count) of \(workers) workers); see \(spool.logFile)")
             }
             // A poll, not inotify on procs/: closing an inotify instance waits for the kernel's SRCU
             // grace period, 10-20 ms on a busy machine, about as long as the whole start.

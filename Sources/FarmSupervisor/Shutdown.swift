@@ -3,7 +3,9 @@ import FarmSystem
 import Foundation
 
 /// `farm stop` (and the first half of `farm reset`): every farm process ends and every active job
-/// goes back to the queue with its partial bytes kept.
+/// goes back to the queue with its partial bytes kept, on every host of the spool. This host's
+/// processes are signalled; another host's supervisor sees `control/stopping` within a tick and stops
+/// its own host's processes (a pid means nothing across hosts).
 public enum Shutdown {
     public struct Report: Sendable {
         /// Processes that were running.
@@ -14,43 +16,49 @@ public enum Shutdown {
         public var stuck = 0
         /// Processes that ignored SIGTERM for the whole grace period and were killed.
         public var killed = 0
+        /// Processes of other hosts still running after the grace period (workers started there by
+        /// hand, which no supervisor stops; or a host cut off from the spool): theirs to stop.
+        public var elsewhere = 0
     }
 
-    /// Marks the farm as stopping (so nobody restarts the supervisor), asks every process to stop,
-    /// waits up to `grace` seconds for them to hand their jobs back, kills the rest and hands back
-    /// whatever they held. The stopping mark stays until the next `start`.
+    /// Marks the farm as stopping (so nobody restarts a supervisor, and every host's supervisor stops
+    /// its processes), asks every process of this host to stop, waits up to `grace` seconds for the
+    /// processes of every host to hand their jobs back, kills the rest of this host's and hands back
+    /// whatever is not held by another host's live process. The stopping mark stays until the next `start`.
     public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
         try spool.setStopping(true)
         var report = Report()
         let claimed = spool.activeJobs().map(\.job)
         let running = spool.processes()
         report.stopped = running.count
-        for process in running { Processes.send(.terminate, to: process.pid) }
+        for process in running where process.isLocal { Processes.send(.terminate, to: process.pid) }
         let deadline = Clock.monotonic() + grace
         while !spool.processes().isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
-        for process in spool.processes() {
+        for process in spool.processes() where process.isLocal {
             Processes.send(.kill, to: process.pid)
             report.killed += 1
         }
-        // Nobody runs now: every claim left is an orphan. (A SIGKILL'ed process's lock is released
-        // as it dies; wait for that before judging.)
+        // Nothing of this host runs now: every claim left but another host's live process's is an
+        // orphan. (A SIGKILL'ed process's lock is released as it dies; wait for that before judging.)
         let killDeadline = Clock.monotonic() + 5
-        while !spool.processes().isEmpty && Clock.monotonic() < killDeadline {
+        while spool.processes().contains(where: \.isLocal) && Clock.monotonic() < killDeadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
-        spool.reclaimExpired(lease: -1)
+        let elsewhere = spool.processes().filter { !$0.isLocal }
+        report.elsewhere = elsewhere.count
+        if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }
         // What moved, not what was meant to: a claim that could not be moved is still in active/.
         report.handedBack = claimed.filter { spool.handedBack($0) != nil }.count
-        let stuck = spool.activeJobs().map(\.job.raw)
+        let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
         report.stuck = stuck.count
         if !stuck.isEmpty {
             spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "
-                      + stuck.prefix(10).joined(separator: ", "))
+                      + stuck.prefix(10).map(\.job.raw).joined(separator: ", "))
         }
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
-        spool.sweepTemporaries()
+        if elsewhere.isEmpty { spool.sweepTemporaries() }
         return report
     }
 }

@@ -5,13 +5,18 @@ import FarmSystem
 import Foundation
 import SystemPackage
 
-/// The supervisor (`farm supervise`, started detached by `farm start`): keeps `control/desired.json`
-/// true. It runs the desired number of workers and one watcher, replaces the dead and hands back
-/// their jobs at once, retires extra workers, and reclaims expired leases as a fallback.
+/// The supervisor of one host (`farm supervise`, started detached by `farm start`): keeps the desired
+/// state true for its host. It runs the host's desired number of workers and one watcher, replaces the
+/// dead and hands back their jobs at once, retires extra workers, and reclaims expired leases (of any
+/// host) as a fallback. Its watcher serves the spool, or waits as standby while another host's does.
+/// While some paged list has pages to follow (SPEC §7), it keeps a follower running too (one for the
+/// whole spool: the follower's lock lets one run).
 ///
 /// Every decision is made from the process registry (procs/), not from memory, so a new supervisor
 /// adopts the workers of a dead one simply by looking: the registry is the truth, and the children
-/// it spawned itself are only reaped here. One thread; a tick every 100 ms.
+/// it spawned itself are only reaped here. It signals, counts and adopts only processes of its own
+/// host, and releases only their jobs: the pids of another host's processes name other processes
+/// here (HostControl.swift). One thread; a tick every 100 ms.
 public final class Supervisor {
     static let tick = 0.1
     /// How long a retired or stopping process may take to hand its job back before SIGKILL.
@@ -31,6 +36,8 @@ public final class Supervisor {
     private var knownWorkers: Set<Int32> = []
     /// The watchers alive at the last tick.
     private var knownWatchers: Set<Int32> = []
+    /// A follower spawned and not yet registered.
+    private var startingFollower: (pid: Int32, since: Double)?
     private var lastReclaim = 0.0
     /// Its counters (reclaims), written from this loop: with a thread of their own, it could not copy itself.
     private let metrics: MetricsRecorder
@@ -51,10 +58,11 @@ public final class Supervisor {
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
     }
 
-    /// Supervises until SIGTERM or `control/stopping`, then stops every process of the farm.
+    /// Supervises until SIGTERM or `control/stopping`, then stops every process of its host.
     public func run() {
         StopSignal.install()
-        spool.log("supervisor started")
+        spool.log("supervisor started on host \(FarmHost.local)")
+        warnOfTagClash()
         do { try spool.recover() } catch { spool.log("recovery: \(error)") }
         while !StopSignal.received && !spool.isStopping {
             // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
@@ -75,18 +83,21 @@ public final class Supervisor {
     private func converge() {
         let now = Clock.monotonic()
         let desired = spool.desired()
+        let desiredWorkers = spool.desiredWorkers()
         for pid in Processes.reapChildren() {
             startingWorkers[pid] = nil
             if startingWatcher?.pid == pid { startingWatcher = nil }
+            if startingFollower?.pid == pid { startingFollower = nil }
             handleDeath(pid)
         }
         // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
         // their jobs in active/: they go back now, with the registry read this tick needs anyway.
-        let (live, orphans) = spool.processesReleasingOrphans()
+        let (everyHost, orphans) = spool.processesReleasingOrphans()
         if !orphans.isEmpty {
             reclaims.increment(by: orphans.count)
             spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
         }
+        let live = everyHost.filter(\.isLocal)
         let workers = Set(live.filter { $0.role == .worker }.map(\.pid))
         // Adopted workers are not our children: their death shows as a registry entry losing its lock.
         for pid in knownWorkers.subtracting(workers) { handleDeath(pid) }
@@ -102,7 +113,7 @@ public final class Supervisor {
             return true
         }
 
-        let wanted = min(max(desired.workers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
+        let wanted = min(max(desiredWorkers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
         let counted = workers.count - retiring.count + startingWorkers.count
         if counted < wanted {
             for _ in counted..<wanted { spawnWorker(desired) }
@@ -117,6 +128,7 @@ public final class Supervisor {
         if now - lastReclaim >= 1 {
             lastReclaim = now
             reclaims.increment(by: spool.reclaimExpired(lease: desired.lease).count)
+            keepFollowerIfNeeded(live.filter { $0.role == .follower }.map(\.pid), desired, now: now)
         }
         metrics.flushIfDue()
         if now - lastFold >= Self.foldInterval {
@@ -150,7 +162,7 @@ public final class Supervisor {
 
     /// Asks `count` workers to hand back their jobs and exit: idle ones first, then the youngest.
     private func retire(_ count: Int, of candidates: Set<Int32>, now: Double) {
-        let busy = Set(spool.activeJobs().map(\.owner.pid))
+        let busy = Set(spool.activeJobs().filter(\.owner.isLocal).map(\.owner.pid))
         let chosen = candidates.sorted { (busy.contains($0) ? 1 : 0, -$0) < (busy.contains($1) ? 1 : 0, -$1) }
         for pid in chosen.prefix(count) {
             Processes.send(.terminate, to: pid)
@@ -158,6 +170,8 @@ public final class Supervisor {
         }
     }
 
+    /// One watcher process on this host: the one that serves the spool, or the standby of another
+    /// host's (Watch.swift).
     private func keepOneWatcher(_ watchers: [Int32], now: Double) {
         if let starting = startingWatcher, watchers.contains(starting.pid) || now - starting.since > Self.startupLimit {
             startingWatcher = nil
@@ -175,23 +189,51 @@ public final class Supervisor {
         }
     }
 
-    /// Tells every worker and the watcher to stop, waits for them to hand their jobs back, kills
-    /// what is left after the grace period and hands its jobs back itself.
+    /// Starts a follower when some list has pages to follow and none runs (it exits once there are none).
+    private func keepFollowerIfNeeded(_ followers: [Int32], _ desired: Desired, now: Double) {
+        if let starting = startingFollower,
+           followers.contains(starting.pid) || now - starting.since > Self.startupLimit {
+            startingFollower = nil
+        }
+        guard followers.isEmpty, startingFollower == nil, !spool.listsFollowingPages().isEmpty else { return }
+        do {
+            let pid = try Spawn.copy(["follow", "--spool", spool.root, "--supervised"], spool: spool) {
+                roles.follower(spool, desired)
+            }
+            startingFollower = (pid, now)
+        } catch {
+            spool.log("\(error)")
+        }
+    }
+
+    /// Tells every worker and the watcher of this host to stop, waits for them to hand their jobs back,
+    /// kills what is left after the grace period and hands its jobs back itself.
     private func stopEverything() {
-        let others = spool.processes().filter { $0.role != .supervisor }.map(\.pid)
+        let others = spool.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
         let pids = Set(others).union(startingWorkers.keys).union(startingWatcher.map { [$0.pid] } ?? [])
+            .union(startingFollower.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
         let deadline = Clock.monotonic() + Self.graceful
         var left = pids
         while !left.isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             _ = Processes.reapChildren()
-            let alive = Set(spool.processes().map(\.pid))
+            let alive = Set(spool.processes().filter(\.isLocal).map(\.pid))
             left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && Processes.exists($0)) }
         }
         for pid in left { Processes.send(.kill, to: pid) }
         _ = Processes.reapChildren()
         for pid in pids { handleDeath(pid) }
+    }
+
+    /// Says so in the log when another host's processes carry this host's tag: their claims would look
+    /// like this host's (Owner), and a dead worker's pid here could hand back a live one's job there
+    /// (which that worker notices at its next renewal; nothing is lost or doubled, only redone).
+    private func warnOfTagClash() {
+        let local = FarmHost.local
+        for host in Set(spool.processes().map(\.host)) where host != local && host.tag == local.tag {
+            spool.log("hosts \(local) and \(host) share the claim tag \(local.tag): rename one of them")
+        }
     }
 
     /// The spool was removed: the registry went with it, so the processes this supervisor knows of are
@@ -211,19 +253,22 @@ public final class Supervisor {
     }
 }
 
-/// What the supervisor (given its lock's descriptor), a supervised worker and the watcher run, as
-/// `farm supervise`, `farm work --supervised` and `farm watch --supervised` do, for `farm start` and
-/// the supervisor to run them in copies of themselves (see `Spawn.copy`). Each returns its exit
-/// status.
+/// What the supervisor (given its lock's descriptor), a supervised worker, the watcher and the follower
+/// run, as `farm supervise`, `farm work --supervised`, `farm watch --supervised` and `farm follow
+/// --supervised` do, for `farm start` and the supervisor to run them in copies of themselves (see
+/// `Spawn.copy`). Each returns its exit status.
 public struct SupervisedRoles: Sendable {
     public var supervisor: @Sendable (Spool, Int32) -> Int32
     public var worker: @Sendable (Spool, Desired) -> Int32
     public var watcher: @Sendable (Spool) -> Int32
+    public var follower: @Sendable (Spool, Desired) -> Int32
 
     public init(supervisor: @escaping @Sendable (Spool, Int32) -> Int32,
-                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32) {
+                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32,
+                follower: @escaping @Sendable (Spool, Desired) -> Int32 = { _, _ in 0 }) {
         self.supervisor = supervisor
         self.worker = worker
         self.watcher = watcher
+        self.follower = follower
     }
 }

@@ -141,6 +141,15 @@ public enum Processes {
 }
 
 extension Processes {
+    /// The name of this machine as gethostname(2) gives it (the node name of this process's UTS
+    /// namespace), read once: farm names the processes of a shared spool's hosts by it (SPEC §11). A
+    /// copy made without exec runs on the same machine, so it may inherit the value.
+    public static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
     /// How many processors are online.
     public static func onlineProcessors() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

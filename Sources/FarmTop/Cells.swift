@@ -45,6 +45,20 @@ enum Cells {
         return result + cutMark
     }
 
+    /// `text` cut to at most `width` cells by dropping its start; a cut begins with `cutMark`.
+    static func fitEnd(_ text: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard self.width(text) > width else { return text }
+        var kept: [Character] = [], used = 0
+        for character in text.reversed() {
+            let cells = self.width(character)
+            if used + cells > width - 1 { break }
+            kept.append(character)
+            used += cells
+        }
+        return cutMark + String(kept.reversed())
+    }
+
     /// `text` fitted to `width` cells and padded with spaces to exactly that many (on the left when
     /// `right` is set, for numbers).
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

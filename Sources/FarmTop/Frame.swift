@@ -46,9 +46,19 @@ enum Frame {
         guard let id = state.listID else {
             return Row(Cells.pad("Enter open  +/- workers  \(pause)  r reload  R reset  ? help  q quit", width), .dim)
         }
-        let hints = "Esc back  +/- workers  \(pause)  r reload  R reset  ? help  q quit"
-        let count = model.list?.resources?.count ?? model.summary.list(id: id)?.total ?? 0
+        let count = model.list.map(ResourcesScreen.count) ?? model.summary.list(id: id)?.total ?? 0
         let position = count == 0 ? "" : "\(state.resources.selected + 1)/\(count)"
+        if state.editingFilter {
+            // The filter being typed, with a cursor, and how many resources it matches so far.
+            let matches = model.list?.window?.matched.map { "\($0) match\($0 == 1 ? "" : "es")" } ?? ""
+            return Row(Cells.spread("/" + Cells.clean(state.filter) + "_", matches, width), .warn)
+        }
+        guard state.filter.isEmpty else {
+            let hints = "Esc clear  / edit  +/- workers  \(pause)  r reload  ? help  q quit"
+            return Row(Cells.spread(hints, "/" + Cells.clean(state.filter) + "  " + position, width), .dim)
+        }
+        // R is left to the lists screen's hints (and the help), so that "q quit" still fits 80 columns.
+        let hints = "Esc back  / filter  +/- workers  \(pause)  r reload  ? help  q quit"
         return Row(Cells.spread(hints, position, width), .dim)
     }
 }

@@ -42,6 +42,13 @@ enum Header {
         return Row(Cells.spread(left, rates + "  ETA " + eta, width))
     }
 
+    /// For a paged list: "  page 4…" while its pages come, "  stopped: page 3: …" when one stopped it.
+    private static func pages(_ list: ListStatus) -> String {
+        guard let paging = list.paging else { return "" }
+        if let error = paging.error { return "  stopped: " + Cells.clean(error) }
+        return paging.done ? "" : "  page \(paging.fetched + 1)\u{2026}"
+    }
+
     private static func counts(total: Int, done: Int, active: Int, queued: Int, failed: Int) -> String {
         "\(done)/\(total) done  \(active) active  \(queued) queued  \(failed) failed"
     }

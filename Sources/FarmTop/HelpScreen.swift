@@ -5,6 +5,7 @@ enum HelpScreen {
         "   Up/Down, j/k      select a row (PgUp/PgDn, Home/End: a page, an end)",
         "   Enter             open the selected list: one row per resource",
         "   Esc, Backspace    back to the lists",
+        "   /                 filter a list's resources (Enter keeps it, Esc clears it)",
         "   + / -             one worker more / fewer (1 to 64)",
         "   p                 pause or resume every transfer (bytes are kept)",
         "   r                 download the selected list again",

@@ -14,7 +14,7 @@ enum ListsScreen {
 
         init(_ lists: [ListStatus], width: Int) {
             done = max(4, lists.map { "\($0.done)/\($0.total)".count }.max() ?? 0)
-            let longest = lists.map { Cells.width(Cells.clean($0.name)) }.max() ?? 4
+            let longest = lists.map { Cells.width(Cells.clean($0.shownName)) }.max() ?? 4
             // A leading space, then gaps of two cells (one between the bar and its percentage).
             let fixed = 1 + state + done + percent + failed + 9
             name = min(max(longest, 4), 32)
@@ -50,7 +50,7 @@ enum ListsScreen {
     static func row(_ list: ListStatus, _ columns: Columns, width: Int) -> Row {
         let stateStyle: Style = list.state == .finished ? (list.failed > 0 ? .warn : .good) : .normal
         var spans = [
-            Span(" " + Cells.pad(Cells.clean(list.name), columns.name) + "  "),
+            Span(" " + Cells.pad(Cells.clean(list.shownName), columns.name) + "  "),
             Span(Cells.pad(list.state.rawValue, columns.state), stateStyle),
             Span("  " + Cells.pad("\(list.done)/\(list.total)", columns.done, right: true) + "  "
                 + Format.bar(list.progress, width: columns.bar) + " "
@@ -62,5 +62,13 @@ enum ListsScreen {
         if Cells.width(text) > width { return Row(Cells.fit(text, width)) }
         spans.append(Span(String(repeating: " ", count: width - Cells.width(text))))
         return Row(spans)
+    }
+}
+
+extension ListStatus {
+    /// The list's name, and the title its paged source gave it when that says more (SPEC §7).
+    var shownName: String {
+        guard let title = paging?.title, !title.isEmpty, title != name else { return name }
+        return name + " \u{2014} " + title
     }
 }

@@ -1,8 +1,9 @@
 import FarmStatus
 
 /// The app's second screen: one row per resource of the open list (index, kind, status text,
-/// bytes/size, time since its status changed). Only the rows in the window are built, so a list of
-/// thousands scrolls as fast as one of ten. Stateless.
+/// bytes/size, time since its status changed), or of those that match the filter. The list holds only
+/// a window of its resources (`ListWindows`) around the rows on screen, and only those rows are
+/// built, so a list of 100,000 scrolls as fast as one of ten. Stateless.
 enum ResourcesScreen {
     /// Column widths for a list of `count` resources on a line of `width` cells.
     struct Columns: Equatable {
@@ -19,10 +20,19 @@ enum ResourcesScreen {
         }
     }
 
-    /// The heading row and the rows of the window (`page` rows at most).
+    /// How many rows the screen scrolls over: the matches of the filter, else every resource; in a
+    /// list that holds them all, as many as it holds.
+    static func count(_ list: ListStatus?) -> Int {
+        guard let list else { return 0 }
+        return list.window == nil ? list.resources?.count ?? 0 : list.windowCount
+    }
+
+    /// The heading row and the rows of the window (`page` rows at most). A row whose resource the list
+    /// does not hold (its window is being read) shows as "...".
     static func rows(_ list: ListStatus?, cursor: Cursor, width: Int, page: Int, now: Double) -> [Row] {
         let resources = list?.resources ?? []
-        let columns = Columns(count: resources.count, width: width)
+        let count = count(list), offset = list?.window?.offset ?? 0
+        let columns = Columns(count: list?.window == nil ? count : list?.total ?? 0, width: width)
         let heading = " " + Cells.pad("#", columns.index, right: true) + "  " + Cells.pad("KIND", columns.kind) + "  "
             + Cells.pad("STATUS", columns.status) + "  " + Cells.pad("BYTES", columns.bytes, right: true) + "  "
             + Cells.pad("CHANGED", columns.changed, right: true)
@@ -31,20 +41,34 @@ enum ResourcesScreen {
             rows.append(Row(Cells.fit(" reading the list...", width), .dim))
             return rows
         }
-        guard !resources.isEmpty else {
-            rows.append(Row(Cells.fit(" \(Cells.clean(list.name)) has no resources", width), .dim))
+        guard count > 0 else {
+            let why = list.window?.query.map { "no resource matches \"\(Cells.clean($0))\"" } ?? "has no resources"
+            rows.append(Row(Cells.fit(" \(Cells.clean(list.name)) \(why)", width), .dim))
             return rows
         }
-        for index in cursor.window(count: resources.count, page: page) {
-            let row = self.row(resources[index], columns, width: width, now: now)
-            rows.append(index == cursor.selected ? row.styled(.reverse) : row)
+        for position in cursor.window(count: count, page: page) {
+            let held = position - offset
+            // Filtered, a row says what matched: the resource's title, else its URL, after its status.
+            let row = held >= 0 && held < resources.count
+                ? self.row(resources[held], columns, width: width, now: now, detail: list.window?.query != nil)
+                : Row(Cells.pad(" ...", width), .dim)
+            rows.append(position == cursor.selected ? row.styled(.reverse) : row)
         }
         return rows
     }
 
+    /// Whether `list` holds every row a window of `page` rows from `cursor.top` shows, for `query`.
+    static func holds(_ list: ListStatus?, cursor: Cursor, page: Int, query: String?) -> Bool {
+        guard let list, let window = list.window, window.query == ListWindows.normalized(query) else { return false }
+        let shown = cursor.window(count: list.windowCount, page: page)
+        let held = window.offset..<(window.offset + (list.resources?.count ?? 0))
+        return shown.isEmpty || (held.contains(shown.lowerBound) && held.contains(shown.upperBound - 1))
+    }
+
     /// One resource, fitted and padded to `width`.
-    static func row(_ resource: ResourceStatus, _ columns: Columns, width: Int, now: Double) -> Row {
-        let status: String, style: Style
+    static func row(_ resource: ResourceStatus, _ columns: Columns, width: Int, now: Double,
+                    detail: Bool = false) -> Row {
+        var status: String, style: Style
         switch resource.status {
         case .error:
             status = "Error: " + Cells.clean(resource.error ?? "unknown")
@@ -59,11 +83,27 @@ enum ResourcesScreen {
             status = resource.text
             style = .normal
         }
+        if detail {
+            // A URL's end says more than its start (the host is the same for the whole list).
+            let room = columns.status - Cells.width(status) - 2
+            let text = Cells.clean(resource.title ?? resource.url)
+            status += "  " + (resource.title == nil ? Cells.fitEnd(text, room) : text)
+        }
         let changed = resource.changed.flatMap(Format.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
+        // A paged source's title and caption follow the status, in the column's second half (the first
+        // holds "Downloading 100%"), so they stay in place as the status changes.
+        let labels = [resource.title, resource.caption].compactMap { $0 }.map(Cells.clean)
+            .joined(separator: " \u{2014} ")
+        let statusWidth = labels.isEmpty ? columns.status : min(columns.status, max(18, columns.status / 2))
         var spans = [
             Span(" " + Cells.pad(String(resource.index), columns.index, right: true) + "  "
                 + Cells.pad(resource.kind ?? "-", columns.kind) + "  "),
-            Span(Cells.pad(status, columns.status), style),
+            Span(Cells.pad(status, statusWidth), style),
+        ]
+        if !labels.isEmpty, columns.status > statusWidth {
+            spans.append(Span(Cells.pad(labels, columns.status - statusWidth), .dim))
+        }
+        spans += [
             Span("  " + Cells.pad(bytes(resource), columns.bytes, right: true) + "  "
                 + Cells.pad(changed, columns.changed, right: true)),
         ]

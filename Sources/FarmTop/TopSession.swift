@@ -9,12 +9,13 @@ import SystemPackage
 /// brings the model up to date, carries out the key's action and draws the frame.
 ///
 /// Costs are bounded however big the spool is. The summary (small: one entry per list) is re-read
-/// when inotify says it changed, at most ten times a second. The open list (`ListView.build`,
-/// proportional to the list) is rebuilt only when its summary entry or one of its sidecars changed,
-/// and no sooner than 0.3 s, or four times its last build time, after the previous build, so even a
-/// huge list leaves most of the time to the keys. Scrolling uses the list already built, and only
-/// the rows on screen are rendered. With nothing happening the loop sleeps in poll(2) for a second
-/// (the clock of the ages and rates).
+/// when inotify says it changed, at most ten times a second. Of the open list only a window is read
+/// (`ListWindows`: the rows on screen and a screenful either side, among the matches of the filter
+/// when there is one), so its cost follows the screen, not the list; it is read again when scrolling
+/// leaves it or the filter changes, and when its summary entry or one of its sidecars changed, no
+/// sooner than 0.3 s, or four times its last read, after the previous one. Only the rows on screen
+/// are rendered. With nothing happening the loop sleeps in poll(2) for a second (the clock of the
+/// ages and rates).
 ///
 /// Owned by the main thread, which it never leaves.
 final class TopSession {
@@ -25,7 +26,9 @@ final class TopSession {
     private let watch: SpoolWatch?
     private var state = TopState()
     private var summary: StatusDocument
+    /// A window of the open list (see `readList`).
     private var list: ListStatus?
+    private let windows = ListWindows()
     private var throughput = Throughput()
     private var message: (TopModel.Message, until: Double)?
     /// Jobs whose sidecars changed, or that finished, since the last sample: for the bytes rate.
@@ -116,16 +119,27 @@ final class TopSession {
             if sampleDue { sample(now) }
         }
         if let id = state.listID, listDue, now >= nextListBuild {
-            listDue = false
-            let started = Clock.monotonic()
-            list = ListView.build(spool, listID: id)
-            let finished = Clock.monotonic()
-            nextListBuild = finished + max(0.3, 4 * (finished - started))
+            readList(id)
             drawDue = true
-            if list == nil {
-                state.screen = .lists
-                say("that list is no longer in the spool", .warn)
-            }
+        }
+    }
+
+    /// Reads the window of list `id` around the rows on screen: a screenful either side, so that
+    /// scrolling by a line or a page needs no read.
+    private func readList(_ id: String) {
+        listDue = false
+        let page = Frame.page(height: terminal.size.rows)
+        let started = Clock.monotonic()
+        list = windows.window(spool, listID: id, offset: max(0, state.resources.top - page),
+                              limit: min(ListWindows.maxLimit, 3 * page), query: state.filter,
+                              counts: summary.list(id: id))
+        let finished = Clock.monotonic()
+        nextListBuild = finished + max(0.3, 4 * (finished - started))
+        if list == nil {
+            state.screen = .lists
+            state.filter = ""
+            state.editingFilter = false
+            say("that list is no longer in the spool", .warn)
         }
     }
 
@@ -140,8 +154,14 @@ final class TopSession {
     private func draw() {
         drawDue = false
         let (rows, columns) = terminal.size
-        state.settle(listCount: summary.lists.count, resourceCount: list?.resources?.count ?? 0,
-                     page: Frame.page(height: rows))
+        let page = Frame.page(height: rows)
+        state.settle(listCount: summary.lists.count, resourceCount: ResourcesScreen.count(list), page: page)
+        // Scrolled or filtered beyond what the window holds: read the window the screen needs now.
+        if let id = state.listID,
+           !ResourcesScreen.holds(list, cursor: state.resources, page: page, query: state.filter) {
+            readList(id)
+            state.settle(listCount: summary.lists.count, resourceCount: ResourcesScreen.count(list), page: page)
+        }
         let totals = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
         let model = TopModel(spool: spool.root, summary: summary, list: list,
                              filesPerSecond: throughput.filesPerSecond, bytesPerSecond: throughput.bytesPerSecond,
@@ -155,7 +175,7 @@ final class TopSession {
         drawDue = true
         guard key != .resize else { return nil }
         let before = state.screen
-        let action = state.handle(key, ids: summary.lists.map(\.id), resourceCount: list?.resources?.count ?? 0,
+        let action = state.handle(key, ids: summary.lists.map(\.id), resourceCount: ResourcesScreen.count(list),
                                   page: Frame.page(height: terminal.size.rows))
         if state.screen != before {
             list = nil
@@ -175,7 +195,7 @@ final class TopSession {
             case .quit:
                 return
             case .scale(let delta):
-                say("\(try control.scale(to: spool.desired().workers + delta))")
+                say("\(try control.scale(to: spool.desiredWorkers() + delta))")
             case .togglePause:
                 let outcome = try control.setPaused(!control.isPaused)
                 say("\(outcome)", outcome.paused ? .warn : .normal)

@@ -32,9 +32,14 @@ struct TopState: Equatable, Sendable {
     var screen = Screen.lists
     var overlay: Overlay?
     var lists = Cursor()
+    /// Over the resources of the open list, or over those that match `filter`.
     var resources = Cursor()
     /// The selected list, followed by id so it stays selected when lists are added or reordered.
     var selectedListID: String?
+    /// The resources screen's search (SPEC §9: id, URL, title, caption or status text); empty for none.
+    var filter = ""
+    /// `/` was pressed: keys type into `filter` until Enter (keeps it) or Esc (clears it).
+    var editingFilter = false
 
     var listID: String? {
         if case .resources(let id) = screen { return id }
@@ -57,6 +62,13 @@ struct TopState: Equatable, Sendable {
     /// Reacts to `key`. `ids` are the lists shown, `resourceCount` the rows of the open list, `page`
     /// how many rows fit on screen.
     mutating func handle(_ key: Key, ids: [String], resourceCount: Int, page: Int) -> Action? {
+        if editingFilter {
+            // Letters are typed, not moves (j, k, g, G); the arrows and page keys still move.
+            if case .character = key { type(key) } else if !move(&resources, key, count: resourceCount, page: page) {
+                type(key)
+            }
+            return nil
+        }
         switch overlay {
         case .confirmReset:
             overlay = nil
@@ -91,14 +103,45 @@ struct TopState: Equatable, Sendable {
             } else if key == .enter || key == .right || key == .character("l"), let id = selectedListID {
                 screen = .resources(listID: id)
                 resources = Cursor()
+                filter = ""
             }
         case .resources:
-            if !move(&resources, key, count: resourceCount, page: page),
-               [.escape, .backspace, .left, .character("h")].contains(key) {
+            if move(&resources, key, count: resourceCount, page: page) {
+                break
+            } else if key == .character("/") {
+                editingFilter = true
+            } else if key == .escape && !filter.isEmpty {
+                setFilter("")
+            } else if [.escape, .backspace, .left, .character("h")].contains(key) {
                 screen = .lists
+                filter = ""
             }
         }
         return nil
+    }
+
+    /// A key typed into the filter: Enter keeps it, Esc clears it, Backspace takes a character back.
+    private mutating func type(_ key: Key) {
+        switch key {
+        case .enter:
+            editingFilter = false
+        case .escape:
+            editingFilter = false
+            setFilter("")
+        case .backspace:
+            setFilter(String(filter.dropLast()))
+        case .character(let character) where !character.isNewline:
+            setFilter(filter + String(character))
+        default:
+            break
+        }
+    }
+
+    /// A new filter starts from its first match.
+    private mutating func setFilter(_ text: String) {
+        guard text != filter else { return }
+        filter = text
+        resources = Cursor()
     }
 
     /// Applies a movement key to `cursor`; false when `key` is not one.

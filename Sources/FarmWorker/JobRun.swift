@@ -94,7 +94,10 @@ struct JobRun {
                 }
             }
         }
-        if keeper.lost { return true }
+        if keeper.lost {
+            dropOutputsIfRemoved()
+            return true
+        }
         complete(.done, Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
                                 image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done)))
         return true
@@ -128,9 +131,17 @@ struct JobRun {
             }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
+            dropOutputsIfRemoved()
         } catch {
             spool.log("cannot complete \(claim.job): \(error)")
         }
+    }
+
+    /// The job was taken from this owner after it stored outputs. Taken by a reclaim, the outputs are
+    /// the next owner's to replace; taken because the resource was removed from its list (SPEC §8),
+    /// nobody else will, and a removed resource leaves no file.
+    private func dropOutputsIfRemoved() {
+        if !spool.isMember(claim.job) { spool.removeOutputs(of: claim.job) }
     }
 
     private func write(_ sidecar: Sidecar) {

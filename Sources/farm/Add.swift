@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmSpool
 import FarmSystem
 import Foundation
 import SystemPackage
@@ -9,15 +10,26 @@ struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Enqueue every resource of a manifest (a zip of JSON lists, or one JSON list).",
-        discussion: "SOURCE is an http(s) URL or a local path; without it, the original app's manifest is fetched.")
+        discussion: """
+            SOURCE is an http(s) URL or a local path; without it, the original app's manifest is fetched.
+            With --items and --url, SOURCE is a JSON API that hands out one page of items at a time, read by \
+            JSON Pointers (RFC 6901; a * segment maps over every element of an array): the running farm \
+            fetches its pages while it downloads.
+            """)
 
     @OptionGroup var options: SpoolOptions
 
     @Argument(help: "An http(s) URL or a path to a .zip or .json manifest.")
     var source: String?
 
+    @OptionGroup(title: "Paged JSON APIs") var paged: PagedOptions
+
     func run() throws {
         let spool = try options.open()
+        if let pagedSource = try paged.source(source) {
+            for line in try Control(spool: spool).add(paged: pagedSource, name: paged.name).lines { print(line) }
+            return
+        }
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
         let terminal = FileDescriptor.standardError.isTerminal
         var shown = false
@@ -28,5 +40,54 @@ struct Add: ParsableCommand {
         }
         if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         for line in added.lines { print(line) }
+    }
+}
+
+/// The options of `farm add` for a paged JSON API (SPEC §7).
+struct PagedOptions: ParsableArguments {
+    @Option(help: "The list's name (default: the last part of the URL's path).")
+    var name: String?
+
+    @Option(help: ArgumentHelp("In each page, the array of items.", valueName: "pointer"))
+    var items: String?
+
+    @Option(help: ArgumentHelp("In an item, its URL.", valueName: "pointer"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("In an item, its id (default: its job's name; then items are told apart by URL).",
+                               valueName: "pointer"))
+    var id: String?
+
+    @Option(help: ArgumentHelp("In an item, its title.", valueName: "pointer"))
+    var title: String?
+
+    @Option(help: ArgumentHelp("An item's caption, whose {pointer} parts are replaced: 'By: {/authors/*/name}'.",
+                               valueName: "template"))
+    var caption: String?
+
+    @Option(help: ArgumentHelp("In a page, the next page: a number or string N (the URL with ?page=N), or a URL.",
+                               valueName: "pointer"))
+    var next: String?
+
+    @Option(help: "The query parameter of a page number (default: page).")
+    var pageParam: String?
+
+    @Option(help: ArgumentHelp("In the first page, the list's title.", valueName: "pointer"))
+    var listTitle: String?
+
+    @Option(help: ArgumentHelp("In the first page, the URL of the list's cover.", valueName: "pointer"))
+    var listCover: String?
+
+    /// The paged source these options describe at `url`; nil when none of them is given (a manifest).
+    func source(_ url: String?) throws -> PagedSource? {
+        let given = [name, id, title, caption, next, pageParam, listTitle, listCover]
+        guard items != nil || self.url != nil || given.contains(where: { $0 != nil }) else { return nil }
+        guard let items, let pointer = self.url else {
+            throw FarmError("a paged JSON API needs both --items and --url (JSON Pointers, such as --items /items "
+                + "--url /image/url)")
+        }
+        guard let url else { throw FarmError("give the URL of the API's first page") }
+        return PagedSource(first: url, items: items, url: pointer, id: id, title: title, caption: caption, next: next,
+                           pageParameter: pageParam ?? "page", listTitle: listTitle, listCover: listCover)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import Foundation
 
 /// A subcommand that is one of the user's verbs: it opens the spool, calls that verb on `Control`
 /// (where its checks and its message live, shared with `farm top` and `farm serve`) and prints what
@@ -16,6 +17,12 @@ extension ControlCommand {
     static var createsSpool: Bool { false }
 
     func run() throws {
-        print(try verb(Control(spool: options.open(create: Self.createsSpool))))
+        do {
+            print(try verb(Control(spool: options.open(create: Self.createsSpool))))
+        } catch let error as ControlError where error.code == .editRefused {
+            // SPEC §8: a refused edit exits 2, apart from the failures of the farm itself.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
     }
 }

@@ -3,20 +3,27 @@ import FarmJSON
 import FarmSpool
 import Foundation
 
-/// `farm ps`: the running farm processes, with the job each worker holds.
+/// `farm ps`: the running farm processes of every host of the spool, with the job each worker holds.
 struct Ps: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ps", abstract: "List the running processes and their jobs.")
+        commandName: "ps", abstract: "List the running processes, their hosts and their jobs.")
 
     @OptionGroup var options: SpoolOptions
 
-    @Flag(help: "Print a JSON array of {role, pid, job}.")
+    @Flag(help: "Print a JSON array of {role, pid, host, job} (and standby: true for a watcher waiting for another).")
     var json = false
 
     func run() throws {
         let spool = try options.open(create: false)
-        let jobs = Dictionary(spool.activeJobs().map { ($0.owner.pid, $0.job.raw) }) { first, _ in first }
-        let rows = spool.processes().map { Row(role: $0.role.rawValue, pid: $0.pid, job: jobs[$0.pid]) }
+        let claims = spool.activeJobs()
+        let serving = spool.servingWatcher()
+        let rows = spool.processes().map { (process: FarmProcess) -> Row in
+            let job = claims.first { $0.owner.isClaimant(process) }?.job.raw
+            // A watcher that is not the one serving waits as its standby.
+            let standby = process.role == .watcher && serving != nil && serving != process
+            return Row(role: process.role.rawValue, pid: process.pid, host: process.host.description, job: job,
+                       standby: standby)
+        }
         if json {
             print(String(decoding: JSON.encode(rows), as: UTF8.self), terminator: "")
             return
@@ -25,25 +32,33 @@ struct Ps: ParsableCommand {
             print("nothing runs on \(spool.root)")
             return
         }
-        print("ROLE        PID       JOB")
+        let hostWidth = max(4, rows.map { $0.host.count }.max() ?? 0)
+        print("ROLE        PID       " + "HOST".padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " JOB")
         for row in rows {
             print(row.role.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
-                + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " " + (row.job ?? "-"))
+                + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
+                + row.host.padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " "
+                + (row.job ?? (row.standby ? "(standby)" : "-")))
         }
     }
 }
 
-/// One process of `farm ps`: `{"job": "id" | null, "pid": 123, "role": "worker"}` with `--json`.
+/// One process of `farm ps`: `{"host": "h1", "job": "id" | null, "pid": 123, "role": "worker"}` with
+/// `--json`, and `"standby": true` for a watcher that waits while another serves the spool.
 private struct Row: JSONWritable {
     let role: String
     let pid: Int32
+    let host: String
     let job: String?
+    let standby: Bool
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.member("host", host)
         json.member("job", job)
         json.member("pid", pid)
         json.member("role", role)
+        if standby { json.member("standby", true) }
         json.endObject()
     }
 }

@@ -43,5 +43,5 @@ struct Supervise: ParsableCommand {
 extension SupervisedRoles {
     /// The farm's processes, for copies (see `Spawn.copy`).
     static let farm: SupervisedRoles = SupervisedRoles(supervisor: Supervise.supervised, worker: Work.supervised,
-                                                       watcher: Watch.supervised)
+                                                       watcher: Watch.supervised, follower: Follow.supervised)
 }

@@ -1,4 +1,5 @@
 import Testing
+import FarmJSON
 @testable import FarmManifest
 
 /// The end of every "unknown shape" message.
@@ -10,7 +11,7 @@ private let shapes = #"(expected an array of URL strings, an array of objects wi
         #expect(list == ManifestList(name: "Set 1.json", resources: [
             ManifestResource(url: "https://example.com/a.jpg"), ManifestResource(url: "ftp://x/b.pdf"),
             ManifestResource(url: "not a url"), ManifestResource(url: ""),
-        ]))
+        ], form: .urls))
     }
 
     @Test func anObjectWithItems() throws {
@@ -26,6 +27,7 @@ private let shapes = #"(expected an array of URL strings, an array of objects wi
             ManifestResource(url: "https://example.com/b.png", id: nil),
             ManifestResource(url: "https://example.com/c.pdf", id: "42"),
         ])
+        #expect(list.form == .items)
     }
 
     @Test func anArrayOfObjectsWithURL() throws {
@@ -41,6 +43,7 @@ private let shapes = #"(expected an array of URL strings, an array of objects wi
             ManifestResource(url: "https://example.com/c.jpg", id: "7e2"),
             ManifestResource(url: "https://example.com/d.jpg", id: nil),
         ])
+        #expect(list.form == .objects)
     }
 
     @Test func escapesAndUnicodeAreDecoded() throws {
@@ -78,5 +81,17 @@ private let shapes = #"(expected an array of URL strings, an array of objects wi
         #expect(error?.code == .unknownShape)
         #expect(error?.description == message)
         #expect(error?.line == nil)
+    }
+}
+
+/// `ListForm.document` writes what `ListShape` reads back as the same resources, in every shape.
+@Suite struct ListFormTests {
+    @Test(arguments: ListForm.allCases) func aDocumentReadsBackAsTheSameList(form: ListForm) throws {
+        let resources = [(url: "https://example.com/a.jpg", id: "first"), (url: "https://example.com/b \"q\".pdf", id: "2")]
+        let json = JSON.encode(form.document(resources))
+        let list = try Manifest.parseList(json: json, name: "back.json")
+        #expect(list.form == form)
+        #expect(list.resources.map(\.url) == resources.map(\.url))
+        #expect(list.resources.map(\.id) == (form == .urls ? [nil, nil] : resources.map(\.id)))
     }
 }

@@ -12,7 +12,7 @@ import Testing
         let lists = try Manifest.read(path: path, displayName: "https://example.com/lists/Set 7.json")
         #expect(lists == [ManifestList(name: "Set 7.json", resources: [
             ManifestResource(url: "https://example.com/a.jpg"), ManifestResource(url: "https://example.com/b.pdf"),
-        ])])
+        ], form: .urls)])
         #expect(try Manifest.read(path: path, displayName: "plain.json").map(\.name) == ["plain.json"])
     }
 

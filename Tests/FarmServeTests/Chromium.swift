@@ -76,6 +76,12 @@ final class Chromium {
         try call("Page.navigate", ["url": url])
     }
 
+    /// Makes the tab's window `width`×`height` CSS pixels (a phone's 390 wide, a desktop's 1280).
+    func resize(width: Int, height: Int) throws {
+        try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1,
+                                                         "mobile": false])
+    }
+
     /// The value of a JavaScript expression in the page (JSON-able values only).
     @discardableResult
     func evaluate(_ expression: String) throws -> Any? {
@@ -84,10 +90,76 @@ final class Chromium {
         return (result["result"] as? [String: Any])?["value"]
     }
 
-    /// Evaluates `expression` until it is true, for up to `timeout` seconds.
+    /// The centre of the first element matching `selector`, in CSS pixels of the viewport, scrolled into
+    /// view first, once it stays still (cells slide to their places); nil when none matches.
+    func centre(of selector: String) throws -> (x: Double, y: Double)? {
+        var last = try place(of: selector)
+        for _ in 0..<40 {
+            usleep(60_000)
+            let now = try place(of: selector)
+            if let a = now, let b = last, a == b { return (a.x, a.y) }
+            last = now
+        }
+        return last.map { ($0.x, $0.y) }
+    }
+
+    private func place(of selector: String) throws -> (x: Double, y: Double)? {
+        let found = try evaluate("""
+            (() => { const e = document.querySelector(\(Self.quoted(selector))); if (!e) return null;
+              e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect();
+              return [r.left + r.width / 2, r.top + r.height / 2]; })()
+            """) as? [Double]
+        return found.map { ($0[0], $0[1]) }
+    }
+
+    /// A real left click (the mouse pressed and released, as a user's) at the centre of `selector`.
+    func click(_ selector: String) throws {
+        guard let point = try centre(of: selector) else { throw Failure(description: "nothing matches \(selector)") }
+        try mouse("mousePressed", point, clickCount: 1)
+        try mouse("mouseReleased", point, clickCount: 1)
+    }
+
+    /// A real drag with the left button from the centre of `from` to the centre of `to`, in steps.
+    func drag(_ from: String, onto to: String) throws {
+        guard let start = try centre(of: from), let end = try centre(of: to) else {
+            throw Failure(description: "nothing matches \(from) or \(to)")
+        }
+        try mouse("mousePressed", start, clickCount: 1)
+        for step in 1...12 {
+            let t = Double(step) / 12
+            try mouse("mouseMoved", (start.x + (end.x - start.x) * t, start.y + (end.y - start.y) * t), buttons: 1)
+            usleep(16_000)
+        }
+        try mouse("mouseReleased", end, clickCount: 1)
+    }
+
+    /// Types `text` into the focused element, as a keyboard's input.
+    func type(_ text: String) throws {
+        try call("Input.insertText", ["text": text])
+    }
+
+    private func mouse(_ type: String, _ point: (x: Double, y: Double), clickCount: Int = 0, buttons: Int = 0) throws {
+        try call("Input.dispatchMouseEvent", ["type": type, "x": point.x, "y": point.y, "button": "left",
+                                               "clickCount": clickCount, "buttons": type == "mousePressed" ? 1 : buttons])
+    }
+
+    /// `text` as a JavaScript string literal.
+    private static func quoted(_ text: String) -> String {
+        let array = String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self)
+        return String(array.dropFirst().dropLast())
+    }
+
+    /// Evaluates `expression` until it is true, every `every` seconds for up to `timeout` seconds.
     @discardableResult
-    func waitFor(_ expression: String, timeout: Double = 30) -> Bool {
-        poll(timeout: timeout, every: 0.1) { ((try? evaluate(expression)) as? Bool) == true }
+    func waitFor(_ expression: String, timeout: Double = 30, every: Double = 0.1) -> Bool {
+        poll(timeout: timeout, every: every) { ((try? evaluate(expression)) as? Bool) == true }
+    }
+
+    /// Runs `source` at the start of every page loaded from now on, before the page's own scripts
+    /// (the page's Content-Security-Policy does not apply to it).
+    func addScriptOnNewDocument(_ source: String) throws {
+        try call("Page.enable")
+        try call("Page.addScriptToEvaluateOnNewDocument", ["source": source])
     }
 
     /// A PNG of the viewport.

@@ -53,4 +53,11 @@ final class ServeProcess {
         all.merge(headers) { $1 }
         return try HTTP.send(base + path, method: "POST", headers: all, body: body, maxTime: maxTime)
     }
+
+    /// A DELETE as the page sends it (its token), unless told otherwise.
+    func delete(_ path: String, token: String? = nil, headers: [String: String] = [:]) throws -> HTTPReply {
+        var all = ["X-Farm-Token": token ?? self.token]
+        all.merge(headers) { $1 }
+        return try HTTP.send(base + path, method: "DELETE", headers: all)
+    }
 }

@@ -37,18 +37,13 @@ final class StatusFixture {
 
     func appending(_ component: String) -> String { path + "/" + component }
 
-    /// Enqueues `count` resources as list `name`; returns the list id.
+    /// Enqueues `count` resources as list `name`; returns the list id. `titled`: the list has a title
+    /// and a cover, and each resource a title ("Photo N") and a caption ("Caption N").
     @discardableResult
-    func addList(_ name: String, count: Int) throws -> String {
-        let id = ListID.of(name: name)
-        let jobs = (0..<count).lazy.map {
-            NewJob(name: JobName(list: id, index: $0),
-                   record: JobRecord(url: "http://127.0.0.1:1/\($0).jpg", id: "r\($0)"))
-        }
-        let record = ListRecord(name: name, total: count, digest: "test", source: "test",
-                                added: Timestamp.iso8601(Date().timeIntervalSince1970))
-        try spool.enqueue(jobs, lists: [ListRecordFile(id: id, bytes: record.encoded())])
-        return id
+    func addList(_ name: String, count: Int, titled: Bool = false) throws -> String {
+        try SpoolFixtures.publishList(spool, name: name, count: count, title: titled ? "The \(name)" : nil,
+                                      cover: titled ? SpoolFixtures.onePixelPNG : nil, titled: titled,
+                                      urls: "http://127.0.0.1:1/")
     }
 
     /// Claims job `index` of `list` for a made-up owner, as a worker's claim does.

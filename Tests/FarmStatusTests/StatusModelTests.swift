@@ -65,6 +65,36 @@ import Testing
         #expect(!String(decoding: JSON.encode(summary), as: UTF8.self).contains("resources"))
     }
 
+    @Test func aPagedListShowsItsPagesAndIsNotFinishedBeforeItsLastPage() throws {
+        var resource = ResourceStatus(index: 0, id: "b0", url: "https://x/a.jpg", status: .done, bytes: 1, size: 1,
+                                      attempts: 1, changed: "t")
+        resource.title = "Dune"
+        resource.labelled = true
+        let paging = Paging(fetched: 2, done: false, skipped: 1, title: "Books", showsTitle: true, showsCover: true)
+        let list = ListStatus(id: "0123456789abcdef", name: "Books", total: 1, active: 0, done: 1, failed: 0,
+                              resources: [resource], paging: paging)
+        #expect(list.state == .downloading, "every resource done, but pages are still to come")
+        var last = paging
+        last.done = true
+        #expect(ListStatus(id: "0123456789abcdef", name: "Books", total: 1, active: 0, done: 1, failed: 0,
+                           paging: last).state == .finished)
+        let object = try JSONParser.parse(JSON.encode(list))
+        guard case .object(let members) = object else { throw StatusError("not an object") }
+        #expect(members.map(\.key) == ["active", "cover", "done", "error", "failed", "id", "name", "pages", "progress",
+                                       "queued", "resources", "state", "title", "total"])
+        #expect(String(decoding: JSON.encode(list), as: UTF8.self)
+            .contains(#""pages":{"done":false,"fetched":2,"skipped":1}"#))
+        #expect(JSON.decode(ListStatus.self, from: JSON.encode(list)) == list)
+        let json = String(decoding: JSON.encode(resource), as: UTF8.self)
+        #expect(json.contains(#""caption":null"#) && json.contains(#""title":"Dune""#))
+        // Without --list-title and --list-cover, no title nor cover.
+        let plain = ListStatus(id: "0123456789abcdef", name: "Books", total: 1, active: 0, done: 1, failed: 0,
+                               paging: Paging(fetched: 1, done: true, error: "page 2: HTTP 404"))
+        let text = String(decoding: JSON.encode(plain), as: UTF8.self)
+        #expect(!text.contains("title") && !text.contains("cover") && text.contains(#""error":"page 2: HTTP 404""#))
+        #expect(JSON.decode(ListStatus.self, from: JSON.encode(plain)) == plain)
+    }
+
     @Test func pausedBySaysWhoAndTheDiskItsRoom() throws {
         let workers = Workers(desired: 2, running: 2)
         let room = DiskRoom(free: 3 << 20, minFree: 6 << 20)

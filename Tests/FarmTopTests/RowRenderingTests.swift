@@ -123,6 +123,23 @@ import Testing
         #expect(rows[5].contains("zip") && rows[5].contains("Unzipping") && rows[5].hasSuffix("now"))
     }
 
+    @Test func pagedListsShowTheirTitleAndResourcesTheirTitleAndCaption() {
+        var resource = ResourceStatus(index: 0, id: "b0", url: "http://x/a.jpg", status: .downloading, bytes: 10,
+                                      size: 100)
+        resource.title = "Dune"
+        resource.caption = "By: Frank Herbert"
+        resource.labelled = true
+        let paging = Paging(fetched: 2, done: false, title: "The Books", showsTitle: true)
+        let list = ListStatus(id: "0000000000000001", name: "Books", total: 1, active: 1, done: 0, failed: 0,
+                              resources: [resource], paging: paging)
+        #expect(list.state != .finished)
+        let rows = ResourcesScreen.rows(list, cursor: Cursor(), width: 100, page: 10, now: 0).map(\.text)
+        #expect(rows[1].contains("Downloading 10%") && rows[1].contains("Dune \u{2014} By: Frank Herbert"), "\(rows[1])")
+        #expect(Cells.width(rows[1]) == 100)
+        let listRows = ListsScreen.rows([list], cursor: Cursor(), width: 100, page: 10).map(\.text)
+        #expect(listRows[1].contains("Books \u{2014} The Books"), "\(listRows[1])")
+    }
+
     @Test func onlyTheVisibleWindowOfAHugeListIsBuilt() {
         let resources = (0..<20_000).map { ResourceStatus(index: $0, id: "r\($0)", url: "", status: .queued) }
         let list = ListStatus(id: "0000000000000001", name: "Huge.json", total: resources.count, active: 0, done: 0,

@@ -1,14 +1,17 @@
 // farm serve: the app's three screens, fed by server-sent events (/api/events), never by polling.
 // Screens are addressed by the hash: #/ (lists), #/list/<id> (grid), #/list/<id>/view/<index> (viewer).
-// Each event updates only the elements whose text or state changed.
+// Each event updates only the elements whose text or state changed. This file holds what the screens
+// share, screen 1 and the routing; grid.js holds screen 2 and viewer.js screen 3 (loaded after this one).
 "use strict";
 
 const token = document.querySelector('meta[name="farm-token"]').content;
 const $ = (id) => document.getElementById(id);
-const state = { summary: null, list: null, route: { screen: "lists" }, events: null, eventsURL: "" };
+const state = { summary: null, route: { screen: "lists" }, events: null, eventsURL: "" };
 
 // --- Talking to the server -------------------------------------------------------------------------
 
+// One event stream at a time: the summary for every screen, and on screens 2 and 3 the part of the
+// list they show (a window: the stream never carries a whole list).
 function listen(url) {
   if (state.eventsURL === url && state.events) return;
   if (state.events) state.events.close();
@@ -18,17 +21,39 @@ function listen(url) {
   events.addEventListener("open", () => { $("offline").hidden = true; });
   events.addEventListener("error", () => { $("offline").hidden = false; });
   events.addEventListener("summary", (event) => renderSummary(JSON.parse(event.data)));
-  events.addEventListener("list", (event) => renderList(JSON.parse(event.data)));
+  events.addEventListener("list", (event) => {
+    if (events === state.events) renderList(JSON.parse(event.data));
+  });
 }
 
-// A request that changes the farm: same origin, with the page's token; the answer is shown as a line.
-async function post(path, body) {
+// A list's event stream following positions offset..offset+limit (of the matches of query, if any).
+function listURL(id, offset, limit, query) {
+  return `/api/events?list=${id}&offset=${offset}&limit=${limit}` + (query ? `&q=${encodeURIComponent(query)}` : "");
+}
+
+// A window of a list: GET /api/lists/<id>?offset&limit[&q]; null when the server refused (said on the page).
+async function fetchWindow(id, offset, limit, query) {
+  const path = `/api/lists/${id}?offset=${offset}&limit=${limit}` + (query ? `&q=${encodeURIComponent(query)}` : "");
+  try {
+    const response = await fetch(path, { headers: { Accept: "application/json" } });
+    const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+    if (answer.error) { say(answer.error, true); return null; }
+    return answer;
+  } catch (error) {
+    say(`farm serve did not answer: ${error.message}`, true);
+    return null;
+  }
+}
+
+// A request that changes the farm (POST, or DELETE for a resource): same origin, with the page's token;
+// the answer is shown as a line. True when the farm did it.
+async function change(method, path, body) {
   say("…");
   try {
     const response = await fetch(path, {
-      method: "POST",
+      method,
       headers: { "Content-Type": "application/json", "X-Farm-Token": token },
-      body: JSON.stringify(body || {}),
+      body: method === "DELETE" ? undefined : JSON.stringify(body || {}),
     });
     const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     say(answer.error || answer.message, Boolean(answer.error));
@@ -39,6 +64,8 @@ async function post(path, body) {
   }
 }
 
+function post(path, body) { return change("POST", path, body); }
+
 function say(text, isError) {
   $("message").textContent = text || "";
   $("message").className = isError ? "error" : "";
@@ -47,6 +74,16 @@ function say(text, isError) {
 // Sets a property only when it changes, so an event that changes nothing touches nothing.
 function set(element, property, value) {
   if (element[property] !== value) element[property] = value;
+}
+
+// A list event: for the grid, or for the viewer; null once the list is gone.
+function renderList(list) {
+  if (!list) {
+    if (state.route.list) { say("That list is no longer in the spool.", true); location.hash = "#/"; }
+    return;
+  }
+  if (list.id !== state.route.list) return;
+  if (state.route.screen === "viewer") viewerReceived(list); else gridReceived(list);
 }
 
 // --- Screen 1: the lists ---------------------------------------------------------------------------
@@ -98,7 +135,7 @@ function newListRow(list) {
   const row = document.createElement("tr");
   row.dataset.id = list.id;
   row.innerHTML = '<td class="name"><a></a></td><td class="state"></td>'
-    + '<td><div class="bar"><span></span></div></td><td class="count"></td><td class="failed"></td>';
+    + '<td class="progress"><div class="bar"><span></span></div></td><td class="count"></td><td class="failed"></td>';
   row.cells[0].firstChild.href = `#/list/${list.id}`;
   row.addEventListener("click", () => { location.hash = `#/list/${list.id}`; });
   return row;
@@ -116,92 +153,6 @@ $("add").addEventListener("submit", async (event) => {
   if (await post("/api/add", { source: $("source").value })) $("source").value = "";
 });
 
-// --- Screen 2: the grid of one list ----------------------------------------------------------------
-
-function renderList(list) {
-  const route = state.route;
-  if (!list) {
-    if (route.list) { say("That list is no longer in the spool.", true); location.hash = "#/"; }
-    return;
-  }
-  if (list.id !== route.list) return;
-  state.list = list;
-  set($("grid-title"), "textContent", list.name);
-  set($("grid-state"), "textContent", `${list.state} — ${list.done}/${list.total} done, ${list.failed} failed`);
-  const grid = $("grid");
-  while (grid.children.length > list.resources.length) grid.lastChild.remove();
-  list.resources.forEach((resource) => {
-    const cell = grid.children[resource.index] || grid.appendChild(newCell(list.id, resource.index));
-    set(cell, "className", resource.status);
-    set(cell.querySelector(".cell-text"), "textContent", resource.text);
-    cell.title = resource.error ? `${resource.url}\n${resource.error}` : resource.url;
-    const frame = cell.querySelector(".thumb");
-    // Gray while queued, downloading or failed; the thumbnail once done (a new one after a reload).
-    const source = resource.status === "done" ? imageURL(list.id, resource, "thumb") : "";
-    const image = frame.querySelector("img");
-    if (!source && image) image.remove();
-    if (source && (!image || image.dataset.source !== source)) {
-      const fresh = image || frame.appendChild(document.createElement("img"));
-      fresh.alt = `resource ${resource.index}`;
-      fresh.dataset.source = source;
-      fresh.src = source;
-    }
-  });
-  if (route.screen === "viewer") renderViewer();
-}
-
-function newCell(id, index) {
-  const cell = document.createElement("li");
-  cell.innerHTML = '<a><div class="thumb"></div><p class="cell-text"></p></a>';
-  cell.firstChild.href = `#/list/${id}/view/${index}`;
-  return cell;
-}
-
-function imageURL(id, resource, kind) {
-  // The change time names the version: a reloaded resource gets a new URL, so no stale cache.
-  return `/api/lists/${id}/${resource.index}/${kind}?v=${encodeURIComponent(resource.changed || "")}`;
-}
-
-$("reload").addEventListener("click", () => post(`/api/lists/${state.route.list}/reload`));
-
-// --- Screen 3: the viewer --------------------------------------------------------------------------
-
-function renderViewer() {
-  const list = state.list, index = state.route.index;
-  if (!list || list.id !== state.route.list) return;
-  const resource = list.resources[index];
-  if (!resource) { location.hash = `#/list/${list.id}`; return; }
-  const source = resource.status === "done" && resource.image ? imageURL(list.id, resource, "image") : "";
-  const image = $("viewer-image");
-  if (image.dataset.source !== source) {
-    image.dataset.source = source;
-    image.hidden = !source;
-    if (source) image.src = source; else image.removeAttribute("src");
-  }
-  set($("viewer-frame"), "className", source ? "ready" : "");
-  const text = resource.status === "error" ? `Error: ${resource.error}` : source ? "" : resource.text;
-  set($("viewer-text"), "textContent", text);
-  $("viewer-text").hidden = !text;
-  set($("viewer-caption"), "textContent", `${index + 1} / ${list.total} — ${resource.url}`);
-  set($("previous"), "disabled", index === 0);
-  set($("next"), "disabled", index >= list.total - 1);
-}
-
-function step(delta) {
-  const list = state.list, index = state.route.index + delta;
-  if (list && index >= 0 && index < list.total) location.hash = `#/list/${list.id}/view/${index}`;
-}
-
-$("previous").addEventListener("click", () => step(-1));
-$("next").addEventListener("click", () => step(1));
-$("cancel").addEventListener("click", () => { location.hash = `#/list/${state.route.list}`; });
-document.addEventListener("keydown", (event) => {
-  if (state.route.screen !== "viewer") return;
-  if (event.key === "ArrowLeft") step(-1);
-  else if (event.key === "ArrowRight") step(1);
-  else if (event.key === "Escape") $("cancel").click();
-});
-
 // --- Routing ---------------------------------------------------------------------------------------
 
 function route() {
@@ -214,15 +165,12 @@ function route() {
   $("lists-screen").hidden = state.route.screen !== "lists";
   $("grid-screen").hidden = state.route.screen === "lists";
   $("viewer").hidden = state.route.screen !== "viewer";
-  if (state.route.list !== previous.list) {
-    state.list = null;
-    $("grid").replaceChildren();
-    $("grid-title").textContent = "";
-    $("grid-state").textContent = "";
-  }
-  listen(state.route.list ? `/api/events?list=${state.route.list}` : "/api/events");
-  if (state.route.screen === "viewer") renderViewer();
+  if (state.route.list !== previous.list) openGrid(state.route.list);
+  if (state.route.screen === "lists") listen("/api/events");
+  else if (state.route.screen === "grid") showGrid();
+  else openViewer();
 }
 
 window.addEventListener("hashchange", route);
-route();
+// After grid.js and viewer.js (deferred scripts run in order, all before this event).
+document.addEventListener("DOMContentLoaded", route);

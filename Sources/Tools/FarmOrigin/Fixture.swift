@@ -51,6 +51,23 @@ final class Catalog: Sendable {
 
     private let fixtures = Locked<[String: Fixture]>([:])
     private let mounts = Locked<[Mount]>([])
+    /// Paths that serve a paged API, with the query parameter that picks the page.
+    private let paged = Locked<[String: String]>([:])
+
+    func servePages(at path: String, parameter: String) {
+        paged.withLock { $0[path] = parameter }
+    }
+
+    /// What a request for `path` with `query` is served from and has its faults set on: `path`, or for a
+    /// paged API `path?<parameter>=<value>`, the page the query asks for (the first, `1`, without one).
+    func key(_ path: String, query: String?) -> String {
+        guard let parameter = paged.withLock({ $0[path] }) else { return path }
+        let value = (query ?? "").split(separator: "&").lazy.compactMap { pair -> Substring? in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return parts.count == 2 && parts[0] == parameter ? parts[1] : nil
+        }.last.map(String.init) ?? "1"
+        return path + "?" + parameter + "=" + value
+    }
 
     func add(_ fixture: Fixture, at path: String) {
         fixtures.withLock { $0[path] = fixture }

@@ -111,6 +111,24 @@ public final class Origin: Sendable {
         catalog.mount(directory, at: prefix)
     }
 
+    /// Serves a paged JSON API at `path`: page N (from 1) of `pages` answers `path?<parameter>=N`, the first
+    /// answers `path` alone, other query parameters are ignored. Each page is a resource of its own, at
+    /// `path?<parameter>=N` for `inject`, `fail`, `remove` and `requests(forPage:of:)`; a page number past
+    /// the end answers 404. See `PagedAPI` for pages of items with a next page.
+    public func servePages(at path: String, parameter: String = "page", pages: [[UInt8]]) {
+        catalog.servePages(at: path, parameter: parameter)
+        for (index, page) in pages.enumerated() {
+            catalog.add(Fixture(bytes: page, contentType: "application/json"),
+                        at: path + "?" + parameter + "=" + String(index + 1))
+        }
+    }
+
+    /// The requests for page `page` (from 1) of the paged API at `path`.
+    public func requests(forPage page: Int, of path: String, parameter: String = "page") -> [LoggedRequest] {
+        let key = path + "?" + parameter + "=" + String(page)
+        return log.all.filter { $0.path == path && catalog.key(path, query: $0.query) == key }
+    }
+
     /// Stops serving the fixture at `path` (it answers 404 unless a directory has it).
     public func remove(path: String) {
         catalog.remove(path)

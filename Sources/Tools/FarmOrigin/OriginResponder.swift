@@ -23,9 +23,10 @@ struct OriginResponder: HTTPResponder {
     let log: RequestLog
 
     func respond(to request: Request, context: OriginContext) async throws -> Response {
-        let path = request.uri.path
+        // A paged API's page is its own resource, with faults of its own: `path?page=N`.
+        let path = catalog.key(request.uri.path, query: request.uri.query)
         let method = request.method
-        let sequence = log.begin(method: method.rawValue, path: path, query: request.uri.query,
+        let sequence = log.begin(method: method.rawValue, path: request.uri.path, query: request.uri.query,
                                  range: request.headers[.range], ifRange: request.headers[.ifRange],
                                  clientPort: context.channel.remoteAddress?.port)
         let head = method == .head

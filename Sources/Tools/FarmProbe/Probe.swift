@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmPages
 import FarmSpool
 import FarmTop
 import Foundation
@@ -13,7 +14,7 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-probe",
         abstract: "Drive the farm spool step by step (for tests).",
-        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self]
+        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self]
     )
 
     static func main() {
@@ -130,6 +131,17 @@ struct Add: ParsableCommand {
 
     func run() throws {
         for line in try Control(spool: try Spool(root: options.spool)).add(source).lines { say(line) }
+    }
+}
+
+/// `follow`: what `farm follow` does (the same `Follower.run`), so a crash point (`pages.tabled`,
+/// `pages.queued`, `pages.committed`) can stop it half-way through adding a page.
+struct Follow: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+
+    func run() throws {
+        let spool = try Spool(root: options.spool, create: false)
+        say(try Follower(spool: spool).run() ? "followed" : "another follower runs")
     }
 }
 

@@ -1,0 +1,29 @@
+import FarmJSON
+
+/// Which of the three shapes of SPEC §1 a list's JSON had: recorded with the list, so that `farm export`
+/// gives the list back in the shape it came in.
+public enum ListForm: String, Sendable, CaseIterable {
+    /// `["https://…/a.jpg", …]`
+    case urls
+    /// `{"items": [{"uuid": …, "imageUrlString": …}]}`
+    case items
+    /// `[{"id": …, "url": …}]`
+    case objects
+
+    /// A list of `resources` (URL and id, in order) written in this shape: what `ListShape` reads back
+    /// as the same resources. An array of URL strings has no ids to keep.
+    public func document(_ resources: some Sequence<(url: String, id: String)>) -> JSONValue {
+        switch self {
+        case .urls:
+            return .array(resources.map { .string($0.url) })
+        case .items:
+            let items = resources.map { resource in
+                JSONValue.object([JSONMember("imageUrlString", .string(resource.url)),
+                                  JSONMember("uuid", .string(resource.id))])
+            }
+            return .object([JSONMember("items", .array(items))])
+        case .objects:
+            return .array(resources.map { .object([JSONMember("id", .string($0.id)), JSONMember("url", .string($0.url))]) })
+        }
+    }
+}

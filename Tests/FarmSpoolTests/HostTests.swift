@@ -1,0 +1,111 @@
+@testable import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Hosts sharing a spool (SPEC §11), as the spool sees them: names that carry their host, claims that
+/// only their own host judges by pid, and workers desired per host.
+@Suite struct HostTests {
+    @Test func namesCarryTheirHostAndOlderNamesStillParse() throws {
+        let host = FarmHost(name: "Node_1.Example")
+        #expect(host.raw == "node%5f1.example")
+        #expect(host.description == "node_1.example")
+        #expect(FarmHost(raw: host.raw) == host)
+        #expect(FarmHost(raw: "a/b") == nil && FarmHost(raw: "") == nil)
+        #expect(host.tag.count == 8 && host.tag != FarmHost(name: "node_2.example").tag)
+
+        // Claims: `<pid>-<nonce>-<tag>`; an older farm's `<pid>-<nonce>` is this host's.
+        let fresh = Owner.fresh()
+        #expect(fresh.hostTag == FarmHost.local.tag && fresh.isLocal)
+        #expect(Owner(fresh.raw) == fresh)
+        let older = try #require(Owner("123-0123456789abcdef"))
+        #expect(older.pid == 123 && older.hostTag == nil && older.isLocal)
+        let remote = try #require(Owner("123-0123456789abcdef-" + host.tag))
+        #expect(remote.hostTag == host.tag && !remote.isLocal)
+        #expect(remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: host)))
+        #expect(!remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: .local)))
+        for bad in ["123-0123456789abcdef-xyz", "123-0123456789abcdef-0123456g", "123-0123", "x-0123456789abcdef"] {
+            #expect(Owner(bad) == nil, "\(bad)")
+        }
+        #expect(ActiveName("0123456789abcdef.7@" + remote.raw)?.owner == remote)
+
+        // Registry entries: `<role>.<pid>.<nonce>.<host>`, the host holding dots; an older one's is this host.
+        #expect(Spool.registrant("worker.12.abcd1234.h2.example")
+            == FarmProcess(role: .worker, pid: 12, host: try #require(FarmHost(raw: "h2.example"))))
+        #expect(Spool.registrant("watcher.12.abcd1234") == FarmProcess(role: .watcher, pid: 12, host: .local))
+        #expect(Spool.registrant("worker.12.abcd1234.a/b") == nil)
+        #expect(Spool.registrant("worker.x.abcd1234.h2") == nil)
+    }
+
+    /// Another host's claims whose holder was killed are not handed back by pid (its pid means nothing
+    /// here), only by their lease; this host's are, at once. fsck judges the other host's by their lease.
+    @Test func anotherHostsClaimsAreLeftToTheirLease() throws {
+        if let why = OtherHost.unavailable {
+            print("HostTests.anotherHostsClaimsAreLeftToTheirLease skipped: \(why)")
+            return
+        }
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let (list, jobs) = SpoolFixtures.jobs(6)
+        let record = ListRecord(name: "List 1", total: jobs.count, digest: "d", source: "test", added: "t")
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: record.encoded())])
+
+        let (unshare, arguments) = OtherHost.command("elsewhere", "farm-probe", ["hold", "--spool", spool.root,
+                                                                                 "--count", "2"])
+        let remote = try ChildProcess(unshare, arguments)
+        let local = try ChildProcess("farm-probe", ["hold", "--spool", spool.root, "--count", "2"])
+        for holder in [remote, local] {
+            #expect(holder.waitForLine(startingWith: "holding 2") != nil)
+            holder.kill(SIGKILL)
+            #expect(holder.wait() != nil)
+        }
+        let remoteTag = FarmHost(name: "elsewhere").tag
+        let claims = spool.activeJobs()
+        let remoteJobs = Set(claims.filter { $0.owner.hostTag == remoteTag }.map(\.job))
+        let localJobs = Set(claims.filter(\.owner.isLocal).map(\.job))
+        #expect(remoteJobs.count == 2 && localJobs.count == 2)
+
+        // Both holders are dead and registered nowhere: only this host's claims go back.
+        #expect(spool.releaseJobs(ofPid: remote.pid).isEmpty)
+        let deadClaims = { (lease: Double) throws -> [FsckFinding] in
+            try spool.fsck(lease: lease).findings.filter { $0.kind == .deadClaim }
+        }
+        #expect(try deadClaims(60).isEmpty, "no lease has run out")
+        #expect(Set(spool.processesReleasingOrphans().released) == localJobs)
+        #expect(Set(spool.activeJobs().map(\.job)) == remoteJobs)
+
+        // Past their lease they are anybody's to reclaim.
+        Thread.sleep(forTimeInterval: 1.1)
+        let past = try deadClaims(1)
+        #expect(Set(past.compactMap(\.job)) == remoteJobs)
+        #expect(past.allSatisfy { $0.detail.contains("of another host") }, "\(past.map(\.detail))")
+        #expect(Set(spool.reclaimExpired(lease: 1)) == remoteJobs)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 6])
+    }
+
+    @Test func workersAreDesiredPerHostAndAnOlderSpoolsNumberStillCounts() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let h1 = FarmHost(name: "h1"), h2 = FarmHost(name: "h2")
+        // An older farm's spool: one number, for whichever host starts.
+        var desired = Desired()
+        desired.workers = 6
+        try spool.setDesired(desired)
+        #expect(spool.desiredWorkers(of: h1) == 6 && spool.desiredWorkers() == 6)
+        #expect(spool.workerCounts().desired == 6)
+
+        try spool.setDesiredWorkers(3, of: h1)
+        try spool.setDesiredWorkers(2, of: h2)
+        #expect(spool.desiredWorkers(of: h1) == 3 && spool.desiredWorkers(of: h2) == 2)
+        // A host that never set its own runs the last number set anywhere.
+        #expect(spool.desired().workers == 2 && spool.desiredWorkers(of: FarmHost(name: "h3")) == 2)
+        // Nothing runs: every host that set a number counts.
+        #expect(spool.workerCounts().desired == 5)
+        // Only the hosts that run a process count while some do.
+        let running = [FarmProcess(role: .supervisor, pid: 1, host: h2)]
+        #expect(spool.workerCounts(live: running).desired == 2)
+        #expect(ControlFile.isShownInStatus("desired.h1.json") && ControlFile.isShownInStatus("desired.json"))
+        #expect(!ControlFile.isShownInStatus("supervisor.h1.lock"))
+    }
+}

@@ -1,0 +1,111 @@
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Two hosts on one spool (SPEC §11), each a UTS namespace with its own host name (`OtherHost`):
+/// each runs its own supervisor and workers, scales on its own, revives only its own supervisor, and
+/// one watcher serves the whole spool while the other stands by.
+@Suite(.serialized) struct HostsTests {
+    @Test func twoHostsRunTheirOwnWorkersAndOneWatcherServes() throws {
+        if let why = OtherHost.unavailable {
+            print("HostsTests.twoHostsRunTheirOwnWorkersAndOneWatcherServes skipped: \(why)")
+            return
+        }
+        let farm = try RunningFarm()
+        let paths = try farm.addList("Hosts", count: 30, size: 300_000, rate: 100_000)
+        try farm.must(on: "h1", ["start", "--workers", "2", "--lease", "3"])
+        try farm.must(on: "h2", ["start", "--workers", "2", "--lease", "3"])
+
+        var rows = try ps(farm)
+        #expect(Set(rows.map(\.host)) == ["h1", "h2"])
+        for host in ["h1", "h2"] {
+            #expect(rows.filter { $0.host == host && $0.role == "supervisor" }.count == 1, "\(host): \(rows)")
+            #expect(rows.filter { $0.host == host && $0.role == "worker" }.count == 2, "\(host): \(rows)")
+            #expect(rows.filter { $0.host == host && $0.role == "watcher" }.count == 1, "\(host): \(rows)")
+        }
+        #expect(rows.filter { $0.role == "watcher" && !$0.standby }.count == 1, "one watcher serves: \(rows)")
+        #expect(poll(timeout: 10) { (try? workers(farm)) ?? [] == [4, 4] }, "the status sums both hosts")
+
+        // Scaling one host leaves the other's processes as they were.
+        let h2Processes = pids(farm, on: "h2")
+        try farm.must(on: "h1", ["scale", "3"])
+        #expect(poll(timeout: 10) { pids(farm, on: "h1", .worker).count == 3 })
+        #expect(pids(farm, on: "h2") == h2Processes)
+        try farm.must(["scale", "1", "--host", "h2"])
+        #expect(poll(timeout: 15) { pids(farm, on: "h2", .worker).count == 1 })
+        #expect(pids(farm, on: "h1", .worker).count == 3)
+        #expect(poll(timeout: 10) { (try? workers(farm)) ?? [] == [4, 4] })
+
+        // h1's supervisor killed: h1 revives it, and adopts its workers; nothing of h2 is touched.
+        let h1Supervisor = try #require(pids(farm, on: "h1", .supervisor).first)
+        let h1Workers = pids(farm, on: "h1", .worker)
+        let h2Now = pids(farm, on: "h2")
+        kill(h1Supervisor, SIGKILL)
+        #expect(poll(timeout: 10) {
+            let supervisors = pids(farm, on: "h1", .supervisor)
+            return supervisors.count == 1 && !supervisors.contains(h1Supervisor)
+        }, "h1's supervisor was not revived")
+        Thread.sleep(forTimeInterval: 1)  // the new supervisor's first ticks: nothing may change
+        #expect(pids(farm, on: "h1", .worker) == h1Workers, "h1's workers were adopted as they were")
+        #expect(pids(farm, on: "h2") == h2Now, "h2's processes were untouched")
+        #expect(h2Now.allSatisfy { !isGone($0) })
+        #expect(pids(farm, on: "h2", .supervisor).count == 1)
+
+        // The serving watcher killed: the standby serves, and its host gets a standby again.
+        rows = try ps(farm)
+        let serving = try #require(rows.first { $0.role == "watcher" && !$0.standby })
+        kill(serving.pid, SIGKILL)
+        #expect(poll(timeout: 10) {
+            let now = (try? ps(farm)) ?? []
+            let watchers = now.filter { $0.role == "watcher" }
+            return watchers.count == 2 && watchers.filter { !$0.standby }.count == 1
+                && !watchers.contains { $0.pid == serving.pid }
+        }, "no single watcher took over")
+
+        #expect(farm.waitUntilAllDone(paths.count))
+        try farm.expectEverythingDownloadedOnce(paths, list: "Hosts")
+        // Only one watcher served all along: one summary writer, never two at once (checked at each look).
+        #expect(try ps(farm).filter { $0.role == "watcher" && !$0.standby }.count == 1)
+
+        // `farm stop` from a third host stops both through their supervisors.
+        let stopped = try farm.must(["stop"])
+        #expect(stopped.contains("farm stopped"), "\(stopped)")
+        #expect(farm.processes().isEmpty)
+    }
+
+    /// One row of `farm ps --json`.
+    private struct PsRow: CustomStringConvertible {
+        let role: String
+        let pid: pid_t
+        let host: String
+        let standby: Bool
+
+        var description: String { "\(role) \(pid)@\(host)\(standby ? " (standby)" : "")" }
+    }
+
+    private func ps(_ farm: RunningFarm) throws -> [PsRow] {
+        let output = try farm.must(["ps", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        _ = farm.processes()  // remembers the pids for the clean-up
+        return rows.compactMap { row in
+            guard let role = row["role"] as? String, let pid = row["pid"] as? Int, let host = row["host"] as? String
+            else { return nil }
+            return PsRow(role: role, pid: pid_t(pid), host: host, standby: row["standby"] as? Bool ?? false)
+        }
+    }
+
+    /// The pids of the processes of `host` registered now, of `role` (any when nil).
+    private func pids(_ farm: RunningFarm, on host: String, _ role: Role? = nil) -> Set<pid_t> {
+        Set(farm.processes().filter { $0.host.description == host && (role == nil || $0.role == role) }.map(\.pid))
+    }
+
+    /// `farm status --json`'s workers: [desired, running].
+    private func workers(_ farm: RunningFarm) throws -> [Int] {
+        let output = try farm.must(["status", "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let workers = try #require(document["workers"] as? [String: Any])
+        return [try #require(workers["desired"] as? Int), try #require(workers["running"] as? Int)]
+    }
+}
