@@ -263,10 +263,10 @@ let package = Package(
             "FarmWorker", "FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
-            "FarmStatus", "FarmManifest", "FarmSpool", "FarmJSON", "FarmTestSupport",
+            "FarmStatus", "FarmManifest", "FarmSpool", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmOrigin", "FarmTestSupport", "FarmZip",
+            "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmTop", "FarmSpool", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",

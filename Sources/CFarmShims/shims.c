@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "CFarmShims.h"
 
@@ -13,6 +14,13 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 }
 
 int cfarm_syncfs(int fd) { return syncfs(fd); }
+
+int cfarm_statfs_type(const char *path, int64_t *type) {
+    struct statfs st;
+    if (statfs(path, &st) != 0) return -1;
+    *type = (int64_t)st.f_type;
+    return 0;
+}
 
 int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags) {
     return posix_spawnattr_setflags(attr, flags | POSIX_SPAWN_SETSID);

@@ -45,7 +45,7 @@ extension Control {
     /// no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
     public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
                       minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil, caFile: String? = nil,
-                      roles: SupervisedRoles) throws(ControlError) -> Started {
+                      poll: Bool? = nil, roles: SupervisedRoles) throws(ControlError) -> Started {
         if let caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
             throw ControlError(.caFileUnreadable, caFile)
         }
@@ -54,7 +54,7 @@ extension Control {
         let outcome = try spoolCall { () throws(SpoolError) in
             try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert,
                              minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, caFile: caFile,
-                             roles: roles)
+                             poll: poll, roles: roles)
         }
         switch outcome {
         case .alreadyRunning(let supervisor):

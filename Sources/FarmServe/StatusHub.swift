@@ -22,18 +22,21 @@ final class StatusHub: Sendable {
     }
 
     private let spool: Spool
+    /// `--poll`: look at the spool instead of trusting inotify (see `Polling`).
+    private let poll: Bool
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
-    init(spool: Spool) {
+    init(spool: Spool, poll: Bool = false) {
         self.spool = spool
+        self.poll = poll
     }
 
     /// Starts the hub's thread.
     func start() {
         let thread = Thread { [self] in
             // Made here: the watch belongs to this thread alone.
-            run(SpoolWatch(spool: spool))
+            run(SpoolWatch(spool: spool, poll: Polling.isNeeded(spool, forced: poll)))
             finished.signal()
         }
         thread.name = "farm-serve-hub"

@@ -37,7 +37,9 @@ public final class WebServer: Sendable {
     }
 
     /// A server for `spool` that will listen on `host:port` (port 0: any free port).
-    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort) throws(ServeError) {
+    /// `poll`: `--poll` (see FarmStatus's `Polling`).
+    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort, poll: Bool = false)
+        throws(ServeError) {
         guard (0...65535).contains(port) else {
             throw ServeError(.badRequest, "--port must be from 0 to 65535 (got \(port))")
         }
@@ -49,7 +51,7 @@ public final class WebServer: Sendable {
             let hex = String(random.next() as UInt64, radix: 16)
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
-        hub = StatusHub(spool: spool)
+        hub = StatusHub(spool: spool, poll: poll)
     }
 
     /// The page's address, e.g. `http://127.0.0.1:8771/`.

@@ -164,6 +164,9 @@ public final class Claimer {
             spool.setAside(target, reason: "job file does not parse")
             return nil
         }
-        return Claim(job: job, owner: owner, record: record, isFresh: cachedBatch.map(BatchName.isAdded) ?? false)
+        let isFresh = cachedBatch.map(BatchName.isAdded) ?? false
+        // Handed back after a completion by link whose unlink lost to a reclaim: done already, not to redo.
+        if !isFresh && FileSystem.refusesNoReplace && spool.dropIfCompleted(target, job) { return nil }
+        return Claim(job: job, owner: owner, record: record, isFresh: isFresh)
     }
 }

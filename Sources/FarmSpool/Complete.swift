@@ -5,17 +5,24 @@ extension Spool {
     /// Completes `claim` with one rename (see "Complete" in the protocol), `record` (its last
     /// sidecar) recorded first (see Outcome.swift). Returns whether the record is on the job file;
     /// false when there was none or it went to progress/. Throws `.leaseLost` when the job is no
-    /// longer this owner's: then someone else has it, and nothing was changed.
+    /// longer this owner's: then someone else has it, or an earlier owner completed it, and nothing
+    /// was changed.
     @discardableResult
     public func complete(_ claim: Claim, _ outcome: Outcome, record: Sidecar? = nil) throws(SpoolError) -> Bool {
+        let source = activePath(claim.job, claim.owner)
+        if FileSystem.refusesNoReplace, dropIfCompleted(source, claim.job) {
+            throw SpoolError(.leaseLost, "job \(claim.job) was completed by an earlier owner")
+        }
         var onJobFile = false
         if let record { onJobFile = try recordOutcome(record, of: claim) }
-        let source = activePath(claim.job, claim.owner)
         let directory = finishedDirectory(claim.job.list, outcome)
         let target = finishedPath(claim.job, outcome)
         for _ in 0..<2 {
             do {
-                try FileSystem.renameNoReplace(source, target)
+                if try FileSystem.renameNoReplace(source, target, fallback: .link) == .linked {
+                    Failpoint.hit("complete.linked")
+                    dropActiveName(source, completed: target, claim.job)
+                }
                 Failpoint.hit("complete.renamed")
                 return onJobFile
             } catch where error == .noSuchFileOrDirectory {
@@ -24,6 +31,9 @@ extension Spool {
                 }
                 try? FileSystem.ensureDirectory(directory)
             } catch where error == .fileExists {
+                if FileSystem.refusesNoReplace, dropIfCompleted(source, claim.job) {
+                    throw SpoolError(.leaseLost, "job \(claim.job) was completed by an earlier owner")
+                }
                 setAside(source, reason: "job \(claim.job) completed twice")
                 throw SpoolError(.corrupt, "job \(claim.job) was already complete")
             } catch {
@@ -31,6 +41,37 @@ extension Spool {
             }
         }
         throw SpoolError(.io, "cannot create \(directory)")
+    }
+
+    /// The second step of a completion by link: the active name goes. A reclaim that moved it to the
+    /// queue first left the job complete all the same (see the protocol), and the queued name is
+    /// removed too; one that cannot be removed now is dropped by whoever claims it.
+    private func dropActiveName(_ source: String, completed target: String, _ job: JobName) {
+        do { try FileSystem.unlink(source) } catch where error == .noSuchFileOrDirectory {
+            dropSecondName(returnedShard + "/" + job.raw, of: target)
+        } catch {
+            log("job \(job) is complete, but its claim \(source.dropFirst(root.count + 1)) cannot be removed "
+                + "(its next reclaim will be dropped): \(error)")
+        }
+    }
+
+    /// Whether the job file at `path` (a claim of `job`) is also in done/ or failed/: a completion by
+    /// link whose unlink lost the race with a reclaim (see the protocol) left that second name, which
+    /// is then removed. Costs one stat where the file has no other name. Only for the `.link` fallback:
+    /// a rename completes in one step.
+    func dropIfCompleted(_ path: String, _ job: JobName) -> Bool {
+        guard let st = try? FileSystem.lstat(path), st.linkCount > 1 else { return false }
+        return [Outcome.done, .failed].contains { dropSecondName(path, of: finishedPath(job, $0)) }
+    }
+
+    /// Removes `path` when it is another name of the file at `other`; true when it did (or another
+    /// process did first).
+    @discardableResult
+    func dropSecondName(_ path: String, of other: String) -> Bool {
+        guard let copy = try? FileSystem.lstat(path), let st = try? FileSystem.lstat(other),
+              copy.deviceID == st.deviceID, copy.inode == st.inode else { return false }
+        do { try FileSystem.unlink(path) } catch { return error == .noSuchFileOrDirectory }
+        return true
     }
 }
 

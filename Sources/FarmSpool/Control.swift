@@ -25,6 +25,9 @@ public struct Desired: Equatable, Sendable {
     public var hostLimits = HostLimits()
     /// The CA certificates (PEM, absolute path) HTTPS servers are verified against; nil: the system's.
     public var caFile: String?
+    /// `farm start --poll`: the watcher and the views poll the spool even where its file system does not
+    /// call for it (see FarmStatus's `Polling`).
+    public var poll = false
 
     public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
                 minFree: Int? = nil, hostLimits: HostLimits = HostLimits()) {
@@ -47,6 +50,7 @@ extension Desired: JSONWritable {
         // Left out when nil, as the other records do: a farm that never set it writes what it always wrote.
         if let minFree { json.member("minFree", minFree) }
         if let perHost = hostLimits.perHost { json.member("perHost", perHost) }
+        if poll { json.member("poll", poll) }
         if let rate = hostLimits.ratePerHost { json.member("ratePerHost", rate) }
         json.member("workers", workers)
         json.endObject()
@@ -65,6 +69,7 @@ extension Desired: JSONReadable {
                                 ratePerHost: try json.decodeIfPresent("ratePerHost"))
         minFree = try json.decodeIfPresent("minFree")
         caFile = try json.decodeIfPresent("caFile")
+        poll = try json.decodeIfPresent("poll") ?? defaults.poll
     }
 }
 

@@ -89,7 +89,7 @@ extension Spool {
         }
 
         do {
-            try FileSystem.renameNoReplace(stage, queue + "/" + batch)
+            try FileSystem.renameNoReplace(stage, queue + "/" + batch, fallback: .rename)  // a fresh name
             try FileSystem.syncDirectory(queue)
         } catch {
             try? FileSystem.removeTree(stage)

@@ -159,6 +159,8 @@ extension FsckRun {
             [self] () throws(SpoolError) in
             var skipped: [String] = []
             for copy in sorted.dropFirst() {
+                // A second name of the kept file, left by a completion by link (see the protocol): not a copy.
+                if spool.dropSecondName(copy.path, of: sorted[0].path) { continue }
                 if copy.state == .active && !isDeadClaim(String(copy.path.dropFirst(spool.active.count + 1))) {
                     skipped.append(relative(copy.path) + " is claimed by a live owner")
                 } else if !spool.setAside(copy.path, reason: "fsck: job \(job) is also \(sorted[0].state.rawValue)") {

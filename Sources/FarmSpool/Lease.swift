@@ -49,7 +49,7 @@ extension Spool {
                 continue
             }
             guard let st = try? FileSystem.lstat(active + "/" + name), now - st.changeTime > lease else { continue }
-            if (try? returnToQueue(activeName: name, job: entry.job)) == true { reclaimed.append(entry.job) }
+            if handBack(activeName: name, job: entry.job) { reclaimed.append(entry.job) }
         }
         return reclaimed
     }
@@ -67,7 +67,7 @@ extension Spool {
         let alive = Set(live.filter(\.isLocal).map(\.pid))
         var released: [JobName] = []
         for (name, entry) in claims where entry.owner.isLocal && !alive.contains(entry.owner.pid) {
-            if (try? returnToQueue(activeName: name, job: entry.job)) == true { released.append(entry.job) }
+            if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
         }
         return (live, released)
     }
@@ -89,7 +89,7 @@ extension Spool {
         var released: [JobName] = []
         for name in (try? FileSystem.listDirectory(active)) ?? [] {
             guard let entry = ActiveName(name), isReleased(entry.owner) else { continue }
-            if (try? returnToQueue(activeName: name, job: entry.job)) == true { released.append(entry.job) }
+            if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
         }
         return released
     }
@@ -114,6 +114,21 @@ extension Spool {
         (try? FileSystem.lstat(returnedShard + "/" + job.raw))?.changeTime
     }
 
+    /// `returnToQueue` for a reclaimer, which has no caller to tell: false when the job was gone already
+    /// or could not be moved, which is said in the log, once per claim and process (reclaimers try
+    /// again every tick).
+    private func handBack(activeName name: String, job: JobName) -> Bool {
+        do { return try returnToQueue(activeName: name, job: job) } catch {
+            if Self.unmovedClaims.withLock({ $0.count < 1000 && $0.insert(name).inserted }) {
+                log("cannot hand \(job) back to the queue: \(error)")
+            }
+            return false
+        }
+    }
+
+    /// The claims this process failed to hand back and said so in the log.
+    private static let unmovedClaims = Locked<Set<String>>([])
+
     /// Renames active/<activeName> to the returned batch. False when it was gone already.
     func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
         try returnToQueue(active + "/" + activeName, job: job)
@@ -131,7 +146,9 @@ extension Spool {
         // A claimer may rmdir the shard between our mkdir and rename: retry a few times.
         for _ in 0..<8 {
             do {
-                try FileSystem.renameNoReplace(source, target)
+                // Never link here: the job would be claimable while its old owner's name still lets it
+                // renew and complete (see the protocol).
+                try FileSystem.renameNoReplace(source, target, fallback: .rename)
                 Failpoint.hit("return.renamed")
                 return true
             } catch where error == .noSuchFileOrDirectory {

@@ -12,7 +12,7 @@ extension Spool {
         let base = path.split(separator: "/").last.map(String.init) ?? "file"
         let target = corrupt + "/" + base + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
         do {
-            try FileSystem.renameNoReplace(path, target)
+            try FileSystem.renameNoReplace(path, target, fallback: .rename)  // a fresh name
         } catch where error == .noSuchFileOrDirectory {
             return false
         } catch {

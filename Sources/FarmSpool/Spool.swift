@@ -94,6 +94,20 @@
 // means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
 // may leave it: the record on the job file wins).
 //
+// Without RENAME_NOREPLACE. FUSE (so GlusterFS) and NFS refuse the flag (EINVAL); a process tries it
+// as it opens a spool that statfs says is shared, before any claim (RenameProbe.swift), and remembers
+// any refusal (FarmSystem's NoReplace.swift). Completion is then link(2) of the active file
+// to done/<list>/<job>, exclusive like the flag (EEXIST, on every host's mount), and unlink(2) of the
+// active name. A reclaimer may rename the active file back to the queue between the two: the job was
+// completed at the link, by the owner it had then, and the queued file is a second name of the
+// finished one. The completer removes that name from queue/0/r; whoever claims it first otherwise (it
+// is never in a fresh batch) sees a job file with two links whose other name is in done/ or failed/,
+// drops its own name and moves on before any download, so the job is completed once and its outputs
+// are left alone (completion checks the same first). Only names that are second names are ever
+// removed: nothing is lost. Every other move stays one step: a hand-back or reclaim is a plain
+// rename (a link would make the job claimable while its old owner's name still let it complete), and
+// a new batch or a file set aside goes to a fresh name that nobody else can be making.
+//
 // Edit (ListEdit.swift). `farm item add|rm|move` changes a list under its flock `lists/<list>.lock`.
 // The list's order, `lists/<list>.order` (ListOrder: the job number at each index; absent, the order is
 // 0..<total), is replaced by one rename: that is the commit point, and an index is always the position
@@ -227,6 +241,7 @@ public struct Spool: Sendable {
         // Outputs and sidecars name absolute paths, whatever directory the user typed it from.
         if let resolved = try? FileSystem.realPath(self.root) { self.root = resolved }
         if let st = try? FileSystem.stat(self.root) { identity = (st.deviceID, st.inode) }
+        learnRenames()
     }
 
     /// Whether the spool directory was removed (or replaced by another) since this value opened it, or

@@ -27,7 +27,9 @@ public struct SpoolChanges: Equatable, Sendable {
 /// drained through select(2).
 ///
 /// The directories can vanish under it (`farm reset` deletes and recreates them): a lost watch is
-/// added again at the next `drain` once the directory is back. Owned by one thread.
+/// added again at the next `drain` once the directory is back. Where inotify cannot see other hosts'
+/// changes (`Polling`), the same events come from looks at the spool (`PollWatch`), and `wait` returns
+/// at the next look. Owned by one thread.
 public final class SpoolWatch {
     private enum Directory: Hashable {
         case status, progress, control, doneRoot, failedRoot
@@ -38,18 +40,28 @@ public final class SpoolWatch {
     private static let events = UInt32(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF)
         | UInt32(IN_MOVE_SELF)
 
-    public var descriptor: FileDescriptor { inotify.descriptor }
-    private let inotify: Inotify
+    /// inotify, or the looks that stand for it.
+    private enum Source {
+        case inotify(Inotify)
+        case poll(PollWatch)
+    }
+
+    private let source: Source
     private let spool: Spool
     private var watches: [Int32: Directory] = [:]
     /// The directories watched for good (the lists' come and go), and how many of them are.
     private static let fixed: [Directory] = [.status, .control, .progress, .doneRoot, .failedRoot]
     private var fixedWatches = 0
 
-    /// Nil when inotify cannot be had (out of instances): the caller falls back to a timer.
-    public init?(spool: Spool) {
-        guard let inotify = Inotify() else { return nil }
-        self.inotify = inotify
+    /// With `poll`, by looks at the spool (see `Polling.isNeeded`). Nil when inotify cannot be had (out
+    /// of instances): the caller falls back to a timer.
+    public init?(spool: Spool, poll: Bool = false) {
+        if poll {
+            source = .poll(PollWatch())
+        } else {
+            guard let inotify = Inotify() else { return nil }
+            source = .inotify(inotify)
+        }
         self.spool = spool
         addMissingWatches()
     }
@@ -58,13 +70,23 @@ public final class SpoolWatch {
     /// A signal (a resize, ^C) ends the wait early. False when `input` is gone (the terminal hung up).
     @discardableResult
     public func wait(timeout: Double, input: FileDescriptor? = nil) -> Bool {
-        Readiness.wait([descriptor] + (input.map { [$0] } ?? []), timeout: timeout)
+        switch source {
+        case .inotify(let inotify):
+            return Readiness.wait([inotify.descriptor] + (input.map { [$0] } ?? []), timeout: timeout)
+        case .poll(let poll):
+            return Readiness.wait(input.map { [$0] } ?? [], timeout: min(timeout, poll.untilNextLook))
+        }
     }
 
-    /// Every change queued so far, without waiting.
+    /// Every change queued so far (polling: seen at a look that was due), without waiting.
     public func drain() -> SpoolChanges {
         var changes = SpoolChanges()
-        for event in inotify.drain() { apply(event, to: &changes) }
+        let events: [InotifyEvent]
+        switch source {
+        case .inotify(let inotify): events = inotify.drain()
+        case .poll(let poll): events = poll.next(timeout: 0)
+        }
+        for event in events { apply(event, to: &changes) }
         if fixedWatches < Self.fixed.count { addMissingWatches() }
         return changes
     }
@@ -78,7 +100,7 @@ public final class SpoolWatch {
         if event.has(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) {
             // Gone (a reset): forget the watch; it is added again once the directory is back.
             watches[event.wd] = nil
-            inotify.removeWatch(event.wd)
+            removeWatch(event.wd)
             if case .finished = directory { return }
             fixedWatches -= 1
             changes.overflow = true
@@ -94,7 +116,7 @@ public final class SpoolWatch {
             if let job = Spool.job(ofSidecarName: name) { changes.jobs.insert(job.raw) }
         case .doneRoot, .failedRoot:
             if event.has(IN_CREATE | IN_MOVED_TO), ListID.isValid(name) {
-                watchFinished(name, done: directory == .doneRoot)
+                watchFinished(name, done: directory == .doneRoot, new: true)
             }
         case .finished:
             if event.has(IN_MOVED_TO), JobName(name) != nil { changes.jobs.insert(name) }
@@ -112,7 +134,7 @@ public final class SpoolWatch {
             case .failedRoot: path = spool.failed
             case .finished: continue
             }
-            guard let wd = try? inotify.watch(path, events: Self.events | UInt32(IN_ONLYDIR)) else { continue }
+            guard let wd = try? watch(path, events: Self.events | UInt32(IN_ONLYDIR)) else { continue }
             watches[wd] = directory
             fixedWatches += 1
             // The lists already there, watched after their root so that none is missed.
@@ -124,11 +146,26 @@ public final class SpoolWatch {
         }
     }
 
-    /// Watches done/<list> (or failed/<list>); adding a watch twice returns the same one.
-    private func watchFinished(_ list: String, done: Bool) {
+    /// Watches done/<list> (or failed/<list>); adding a watch twice returns the same one. A `new` one
+    /// just appeared: polling then reports the jobs it holds already, as inotify saw them arrive.
+    private func watchFinished(_ list: String, done: Bool, new: Bool = false) {
         let events = UInt32(IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
-        if let wd = try? inotify.watch(spool.finishedDirectory(list, done ? .done : .failed), events: events) {
+        if let wd = try? watch(spool.finishedDirectory(list, done ? .done : .failed), events: events, new: new) {
             watches[wd] = .finished(list)
+        }
+    }
+
+    private func watch(_ path: String, events: UInt32, new: Bool = false) throws(Errno) -> Int32 {
+        switch source {
+        case .inotify(let inotify): return try inotify.watch(path, events: events)
+        case .poll(let poll): return try poll.watch(path, events: events, new: new)
+        }
+    }
+
+    private func removeWatch(_ wd: Int32) {
+        switch source {
+        case .inotify(let inotify): inotify.removeWatch(wd)
+        case .poll(let poll): poll.removeWatch(wd)
         }
     }
 }

@@ -3,7 +3,9 @@ import FarmSpool
 import FarmSystem
 
 /// The watcher (`farm watch`): follows the spool through inotify and keeps `status/summary.json`
-/// current, so readers get the whole-spool status for the price of one small file read.
+/// current, so readers get the whole-spool status for the price of one small file read. Where inotify
+/// cannot see other hosts' changes (`Options.poll`), the same events come from looks at the spool
+/// (`PollWatch`) every half second.
 ///
 /// It keeps, per list, the sets of its jobs in active/, done/<list>/ and failed/<list>/, updated in
 /// O(1) per event (a rename into a directory adds the job, a rename out removes it), and writes the
@@ -35,6 +37,8 @@ public final class Watcher {
         /// slept), events are read as they come, so the summary that shows every list finished
         /// is written at once, not a throttle later.
         public var endgame = 16
+        /// Poll the spool instead of inotify (see `Polling`).
+        public var poll = false
 
         public init() {}
     }
@@ -51,7 +55,7 @@ public final class Watcher {
 
     public let spool: Spool
     private let options: Options
-    private var inotify: InotifyWatch?
+    private var source: (any EventSource)?
     private var directories: [Int32: Directory] = [:]
     private var watched: Set<String> = []
 
@@ -98,7 +102,7 @@ public final class Watcher {
     /// Throws only when it cannot start; later trouble is retried.
     public func run(until stop: () -> Bool) throws(StatusError) {
         try start()
-        defer { inotify?.close() }
+        defer { source?.close() }
         while !stop() && !spoolGone {
             let now = Clock.monotonic()
             var timeout: Double
@@ -113,14 +117,14 @@ public final class Watcher {
             timeout = max(0, timeout)
             let events: [InotifyEvent]
             updateEndgame()
-            if let inotify, changed, !endgame {
+            if let source, changed, !endgame {
                 // A write is pending at a set time: events before it change only what it says, so
                 // they are read all at once then, not one wake-up each (a wake-up per completion
                 // cost the workers and the watcher more than the events themselves).
                 Clock.sleep(timeout)
-                events = inotify.next(timeout: 0)
-            } else if let inotify {
-                events = inotify.next(timeout: timeout)
+                events = source.next(timeout: 0)
+            } else if let source {
+                events = source.next(timeout: timeout)
             } else {
                 Clock.sleep(timeout)  // a rebuild is pending: wait for its next try
                 events = []
@@ -131,7 +135,7 @@ public final class Watcher {
         if spoolGone { spool.logGone("watcher") }
     }
 
-    /// Opens inotify, watches the spool, scans it, writes the first summary.
+    /// Opens inotify (or the poll), watches the spool, scans it, writes the first summary.
     func start() throws(StatusError) {
         try rebuild()
         process([])  // the control files and the registry, so the first summary is whole
@@ -266,21 +270,21 @@ public final class Watcher {
         self.jobs[job.list] = jobs
     }
 
-    /// A fresh inotify instance, every watch, a full scan.
+    /// A fresh inotify instance (or poll), every watch, a full scan.
     private func rebuild() throws(StatusError) {
-        inotify?.close()
-        inotify = nil
+        source?.close()
+        source = nil
         directories = [:]
         watched = []
-        let inotify = try InotifyWatch()
-        self.inotify = inotify
+        let source: any EventSource = options.poll ? PollWatch() : try InotifyWatch()
+        self.source = source
         let roots: [(String, Directory, Int32)] = [
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
             (spool.failed, .failedRoot, Self.entryEvents), (spool.lists, .lists, Self.entryEvents | IN_CLOSE_WRITE),
             (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
         ]
         for (path, directory, events) in roots {
-            let wd = try inotify.watch(path, events: events | Self.selfEvents)
+            let wd = try source.watch(path, events: events | Self.selfEvents)
             directories[wd] = directory
             watched.insert(path)
         }
@@ -318,8 +322,8 @@ public final class Watcher {
     /// meanwhile is not an error: its removal arrives as an event.
     private func watchList(_ list: String, done: Bool) {
         let path = spool.finishedDirectory(list, done ? .done : .failed)
-        guard let inotify, !watched.contains(path),
-              let wd = try? inotify.watch(path, events: Self.entryEvents | Self.selfEvents) else { return }
+        guard let source, !watched.contains(path),
+              let wd = try? source.watch(path, events: Self.entryEvents | Self.selfEvents) else { return }
         directories[wd] = done ? .done(list) : .failed(list)
         watched.insert(path)
     }
@@ -376,4 +380,25 @@ public final class Watcher {
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
     }
+}
+
+/// Where the watcher's events come from: inotify (`InotifyWatch`), or looks at the spool (`PollWatch`).
+protocol EventSource: AnyObject {
+    /// Watches directory `path` for `events` (IN_* flags); returns its watch descriptor.
+    func watch(_ path: String, events: Int32) throws(StatusError) -> Int32
+    /// Waits up to `timeout` seconds for events, then returns those there are (possibly none).
+    func next(timeout: Double) -> [InotifyEvent]
+    func close()
+}
+
+extension InotifyWatch: EventSource {}
+
+extension PollWatch: EventSource {
+    func watch(_ path: String, events: Int32) throws(StatusError) -> Int32 {
+        do { return try watch(path, events: UInt32(bitPattern: events)) } catch {
+            throw StatusError("cannot watch \(path): \(error)")
+        }
+    }
+
+    func close() {}
 }

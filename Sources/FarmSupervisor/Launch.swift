@@ -17,7 +17,8 @@ public enum Launch {
     /// does not come up within `timeout` seconds.
     public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
                              convert: Bool? = nil, minFree: Int? = nil, perHost: Int? = nil,
-                             ratePerHost: Double? = nil, caFile: String? = nil, timeout: Double = 30,
+                             ratePerHost: Double? = nil, caFile: String? = nil, poll: Bool? = nil,
+                             timeout: Double = 30,
                              roles: SupervisedRoles) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
@@ -28,6 +29,7 @@ public enum Launch {
         if let lease { desired.lease = lease }
         if let maxSize { desired.maxSize = maxSize }
         if let convert { desired.convert = convert }
+        if let poll { desired.poll = poll }
         if let minFree { desired.minFree = minFree }
         // "" goes back to the system's certificates.
         if let caFile { desired.caFile = caFile.isEmpty ? nil : caFile }

@@ -12,6 +12,8 @@ public enum Shutdown {
         public var stopped = 0
         /// Jobs that were active and are queued again.
         public var handedBack = 0
+        /// Jobs still claimed once everything stopped: they could not be moved back (said in the log).
+        public var stuck = 0
         /// Processes that ignored SIGTERM for the whole grace period and were killed.
         public var killed = 0
         /// Processes of other hosts still running after the grace period (workers started there by
@@ -26,7 +28,7 @@ public enum Shutdown {
     public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
         try spool.setStopping(true)
         var report = Report()
-        report.handedBack = spool.activeJobs().count
+        let claimed = spool.activeJobs().map(\.job)
         let running = spool.processes()
         report.stopped = running.count
         for process in running where process.isLocal { Processes.send(.terminate, to: process.pid) }
@@ -46,13 +48,17 @@ public enum Shutdown {
         }
         let elsewhere = spool.processes().filter { !$0.isLocal }
         report.elsewhere = elsewhere.count
-        guard elsewhere.isEmpty else {
-            spool.releaseJobs(keeping: elsewhere)
-            return report
+        if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }
+        // What moved, not what was meant to: a claim that could not be moved is still in active/.
+        report.handedBack = claimed.filter { spool.handedBack($0) != nil }.count
+        let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
+        report.stuck = stuck.count
+        if !stuck.isEmpty {
+            spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "
+                      + stuck.prefix(10).map(\.job.raw).joined(separator: ", "))
         }
-        spool.reclaimExpired(lease: -1)
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
-        spool.sweepTemporaries()
+        if elsewhere.isEmpty { spool.sweepTemporaries() }
         return report
     }
 }

@@ -28,26 +28,44 @@ extension FileSystem {
         return entries
     }
 
+    /// The entries of directory `path` as the bytes of their names (never "." or "..", valid only during
+    /// the call) with whether each is a directory as the folder says (d_type; nil where it does not say):
+    /// for a reader of folders of 100k names that would rather not make a String of each.
+    public static func forEachEntry(_ path: String, _ body: (UnsafeBufferPointer<UInt8>, Bool?) -> Void)
+        throws(Errno) {
+        try readRawDirectory(path, limit: .max) { name, type in body(name, type == DT_UNKNOWN ? nil : type == DT_DIR) }
+    }
+
+    /// Up to `limit` names and d_types of `path`, as Strings.
+    private static func readDirectory(_ path: String, limit: Int, _ body: (String, Int) -> Void) throws(Errno) {
+        try readRawDirectory(path, limit: limit) { name, type in body(String(decoding: name, as: UTF8.self), type) }
+    }
+
     /// The one directory reader of farm: calls `body` with up to `limit` names (never "." or "..") and
-    /// their d_type.
-    private static func readDirectory(_ path: String, limit: Int,
-                                      _ body: (String, Int) -> Void) throws(Errno) {
-        guard let dir = opendir(path) else { throw Errno.current }
+    /// their d_type. A folder that another host is removing can answer ESTALE (GlusterFS, NFS): it is
+    /// thrown as ENOENT, which every reader of a spool folder takes for "gone" (see `staleAsMissing`).
+    private static func readRawDirectory(_ path: String, limit: Int,
+                                         _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) throws(Errno) {
+        guard let dir = opendir(path) else { throw Errno.current.staleAsMissing }
         defer { closedir(dir) }
         var count = 0
         while count < limit {
             errno = 0
             guard let entry = readdir(dir) else {
-                if errno != 0 { throw Errno.current }
+                if errno != 0 { throw Errno.current.staleAsMissing }
                 break
             }
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let type = Int(entry.pointee.d_type)
+            let isEntry = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let length = bytes.firstIndex(of: 0) ?? bytes.count
+                let name = UnsafeBufferPointer(rebasing: bytes[..<length])
+                // Not "." nor "..".
+                guard !(length <= 2 && name.allSatisfy { $0 == UInt8(ascii: ".") }) else { return false }
+                body(name, type)
+                return true
             }
-            if name != "." && name != ".." {
-                body(name, Int(entry.pointee.d_type))
-                count += 1
-            }
+            if isEntry { count += 1 }
         }
     }
 }

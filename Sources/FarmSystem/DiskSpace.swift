@@ -13,8 +13,15 @@ public struct DiskSpace: Equatable, Sendable {
     public static func of(_ path: String) throws(Errno) -> DiskSpace {
         var st = statvfs()
         if statvfs(path, &st) != 0 { throw Errno.current }
-        let unit = Int(st.f_frsize > 0 ? st.f_frsize : st.f_bsize)
-        return DiskSpace(free: Int(st.f_bavail) * unit, size: Int(st.f_blocks) * unit)
+        let unit = UInt64(st.f_frsize > 0 ? st.f_frsize : st.f_bsize)
+        return DiskSpace(free: bytes(UInt64(st.f_bavail), unit), size: bytes(UInt64(st.f_blocks), unit))
+    }
+
+    /// `count` blocks of `unit` bytes, saturated at Int.max: a network file system may report counters
+    /// whose product does not fit (a conversion that traps would end the process).
+    private static func bytes(_ count: UInt64, _ unit: UInt64) -> Int {
+        let (product, overflow) = count.multipliedReportingOverflow(by: unit)
+        return overflow ? .max : Int(clamping: product)
     }
 }
 

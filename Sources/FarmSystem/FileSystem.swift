@@ -11,12 +11,13 @@ import SystemPackage
 /// Path-based file-system calls. Stateless; any thread may call these.
 public enum FileSystem {
     public static func rename(_ from: String, _ to: String) throws(Errno) {
-        if Glibc.rename(from, to) != 0 { throw Errno.current }
+        if Glibc.rename(from, to) != 0 { throw Errno.current.staleAsMissing }
     }
 
-    /// rename(2) that refuses to replace an existing `to` (EEXIST).
-    public static func renameNoReplace(_ from: String, _ to: String) throws(Errno) {
-        if cfarm_rename_noreplace(AT_FDCWD, from, AT_FDCWD, to) != 0 { throw Errno.current }
+    /// link(2): a second name `to` for the file at `from`; EEXIST when `to` exists, even on another host's
+    /// mount of a network file system.
+    public static func link(_ from: String, _ to: String) throws(Errno) {
+        if Glibc.link(from, to) != 0 { throw Errno.current.staleAsMissing }
     }
 
     public static func mkdir(_ path: String, mode: UInt32 = 0o755) throws(Errno) {
@@ -29,11 +30,11 @@ public enum FileSystem {
     }
 
     public static func rmdir(_ path: String) throws(Errno) {
-        if Glibc.rmdir(path) != 0 { throw Errno.current }
+        if Glibc.rmdir(path) != 0 { throw Errno.current.staleAsMissing }
     }
 
     public static func unlink(_ path: String) throws(Errno) {
-        if Glibc.unlink(path) != 0 { throw Errno.current }
+        if Glibc.unlink(path) != 0 { throw Errno.current.staleAsMissing }
     }
 
     public static func chmod(_ path: String, _ mode: UInt32) throws(Errno) {
@@ -78,9 +79,13 @@ public enum FileSystem {
     /// The bytes of the file at `path`, at most `limit` (and one chunk more: a caller that must refuse a
     /// larger file compares the count with its limit).
     public static func readFile(_ path: String, limit: Int = 1 << 20) throws(Errno) -> [UInt8] {
-        let fd = try FileDescriptor.open(path, .readOnly)
-        defer { fd.closeQuietly() }
-        return try fd.readAll(limit: limit)
+        do {
+            let fd = try FileDescriptor.open(path, .readOnly)
+            defer { fd.closeQuietly() }
+            return try fd.readAll(limit: limit)
+        } catch {
+            throw error.staleAsMissing
+        }
     }
 
     /// Creates `path` (which must not exist) holding `bytes`; fsyncs it first when `sync` is set.
@@ -160,6 +165,12 @@ public enum FileSystem {
 extension Errno {
     /// The calling thread's errno, as left by the system call that just failed.
     static var current: Errno { Errno(rawValue: errno) }
+
+    /// ESTALE as ENOENT. On a network file system (GlusterFS, NFS) a folder or file that another host
+    /// removed can answer "stale file handle" instead of "no such file": to the listings, reads, renames
+    /// and removals of farm both mean that it is gone. Not applied to stat: a spool root that answers
+    /// ESTALE is not known to be gone (see `Spool.isGone`).
+    var staleAsMissing: Errno { self == .staleNFSFileHandle ? .noSuchFileOrDirectory : self }
 }
 
 extension Stat {
@@ -174,7 +185,8 @@ extension Stat {
 extension FileSystem {
     /// The first `count` bytes of the file at `path` (fewer when it is shorter): one open and one read.
     public static func readPrefix(_ path: String, count: Int) throws(Errno) -> [UInt8] {
-        let fd = try FileDescriptor.open(path, .readOnly)
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readOnly) } catch { throw error.staleAsMissing }
         defer { fd.closeQuietly() }
         var failure: Errno?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -183,7 +195,7 @@ extension FileSystem {
                 initialized = 0
             }
         }
-        if let failure { throw failure }
+        if let failure { throw failure.staleAsMissing }
         return bytes
     }
 }

@@ -12,21 +12,21 @@ public enum LiveView {
     /// Runs until `q`, ^C or SIGTERM (or, in plain lines, until every list is Finished). The
     /// terminal is given back as it was found on every way out, a crash included. `afterFrame` hears
     /// how many frames the terminal view has drawn, after each one: farm passes none; farm-probe
-    /// crashes there to prove the terminal is given back.
-    public static func run(_ spool: Spool, afterFrame: ((Int) -> Void)? = nil) {
+    /// crashes there to prove the terminal is given back. `poll`: `--poll` (see FarmStatus's `Polling`).
+    public static func run(_ spool: Spool, poll: Bool = false, afterFrame: ((Int) -> Void)? = nil) {
         // Before ncurses starts: it installs its own ^C and SIGTERM handlers only where none is set,
         // and ours let the loop end and restore the terminal itself.
         StopSignal.install()
         guard FileDescriptor.standardInput.isTerminal && FileDescriptor.standardOutput.isTerminal else {
-            PlainView(spool: spool).run()
+            PlainView(spool: spool, poll: poll).run()
             return
         }
         let terminal: Terminal
         do { terminal = try Terminal() } catch {
             FileHandle.standardError.write(Data("farm top: \(error); printing plain lines instead\n".utf8))
-            PlainView(spool: spool).run()
+            PlainView(spool: spool, poll: poll).run()
             return
         }
-        TopSession(spool: spool, terminal: terminal, afterFrame: afterFrame).run()
+        TopSession(spool: spool, terminal: terminal, poll: poll, afterFrame: afterFrame).run()
     }
 }

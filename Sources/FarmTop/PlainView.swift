@@ -9,9 +9,11 @@ import Glibc
 /// Owned by the main thread.
 struct PlainView {
     let spool: Spool
+    /// `--poll`: look at the spool instead of trusting inotify (see `Polling`).
+    var poll = false
 
     func run() {
-        let watch = SpoolWatch(spool: spool)
+        let watch = SpoolWatch(spool: spool, poll: Polling.isNeeded(spool, forced: poll))
         var throughput = Throughput()
         var last: PlainLine.Counts?
         var nextSample = 0.0

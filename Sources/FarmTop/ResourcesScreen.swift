@@ -48,7 +48,8 @@ enum ResourcesScreen {
         }
         for position in cursor.window(count: count, page: page) {
             let held = position - offset
-            // Filtered, a row says what matched: the resource's title, else its URL, after its status.
+            // Filtered, a row says what matched: the resource's title (as every row of a paged list
+            // does), else its URL, after its status.
             let row = held >= 0 && held < resources.count
                 ? self.row(resources[held], columns, width: width, now: now, detail: list.window?.query != nil)
                 : Row(Cells.pad(" ...", width), .dim)
@@ -83,17 +84,16 @@ enum ResourcesScreen {
             status = resource.text
             style = .normal
         }
-        if detail {
-            // A URL's end says more than its start (the host is the same for the whole list).
-            let room = columns.status - Cells.width(status) - 2
-            let text = Cells.clean(resource.title ?? resource.url)
-            status += "  " + (resource.title == nil ? Cells.fitEnd(text, room) : text)
-        }
         let changed = resource.changed.flatMap(Format.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
         // A paged source's title and caption follow the status, in the column's second half (the first
         // holds "Downloading 100%"), so they stay in place as the status changes.
         let labels = [resource.title, resource.caption].compactMap { $0 }.map(Cells.clean)
             .joined(separator: " \u{2014} ")
+        if detail && labels.isEmpty {
+            // Filtered, a resource with no title says its URL: its end says more than its start (the
+            // host is the same for the whole list).
+            status += "  " + Cells.fitEnd(Cells.clean(resource.url), columns.status - Cells.width(status) - 2)
+        }
         let statusWidth = labels.isEmpty ? columns.status : min(columns.status, max(18, columns.status / 2))
         var spans = [
             Span(" " + Cells.pad(String(resource.index), columns.index, right: true) + "  "

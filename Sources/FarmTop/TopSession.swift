@@ -45,12 +45,13 @@ final class TopSession {
     /// Hears the count of frames drawn after each one (see `LiveView.run`).
     private let afterFrame: ((Int) -> Void)?
 
-    init(spool: Spool, terminal: Terminal, afterFrame: ((Int) -> Void)? = nil) {
+    /// `poll`: `--poll` (see `Polling`).
+    init(spool: Spool, terminal: Terminal, poll: Bool = false, afterFrame: ((Int) -> Void)? = nil) {
         self.spool = spool
         control = Control(spool: spool)
         self.terminal = terminal
         self.afterFrame = afterFrame
-        watch = SpoolWatch(spool: spool)
+        watch = SpoolWatch(spool: spool, poll: Polling.isNeeded(spool, forced: poll))
         summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
     }
 

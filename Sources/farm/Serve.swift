@@ -24,10 +24,12 @@ struct Serve: ParsableCommand {
     @Option(help: "The port to listen on (0: any free port; the line printed says which).")
     var port = WebServer.defaultPort
 
+    @OptionGroup var polling: PollOption
+
     func run() throws {
         let spool = try options.open()
         StopSignal.install()
-        let server = try WebServer(spool: spool, host: host, port: port)
+        let server = try WebServer(spool: spool, host: host, port: port, poll: polling.poll)
         try server.start()
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
         FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))

@@ -39,6 +39,8 @@ struct Start: ControlCommand {
     @Option(help: "Verify HTTPS servers against the CA certificates in this PEM file (a company's CA) instead of the system's; \"\" for the system's again.")
     var caFile: String?
 
+    @OptionGroup var polling: PollOption
+
     func validate() throws {
         try Control.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
                           ratePerHost: ratePerHost)
@@ -47,7 +49,7 @@ struct Start: ControlCommand {
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, minFree: minFree,
                           perHost: perHost, ratePerHost: ratePerHost, caFile: caFile.map(Self.absolute),
-                          roles: .farm)
+                          poll: polling.poll, roles: .farm)
     }
 
     /// `path` from the directory the command runs in: the workers run elsewhere.

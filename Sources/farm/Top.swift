@@ -21,7 +21,9 @@ struct Top: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
+    @OptionGroup var polling: PollOption
+
     func run() throws {
-        LiveView.run(try options.open(create: false))
+        LiveView.run(try options.open(create: false), poll: polling.poll)
     }
 }

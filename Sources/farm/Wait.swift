@@ -16,6 +16,8 @@ struct Wait: ParsableCommand {
     @Option(help: "Give up after this many seconds (exit 3).")
     var timeout: Double?
 
+    @OptionGroup var polling: PollOption
+
     /// How often the summary is read when the watcher's does not change: covers a spool with no
     /// watcher (the summary is then a scan). A new summary is read at once.
     private static let interval = 0.15
@@ -27,6 +29,9 @@ struct Wait: ParsableCommand {
     private static let look = 0.01
     private static let endgameLook = 0.001
     private static let endgame = 16
+    /// The look where the spool is polled (see `Polling`): there a stat is a round trip to a server,
+    /// and the summary itself is a poll's age behind the spool anyway.
+    private static let networkLook = 0.05
 
     func validate() throws {
         if let timeout, !(timeout >= 0) { throw FarmError("--timeout must be a number of seconds, 0 or more") }
@@ -35,6 +40,7 @@ struct Wait: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
+        let polled = Polling.isNeeded(spool, forced: polling.poll)
         while true {
             let summary = StatusReader.summary(spool)
             if summary.isFinished {
@@ -55,25 +61,21 @@ struct Wait: ParsableCommand {
                      code: 3)
             }
             let left = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
-            pause(SummaryFile.path(spool), every: left <= Self.endgame ? Self.endgameLook : Self.look,
+            let look = polled ? Self.networkLook : left <= Self.endgame ? Self.endgameLook : Self.look
+            pause(SummaryFile.path(spool), every: look,
                   until: min(Date().addingTimeInterval(Self.interval), deadline ?? .distantFuture))
         }
     }
 
     /// Until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
     private func pause(_ summary: String, every look: Double, until: Date) {
-        let before = Self.version(summary)
+        let before = FileSystem.version(summary)
         while until.timeIntervalSinceNow > 0 {
             Thread.sleep(forTimeInterval: min(look, until.timeIntervalSinceNow))
-            if Self.version(summary) != before { return }
+            if FileSystem.version(summary) != before { return }
         }
     }
 
-    /// What tells one summary file from the next: its inode and modification time.
-    private static func version(_ path: String) -> [Int] {
-        guard let st = try? FileSystem.stat(path) else { return [] }
-        return [Int(st.inode.rawValue), st.st_mtim.tv_sec, st.st_mtim.tv_nsec]
-    }
 
     private func fail(_ reason: String, code: Int32) -> Never {
         FileHandle.standardError.write(Data(("farm wait: " + reason + "\n").utf8))

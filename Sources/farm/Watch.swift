@@ -6,9 +6,9 @@ import FarmSystem
 import Foundation
 
 /// `farm watch`: the watcher process. Each host's supervisor starts one; one of them serves the whole
-/// spool (it holds `control/watcher.lock`), following it through inotify and keeping status/summary.json
-/// current until SIGTERM, while the others wait as its standby and one takes over when it dies. `ps`
-/// shows it as `farm watch`.
+/// spool (it holds `control/watcher.lock`), following it through inotify, or by polling where inotify
+/// cannot see other hosts (`Polling`), and keeping status/summary.json current until SIGTERM, while the
+/// others wait as its standby and one takes over when it dies. `ps` shows it as `farm watch`.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -19,11 +19,13 @@ struct Watch: ParsableCommand {
 
     @Flag(help: .hidden) var supervised = false
 
+    @OptionGroup var polling: PollOption
+
     func run() throws {
-        try Self.watch(try options.open(), supervised: supervised)
+        try Self.watch(try options.open(), supervised: supervised, poll: polling.poll)
     }
 
-    static func watch(_ spool: Spool, supervised: Bool) throws {
+    static func watch(_ spool: Spool, supervised: Bool, poll: Bool = false) throws {
         StopSignal.install()
         // Runs last, after the registration has ended: see `handOver`.
         defer { if supervised { SupervisorGuard.handOver(spool) } }
@@ -34,7 +36,12 @@ struct Watch: ParsableCommand {
         guard let serving = try waitToServe(spool, as: registration) else { return }
         defer { serving.release() }
         FinishedSync.start(spool)
-        try Watcher(spool: spool).run { StopSignal.received }
+        var options = Watcher.Options()
+        if let reason = Polling.reason(spool, forced: poll) {
+            options.poll = true
+            spool.log("watcher: polling the spool every \(Polling.interval) s (\(reason))")
+        }
+        try Watcher(spool: spool, options: options).run { StopSignal.received }
     }
 
     /// Waits as standby while another watcher (another host's) serves the spool, trying its lock every

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import FarmTestSupport
 import Foundation
 import Testing
@@ -7,16 +8,19 @@ import Testing
 /// that recovery makes whole: no job lost, none doubled, no list half-visible.
 @Suite struct CrashTests {
     /// Runs farm-probe with a crash point armed and checks it died there (SIGKILL).
-    private func crash(at failpoint: String, _ arguments: [String]) throws {
-        let child = try ChildProcess("farm-probe", arguments, environment: ["FARM_FAILPOINT": failpoint])
+    private func crash(at failpoint: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        let child = try ChildProcess("farm-probe", arguments,
+                                     environment: environment.merging(["FARM_FAILPOINT": failpoint]) { $1 })
         let status = child.wait()
         #expect(status == SIGKILL && child.process.terminationReason == .uncaughtSignal,
                 "farm-probe \(arguments[0]) should have died at \(failpoint): \(child.standardError)")
     }
 
-    private func probe(_ arguments: [String]) throws {
-        let result = try run("farm-probe", arguments)
+    @discardableResult
+    private func probe(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let result = try run("farm-probe", arguments, environment: environment)
         try #require(result.status == 0, "farm-probe \(arguments): \(result.error)")
+        return result.output
     }
 
     private func stages(_ spool: Spool) -> [String] {
@@ -75,6 +79,31 @@ import Testing
         try probe(["drain", "--spool", spool.root])
         #expect(SpoolFixtures.counts(spool) == [.done: 100])
         #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+    }
+
+    /// Without RENAME_NOREPLACE (FARM_FS_NO_NOREPLACE=1: the spool behaves as on FUSE) a completion is a
+    /// link and an unlink. Killed between the two, its claim reclaimed: the job is done once, and the
+    /// name that went back to the queue is dropped by the next claim, neither worked on again nor set aside.
+    @Test func completionKilledBetweenLinkAndUnlinkIsNotDoneAgain() throws {
+        let fallback = ["FARM_FS_NO_NOREPLACE": "1"]
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        try probe(["enqueue", "--spool", spool.root, "--jobs", "100"], environment: fallback)
+        try crash(at: "complete.linked@5", ["drain", "--spool", spool.root], environment: fallback)
+        // The fifth job has its done/ name and still its active one.
+        #expect(SpoolFixtures.counts(spool) == [.queued: 95, .active: 1, .done: 5])
+
+        try probe(["recover", "--spool", spool.root, "--lease", "0"], environment: fallback)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 96, .done: 5])
+        let drained = try probe(["drain", "--spool", spool.root], environment: fallback)
+        #expect(drained.contains("drained 95"), "the job done already was claimed to be worked on: \(drained)")
+        #expect(SpoolFixtures.counts(spool) == [.done: 100])
+        #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
+        #expect(SpoolFixtures.corruptFiles(spool).isEmpty)
+        for (job, _) in spool.inventory() {
+            let st = try FileSystem.lstat(spool.finishedPath(job, .done))
+            #expect(st.linkCount == 1, "\(job) still has a second name")
+        }
     }
 
     @Test func reclaimKilledHalfWayIsFinishedByTheNextOne() throws {

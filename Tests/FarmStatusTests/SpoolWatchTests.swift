@@ -4,9 +4,9 @@ import FarmTestSupport
 import Testing
 
 /// The live views' inotify watch reports finished jobs too: a job shorter than a sidecar tick has no
-/// progress sidecar, and arrives in done/<list>/ with its outcome record.
+/// progress sidecar, and arrives in done/<list>/ with its outcome record. So does its polling form.
 @Suite struct SpoolWatchTests {
-    @Test func reportsJobsLandingInDoneAndFailedListsOldAndNew() throws {
+    @Test(arguments: [false, true]) func reportsJobsLandingInDoneAndFailedListsOldAndNew(polling: Bool) throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
         let (list, jobs) = SpoolFixtures.jobs(4)
@@ -19,7 +19,7 @@ import Testing
         }
         // done/<list> exists before the watch; failed/<list> appears after it.
         _ = try finish(.done)
-        let watch = try #require(SpoolWatch(spool: spool))
+        let watch = try #require(SpoolWatch(spool: spool, poll: polling))
         let done = try finish(.done)
         #expect(poll { watch.drain().jobs.contains(done) })
         _ = try finish(.failed)  // makes failed/<list>: this drain reads its creation and watches it

@@ -6,10 +6,11 @@ import Glibc
 import Testing
 
 /// The real `farm watch` process against a spool changed under it: the summary follows within a
-/// deadline, survives kill -9, directories deleted under it, and ends cleanly on SIGTERM.
+/// deadline, survives kill -9, directories deleted under it, and ends cleanly on SIGTERM; the same
+/// with `--poll` (as on a spool other hosts share), where it looks at the spool instead of inotify.
 @Suite struct WatcherProcessTests {
-    private func startWatcher(_ fixture: StatusFixture) throws -> ChildProcess {
-        let watcher = try ChildProcess("farm", ["watch", "--spool", fixture.root])
+    private func startWatcher(_ fixture: StatusFixture, polling: Bool = false) throws -> ChildProcess {
+        let watcher = try ChildProcess("farm", ["watch", "--spool", fixture.root] + (polling ? ["--poll"] : []))
         // Registered, and its first summary written.
         try #require(poll(timeout: 30) {
             fixture.spool.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
@@ -34,10 +35,11 @@ import Testing
         document?.list(id: list).map { [$0.queued, $0.active, $0.done, $0.failed] }
     }
 
-    @Test func summaryFollowsEveryMove() throws {
+    @Test(arguments: [false, true]) func summaryFollowsEveryMove(polling: Bool) throws {
         let fixture = try StatusFixture()
         let list = try fixture.addList("Set 1.json", count: 200)
-        let watcher = try startWatcher(fixture)
+        let watcher = try startWatcher(fixture, polling: polling)
+        #expect(SpoolFixtures.log(fixture.spool).contains("watcher: polling the spool") == polling)
         #expect(counts(summary(fixture) { $0.list(id: list) != nil }, list) == [200, 0, 0, 0])
 
         // The first completion also creates done/<list>, which the watcher must start watching.
@@ -94,11 +96,11 @@ import Testing
         #expect(second.wait(timeout: 10) == 0)
     }
 
-    @Test func directoriesDeletedUnderItAreWatchedAfresh() throws {
+    @Test(arguments: [false, true]) func directoriesDeletedUnderItAreWatchedAfresh(polling: Bool) throws {
         let fixture = try StatusFixture()
         let list = try fixture.addList("Set 1.json", count: 10)
         for index in 0..<3 { try fixture.finish(list, index) }
-        let watcher = try startWatcher(fixture)
+        let watcher = try startWatcher(fixture, polling: polling)
         #expect(summary(fixture) { $0.list(id: list)?.done == 3 } != nil)
 
         // One list's done/ directory removed with its jobs.

@@ -10,13 +10,16 @@ public final class RunningFarm {
     public let origin = Origin()
     public let dir = TemporaryDirectory()
     public let spool: Spool
+    /// Added to the environment of every `farm` this runs (and so of the farm it starts).
+    public let environment: [String: String]
     public private(set) var bodies: [String: [UInt8]] = [:]
     /// Every pid ever seen registered: all of them are ours to end.
     private var seen: Set<pid_t> = []
     private var shutDown = false
 
     /// `spoolRoot`: where the spool goes (on a file system the test mounted, say); by default in `dir`.
-    public init(spoolRoot: String? = nil) throws {
+    public init(spoolRoot: String? = nil, environment: [String: String] = [:]) throws {
+        self.environment = environment
         try origin.start()
         spool = try Spool(root: spoolRoot ?? dir.appending("spool"))
     }
@@ -39,7 +42,7 @@ public final class RunningFarm {
     /// Runs `farm <arguments> --spool <spool>`.
     @discardableResult
     public func farm(_ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
-        try run("farm", arguments + ["--spool", spool.root], timeout: timeout)
+        try run("farm", arguments + ["--spool", spool.root], environment: environment, timeout: timeout)
     }
 
     /// Runs `farm <arguments>`, throwing (which fails the test) unless it succeeds.

@@ -38,7 +38,7 @@ import Testing
         try screen.send("-l", "photo 4242")
         #expect(screen.waitFor { lines in
             lines.last?.hasPrefix("/photo 4242_") == true && lines.last?.hasSuffix("11 matches") == true
-                && lines.filter { $0.contains("Queueing  Photo 4242") }.count == 11
+                && lines.filter { $0.contains("Queueing") && $0.contains("Photo 4242") }.count == 11
         }, "\(screen.text)")
         keepCapture(screen.capture(), as: "top-filter")
         // Enter keeps the filter (shown with the position among the matches); Down moves among them.

@@ -1,6 +1,6 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs and POSIX_SPAWN_SETSID are hidden from
+// - renameat2(RENAME_NOREPLACE), syncfs, statfs and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
@@ -18,6 +18,10 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
+
+/// statfs(2)'s f_type (the file system's magic number) for `path` into `type`. Returns 0 or -1 with
+/// errno set. <sys/vfs.h> is not part of Swift's Glibc module.
+int cfarm_statfs_type(const char *path, int64_t *type);
 
 // MARK: processes
 

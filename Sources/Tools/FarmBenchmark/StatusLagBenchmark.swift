@@ -12,6 +12,10 @@ import Glibc
 /// completed (a rename from active/ into done/<list>/) and the time until status/summary.json shows
 /// it is measured, polling the file every millisecond. Then the per-list view: a sidecar is
 /// rewritten and `farm status LIST --json` is run until it shows the new percentage.
+///
+/// With `--poll` the watcher polls, as on a spool other hosts share (FUSE, NFS); `--finished N` puts
+/// N jobs of the first list in done/ before it starts, the folder a poll reads again each time it
+/// changes. The watcher's CPU share over the measure tells what its looks cost.
 struct StatusLag: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status-lag",
@@ -21,6 +25,8 @@ struct StatusLag: ParsableCommand {
     @Option(help: "Lists in the spool (the completions rotate over them).") var lists = 4
     @Option(help: "Milliseconds between one change being seen and the next one (0: back to back).") var gap = 0.0
     @Option(help: "Sidecar changes measured through `farm status LIST --json`.") var views = 30
+    @Flag(help: "The watcher polls the spool (`farm watch --poll`) instead of using inotify.") var poll = false
+    @Option(help: "Jobs of the first list already done before the watcher starts.") var finished = 0
     @OptionGroup var workspace: Workspace
     @Option(help: "The farm executable (default: next to this one).") var farm: String?
 
@@ -33,22 +39,25 @@ struct StatusLag: ParsableCommand {
         var ids: [String] = []
         for n in 1...max(1, lists) {
             let name = "Set \(n).json", id = ListID.of(name: name)
-            let jobs = (0..<perList).map {
+            let total = perList + (n == 1 ? finished : 0)
+            let jobs = (0..<total).map {
                 NewJob(name: JobName(list: id, index: $0),
                        record: JobRecord(url: "http://127.0.0.1:1/\($0).jpg", id: "r\($0)"))
             }
-            let record = ListRecord(name: name, total: perList, digest: "bench", source: "bench", added: "")
+            let record = ListRecord(name: name, total: total, digest: "bench", source: "bench", added: "")
             try spool.enqueue(jobs, lists: [ListRecordFile(id: id, bytes: record.encoded())])
             ids.append(id)
         }
         // Every job claimed up front, so each measured change is exactly one completion rename.
         let claimer = Claimer(spool: spool)
         var claims: [Claim] = []
-        while let claim = try claimer.claim() { claims.append(claim) }
+        while let claim = try claimer.claim() {
+            if claim.job.index >= perList { try spool.complete(claim, .done) } else { claims.append(claim) }
+        }
 
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: farm ?? Spawned.sibling("farm"))
-        watcher.arguments = ["watch", "--spool", root]
+        watcher.arguments = ["watch", "--spool", root] + (poll ? ["--poll"] : [])
         try watcher.run()
         defer {
             kill(watcher.processIdentifier, SIGTERM)
@@ -57,8 +66,9 @@ struct StatusLag: ParsableCommand {
         guard wait(seconds: 30, until: { SummaryFile.read(spool)?.document.lists.count == ids.count }) else {
             throw StatusLagError("the watcher wrote no summary within 30 s")
         }
-        var done = [String: Int]()
+        var done = [ids[0]: finished]
         var lags: [Double] = []
+        let cpuBefore = Spawned.cpu(of: watcher.processIdentifier), measureStart = Clock.monotonic()
         var missed = 0
         let measured = claims.filter { $0.job.index < perList - 1 }.prefix(changes)
         for claim in measured {
@@ -76,8 +86,15 @@ struct StatusLag: ParsableCommand {
             }
             if gap > 0 { Thread.sleep(forTimeInterval: gap / 1000) }
         }
-        print("summary lag over \(lags.count) completions (\(lists) lists, gap \(gap) ms, \(missed) missed): "
-            + Self.report(lags))
+        let cpu = (Spawned.cpu(of: watcher.processIdentifier) - cpuBefore) / (Clock.monotonic() - measureStart)
+        print("summary lag over \(lags.count) completions (\(lists) lists, \(finished) done before, gap \(gap) ms, "
+            + "\(poll ? "polling" : "inotify"), \(missed) missed): " + Self.report(lags)
+            + String(format: "; watcher CPU %.1f %% of a core", cpu * 100))
+        // Nothing changes now: what the watcher costs while it only looks (or waits for inotify).
+        let idleBefore = Spawned.cpu(of: watcher.processIdentifier)
+        Thread.sleep(forTimeInterval: 5)
+        let idle = (Spawned.cpu(of: watcher.processIdentifier) - idleBefore) / 5
+        print(String(format: "idle watcher CPU %.2f %% of a core", idle * 100))
 
         // The per-list view reads the sidecars itself: its lag is one `farm status LIST` run.
         guard let viewed = claims.first(where: { $0.job.index == perList - 1 }) else { return }
