@@ -81,7 +81,7 @@ public final class Ledger {
         where FileManager.default.fileExists(atPath: "/run/netns/" + namespace) {
             let inside = ((try? SystemCommand.run(["/usr/sbin/ip", "netns", "pids", namespace]))?.output ?? "")
                 .split(separator: "\n").compactMap { pid_t($0) }
-            for pid in ProcessTable.end(inside, grace: 5) { problems.append("process \(pid) in \(namespace) does not die") }
+            for pid in ProcessTable.end(inside, grace: 2) { problems.append("process \(pid) in \(namespace) does not die") }
             if let result = try? SystemCommand.run(["/usr/sbin/ip", "netns", "delete", namespace]), result.status != 0 {
                 problems.append("cannot delete namespace \(namespace): " + result.output.trimmingCharacters(in: .newlines))
             }
