@@ -2,6 +2,7 @@ import ArgumentParser
 import FarmCluster
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmSystem
 import Foundation
 import Glibc
@@ -125,7 +126,7 @@ struct Cluster: ParsableCommand {
                     + added.error.trimmingCharacters(in: .whitespacesAndNewlines))
             }
         }
-        let finished = try waitForFarm(control)
+        let finished = try waitForFarm(control, spool: spool, findings: &tally.commandErrors)
         let reclaims = observer.stop()
         observing = false
         FarmChaos.stopFarm(farms, spool: spool, observer: observer)
@@ -146,12 +147,21 @@ struct Cluster: ParsableCommand {
     }
 
     /// `farm wait` in short rounds, so that an interruption is not left waiting for the drain timeout;
-    /// true when every list finished.
-    private func waitForFarm(_ farm: FarmCommand) throws -> Bool {
+    /// true when every list finished. A wait that says so while a scan of the spool finds a list not
+    /// finished is a finding (it read a summary older than the last add), and the farm is waited for again.
+    private func waitForFarm(_ farm: FarmCommand, spool: Spool, findings: inout [String]) throws -> Bool {
         let deadline = Clock.monotonic() + options.drainTimeout
         while !interrupted.load(ordering: .relaxed) && Clock.monotonic() < deadline {
             let waited = try farm.run(["wait", "--timeout", "5"], timeout: 60)
-            if waited.status == 0 || waited.status == 1 { return true }
+            if waited.status == 0 || waited.status == 1 {
+                let open = StatusScan.summary(spool).lists.filter { $0.state != .finished }
+                if open.isEmpty { return true }
+                let said = (waited.output + waited.error).trimmingCharacters(in: .whitespacesAndNewlines)
+                findings.append("farm wait exited \(waited.status) (\(said)) while \(open.count) list(s) were not finished: "
+                    + open.prefix(3).map { "\($0.name) \($0.done + $0.failed)/\($0.total)" }.joined(separator: ", "))
+                usleep(500_000)
+                continue
+            }
             if waited.status != 3 {
                 throw ChaosError("farm wait exited \(waited.status): "
                     + waited.error.trimmingCharacters(in: .whitespacesAndNewlines))
