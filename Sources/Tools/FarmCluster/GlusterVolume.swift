@@ -83,6 +83,15 @@ public struct GlusterVolume: Sendable {
             "/usr/bin/mount", "-t", "glusterfs", "-o", Self.mountOptions + ",log-file=" + log,
             network.serverAddress + ":/" + name, point,
         ]), timeout: 60)
+        // The mount is made once the client has the volume's layout; its first calls may still fail
+        // (ENOTCONN) until it has reached the brick.
+        let deadline = Date().addingTimeInterval(30)
+        while access(point + "/.", F_OK) != 0 {
+            guard Date() < deadline else {
+                throw ClusterError("the mount at \(point) does not answer (\(String(cString: strerror(errno)))); see \(log)")
+            }
+            usleep(50_000)
+        }
     }
 
     /// Bytes written to the clients' logs so far (a warning per failed claim: they grow in long runs).
