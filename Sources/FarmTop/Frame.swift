@@ -35,6 +35,9 @@ enum Frame {
         switch state.overlay {
         case .confirmReset:
             return Row(Cells.pad("Reset: stop every process and delete every list, job and file? (y/n)", width), .warn)
+        case .confirmDelete(_, let id):
+            return Row(Cells.pad("Do you really want to delete the item with identifier \(Cells.clean(id))? (y/n)", width),
+                       .warn)
         case .help:
             return Row(Cells.pad("any key closes the help", width), .dim)
         case nil:

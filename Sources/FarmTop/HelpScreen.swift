@@ -6,6 +6,7 @@ enum HelpScreen {
         "   Enter             open the selected list: one row per resource",
         "   Esc, Backspace    back to the lists",
         "   /                 filter a list's resources (Enter keeps it, Esc clears it)",
+        "   d                 delete the selected resource from its list (asks)",
         "   + / -             one worker more / fewer (1 to 64)",
         "   p                 pause or resume every transfer (bytes are kept)",
         "   r                 download the selected list again",

@@ -58,6 +58,14 @@ enum ResourcesScreen {
         return rows
     }
 
+    /// The resource at `position` of the screen's rows (of the matches, when filtered), when the window
+    /// `list` holds it.
+    static func resource(at position: Int, of list: ListStatus?) -> ResourceStatus? {
+        guard let list, let resources = list.resources else { return nil }
+        let held = position - (list.window?.offset ?? 0)
+        return resources.indices.contains(held) ? resources[held] : nil
+    }
+
     /// Whether `list` holds every row a window of `page` rows from `cursor.top` shows, for `query`.
     static func holds(_ list: ListStatus?, cursor: Cursor, page: Int, query: String?) -> Bool {
         guard let list, let window = list.window, window.query == ListWindows.normalized(query) else { return false }

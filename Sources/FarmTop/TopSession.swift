@@ -176,7 +176,8 @@ final class TopSession {
         guard key != .resize else { return nil }
         let before = state.screen
         let action = state.handle(key, ids: summary.lists.map(\.id), resourceCount: ResourcesScreen.count(list),
-                                  page: Frame.page(height: terminal.size.rows))
+                                  page: Frame.page(height: terminal.size.rows),
+                                  selectedID: ResourcesScreen.resource(at: state.resources.selected, of: list)?.id)
         if state.screen != before {
             list = nil
             listDue = state.listID != nil
@@ -187,7 +188,7 @@ final class TopSession {
     }
 
     /// Carries out what a key asked, through the verbs of `Control` that `farm scale`, `pause`,
-    /// `resume`, `reload` and `reset` call; what they say shows in the footer.
+    /// `resume`, `reload`, `reset` and `item rm` call; what they say shows in the footer.
     private func perform(_ action: TopState.Action) {
         summaryDue = true
         do throws(ControlError) {
@@ -213,6 +214,13 @@ final class TopSession {
                 say("\(outcome)")
             case .resetCancelled:
                 say("reset cancelled: nothing was deleted")
+            case .delete(let list, let id):
+                let outcome = try control.removeItem(.id(list), id: id)
+                listDue = true
+                nextListBuild = 0
+                say("\(outcome)")
+            case .deleteCancelled:
+                say("nothing was deleted")
             }
         } catch {
             // At the edge of the range, a key asked for one worker too many or too few: a warning, not a fault.

@@ -15,6 +15,8 @@ struct TopState: Equatable, Sendable {
         case help
         /// `R` was pressed: `y` resets, anything else does not.
         case confirmReset
+        /// `d` was pressed on a resource: `y` deletes it, anything else does not (SPEC §9).
+        case confirmDelete(listID: String, id: String)
     }
 
     /// What a key asks of the farm.
@@ -27,6 +29,9 @@ struct TopState: Equatable, Sendable {
         case reset
         /// The reset prompt was dismissed.
         case resetCancelled
+        /// Remove resource `id` from list `listID` (`farm item rm`).
+        case delete(listID: String, id: String)
+        case deleteCancelled
     }
 
     var screen = Screen.lists
@@ -60,8 +65,9 @@ struct TopState: Equatable, Sendable {
     }
 
     /// Reacts to `key`. `ids` are the lists shown, `resourceCount` the rows of the open list, `page`
-    /// how many rows fit on screen.
-    mutating func handle(_ key: Key, ids: [String], resourceCount: Int, page: Int) -> Action? {
+    /// how many rows fit on screen, `selectedID` the id of the selected resource when it is on screen.
+    mutating func handle(_ key: Key, ids: [String], resourceCount: Int, page: Int, selectedID: String? = nil)
+        -> Action? {
         if editingFilter {
             // Letters are typed, not moves (j, k, g, G); the arrows and page keys still move.
             if case .character = key { type(key) } else if !move(&resources, key, count: resourceCount, page: page) {
@@ -73,6 +79,9 @@ struct TopState: Equatable, Sendable {
         case .confirmReset:
             overlay = nil
             return key == .character("y") || key == .character("Y") ? .reset : .resetCancelled
+        case .confirmDelete(let list, let id):
+            overlay = nil
+            return key == .character("y") || key == .character("Y") ? .delete(listID: list, id: id) : .deleteCancelled
         case .help:
             overlay = nil
             return key == .character("q") ? .quit : nil
@@ -110,6 +119,8 @@ struct TopState: Equatable, Sendable {
                 break
             } else if key == .character("/") {
                 editingFilter = true
+            } else if key == .character("d"), let listID, let selectedID {
+                overlay = .confirmDelete(listID: listID, id: selectedID)
             } else if key == .escape && !filter.isEmpty {
                 setFilter("")
             } else if [.escape, .backspace, .left, .character("h")].contains(key) {

@@ -38,6 +38,7 @@ import Testing
         let shots = Screenshots()
         // Any breach of the page's Content-Security-Policy (an inline script or style) is counted.
         try browser.addScriptOnNewDocument("""
+            performance.setResourceTimingBufferSize(100000);
             window.violations = []; document.addEventListener("securitypolicyviolation",
               (e) => window.violations.push(e.violatedDirective + " " + e.blockedURI));
             """)
@@ -83,6 +84,8 @@ import Testing
             """) as? Bool == true)
 
         try narrowScreens(browser, big: big, shots: shots)
+        try browser.evaluate("location.hash = '#/list/\(big)'")
+        try edits(browser, spool: spool, big: big, shots: shots)
         let violations = try browser.evaluate("JSON.stringify(window.violations)") as? String
         #expect(violations == "[]", "breaches of the page's Content-Security-Policy: \(violations ?? "?")")
         browser.close()
@@ -207,6 +210,42 @@ import Testing
             { const box = document.getElementById('search'); box.value = '\(text)';
               box.dispatchEvent(new Event('input')); }
             """)
+    }
+
+    /// Edits on the 100,000: a cell dragged to the front, one deleted after its confirmation, one added
+    /// at the end through the Add cell; each checked in the spool's order.
+    private func edits(_ browser: Chromium, spool: Spool, big: String, shots: Screenshots) throws {
+        func ids() -> [String] {
+            let order = spool.order(ofList: big, total: spool.list(big)?.total ?? 0)
+            let table = spool.resources(ofList: big) ?? []
+            return order.numbers.map { table[$0].id }
+        }
+        try type("", into: browser)
+        try browser.evaluate("window.scrollTo(0, 0)")
+        #expect(browser.waitFor("!!document.querySelector('#grid li[data-position=\"3\"]') && \(Self.cells).length > 3"))
+        try browser.drag("#grid li[data-position=\"3\"] .thumb", onto: "#grid li[data-position=\"0\"] .thumb")
+        #expect(poll(timeout: 30) { ids().prefix(4) == ["r3", "r0", "r1", "r2"] }, "\(ids().prefix(5))")
+        #expect(browser.waitFor("document.querySelector('#grid li[data-position=\"0\"]').dataset.id === 'r3'"))
+
+        try browser.click("#grid li[data-position=\"1\"] .delete")
+        #expect(browser.waitFor("document.getElementById('confirm-text').textContent"
+            + " === 'Do you really want to delete the item with identifier r0?'"))
+        try browser.click("#confirm-yes")
+        #expect(poll(timeout: 30) { ids().count == Self.count - 1 && ids().prefix(2) == ["r3", "r1"] })
+
+        try browser.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        #expect(browser.waitFor("!!document.querySelector('#grid li.add')", timeout: 30))
+        try browser.click("#grid li.add .add-open")
+        #expect(browser.waitFor("document.activeElement === document.querySelector('#grid li.add input')"))
+        try browser.type("https://example.com/the-last.jpg")
+        try browser.click("#grid li.add button[type=submit]")
+        #expect(poll(timeout: 30) { ids().count == Self.count })
+        let last = ids().last ?? ""
+        #expect(UUID(uuidString: last) != nil, "\(last)")
+        #expect(browser.waitFor("document.querySelector('#grid li[data-position=\"\(Self.count - 1)\"]')?.dataset.id"
+            + " === '\(last)'", timeout: 30))
+        #expect(browser.waitFor("document.getAnimations().every(a => a.playState !== 'running')"))
+        try shots.save(browser.screenshot(), as: "screen2-big-added.png")
     }
 
     /// Screens 1, 2 and 3 at 390 px (and 3 and 1 again at 1280): nothing runs off the side.
