@@ -51,7 +51,8 @@ struct Cluster: ParsableCommand {
         if let missing = GlusterVolume.missing() { throw ChaosError("cannot make a cluster here: " + missing) }
         FarmChaos.catchStopSignals()
         let executable = try FarmChaos.farmExecutable(options.farm)
-        let ledger = try Ledger(directory: options.dir ?? FarmChaos.makeTemporaryDirectory("farm-cluster"))
+        let ledger = try options.dir.map { try Ledger(directory: $0) }
+            ?? Ledger(directory: FarmChaos.makeTemporaryDirectory("farm-cluster"), made: true)
         let outcome = Result { try chaos(ledger: ledger, executable: executable) }
         let started = Clock.monotonic()
         let problems = ledger.tearDown(keepDirectories: keep)

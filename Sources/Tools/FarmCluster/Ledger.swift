@@ -17,12 +17,15 @@ public final class Ledger {
     public let directory: String
     private var path: String { directory + "/made" }
 
-    /// A ledger for a run in `directory`, made (and noted) unless it exists.
-    public init(directory: String) throws {
+    /// A ledger for a run in `directory`, made (and noted) unless it exists; one that exists is noted too
+    /// when the caller has just `made` it for the run.
+    public init(directory: String, made: Bool = false) throws {
         self.directory = Self.standardized(directory)
-        if !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try note(.directory, directory)
+        if made {
+            try note(.directory, self.directory)
+        } else if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+            try note(.directory, self.directory)
         }
     }
 
