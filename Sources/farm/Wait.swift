@@ -42,7 +42,11 @@ struct Wait: ParsableCommand {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         let polled = Polling.isNeeded(spool, forced: polling.poll)
         while true {
-            let summary = StatusReader.summary(spool)
+            var summary = StatusReader.summary(spool)
+            // The watcher's summary may predate an add or an edit made just before the wait (a polling
+            // watcher's is up to a poll behind): an end that misses a published list, or counts one's
+            // resources otherwise than its record, is read again from the spool itself.
+            if summary.isFinished && !Self.knowsEveryList(summary, spool) { summary = StatusScan.summary(spool) }
             if summary.isFinished {
                 guard summary.failed == 0 else {
                     let lists = summary.lists.filter { $0.failed > 0 }.map { "\($0.name): \($0.failed)" }
@@ -65,6 +69,12 @@ struct Wait: ParsableCommand {
             pause(SummaryFile.path(spool), every: look,
                   until: min(Date().addingTimeInterval(Self.interval), deadline ?? .distantFuture))
         }
+    }
+
+    /// Whether `summary` has every list the spool has published, each with the total its record has now.
+    private static func knowsEveryList(_ summary: StatusDocument, _ spool: Spool) -> Bool {
+        let totals = Dictionary(summary.lists.map { ($0.id, $0.total) }, uniquingKeysWith: { a, _ in a })
+        return spool.listIDs().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
     }
 
     /// Until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
