@@ -36,20 +36,28 @@ extension Spool {
         -> String {
         let batch = BatchName.fresh()
         let stage = tmp + "/" + Self.stagePrefix + batch
+        // The lock tells recovery the stage still has a live writer; it dies with this process. Locked
+        // under a scratch name, then renamed to its own: a lock file is never seen unlocked while its
+        // writer lives, and the stage is made after it, so it is never seen without it (`isStageLive`).
+        let lock: FileDescriptor
+        let scratch = scratchPath("lock")
         do {
-            try FileSystem.mkdir(stage, mode: 0o700)
+            lock = try FileDescriptor.open(scratch, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
         } catch {
             throw SpoolError(.io, "cannot stage a batch in \(tmp)", cause: error)
         }
-        // The lock tells recovery the stage still has a live writer; it dies with this process.
-        let lock: FileDescriptor
-        do {
-            lock = try FileDescriptor.open(stage, .readOnly, options: .directory)
-            _ = try lock.tryLock()
-        } catch {
-            throw SpoolError(.io, "cannot lock \(stage)", cause: error)
+        defer {
+            try? FileSystem.unlink(stage + Self.stageLockSuffix)
+            lock.closeQuietly()
         }
-        defer { lock.closeQuietly() }
+        do {
+            _ = try lock.tryLock()
+            try FileSystem.rename(scratch, stage + Self.stageLockSuffix)
+            try FileSystem.mkdir(stage, mode: 0o700)
+        } catch {
+            try? FileSystem.unlink(scratch)
+            throw SpoolError(.io, "cannot stage a batch in \(tmp)", cause: error)
+        }
 
         let writer = ShardWriter()
         do {
@@ -140,6 +148,19 @@ extension Spool {
 
     /// A batch being staged is `tmp/stage-<batch>`.
     static let stagePrefix = "stage-"
+    /// `tmp/stage-<batch>.lock`, flock'ed by the coordinator writing the stage: a file, because a lock
+    /// on a directory is not seen by other mounts of a shared file system (GlusterFS).
+    static let stageLockSuffix = ".lock"
+
+    /// Whether the add staging `tmp/<name>` (a stage, or its lock file) still has a live writer: one
+    /// that holds the flock on its lock file. A stage without a lock file has none: the lock file is
+    /// made before the stage and removed after it is gone.
+    func isStageLive(_ name: String) -> Bool {
+        let base = name.hasSuffix(Self.stageLockSuffix) ? String(name.dropLast(Self.stageLockSuffix.count)) : name
+        guard let fd = try? FileDescriptor.open(tmp + "/" + base + Self.stageLockSuffix, .readOnly) else { return false }
+        defer { fd.closeQuietly() }
+        return (try? fd.tryLock(shared: true)) != true
+    }
 
     /// `lists/<list>.json`.
     public func listRecordPath(_ id: String) -> String { lists + "/" + id + Self.listRecordSuffix }

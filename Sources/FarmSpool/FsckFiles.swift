@@ -97,13 +97,15 @@ extension FsckRun {
     private func checkScratch() throws(SpoolError) {
         for entry in try entries(spool.tmp) {
             let path = spool.tmp + "/" + entry.name
-            if entry.name.hasPrefix(Spool.stagePrefix) && entry.isDirectory {
-                // Its coordinator locks it just after making it: a stage unlocked is dead once it has
-                // not changed for a moment.
-                guard Self.isUnlocked(path), let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge
-                else { continue }
-                found(.temporary, path, "the stage of an add that died before its commit") { () throws(SpoolError) in
-                    guard Self.isUnlocked(path) else { return .skipped("its coordinator holds it") }
+            if entry.name.hasPrefix(Spool.stagePrefix) {
+                // A stage (or its lock file) whose coordinator holds no lock is dead once it has not
+                // changed for a moment (a coordinator makes its lock file, then locks it).
+                guard !spool.isStageLive(entry.name), let st = try? FileSystem.lstat(path),
+                      now - st.changeTime >= Self.stageAge else { continue }
+                let what = entry.isDirectory ? "the stage of an add that died before its commit"
+                    : "the lock file of an add that died"
+                found(.temporary, path, what) { [spool] () throws(SpoolError) in
+                    guard !spool.isStageLive(entry.name) else { return .skipped("its coordinator holds it") }
                     try? FileSystem.removeTree(path)
                     return .made
                 }

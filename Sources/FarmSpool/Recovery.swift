@@ -28,10 +28,14 @@ extension Spool {
         report.editsFinished = try finishEdits()
         for name in (try? FileSystem.listDirectory(tmp)) ?? [] where name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
-            guard let fd = try? FileDescriptor.open(path, .readOnly, options: .directory) else { continue }
-            defer { fd.closeQuietly() }
-            guard (try? fd.tryLock()) == true else { continue }  // its coordinator is still writing
+            guard !isStageLive(name) else { continue }  // its coordinator is still writing
+            if name.hasSuffix(Self.stageLockSuffix) {
+                // A lock file alone: its writer died before making its stage, or after publishing it.
+                try? FileSystem.unlink(path)
+                continue
+            }
             try? FileSystem.removeTree(path)
+            try? FileSystem.unlink(path + Self.stageLockSuffix)
             report.stagesDiscarded += 1
         }
         return report

@@ -34,7 +34,7 @@ import Testing
         try crash(at: failpoint, ["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
         #expect(SpoolFixtures.counts(spool).isEmpty)
         #expect(spool.listIDs().isEmpty)
-        #expect(stages(spool).count == 1)
+        #expect(stages(spool).filter { !$0.hasSuffix(".lock") }.count == 1, "\(stages(spool))")
 
         try probe(["recover", "--spool", spool.root, "--lease", "0"])
         #expect(stages(spool).isEmpty)
