@@ -73,7 +73,8 @@ public struct PageReader: Sendable {
         public var cover: String?
     }
 
-    /// Reads the page `bytes` fetched from `pageURL`. Throws, in a few words, when they are not JSON, when
+    /// Reads the page `bytes` fetched from `pageURL`, against which relative item and cover URLs are
+    /// resolved. Throws, in a few words, when they are not JSON, when
     /// `--items` finds no array, or when `--next` finds something that is no page.
     public func read(_ bytes: [UInt8], from pageURL: String) throws(PageError) -> Page {
         let document: JSONValue
@@ -86,9 +87,10 @@ public struct PageReader: Sendable {
         guard found.count == 1, case .array(let elements) = first else {
             throw PageError("--items \(items) finds \(found.count == 1 ? first.kind : "several values"), not an array")
         }
+        let cover = listCover.flatMap { $0.text(in: document) }
         var page = Page(items: [], skipped: 0, next: try nextURL(in: document, after: pageURL),
                         title: listTitle.flatMap { $0.text(in: document) },
-                        cover: listCover.flatMap { $0.text(in: document) })
+                        cover: cover.map { RelativeURL.resolve($0, against: pageURL) })
         page.items.reserveCapacity(elements.count)
         for element in elements {
             // A URL is a string: a number or a list of them is no URL.
@@ -96,8 +98,8 @@ public struct PageReader: Sendable {
                 page.skipped += 1
                 continue
             }
-            page.items.append(Item(url: link, id: id.flatMap { $0.text(in: element) },
-                                   title: title.flatMap { $0.text(in: element) }, caption: caption?.render(element)))
+            page.items.append(Item(url: RelativeURL.resolve(link, against: pageURL),
+                                   id: id.flatMap { $0.text(in: element) }, title: title.flatMap { $0.text(in: element) }, caption: caption?.render(element)))
         }
         return page
     }

@@ -75,6 +75,25 @@ import Testing
         #expect(throws: PageError.self) { try next("{}") }
     }
 
+    @Test func relativeItemAndCoverURLsAreResolvedAgainstThePage() throws {
+        func item(_ url: String) throws -> String {
+            try reader().read(Array(#"{"consumables": [{"metadata": {"cover": {"url": "\#(url)"}}}]}"#.utf8),
+                              from: "https://api.example.com/v2/list/1?page=3#top").items[0].url
+        }
+        #expect(try item("https://x/a.jpg") == "https://x/a.jpg")
+        #expect(try item("/covers/a.jpg") == "https://api.example.com/covers/a.jpg")
+        #expect(try item("a.jpg") == "https://api.example.com/v2/list/a.jpg")
+        #expect(try item("../img/a.jpg?s=2") == "https://api.example.com/v2/img/a.jpg?s=2")
+        #expect(try item("./a/../b.png") == "https://api.example.com/v2/list/b.png")
+        #expect(try item("//cdn.example.com/a.jpg") == "https://cdn.example.com/a.jpg")
+        #expect(try item("?page=4") == "https://api.example.com/v2/list/1?page=4")
+        // Another scheme stays as it is, for the worker to refuse.
+        #expect(try item("ftp://x/a.jpg") == "ftp://x/a.jpg")
+        let cover = try reader().read(Array(#"{"consumables": [], "meta": {"cover": "/c.jpg"}}"#.utf8),
+                                      from: "http://127.0.0.1:8080/api?page=1").cover
+        #expect(cover == "http://127.0.0.1:8080/c.jpg")
+    }
+
     @Test func aBadPageSaysWhatIsWrong() throws {
         func reason(_ json: String) -> String {
             do {
