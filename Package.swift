@@ -290,6 +290,7 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
         ]),

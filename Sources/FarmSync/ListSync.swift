@@ -61,7 +61,7 @@ public struct ListSync {
             wantedKeys[source.key(record)] = index
         }
         // Gone from the source, or there under another URL: removed (the latter added again below).
-        var refetch: [String: Int] = [:]
+        var refetch: Set<String> = []
         for member in current {
             let key = source.key(member.record)
             guard let index = wantedKeys[key] else {
@@ -70,10 +70,8 @@ public struct ListSync {
                 continue
             }
             if source.byID && wanted[index].url != member.record.url {
-                let edited = try call { () throws(SpoolError) in
-                    try spool.removeResource(id: member.record.id, fromList: id)
-                }
-                refetch[key] = edited.from
+                try call { () throws(SpoolError) in _ = try spool.removeResource(id: member.record.id, fromList: id) }
+                refetch.insert(key)
             }
         }
         current = members()
@@ -85,10 +83,11 @@ public struct ListSync {
             present.insert(key)
             touched.insert(key)
             if !source.byID { record.id = "" }
-            let position = min(refetch[key] ?? index, count)
+            // Where the source has it: the list's order once every addition is in (the others keep theirs).
+            let position = min(index, count)
             try call { () throws(SpoolError) in _ = try spool.addResource(record, toList: id, at: position) }
             count += 1
-            if refetch[key] != nil { report.changed += 1 } else { report.added += 1 }
+            if refetch.contains(key) { report.changed += 1 } else { report.added += 1 }
         }
         return touched
     }
@@ -123,12 +122,13 @@ public struct SyncReport: Sendable, Equatable, CustomStringConvertible, JSONWrit
         "\(list): added \(added), removed \(removed), changed \(changed), unchanged \(unchanged)"
     }
 
+    /// Keys in order, as JSONWriter wants them.
     public func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.member("list", list)
         json.member("added", added)
-        json.member("removed", removed)
         json.member("changed", changed)
+        json.member("list", list)
+        json.member("removed", removed)
         json.member("unchanged", unchanged)
         json.endObject()
     }
