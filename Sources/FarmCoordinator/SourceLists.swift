@@ -4,7 +4,7 @@ import FarmSystem
 
 extension Coordinator {
     /// The lists of the manifest at `source` (an http(s) URL, fetched into tmp/ and deleted after, or a
-    /// local path), read and named exactly as `add` read them: what `farm sync` reads a list's source with.
+    /// local path), read and named as `add` and `farm sync` read them.
     public static func lists(from source: String, spool: Spool) throws(AddError) -> [ManifestList] {
         if ManifestSource.isURL(source) {
             let path = try ManifestSource.fetch(source, into: spool)

@@ -5,7 +5,7 @@ import NIOCore
 
 /// A real HTTP/1.1 server on 127.0.0.1 or another loopback address (never anything else) for farm's tests, its chaos runner and its
 /// benchmark (farm does not ship it). It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
-/// ranges, If-Range, HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
+/// Last-Modified, ranges, If-Range, conditional GETs (304), HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
 /// request it receives.
 ///
 /// Thread-safe: any thread or task may configure it, read its log, start and stop it, while it serves.
