@@ -97,6 +97,12 @@ let package = Package(
             "FarmSpool", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // `farm sync` (SPEC §7): a list brought to its source again, its done resources revalidated by
+        // conditional requests, in steps that are each atomic.
+        .target(name: "FarmSync", dependencies: [
+            "FarmSpool", "FarmCoordinator", "FarmPages", "FarmManifest", "FarmTransfer", "FarmConvert", "FarmJSON",
+            "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
@@ -180,6 +186,7 @@ let package = Package(
             "FarmServe",
             "FarmMetrics",
             "FarmPages",
+            "FarmSync",
             "FarmTransfer",
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -283,6 +290,7 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
         ]),

@@ -13,6 +13,10 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+int cfarm_rename_exchange(const char *oldpath, const char *newpath) {
+    return renameat2(AT_FDCWD, oldpath, AT_FDCWD, newpath, RENAME_EXCHANGE);
+}
+
 int cfarm_syncfs(int fd) { return syncfs(fd); }
 
 int cfarm_statfs_type(const char *path, int64_t *type) {

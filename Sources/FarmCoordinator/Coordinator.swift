@@ -30,17 +30,7 @@ public enum Coordinator {
         defer { lock.closeQuietly() }
         do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
-        let lists: [ManifestList]
-        if ManifestSource.isURL(source) {
-            let path = try ManifestSource.fetch(source, into: spool)
-            defer { try? FileSystem.unlink(path) }
-            lists = try read(path: path, displayName: urlFileName(source), spool: spool)
-        } else {
-            do { try FileSystem.checkReadable(source) } catch {
-                throw AddError(.unreadable, source, cause: error)
-            }
-            lists = try read(path: source, displayName: source, spool: spool)
-        }
+        let lists = try lists(from: source, spool: spool)
 
         var report = AddReport()
         var adding: [(id: String, resources: ManifestResources)] = []
@@ -114,12 +104,6 @@ public enum Coordinator {
         }
         report.followed.append(name)
         return report
-    }
-
-    private static func read(path: String, displayName: String, spool: Spool) throws(AddError) -> [ManifestList] {
-        do { return try Manifest.read(path: path, displayName: displayName, scratch: spool.tmp) } catch {
-            throw AddError(.malformed, displayName, cause: error)
-        }
     }
 
     private static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {

@@ -31,10 +31,13 @@ extension Spool {
     func editJournalPath(ofList id: String) -> String { lists + "/" + id + Self.editJournalSuffix }
 
     /// `farm item add`: a new resource at `position` of list `id` (its end when nil). Returns where it went.
+    /// A record with an empty id gets its job's name, as a manifest's resource without one (`farm sync`).
     /// Throws `.refused` (nothing changed) for a duplicate id or a position out of range.
     public func addResource(_ record: JobRecord, toList id: String, at position: Int?) throws(SpoolError)
         -> EditedResource {
         try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
+            var record = record
+            if record.id.isEmpty { record.id = JobName(list: id, index: edit.table.count).raw }
             let position = position ?? edit.order.count
             guard (0...edit.order.count).contains(position) else {
                 throw SpoolError(.refused, "position \(position) is out of range: list has \(edit.order.count) "

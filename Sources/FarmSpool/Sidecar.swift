@@ -27,10 +27,14 @@ public struct Sidecar: Equatable, Sendable {
     public var attempts: Int
     /// When `status` last changed (ISO 8601).
     public var changed: String
+    /// The validators of the response the file came from (its ETag, weak or strong, and Last-Modified, as
+    /// the server sent them), when it sent them: what `farm sync` revalidates the resource with.
+    public var etag: String?
+    public var modified: String?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
-                changed: String) {
+                changed: String, etag: String? = nil, modified: String? = nil) {
         self.status = status
         self.bytes = bytes
         self.size = size
@@ -41,12 +45,15 @@ public struct Sidecar: Equatable, Sendable {
         self.error = error
         self.attempts = attempts
         self.changed = changed
+        self.etag = etag
+        self.modified = modified
     }
 
     /// The sidecar's bytes, as the file in progress/ and the outcome record hold them.
     func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
-                        + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0))
+                        + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
+                        + (modified?.utf8.count ?? 0))
     }
 }
 
@@ -58,9 +65,11 @@ extension Sidecar: JSONWritable {
         json.member("bytes", bytes)
         json.member("changed", changed)
         if let error { json.member("error", error) }
+        if let etag { json.member("etag", etag) }
         if let file { json.member("file", file) }
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
+        if let modified { json.member("modified", modified) }
         if let size { json.member("size", size) }
         json.member("status", status.rawValue)
         if let thumb { json.member("thumb", thumb) }
@@ -87,7 +96,8 @@ extension Sidecar: JSONReadable {
                   size: try json.decodeIfPresent("size"), kind: try json.decodeIfPresent("kind"),
                   file: try json.decodeIfPresent("file"), image: try json.decodeIfPresent("image"),
                   thumb: try json.decodeIfPresent("thumb"), error: try json.decodeIfPresent("error"),
-                  attempts: try json.decode("attempts"), changed: try json.decode("changed"))
+                  attempts: try json.decode("attempts"), changed: try json.decode("changed"),
+                  etag: try json.decodeIfPresent("etag"), modified: try json.decodeIfPresent("modified"))
     }
 }
 

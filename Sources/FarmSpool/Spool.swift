@@ -148,6 +148,15 @@
 // supervisor looks for. A cover is downloaded by the follower to `files/<list>/cover.<kind>` (and its
 // display image beside it), then recorded by a line of its own.
 //
+// Sync (SyncReplace.swift; the command is FarmSync). `farm sync` brings a list to its source with the edits
+// above (each committed on its own, so a rerun does what is left), then revalidates each done resource by
+// its outcome record's `etag`/`modified`. A changed one's outputs are made in a stage `tmp/sync-<pid>-<nonce>/`
+// under their final names; under the list's edit lock, if the job is still the same done file with the same
+// record, each is renamed over the old one (a folder exchanged with it), then the record is replaced, then
+// the old outputs the new record does not name are deleted. Killed before the record, the old validators
+// make the next sync fetch it again; killed after, the next sync deletes the outputs no record names first.
+// A stage whose sync is gone is garbage.
+//
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
 //

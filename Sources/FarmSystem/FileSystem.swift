@@ -14,6 +14,12 @@ public enum FileSystem {
         if Glibc.rename(from, to) != 0 { throw Errno.current.staleAsMissing }
     }
 
+    /// renameat2(RENAME_EXCHANGE): `from` and `to` swap names in one step, so a directory replaces another
+    /// with no moment where neither is there (rename(2) cannot replace a directory that is not empty).
+    public static func exchange(_ from: String, _ to: String) throws(Errno) {
+        if cfarm_rename_exchange(from, to) != 0 { throw Errno.current.staleAsMissing }
+    }
+
     /// link(2): a second name `to` for the file at `from`; EEXIST when `to` exists, even on another host's
     /// mount of a network file system.
     public static func link(_ from: String, _ to: String) throws(Errno) {

@@ -14,14 +14,20 @@ public struct DownloadRequest: Sendable {
     /// The certificates (PEM) that HTTPS servers are verified against instead of the system's: a
     /// company's CA, a TLS-inspecting proxy's. nil: the system's.
     public var caFile: String?
+    /// A conditional request (`farm sync`): `If-None-Match` with this ETag, else `If-Modified-Since` with
+    /// `ifModifiedSince`; a 304 then ends the download well, with no byte (`DownloadResult.notModified`).
+    public var ifNoneMatch: String?
+    public var ifModifiedSince: String?
 
     public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30,
-                caFile: String? = nil) {
+                caFile: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) {
         self.url = url
         self.maxSize = maxSize
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
         self.caFile = caFile
+        self.ifNoneMatch = ifNoneMatch
+        self.ifModifiedSince = ifModifiedSince
     }
 }
 
@@ -46,13 +52,23 @@ public struct DownloadResult: Sendable, Equatable {
     /// The byte the transfer resumed from (0 when it started from scratch).
     public var resumedFrom: Int
     public var contentType: String?
+    /// The validators of the final response: its ETag (weak ones too: they are fine for If-None-Match) and
+    /// Last-Modified, as sent; what `farm sync` revalidates the resource with.
+    public var etag: String?
+    public var modified: String?
 
-    public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?) {
+    public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
+                modified: String? = nil) {
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.resumedFrom = resumedFrom
         self.contentType = contentType
+        self.etag = etag
+        self.modified = modified
     }
+
+    /// A conditional request answered 304: what the client has is current.
+    public var notModified: Bool { httpStatus == 304 }
 }
 
 extension EasyHandle {
@@ -105,9 +121,13 @@ extension EasyHandle {
             try set(CURLOPT_RANGE, "\(resumeFrom)-")
             if let validator = PartialValidator.read(fd) {
                 headers = curl_slist_append(headers, "If-Range: " + validator)
-                try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers))
             }
+        } else if let etag = request.ifNoneMatch {
+            headers = curl_slist_append(headers, "If-None-Match: " + etag)
+        } else if let modified = request.ifModifiedSince {
+            headers = curl_slist_append(headers, "If-Modified-Since: " + modified)
         }
+        if headers != nil { try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers)) }
         try check(cfarm_curl_setopt_write(curl, writeCallback))
         try set(CURLOPT_WRITEDATA, pointer: opaque)
         try check(cfarm_curl_setopt_header(curl, headerCallback))
@@ -126,11 +146,17 @@ extension EasyHandle {
         if [CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS, CURLE_URL_MALFORMAT].contains(code) {
             throw TransferError.curl(code, detail: lastErrorMessage)
         }
+        if status == 304, code == CURLE_OK, resumeFrom == 0,
+           request.ifNoneMatch != nil || request.ifModifiedSince != nil {
+            return DownloadResult(httpStatus: 304, bytes: 0, resumedFrom: 0, contentType: context.contentType,
+                                  etag: context.etag, modified: context.lastModified)
+        }
         if status >= 300 || (status > 0 && status < 200) {
             if status == 416, resumeFrom > 0, context.completeSize == resumeFrom {
                 // The earlier attempt had every byte already: nothing left to fetch.
                 return DownloadResult(httpStatus: 206, bytes: resumeFrom, resumedFrom: resumeFrom,
-                                      contentType: context.contentType)
+                                      contentType: context.contentType, etag: context.etag,
+                                      modified: context.lastModified)
             }
             if status == 416 { try? fd.truncate(to: 0) }  // the partial bytes no longer match: start over
             throw TransferError.http(status, retryAfter: context.retryAfter)
@@ -141,7 +167,8 @@ extension EasyHandle {
         }
         guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
         return DownloadResult(httpStatus: status, bytes: context.offset,
-                              resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType)
+                              resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
+                              etag: context.etag, modified: context.lastModified)
     }
 
     private func check(_ code: CURLcode) throws(TransferError) {
@@ -173,9 +200,12 @@ final class TransferContext {
     var retryAfter: Double?
     /// From `Content-Range: bytes */N` of a 416.
     var completeSize: Int?
-    /// The response's strong ETag, else its Last-Modified: what a later resume sends as If-Range.
+    /// The response's ETag (weak or strong) and Last-Modified. The strong ETag, else the Last-Modified, is
+    /// what a later resume sends as If-Range (`rangeValidator`).
     var etag: String?
     var lastModified: String?
+    /// A weak ETag cannot validate a range (RFC 9110 §13.1.5).
+    var rangeValidator: String? { etag.flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? lastModified }
 
     init(curl: UnsafeMutableRawPointer, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
          maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
@@ -213,7 +243,7 @@ final class TransferContext {
         // a 416 that keeps it, a whole version and never a splice. Resumed bytes keep their own.
         var length: curl_off_t = -1
         _ = cfarm_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        if restarted || length < 0 || count < Int(length) { PartialValidator.write(etag ?? lastModified, fd) }
+        if restarted || length < 0 || count < Int(length) { PartialValidator.write(rangeValidator, fd) }
     }
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
@@ -282,9 +312,7 @@ final class TransferContext {
         switch field {
         case .contentType: contentType = value
         case .retryAfter: retryAfter = Double(value)
-        // A weak ETag cannot validate a range (RFC 9110 §13.1.5).
-        case .etag where value.hasPrefix("\""): etag = value
-        case .etag: break
+        case .etag: etag = value
         case .lastModified: lastModified = value
         case .contentRange:
             if value.hasPrefix("bytes */") { completeSize = Int(value.dropFirst(8)) }

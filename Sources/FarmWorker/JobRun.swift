@@ -50,9 +50,11 @@ struct JobRun {
         return true
     }
 
-    /// The download is whole: store it, make its display image, complete the job. False when the disk
-    /// had no room for an output: the job went back to the queue with its download (see `handBack`).
-    func finish(partialPath: String, fd: FileDescriptor, bytes: Int) -> Bool {
+    /// The download is whole: store it, make its display image, complete the job (its record keeps the
+    /// response's validators, `etag` and `modified`, for `farm sync`). False when the disk had no room for
+    /// an output: the job went back to the queue with its download (see `handBack`).
+    func finish(partialPath: String, fd: FileDescriptor, bytes: Int, etag: String? = nil,
+                modified: String? = nil) -> Bool {
         guard let kind = DisplayImage.sniff(descriptor: fd) else {
             fail("unsupported content", partial: partialPath)
             return true
@@ -99,7 +101,8 @@ struct JobRun {
             return true
         }
         complete(.done, Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
-                                image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done)))
+                                image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done),
+                                etag: etag, modified: modified))
         return true
     }
 

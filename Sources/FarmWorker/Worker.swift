@@ -184,7 +184,8 @@ public final class Worker {
         let result = download(&job, fd: fd)
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else { return }
-        if !job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes) { disk.foundFull() }
+        if !job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes, etag: result.etag,
+                       modified: result.modified) { disk.foundFull() }
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).

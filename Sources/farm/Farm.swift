@@ -17,8 +17,8 @@ struct Farm: ParsableCommand {
         version: "0.1.0",
         subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Reset.self, Reload.self, Ps.self,
                       Status.self, Top.self, Serve.self, Metrics.self, Watch.self, Wait.self, Show.self,
-                      Failed.self, Retry.self, Hosts.self, Fsck.self, Item.self, Export.self, Work.self, Supervise.self,
-                      Follow.self, Recover.self,
+                      Failed.self, Retry.self, Hosts.self, Fsck.self, Item.self, Sync.self, Export.self, Work.self,
+                      Supervise.self, Follow.self, Recover.self,
                       Demo.self]
     )
 }

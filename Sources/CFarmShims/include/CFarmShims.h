@@ -16,6 +16,10 @@
 /// rename(2) that fails with EEXIST instead of replacing `newpath`. Returns 0 or -1 with errno set.
 int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 
+/// renameat2(RENAME_EXCHANGE): swaps the two names in one step (both must exist; directories too).
+/// Returns 0 or -1 with errno set.
+int cfarm_rename_exchange(const char *oldpath, const char *newpath);
+
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
 

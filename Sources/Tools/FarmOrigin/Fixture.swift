@@ -1,16 +1,21 @@
 import Foundation
 import NIOCore
 
-/// One resource the origin serves: its bytes, type and strong ETag. Immutable, shared by requests.
+/// One resource the origin serves: its bytes, type, strong ETag and Last-Modified (whole seconds since the
+/// epoch, and as sent). Immutable, shared by requests.
 struct Fixture: Sendable {
     let body: ByteBuffer
     let contentType: String
     let etag: String
+    let modified: Int
+    let lastModified: String
 
-    init(bytes: some Collection<UInt8>, contentType: String) {
+    init(bytes: some Collection<UInt8>, contentType: String, modified: Int = time(nil)) {
         body = ByteBuffer(bytes: bytes)
         self.contentType = contentType
         etag = Self.etag(of: bytes)
+        self.modified = modified
+        lastModified = HTTPDate.format(modified)
     }
 
     /// A strong ETag derived from the bytes alone (FNV-1a 64 and the length), so the same bytes served
@@ -69,8 +74,13 @@ final class Catalog: Sendable {
         return path + "?" + parameter + "=" + value
     }
 
-    func add(_ fixture: Fixture, at path: String) {
-        fixtures.withLock { $0[path] = fixture }
+    /// Serves `bytes` at `path`. Last-Modified is now, and always later than the bytes it replaces had, so
+    /// that new bytes are newer for If-Modified-Since too.
+    func add(_ bytes: [UInt8], contentType: String, at path: String) {
+        fixtures.withLock { fixtures in
+            let modified = max(time(nil), (fixtures[path]?.modified ?? 0) + 1)
+            fixtures[path] = Fixture(bytes: bytes, contentType: contentType, modified: modified)
+        }
     }
 
     func remove(_ path: String) {
@@ -103,6 +113,9 @@ final class Catalog: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue,
               let data = FileManager.default.contents(atPath: full) else { return nil }
-        return Fixture(bytes: [UInt8](data), contentType: Fixture.contentType(forFileNamed: relative))
+        let modified = (try? FileManager.default.attributesOfItem(atPath: full)[.modificationDate] as? Date)
+            .map { Int($0.timeIntervalSince1970) } ?? time(nil)
+        return Fixture(bytes: [UInt8](data), contentType: Fixture.contentType(forFileNamed: relative),
+                       modified: modified)
     }
 }

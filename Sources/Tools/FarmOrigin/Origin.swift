@@ -5,7 +5,7 @@ import NIOCore
 
 /// A real HTTP/1.1 server on 127.0.0.1 or another loopback address (never anything else) for farm's tests, its chaos runner and its
 /// benchmark (farm does not ship it). It serves fixtures from memory and files from directories with Content-Length, a strong ETag,
-/// ranges, If-Range, HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
+/// Last-Modified, ranges, If-Range, conditional GETs (304), HEAD and keep-alive; misbehaves on demand, per path, with `Fault`s; and records every
 /// request it receives.
 ///
 /// Thread-safe: any thread or task may configure it, read its log, start and stop it, while it serves.
@@ -102,7 +102,7 @@ public final class Origin: Sendable {
     /// Serves `bytes` at `path` (matched exactly, as sent in the request line, without the query), replacing
     /// what was there. Served before any directory.
     public func serve(path: String, bytes: [UInt8], contentType: String = "application/octet-stream") {
-        catalog.add(Fixture(bytes: bytes, contentType: contentType), at: path)
+        catalog.add(bytes, contentType: contentType, at: path)
     }
 
     /// Serves the regular files under `directory` at `prefix` + their relative path, read at each request
@@ -118,8 +118,7 @@ public final class Origin: Sendable {
     public func servePages(at path: String, parameter: String = "page", pages: [[UInt8]]) {
         catalog.servePages(at: path, parameter: parameter)
         for (index, page) in pages.enumerated() {
-            catalog.add(Fixture(bytes: page, contentType: "application/json"),
-                        at: path + "?" + parameter + "=" + String(index + 1))
+            catalog.add(page, contentType: "application/json", at: path + "?" + parameter + "=" + String(index + 1))
         }
     }
 
@@ -132,6 +131,25 @@ public final class Origin: Sendable {
     /// Stops serving the fixture at `path` (it answers 404 unless a directory has it).
     public func remove(path: String) {
         catalog.remove(path)
+    }
+
+    /// What the origin served at `path` since the start (or the last `clearRequests()`): bodies of the
+    /// resource (200 and 206 answers to GET) and 304s (conditional requests whose validators matched).
+    public func served(_ path: String) -> ServedCounts {
+        log.all.reduce(into: ServedCounts()) { counts, request in
+            guard request.path == path else { return }
+            counts.add(request)
+        }
+    }
+
+    /// `served(_:)` summed over every path.
+    public var servedCounts: ServedCounts {
+        log.all.reduce(into: ServedCounts()) { $0.add($1) }
+    }
+
+    /// The Last-Modified the origin sends for `path` now; nil for nothing there.
+    public func lastModified(for path: String) -> String? {
+        catalog.lookup(path)?.lastModified
     }
 
     /// The strong ETag the origin sends for `path` now, quotes included; nil for nothing there.

@@ -31,7 +31,11 @@ struct OriginResponder: HTTPResponder {
                                  clientPort: context.channel.remoteAddress?.port)
         let head = method == .head
         let fixture = method == .get || head ? catalog.lookup(path) : nil
-        let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil)
+        let notModified = fixture.map {
+            Conditional.notModified(ifNoneMatch: request.headers[.ifNoneMatch],
+                                    ifModifiedSince: request.headers[.ifModifiedSince], fixture: $0)
+        } ?? false
+        let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil && !notModified)
         log.update(sequence) { $0.faults = plan.applied }
 
         switch plan.answer {
@@ -58,7 +62,13 @@ struct OriginResponder: HTTPResponder {
         }
 
         let count = fixture.body.readableBytes
-        var headers: HTTPFields = [.contentType: fixture.contentType, .eTag: fixture.etag]
+        var headers: HTTPFields = [.contentType: fixture.contentType, .eTag: fixture.etag,
+                                   .lastModified: fixture.lastModified]
+        if notModified {
+            log.update(sequence) { $0.status = 304; $0.complete = true }
+            log.end(sequence)
+            return Response(status: .notModified, headers: [.eTag: fixture.etag, .lastModified: fixture.lastModified])
+        }
         headers[.acceptRanges] = plan.rangesOff ? "none" : "bytes"
         // Range is defined for GET only (RFC 9110 §14.2): a HEAD describes the whole representation.
         let wanted = plan.rangesOff || head

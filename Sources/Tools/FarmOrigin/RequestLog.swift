@@ -39,6 +39,32 @@ public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// How many bodies (200 and 206 answers to GET) and 304s an origin gave, and the body bytes of those
+/// bodies: what a test of `farm sync` counts. A value.
+public struct ServedCounts: Sendable, Equatable, CustomStringConvertible {
+    public var bodies = 0
+    public var notModified = 0
+    public var bodyBytes = 0
+
+    public init(bodies: Int = 0, notModified: Int = 0, bodyBytes: Int = 0) {
+        self.bodies = bodies
+        self.notModified = notModified
+        self.bodyBytes = bodyBytes
+    }
+
+    mutating func add(_ request: LoggedRequest) {
+        guard request.method == "GET" else { return }
+        if request.status == 200 || request.status == 206 {
+            bodies += 1
+            bodyBytes += request.bodyBytes
+        } else if request.status == 304 {
+            notModified += 1
+        }
+    }
+
+    public var description: String { "\(bodies) bodies (\(bodyBytes) B), \(notModified) not modified" }
+}
+
 /// Every request an origin received, in order. Owned by one origin; written by its event loops and
 /// read by the test's threads, so every access takes the lock.
 final class RequestLog: Sendable {

@@ -1,0 +1,120 @@
+import FarmConvert
+import FarmSpool
+import FarmSystem
+import FarmTransfer
+import Foundation
+import SystemPackage
+
+/// Step 4 of a sync (see ListSync.swift): every done resource of a list revalidated by a conditional GET
+/// (`If-None-Match` with its ETag, else `If-Modified-Since` with its Last-Modified), `concurrency` at a
+/// time, each thread over its own curl handle so its connection is kept alive. A resource without a
+/// validator counts as unchanged and is not fetched. Made and run by one thread, which waits for its own.
+struct Revalidation {
+    let spool: Spool
+    let concurrency: Int
+    let progress: (_ done: Int, _ total: Int) -> Void
+
+    private enum Verdict { case changed, unchanged }
+
+    /// Revalidates the resources of list `id` whose key is not in `skipping` (just added or fetched again);
+    /// returns how many changed and how many did not (those not done included).
+    mutating func run(list id: String, skipping: Set<String>) -> (changed: Int, unchanged: Int) {
+        guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return (0, 0) }
+        var candidates: [(resource: DoneResource, url: String)] = []
+        var unchanged = 0
+        for number in spool.order(ofList: id, total: record.total).numbers where number < table.count {
+            let entry = table[number]
+            if skipping.contains(entry.id) || skipping.contains(entry.url) { continue }
+            guard let resource = spool.doneResource(JobName(list: id, index: number)),
+                  resource.record.etag != nil || resource.record.modified != nil else {
+                unchanged += 1
+                continue
+            }
+            candidates.append((resource, entry.url))
+        }
+        let next = Locked(0), changed = Locked(0), finished = Locked(0)
+        let group = DispatchGroup()
+        for _ in 0..<min(concurrency, candidates.count) {
+            group.enter()
+            Thread.detachNewThread { [spool, candidates] in
+                defer { group.leave() }
+                guard let handle = try? EasyHandle() else { return }
+                while true {
+                    let index = next.withLock { value in
+                        defer { value += 1 }
+                        return value
+                    }
+                    guard index < candidates.count else { return }
+                    if Self.revalidate(candidates[index].resource, url: candidates[index].url, spool: spool,
+                                       handle: handle) == .changed {
+                        changed.withLock { $0 += 1 }
+                    }
+                    finished.withLock { $0 += 1 }
+                }
+            }
+        }
+        while group.wait(timeout: .now() + 1) == .timedOut {
+            progress(finished.withLock { $0 }, candidates.count)
+        }
+        // A thread that could not make a handle left its share undone: those count as unchanged.
+        let changes = changed.withLock { $0 }
+        return (changes, unchanged + candidates.count - changes)
+    }
+
+    /// One conditional GET, and on a 200 the new outputs put in place of the old.
+    private static func revalidate(_ resource: DoneResource, url: String, spool: Spool,
+                                   handle: EasyHandle) -> Verdict {
+        let old = resource.record
+        let stage: String
+        do { stage = try spool.makeSyncStage() } catch {
+            spool.log("sync: \(error)")
+            return .unchanged
+        }
+        var keepStage = false
+        defer { if !keepStage { try? FileSystem.removeTree(stage) } }
+        let download = stage + "/download"
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(download, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600) }
+        catch {
+            spool.log("sync: cannot write to \(stage): \(error)")
+            return .unchanged
+        }
+        defer { fd.closeQuietly() }
+        let request = DownloadRequest(url: url, ifNoneMatch: old.etag, ifModifiedSince: old.etag == nil ? old.modified : nil)
+        let result: DownloadResult
+        do { result = try handle.download(request, into: fd) { _ in true } } catch {
+            spool.log("sync: \(resource.job) not revalidated: \(error.message)")
+            return .unchanged
+        }
+        if result.notModified { return .unchanged }
+        guard let kind = DisplayImage.sniff(descriptor: fd) else {
+            spool.log("sync: \(resource.job) kept: its new bytes are of no supported kind")
+            return .unchanged
+        }
+        let base = stage + "/" + String(resource.job.index)
+        let file = base + "." + kind.fileExtension
+        var image: String?, thumb: String?
+        do {
+            try FileSystem.rename(download, file)
+            // Made as the worker made the old ones: none when it made none (`farm start --no-convert`).
+            if old.image != nil {
+                let made = try DisplayImage.make(for: file, kind: kind, base: base)
+                image = made.image
+                thumb = made.thumbnail ?? (try? Thumbnail.make(for: made.image, base: base))
+            }
+        } catch {
+            spool.log("sync: \(resource.job) kept: \(error)")
+            return .unchanged
+        }
+        let directory = spool.outputDirectory(ofList: resource.job.list)
+        let final = { (path: String?) in path.map { directory + $0.dropFirst(stage.count) } }
+        let record = Sidecar(status: .done, bytes: result.bytes, size: result.bytes, kind: kind.rawValue,
+                             file: final(file), image: final(image), thumb: final(thumb), attempts: old.attempts,
+                             changed: Timestamp.iso8601(Clock.wall()), etag: result.etag, modified: result.modified)
+        keepStage = true  // replaceOutputs removes it
+        do { return try spool.replaceOutputs(of: resource, stage: stage, record: record) ? .changed : .unchanged } catch {
+            spool.log("sync: \(error)")
+            return .unchanged
+        }
+    }
+}

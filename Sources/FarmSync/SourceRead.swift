@@ -1,0 +1,47 @@
+import FarmCoordinator
+import FarmManifest
+import FarmPages
+import FarmSpool
+import FarmSystem
+
+/// A list's source as read again by `farm sync`: its resources in the source's order, and whether they are
+/// told apart by id (the source gives ids) or, without ids, by URL. A value.
+struct SourceResources {
+    var records: [JobRecord]
+    var byID: Bool
+
+    /// What tells `record` from the list's other resources.
+    func key(_ record: JobRecord) -> String { byID ? record.id : record.url }
+
+    /// Reads the source of list `list` (named `record.name`): its manifest, fetched again (a URL) or read
+    /// again (a local path, relative to the working directory as `farm add` was given it), the list found by
+    /// its name in it; or every page of its paged API. Throws one sentence (without the list's name).
+    static func read(_ record: ListRecord, spool: Spool) throws(SyncFailure) -> SourceResources {
+        if let paged = record.paged {
+            guard let reader = try? PageReader(paged) else { throw SyncFailure("its source is no longer readable") }
+            let items: [PageReader.Item]
+            do { items = try reader.allItems(spool: spool) } catch {
+                throw SyncFailure("cannot read its source \(paged.first): \(error)")
+            }
+            // As the follower adds them: an item without an id gets its job's name when it is added.
+            return SourceResources(records: items.map { JobRecord(url: $0.url, id: $0.id ?? "", title: $0.title,
+                                                                  caption: $0.caption) },
+                                   byID: paged.id != nil)
+        }
+        let lists: [ManifestList]
+        do { lists = try Coordinator.lists(from: record.source, spool: spool) } catch {
+            throw SyncFailure("cannot read its source: \(error)")
+        }
+        guard let list = lists.first(where: { $0.name == record.name }) else {
+            throw SyncFailure("its source \(record.source) no longer holds a list named \(record.name)")
+        }
+        var records: [JobRecord] = []
+        var byID = true
+        records.reserveCapacity(list.resources.count)
+        for resource in list.resources.inOnePass {
+            if resource.id == nil { byID = false }
+            records.append(JobRecord(url: resource.url, id: resource.id ?? ""))
+        }
+        return SourceResources(records: records, byID: byID && !records.isEmpty)
+    }
+}

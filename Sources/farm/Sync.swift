@@ -1,0 +1,69 @@
+import ArgumentParser
+import FarmControl
+import FarmJSON
+import FarmSpool
+import FarmStatus
+import FarmSync
+import Foundation
+import Glibc
+
+/// `farm sync LIST|--all [--json]` (SPEC §7): each list brought to its source again, one line of counts
+/// per list. A list that cannot be synced is one line on stderr and the others go on; the exit status is
+/// then 2 when one was refused (its pages still followed, or not a list), else 1.
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Bring LIST (or every list) to its source: add, remove, fetch what changed.")
+
+    @OptionGroup var options: SpoolOptions
+
+    @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
+    var list: String?
+
+    @Flag(help: "Sync every list.")
+    var all = false
+
+    @Flag(help: "Print the counts as JSON (an array with --all).")
+    var json = false
+
+    func validate() throws {
+        guard (list == nil) == all else { throw ValidationError("give a LIST or --all, not both nor neither") }
+    }
+
+    func run() throws {
+        let spool = try options.open(create: false)
+        let lists: [PublishedList]
+        if all {
+            lists = ListLookup.all(spool)
+        } else {
+            do { lists = [try Control(spool: spool).find(.typed(list ?? ""))] } catch {
+                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        var reports: [SyncReport] = []
+        var failure: Int32 = 0
+        let terminal = isatty(2) == 1
+        for published in lists {
+            var sync = ListSync(spool: spool, id: published.id)
+            if terminal {
+                let name = published.record.name
+                sync.progress = { done, total in
+                    FileHandle.standardError.write(Data("\(name): revalidated \(done) of \(total)\n".utf8))
+                }
+            }
+            do {
+                let report = try sync.run()
+                reports.append(report)
+                if !json { print(report) }
+            } catch {
+                FileHandle.standardError.write(Data("Error: \(published.record.name): \(error)\n".utf8))
+                failure = max(failure, error.refused ? 2 : 1)
+            }
+        }
+        if json {
+            let objects = reports.map { String(decoding: JSON.encode($0), as: UTF8.self) }
+            print(all ? "[" + objects.joined(separator: ", ") + "]" : objects.first ?? "{}")
+        }
+        if failure != 0 { throw ExitCode(failure) }
+    }
+}
