@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmSpool
 import FarmSystem
+import FarmTransfer
 
 // `farm sync LIST` (SPEC §7) brings a list to its source, in steps that are each atomic, so that a sync
 // killed at any point (SIGKILL included) and run again ends where one uninterrupted sync would have:
@@ -42,10 +43,14 @@ public struct ListSync {
         }
         spool.removeDeadSyncStages()
         do { try spool.dropUnreferencedOutputs(ofList: id) } catch { throw SyncFailure("\(error)") }
-        let source = try SourceResources.read(record, spool: spool)
+        // Fetched as the farm's workers fetch: with its CA file and size limit.
+        let desired = spool.desired()
+        let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
+                                         maxSize: desired.maxSize)
+        let source = try SourceResources.read(record, spool: spool, caFile: limits.caFile)
         var report = SyncReport(list: record.name)
         let touched = try edit(to: source, report: &report)
-        var revalidation = Revalidation(spool: spool, concurrency: concurrency, progress: progress)
+        var revalidation = Revalidation(spool: spool, concurrency: concurrency, limits: limits, progress: progress)
         let (changed, unchanged) = revalidation.run(list: id, skipping: touched)
         report.changed += changed
         report.unchanged = unchanged

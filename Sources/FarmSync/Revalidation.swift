@@ -12,9 +12,16 @@ import SystemPackage
 struct Revalidation {
     let spool: Spool
     let concurrency: Int
+    let limits: Limits
     let progress: (_ done: Int, _ total: Int) -> Void
 
     private enum Verdict { case changed, unchanged }
+
+    /// What a download of the farm is allowed: the CA file HTTPS servers are checked against, the bytes.
+    struct Limits {
+        var caFile: String?
+        var maxSize: Int
+    }
 
     /// Revalidates the resources of list `id` whose key is not in `skipping` (just added or fetched again);
     /// returns how many changed and how many did not (those not done included).
@@ -36,7 +43,7 @@ struct Revalidation {
         let group = DispatchGroup()
         for _ in 0..<min(concurrency, candidates.count) {
             group.enter()
-            Thread.detachNewThread { [spool, candidates] in
+            Thread.detachNewThread { [spool, candidates, limits] in
                 defer { group.leave() }
                 guard let handle = try? EasyHandle() else { return }
                 while true {
@@ -46,7 +53,7 @@ struct Revalidation {
                     }
                     guard index < candidates.count else { return }
                     if Self.revalidate(candidates[index].resource, url: candidates[index].url, spool: spool,
-                                       handle: handle) == .changed {
+                                       limits: limits, handle: handle) == .changed {
                         changed.withLock { $0 += 1 }
                     }
                     finished.withLock { $0 += 1 }
@@ -62,7 +69,7 @@ struct Revalidation {
     }
 
     /// One conditional GET, and on a 200 the new outputs put in place of the old.
-    private static func revalidate(_ resource: DoneResource, url: String, spool: Spool,
+    private static func revalidate(_ resource: DoneResource, url: String, spool: Spool, limits: Limits,
                                    handle: EasyHandle) -> Verdict {
         let old = resource.record
         let stage: String
@@ -80,7 +87,8 @@ struct Revalidation {
             return .unchanged
         }
         defer { fd.closeQuietly() }
-        let request = DownloadRequest(url: url, ifNoneMatch: old.etag, ifModifiedSince: old.etag == nil ? old.modified : nil)
+        let request = DownloadRequest(url: url, maxSize: limits.maxSize, caFile: limits.caFile, ifNoneMatch: old.etag,
+                                      ifModifiedSince: old.etag == nil ? old.modified : nil)
         let result: DownloadResult
         do { result = try handle.download(request, into: fd) { _ in true } } catch {
             spool.log("sync: \(resource.job) not revalidated: \(error.message)")

@@ -16,11 +16,11 @@ struct SourceResources {
     /// Reads the source of list `list` (named `record.name`): its manifest, fetched again (a URL) or read
     /// again (a local path, relative to the working directory as `farm add` was given it), the list found by
     /// its name in it; or every page of its paged API. Throws one sentence (without the list's name).
-    static func read(_ record: ListRecord, spool: Spool) throws(SyncFailure) -> SourceResources {
+    static func read(_ record: ListRecord, spool: Spool, caFile: String?) throws(SyncFailure) -> SourceResources {
         if let paged = record.paged {
             guard let reader = try? PageReader(paged) else { throw SyncFailure("its source is no longer readable") }
             let items: [PageReader.Item]
-            do { items = try reader.allItems(spool: spool) } catch {
+            do { items = try reader.allItems(spool: spool, caFile: caFile) } catch {
                 throw SyncFailure("cannot read its source \(paged.first): \(error)")
             }
             // As the follower adds them: an item without an id gets its job's name when it is added.

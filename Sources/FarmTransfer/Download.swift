@@ -19,6 +19,13 @@ public struct DownloadRequest: Sendable {
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
 
+    /// The CA file the environment names (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`), as curl's own command
+    /// line and OpenSSL read it: libcurl itself reads neither.
+    public static var caFileFromEnvironment: String? {
+        let environment = ProcessInfo.processInfo.environment
+        return [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
+    }
+
     public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30,
                 caFile: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) {
         self.url = url

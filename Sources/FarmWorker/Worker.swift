@@ -25,13 +25,7 @@ public struct WorkerOptions: Sendable {
     public var hostLimits = HostLimits()
     /// The CA certificates HTTPS servers are verified against (`--ca-file`, else `CURL_CA_BUNDLE` or
     /// `SSL_CERT_FILE` in the environment of `farm start`); nil: the system's.
-    public var caFile: String? = WorkerOptions.caFileFromEnvironment
-
-    /// What the environment names, as curl's own command line and OpenSSL read it.
-    static var caFileFromEnvironment: String? {
-        let environment = ProcessInfo.processInfo.environment
-        return [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
-    }
+    public var caFile: String? = DownloadRequest.caFileFromEnvironment
 
     public init() {}
 
