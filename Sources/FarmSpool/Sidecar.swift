@@ -27,6 +27,8 @@ public struct Sidecar: Equatable, Sendable {
     public var attempts: Int
     /// When `status` last changed (ISO 8601).
     public var changed: String
+    /// Done from the bytes another job's transfer stored, with no transfer of its own (SPEC §7, "Once").
+    public var shared = false
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -61,6 +63,7 @@ extension Sidecar: JSONWritable {
         if let file { json.member("file", file) }
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
+        if shared { json.member("shared", true) }
         if let size { json.member("size", size) }
         json.member("status", status.rawValue)
         if let thumb { json.member("thumb", thumb) }
@@ -88,6 +91,7 @@ extension Sidecar: JSONReadable {
                   file: try json.decodeIfPresent("file"), image: try json.decodeIfPresent("image"),
                   thumb: try json.decodeIfPresent("thumb"), error: try json.decodeIfPresent("error"),
                   attempts: try json.decode("attempts"), changed: try json.decode("changed"))
+        shared = try json.decodeIfPresent("shared") ?? false
     }
 }
 
