@@ -13,7 +13,10 @@ import Testing
 @Suite(.serialized) struct FarmOnceTests {
     /// A small PNG whose bytes differ for every `n` (and `salt`).
     private static func picture(_ n: Int, salt: Int = 0) -> [UInt8] {
-        StoredPNG.make(width: 4, height: 2) { y in (0..<12).map { UInt8(truncatingIfNeeded: n &* 7 &+ $0 &* 13 &+ y &+ salt) } }
+        StoredPNG.make(width: 4, height: 2) { y in
+            [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(truncatingIfNeeded: salt)]
+                + (0..<9).map { UInt8(truncatingIfNeeded: n &* 7 &+ $0 &* 13 &+ y) }
+        }
     }
 
     /// Writes `urls` as the JSON list `<name>.json` and adds it (with `extra` arguments).
