@@ -18,16 +18,22 @@ extension Spool {
     /// The SHA-256 of the bytes of `fd`, read from its start, as 64 hex digits.
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
         var hasher = SHA256()
+        try readChunks(of: fd) { chunk in hasher.update(bufferPointer: chunk) }
+        return hexDigest(hasher.finalize())
+    }
+
+    /// Hands the bytes of `fd`, from its start, to `body` a MiB at a time.
+    private static func readChunks(of fd: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void)
+        throws(Errno) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var offset = 0
         while true {
             let count = try fd.read(at: offset, into: buffer)
-            if count == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             offset += count
         }
-        return hexDigest(hasher.finalize())
     }
 
     /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`) the valid result of
@@ -79,6 +85,29 @@ extension Spool {
         // nothing: take it back.
         if !FileSystem.exists(blob) { collectBlob(digest) }
         return digest
+    }
+
+    /// Gives the stored result of `url` the new name `path` (in tmp/): a hard link to its blob, or a copy
+    /// of it where the link fails (too many links, a file system without them). Nil when there is none.
+    public func linkStoredResult(of url: String, to path: String) -> URLRecord? {
+        guard let (blob, record) = storedResult(of: url) else { return nil }
+        do { try FileSystem.link(blob, path) } catch where error == .noSuchFileOrDirectory {
+            return nil  // collected meanwhile
+        } catch {
+            guard (try? Self.copy(blob, to: path)) != nil else {
+                try? FileSystem.unlink(path)
+                return nil
+            }
+        }
+        return record
+    }
+
+    private static func copy(_ source: String, to target: String) throws(Errno) {
+        let from = try FileDescriptor.open(source, .readOnly)
+        defer { from.closeQuietly() }
+        let to = try FileDescriptor.open(target, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
+        defer { to.closeQuietly() }
+        try readChunks(of: from) { chunk throws(Errno) in try to.write(contentsOf: chunk) }
     }
 
     /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and

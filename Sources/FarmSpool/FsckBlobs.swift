@@ -47,7 +47,7 @@ extension FsckRun {
                     [self] () throws(SpoolError) in
                     guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .made }
                     defer { fd.closeQuietly() }
-                    guard (try? fd.tryLock()) == true, isUnusedLock(path) else { return .skipped("it is in use") }
+                    guard (try? fd.tryLock()) == true, hasNothingToResume(fd) else { return .skipped("it is in use") }
                     try? FileSystem.unlink(path)
                     return .made
                 }
@@ -63,7 +63,11 @@ extension FsckRun {
         guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge,
               let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
         defer { fd.closeQuietly() }
-        guard (try? fd.tryLock(shared: true)) == true else { return false }
+        return (try? fd.tryLock(shared: true)) == true && hasNothingToResume(fd)
+    }
+
+    /// Whether the lock file open as `fd` names no claim, or one whose partial download is gone.
+    private func hasNothingToResume(_ fd: FileDescriptor) -> Bool {
         guard let holder = (try? fd.readAll(limit: 512)).flatMap({ ActiveName(String(decoding: $0, as: UTF8.self)) })
         else { return true }
         return !FileSystem.exists(spool.partialPath(holder.job))

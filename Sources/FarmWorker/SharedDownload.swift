@@ -24,7 +24,9 @@ struct SharedDownload {
     let keeper: LeaseKeeper
     let lease: Double
 
-    /// Where the job starts from. A fresh job skips the stored result and adopts nothing.
+    /// Where the job starts from. A fresh job skips the stored result and adopts nothing. A waiter keeps
+    /// the host slot it was let in with (per-host limits): the holder has one of its own, so waiting
+    /// never blocks the transfer it waits for.
     func start() -> Start {
         let url = claim.record.url, fresh = claim.record.fresh
         if !fresh, let stored = linkStored() { return stored }
@@ -60,12 +62,10 @@ struct SharedDownload {
         }
     }
 
-    /// The URL's stored result linked into tmp/, or nil when there is none (or it went meanwhile).
+    /// The URL's stored result linked (or copied) into tmp/, or nil when there is none (or it went meanwhile).
     private func linkStored() -> Start? {
-        guard let (blob, record) = spool.storedResult(of: claim.record.url) else { return nil }
         let path = spool.scratchPath("shared")
-        guard (try? FileSystem.link(blob, path)) != nil else { return nil }
-        return .stored(path: path, size: record.size)
+        return spool.linkStoredResult(of: claim.record.url, to: path).map { .stored(path: path, size: $0.size) }
     }
 
     /// Whether the claim the URL's lock file names is no longer claimed by that owner.

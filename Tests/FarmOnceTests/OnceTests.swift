@@ -163,6 +163,29 @@ import Testing
         try expectClean(farm)
     }
 
+    /// fsck finds what no output uses (a blob whose only name is blobs/, a record whose blob is gone, an
+    /// unheld lock with nothing to resume) and `--repair` removes it; a blob with an output is left alone.
+    @Test func fsckFindsAndRepairsStoredResultsNoOutputUses() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let used = String(repeating: "a", count: 64), unused = String(repeating: "b", count: 64)
+        FileManager.default.createFile(atPath: spool.blobPath(used), contents: Data([1, 2, 3]))
+        try FileManager.default.createDirectory(atPath: spool.files, withIntermediateDirectories: true)
+        #expect(link(spool.blobPath(used), spool.files + "/kept") == 0)
+        FileManager.default.createFile(atPath: spool.blobPath(unused), contents: Data([4]))
+        let gone = #"{"blob":"\#(String(repeating: "c", count: 64))","size":1,"url":"http://x/y"}"#
+        FileManager.default.createFile(atPath: spool.urls + "/" + Spool.urlKey("http://x/y"), contents: Data(gone.utf8))
+        FileManager.default.createFile(atPath: spool.urlLockPath(key: Spool.urlKey("http://x/z")), contents: Data())
+        Thread.sleep(forTimeInterval: 2.1)  // an unheld lock file counts only once it is older than a moment
+        let found = try spool.fsck().findings.filter { $0.kind == .blob }.map(\.path).sorted()
+        #expect(found == ["blobs/" + unused, "urls/" + Spool.urlKey("http://x/y"),
+                          "urls/" + Spool.urlKey("http://x/z") + ".lock"].sorted(), "\(found)")
+        _ = try spool.fsck(repair: true)
+        let report = try spool.fsck()
+        #expect(report.findings.filter { $0.kind == .blob }.isEmpty, "\(report.findings)")
+        #expect(FileManager.default.fileExists(atPath: spool.blobPath(used)))
+    }
+
     /// `farm add --fresh` and `farm reload` transfer again; removing the last user of a blob leaves no
     /// blob and no URL record.
     @Test func freshAndReloadTransferAgainAndRemovingTheLastUserLeavesNothing() throws {
