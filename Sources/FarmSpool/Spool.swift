@@ -155,9 +155,10 @@
 // `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
 // file names its blob), appends the URL's key to `blobs/<sha256>.urls` and writes `urls/<key>` (JSON:
 // url, blob, size, kind) by rename: the URL's valid result. When a blob of those bytes exists already
-// (another URL, same bytes), the download gives way to a name of it, renamed over the partial. A worker
-// that claims a job first looks for its URL's record: when its blob is there, the blob is linked into
-// tmp/ and stored as the job's download (a rename), converted as usual, and the job completes with
+// (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
+// the partial). A worker that claims a job first looks for its URL's record: when its blob is there, the
+// blob is linked as tmp/shared-* (copied where a link fails: too many links) and stored as the job's
+// download (a rename), converted as usual, and the job completes with
 // `shared` in its outcome record, with no transfer. Otherwise it takes `urls/<key>.lock` (flock, never
 // waiting in the kernel): whoever holds it is the URL's one transfer, and writes its claim's name in it;
 // the others poll every 50 ms (their lease renewed, their stop and lost flags looked at) and look for
@@ -168,7 +169,7 @@
 // says nobody writes it), so the transfer resumes by range once for all who wait. A holder whose claim
 // is gone while its lock is still held (a stopped process) is waited for a lease at most, then its
 // waiters transfer by themselves. A job marked `fresh` (`farm add --fresh`; `farm reload` rewrites its
-// done job file with the mark, by rename, before it queues it) skips the record and adopts nothing, but
+// done job file with the mark, staged as tmp/fresh-* and renamed over it, before it queues it) skips the record and adopts nothing, but
 // takes the lock and publishes like any other. Removal: an output is deleted through `removeOutput`,
 // which collects the blob whose last other name it was (a link count of 1), with the URL records its
 // .urls names (those that still name it) and the .urls. A worker linking a blob while it is collected
