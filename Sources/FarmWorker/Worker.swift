@@ -180,6 +180,7 @@ public final class Worker {
         // Whatever ends the transfer before its result is published: the file stays for the next holder
         // while there are bytes to resume from.
         defer { lock?.release(keepFile: FileSystem.exists(partialPath)) }
+        spool.detachPartial(of: claim.job)
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(partialPath, .readWrite, options: .create, permissions: 0o600) } catch {
             spool.log("cannot open \(partialPath): \(error)")
