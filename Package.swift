@@ -39,6 +39,9 @@ let package = Package(
         // Metrics: recorded through swift-metrics' API, exposed in Prometheus' text format by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // SHA-256 of downloads and URLs, so a spool stores equal bytes once (SPEC §7); already in the
+        // graph through Hummingbird's dependencies.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -78,6 +81,7 @@ let package = Package(
         // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
         .target(name: "FarmSpool", dependencies: [
             "FarmJSON",
+            .product(name: "Crypto", package: "swift-crypto"),
             "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -291,6 +295,9 @@ let package = Package(
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmOnceTests", dependencies: [
+            "FarmSpool", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
         ]),

@@ -33,10 +33,11 @@ extension Control {
     /// `farm add [SOURCE]`: the coordinator, in this process. Enqueues every resource of the manifest
     /// at `source` (a path or an http(s) URL; nil: the original app's), atomically. `progress` hears
     /// how many jobs are staged out of how many, every 10,000.
-    public func add(_ source: String?, progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in })
-        throws(ControlError) -> Added {
+    /// `fresh`: its jobs download again even when their URL's result is stored (SPEC §7).
+    public func add(_ source: String?, fresh: Bool = false,
+                    progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(ControlError) -> Added {
         do {
-            let report = try Coordinator.add(source: source, to: spool, progress: progress)
+            let report = try Coordinator.add(source: source, to: spool, fresh: fresh, progress: progress)
             return Added(lists: report.added, alreadyThere: report.alreadyThere)
         } catch {
             throw Self.controlError(error)

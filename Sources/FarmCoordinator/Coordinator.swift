@@ -22,7 +22,8 @@ public struct AddReport: Sendable {
 public enum Coordinator {
     /// `progress` hears how many jobs are staged out of how many, every 10,000 (a million-URL add takes
     /// a while, and a command that runs long shows how far it is).
-    public static func add(source: String?, to spool: Spool,
+    /// `fresh`: every job is downloaded again even when its URL's result is stored (`farm add --fresh`).
+    public static func add(source: String?, to spool: Spool, fresh: Bool = false,
                            progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(AddError)
         -> AddReport {
         let source = source ?? ManifestSource.original
@@ -63,7 +64,9 @@ public enum Coordinator {
                         staged += 1
                         if staged % 10_000 == 0 { progress(staged, total) }
                         let name = JobName(list: list.id, index: index)
-                        return NewJob(name: name, record: JobRecord(url: resource.url, id: resource.id ?? name.raw))
+                        var record = JobRecord(url: resource.url, id: resource.id ?? name.raw)
+                        record.fresh = fresh
+                        return NewJob(name: name, record: record)
                     }
                 }
                 try spool.enqueue(jobs, lists: records)

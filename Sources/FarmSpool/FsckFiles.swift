@@ -10,6 +10,7 @@ extension FsckRun {
         try checkSidecars()
         try checkScratch()
         try checkHolds()
+        try checkBlobs()
         for name in registry.foreign { foreign(spool.procs + "/" + name, "not a process entry") }
         for name in registry.dead {
             let path = spool.procs + "/" + name

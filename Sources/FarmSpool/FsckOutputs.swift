@@ -118,7 +118,7 @@ extension FsckRun {
         guard let list = lists[job.list] else { return }
         let directory = spool.outputDirectory(ofList: job.list)
         for name in outputNames(of: list, job.index) {
-            do { try FileSystem.removeTree(directory + "/" + name) } catch {
+            do { try spool.removeOutput(directory + "/" + name) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(name)", cause: error)
             }
         }
@@ -190,7 +190,7 @@ extension FsckRun {
                 [self] () throws(SpoolError) in
                 // Looked at just before: a claim made since has not stored anything yet.
                 guard !isClaimedOrDone(job) else { return .skipped("the job was claimed meanwhile") }
-                do { try FileSystem.removeTree(path) } catch {
+                do { try spool.removeOutput(path) } catch {
                     throw SpoolError(.io, "cannot delete \(path)", cause: error)
                 }
                 return .made

@@ -10,6 +10,9 @@ public struct JobRecord: Equatable, Sendable {
     /// What a paged source's `--title` and `--caption` found for the item (SPEC §7); nil otherwise.
     public var title: String?
     public var caption: String?
+    /// Downloaded again even when the URL's valid result is stored (`farm add --fresh`, `farm reload`;
+    /// see "Once" in the protocol); its result becomes the URL's valid one.
+    public var fresh = false
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil) {
         self.url = url
@@ -25,11 +28,12 @@ public struct JobRecord: Equatable, Sendable {
     }
 }
 
-/// `title` and `caption` only when there are some, so the records of other lists keep their bytes.
+/// `title`, `caption` and `fresh` only when there are some, so the records of other lists keep their bytes.
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         if let caption { json.member("caption", caption) }
+        if fresh { json.member("fresh", true) }
         json.member("id", id)
         if let title { json.member("title", title) }
         json.member("url", url)
@@ -45,6 +49,7 @@ extension JobRecord: JSONReadable {
         id = try json.decode("id")
         title = try json.decodeIfPresent("title")
         caption = try json.decodeIfPresent("caption")
+        fresh = try json.decodeIfPresent("fresh") ?? false
         if url.isEmpty { throw JSONMismatch("\"url\": empty") }
     }
 }

@@ -210,7 +210,7 @@ extension Spool {
     public func removeOutputs(of job: JobName) {
         let directory = outputDirectory(ofList: job.list)
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
-            try? FileSystem.removeTree(directory + "/" + output)
+            try? removeOutput(directory + "/" + output)
         }
     }
 

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSystem
 import SystemPackage
 
@@ -20,7 +21,9 @@ extension Spool {
                     setAside(directory + "/" + name, reason: "not a job of list \(id)")
                     continue
                 }
-                if try redo(directory + "/" + name, job: job, outputs: outputs[job.index] ?? []) { reloaded += 1 }
+                if try redo(directory + "/" + name, job: job, outputs: outputs[job.index] ?? [], fresh: true) {
+                    reloaded += 1
+                }
             }
         }
         dropPartials(ofList: id)
@@ -38,19 +41,39 @@ extension Spool {
     }
 
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
-    /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record.
+    /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
+    /// marks it to be downloaded again even when its URL's result is stored (see "Once").
     /// False when it was gone already.
-    func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false) throws(SpoolError) -> Bool {
+    func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
+              fresh: Bool = false) throws(SpoolError) -> Bool {
         let directory = outputDirectory(ofList: job.list)
         for output in outputs {
-            do { try FileSystem.removeTree(directory + "/" + output) } catch {
+            do { try removeOutput(directory + "/" + output) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
         try? FileSystem.unlink(sidecarPath(job))
         if !keepOutcome { forgetOutcome(atPath: path) }
         try? FileSystem.unlink(partialPath(job))
+        if fresh && !markFresh(path) { return false }
         return try returnToQueue(path, job: job)
+    }
+
+    /// Replaces the job file at `path` by one whose record is marked `fresh`, by rename (the outcome record
+    /// goes with the old file; the job stays where it is). False when it was gone.
+    private func markFresh(_ path: String) -> Bool {
+        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 16) else { return false }
+        guard var record = JSON.decode(JobRecord.self, from: bytes), !record.fresh else { return true }
+        record.fresh = true
+        let scratch = scratchPath("fresh")
+        do {
+            try FileSystem.createFile(scratch, record.encoded())
+            try FileSystem.rename(scratch, path)
+        } catch {
+            try? FileSystem.unlink(scratch)
+            return FileSystem.exists(path)
+        }
+        return true
     }
 
     /// Deletes the partial downloads of `list` that nobody is writing (a writer holds an flock).

@@ -31,6 +31,8 @@ public struct Sidecar: Equatable, Sendable {
     /// the server sent them), when it sent them: what `farm sync` revalidates the resource with.
     public var etag: String?
     public var modified: String?
+    /// Done from the bytes another job's transfer stored, with no transfer of its own (SPEC §7, "Once").
+    public var shared = false
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -70,6 +72,7 @@ extension Sidecar: JSONWritable {
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
+        if shared { json.member("shared", true) }
         if let size { json.member("size", size) }
         json.member("status", status.rawValue)
         if let thumb { json.member("thumb", thumb) }
@@ -98,6 +101,7 @@ extension Sidecar: JSONReadable {
                   thumb: try json.decodeIfPresent("thumb"), error: try json.decodeIfPresent("error"),
                   attempts: try json.decode("attempts"), changed: try json.decode("changed"),
                   etag: try json.decodeIfPresent("etag"), modified: try json.decodeIfPresent("modified"))
+        shared = try json.decodeIfPresent("shared") ?? false
     }
 }
 

@@ -62,6 +62,8 @@ extension Spool {
             guard let now = doneResource(job), now.inode == resource.inode, now.recordBytes == resource.recordBytes,
                   isMember(job) else { return false }
             let directory = outputDirectory(ofList: job.list)
+            // The old download may be a name of a blob (see "Once"): replaced, it may have been its last.
+            let oldBlob = now.record.file.flatMap { blob(ofOutput: $0) }
             do {
                 try FileSystem.ensureDirectory(directory)
                 for entry in try FileSystem.listEntries(stage) {
@@ -80,6 +82,7 @@ extension Spool {
             try setDoneRecord(record, of: job)
             Failpoint.hit("sync.recorded")
             dropUnreferenced(job, record: record)
+            if let oldBlob { collectIfUnused(oldBlob.digest, inode: oldBlob.inode) }
             return true
         }
     }
@@ -123,7 +126,7 @@ extension Spool {
         let named = Self.outputNames(of: record, index: job.index, in: directory)
         let prefix = String(job.index) + "."
         for name in FileSystem.names(directory) where name.hasPrefix(prefix) && !named.contains(name) {
-            try? FileSystem.removeTree(directory + "/" + name)
+            try? removeOutput(directory + "/" + name)
         }
     }
 

@@ -117,10 +117,12 @@ public enum ListView {
         // file's ctime is when it last moved: its claim, or its completion.
         let changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
             ?? queued
-        return ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
-                              size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
-                              thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1, changed: changed,
-                              title: table?.title, caption: table?.caption)
+        var row = ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
+                                 size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
+                                 thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,
+                                 changed: changed, title: table?.title, caption: table?.caption)
+        row.shared = status == .done && sidecar?.shared == true
+        return row
     }
 
     /// The status a job's owner reports in its sidecar.

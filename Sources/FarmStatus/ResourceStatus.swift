@@ -37,6 +37,9 @@ public struct ResourceStatus: Equatable, Sendable {
     public var title: String?
     public var caption: String?
     public var labelled = false
+    /// Done from bytes the spool had already, with no transfer of its own (SPEC §7, download once);
+    /// written only when set.
+    public var shared = false
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -98,6 +101,7 @@ extension ResourceStatus: JSONWritable {
         json.member("image", image)
         json.member("index", index)
         json.member("kind", kind)
+        if shared { json.member("shared", true) }
         json.member("size", size)
         json.member("status", status.rawValue)
         json.member("text", text)
@@ -123,5 +127,6 @@ extension ResourceStatus: JSONReadable {
                   caption: try json.decodeIfPresent("caption"))
         text = try json.decode("text")
         labelled = json["title"] != nil || json["caption"] != nil
+        shared = try json.decodeIfPresent("shared") ?? false
     }
 }

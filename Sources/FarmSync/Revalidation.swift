@@ -120,9 +120,25 @@ struct Revalidation {
                              file: final(file), image: final(image), thumb: final(thumb), attempts: old.attempts,
                              changed: Timestamp.iso8601(Clock.wall()), etag: result.etag, modified: result.modified)
         keepStage = true  // replaceOutputs removes it
-        do { return try spool.replaceOutputs(of: resource, stage: stage, record: record) ? .changed : .unchanged } catch {
+        do {
+            guard try spool.replaceOutputs(of: resource, stage: stage, record: record) else { return .unchanged }
+        } catch {
             spool.log("sync: \(error)")
             return .unchanged
         }
+        publish(record, of: url, spool: spool)
+        return .changed
+    }
+
+    /// The new bytes become the URL's valid result (see "Once" in FarmSpool's protocol), so that jobs of the
+    /// same URL queued from now on are served them. Skipped while a worker transfers the URL: its result
+    /// will be published.
+    private static func publish(_ record: Sidecar, of url: String, spool: Spool) {
+        guard let file = record.file, let lock = URLLock.take(spool, url: url) else { return }
+        defer { lock.release(keepFile: lock.lastHolder != nil) }
+        guard let fd = try? FileDescriptor.open(file, .readOnly) else { return }
+        defer { fd.closeQuietly() }
+        spool.publish(file, fd: fd, url: url, size: record.bytes, kind: record.kind, etag: record.etag,
+                      modified: record.modified)
     }
 }

@@ -17,6 +17,8 @@ struct JobRun {
     /// False: the download is stored and completed with no display image and no thumbnail.
     var convert = true
     var attempts = 1
+    /// Served from the bytes another job's transfer stored (SharedDownload): done, it says `shared`.
+    var shared = false
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     private let wroteSidecar = Box(false)
@@ -126,6 +128,8 @@ struct JobRun {
     }
 
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
+        var record = record
+        record.shared = shared && outcome == .done
         do {
             // The record supersedes the progress sidecar: no stale "downloading" left behind (unless
             // the record itself had to go there).

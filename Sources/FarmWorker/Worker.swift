@@ -161,7 +161,20 @@ public final class Worker {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }
+        let lock: URLLock?
+        switch SharedDownload(spool: spool, claim: claim, keeper: keeper, lease: options.lease).start() {
+        case .ended: return
+        case .stored(let path, let record):
+            pass.release()
+            SharedDownload.serve(&job, from: path, record: record, disk: disk)
+            return
+        case .transfer(let held): lock = held
+        }
         let partialPath = spool.partialPath(claim.job)
+        // Whatever ends the transfer before its result is published: the file stays for the next holder
+        // while there are bytes to resume from.
+        defer { lock?.release(keepFile: FileSystem.exists(partialPath)) }
+        spool.detachPartial(of: claim.job)
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(partialPath, .readWrite, options: .create, permissions: 0o600) } catch {
             spool.log("cannot open \(partialPath): \(error)")
@@ -178,6 +191,7 @@ public final class Worker {
         let result = download(&job, fd: fd)
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else { return }
+        SharedDownload.publish(lock, claim, spool: spool, partial: partialPath, fd: fd, result: result)
         if !job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes, etag: result.etag,
                        modified: result.modified) { disk.foundFull() }
     }

@@ -22,6 +22,9 @@ struct Add: ParsableCommand {
     @Argument(help: "An http(s) URL or a path to a .zip or .json manifest.")
     var source: String?
 
+    @Flag(help: "Download every resource again, even one whose URL the spool already holds.")
+    var fresh = false
+
     @OptionGroup(title: "Paged JSON APIs") var paged: PagedOptions
 
     func run() throws {
@@ -33,7 +36,7 @@ struct Add: ParsableCommand {
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
         let terminal = FileDescriptor.standardError.isTerminal
         var shown = false
-        let added = try Control(spool: spool).add(source) { staged, total in
+        let added = try Control(spool: spool).add(source, fresh: fresh) { staged, total in
             guard terminal else { return }
             FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
             shown = true

@@ -1,0 +1,174 @@
+import Crypto
+import FarmSystem
+import SystemPackage
+
+// The stored bytes of "Once" (see the protocol): `blobs/<sha256>` is one more name of a downloaded
+// file, `blobs/<sha256>.urls` the keys (one a line) of the URL records that have named it.
+extension Spool {
+    public var blobs: String { root + "/blobs" }
+
+    public func blobPath(_ digest: String) -> String { blobs + "/" + digest }
+    func blobURLsPath(_ digest: String) -> String { blobs + "/" + digest + Self.blobURLsSuffix }
+    static let blobURLsSuffix = ".urls"
+
+    /// The extended attribute of a stored file naming its blob: every name of the file has it, so a
+    /// removal finds the blob without reading the bytes again (where there are no xattrs, it hashes them).
+    static let blobAttribute = "user.farm.blob"
+
+    /// The SHA-256 of the bytes of `fd`, read from its start, as 64 hex digits.
+    public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
+        var hasher = SHA256()
+        try readChunks(of: fd) { chunk in hasher.update(bufferPointer: chunk) }
+        return hexDigest(hasher.finalize())
+    }
+
+    /// Hands the bytes of `fd`, from its start, to `body` a MiB at a time.
+    private static func readChunks(of fd: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void)
+        throws(Errno) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let count = try fd.read(at: offset, into: buffer)
+            if count == 0 { return }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += count
+        }
+    }
+
+    /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`, with the response's
+    /// validators) the valid result of `url`: its bytes become a blob, or, when a blob holds the same bytes already, `path` becomes a
+    /// name of that blob (its own bytes go); then the blob's URL list and the URL's record name it.
+    /// The caller holds the URL's lock. Returns the blob's digest; nil when nothing was recorded (the
+    /// URL is then simply not shared).
+    @discardableResult
+    public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
+                        etag: String? = nil, modified: String? = nil) -> String? {
+        guard let digest = try? Self.digest(of: fd) else { return nil }
+        let blob = blobPath(digest)
+        var stored = false
+        for _ in 0..<3 where !stored {
+            do {
+                try FileSystem.link(path, blob)
+                try? FileSystem.setAttribute(path, Self.blobAttribute, Array(digest.utf8))
+                stored = true
+            } catch where error == .fileExists {
+                guard let mine = try? FileSystem.lstat(path), let theirs = try? FileSystem.lstat(blob) else { continue }
+                if mine.inode == theirs.inode && mine.deviceID == theirs.deviceID {
+                    stored = true
+                    continue
+                }
+                // Equal bytes under another URL: this copy gives way to a name of the stored one.
+                let scratch = scratchPath("blob")
+                guard (try? FileSystem.link(blob, scratch)) != nil else { continue }  // collected meanwhile
+                do { try FileSystem.rename(scratch, path) } catch {
+                    try? FileSystem.unlink(scratch)
+                    return nil
+                }
+                stored = true
+            } catch {
+                log("cannot store the blob of \(url): \(error)")
+                return nil
+            }
+        }
+        guard stored else { return nil }
+        let key = Self.urlKey(url)
+        let named = (try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
+            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").contains { $0 == key } } ?? false
+        do {
+            if !named { try FileSystem.appendLine(blobURLsPath(digest), key) }
+            try writeURLRecord(URLRecord(url: url, blob: digest, size: size, kind: kind, etag: etag, modified: modified))
+        } catch {
+            log("cannot record the result of \(url): \(error)")
+            return nil
+        }
+        // A removal that collected the blob between the link and the record leaves the record naming
+        // nothing: take it back.
+        if !FileSystem.exists(blob) { collectBlob(digest) }
+        return digest
+    }
+
+    /// Gives the stored result of `url` the new name `path` (in tmp/): a hard link to its blob, or a copy
+    /// of it where the link fails (too many links, a file system without them). Nil when there is none.
+    public func linkStoredResult(of url: String, to path: String) -> URLRecord? {
+        guard let (blob, record) = storedResult(of: url) else { return nil }
+        do { try FileSystem.link(blob, path) } catch where error == .noSuchFileOrDirectory {
+            return nil  // collected meanwhile
+        } catch {
+            guard (try? Self.copy(blob, to: path)) != nil else {
+                try? FileSystem.unlink(path)
+                return nil
+            }
+        }
+        return record
+    }
+
+    private static func copy(_ source: String, to target: String) throws(Errno) {
+        let from = try FileDescriptor.open(source, .readOnly)
+        defer { from.closeQuietly() }
+        let to = try FileDescriptor.open(target, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
+        defer { to.closeQuietly() }
+        try readChunks(of: from) { chunk throws(Errno) in try to.write(contentsOf: chunk) }
+    }
+
+    /// Drops the partial download of `job` when it is also a name of stored bytes (its owner was killed
+    /// after publishing it, or handed it back for want of room after storing it): a transfer into it
+    /// could start the file over and change the bytes every other name shows. The job downloads again.
+    public func detachPartial(of job: JobName) {
+        guard let st = try? FileSystem.lstat(partialPath(job)), st.linkCount > 1 else { return }
+        try? FileSystem.unlink(partialPath(job))
+    }
+
+    /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and
+    /// the blob has no other name left, the blob goes too, with its URL records (see "Once").
+    public func removeOutput(_ path: String) throws(Errno) {
+        guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
+              let digest = blobDigest(of: path, st) else {
+            try FileSystem.removeTree(path)
+            return
+        }
+        try FileSystem.removeTree(path)
+        collectIfUnused(digest, inode: st.inode)
+    }
+
+    /// The blob whose name the output at `path` is, and its inode: what `collectIfUnused` takes once
+    /// the output was replaced by another file; nil when it is none.
+    func blob(ofOutput path: String) -> (digest: String, inode: Inode)? {
+        guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
+              let digest = blobDigest(of: path, st) else { return nil }
+        return (digest, st.inode)
+    }
+
+    /// The digest of the blob whose name `path` (stat `st`) is; nil when it is none.
+    private func blobDigest(of path: String, _ st: Stat) -> String? {
+        var digest = (try? FileSystem.attribute(path, Self.blobAttribute, limit: 128))
+            .map { String(decoding: $0, as: UTF8.self) }
+        if digest.map(Self.isDigest) != true {
+            guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+            defer { fd.closeQuietly() }
+            digest = try? Self.digest(of: fd)
+        }
+        guard let digest, let blob = try? FileSystem.lstat(blobPath(digest)), blob.inode == st.inode,
+              blob.deviceID == st.deviceID else { return nil }
+        return digest
+    }
+
+    /// Collects blob `digest` when its only name left is blobs/ and it is still the file `inode`.
+    func collectIfUnused(_ digest: String, inode: Inode) {
+        guard let st = try? FileSystem.lstat(blobPath(digest)), st.inode == inode, st.linkCount == 1 else { return }
+        collectBlob(digest)
+    }
+
+    /// Deletes blob `digest`, the URL records that name it, and its URL list. A worker that links the
+    /// blob at the same moment keeps its bytes (a link made before the unlink holds them); one that
+    /// comes after finds no blob and downloads.
+    func collectBlob(_ digest: String) {
+        let keys = (try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
+            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
+        for key in keys where Self.isDigest(key) && urlRecord(key: key)?.blob == digest {
+            try? FileSystem.unlink(urlRecordPath(key: key))
+        }
+        try? FileSystem.unlink(blobURLsPath(digest))
+        try? FileSystem.unlink(blobPath(digest))
+    }
+}
