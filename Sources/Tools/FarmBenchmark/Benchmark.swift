@@ -10,7 +10,8 @@ struct Benchmark: ParsableCommand {
         commandName: "farm-benchmark",
         abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
         subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self,
-                      PeersBenchmark.self, RolesBenchmark.self, ClusterBenchmark.self, WindowBenchmark.self]
+                      PeersBenchmark.self, RolesBenchmark.self, ClusterBenchmark.self, WindowBenchmark.self,
+                      PagesBenchmark.self]
     )
 }
 
