@@ -7,10 +7,11 @@ import Glibc
 
 /// `farm-chaos [machine]` (run by `bin/chaos`): proves "kill anything, lose nothing" under load. It serves a
 /// corpus of throttled JPG, PNG, PDF and ZIP resources and a paged JSON API of throttled pages from an
-/// in-process origin, runs a real farm on it, SIGKILLs its processes at random for `--seconds` while scaling and pausing it, floods the
-/// watcher's inotify queue, lets the farm finish, then checks every resource and prints the figures.
-/// Exits 1 on any loss, duplicate, corrupt or stray output, anything left behind, or a finding of
-/// `farm fsck` on the final spool.
+/// in-process origin, runs a real farm on it, SIGKILLs its processes at random for `--seconds` while
+/// scaling and pausing it, floods the watcher's inotify queue, lets the farm finish, then checks every
+/// resource and the paged list and prints the figures. Exits 1 on any loss, duplicate, corrupt or stray
+/// output, anything left behind, a paged list that is not exactly its API, or a finding of `farm fsck`
+/// on the final spool.
 struct Chaos: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "machine",
