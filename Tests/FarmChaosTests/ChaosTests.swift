@@ -17,6 +17,8 @@ private struct Figures: Decodable {
     var leftovers: Int
     var statusErrors: Int
     var fsck: Int
+    var pagedErrors: Int
+    var pages: Int
     var seenReclaims: [Double]
     var unseenReclaims: [Double]
     var pendingReclaims: Int
@@ -28,8 +30,9 @@ private struct Figures: Decodable {
 @Suite(.serialized)
 struct ChaosTests {
     /// The short chaos run of bin/test (debug build, about a minute of kills on a shared 2-core machine):
-    /// every role killed, nothing lost, doubled or corrupt, nothing left behind, no process left running,
-    /// and the status exact again after an inotify overflow. Timing goals are the long run's business;
+    /// every role killed (the follower of the paged list among them), nothing lost, doubled or corrupt, the
+    /// paged list's items exactly the API's, nothing left behind, no process left running, and the status
+    /// exact again after an inotify overflow. Timing goals are the long run's business;
     /// here they only have to be sane.
     @Test func shortChaosRunLosesNothing() throws {
         let dir = TemporaryDirectory("farm-chaos-test")
@@ -60,6 +63,8 @@ struct ChaosTests {
             #expect(figures.kills[role, default: 0] > 0, "no \(role) was killed")
         }
         #expect(figures.kills.values.reduce(0, +) >= 60)
+        #expect(figures.pages == 40 && figures.pagedErrors == 0, "the paged list is not exactly its API's")
+        #expect(figures.kills["follower", default: 0] > 0, "the follower was never killed")
         #expect(!figures.seenReclaims.isEmpty && (figures.seenReclaims.max() ?? 0) < 5)
         #expect((figures.unseenReclaims.max() ?? 0) < 3 + 5)
         #expect(figures.overflowsTriggered == 1)

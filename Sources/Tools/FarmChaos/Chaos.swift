@@ -6,11 +6,12 @@ import Foundation
 import Glibc
 
 /// `farm-chaos [machine]` (run by `bin/chaos`): proves "kill anything, lose nothing" under load. It serves a
-/// corpus of throttled JPG, PNG, PDF and ZIP resources from an in-process origin, runs a real farm on
-/// it, SIGKILLs its processes at random for `--seconds` while scaling and pausing it, floods the
-/// watcher's inotify queue, lets the farm finish, then checks every resource and prints the figures.
-/// Exits 1 on any loss, duplicate, corrupt or stray output, anything left behind, or a finding of
-/// `farm fsck` on the final spool.
+/// corpus of throttled JPG, PNG, PDF and ZIP resources and a paged JSON API of throttled pages from an
+/// in-process origin, runs a real farm on it, SIGKILLs its processes at random for `--seconds` while
+/// scaling and pausing it, floods the watcher's inotify queue, lets the farm finish, then checks every
+/// resource and the paged list and prints the figures. Exits 1 on any loss, duplicate, corrupt or stray
+/// output, anything left behind, a paged list that is not exactly its API, or a finding of `farm fsck`
+/// on the final spool.
 struct Chaos: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "machine",
@@ -29,11 +30,17 @@ struct Chaos: ParsableCommand {
     var lease: Double = 3
     @Option(help: "Inotify overflow rounds after the chaos.")
     var overflows: Int = 3
+    @Option(help: "Pages of the paged JSON API added at the start (0: none).")
+    var pages: Int = 40
+    @Option(help: "Items on each page of the paged API.")
+    var perPage: Int = 10
     @OptionGroup var options: RunOptions
 
     func validate() throws {
-        guard seconds > 0, killsPerSecond > 0, resources >= 20, (2...8).contains(workers), lease >= 1 else {
-            throw ValidationError("need --seconds > 0, --kills-per-second > 0, --resources ≥ 20, --workers 2…8, --lease ≥ 1")
+        guard seconds > 0, killsPerSecond > 0, resources >= 20, (2...8).contains(workers), lease >= 1,
+              pages >= 0, perPage >= 1 else {
+            throw ValidationError("need --seconds > 0, --kills-per-second > 0, --resources ≥ 20, --workers 2…8, "
+                + "--lease ≥ 1, --pages ≥ 0, --per-page ≥ 1")
         }
     }
 
@@ -59,12 +66,21 @@ struct Chaos: ParsableCommand {
         print("farm-chaos: \(corpus.resources.count) resources (\(corpus.bytes / 1_000_000) MB), seed \(seed), "
             + "spool \(spool.root)")
         try farm.must(["add", base])
+        // The pages take about 40% of the chaos to arrive (the follower lives that long, to be killed); its
+        // items are small and quick, not to prolong the run.
+        let paged = pages == 0 ? nil : try PagedList(corpus: corpus, pages: pages, perPage: perPage,
+                                                      pageSeconds: min(2, max(0.1, 0.4 * seconds / Double(pages))),
+                                                      itemSeconds: smallSeconds / 4)
+        if let paged {
+            try farm.must(paged.addArguments)
+            print("farm-chaos: paged list \(PagedList.name), \(pages) pages of \(perPage) items")
+        }
         try farm.must(["start", "--workers", String(workers), "--lease", String(lease)])
         observer.start()
 
         let mayhem = Mayhem(hosts: [ChaosHost(name: "", farm: farm, owns: { _ in true })], spool: spool,
                             corpus: corpus, observer: observer,
-                            killsPerSecond: killsPerSecond, workers: 2...8, seed: seed ^ 0x5EED)
+                            killsPerSecond: killsPerSecond, workers: 2...8, seed: seed ^ 0x5EED, paged: paged)
         try mayhem.run(seconds: seconds)
         print("farm-chaos: chaos over after \(mayhem.tally.total) kills; overflow rounds, then the farm finishes")
 
@@ -75,6 +91,7 @@ struct Chaos: ParsableCommand {
         for number in 0..<overflows where !interrupted.load(ordering: .relaxed) {
             rounds.append(try Overflow(farm: farm, spool: spool, corpus: corpus).round(number + 1))
         }
+        try syncRound(farm)
         // Adds killed half-way are run again: the lists must end up exactly the union of the manifests.
         for manifest in corpus.manifests { try farm.must(["add", manifest]) }
         let waited = try farm.run(["wait", "--timeout", String(Int(options.drainTimeout))],
@@ -83,10 +100,10 @@ struct Chaos: ParsableCommand {
         ended = true
         end(farm, spool, observer)
 
-        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm)
+        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged)
         var figures = Report(seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease, corpus: corpus,
                              bytesServed: origin.bytesServed, verdict: verdict, tally: mayhem.tally,
-                             reclaims: reclaims, finished: waited.status == 0 || waited.status == 1)
+                             reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged)
         figures.overflowRecoveries = rounds.map(\.recovery)
         figures.overflowsTriggered = rounds.filter(\.overflowed).count
         print(figures.table())
@@ -100,6 +117,13 @@ struct Chaos: ParsableCommand {
         if options.dir == nil { try? FileManager.default.removeItem(atPath: work) }
         print("farm-chaos: nothing lost, nothing doubled")
     }
+
+    /// The sync round's place: once `farm sync --all` exists (SPEC §7, "Sync"), it runs here, after the
+    /// chaos and before the drain, on a farm that the chaos may have left with a follower and adds killed
+    /// half-way; the paged API unchanged, it must add, remove and change nothing, and the verdict stays
+    /// as it is. Later, a run may change the API (items added, removed, re-pointed) before the round and
+    /// have `PagedList` expect the new items. Does nothing until then.
+    private func syncRound(_ farm: FarmCommand) throws {}
 
     private func end(_ farm: FarmCommand, _ spool: Spool, _ observer: Observer) {
         FarmChaos.stopFarm([farm], spool: spool, observer: observer)

@@ -103,13 +103,22 @@ final class Corpus {
         return path
     }
 
+    /// `count` small PNG resources of list `name` that no manifest names (a paged API's items: the API
+    /// lists them), each transfer lasting about `seconds`.
+    func makeItems(of name: String, count: Int, seconds: Double) throws -> [Resource] {
+        let made = try (0..<count).map { try make(list: name, index: $0, kind: .png, large: false, seconds: seconds) }
+        lists[name] = made
+        return made
+    }
+
     private func manifestJSON(_ resources: [Resource]) throws -> [UInt8] {
         JSON.encode(resources.map { origin.url(for: $0.path) })
     }
 
-    private func make(list: String, index: Int, kind: ResourceKind, large: Bool) throws -> Resource {
+    private func make(list: String, index: Int, kind: ResourceKind, large: Bool, seconds: Double? = nil) throws
+        -> Resource {
         let seed = random.next()
-        let stem = "/" + String(list.dropLast(5)) + "/\(index)"
+        let stem = "/" + (list.hasSuffix(".json") ? String(list.dropLast(5)) : list) + "/\(index)"
         func size(_ small: ClosedRange<Int>, _ big: ClosedRange<Int>) -> Int {
             Int.random(in: large ? big : small, using: &random)
         }
@@ -138,7 +147,7 @@ final class Corpus {
         let path = stem + "." + (kind == .html || kind == .missing ? "jpg" : kind.fileExtension)
         if kind != .missing {
             origin.serve(path: path, bytes: bytes)
-            let seconds = smallSeconds * (large ? 5 : 1)
+            let seconds = seconds ?? smallSeconds * (large ? 5 : 1)
             origin.inject(.throttle(bytesPerSecond: max(2048, Int(Double(bytes.count) / seconds))), at: path)
         }
         return Resource(list: list, index: index, path: path, kind: kind, size: bytes.count,

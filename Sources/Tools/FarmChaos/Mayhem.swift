@@ -16,8 +16,9 @@ struct ChaosHost {
 }
 
 /// The chaos itself: for a while, SIGKILLs farm processes at random (workers most often, also the
-/// watcher, the supervisor, alone or just before a worker so that nobody sees that worker die, and
-/// coordinators in the middle of `farm add`), and scales, pauses and resumes at random between the kills.
+/// watcher, the supervisor, alone or just before a worker so that nobody sees that worker die, the
+/// follower of a paged list, often in the middle of a page, and coordinators in the middle of `farm add`),
+/// and scales, pauses and resumes at random between the kills.
 /// On a cluster each kill and each scale picks a host first, among those not out (`outages`), whose
 /// cut-offs and deaths run between the kills. Runs on the main thread.
 final class Mayhem {
@@ -30,6 +31,8 @@ final class Mayhem {
         var commandErrors: [String] = []
         /// Times no farm process at all ran for 2 s (then `farm start` revived it): each is a finding.
         var farmDown = 0
+        /// Follower kills (among `kills["follower"]`) that hit it while a page's answer was arriving.
+        var followerMidPage = 0
         var total: Int { kills.values.reduce(0, +) }
     }
 
@@ -46,10 +49,12 @@ final class Mayhem {
     private var addSeconds = 0.3
     private var resumeAt: Double?
     private let outages: Outages?
+    private let paged: PagedList?
 
     init(hosts: [ChaosHost], spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
-         workers: ClosedRange<Int>, seed: UInt64, outages: Outages? = nil) {
+         workers: ClosedRange<Int>, seed: UInt64, outages: Outages? = nil, paged: PagedList? = nil) {
         self.hosts = hosts
+        self.paged = paged
         self.outages = outages
         self.spool = spool
         self.corpus = corpus
@@ -131,7 +136,9 @@ final class Mayhem {
         guard let host = pickHost() else { return }
         let live = spared(spool.processes().filter { host.owns($0.pid) })
         let roll = Int.random(in: 0..<100, using: &random)
-        if roll < 68 {
+        if roll < 15, let follower = live.first(where: { $0.role == .follower }) {
+            killFollower(follower.pid)
+        } else if roll < 68 {
             killWorker(live, on: host)
         } else if roll < 76, let watcher = live.first(where: { $0.role == .watcher }) {
             if kill(watcher.pid, SIGKILL) == 0 { count("watcher") }
@@ -171,6 +178,20 @@ final class Mayhem {
             count("worker")
             observer.workerKilled(pid, on: host.name, at: now)
         }
+    }
+
+    /// Kills the follower; half the time once a page's answer has begun (waiting half a second at most),
+    /// else wherever it is: between pages, or appending one.
+    private func killFollower(_ pid: pid_t) {
+        if let paged, Bool.random(using: &random) {
+            let deadline = Clock.monotonic() + 0.5
+            while !paged.pageInFlight && Clock.monotonic() < deadline { usleep(5000) }
+        }
+        let midPage = paged?.pageInFlight == true
+        guard kill(pid, SIGKILL) == 0 else { return }
+        count("follower")
+        if midPage { tally.followerMidPage += 1 }
+        paged?.followerKilled(at: Clock.monotonic())
     }
 
     /// Starts `farm add` of a new list (or, a third of the time, of one already made: add is idempotent)

@@ -27,6 +27,12 @@ struct Report: Codable {
     var statusErrors: Int
     /// Findings of `farm fsck` on the final spool.
     var fsck: Int
+    /// Findings on the paged list beyond its resources (state, pages, ids and order, titles).
+    var pagedErrors: Int
+    /// The paged list's pages and items (0 without one), and follower kills in the middle of a page.
+    var pages: Int
+    var pagedItems: Int
+    var followerMidPage: Int
     var commandErrors: Int
     var farmDown: Int
     var seenReclaims: [Double]
@@ -44,7 +50,7 @@ struct Report: Codable {
     /// finished.
     var sound: Bool {
         finished && lost == 0 && duplicated == 0 && corrupt == 0 && strays == 0 && leftovers == 0 && statusErrors == 0
-            && fsck == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
+            && fsck == 0 && pagedErrors == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
     }
 
     /// The timing and traffic goals (loose on a loaded machine, so reported rather than fatal by default).
@@ -56,7 +62,7 @@ struct Report: Codable {
 
     func table() -> String {
         let time = Self.time, reclaim = Self.reclaim
-        let byRole = ["worker", "supervisor", "watcher", "coordinator"].map { "\($0) \(kills[$0, default: 0])" }
+        let byRole = ["worker", "supervisor", "watcher", "follower", "coordinator"].map { "\($0) \(kills[$0, default: 0])" }
         let overflow = overflowRecoveries.map { time($0) }.joined(separator: ", ")
         var rows: [(String, String, String)] = [
             ("kills (SIGKILL)", "\(totalKills): " + byRole.joined(separator: ", "), "≥ 1,000 in a long run"),
@@ -68,6 +74,15 @@ struct Report: Codable {
             ("left in active/, tmp/, partial/, corrupt/", String(leftovers), "0"),
             ("status disagreeing", String(statusErrors), "0"),
             ("farm fsck findings", String(fsck), "0"),
+        ]
+        if pages > 0 {
+            rows += [
+                ("paged list (\(pages) pages × \(pagedItems / max(pages, 1)) items) findings", String(pagedErrors),
+                 "0: Finished, all pages in, exactly the API's ids in order"),
+                ("follower kills in the middle of a page", "\(followerMidPage) of \(kills["follower", default: 0])", "≥ 1"),
+            ]
+        }
+        rows += [
             ("resources done / error", "\(done) / \(failed) of \(resources)", "errors are the 404s and HTML pages"),
             ("bytes served / corpus", String(format: "%.3f× (%.1f of %.1f MB)", servedRatio,
                                                Double(bytesServed) / 1e6, Double(corpusBytes) / 1e6), "≤ 1.1×"),
@@ -111,14 +126,17 @@ extension Report {
     /// The figures of a finished run (overflow rounds and cluster figures, where there are any, are set
     /// by the caller).
     init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: Corpus, bytesServed: Int,
-         verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool) {
+         verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool,
+         paged: PagedList? = nil) {
         self.init(
             seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease,
             resources: verdict.resources, digests: verdict.digests, sameDigest: verdict.sameDigest, corpusBytes: corpus.bytes,
             bytesServed: bytesServed, kills: tally.kills, adds: tally.adds, scales: tally.scales, pauses: tally.pauses,
             done: verdict.done, failed: verdict.failed, lost: verdict.lost.count, duplicated: verdict.duplicated.count,
             corrupt: verdict.corrupt.count, strays: verdict.strays.count, leftovers: verdict.leftovers.count,
-            statusErrors: verdict.statusErrors.count, fsck: verdict.fsck.count, commandErrors: tally.commandErrors.count,
+            statusErrors: verdict.statusErrors.count, fsck: verdict.fsck.count, pagedErrors: verdict.paged.count,
+            pages: paged?.pages ?? 0, pagedItems: paged?.items.count ?? 0, followerMidPage: tally.followerMidPage,
+            commandErrors: tally.commandErrors.count,
             farmDown: tally.farmDown, seenReclaims: reclaims.seen, unseenReclaims: reclaims.unseen,
             pendingReclaims: reclaims.pending, overflowRecoveries: [], overflowsTriggered: 0, finished: finished)
     }

@@ -8,8 +8,9 @@ import Glibc
 /// The end-state check of a chaos run, on a stopped farm: every resource of every manifest in exactly
 /// one terminal state (the one it deserves), every download sha256-equal to the origin's bytes, every
 /// display image and thumbnail a valid picture, no output twice nor any stray file next to them,
-/// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, `farm status` agreeing, and
-/// `farm fsck` finding the spool sound.
+/// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, `farm status` agreeing, the
+/// paged list (when there is one) finished with exactly its API's items in order, and `farm fsck` finding
+/// the spool sound.
 struct Verdict {
     var resources = 0
     /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
@@ -31,15 +32,18 @@ struct Verdict {
     var statusErrors: [String] = []
     /// What `farm fsck` found (one line each), or why it could not say.
     var fsck: [String] = []
+    /// What is wrong with the paged list beyond its resources (`PagedList.findings`).
+    var paged: [String] = []
 
     var clean: Bool {
         lost.isEmpty && duplicated.isEmpty && corrupt.isEmpty && strays.isEmpty && leftovers.isEmpty
-            && statusErrors.isEmpty && fsck.isEmpty
+            && statusErrors.isEmpty && fsck.isEmpty && paged.isEmpty
     }
 
     /// `mounts`: the spool's other paths (a cluster host's mount of it), whose outputs' paths name the same
     /// files as the spool's own path.
-    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand, mounts: [String] = []) -> Verdict {
+    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand, mounts: [String] = [],
+                      paged: PagedList? = nil) -> Verdict {
         // The spool's path in place of the mount it was written through.
         let local = { (path: String?) -> String? in
             guard let path, let mount = mounts.first(where: { path.hasPrefix($0 + "/") }) else { return path }
@@ -112,6 +116,7 @@ struct Verdict {
         for line in log.split(separator: "\n") where line.contains("twice") {
             verdict.duplicated.append("log: " + line)
         }
+        verdict.paged = paged?.findings(farm) ?? []
         verdict.fsck = fsckFindings(farm)
         return verdict
     }
@@ -119,7 +124,7 @@ struct Verdict {
     /// Prints each finding (20 of each kind at most), and the control commands that failed.
     func printFindings(commandErrors: [String]) {
         for (title, items) in [("lost", lost), ("duplicated", duplicated), ("corrupt", corrupt), ("stray", strays),
-                               ("left behind", leftovers), ("status", statusErrors), ("fsck", fsck),
+                               ("left behind", leftovers), ("status", statusErrors), ("paged list", paged), ("fsck", fsck),
                                ("command errors", commandErrors)]
         where !items.isEmpty {
             print("\(title):")
