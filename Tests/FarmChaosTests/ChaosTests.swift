@@ -25,14 +25,22 @@ private struct Figures: Decodable {
     var overflowRecoveries: [Double?]
     var overflowsTriggered: Int
     var finished: Bool
+    var sync: Sync?
+
+    struct Sync: Decodable {
+        var changed: Int
+        var kills: Int
+        var errors: [String]
+    }
 }
 
 @Suite(.serialized)
 struct ChaosTests {
     /// The short chaos run of bin/test (debug build, about a minute of kills on a shared 2-core machine):
     /// every role killed (the follower of the paged list among them), nothing lost, doubled or corrupt, the
-    /// paged list's items exactly the API's, nothing left behind, no process left running, and the status
-    /// exact again after an inotify overflow. Timing goals are the long run's business;
+    /// paged list's items exactly the API's, syncs killed half-way and run again ending on the origin's new
+    /// bytes, nothing left behind, no process left running, and the status exact again after an inotify
+    /// overflow. Timing goals are the long run's business;
     /// here they only have to be sane.
     @Test func shortChaosRunLosesNothing() throws {
         let dir = TemporaryDirectory("farm-chaos-test")
@@ -65,6 +73,8 @@ struct ChaosTests {
         #expect(figures.kills.values.reduce(0, +) >= 60)
         #expect(figures.pages == 40 && figures.pagedErrors == 0, "the paged list is not exactly its API's")
         #expect(figures.kills["follower", default: 0] > 0, "the follower was never killed")
+        let sync = try #require(figures.sync, "no sync round")
+        #expect(sync.changed > 0 && sync.kills > 0 && sync.errors.isEmpty, "\(sync)")
         #expect(!figures.seenReclaims.isEmpty && (figures.seenReclaims.max() ?? 0) < 5)
         #expect((figures.unseenReclaims.max() ?? 0) < 3 + 5)
         #expect(figures.overflowsTriggered == 1)

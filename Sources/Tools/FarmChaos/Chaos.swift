@@ -6,9 +6,10 @@ import Foundation
 import Glibc
 
 /// `farm-chaos [machine]` (run by `bin/chaos`): proves "kill anything, lose nothing" under load. It serves a
-/// corpus of throttled JPG, PNG, PDF and ZIP resources and a paged JSON API of throttled pages from an
-/// in-process origin, runs a real farm on it, SIGKILLs its processes at random for `--seconds` while
-/// scaling and pausing it, floods the watcher's inotify queue, lets the farm finish, then checks every
+/// corpus of throttled JPG, PNG, PDF and ZIP resources (some of them in two lists) and a paged JSON API of
+/// throttled pages from an in-process origin, runs a real farm on it, SIGKILLs its processes at random for
+/// `--seconds` while scaling and pausing it, floods the watcher's inotify queue, changes a few resources
+/// at the origin and syncs (SyncRound), lets the farm finish, then checks every
 /// resource and the paged list and prints the figures. Exits 1 on any loss, duplicate, corrupt or stray
 /// output, anything left behind, a paged list that is not exactly its API, or a finding of `farm fsck`
 /// on the final spool.
@@ -66,6 +67,8 @@ struct Chaos: ParsableCommand {
         print("farm-chaos: \(corpus.resources.count) resources (\(corpus.bytes / 1_000_000) MB), seed \(seed), "
             + "spool \(spool.root)")
         try farm.must(["add", base])
+        // Some URLs twice, in another list: each transferred once for both (download once).
+        try farm.must(["add", try corpus.makeRepeat(Self.repeatList, count: max(10, resources / 8))])
         // The pages take about 40% of the chaos to arrive (the follower lives that long, to be killed); its
         // items are small and quick, not to prolong the run.
         let paged = pages == 0 ? nil : try PagedList(corpus: corpus, pages: pages, perPage: perPage,
@@ -91,7 +94,8 @@ struct Chaos: ParsableCommand {
         for number in 0..<overflows where !interrupted.load(ordering: .relaxed) {
             rounds.append(try Overflow(farm: farm, spool: spool, corpus: corpus).round(number + 1))
         }
-        try syncRound(farm)
+        var syncRound = SyncRound(farm: farm, spool: spool, corpus: corpus, random: SplitMix64(seed: seed ^ 0x5C))
+        let synced = interrupted.load(ordering: .relaxed) ? nil : try syncRound.run(paged: paged)
         // Adds killed half-way are run again: the lists must end up exactly the union of the manifests.
         for manifest in corpus.manifests { try farm.must(["add", manifest]) }
         let waited = try farm.run(["wait", "--timeout", String(Int(options.drainTimeout))],
@@ -106,8 +110,9 @@ struct Chaos: ParsableCommand {
                              reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged)
         figures.overflowRecoveries = rounds.map(\.recovery)
         figures.overflowsTriggered = rounds.filter(\.overflowed).count
+        figures.sync = synced
         print(figures.table())
-        verdict.printFindings(commandErrors: mayhem.tally.commandErrors)
+        verdict.printFindings(commandErrors: mayhem.tally.commandErrors, syncErrors: synced?.errors ?? [])
         if let report = options.report { try figures.write(to: report) }
         guard figures.sound, !options.strict || figures.goalsMet else {
             if !figures.finished { print("the farm did not finish within \(Int(options.drainTimeout)) s (farm wait: \(waited.status))") }
@@ -118,12 +123,8 @@ struct Chaos: ParsableCommand {
         print("farm-chaos: nothing lost, nothing doubled")
     }
 
-    /// The sync round's place: once `farm sync --all` exists (SPEC §7, "Sync"), it runs here, after the
-    /// chaos and before the drain, on a farm that the chaos may have left with a follower and adds killed
-    /// half-way; the paged API unchanged, it must add, remove and change nothing, and the verdict stays
-    /// as it is. Later, a run may change the API (items added, removed, re-pointed) before the round and
-    /// have `PagedList` expect the new items. Does nothing until then.
-    private func syncRound(_ farm: FarmCommand) throws {}
+    /// The list of URLs that other lists have too.
+    static let repeatList = "Again.json"
 
     private func end(_ farm: FarmCommand, _ spool: Spool, _ observer: Observer) {
         FarmChaos.stopFarm([farm], spool: spool, observer: observer)

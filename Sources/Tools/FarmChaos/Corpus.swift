@@ -61,7 +61,11 @@ final class Corpus {
     }
 
     var resources: [Resource] { lists.values.flatMap { $0 } }
-    var bytes: Int { resources.reduce(0) { $0 + $1.size } }
+    /// The bytes of every URL once: a URL in several lists is served once (download once, SPEC §7).
+    var bytes: Int {
+        var seen: Set<String> = []
+        return resources.reduce(0) { $0 + (seen.insert($1.path).inserted ? $1.size : 0) }
+    }
 
     /// The base manifest: `count` resources in four lists, a tenth of them large, and four bad ones.
     func makeBase(count: Int) throws -> String {
@@ -101,6 +105,39 @@ final class Corpus {
         try Data(manifestJSON(made)).write(to: URL(fileURLWithPath: path))
         manifests.append(path)
         return path
+    }
+
+    /// A list `name` of `count` URLs of the lists made so far, picked at random: each is then in two lists,
+    /// and download once (SPEC §7) transfers it once for both, a transfer killed half-way resuming once
+    /// for all who wait on it.
+    func makeRepeat(_ name: String, count: Int) throws -> String {
+        var pool = resources.sorted { $0.path < $1.path }
+        pool.shuffle(using: &random)
+        let made = pool.prefix(count).enumerated().map { index, resource in
+            Resource(list: name, index: index, path: resource.path, kind: resource.kind, size: resource.size,
+                     sha256: resource.sha256, entry: resource.entry)
+        }
+        lists[name] = made
+        let path = directory + "/" + name
+        try Data(manifestJSON(made)).write(to: URL(fileURLWithPath: path))
+        manifests.append(path)
+        return path
+    }
+
+    /// Gives the PNG at `path` new bytes at the origin, in every list that has it: what
+    /// a sync must bring the farm to.
+    func change(_ path: String) {
+        let seed = random.next()
+        guard let old = resources.first(where: { $0.path == path }), old.kind == .png else { return }
+        let bytes = Pictures.png(size: old.size + 1 + Int(seed % 997), seed: seed)
+        origin.serve(path: path, bytes: bytes)  // the path's throttle stays
+        for (list, resources) in lists {
+            lists[list] = resources.map { resource in
+                resource.path != path ? resource
+                    : Resource(list: resource.list, index: resource.index, path: path, kind: .png, size: bytes.count,
+                               sha256: SHA256.hex(bytes), entry: nil)
+            }
+        }
     }
 
     /// `count` small PNG resources of list `name` that no manifest names (a paged API's items: the API

@@ -42,6 +42,8 @@ struct Report: Codable {
     var overflowsTriggered: Int
     var finished: Bool
     var cluster: ClusterFigures?
+    /// The sync round's, where there was one.
+    var sync: SyncRound.Figures?
 
     var totalKills: Int { kills.values.reduce(0, +) }
     var servedRatio: Double { Double(bytesServed) / Double(max(corpusBytes, 1)) }
@@ -51,6 +53,7 @@ struct Report: Codable {
     var sound: Bool {
         finished && lost == 0 && duplicated == 0 && corrupt == 0 && strays == 0 && leftovers == 0 && statusErrors == 0
             && fsck == 0 && pagedErrors == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
+            && sync?.errors.isEmpty != false
     }
 
     /// The timing and traffic goals (loose on a loaded machine, so reported rather than fatal by default).
@@ -89,6 +92,13 @@ struct Report: Codable {
             ("reclaim, death seen", reclaim(seenReclaims), "≤ 1 s"),
             ("reclaim, death unseen", reclaim(unseenReclaims), String(format: "≤ lease + 1 = %.0f s", lease + 1)),
         ]
+        if let sync {
+            rows += [
+                ("sync round: PNGs given new bytes / syncs killed", "\(sync.changed) / \(sync.kills)",
+                 "then one whole sync: outputs equal the new bytes"),
+                ("sync round errors (a second sync changing anything)", String(sync.errors.count), "0"),
+            ]
+        }
         if !overflowRecoveries.isEmpty {
             rows.append(("status exact after an overflow",
                          overflow + " (\(overflowsTriggered) of \(overflowRecoveries.count) overflowed)", "≤ 2 s"))

@@ -122,10 +122,10 @@ struct Verdict {
     }
 
     /// Prints each finding (20 of each kind at most), and the control commands that failed.
-    func printFindings(commandErrors: [String]) {
+    func printFindings(commandErrors: [String], syncErrors: [String] = []) {
         for (title, items) in [("lost", lost), ("duplicated", duplicated), ("corrupt", corrupt), ("stray", strays),
                                ("left behind", leftovers), ("status", statusErrors), ("paged list", paged), ("fsck", fsck),
-                               ("command errors", commandErrors)]
+                               ("command errors", commandErrors), ("sync round", syncErrors)]
         where !items.isEmpty {
             print("\(title):")
             for item in items.prefix(20) { print("  " + item) }

@@ -1,0 +1,79 @@
+import FarmSpool
+import FarmSystem
+import Foundation
+import Glibc
+
+/// The sync round of a chaos run (SPEC §7, "Sync"), after the chaos: once the paged list has all its
+/// pages, a few PNGs the farm has done (in every list that has them) get new bytes at the origin;
+/// `farm sync --all` is killed with SIGKILL at random moments a few times, then run to its end, then run
+/// again, which must find nothing left to do. The verdict then checks every output against the origin's
+/// bytes as they are now: a sync killed anywhere and run again ends where one uninterrupted sync ends.
+struct SyncRound {
+    let farm: FarmCommand
+    let spool: Spool
+    let corpus: Corpus
+    var random: SplitMix64
+
+    struct Figures: Codable {
+        /// Resources whose bytes changed at the origin, syncs killed while they ran, and what went wrong.
+        var changed = 0
+        var kills = 0
+        var errors: [String] = []
+    }
+
+    mutating func run(paged: PagedList?, changes: Int = 6, kills: Int = 4) throws -> Figures {
+        var figures = Figures()
+        if paged != nil && !waitForPages() {
+            figures.errors.append("the paged list did not have all its pages within 300 s: no sync round")
+            return figures
+        }
+        for path in donePNGs().shuffled(using: &random).prefix(changes) {
+            corpus.change(path)
+            figures.changed += 1
+        }
+        for _ in 0..<kills {
+            let sync = try farm.start(["sync", "--all"])
+            usleep(UInt32.random(in: 20_000...1_500_000, using: &random))
+            if sync.isRunning {
+                kill(sync.processIdentifier, SIGKILL)
+                figures.kills += 1
+            }
+            sync.waitUntilExit()
+        }
+        let whole = try farm.run(["sync", "--all"], timeout: 600)
+        print("farm-chaos: farm sync --all after \(figures.kills) killed:\n" + whole.output, terminator: "")
+        if whole.status != 0 { figures.errors.append("farm sync --all exited \(whole.status): \(whole.error)") }
+        let again = try farm.run(["sync", "--all", "--json"], timeout: 600)
+        let counts = (try? JSONSerialization.jsonObject(with: Data(again.output.utf8))) as? [[String: Any]] ?? []
+        if again.status != 0 || counts.isEmpty {
+            figures.errors.append("the second farm sync --all exited \(again.status): \(again.error)")
+        }
+        for list in counts where ["added", "removed", "changed"].contains(where: { list[$0] as? Int != 0 }) {
+            figures.errors.append("a second sync still changed \(list)")
+        }
+        return figures
+    }
+
+    /// Waits for the paged list's last page (a sync refuses a list still followed).
+    private func waitForPages() -> Bool {
+        let deadline = Clock.monotonic() + 300
+        while Clock.monotonic() < deadline {
+            if let output = try? farm.run(["status", PagedList.name, "--json"]).output,
+               let list = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any],
+               (list["pages"] as? [String: Any])?["done"] as? Bool == true { return true }
+            usleep(200_000)
+        }
+        return false
+    }
+
+    /// The PNG URLs done in every list that has them: changing one that is still queued somewhere could
+    /// race its transfer, which is not what this round is about.
+    private func donePNGs() -> [String] {
+        var done: [String: Bool] = [:]
+        for resource in corpus.resources {
+            let finished = FileSystem.exists(spool.finishedPath(resource.job, .done))
+            done[resource.path] = (done[resource.path] ?? true) && finished && resource.kind == .png
+        }
+        return done.filter(\.value).map(\.key).sorted()
+    }
+}
