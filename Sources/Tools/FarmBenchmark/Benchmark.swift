@@ -11,11 +11,7 @@ struct Benchmark: ParsableCommand {
         abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
         subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self,
                       PeersBenchmark.self, RolesBenchmark.self, ClusterBenchmark.self, WindowBenchmark.self,
-<<<<<<< HEAD
-                      SyncBenchmark.self]
-=======
-                      PagesBenchmark.self]
->>>>>>> h-chaos22
+                      SyncBenchmark.self, PagesBenchmark.self]
     )
 }
 
