@@ -1,0 +1,46 @@
+import Foundation
+
+/// What nginx's per-request log says of one run: the connections a client opened (over TLS, each a
+/// handshake), and when the requests came, to split the run's time into the client's start-up, its
+/// requests and its exit, and to see how long a connection idled between one response and the next
+/// request (the client's own work per file).
+struct ConnectionLog {
+    /// The log_format: connection serial, TLS session resumed ("r") or not ("."), the time the
+    /// response ended (Unix seconds, ms resolution), the request's time on the server in seconds.
+    static let format = "'$connection $ssl_session_reused $msec $request_time'"
+
+    var connections = 0
+    var resumed = 0
+    var requests = 0
+    /// When the first request began and the last response ended (Unix seconds).
+    var firstStart = 0.0
+    var lastEnd = 0.0
+    /// Per connection, the seconds from one response's end to the next request's start.
+    var gaps: [Double] = []
+
+    init(text: String) {
+        var byConnection: [Substring: [(start: Double, end: Double)]] = [:]
+        var resumedSet: Set<Substring> = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 4, let end = Double(fields[2]), let took = Double(fields[3]) else { continue }
+            byConnection[fields[0], default: []].append((end - took, end))
+            if fields[1] == "r" { resumedSet.insert(fields[0]) }
+        }
+        connections = byConnection.count
+        resumed = resumedSet.count
+        let all = byConnection.values.joined()
+        requests = all.count
+        firstStart = all.map(\.start).min() ?? 0
+        lastEnd = all.map(\.end).max() ?? 0
+        for var spans in byConnection.values {
+            // HTTP/2 runs several requests of a connection at once: a gap only where none was running.
+            spans.sort { $0.start < $1.start }
+            var busyUntil = spans.first?.end ?? 0
+            for span in spans.dropFirst() {
+                if span.start > busyUntil { gaps.append(span.start - busyUntil) }
+                busyUntil = max(busyUntil, span.end)
+            }
+        }
+    }
+}
