@@ -6,8 +6,9 @@ import Foundation
 /// request (the client's own work per file).
 struct ConnectionLog {
     /// The log_format: connection serial, TLS session resumed ("r") or not ("."), the time the
-    /// response ended (Unix seconds, ms resolution), the request's time on the server in seconds.
-    static let format = "'$connection $ssl_session_reused $msec $request_time'"
+    /// response ended (Unix seconds, ms resolution), the request's time on the server in seconds, the
+    /// protocol (HTTP/1.1, HTTP/2.0).
+    static let format = "'$connection $ssl_session_reused $msec $request_time $server_protocol'"
 
     var connections = 0
     var resumed = 0
@@ -17,6 +18,10 @@ struct ConnectionLog {
     var lastEnd = 0.0
     /// Per connection, the seconds from one response's end to the next request's start.
     var gaps: [Double] = []
+    /// Requests the server held at once, on average from the first request to the last response.
+    var inFlight = 0.0
+    /// The protocols the requests came in, each once.
+    var protocols: Set<String> = []
 
     init(text: String) {
         var byConnection: [Substring: [(start: Double, end: Double)]] = [:]
@@ -26,6 +31,7 @@ struct ConnectionLog {
             guard fields.count >= 4, let end = Double(fields[2]), let took = Double(fields[3]) else { continue }
             byConnection[fields[0], default: []].append((end - took, end))
             if fields[1] == "r" { resumedSet.insert(fields[0]) }
+            if fields.count > 4 { protocols.insert(String(fields[4])) }
         }
         connections = byConnection.count
         resumed = resumedSet.count
@@ -33,6 +39,7 @@ struct ConnectionLog {
         requests = all.count
         firstStart = all.map(\.start).min() ?? 0
         lastEnd = all.map(\.end).max() ?? 0
+        if lastEnd > firstStart { inFlight = all.map { $0.end - $0.start }.reduce(0, +) / (lastEnd - firstStart) }
         for var spans in byConnection.values {
             // HTTP/2 runs several requests of a connection at once: a gap only where none was running.
             spans.sort { $0.start < $1.start }

@@ -49,9 +49,8 @@ struct PeersBenchmark: ParsableCommand {
         /// nginx's log of the run's requests (connections, each a TLS handshake over HTTPS, and their
         /// timing); nil when not counted.
         var connections: ConnectionLog?
-        /// When the tool was started and when it (for farm: `farm wait`) exited, Unix seconds.
+        /// When the tool (for farm: `farm add`) was started, Unix seconds; the timed run ends `seconds` later.
         var launched = 0.0
-        var exited = 0.0
         /// The largest sums of the farm's VmRSS and Pss seen while it ran, and over how many processes.
         var sampled: (rss: Int, pss: Int, processes: Int)?
     }
@@ -118,10 +117,7 @@ struct PeersBenchmark: ParsableCommand {
                 sync()
                 let serverBefore = nginx.cpu()
                 if countsConnections { _ = nginx.connections() }
-                let launched = Clock.wall()
                 var measured = try measure(tool, set: set, label: label, base: base, run: run, caFile: caFile)
-                measured.exited = Clock.wall()
-                measured.launched = launched
                 measured.serverCPU = nginx.cpu() - serverBefore
                 if countsConnections { measured.connections = nginx.connections() }
                 // Many small files are kept until every set is done (their base directory goes then):
@@ -161,20 +157,22 @@ struct PeersBenchmark: ParsableCommand {
                          cpu, server, cpu * perFile, server * perFile))
         }
         if countsConnections {
-            print("tool                      connections   TLS resumed   first request at   last response to exit   "
-                + "idle between requests on a connection: mean / p90")
+            print("tool                      connections   TLS resumed   protocol   first request at   "
+                + "last response to exit   in flight (mean)   idle between requests on a connection: mean / p90")
         }
         for tool in tools {
             guard let runs = results[tool], runs.first?.connections != nil else { continue }
             let logs = runs.compactMap(\.connections)
             let medianOf = { (value: (ConnectionLog) -> Double) in logs.map(value).median }
             let head = runs.map { $0.connections!.firstStart - $0.launched }.median
-            let tail = runs.map { $0.exited - $0.connections!.lastEnd }.median
+            let tail = runs.map { $0.launched + $0.seconds - $0.connections!.lastEnd }.median
             let gaps = logs.flatMap(\.gaps)
             let mean = gaps.isEmpty ? 0 : gaps.reduce(0, +) / Double(gaps.count)
             print(Self.label(tool).padded(26) + String(format: "%.0f", medianOf { Double($0.connections) }).padded(14)
                 + String(format: "%.0f", medianOf { Double($0.resumed) }).padded(14)
+                + Set(logs.flatMap(\.protocols)).sorted().joined(separator: ",").padded(11)
                 + String(format: "%.3f s", head).padded(19) + String(format: "%.3f s", tail).padded(24)
+                + String(format: "%.1f", medianOf(\.inFlight)).padded(19)
                 + (gaps.isEmpty ? "-" : String(format: "%.2f / %.2f ms", mean * 1000, gaps.quantile(0.9) * 1000)))
         }
         for tool in tools {
@@ -234,7 +232,7 @@ struct PeersBenchmark: ParsableCommand {
                                        log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         case "curl":
             let urls = try String(contentsOfFile: base + "/urls.txt", encoding: .utf8).split(separator: "\n")
             let config = urls.map { "url = \"\($0)\"\noutput = \"\(run)/\(($0 as NSString).lastPathComponent)\"\n" }
@@ -244,7 +242,7 @@ struct PeersBenchmark: ParsableCommand {
                                                   "-K", run + ".curl"] + trust("--cacert", joined: false), log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         case "aria2c":
             // No pre-allocation: the others write files as the bytes come, and so does aria2c then.
             let result = try Spawned.run("aria2c", ["--no-conf=true", "-q", "-j\(parallel)", "--file-allocation=none",
@@ -253,7 +251,7 @@ struct PeersBenchmark: ParsableCommand {
                                          log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         default:
             throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl or aria2c")
         }
@@ -289,7 +287,7 @@ struct PeersBenchmark: ParsableCommand {
             throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
         }
         return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +),
-                           phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu,
+                           phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu, launched: add.started,
                            sampled: sampleMemory ? sampled : nil)
     }
 

@@ -17,6 +17,8 @@ enum Spawned {
         /// CPU seconds (user + system) of the child and of the children it waited for: the tool's
         /// whole run under GNU time.
         var cpu: Double
+        /// When it was started, Unix seconds.
+        var started: Double
     }
 
     /// Runs `executable` (a path, or a name looked up in PATH) and waits. Fails on a non-zero exit
@@ -28,6 +30,7 @@ enum Spawned {
         let peakFile = log + ".rss"
         defer { unlink(peakFile) }
         let timed = access(Self.gnuTime, X_OK) == 0
+        let wall = Clock.wall()
         let start = Clock.monotonic()
         let pid = try spawn((timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments,
                             log: log)
@@ -54,7 +57,7 @@ enum Spawned {
         let peakKiB = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))
             .flatMap { $0.split(separator: "\n").last }.flatMap { Int($0) } ?? 0 : usage.ru_maxrss
         let result = Result(status: code, seconds: seconds, peakRSS: peakKiB * 1024,
-                            cpu: usage.ru_utime.seconds + usage.ru_stime.seconds)
+                            cpu: usage.ru_utime.seconds + usage.ru_stime.seconds, started: wall)
         if check && code != 0 {
             let tail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
             throw ValidationError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited \(code): \(tail)")
