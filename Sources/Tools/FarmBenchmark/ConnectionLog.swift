@@ -20,6 +20,10 @@ struct ConnectionLog {
     var gaps: [Double] = []
     /// Requests the server held at once, on average from the first request to the last response.
     var inFlight = 0.0
+    /// How long after the run's first request each connection's first came, on average and at the
+    /// latest: how long the client took to reach its full parallelism.
+    var rampMean = 0.0
+    var rampLast = 0.0
     /// The protocols the requests came in, each once.
     var protocols: Set<String> = []
 
@@ -40,6 +44,9 @@ struct ConnectionLog {
         firstStart = all.map(\.start).min() ?? 0
         lastEnd = all.map(\.end).max() ?? 0
         if lastEnd > firstStart { inFlight = all.map { $0.end - $0.start }.reduce(0, +) / (lastEnd - firstStart) }
+        let firsts = byConnection.values.map { spans in spans.map(\.start).min()! - firstStart }
+        rampMean = firsts.isEmpty ? 0 : firsts.reduce(0, +) / Double(firsts.count)
+        rampLast = firsts.max() ?? 0
         for var spans in byConnection.values {
             // HTTP/2 runs several requests of a connection at once: a gap only where none was running.
             spans.sort { $0.start < $1.start }

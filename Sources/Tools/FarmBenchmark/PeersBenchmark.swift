@@ -158,7 +158,8 @@ struct PeersBenchmark: ParsableCommand {
         }
         if countsConnections {
             print("tool                      connections   TLS resumed   protocol   first request at   "
-                + "last response to exit   in flight (mean)   idle between requests on a connection: mean / p90")
+                + "connections' first requests after it: mean / last   last response to exit   in flight (mean)   "
+                + "idle between requests on a connection: mean / p90")
         }
         for tool in tools {
             guard let runs = results[tool], runs.first?.connections != nil else { continue }
@@ -171,8 +172,11 @@ struct PeersBenchmark: ParsableCommand {
             print(Self.label(tool).padded(26) + String(format: "%.0f", medianOf { Double($0.connections) }).padded(14)
                 + String(format: "%.0f", medianOf { Double($0.resumed) }).padded(14)
                 + Set(logs.flatMap(\.protocols)).sorted().joined(separator: ",").padded(11)
-                + String(format: "%.3f s", head).padded(19) + String(format: "%.3f s", tail).padded(24)
-                + String(format: "%.1f", medianOf(\.inFlight)).padded(19)
+                + String(format: "%.3f s", head).padded(19)
+                + String(format: "%.3f / %.3f s", medianOf(\.rampMean), medianOf(\.rampLast)).padded(51)
+                + String(format: "%.3f s", tail).padded(24)
+                // Requests shorter than nginx's millisecond clock would count as none in flight.
+                + (delay > 0 ? String(format: "%.1f", medianOf(\.inFlight)) : "-").padded(19)
                 + (gaps.isEmpty ? "-" : String(format: "%.2f / %.2f ms", mean * 1000, gaps.quantile(0.9) * 1000)))
         }
         for tool in tools {
