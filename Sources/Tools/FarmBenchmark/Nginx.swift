@@ -3,30 +3,45 @@ import Foundation
 import Glibc
 
 /// nginx on 127.0.0.1 with a private configuration in a directory of its own: in the foreground
-/// (`daemon off`, so it stays our child), keep-alive on, access log off, its error log, pid file and
-/// temporary paths under that directory. Ended by pid in `stop()`.
+/// (`daemon off`, so it stays our child), keep-alive on, access log off unless connections are
+/// counted, its error log, pid file and temporary paths under that directory. Ended by pid in `stop()`.
 final class Nginx {
     let port: Int
     private let pid: pid_t
     private let directory: String
+    private let scheme: String
+    /// One line per request, in `ConnectionLog.format`.
+    private var connectionLog: String { directory + "/connections.log" }
 
-    /// Serves `root`; `extra` is added to the server block (e.g. a location that maps every path to one file).
-    init(root: String, directory: String, extra: String = "") throws {
+    /// Serves `root`; `extra` is added to the server block (e.g. a location that maps every path to one
+    /// file), `modules` are loaded first (paths of dynamic modules). With `tls`, HTTPS with HTTP/2 on
+    /// that certificate. With `countConnections`, every request is logged with its connection (see
+    /// `connections()`).
+    init(root: String, directory: String, extra: String = "", modules: [String] = [],
+         tls: BenchmarkCertificates? = nil, countConnections: Bool = false) throws {
         self.directory = directory
+        scheme = tls == nil ? "http" : "https"
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
-        port = try Self.freePort()
         // Running as root, the workers would drop to `nobody`, who may not read a 0700 temporary corpus.
         let user = geteuid() == 0 ? "user root;\n" : ""
         let temp = directory + "/temp"
+        let load = modules.map { "load_module \($0);\n" }.joined()
+        let port = try Self.freePort()
+        self.port = port
+        let listen = tls.map { "\(port) ssl http2;\n    ssl_certificate \($0.certificate);\n"
+            + "    ssl_certificate_key \($0.key);" } ?? "\(port);"
+        let log = countConnections
+            ? "log_format connections \(ConnectionLog.format);\n    access_log \(directory)/connections.log connections;"
+            : "access_log off;"
         let config = """
-            daemon off;
+            \(load)daemon off;
             master_process on;
             worker_processes 2;
             pid \(directory)/nginx.pid;
             error_log \(directory)/error.log warn;
             \(user)events { worker_connections 1024; }
             http {
-                access_log off;
+                \(log)
                 sendfile on;
                 tcp_nopush on;
                 keepalive_timeout 65;
@@ -39,7 +54,7 @@ final class Nginx {
                 types { image/jpeg jpg; image/png png; application/pdf pdf; application/zip zip; }
                 default_type application/octet-stream;
                 server {
-                    listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(listen)
                     root \(root);
                     \(extra)
                 }
@@ -61,7 +76,15 @@ final class Nginx {
         }
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/" + path }
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)/" + path }
+
+    /// The requests logged since the last call (see `ConnectionLog`); the log starts over. nginx writes
+    /// its log with O_APPEND, so truncating it under nginx is safe.
+    func connections() -> ConnectionLog {
+        let text = (try? String(contentsOfFile: connectionLog, encoding: .utf8)) ?? ""
+        truncate(connectionLog, 0)
+        return ConnectionLog(text: text)
+    }
 
     /// CPU seconds used so far by the master and its workers (its children, found by their parent
     /// pid in /proc): read before and after a run, the server's share of that run.

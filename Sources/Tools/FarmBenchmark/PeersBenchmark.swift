@@ -9,6 +9,8 @@ import Glibc
 /// each writing to the same file system. Rounds alternate the order of the tools; round 0 is a
 /// warm-up and is not counted. Between runs the outputs are removed (many small files only once
 /// every set is done) and the disk synced (not timed), so no run pays for another's write-back.
+/// `--delay` makes the origin slow (nginx still serves every file, after a wait), `--https` serves it
+/// over TLS with HTTP/2; either counts the connections each tool opened.
 struct PeersBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peers",
@@ -26,6 +28,12 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Parallel transfers: farm workers, wget2 threads, curl and aria2c parallelism.") var parallel = 6
     @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
     var baseline: String?
+    @Option(help: "Seconds nginx waits before every response (its echo module), e.g. 0.02: a slow origin.")
+    var delay = 0.0
+    @Flag(help: "Serve over HTTPS with HTTP/2, from a CA made for the run that each tool is told to trust.")
+    var https = false
+    @Flag(help: "Sample the running farm's memory every 0.1 s: VmRSS and Pss summed over its registered processes.")
+    var sampleMemory = false
 
     struct Measurement {
         var seconds: Double
@@ -38,7 +46,17 @@ struct PeersBenchmark: ParsableCommand {
         /// saturated cores the wall time follows them.
         var cpu = 0.0
         var serverCPU = 0.0
+        /// nginx's log of the run's requests (connections, each a TLS handshake over HTTPS, and their
+        /// timing); nil when not counted.
+        var connections: ConnectionLog?
+        /// When the tool (for farm: `farm add`) was started, Unix seconds; the timed run ends `seconds` later.
+        var launched = 0.0
+        /// The largest sums of the farm's VmRSS and Pss seen while it ran, and over how many processes.
+        var sampled: (rss: Int, pss: Int, processes: Int)?
     }
+
+    /// Counted when the origin is slow or on TLS: that is where a connection costs.
+    private var countsConnections: Bool { delay > 0 || https }
 
     func run() throws {
         let toolList = tools.split(separator: ",").map(String.init)
@@ -53,7 +71,10 @@ struct PeersBenchmark: ParsableCommand {
             corpora.append(("large", try Corpus.large(count: largeFiles, mib: largeMib, root: corpus)))
         }
         let work = corpus + "/nginx-\(getpid())"
-        let nginx = try Nginx(root: corpus, directory: work)
+        let certificates = https ? try BenchmarkCertificates(directory: work + "/tls") : nil
+        let nginx = try Nginx(root: corpus, directory: work, extra: delay > 0 ? Self.delayed(delay) : "",
+                              modules: delay > 0 ? [try Self.echoModule()] : [], tls: certificates,
+                              countConnections: countsConnections)
         defer {
             nginx.stop()
             try? FileManager.default.removeItem(atPath: work)
@@ -66,14 +87,15 @@ struct PeersBenchmark: ParsableCommand {
             for dir in dirList {
                 let base = dir + "/farm-peers-\(getpid())-\(label)"
                 bases.append(base)
-                try compare(set, label: label, in: dir, base: base, tools: toolList, nginx: nginx)
+                try compare(set, label: label, in: dir, base: base, tools: toolList, nginx: nginx,
+                            caFile: certificates?.ca)
             }
         }
     }
 
     /// Runs every tool on `set` in `dir`, each run in a directory of its own under `base`.
     private func compare(_ set: Corpus, label: String, in dir: String, base: String, tools: [String],
-                         nginx: Nginx) throws {
+                         nginx: Nginx, caFile: String?) throws {
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let urls = set.paths.map { nginx.url($0) }
         try (urls.joined(separator: "\n") + "\n").write(toFile: base + "/urls.txt", atomically: true, encoding: .utf8)
@@ -81,7 +103,10 @@ struct PeersBenchmark: ParsableCommand {
 
         let megabytes = Double(set.bytes) / 1e6
         print("\n## \(label) set: \(set.paths.count) files, \(String(format: "%.1f", megabytes)) MB, "
-            + "written to \(dir) (\(Self.fileSystem(dir))); \(rounds) rounds after a warm-up, \(parallel) in parallel")
+            + "written to \(dir) (\(Self.fileSystem(dir))); \(rounds) rounds after a warm-up, \(parallel) in parallel"
+            + (https ? "; HTTPS (HTTP/2 where the tool asks)" : "")
+            + (delay > 0 ? String(format: "; %.0f ms added to every response (floor %.2f s = files / %d × delay)",
+                                  delay * 1000, Double(set.paths.count) / Double(parallel) * delay, parallel) : ""))
         var results: [String: [Measurement]] = [:]
         for round in 0...rounds {
             // Rotate the order each round, so no tool always runs first (or right after a heavy one).
@@ -91,8 +116,10 @@ struct PeersBenchmark: ParsableCommand {
                 try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
                 sync()
                 let serverBefore = nginx.cpu()
-                var measured = try measure(tool, set: set, label: label, base: base, run: run)
+                if countsConnections { _ = nginx.connections() }
+                var measured = try measure(tool, set: set, label: label, base: base, run: run, caFile: caFile)
                 measured.serverCPU = nginx.cpu() - serverBefore
+                if countsConnections { measured.connections = nginx.connections() }
                 // Many small files are kept until every set is done (their base directory goes then):
                 // on ext4, files created within minutes of deleting thousands cost up to 300 µs of
                 // kernel time each (its allocator skips recently deleted inodes one by one), so the
@@ -129,6 +156,37 @@ struct PeersBenchmark: ParsableCommand {
                 + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
                          cpu, server, cpu * perFile, server * perFile))
         }
+        if countsConnections {
+            print("tool                      connections   TLS resumed   protocol   first request at   "
+                + "connections' first requests after it: mean / last   last response to exit   in flight (mean)   "
+                + "idle between requests on a connection: mean / p90")
+        }
+        for tool in tools {
+            guard let runs = results[tool], runs.first?.connections != nil else { continue }
+            let logs = runs.compactMap(\.connections)
+            let medianOf = { (value: (ConnectionLog) -> Double) in logs.map(value).median }
+            let head = runs.map { $0.connections!.firstStart - $0.launched }.median
+            let tail = runs.map { $0.launched + $0.seconds - $0.connections!.lastEnd }.median
+            let gaps = logs.flatMap(\.gaps)
+            let mean = gaps.isEmpty ? 0 : gaps.reduce(0, +) / Double(gaps.count)
+            print(Self.label(tool).padded(26) + String(format: "%.0f", medianOf { Double($0.connections) }).padded(14)
+                + String(format: "%.0f", medianOf { Double($0.resumed) }).padded(14)
+                + Set(logs.flatMap(\.protocols)).sorted().joined(separator: ",").padded(11)
+                + String(format: "%.3f s", head).padded(19)
+                + String(format: "%.3f / %.3f s", medianOf(\.rampMean), medianOf(\.rampLast)).padded(51)
+                + String(format: "%.3f s", tail).padded(24)
+                // Requests shorter than nginx's millisecond clock would count as none in flight.
+                + (delay > 0 ? String(format: "%.1f", medianOf(\.inFlight)) : "-").padded(19)
+                + (gaps.isEmpty ? "-" : String(format: "%.2f / %.2f ms", mean * 1000, gaps.quantile(0.9) * 1000)))
+        }
+        for tool in tools {
+            guard let runs = results[tool], !runs.isEmpty else { continue }
+            let sampled = runs.compactMap(\.sampled)
+            guard let processes = sampled.map(\.processes).max() else { continue }
+            print("\(Self.label(tool)) memory while running (largest sample of \(processes) processes): "
+                + String(format: "VmRSS summed %.0f MB, Pss summed %.0f MB",
+                         Double(sampled.map(\.rss).max()!) / 1e6, Double(sampled.map(\.pss).max()!) / 1e6))
+        }
         // Ratios of throughput, paired within each round (same machine state), then the median.
         let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
         for farm in farms {
@@ -142,42 +200,62 @@ struct PeersBenchmark: ParsableCommand {
             }
             if !ratios.isEmpty { print("\(Self.label(farm)) / peer (throughput): " + ratios.joined(separator: ", ")) }
         }
+        // Against the best peer of each round: the fastest of wget2, curl and aria2c that round.
+        let peers = tools.filter { !farms.contains($0) && results[$0] != nil }
+        for farm in farms {
+            guard let mine = results[farm], !peers.isEmpty,
+                  peers.allSatisfy({ results[$0]!.count == mine.count }) else { continue }
+            let paired = mine.indices.map { round in
+                peers.map { results[$0]![round].seconds }.min()! / mine[round].seconds
+            }
+            let best = peers.min { results[$0]!.map(\.seconds).median < results[$1]!.map(\.seconds).median }!
+            print("\(Self.label(farm)) / best peer of each round (throughput): "
+                + String(format: "%.2f× (best by median: %@)", paired.median, best))
+        }
     }
 
-    private func measure(_ tool: String, set: Corpus, label: String, base: String, run: String) throws -> Measurement {
+    private func measure(_ tool: String, set: Corpus, label: String, base: String, run: String,
+                         caFile: String?) throws -> Measurement {
         let log = run + ".log"
         defer { unlink(log) }
+        // Each tool's own way to trust the CA (none of them reads it from the environment alike).
+        func trust(_ option: String, joined: Bool = true) -> [String] {
+            guard let caFile else { return [] }
+            return joined ? [option + "=" + caFile] : [option, caFile]
+        }
         switch tool {
         case "farm-off", "farm-on", "base-off", "base-on", "farm-limited-off":
             let farm = tool.hasPrefix("base") ? (baseline ?? "") : Spawned.sibling("farm")
             // The per-host limit at its loosest binding: every worker may be on the one host.
             let limit = tool == "farm-limited-off" ? ["--per-host", String(parallel)] : []
             return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
-                                   run: run, log: log, startArguments: limit)
+                                   run: run, log: log, startArguments: limit + trust("--ca-file", joined: false))
         case "wget2":
             let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
-                                                   "-i", base + "/urls.txt", "-P", run], log: log)
+                                                   "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
+                                       log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         case "curl":
             let urls = try String(contentsOfFile: base + "/urls.txt", encoding: .utf8).split(separator: "\n")
             let config = urls.map { "url = \"\($0)\"\noutput = \"\(run)/\(($0 as NSString).lastPathComponent)\"\n" }
             try config.joined().write(toFile: run + ".curl", atomically: true, encoding: .utf8)
             defer { unlink(run + ".curl") }
             let result = try Spawned.run("curl", ["-sS", "--fail", "--parallel", "--parallel-max", String(parallel),
-                                                  "-K", run + ".curl"], log: log)
+                                                  "-K", run + ".curl"] + trust("--cacert", joined: false), log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         case "aria2c":
             // No pre-allocation: the others write files as the bytes come, and so does aria2c then.
             let result = try Spawned.run("aria2c", ["--no-conf=true", "-q", "-j\(parallel)", "--file-allocation=none",
                                                     "--auto-file-renaming=false", "--allow-overwrite=true",
-                                                    "-i", base + "/urls.txt", "-d", run], log: log)
+                                                    "-i", base + "/urls.txt", "-d", run] + trust("--ca-certificate"),
+                                         log: log)
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu)
+                               cpu: result.cpu, launched: result.started)
         default:
             throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl or aria2c")
         }
@@ -193,9 +271,17 @@ struct PeersBenchmark: ParsableCommand {
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
         let started = try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool]
                                       + (convert ? [] : ["--no-convert"]) + startArguments, log: log)
-        let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
-        let seconds = Clock.monotonic() - start
         let opened = try Spool(root: spool, create: false)
+        // `farm ps`'s processes, registered before `farm start` returned.
+        let running = sampleMemory ? opened.processes().map(\.pid) : []
+        var sampled: (rss: Int, pss: Int, processes: Int) = (0, 0, running.count)
+        let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log,
+                                     sample: sampleMemory ? {
+            let memory = running.map(Spawned.memory(of:))
+            sampled.rss = max(sampled.rss, memory.map(\.rss).reduce(0, +))
+            sampled.pss = max(sampled.pss, memory.map(\.pss).reduce(0, +))
+        } : nil)
+        let seconds = Clock.monotonic() - start
         let processes = opened.processes()
         let peaks = processes.map { Spawned.peakRSS(of: $0.pid) }
         let cpu = [add, started, waited].map(\.cpu).reduce(0, +)
@@ -205,7 +291,8 @@ struct PeersBenchmark: ParsableCommand {
             throw ValidationError("farm finished \(done) of \(set.paths.count) jobs; see \(spool)/log/farm.log")
         }
         return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +),
-                           phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu)
+                           phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu, launched: add.started,
+                           sampled: sampleMemory ? sampled : nil)
     }
 
     /// Every file there, with the corpus's total size: a tool that skipped or cut a file is not timed.
@@ -217,6 +304,27 @@ struct PeersBenchmark: ParsableCommand {
         guard names.count == set.paths.count, bytes == set.bytes else {
             throw ValidationError("\(tool) wrote \(names.count) files, \(bytes) bytes; expected \(set.paths.count), \(set.bytes)")
         }
+    }
+
+    /// Every response after `seconds`, the file still served by nginx's static module (sendfile): the
+    /// echo module sleeps on a timer, then hands the request to a named location that serves it.
+    static func delayed(_ seconds: Double) -> String {
+        """
+        location / {
+                    echo_sleep \(seconds);
+                    echo_exec @file;
+                }
+                location @file { }
+        """
+    }
+
+    /// Debian's libnginx-mod-http-echo.
+    static func echoModule() throws -> String {
+        let path = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
+        guard access(path, R_OK) == 0 else {
+            throw ValidationError("--delay needs nginx's echo module (\(path)): install libnginx-mod-http-echo")
+        }
+        return path
     }
 
     /// Above this many files a set's runs are kept until the comparison ends (see `compare`).

@@ -17,21 +17,39 @@ enum Spawned {
         /// CPU seconds (user + system) of the child and of the children it waited for: the tool's
         /// whole run under GNU time.
         var cpu: Double
+        /// When it was started, Unix seconds.
+        var started: Double
     }
 
     /// Runs `executable` (a path, or a name looked up in PATH) and waits. Fails on a non-zero exit
-    /// unless `check` is false.
+    /// unless `check` is false. `sample`, when given, is called about every `samplingInterval` seconds
+    /// until the child exits (its exit is then seen within 2 ms).
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], log: String, check: Bool = true) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], log: String, check: Bool = true,
+                    sample: (() -> Void)? = nil) throws -> Result {
         let peakFile = log + ".rss"
         defer { unlink(peakFile) }
         let timed = access(Self.gnuTime, X_OK) == 0
+        let wall = Clock.wall()
         let start = Clock.monotonic()
         let pid = try spawn((timed ? [Self.gnuTime, "-f", "%M", "-o", peakFile] : []) + [executable] + arguments,
                             log: log)
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        if let sample {
+            var next = start
+            while true {
+                let reaped = wait4(pid, &status, WNOHANG, &usage)
+                if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+                if Clock.monotonic() >= next {
+                    sample()
+                    next = Clock.monotonic() + samplingInterval
+                }
+                usleep(2000)
+            }
+        } else {
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        }
         let seconds = Clock.monotonic() - start
         // Exited normally: the low 7 bits are 0 and the code is the next byte; else a signal ended it.
         let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
@@ -39,7 +57,7 @@ enum Spawned {
         let peakKiB = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))
             .flatMap { $0.split(separator: "\n").last }.flatMap { Int($0) } ?? 0 : usage.ru_maxrss
         let result = Result(status: code, seconds: seconds, peakRSS: peakKiB * 1024,
-                            cpu: usage.ru_utime.seconds + usage.ru_stime.seconds)
+                            cpu: usage.ru_utime.seconds + usage.ru_stime.seconds, started: wall)
         if check && code != 0 {
             let tail = (try? String(contentsOfFile: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
             throw ValidationError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited \(code): \(tail)")
@@ -48,6 +66,7 @@ enum Spawned {
     }
 
     static let gnuTime = "/usr/bin/time"
+    static let samplingInterval = 0.1
 
     /// Starts `executable` without waiting (a server); the caller ends it by pid.
     static func start(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
@@ -68,6 +87,18 @@ enum Spawned {
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kB * 1024
+    }
+
+    /// The resident set (VmRSS) and proportional set (Pss: shared pages divided among their sharers) of
+    /// a live process, in bytes; 0 when it is gone.
+    static func memory(of pid: pid_t) -> (rss: Int, pss: Int) {
+        func kB(_ file: String, _ field: String) -> Int {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/" + file, encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+                  let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+            return value * 1024
+        }
+        return (kB("status", "VmRSS:"), kB("smaps_rollup", "Pss:"))
     }
 
     /// The fields of /proc/<pid>/stat after the command name (which may hold spaces), from field 3
