@@ -38,8 +38,12 @@ import Testing
             last = $0
             return true
         }
+        // The validators are the response's, as `farm sync` will send them back.
+        let modified = try #require(result.modified)
         #expect(result == DownloadResult(httpStatus: 200, bytes: body.count, resumedFrom: 0,
-                                         contentType: "application/octet-stream"))
+                                         contentType: "application/octet-stream",
+                                         etag: origin.etag(for: "/data.bin"), modified: modified))
+        #expect(result.etag != nil && modified.hasSuffix(" GMT"))
         #expect(try contents(dir) == body)
         #expect(last.size == body.count)
         origin.stop()
