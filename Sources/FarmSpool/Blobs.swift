@@ -47,11 +47,15 @@ extension Spool {
         guard let digest = try? Self.digest(of: fd) else { return nil }
         let blob = blobPath(digest)
         var stored = false
+        // A blob made here is new: no URL list names it yet (one left by a collection killed half-way
+        // only gains a line, and a collection reads only the lines whose record names the blob).
+        var made = false
         for _ in 0..<3 where !stored {
             do {
                 try FileSystem.link(path, blob)
                 try? FileSystem.setAttribute(path, Self.blobAttribute, Array(digest.utf8))
                 stored = true
+                made = true
             } catch where error == .fileExists {
                 guard let mine = try? FileSystem.lstat(path), let theirs = try? FileSystem.lstat(blob) else { continue }
                 if mine.inode == theirs.inode && mine.deviceID == theirs.deviceID {
@@ -73,8 +77,8 @@ extension Spool {
         }
         guard stored else { return nil }
         let key = Self.urlKey(url)
-        let named = (try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
-            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").contains { $0 == key } } ?? false
+        let named = !made && ((try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
+            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").contains { $0 == key } } ?? false)
         do {
             if !named { try FileSystem.appendLine(blobURLsPath(digest), key) }
             try writeURLRecord(URLRecord(url: url, blob: digest, size: size, kind: kind, etag: etag, modified: modified))

@@ -32,7 +32,7 @@ extension FsckRun {
             let path = spool.urls + "/" + name
             if Spool.isDigest(name) {
                 let record = spool.urlRecord(key: name)
-                guard record.map({ !FileSystem.exists(spool.blobPath($0.blob)) }) ?? true else { continue }
+                guard record.map({ !FileSystem.exists(spool.blobPath($0.blob)) }) ?? isSettled(path) else { continue }
                 found(.blob, path, record == nil ? "a URL record that does not read" : "a URL record whose blob is gone") {
                     [spool] () throws(SpoolError) in
                     if let now = spool.urlRecord(key: name), FileSystem.exists(spool.blobPath(now.blob)) {
@@ -55,6 +55,12 @@ extension FsckRun {
                 foreign(path, "not a URL record")
             }
         }
+    }
+
+    /// Whether the file at `path` is older than a moment: a URL record is written in place when it is
+    /// new, so one that does not read may be one its writer has just made.
+    private func isSettled(_ path: String) -> Bool {
+        (try? FileSystem.lstat(path)).map { now - $0.changeTime >= Self.stageAge } ?? false
     }
 
     /// Whether the URL lock file at `path` is one nobody holds, older than a moment, whose holder's

@@ -163,7 +163,9 @@
 // is transferred at most once while its result is valid. A worker that stored a download links it as
 // `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
 // file names its blob), appends the URL's key to `blobs/<sha256>.urls` and writes `urls/<key>` (JSON:
-// url, blob, size, kind) by rename: the URL's valid result. When a blob of those bytes exists already
+// url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
+// (a reader that finds it empty or cut reads no record and waits on the lock, which its writer holds); a
+// record that is there already is replaced by rename. When a blob of those bytes exists already
 // (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
 // the partial). A worker that claims a job first looks for its URL's record: when its blob is there, the
 // blob is linked as tmp/shared-* (copied where a link fails: too many links) and stored as the job's
@@ -184,7 +186,8 @@
 // .urls names (those that still name it) and the .urls. A worker linking a blob while it is collected
 // keeps the bytes it linked, or finds none and downloads; a record published over a blob collected at
 // that moment is taken back. fsck reports blobs/ entries with no other name, .urls without their blob,
-// records whose blob is gone, and lock files nobody holds whose partial is gone.
+// records whose blob is gone (or that do not read, once older than a moment), and lock files nobody
+// holds whose partial is gone.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

@@ -93,9 +93,25 @@ extension Spool {
         return (path, record)
     }
 
-    /// Makes `record` the valid result of its URL.
+    /// Makes `record` the valid result of its URL; the caller holds the URL's lock, so it is the only
+    /// writer. A URL with no record yet gets it written in place (one file created, no rename): a reader
+    /// that finds it empty or half-written reads no record, takes the lock and waits for the writer, so
+    /// it never acts on a part. A record there already is replaced by rename: a reader sees the old or
+    /// the new one whole.
     func writeURLRecord(_ record: URLRecord) throws(Errno) {
-        try AtomicFile.write(JSON.encode(record, capacity: 160 + record.url.utf8.count),
-                             to: urlRecordPath(key: Self.urlKey(record.url)), stagingIn: tmp)
+        let bytes = JSON.encode(record, capacity: 160 + record.url.utf8.count)
+        let path = urlRecordPath(key: Self.urlKey(record.url))
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
+        } catch where error == .fileExists {
+            try AtomicFile.write(bytes, to: path, stagingIn: tmp)
+            return
+        }
+        defer { fd.closeQuietly() }
+        do { try fd.write(contentsOf: bytes) } catch {
+            try? FileSystem.unlink(path)
+            throw error
+        }
     }
 }
