@@ -249,6 +249,7 @@ let package = Package(
             "FarmFixtures",
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Sources/Tools/FarmChaos"),
 
         // What the tests share: child processes, a running farm, spool and image fixtures.

@@ -1,3 +1,4 @@
+import Crypto
 import FarmJSON
 import FarmOrigin
 import FarmSpool

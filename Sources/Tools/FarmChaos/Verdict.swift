@@ -1,3 +1,4 @@
+import Crypto
 import FarmFixtures
 import FarmJSON
 import FarmSpool
