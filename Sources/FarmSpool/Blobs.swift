@@ -115,14 +115,6 @@ extension Spool {
         try readChunks(of: from) { chunk throws(Errno) in try to.write(contentsOf: chunk) }
     }
 
-    /// Drops the partial download of `job` when it is also a name of stored bytes (its owner was killed
-    /// after publishing it, or handed it back for want of room after storing it): a transfer into it
-    /// could start the file over and change the bytes every other name shows. The job downloads again.
-    public func detachPartial(of job: JobName) {
-        guard let st = try? FileSystem.lstat(partialPath(job)), st.linkCount > 1 else { return }
-        try? FileSystem.unlink(partialPath(job))
-    }
-
     /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and
     /// the blob has no other name left, the blob goes too, with its URL records (see "Once").
     public func removeOutput(_ path: String) throws(Errno) {

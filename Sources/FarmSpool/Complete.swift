@@ -89,10 +89,13 @@ extension Spool {
     /// Undoes `store` for a job handed back before it completed (the disk had no room to convert it):
     /// `file` goes back to `partial`, so the next owner resumes from its last byte, and the other outputs
     /// of `job` (derived images, an unpacked ZIP) are removed, so a job that is not done shows none. Reads
-    /// the list's output folder: for that rare case only. When the rename fails nothing is removed: the
-    /// next owner downloads again and replaces it all.
+    /// the list's output folder: for that rare case only. The move is a link, which never replaces the
+    /// partial another transfer of the URL may have made since (the download then goes: the next owner
+    /// is served the URL's stored result, or transfers again). When the link fails otherwise nothing is
+    /// removed: the next owner downloads again and replaces it all.
     public func unstore(_ file: String, to partial: String, of job: JobName) {
-        guard (try? FileSystem.rename(file, partial)) != nil else { return }
+        do { try FileSystem.link(file, partial) } catch where error == .fileExists {} catch { return }
+        try? FileSystem.unlink(file)
         let directory = outputDirectory(ofList: job.list)
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
             try? FileSystem.removeTree(directory + "/" + output)

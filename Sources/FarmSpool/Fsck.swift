@@ -162,6 +162,18 @@ final class FsckRun {
     /// theirs.
     var otherHostsRun = false
     private var findings: [(finding: FsckFinding, action: Action?, unrepairable: String?)] = []
+    /// The keys of the URLs of jobs seen queued or claimed (whose URL's partial download may be resumed);
+    /// nil when a list with such jobs has no table that reads, so nothing is known.
+    lazy var unfinishedURLKeys: Set<String>? = {
+        var keys: Set<String> = []
+        for list in lists.values {
+            let unfinished = list.seen.indices.filter { list.seen[$0] & (FsckList.queued | FsckList.active) != 0 }
+            if unfinished.isEmpty { continue }
+            guard let records = spool.resources(ofList: list.id) else { return nil }
+            for index in unfinished where index < records.count { keys.insert(Spool.urlKey(records[index].url)) }
+        }
+        return keys
+    }()
 
     init(spool: Spool, lease: Double) {
         self.spool = spool

@@ -2,7 +2,7 @@ import FarmSystem
 import SystemPackage
 
 // The stored results of fsck (see Fsck.swift and "Once" in the protocol): blobs no output uses, URL
-// lists and records whose blob is gone, lock files nobody holds with no partial download to resume.
+// lists and records whose blob is gone, lock files of an older farm that nobody holds.
 extension FsckRun {
     func checkBlobs() throws(SpoolError) {
         for name in try names(spool.blobs) {
@@ -42,12 +42,12 @@ extension FsckRun {
                     return .made
                 }
             } else if name.hasSuffix(Spool.urlLockSuffix), Spool.isDigest(name.dropLast(Spool.urlLockSuffix.count)) {
-                guard isUnusedLock(path) else { continue }
-                found(.blob, path, "the lock of a URL's transfer that nobody holds, with no partial download") {
-                    [self] () throws(SpoolError) in
+                // The partial download is the URL's lock now (URLPartial): these are an older farm's.
+                guard isSettled(path), Self.isUnlocked(path) else { continue }
+                found(.blob, path, "the lock file of a URL's transfer, which nobody holds") { () throws(SpoolError) in
                     guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .made }
                     defer { fd.closeQuietly() }
-                    guard (try? fd.tryLock()) == true, hasNothingToResume(fd) else { return .skipped("it is in use") }
+                    guard (try? fd.tryLock()) == true else { return .skipped("it is in use") }
                     try? FileSystem.unlink(path)
                     return .made
                 }
@@ -61,21 +61,5 @@ extension FsckRun {
     /// new, so one that does not read may be one its writer has just made.
     private func isSettled(_ path: String) -> Bool {
         (try? FileSystem.lstat(path)).map { now - $0.changeTime >= Self.stageAge } ?? false
-    }
-
-    /// Whether the URL lock file at `path` is one nobody holds, older than a moment, whose holder's
-    /// partial download is gone (a new holder would have nothing to adopt).
-    private func isUnusedLock(_ path: String) -> Bool {
-        guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge,
-              let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
-        defer { fd.closeQuietly() }
-        return (try? fd.tryLock(shared: true)) == true && hasNothingToResume(fd)
-    }
-
-    /// Whether the lock file open as `fd` names no claim, or one whose partial download is gone.
-    private func hasNothingToResume(_ fd: FileDescriptor) -> Bool {
-        guard let holder = (try? fd.readAll(limit: 512)).flatMap({ ActiveName(String(decoding: $0, as: UTF8.self)) })
-        else { return true }
-        return !FileSystem.exists(spool.partialPath(holder.job))
     }
 }

@@ -28,6 +28,10 @@ extension FsckRun {
     private func checkPartials() throws(SpoolError) {
         for name in try names(spool.partial) {
             let path = spool.partial + "/" + name
+            if name.hasPrefix(Spool.urlPartialPrefix), Spool.isDigest(name.dropFirst(Spool.urlPartialPrefix.count)) {
+                checkURLPartial(path, key: String(name.dropFirst(Spool.urlPartialPrefix.count)))
+                continue
+            }
             guard let job = JobName(name) else {
                 foreign(path, "not a job's partial download")
                 continue
@@ -66,8 +70,32 @@ extension FsckRun {
         }
     }
 
+    /// A URL's partial download (URLPartial) is a leftover when nobody holds it, it is older than a
+    /// moment (a waiter may have just made it), and either the URL's result is stored (its bytes serve
+    /// nobody) or no job that is queued or claimed has the URL.
+    private func checkURLPartial(_ path: String, key: String) {
+        guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.stageAge, Self.isUnlocked(path) else {
+            return
+        }
+        let whose: String
+        if let record = spool.urlRecord(key: key), FileSystem.exists(spool.blobPath(record.blob)) {
+            whose = "of \(record.url), whose result is stored"
+        } else if let wanted = unfinishedURLKeys, !wanted.contains(key) {
+            whose = "of a URL that no unfinished job has"
+        } else {
+            return
+        }
+        found(.partial, path, "a partial download \(whose), which nobody writes") { () throws(SpoolError) in
+            guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .skipped("it is gone") }
+            defer { fd.closeQuietly() }
+            guard (try? fd.tryLock()) == true else { return .skipped("a writer holds it") }
+            try? FileSystem.unlink(path)
+            return .made
+        }
+    }
+
     /// Whether nobody holds an flock on the file at `path` (its writer holds one while it writes).
-    private static func isUnlocked(_ path: String) -> Bool {
+    static func isUnlocked(_ path: String) -> Bool {
         guard let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
         defer { fd.closeQuietly() }
         return (try? fd.tryLock(shared: true)) == true

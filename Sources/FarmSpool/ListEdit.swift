@@ -187,8 +187,10 @@ extension Spool {
     /// they are read is found on the second look.
     func purge(_ job: JobName) throws(SpoolError) {
         var misses = 0
+        var url: String?
         while misses < 2 {
             if let path = place(of: job) {
+                if url == nil { url = jobURL(at: path) }
                 let trash = scratchPath("removed-" + job.raw)
                 do { try FileSystem.rename(path, trash) } catch where error == .noSuchFileOrDirectory {
                     continue  // it moved on: look again
@@ -202,7 +204,7 @@ extension Spool {
             }
         }
         removeOutputs(of: job)
-        try? FileSystem.unlink(partialPath(job))
+        dropPartials(of: job, url: url)
         removeSidecar(job)
     }
 

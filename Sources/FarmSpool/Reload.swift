@@ -54,7 +54,7 @@ extension Spool {
         }
         try? FileSystem.unlink(sidecarPath(job))
         if !keepOutcome { forgetOutcome(atPath: path) }
-        try? FileSystem.unlink(partialPath(job))
+        dropPartials(of: job, url: jobURL(at: path))
         if fresh && !markFresh(path) { return false }
         return try returnToQueue(path, job: job)
     }
@@ -76,7 +76,9 @@ extension Spool {
         return true
     }
 
-    /// Deletes the partial downloads of `list` that nobody is writing (a writer holds an flock).
+    /// Deletes the partial downloads of `list`'s own jobs that nobody is writing (a writer holds an flock).
+    /// Those of their URLs stay: a queued job resumes them only when the server says the bytes are the
+    /// same (If-Range), and a reloaded one, marked fresh, starts over.
     private func dropPartials(ofList id: String) {
         for name in (try? FileSystem.listDirectory(partial)) ?? [] where name.hasPrefix(id + ".") {
             guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }

@@ -18,7 +18,8 @@
 //     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick, and deleted once the job ends
-//     partial/<job>                  bytes downloaded so far; the writer holds an flock on it
+//     partial/u<key>                 bytes of a URL downloaded so far; the writer holds an flock on it,
+//                                    which is the URL's lock (see "Once"); partial/<job>: a job's own
 //     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
 //     control/                       desired state: desired.json, paused, stopping; per host,
 //                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);
@@ -37,7 +38,7 @@
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
 //     blobs/<sha256>                 stored bytes: one more name of a downloaded file; .urls beside it (see "Once")
-//     urls/<key>                     the valid result of one URL (<key>: its SHA-256); .lock, its transfer's (see "Once")
+//     urls/<key>                     the valid result of one URL (<key>: its SHA-256) (see "Once")
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
 // the list, which is the resource's line in the list's resource table and never changes; it is the
@@ -159,9 +160,9 @@
 // make the next sync fetch it again; killed after, the next sync deletes the outputs no record names first.
 // A stage whose sync is gone is garbage.
 //
-// Once (Blobs.swift, URLIndex.swift, URLLock.swift; the worker's side is FarmWorker's SharedDownload). A URL
-// is transferred at most once while its result is valid. A worker that stored a download links it as
-// `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
+// Once (Blobs.swift, URLIndex.swift, URLPartial.swift; the worker's side is FarmWorker's SharedDownload).
+// A URL is transferred at most once while its result is valid. A worker that stored a download links it
+// as `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
 // file names its blob), appends the URL's key to `blobs/<sha256>.urls` and writes `urls/<key>` (JSON:
 // url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
 // (a reader that finds it empty or cut reads no record and waits on the lock, which its writer holds); a
@@ -169,25 +170,31 @@
 // (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
 // the partial). A worker that claims a job first looks for its URL's record: when its blob is there, the
 // blob is linked as tmp/shared-* (copied where a link fails: too many links) and stored as the job's
-// download (a rename), converted as usual, and the job completes with
-// `shared` in its outcome record, with no transfer. Otherwise it takes `urls/<key>.lock` (flock, never
-// waiting in the kernel): whoever holds it is the URL's one transfer, and writes its claim's name in it;
-// the others poll every 50 ms (their lease renewed, their stop and lost flags looked at) and look for
-// the record again once it is free. The holder publishes the record before it converts, then unlinks
-// the lock file and lets go (a waiter that locked the unlinked file sees it is no longer the name and
-// opens it again). A holder that dies keeps the file, which names its claim: the next holder adopts that
-// claim's partial download (a rename of `partial/<job>` to its own, when larger; the partial's flock
-// says nobody writes it), so the transfer resumes by range once for all who wait. A holder whose claim
-// is gone while its lock is still held (a stopped process) is waited for a lease at most, then its
-// waiters transfer by themselves. A job marked `fresh` (`farm add --fresh`; `farm reload` rewrites its
-// done job file with the mark, staged as tmp/fresh-* and renamed over it, before it queues it) skips the record and adopts nothing, but
-// takes the lock and publishes like any other. Removal: an output is deleted through `removeOutput`,
-// which collects the blob whose last other name it was (a link count of 1), with the URL records its
-// .urls names (those that still name it) and the .urls. A worker linking a blob while it is collected
-// keeps the bytes it linked, or finds none and downloads; a record published over a blob collected at
-// that moment is taken back. fsck reports blobs/ entries with no other name, .urls without their blob,
-// records whose blob is gone (or that do not read, once older than a moment), and lock files nobody
-// holds whose partial is gone.
+// download (a rename), converted as usual, and the job completes with `shared` in its outcome record,
+// with no transfer. Otherwise it opens (or makes) the URL's partial download `partial/u<key>` and takes
+// its flock without waiting: the flock is the URL's lock, and the file the name still holds (its inode
+// checked after the lock: a holder renames it away as it stores it) is the URL's one transfer. The holder
+// looks for the record once more (published between the first look and the lock: the file then serves
+// nobody and goes), names its claim in the attribute `user.farm.holder`, transfers into the file,
+// publishes the record before it converts, and stores the file by rename, which ends the URL's partial.
+// The others poll every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that
+// dies leaves the file with its bytes under the same name: whoever takes the lock next resumes them by
+// range, once for all who wait. A file that is also a name of stored bytes (a holder that died between
+// publishing and storing, or a conversion handed back for want of room, which links the output back
+// here, never over another file) is never written: it goes and the taker starts over. A holder whose
+// claim is gone while its lock is still held (a stopped process) is waited for a lease at most, then
+// its waiters transfer by themselves, each into its own `partial/<job>`, and publish nothing. A job
+// marked `fresh` (`farm add --fresh`; `farm reload` rewrites its done job file with the mark, staged as
+// tmp/fresh-* and renamed over it, before it queues it) skips the record and starts the URL's bytes over
+// unless they are its own job's, but takes the lock and publishes like any other. A resource removed or
+// reloaded takes its URL's partial with it when nobody holds it; a served job removes what a holder
+// killed after publishing left. Removal: an output is deleted through `removeOutput`, which collects the
+// blob whose last other name it was (a link count of 1), with the URL records its .urls names (those
+// that still name it) and the .urls. A worker linking a blob while it is collected keeps the bytes it
+// linked, or finds none and downloads; a record published over a blob collected at that moment is
+// taken back. fsck reports blobs/ entries with no other name, .urls without their blob, records whose
+// blob is gone (or that do not read, once older than a moment), URL partials nobody holds whose URL is
+// stored or wanted by no unfinished job, and the lock files `urls/<key>.lock` of older farms.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

@@ -53,8 +53,8 @@ extension URLRecord: JSONReadable {
 }
 
 extension Spool {
-    /// One record per URL whose valid result is stored, `urls/<key>`, and the lock of its transfer,
-    /// `urls/<key>.lock` (see "Once").
+    /// One record per URL whose valid result is stored, `urls/<key>` (see "Once"); older farms also
+    /// kept the lock of its transfer there, `urls/<key>.lock` (fsck removes them).
     public var urls: String { root + "/urls" }
 
     /// The name of `url` in urls/: the SHA-256 of its bytes, as the manifest gave it.

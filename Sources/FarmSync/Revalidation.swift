@@ -132,10 +132,10 @@ struct Revalidation {
 
     /// The new bytes become the URL's valid result (see "Once" in FarmSpool's protocol), so that jobs of the
     /// same URL queued from now on are served them. Skipped while a worker transfers the URL: its result
-    /// will be published.
+    /// will be published. Bytes a transfer of the URL left to resume are of the old content: they go.
     private static func publish(_ record: Sidecar, of url: String, spool: Spool) {
-        guard let file = record.file, let lock = URLLock.take(spool, url: url) else { return }
-        defer { lock.release(keepFile: lock.lastHolder != nil) }
+        guard let file = record.file, case .held(let partial) = URLPartial.take(spool, url: url) else { return }
+        defer { partial.drop() }
         guard let fd = try? FileDescriptor.open(file, .readOnly) else { return }
         defer { fd.closeQuietly() }
         spool.publish(file, fd: fd, url: url, size: record.bytes, kind: record.kind, etag: record.etag,

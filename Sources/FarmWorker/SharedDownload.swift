@@ -15,9 +15,11 @@ struct SharedDownload {
         /// The URL's stored bytes, linked at `path` in tmp/ for the job to store as its download, and
         /// their record (size, validators).
         case stored(path: String, record: URLRecord)
-        /// This job transfers the URL, holding its lock (nil: without it, the holder being stuck).
-        case transfer(URLLock?)
-        /// The job is no longer this worker's (lost, or handed back as the worker stops).
+        /// This job transfers the URL into the partial it holds: the URL's (its lock), or its own when
+        /// the URL's holder is stuck.
+        case transfer(URLPartial)
+        /// The job is no longer this worker's (lost, handed back as the worker stops, or its partial
+        /// cannot be made).
         case ended
     }
 
@@ -26,42 +28,68 @@ struct SharedDownload {
     let keeper: LeaseKeeper
     let lease: Double
 
-    /// Where the job starts from. A fresh job skips the stored result and adopts nothing. A waiter keeps
-    /// the host slot it was let in with (per-host limits): the holder has one of its own, so waiting
-    /// never blocks the transfer it waits for.
+    /// Where the job starts from. A fresh job skips the stored result and resumes only its own bytes. A
+    /// waiter keeps the host slot it was let in with (per-host limits): the holder has one of its own, so
+    /// waiting never blocks the transfer it waits for.
     func start() -> Start {
         let url = claim.record.url, fresh = claim.record.fresh
         if !fresh, let stored = linkStored() { return stored }
         var stuckSince: Double?
         while true {
-            if let lock = URLLock.take(spool, url: url) {
-                // The transfer that held it may have just stored the result.
+            let holder: ActiveName?
+            switch URLPartial.take(spool, url: url) {
+            case .held(let partial):
+                // The transfer that held it may have just stored the result: these bytes serve nobody.
                 if !fresh, let stored = linkStored() {
-                    let left = lock.lastHolder.map { $0.job != claim.job && FileSystem.exists(spool.partialPath($0.job)) }
-                    lock.release(keepFile: left ?? false)
+                    partial.drop()
                     return stored
                 }
-                if !fresh, let holder = lock.lastHolder { spool.adoptPartial(of: holder.job, into: claim.job) }
-                lock.hold(for: claim)
-                return .transfer(lock)
+                if partial.isStoredName {
+                    partial.drop()
+                    continue
+                }
+                if fresh && partial.lastHolder?.job != claim.job { partial.discardBytes() }
+                partial.hold(for: claim)
+                return .transfer(partial)
+            case .failed(let error):
+                return end("cannot make the partial download of \(claim.job): \(error)")
+            case .busy(let named):
+                holder = named
             }
             if keeper.lost { return .ended }
-            if Worker.stopRequested {
-                do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
-                return .ended
-            }
+            if Worker.stopRequested { return end(nil) }
             // A holder whose claim is gone but who still holds the lock (a stopped process) may never let
-            // go: after a lease of that, this job transfers by itself.
+            // go: after a lease of that, this job transfers by itself, into its own partial.
             let now = Clock.monotonic()
-            if isHolderGone(url) {
+            if let holder, !spool.isClaimed(holder) {
                 let since = stuckSince ?? now
                 stuckSince = since
-                if now - since >= lease { return .transfer(nil) }
+                if now - since >= lease { return transferAlone() }
             } else {
                 stuckSince = nil
             }
             Thread.sleep(forTimeInterval: Self.poll)
         }
+    }
+
+    /// The job's own partial, held, for a transfer without its URL's lock; `ended` when a stale owner of
+    /// the job still writes that one (the job goes back to the queue: never write the same bytes at once).
+    private func transferAlone() -> Start {
+        switch URLPartial.takeOwn(spool, job: claim.job) {
+        case .held(let partial): return .transfer(partial)
+        case .failed(let error): return end("cannot make the partial download of \(claim.job): \(error)")
+        case .busy:
+            let ended = end(nil)
+            Thread.sleep(forTimeInterval: 0.2)
+            return ended
+        }
+    }
+
+    /// Hands the job back to the queue (with a line for the log, when there is a reason worth one).
+    private func end(_ reason: String?) -> Start {
+        if let reason { spool.log(reason) }
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+        return .ended
     }
 
     /// The URL's stored result linked (or copied) into tmp/, or nil when there is none (or it went meanwhile).
@@ -70,14 +98,9 @@ struct SharedDownload {
         return spool.linkStoredResult(of: claim.record.url, to: path).map { .stored(path: path, record: $0) }
     }
 
-    /// Whether the claim the URL's lock file names is no longer claimed by that owner.
-    private func isHolderGone(_ url: String) -> Bool {
-        guard let holder = URLLock.holder(spool, url: url) else { return false }
-        return !spool.isClaimed(holder)
-    }
-
     /// Serves the job from the stored bytes linked at `path`: stored as its download and converted, it
-    /// completes as `shared`. What an earlier attempt left in partial/ goes (unless someone writes it).
+    /// completes as `shared`. What an earlier transfer of the URL left in partial/ goes (unless someone
+    /// writes it): a holder killed after it published leaves a name of the stored bytes there.
     static func serve(_ job: inout JobRun, from path: String, record: URLRecord, disk: DiskGate) {
         guard let fd = try? FileDescriptor.open(path, .readOnly) else {
             try? job.spool.release(job.claim)
@@ -89,22 +112,15 @@ struct SharedDownload {
             disk.foundFull()
         }
         try? FileSystem.unlink(path)  // left only when the job did not complete: handed back or failed
-        let partial = job.spool.partialPath(job.claim.job)
-        if let own = try? FileDescriptor.open(partial, .readOnly) {
-            if (try? own.tryLock()) == true { try? FileSystem.unlink(partial) }
-            own.closeQuietly()
-        }
+        job.spool.dropPartials(of: job.claim.job, url: job.claim.record.url)
     }
 
-    /// The transfer into `partial` (open as `fd`) is whole: its bytes become the URL's valid result
-    /// (unless they are no kind farm keeps, which fails the job anyway), and the lock goes.
-    static func publish(_ lock: URLLock?, _ claim: Claim, spool: Spool, partial: String, fd: FileDescriptor,
-                        result: DownloadResult) {
-        guard let lock else { return }
-        if let kind = DisplayImage.sniff(descriptor: fd) {
-            spool.publish(partial, fd: fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
-                          etag: result.etag, modified: result.modified)
-        }
-        lock.release(keepFile: false)
+    /// The transfer into `partial` (held) is whole: its bytes become the URL's valid result (unless they
+    /// are no kind farm keeps, which fails the job anyway). A transfer without the URL's lock publishes
+    /// nothing.
+    static func publish(_ partial: URLPartial, _ claim: Claim, spool: Spool, result: DownloadResult) {
+        guard partial.isURLs, let kind = DisplayImage.sniff(descriptor: partial.fd) else { return }
+        spool.publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
+                      etag: result.etag, modified: result.modified)
     }
 }

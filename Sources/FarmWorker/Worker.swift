@@ -161,43 +161,33 @@ public final class Worker {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }
-        let lock: URLLock?
+        let partial: URLPartial
         switch SharedDownload(spool: spool, claim: claim, keeper: keeper, lease: options.lease).start() {
         case .ended: return
         case .stored(let path, let record):
             pass.release()
             SharedDownload.serve(&job, from: path, record: record, disk: disk)
             return
-        case .transfer(let held): lock = held
+        case .transfer(let held): partial = held
         }
-        let partialPath = spool.partialPath(claim.job)
-        // Whatever ends the transfer before its result is published: the file stays for the next holder
-        // while there are bytes to resume from.
-        defer { lock?.release(keepFile: FileSystem.exists(partialPath)) }
-        spool.detachPartial(of: claim.job)
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(partialPath, .readWrite, options: .create, permissions: 0o600) } catch {
-            spool.log("cannot open \(partialPath): \(error)")
-            try? spool.release(claim)
-            return
-        }
-        defer { fd.closeQuietly() }
-        // A stale owner may still be writing these bytes: never write them at the same time.
-        guard (try? fd.tryLock()) == true else {
-            try? spool.release(claim)
-            Thread.sleep(forTimeInterval: 0.2)
-            return
-        }
-        let result = download(&job, fd: fd)
+        // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
+        // of the URL that takes it.
+        defer { partial.close() }
+        let result = download(&job, partial)
         pass.release()  // the transfer is over: its host's slot goes to the next one
-        guard let result else { return }
-        SharedDownload.publish(lock, claim, spool: spool, partial: partialPath, fd: fd, result: result)
-        if !job.finish(partialPath: partialPath, fd: fd, bytes: result.bytes, etag: result.etag,
+        guard let result else {
+            // Taken away because the resource was removed (SPEC §8): nobody will resume its bytes.
+            if job.keeper.lost && !spool.isMember(claim.job) { partial.drop() }
+            return
+        }
+        SharedDownload.publish(partial, claim, spool: spool, result: result)
+        if !job.finish(partialPath: partial.path, fd: partial.fd, bytes: result.bytes, etag: result.etag,
                        modified: result.modified) { disk.foundFull() }
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
-    private func download(_ job: inout JobRun, fd: FileDescriptor) -> DownloadResult? {
+    private func download(_ job: inout JobRun, _ partial: URLPartial) -> DownloadResult? {
+        let fd = partial.fd
         let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
                                       stallTimeout: options.stallTimeout, caFile: options.caFile)
         while true {
@@ -222,7 +212,7 @@ public final class Worker {
                 return handBack(job.claim)
             } catch {
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
-                    job.fail(error.message, partial: spool.partialPath(job.claim.job))
+                    job.fail(error.message, partial: partial.path)
                     return nil
                 }
                 // The host asked every client to wait: hold it for the whole farm and leave the job

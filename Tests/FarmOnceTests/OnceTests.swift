@@ -139,10 +139,10 @@ import Testing
         try add(farm, "Wait", [url, url, url])
         try add(farm, "Also", [url])
         try farm.start(workers: 3)
-        // The holder is the claim the lock file names, once it has a third of the bytes on disk.
+        // The holder is the claim the URL's partial download names, once it has a third of the bytes on disk.
         var holder: ActiveName?
         #expect(poll(timeout: 30, every: 0.05) {
-            holder = URLLock.holder(farm.spool, url: url)
+            holder = URLPartial.holder(farm.spool, url: url)
             guard let job = holder?.job else { return false }
             return (farm.partialSizes()[job.raw] ?? 0) >= size / 3
         })

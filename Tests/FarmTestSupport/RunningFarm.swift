@@ -105,10 +105,19 @@ public final class RunningFarm {
 
     /// Bytes downloaded so far of every partial download, by job name.
     public func partialSizes() -> [String: Int] {
+        // A URL's partial (`u<key>`) is named here after the first job of that URL.
+        var jobOfURL: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? [] where name.hasSuffix(".resources") {
+            let list = String(name.dropLast(".resources".count))
+            for (index, record) in (spool.resources(ofList: list) ?? []).enumerated() {
+                let partial = URL(fileURLWithPath: spool.partialPath(url: record.url)).lastPathComponent
+                if jobOfURL[partial] == nil { jobOfURL[partial] = JobName(list: list, index: index).raw }
+            }
+        }
         var sizes: [String: Int] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.partial)) ?? [] {
             var st = stat()
-            if stat(spool.partial + "/" + name, &st) == 0 { sizes[name] = Int(st.st_size) }
+            if stat(spool.partial + "/" + name, &st) == 0 { sizes[jobOfURL[name] ?? name] = Int(st.st_size) }
         }
         return sizes
     }
