@@ -92,10 +92,12 @@ extension Spool {
         return digest
     }
 
-    /// Gives the stored result of `url` the new name `path` (in tmp/): a hard link to its blob, or a copy
-    /// of it where the link fails (too many links, a file system without them). Nil when there is none.
-    public func linkStoredResult(of url: String, to path: String) -> URLRecord? {
+    /// Gives the stored result of `url` a new name in tmp/ (`path()`, asked for only when there is one): a
+    /// hard link to its blob, or a copy of it where the link fails (too many links, a file system without
+    /// them). Nil when there is none.
+    public func linkStoredResult(of url: String, to path: () -> String) -> (path: String, record: URLRecord)? {
         guard let (blob, record) = storedResult(of: url) else { return nil }
+        let path = path()
         do { try FileSystem.link(blob, path) } catch where error == .noSuchFileOrDirectory {
             return nil  // collected meanwhile
         } catch {
@@ -104,7 +106,7 @@ extension Spool {
                 return nil
             }
         }
-        return record
+        return (path, record)
     }
 
     private static func copy(_ source: String, to target: String) throws(Errno) {

@@ -12,12 +12,17 @@ public final class URLPartial {
     public let fd: FileDescriptor
     /// False for a job's own partial (`partial/<job>`): a transfer that goes without the URL's lock.
     public let isURLs: Bool
+    /// Its names when it was taken: more than one when it is also a name of stored bytes (its holder
+    /// died after publishing them, or gave back an output), which must never be written (it would
+    /// change what every other name shows).
+    private let linkCount: Int
     private var closed = false
 
-    private init(path: String, fd: FileDescriptor, isURLs: Bool) {
+    private init(path: String, fd: FileDescriptor, isURLs: Bool, linkCount: Int) {
         self.path = path
         self.fd = fd
         self.isURLs = isURLs
+        self.linkCount = linkCount
     }
 
     public enum Take {
@@ -55,7 +60,7 @@ public final class URLPartial {
             // open and the lock: only the file the name still holds is the URL's.
             if let mine = try? fd.status(), let named = try? FileSystem.lstat(path), mine.inode == named.inode,
                mine.deviceID == named.deviceID {
-                return .held(URLPartial(path: path, fd: fd, isURLs: isURLs))
+                return .held(URLPartial(path: path, fd: fd, isURLs: isURLs, linkCount: Int(mine.linkCount)))
             }
             fd.closeQuietly()
         }
@@ -77,9 +82,8 @@ public final class URLPartial {
         try? fd.setAttribute(Self.holderAttribute, Array(ActiveName.raw(claim.job, claim.owner).utf8))
     }
 
-    /// Whether the file is also a name of stored bytes (its holder died after publishing them, or gave
-    /// back an output): writing into it would change what every other name shows.
-    public var isStoredName: Bool { ((try? fd.status())?.linkCount ?? 1) > 1 }
+    /// Whether the file is also a name of stored bytes (see `linkCount`).
+    public var isStoredName: Bool { linkCount > 1 }
 
     /// Starts the bytes over (a fresh job does not resume another's transfer).
     public func discardBytes() {

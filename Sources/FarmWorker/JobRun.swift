@@ -55,9 +55,10 @@ struct JobRun {
     /// The download is whole: store it, make its display image, complete the job (its record keeps the
     /// response's validators, `etag` and `modified`, for `farm sync`). False when the disk had no room for
     /// an output: the job went back to the queue with its download (see `handBack`).
-    func finish(partialPath: String, fd: FileDescriptor, bytes: Int, etag: String? = nil,
+    /// `kind`: what the bytes are, by their first bytes (`DisplayImage.sniff`).
+    func finish(partialPath: String, kind: Kind?, bytes: Int, etag: String? = nil,
                 modified: String? = nil) -> Bool {
-        guard let kind = DisplayImage.sniff(descriptor: fd) else {
+        guard let kind else {
             fail("unsupported content", partial: partialPath)
             return true
         }

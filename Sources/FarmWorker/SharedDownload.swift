@@ -94,8 +94,8 @@ struct SharedDownload {
 
     /// The URL's stored result linked (or copied) into tmp/, or nil when there is none (or it went meanwhile).
     private func linkStored() -> Start? {
-        let path = spool.scratchPath("shared")
-        return spool.linkStoredResult(of: claim.record.url, to: path).map { .stored(path: path, record: $0) }
+        spool.linkStoredResult(of: claim.record.url) { spool.scratchPath("shared") }
+            .map { .stored(path: $0.path, record: $0.record) }
     }
 
     /// Serves the job from the stored bytes linked at `path`: stored as its download and converted, it
@@ -108,18 +108,19 @@ struct SharedDownload {
         }
         defer { fd.closeQuietly() }
         job.shared = true
-        if !job.finish(partialPath: path, fd: fd, bytes: record.size, etag: record.etag, modified: record.modified) {
+        if !job.finish(partialPath: path, kind: DisplayImage.sniff(descriptor: fd), bytes: record.size,
+                       etag: record.etag, modified: record.modified) {
             disk.foundFull()
         }
         try? FileSystem.unlink(path)  // left only when the job did not complete: handed back or failed
         job.spool.dropPartials(of: job.claim.job, url: job.claim.record.url)
     }
 
-    /// The transfer into `partial` (held) is whole: its bytes become the URL's valid result (unless they
-    /// are no kind farm keeps, which fails the job anyway). A transfer without the URL's lock publishes
-    /// nothing.
-    static func publish(_ partial: URLPartial, _ claim: Claim, spool: Spool, result: DownloadResult) {
-        guard partial.isURLs, let kind = DisplayImage.sniff(descriptor: partial.fd) else { return }
+    /// The transfer into `partial` (held) is whole, its bytes of `kind`: they become the URL's valid result
+    /// (unless they are no kind farm keeps, which fails the job anyway). A transfer without the URL's lock
+    /// publishes nothing.
+    static func publish(_ partial: URLPartial, kind: Kind?, _ claim: Claim, spool: Spool, result: DownloadResult) {
+        guard partial.isURLs, let kind else { return }
         spool.publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
                       etag: result.etag, modified: result.modified)
     }

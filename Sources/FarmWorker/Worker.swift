@@ -180,8 +180,9 @@ public final class Worker {
             if job.keeper.lost && !spool.isMember(claim.job) { partial.drop() }
             return
         }
-        SharedDownload.publish(partial, claim, spool: spool, result: result)
-        if !job.finish(partialPath: partial.path, fd: partial.fd, bytes: result.bytes, etag: result.etag,
+        let kind = DisplayImage.sniff(descriptor: partial.fd)
+        SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
+        if !job.finish(partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
                        modified: result.modified) { disk.foundFull() }
     }
 
