@@ -123,9 +123,11 @@ struct JobRun {
     /// Ends the job in failed/ with `reason` as its error.
     func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
         if keeper.lost { return }
+        // The bytes go first: killed between the two, the job is tried again; the other way round, a
+        // failed job would leave its URL's partial to nobody.
+        if let partial { try? FileSystem.unlink(partial) }
         complete(.failed, Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason,
                                   attempts: attempts, changed: changedAt(.error)))
-        if let partial { try? FileSystem.unlink(partial) }
     }
 
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
