@@ -19,32 +19,35 @@ extension Spool {
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
         var hasher = SHA256()
         try readChunks(of: fd) { chunk in hasher.update(bufferPointer: chunk) }
-        return hexDigest(hasher.finalize())
+        return Hex.lowercase(hasher.finalize())
     }
 
-    /// Hands the bytes of `fd`, from its start, to `body` a MiB at a time.
+    /// Hands the bytes of `fd`, from its start, to `body` 64 KiB at a time. Most files are smaller, and
+    /// a buffer this size comes from the stack (on a thread short of stack, from malloc's heap: it is
+    /// under malloc's mapping threshold), never from a mapping made and unmade per call.
     private static func readChunks(of fd: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void)
         throws(Errno) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset = 0
-        while true {
-            let count = try fd.read(at: offset, into: buffer)
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            offset += count
+        try withUnsafeTemporaryAllocation(byteCount: 64 << 10, alignment: 16) { buffer throws(Errno) in
+            var offset = 0
+            while true {
+                let count = try fd.read(at: offset, into: buffer)
+                if count == 0 { return }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                offset += count
+            }
         }
     }
 
     /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`, with the response's
     /// validators) the valid result of `url`: its bytes become a blob, or, when a blob holds the same bytes already, `path` becomes a
     /// name of that blob (its own bytes go); then the blob's URL list and the URL's record name it.
-    /// The caller holds the URL's lock. Returns the blob's digest; nil when nothing was recorded (the
-    /// URL is then simply not shared).
+    /// `sha256`: the digest of those bytes when the caller has it (hashed as they were written), else
+    /// they are read back and hashed here. The caller holds the URL's lock. Returns the blob's digest;
+    /// nil when nothing was recorded (the URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
-                        etag: String? = nil, modified: String? = nil) -> String? {
-        guard let digest = try? Self.digest(of: fd) else { return nil }
+                        etag: String? = nil, modified: String? = nil, sha256: String? = nil) -> String? {
+        guard let digest = sha256 ?? (try? Self.digest(of: fd)) else { return nil }
         let blob = blobPath(digest)
         var stored = false
         // A blob made here is new: no URL list names it yet (one left by a collection killed half-way

@@ -103,7 +103,7 @@ struct SharedDownload {
         guard let lock else { return }
         if let kind = DisplayImage.sniff(descriptor: fd) {
             spool.publish(partial, fd: fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
-                          etag: result.etag, modified: result.modified)
+                          etag: result.etag, modified: result.modified, sha256: result.sha256)
         }
         lock.release(keepFile: false)
     }
