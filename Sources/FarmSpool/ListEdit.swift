@@ -187,6 +187,7 @@ extension Spool {
     /// they are read is found on the second look.
     func purge(_ job: JobName) throws(SpoolError) {
         var misses = 0
+        var url: String?
         while misses < 2 {
             if let path = place(of: job) {
                 let trash = scratchPath("removed-" + job.raw)
@@ -195,22 +196,24 @@ extension Spool {
                 } catch {
                     throw SpoolError(.io, "cannot remove \(job)", cause: error)
                 }
+                url = url ?? jobURL(atPath: trash)
                 try? FileSystem.unlink(trash)
                 misses = 0
             } else {
                 misses += 1
             }
         }
-        removeOutputs(of: job)
+        removeOutputs(of: job, url: url)
         try? FileSystem.unlink(partialPath(job))
         removeSidecar(job)
     }
 
-    /// Deletes the outputs of `job` (the folder of its list is read: removals are rare).
-    public func removeOutputs(of job: JobName) {
+    /// Deletes the outputs of `job`, whose URL is `url` when the caller knows it (the folder of its
+    /// list is read: removals are rare).
+    public func removeOutputs(of job: JobName, url: String? = nil) {
         let directory = outputDirectory(ofList: job.list)
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
-            try? removeOutput(directory + "/" + output)
+            try? removeOutput(directory + "/" + output, url: url)
         }
     }
 

@@ -47,8 +47,9 @@ extension Spool {
     func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
               fresh: Bool = false) throws(SpoolError) -> Bool {
         let directory = outputDirectory(ofList: job.list)
+        let url = outputs.isEmpty ? nil : jobURL(atPath: path)
         for output in outputs {
-            do { try removeOutput(directory + "/" + output) } catch {
+            do { try removeOutput(directory + "/" + output, url: url) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }

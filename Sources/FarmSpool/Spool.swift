@@ -36,7 +36,7 @@
 //     hosts/<host>/                  per-host transfer slots and token bucket (HostGate.swift)
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
-//     blobs/<sha256>                 stored bytes: one more name of a downloaded file; .urls beside it (see "Once")
+//     blobs/<sha256>                 stored bytes: one more name of a downloaded file (see "Once")
 //     urls/<key>                     the valid result of one URL (<key>: its SHA-256); .lock, its transfer's (see "Once")
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
@@ -161,9 +161,9 @@
 //
 // Once (Blobs.swift, URLIndex.swift, URLLock.swift; the worker's side is FarmWorker's SharedDownload). A URL
 // is transferred at most once while its result is valid. A worker that stored a download links it as
-// `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
-// file names its blob), appends the URL's key to `blobs/<sha256>.urls` and writes `urls/<key>` (JSON:
-// url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
+// `blobs/<sha256 of the bytes>` (hashed as the transfer wrote them when it wrote them all from byte 0,
+// else read back; the bytes then have two names; the attribute `user.farm.blob` of the file names its
+// blob) and writes `urls/<key>` (JSON: url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
 // (a reader that finds it empty or cut reads no record and waits on the lock, which its writer holds); a
 // record that is there already is replaced by rename. When a blob of those bytes exists already
 // (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
@@ -182,12 +182,14 @@
 // waiters transfer by themselves. A job marked `fresh` (`farm add --fresh`; `farm reload` rewrites its
 // done job file with the mark, staged as tmp/fresh-* and renamed over it, before it queues it) skips the record and adopts nothing, but
 // takes the lock and publishes like any other. Removal: an output is deleted through `removeOutput`,
-// which collects the blob whose last other name it was (a link count of 1), with the URL records its
-// .urls names (those that still name it) and the .urls. A worker linking a blob while it is collected
-// keeps the bytes it linked, or finds none and downloads; a record published over a blob collected at
-// that moment is taken back. fsck reports blobs/ entries with no other name, .urls without their blob,
-// records whose blob is gone (or that do not read, once older than a moment), and lock files nobody
-// holds whose partial is gone.
+// which collects the blob whose last other name it was (a link count of 1), with the record of the
+// output's job's URL when it names that blob (the callers that know the URL pass it: item rm, reload,
+// retry, sync, fsck's repairs). Any other record of a collected blob names nothing (readers check the
+// blob) until fsck deletes it. A worker linking a blob while it is collected keeps the bytes it linked,
+// or finds none and downloads; a record published over a blob collected at that moment is taken back.
+// fsck reports blobs/ entries with no other name and the records that name them, records whose blob is
+// gone (or that do not read, once older than a moment), lock files nobody holds whose partial is gone, and the `blobs/<sha256>.urls`
+// lists of URL keys an older farm kept.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
