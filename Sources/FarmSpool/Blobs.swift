@@ -10,10 +10,6 @@ extension Spool {
     /// What an older farm kept beside a blob (the keys of the URL records that named it): fsck deletes it.
     static let oldBlobURLsSuffix = ".urls"
 
-    /// The extended attribute of a stored file naming its blob: every name of the file has it, so a
-    /// removal finds the blob without reading the bytes again (where there are no xattrs, it hashes them).
-    static let blobAttribute = "user.farm.blob"
-
     /// The SHA-256 of the bytes of `fd`, read from its start, as 64 hex digits.
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
         var hasher = SHA256()
@@ -52,7 +48,6 @@ extension Spool {
         for _ in 0..<3 where !stored {
             do {
                 try FileSystem.link(path, blob)
-                try? FileSystem.setAttribute(path, Self.blobAttribute, Array(digest.utf8))
                 stored = true
             } catch where error == .fileExists {
                 guard let mine = try? FileSystem.lstat(path), let theirs = try? FileSystem.lstat(blob) else { continue }
@@ -138,17 +133,14 @@ extension Spool {
         return (digest, st.inode)
     }
 
-    /// The digest of the blob whose name `path` (stat `st`) is; nil when it is none.
+    /// The digest of the blob whose name `path` (stat `st`, a file with more than one name) is; nil
+    /// when it is none. The bytes are hashed: only an output with another name gets here, and removals
+    /// are rare, so nothing is kept on every output to spare it.
     private func blobDigest(of path: String, _ st: Stat) -> String? {
-        var digest = (try? FileSystem.attribute(path, Self.blobAttribute, limit: 128))
-            .map { String(decoding: $0, as: UTF8.self) }
-        if digest.map(Self.isDigest) != true {
-            guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
-            defer { fd.closeQuietly() }
-            digest = try? Self.digest(of: fd)
-        }
-        guard let digest, let blob = try? FileSystem.lstat(blobPath(digest)), blob.inode == st.inode,
-              blob.deviceID == st.deviceID else { return nil }
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        guard let digest = try? Self.digest(of: fd), let blob = try? FileSystem.lstat(blobPath(digest)),
+              blob.inode == st.inode, blob.deviceID == st.deviceID else { return nil }
         return digest
     }
 

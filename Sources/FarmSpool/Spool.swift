@@ -162,10 +162,10 @@
 // Once (Blobs.swift, URLIndex.swift, URLLock.swift; the worker's side is FarmWorker's SharedDownload). A URL
 // is transferred at most once while its result is valid. A worker that stored a download links it as
 // `blobs/<sha256 of the bytes>` (hashed as the transfer wrote them when it wrote them all from byte 0,
-// else read back; the bytes then have two names; the attribute `user.farm.blob` of the file names its
-// blob) and writes `urls/<key>` (JSON: url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
-// (a reader that finds it empty or cut reads no record and waits on the lock, which its writer holds); a
-// record that is there already is replaced by rename. When a blob of those bytes exists already
+// else read back; the bytes then have two names) and writes `urls/<key>` (JSON: url, blob, size, kind,
+// validators): the URL's valid result. A URL's first record is written in place (a reader that finds it
+// empty or cut reads no record and waits on the lock, which its writer holds); a record that is there
+// already is replaced by rename. When a blob of those bytes exists already
 // (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
 // the partial). A worker that claims a job first looks for its URL's record: when its blob is there, the
 // blob is linked as tmp/shared-* (copied where a link fails: too many links) and stored as the job's
@@ -182,14 +182,15 @@
 // waiters transfer by themselves. A job marked `fresh` (`farm add --fresh`; `farm reload` rewrites its
 // done job file with the mark, staged as tmp/fresh-* and renamed over it, before it queues it) skips the record and adopts nothing, but
 // takes the lock and publishes like any other. Removal: an output is deleted through `removeOutput`,
-// which collects the blob whose last other name it was (a link count of 1), with the record of the
+// which hashes an output with more than one name to find its blob (the blob is the same inode) and
+// collects the blob whose last other name it was (a link count of 1), with the record of the
 // output's job's URL when it names that blob (the callers that know the URL pass it: item rm, reload,
 // retry, sync, fsck's repairs). Any other record of a collected blob names nothing (readers check the
 // blob) until fsck deletes it. A worker linking a blob while it is collected keeps the bytes it linked,
 // or finds none and downloads; a record published over a blob collected at that moment is taken back.
 // fsck reports blobs/ entries with no other name and the records that name them, records whose blob is
-// gone (or that do not read, once older than a moment), lock files nobody holds whose partial is gone, and the `blobs/<sha256>.urls`
-// lists of URL keys an older farm kept.
+// gone (or that do not read, once older than a moment), lock files nobody holds whose partial is gone,
+// and the `blobs/<sha256>.urls` lists of URL keys an older farm kept.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
