@@ -86,9 +86,11 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors.
+        // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors;
+        // the SHA-256 of a body hashed as it is written.
         .target(name: "FarmTransfer", dependencies: [
-            "CFarmCurlLoader", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+            "CFarmCurlLoader", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
         // them while the farm downloads, adding each page's items to its list.
@@ -265,7 +267,8 @@ let package = Package(
             "FarmManifest", "FarmJSON", "FarmZip", "FarmFixtures", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTransferTests", dependencies: [
-            "FarmTransfer", "FarmOrigin", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmTransfer", "FarmOrigin", "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [

@@ -2,60 +2,53 @@ import Crypto
 import FarmSystem
 import SystemPackage
 
-// The stored bytes of "Once" (see the protocol): `blobs/<sha256>` is one more name of a downloaded
-// file, `blobs/<sha256>.urls` the keys (one a line) of the URL records that have named it.
+// The stored bytes of "Once" (see the protocol): `blobs/<sha256>` is one more name of a downloaded file.
 extension Spool {
     public var blobs: String { root + "/blobs" }
 
     public func blobPath(_ digest: String) -> String { blobs + "/" + digest }
-    func blobURLsPath(_ digest: String) -> String { blobs + "/" + digest + Self.blobURLsSuffix }
-    static let blobURLsSuffix = ".urls"
-
-    /// The extended attribute of a stored file naming its blob: every name of the file has it, so a
-    /// removal finds the blob without reading the bytes again (where there are no xattrs, it hashes them).
-    static let blobAttribute = "user.farm.blob"
+    /// What an older farm kept beside a blob (the keys of the URL records that named it): fsck deletes it.
+    static let oldBlobURLsSuffix = ".urls"
 
     /// The SHA-256 of the bytes of `fd`, read from its start, as 64 hex digits.
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
         var hasher = SHA256()
         try readChunks(of: fd) { chunk in hasher.update(bufferPointer: chunk) }
-        return hexDigest(hasher.finalize())
+        return Hex.lowercase(hasher.finalize())
     }
 
-    /// Hands the bytes of `fd`, from its start, to `body` a MiB at a time.
+    /// Hands the bytes of `fd`, from its start, to `body` 64 KiB at a time. Most files are smaller, and
+    /// a buffer this size comes from the stack (on a thread short of stack, from malloc's heap: it is
+    /// under malloc's mapping threshold), never from a mapping made and unmade per call.
     private static func readChunks(of fd: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void)
         throws(Errno) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset = 0
-        while true {
-            let count = try fd.read(at: offset, into: buffer)
-            if count == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            offset += count
+        try withUnsafeTemporaryAllocation(byteCount: 64 << 10, alignment: 16) { buffer throws(Errno) in
+            var offset = 0
+            while true {
+                let count = try fd.read(at: offset, into: buffer)
+                if count == 0 { return }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                offset += count
+            }
         }
     }
 
     /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`, with the response's
     /// validators) the valid result of `url`: its bytes become a blob, or, when a blob holds the same bytes already, `path` becomes a
-    /// name of that blob (its own bytes go); then the blob's URL list and the URL's record name it.
-    /// The caller holds the URL's lock. Returns the blob's digest; nil when nothing was recorded (the
-    /// URL is then simply not shared).
+    /// name of that blob (its own bytes go); then the URL's record names it.
+    /// `sha256`: the digest of those bytes when the caller has it (hashed as they were written), else
+    /// they are read back and hashed here. The caller holds the URL's lock. Returns the blob's digest;
+    /// nil when nothing was recorded (the URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
-                        etag: String? = nil, modified: String? = nil) -> String? {
-        guard let digest = try? Self.digest(of: fd) else { return nil }
+                        etag: String? = nil, modified: String? = nil, sha256: String? = nil) -> String? {
+        guard let digest = sha256 ?? (try? Self.digest(of: fd)) else { return nil }
         let blob = blobPath(digest)
         var stored = false
-        // A blob made here is new: no URL list names it yet (one left by a collection killed half-way
-        // only gains a line, and a collection reads only the lines whose record names the blob).
-        var made = false
         for _ in 0..<3 where !stored {
             do {
                 try FileSystem.link(path, blob)
-                try? FileSystem.setAttribute(path, Self.blobAttribute, Array(digest.utf8))
                 stored = true
-                made = true
             } catch where error == .fileExists {
                 guard let mine = try? FileSystem.lstat(path), let theirs = try? FileSystem.lstat(blob) else { continue }
                 if mine.inode == theirs.inode && mine.deviceID == theirs.deviceID {
@@ -76,11 +69,7 @@ extension Spool {
             }
         }
         guard stored else { return nil }
-        let key = Self.urlKey(url)
-        let named = !made && ((try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
-            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").contains { $0 == key } } ?? false)
         do {
-            if !named { try FileSystem.appendLine(blobURLsPath(digest), key) }
             try writeURLRecord(URLRecord(url: url, blob: digest, size: size, kind: kind, etag: etag, modified: modified))
         } catch {
             log("cannot record the result of \(url): \(error)")
@@ -88,7 +77,7 @@ extension Spool {
         }
         // A removal that collected the blob between the link and the record leaves the record naming
         // nothing: take it back.
-        if !FileSystem.exists(blob) { collectBlob(digest) }
+        if !FileSystem.exists(blob) { collectBlob(digest, url: url) }
         return digest
     }
 
@@ -118,15 +107,16 @@ extension Spool {
     }
 
     /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and
-    /// the blob has no other name left, the blob goes too, with its URL records (see "Once").
-    public func removeOutput(_ path: String) throws(Errno) {
+    /// the blob has no other name left, the blob goes too, with the record of `url` (the output's job's
+    /// URL, when the caller knows it) if it names that blob (see "Once").
+    public func removeOutput(_ path: String, url: String? = nil) throws(Errno) {
         guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
               let digest = blobDigest(of: path, st) else {
             try FileSystem.removeTree(path)
             return
         }
         try FileSystem.removeTree(path)
-        collectIfUnused(digest, inode: st.inode)
+        collectIfUnused(digest, inode: st.inode, url: url)
     }
 
     /// The blob whose name the output at `path` is, and its inode: what `collectIfUnused` takes once
@@ -137,36 +127,32 @@ extension Spool {
         return (digest, st.inode)
     }
 
-    /// The digest of the blob whose name `path` (stat `st`) is; nil when it is none.
+    /// The digest of the blob whose name `path` (stat `st`, a file with more than one name) is; nil
+    /// when it is none. The bytes are hashed: only an output with another name gets here, and removals
+    /// are rare, so nothing is kept on every output to spare it.
     private func blobDigest(of path: String, _ st: Stat) -> String? {
-        var digest = (try? FileSystem.attribute(path, Self.blobAttribute, limit: 128))
-            .map { String(decoding: $0, as: UTF8.self) }
-        if digest.map(Self.isDigest) != true {
-            guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
-            defer { fd.closeQuietly() }
-            digest = try? Self.digest(of: fd)
-        }
-        guard let digest, let blob = try? FileSystem.lstat(blobPath(digest)), blob.inode == st.inode,
-              blob.deviceID == st.deviceID else { return nil }
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        guard let digest = try? Self.digest(of: fd), let blob = try? FileSystem.lstat(blobPath(digest)),
+              blob.inode == st.inode, blob.deviceID == st.deviceID else { return nil }
         return digest
     }
 
-    /// Collects blob `digest` when its only name left is blobs/ and it is still the file `inode`.
-    func collectIfUnused(_ digest: String, inode: Inode) {
+    /// Collects blob `digest` (with the record of `url`, if it names it) when its only name left is
+    /// blobs/ and it is still the file `inode`.
+    func collectIfUnused(_ digest: String, inode: Inode, url: String? = nil) {
         guard let st = try? FileSystem.lstat(blobPath(digest)), st.inode == inode, st.linkCount == 1 else { return }
-        collectBlob(digest)
+        collectBlob(digest, url: url)
     }
 
-    /// Deletes blob `digest`, the URL records that name it, and its URL list. A worker that links the
-    /// blob at the same moment keeps its bytes (a link made before the unlink holds them); one that
+    /// Deletes blob `digest`, and the record of `url` when it names that blob. Other records that name
+    /// it name nothing from then on (readers check the blob), and fsck deletes them. A worker that links
+    /// the blob at the same moment keeps its bytes (a link made before the unlink holds them); one that
     /// comes after finds no blob and downloads.
-    func collectBlob(_ digest: String) {
-        let keys = (try? FileSystem.readFile(blobURLsPath(digest), limit: 1 << 20))
-            .map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
-        for key in keys where Self.isDigest(key) && urlRecord(key: key)?.blob == digest {
-            try? FileSystem.unlink(urlRecordPath(key: key))
+    func collectBlob(_ digest: String, url: String? = nil) {
+        if let url, let record = urlRecord(key: Self.urlKey(url)), record.url == url, record.blob == digest {
+            try? FileSystem.unlink(urlRecordPath(key: Self.urlKey(url)))
         }
-        try? FileSystem.unlink(blobURLsPath(digest))
         try? FileSystem.unlink(blobPath(digest))
     }
 }

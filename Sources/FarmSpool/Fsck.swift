@@ -15,8 +15,9 @@ import FarmSystem
 // - Outputs (FsckOutputs.swift). Every output a done job's outcome record names is there; files/
 //   holds no output of a job that is queued, lost, or failed without a download (a failed
 //   conversion keeps its download), and nothing that is no resource's output.
-// - Stored results (FsckBlobs.swift). No blob that no output uses, no URL list or record whose blob
-//   is gone, no unheld lock file of a URL's transfer whose partial download is gone.
+// - Stored results (FsckBlobs.swift). No blob that no output uses (nor a URL record of one), no URL
+//   record whose blob is gone, no unheld lock file of a URL's transfer whose partial download is gone,
+//   no URL list of a blob (an older farm's).
 // - Leftovers (FsckFiles.swift). No temporary whose writer is gone (tmp/ and `*.tmp-<pid>`
 //   anywhere under files/ or holds/), no partial download of a finished or unknown job that nobody
 //   writes, no progress sidecar of an unknown job, no registry entry of a dead process. A
@@ -79,8 +80,8 @@ public struct FsckFinding: Sendable, Equatable {
         case partial
         /// A temporary whose writer is gone.
         case temporary
-        /// A stored blob no output uses, a URL record or list whose blob is gone, a lock file of a
-        /// URL's transfer that nobody holds and nobody will resume from (see "Once" in the protocol).
+        /// A stored blob no output uses, a URL record whose blob is gone, a lock file of a URL's transfer
+        /// that nobody holds and nobody will resume from, a blob's URL list (see "Once" in the protocol).
         case blob
         /// A file that is no job, no output, or not where it belongs.
         case foreign

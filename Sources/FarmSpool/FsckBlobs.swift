@@ -1,10 +1,13 @@
 import FarmSystem
 import SystemPackage
 
-// The stored results of fsck (see Fsck.swift and "Once" in the protocol): blobs no output uses, URL
-// lists and records whose blob is gone, lock files of an older farm that nobody holds.
+// The stored results of fsck (see Fsck.swift and "Once" in the protocol): blobs no output uses, records
+// whose blob is gone, and what older farms kept: URL lists beside blobs, lock files of URL transfers.
 extension FsckRun {
     func checkBlobs() throws(SpoolError) {
+        // The blobs found unused: the records that name them go with them (collecting a blob deletes only
+        // the record of a URL its caller knows, and here none is known).
+        var unused: Set<String> = []
         for name in try names(spool.blobs) {
             let path = spool.blobs + "/" + name
             if Spool.isDigest(name) {
@@ -13,15 +16,15 @@ extension FsckRun {
                     continue
                 }
                 guard st.linkCount == 1 else { continue }
+                unused.insert(name)
                 found(.blob, path, "a stored blob that no output uses") { [spool] () throws(SpoolError) in
                     spool.collectIfUnused(name, inode: st.inode)
                     return FileSystem.exists(path) ? .skipped("it is used again") : .made
                 }
-            } else if name.hasSuffix(Spool.blobURLsSuffix), Spool.isDigest(name.dropLast(Spool.blobURLsSuffix.count)) {
-                let blob = String(name.dropLast(Spool.blobURLsSuffix.count))
-                guard !FileSystem.exists(spool.blobPath(blob)) else { continue }
-                found(.blob, path, "the URL list of a blob that is gone") { [spool] () throws(SpoolError) in
-                    spool.collectBlob(blob)
+            } else if name.hasSuffix(Spool.oldBlobURLsSuffix),
+                      Spool.isDigest(name.dropLast(Spool.oldBlobURLsSuffix.count)) {
+                found(.blob, path, "the URL list of a blob, which this farm no longer keeps") { () throws(SpoolError) in
+                    try? FileSystem.unlink(path)
                     return .made
                 }
             } else {
@@ -32,8 +35,13 @@ extension FsckRun {
             let path = spool.urls + "/" + name
             if Spool.isDigest(name) {
                 let record = spool.urlRecord(key: name)
-                guard record.map({ !FileSystem.exists(spool.blobPath($0.blob)) }) ?? isSettled(path) else { continue }
-                found(.blob, path, record == nil ? "a URL record that does not read" : "a URL record whose blob is gone") {
+                let isUnused = record.map { unused.contains($0.blob) } ?? false
+                guard record.map({ isUnused || !FileSystem.exists(spool.blobPath($0.blob)) }) ?? isSettled(path)
+                else { continue }
+                let detail = record == nil ? "a URL record that does not read"
+                    : isUnused ? "a URL record of a stored blob that no output uses" : "a URL record whose blob is gone"
+                // Repaired after the blobs (found first): a record of an unused blob goes once the blob went.
+                found(.blob, path, detail) {
                     [spool] () throws(SpoolError) in
                     if let now = spool.urlRecord(key: name), FileSystem.exists(spool.blobPath(now.blob)) {
                         return .skipped("it names a blob again")

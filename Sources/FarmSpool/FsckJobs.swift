@@ -145,7 +145,7 @@ extension FsckRun {
     private func handBack(_ name: String, _ job: JobName) throws(SpoolError) -> FsckRepair {
         guard FileSystem.exists(spool.active + "/" + name) else { return .skipped("it is gone") }
         if !FileSystem.exists(spool.finishedPath(job, .done)) && !FileSystem.exists(spool.finishedPath(job, .failed)) {
-            try deleteOutputs(of: job)
+            try deleteOutputs(of: job, url: spool.jobURL(atPath: spool.active + "/" + name))
         }
         return try spool.returnToQueue(activeName: name, job: job) ? .made : .skipped("it was handed back meanwhile")
     }

@@ -113,12 +113,13 @@ extension FsckRun {
         return names
     }
 
-    /// Deletes the outputs of `job` (as files/<list>/ held them when it was read).
-    func deleteOutputs(of job: JobName) throws(SpoolError) {
+    /// Deletes the outputs of `job`, whose URL is `url` when known (as files/<list>/ held them when it
+    /// was read).
+    func deleteOutputs(of job: JobName, url: String?) throws(SpoolError) {
         guard let list = lists[job.list] else { return }
         let directory = spool.outputDirectory(ofList: job.list)
         for name in outputNames(of: list, job.index) {
-            do { try spool.removeOutput(directory + "/" + name) } catch {
+            do { try spool.removeOutput(directory + "/" + name, url: url) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(name)", cause: error)
             }
         }
@@ -190,7 +191,7 @@ extension FsckRun {
                 [self] () throws(SpoolError) in
                 // Looked at just before: a claim made since has not stored anything yet.
                 guard !isClaimedOrDone(job) else { return .skipped("the job was claimed meanwhile") }
-                do { try spool.removeOutput(path) } catch {
+                do { try spool.removeOutput(path, url: spool.place(of: job).flatMap(spool.jobURL)) } catch {
                     throw SpoolError(.io, "cannot delete \(path)", cause: error)
                 }
                 return .made

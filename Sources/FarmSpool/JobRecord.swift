@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSystem
 
 /// What a job file holds: one line of JSON, written once by the coordinator and only renamed after;
 /// the lines of a list's resource table are the same records.
@@ -62,5 +63,12 @@ public struct NewJob: Sendable {
     public init(name: JobName, record: JobRecord) {
         self.name = name
         self.record = record
+    }
+}
+
+extension Spool {
+    /// The URL the job file at `path` holds, wherever the file is; nil when it is gone or does not read.
+    func jobURL(atPath path: String) -> String? {
+        (try? FileSystem.readFile(path, limit: 64 << 10)).flatMap { JSON.decode(JobRecord.self, from: $0) }?.url
     }
 }

@@ -190,29 +190,30 @@ extension Spool {
         var url: String?
         while misses < 2 {
             if let path = place(of: job) {
-                if url == nil { url = jobURL(at: path) }
                 let trash = scratchPath("removed-" + job.raw)
                 do { try FileSystem.rename(path, trash) } catch where error == .noSuchFileOrDirectory {
                     continue  // it moved on: look again
                 } catch {
                     throw SpoolError(.io, "cannot remove \(job)", cause: error)
                 }
+                url = url ?? jobURL(atPath: trash)
                 try? FileSystem.unlink(trash)
                 misses = 0
             } else {
                 misses += 1
             }
         }
-        removeOutputs(of: job)
+        removeOutputs(of: job, url: url)
         dropPartials(of: job, url: url)
         removeSidecar(job)
     }
 
-    /// Deletes the outputs of `job` (the folder of its list is read: removals are rare).
-    public func removeOutputs(of job: JobName) {
+    /// Deletes the outputs of `job`, whose URL is `url` when the caller knows it (the folder of its
+    /// list is read: removals are rare).
+    public func removeOutputs(of job: JobName, url: String? = nil) {
         let directory = outputDirectory(ofList: job.list)
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
-            try? removeOutput(directory + "/" + output)
+            try? removeOutput(directory + "/" + output, url: url)
         }
     }
 

@@ -47,14 +47,15 @@ extension Spool {
     func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
               fresh: Bool = false) throws(SpoolError) -> Bool {
         let directory = outputDirectory(ofList: job.list)
+        let url = jobURL(atPath: path)
         for output in outputs {
-            do { try removeOutput(directory + "/" + output) } catch {
+            do { try removeOutput(directory + "/" + output, url: url) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
         try? FileSystem.unlink(sidecarPath(job))
         if !keepOutcome { forgetOutcome(atPath: path) }
-        dropPartials(of: job, url: jobURL(at: path))
+        dropPartials(of: job, url: url)
         if fresh && !markFresh(path) { return false }
         return try returnToQueue(path, job: job)
     }

@@ -37,7 +37,7 @@
 //     hosts/<host>/                  per-host transfer slots and token bucket (HostGate.swift)
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
-//     blobs/<sha256>                 stored bytes: one more name of a downloaded file; .urls beside it (see "Once")
+//     blobs/<sha256>                 stored bytes: one more name of a downloaded file (see "Once")
 //     urls/<key>                     the valid result of one URL (<key>: its SHA-256) (see "Once")
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
@@ -162,39 +162,43 @@
 //
 // Once (Blobs.swift, URLIndex.swift, URLPartial.swift; the worker's side is FarmWorker's SharedDownload).
 // A URL is transferred at most once while its result is valid. A worker that stored a download links it
-// as `blobs/<sha256 of the bytes>` (the bytes then have two names; the attribute `user.farm.blob` of the
-// file names its blob), appends the URL's key to `blobs/<sha256>.urls` and writes `urls/<key>` (JSON:
-// url, blob, size, kind, validators): the URL's valid result. A URL's first record is written in place
-// (a reader that finds it empty or cut reads no record and waits on the lock, which its writer holds); a
-// record that is there already is replaced by rename. When a blob of those bytes exists already
-// (another URL, same bytes), the download gives way to a name of it (linked as tmp/blob-*, renamed over
-// the partial). A worker that claims a job first looks for its URL's record: when its blob is there, the
-// blob is linked as tmp/shared-* (copied where a link fails: too many links) and stored as the job's
-// download (a rename), converted as usual, and the job completes with `shared` in its outcome record,
-// with no transfer. Otherwise it opens (or makes) the URL's partial download `partial/u<key>` and takes
-// its flock without waiting: the flock is the URL's lock, and the file the name still holds (its inode
-// checked after the lock: a holder renames it away as it stores it) is the URL's one transfer. The holder
-// looks for the record once more (published between the first look and the lock: the file then serves
-// nobody and goes), names its claim in the attribute `user.farm.holder`, transfers into the file,
-// publishes the record before it converts, and stores the file by rename, which ends the URL's partial.
-// The others poll every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that
-// dies leaves the file with its bytes under the same name: whoever takes the lock next resumes them by
-// range, once for all who wait. A file that is also a name of stored bytes (a holder that died between
-// publishing and storing, or a conversion handed back for want of room, which links the output back
-// here, never over another file) is never written: it goes and the taker starts over. A holder whose
-// claim is gone while its lock is still held (a stopped process) is waited for a lease at most, then
-// its waiters transfer by themselves, each into its own `partial/<job>`, and publish nothing. A job
-// marked `fresh` (`farm add --fresh`; `farm reload` rewrites its done job file with the mark, staged as
-// tmp/fresh-* and renamed over it, before it queues it) skips the record and starts the URL's bytes over
-// unless they are its own job's, but takes the lock and publishes like any other. A resource removed or
-// reloaded takes its URL's partial with it when nobody holds it; a served job removes what a holder
-// killed after publishing left. Removal: an output is deleted through `removeOutput`, which collects the
-// blob whose last other name it was (a link count of 1), with the URL records its .urls names (those
-// that still name it) and the .urls. A worker linking a blob while it is collected keeps the bytes it
-// linked, or finds none and downloads; a record published over a blob collected at that moment is
-// taken back. fsck reports blobs/ entries with no other name, .urls without their blob, records whose
-// blob is gone (or that do not read, once older than a moment), URL partials nobody holds whose URL is
-// stored or wanted by no unfinished job, and the lock files `urls/<key>.lock` of older farms.
+// as `blobs/<sha256 of the bytes>` (hashed as the transfer wrote them when it wrote them all from byte 0,
+// else read back; the bytes then have two names) and writes `urls/<key>` (JSON: url, blob, size, kind,
+// validators): the URL's valid result. A URL's first record is written in place (a reader that finds it
+// empty or cut reads no record and waits on the lock, which its writer holds); a record that is there
+// already is replaced by rename. When a blob of those bytes exists already (another URL, same bytes), the
+// download gives way to a name of it (linked as tmp/blob-*, renamed over the partial). A worker that
+// claims a job first looks for its URL's record: when its blob is there, the blob is linked as
+// tmp/shared-* (copied where a link fails: too many links) and stored as the job's download (a rename),
+// converted as usual, and the job completes with `shared` in its outcome record, with no transfer.
+// Otherwise it opens (or makes) the URL's partial download `partial/u<key>` and takes its flock without
+// waiting: the flock is the URL's lock, and the file the name still holds (its inode checked after the
+// lock: a holder renames it away as it stores it) is the URL's one transfer. The holder looks for the
+// record once more (published between the first look and the lock: the file then serves nobody and
+// goes), names its claim in the attribute `user.farm.holder`, transfers into the file, publishes the
+// record before it converts, and stores the file by rename, which ends the URL's partial. The others poll
+// every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that dies leaves the
+// file with its bytes under the same name: whoever takes the lock next resumes them by range, once for
+// all who wait. A file that is also a name of stored bytes (a holder that died between publishing and
+// storing, or a conversion handed back for want of room, which links the output back here, never over
+// another file) is never written: it goes and the taker starts over. A holder whose claim is gone while
+// its lock is still held (a stopped process) is waited for a lease at most, then its waiters transfer by
+// themselves, each into its own `partial/<job>`, and publish nothing. A job marked `fresh` (`farm add
+// --fresh`; `farm reload` rewrites its done job file with the mark, staged as tmp/fresh-* and renamed over
+// it, before it queues it) skips the record and starts the URL's bytes over unless they are its own
+// job's, but takes the lock and publishes like any other. A failed job's partial goes before its
+// completion; a resource removed or reloaded takes its URL's partial with it when nobody holds it; a
+// served job removes what a holder killed after publishing left.
+// Removal: an output is deleted through `removeOutput`, which hashes an output with more than one name to
+// find its blob (the blob is the same inode) and collects the blob whose last other name it was (a link
+// count of 1), with the record of the output's job's URL when it names that blob (the callers that know
+// the URL pass it: item rm, reload, retry, sync, fsck's repairs). Any other record of a collected blob
+// names nothing (readers check the blob) until fsck deletes it. A worker linking a blob while it is
+// collected keeps the bytes it linked, or finds none and downloads; a record published over a blob
+// collected at that moment is taken back. fsck reports blobs/ entries with no other name and the records
+// that name them, records whose blob is gone (or that do not read, once older than a moment), URL
+// partials nobody holds whose URL is stored or wanted by no unfinished job, and what older farms kept:
+// the `blobs/<sha256>.urls` lists of URL keys and the lock files `urls/<key>.lock`.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

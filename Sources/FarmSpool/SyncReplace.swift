@@ -51,11 +51,12 @@ extension Spool {
         return removed
     }
 
-    /// Puts the outputs in `stage` (named as in files/<list>/) in place of those of `resource`, and
-    /// `record` (which names them at their final paths) as its outcome record; the old outputs nothing
-    /// replaced are deleted, and so is the stage. False, changing nothing, when the job is no longer the
-    /// same done file with the same record (reloaded, removed, or replaced by another sync).
-    public func replaceOutputs(of resource: DoneResource, stage: String, record: Sidecar) throws(SpoolError) -> Bool {
+    /// Puts the outputs in `stage` (named as in files/<list>/) in place of those of `resource`, whose URL
+    /// is `url`, and `record` (which names them at their final paths) as its outcome record; the old
+    /// outputs nothing replaced are deleted, and so is the stage. False, changing nothing, when the job is
+    /// no longer the same done file with the same record (reloaded, removed, or replaced by another sync).
+    public func replaceOutputs(of resource: DoneResource, url: String, stage: String,
+                               record: Sidecar) throws(SpoolError) -> Bool {
         let job = resource.job
         defer { try? FileSystem.removeTree(stage) }
         return try lockingList(job.list) { () throws(SpoolError) -> Bool in
@@ -81,8 +82,8 @@ extension Spool {
             Failpoint.hit("sync.renamed")
             try setDoneRecord(record, of: job)
             Failpoint.hit("sync.recorded")
-            dropUnreferenced(job, record: record)
-            if let oldBlob { collectIfUnused(oldBlob.digest, inode: oldBlob.inode) }
+            dropUnreferenced(job, record: record, url: url)
+            if let oldBlob { collectIfUnused(oldBlob.digest, inode: oldBlob.inode, url: url) }
             return true
         }
     }
@@ -103,7 +104,9 @@ extension Spool {
         guard !found.isEmpty else { return 0 }
         try lockingList(id) { () throws(SpoolError) in
             for job in found {
-                if let resource = doneResource(job) { dropUnreferenced(job, record: resource.record) }
+                if let resource = doneResource(job) {
+                    dropUnreferenced(job, record: resource.record, url: jobURL(atPath: finishedPath(job, .done)))
+                }
             }
         }
         return found.count
@@ -119,14 +122,15 @@ extension Spool {
         }
     }
 
-    /// Deletes the outputs of `job` that `record` does not name (under the list's edit lock).
-    private func dropUnreferenced(_ job: JobName, record: Sidecar) {
+    /// Deletes the outputs of `job` (whose URL is `url`) that `record` does not name (under the list's
+    /// edit lock).
+    private func dropUnreferenced(_ job: JobName, record: Sidecar, url: String?) {
         guard record.file != nil else { return }
         let directory = outputDirectory(ofList: job.list)
         let named = Self.outputNames(of: record, index: job.index, in: directory)
         let prefix = String(job.index) + "."
         for name in FileSystem.names(directory) where name.hasPrefix(prefix) && !named.contains(name) {
-            try? removeOutput(directory + "/" + name)
+            try? removeOutput(directory + "/" + name, url: url)
         }
     }
 

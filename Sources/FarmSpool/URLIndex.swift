@@ -58,22 +58,11 @@ extension Spool {
     public var urls: String { root + "/urls" }
 
     /// The name of `url` in urls/: the SHA-256 of its bytes, as the manifest gave it.
-    public static func urlKey(_ url: String) -> String { hexDigest(SHA256.hash(data: Array(url.utf8))) }
+    public static func urlKey(_ url: String) -> String { Hex.lowercase(SHA256.hash(data: Array(url.utf8))) }
 
     /// Whether `name` is a SHA-256 as the spool names one: 64 lowercase hex digits.
     static func isDigest<S: StringProtocol>(_ name: S) -> Bool {
         name.utf8.count == 64 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
-
-    static func hexDigest(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     func urlRecordPath(key: String) -> String { urls + "/" + key }

@@ -1,4 +1,3 @@
-import FarmJSON
 import FarmSystem
 import SystemPackage
 
@@ -119,11 +118,6 @@ extension Spool {
 
     /// Whether the claim `name` is still its owner's (its active file is there).
     public func isClaimed(_ name: ActiveName) -> Bool { FileSystem.exists(activePath(name.job, name.owner)) }
-
-    /// The URL of the job file at `path`; nil when it does not read.
-    func jobURL(at path: String) -> String? {
-        (try? FileSystem.readFile(path, limit: 1 << 16)).flatMap { JSON.decode(JobRecord.self, from: $0) }?.url
-    }
 
     /// Deletes the partial downloads of `job` that nobody writes: its own, and its URL's (`url`; another
     /// job of that URL then transfers from its start). For a removed or reloaded resource.

@@ -1,4 +1,5 @@
 import CFarmCurlLoader
+import Crypto
 import FarmSystem
 import Foundation
 import SystemPackage
@@ -63,15 +64,20 @@ public struct DownloadResult: Sendable, Equatable {
     /// Last-Modified, as sent; what `farm sync` revalidates the resource with.
     public var etag: String?
     public var modified: String?
+    /// The SHA-256 of the file's bytes (64 lowercase hex digits), hashed as they were written: only when
+    /// this transfer wrote the whole file from its first byte, in order; nil otherwise (a resumed
+    /// transfer), and whoever needs it reads the file back.
+    public var sha256: String?
 
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
-                modified: String? = nil) {
+                modified: String? = nil, sha256: String? = nil) {
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.resumedFrom = resumedFrom
         self.contentType = contentType
         self.etag = etag
         self.modified = modified
+        self.sha256 = sha256
     }
 
     /// A conditional request answered 304: what the client has is current.
@@ -175,7 +181,7 @@ extension EasyHandle {
         guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
         return DownloadResult(httpStatus: status, bytes: context.offset,
                               resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
-                              etag: context.etag, modified: context.lastModified)
+                              etag: context.etag, modified: context.lastModified, sha256: context.digest)
     }
 
     private func check(_ code: CURLcode) throws(TransferError) {
@@ -213,6 +219,11 @@ final class TransferContext {
     var lastModified: String?
     /// A weak ETag cannot validate a range (RFC 9110 §13.1.5).
     var rangeValidator: String? { etag.flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? lastModified }
+    /// The SHA-256 of the bytes in the file, fed as each write lands, while the file holds exactly the
+    /// bytes this transfer wrote from byte 0 in order (`hashed` of them): publishing a download then
+    /// need not read it back. Nil once a write lands anywhere else (a resumed transfer).
+    private var hasher: SHA256?
+    private var hashed = 0
 
     init(curl: UnsafeMutableRawPointer, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
          maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
@@ -223,6 +234,7 @@ final class TransferContext {
         self.maxSize = maxSize
         self.progress = progress
         self.offset = resumeFrom
+        if resumeFrom == 0 { hasher = SHA256() }
     }
 
     static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferContext {
@@ -240,7 +252,8 @@ final class TransferContext {
             return
         }
         if status == 200 && resumeFrom > 0 {
-            try? fd.truncate(to: 0)
+            // Hashed from here on only when the file is surely empty again.
+            if (try? fd.truncate(to: 0)) != nil { hasher = SHA256() }
             offset = 0
             restarted = true
         }
@@ -286,14 +299,29 @@ final class TransferContext {
     }
 
     private func store(_ data: UnsafeRawPointer, _ count: Int, at position: Int) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: data, count: count)
         do {
-            writes += try fd.write(contentsOf: UnsafeRawBufferPointer(start: data, count: count), at: position)
+            writes += try fd.write(contentsOf: bytes, at: position)
         } catch {
             failure = failure ?? TransferError(error.isNoSpace ? .noSpace : .transient,
                                                "cannot write the download: \(error)")
             return false
         }
+        if hasher != nil {
+            if position == hashed {
+                hasher!.update(bufferPointer: bytes)
+                hashed += count
+            } else {
+                hasher = nil
+            }
+        }
         return true
+    }
+
+    /// The digest of the whole file as written (see `hasher`), once every byte received is in it.
+    var digest: String? {
+        guard pending == 0, hashed == offset, let hasher else { return nil }
+        return Hex.lowercase(hasher.finalize())
     }
 
     /// One header line as curl hands it over (with its CRLF). Parsed as bytes: a few lines per job,

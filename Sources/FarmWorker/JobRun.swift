@@ -151,7 +151,7 @@ struct JobRun {
     /// the next owner's to replace; taken because the resource was removed from its list (SPEC §8),
     /// nobody else will, and a removed resource leaves no file.
     private func dropOutputsIfRemoved() {
-        if !spool.isMember(claim.job) { spool.removeOutputs(of: claim.job) }
+        if !spool.isMember(claim.job) { spool.removeOutputs(of: claim.job, url: claim.record.url) }
     }
 
     private func write(_ sidecar: Sidecar) {

@@ -122,6 +122,6 @@ struct SharedDownload {
     static func publish(_ partial: URLPartial, kind: Kind?, _ claim: Claim, spool: Spool, result: DownloadResult) {
         guard partial.isURLs, let kind else { return }
         spool.publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
-                      etag: result.etag, modified: result.modified)
+                      etag: result.etag, modified: result.modified, sha256: result.sha256)
     }
 }

@@ -186,6 +186,24 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: spool.blobPath(used)))
     }
 
+    /// The URL list an older farm kept beside a blob (`blobs/<sha256>.urls`) is reported, not foreign, and
+    /// `--repair` deletes it, leaving its blob to its outputs.
+    @Test func fsckDeletesTheURLListsOfAnOlderFarm() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let blob = String(repeating: "d", count: 64)
+        FileManager.default.createFile(atPath: spool.blobPath(blob), contents: Data([5]))
+        try FileManager.default.createDirectory(atPath: spool.files, withIntermediateDirectories: true)
+        #expect(link(spool.blobPath(blob), spool.files + "/kept") == 0)
+        FileManager.default.createFile(atPath: spool.blobPath(blob) + ".urls", contents: Data((Spool.urlKey("http://x/y") + "\n").utf8))
+        let found = try spool.fsck().findings.filter { $0.kind == .blob }.map(\.path)
+        #expect(found == ["blobs/" + blob + ".urls"], "\(found)")
+        _ = try spool.fsck(repair: true)
+        #expect(try spool.fsck().findings.filter { $0.kind == .blob }.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: spool.blobPath(blob) + ".urls"))
+        #expect(FileManager.default.fileExists(atPath: spool.blobPath(blob)))
+    }
+
     /// `farm add --fresh` and `farm reload` transfer again; removing the last user of a blob leaves no
     /// blob and no URL record.
     @Test func freshAndReloadTransferAgainAndRemovingTheLastUserLeavesNothing() throws {

@@ -42,7 +42,8 @@ import Testing
         let modified = try #require(result.modified)
         #expect(result == DownloadResult(httpStatus: 200, bytes: body.count, resumedFrom: 0,
                                          contentType: "application/octet-stream",
-                                         etag: origin.etag(for: "/data.bin"), modified: modified))
+                                         etag: origin.etag(for: "/data.bin"), modified: modified,
+                                         sha256: DigestTests.hex(body)))
         #expect(result.etag != nil && modified.hasSuffix(" GMT"))
         #expect(try contents(dir) == body)
         #expect(last.size == body.count)
