@@ -23,7 +23,7 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Files in the large set.") var largeFiles = 8
     @Option(help: "MiB per file of the large set.") var largeMib = 64
     @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
-    @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c.")
+    @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c, wget2-vips (wget2, then the conversions by unzip and vipsthumbnail).")
     var tools = "farm-off,farm-on,wget2,curl,aria2c"
     @Option(help: "Parallel transfers: farm workers, wget2 threads, curl and aria2c parallelism.") var parallel = 6
     @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
@@ -34,6 +34,8 @@ struct PeersBenchmark: ParsableCommand {
     var https = false
     @Flag(help: "Sample the running farm's memory every 0.1 s: VmRSS and Pss summed over its registered processes.")
     var sampleMemory = false
+    @Flag(help: "Log every request (nginx) to tell when each tool's last byte was served, and compare farm's with conversions on and off.")
+    var lastByte = false
 
     struct Measurement {
         var seconds: Double
@@ -55,8 +57,9 @@ struct PeersBenchmark: ParsableCommand {
         var sampled: (rss: Int, pss: Int, processes: Int)?
     }
 
-    /// Counted when the origin is slow or on TLS: that is where a connection costs.
-    private var countsConnections: Bool { delay > 0 || https }
+    /// Counted when the origin is slow or on TLS (that is where a connection costs), or when asked when
+    /// the last byte was served.
+    private var countsConnections: Bool { delay > 0 || https || lastByte }
 
     func run() throws {
         let toolList = tools.split(separator: ",").map(String.init)
@@ -179,6 +182,7 @@ struct PeersBenchmark: ParsableCommand {
                 + (delay > 0 ? String(format: "%.1f", medianOf(\.inFlight)) : "-").padded(19)
                 + (gaps.isEmpty ? "-" : String(format: "%.2f / %.2f ms", mean * 1000, gaps.quantile(0.9) * 1000)))
         }
+        if lastByte { printLastBytes(results, tools: tools) }
         for tool in tools {
             guard let runs = results[tool], !runs.isEmpty else { continue }
             let sampled = runs.compactMap(\.sampled)
@@ -214,6 +218,25 @@ struct PeersBenchmark: ParsableCommand {
         }
     }
 
+    /// When each tool's last byte was served, from its launch (nginx's log), and for farm the ratio of
+    /// that time with conversions on to that time with them off, paired by round (issue 26's goal 4:
+    /// conversions must not hold the transfers back).
+    private func printLastBytes(_ results: [String: [Measurement]], tools: [String]) {
+        let lastByte = { (run: Measurement) in (run.connections?.lastEnd ?? run.launched) - run.launched }
+        for tool in tools {
+            guard let runs = results[tool], !runs.isEmpty else { continue }
+            print("\(Self.label(tool)) last byte served (median): "
+                + String(format: "%.2f s after launch, whole run %.2f s", runs.map(lastByte).median,
+                         runs.map(\.seconds).median))
+        }
+        for (on, off) in [("farm-on", "farm-off"), ("base-on", "base-off")] {
+            guard let withConversions = results[on], let without = results[off],
+                  withConversions.count == without.count else { continue }
+            let ratio = zip(withConversions, without).map { lastByte($0) / lastByte($1) }.median
+            print("\(Self.label(on)) last byte / \(Self.label(off)) last byte: " + String(format: "%.2f×", ratio))
+        }
+    }
+
     private func measure(_ tool: String, set: Corpus, label: String, base: String, run: String,
                          caFile: String?) throws -> Measurement {
         let log = run + ".log"
@@ -237,6 +260,17 @@ struct PeersBenchmark: ParsableCommand {
             try check(run, set: set, tool: tool)
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
                                cpu: result.cpu, launched: result.started)
+        case "wget2-vips":
+            // The whole job by hand: the downloads, then what farm makes of them (each ZIP unpacked, page 1
+            // of each PDF at farm's display size, a 256-pixel thumbnail of every picture), on every core.
+            let fetched = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
+                                                    "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
+                                          log: log)
+            try check(run, set: set, tool: tool)
+            let converted = try Spawned.run("bash", ["-c", Self.vipsScript, "vips", run], log: log)
+            return Measurement(seconds: fetched.seconds + converted.seconds,
+                               peakMax: max(fetched.peakRSS, converted.peakRSS), peakSum: fetched.peakRSS,
+                               cpu: fetched.cpu + converted.cpu, launched: fetched.started)
         case "curl":
             let urls = try String(contentsOfFile: base + "/urls.txt", encoding: .utf8).split(separator: "\n")
             let config = urls.map { "url = \"\($0)\"\noutput = \"\(run)/\(($0 as NSString).lastPathComponent)\"\n" }
@@ -257,7 +291,7 @@ struct PeersBenchmark: ParsableCommand {
             return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
                                cpu: result.cpu, launched: result.started)
         default:
-            throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl or aria2c")
+            throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl, aria2c or wget2-vips")
         }
     }
 
@@ -294,6 +328,16 @@ struct PeersBenchmark: ParsableCommand {
                            phases: [add.seconds, started.seconds, waited.seconds], cpu: cpu, launched: add.started,
                            sampled: sampleMemory ? sampled : nil)
     }
+
+    /// What `wget2-vips` runs in the download directory ($1) after wget2: unzip, vipsthumbnail (libvips-tools).
+    static let vipsScript = """
+        set -euo pipefail
+        cd "$1"
+        cores=$(nproc)
+        for zip in *.zip; do unzip -qq -o "$zip" -d "$zip.unzipped"; done
+        find . -name '*.pdf' -print0 | xargs -0 -r -P "$cores" -n 32 vipsthumbnail -s 1600 -o '%s.page1.png'
+        find . \\( -name '*.jpg' -o -name '*.png' \\) -print0 | xargs -0 -r -P "$cores" -n 32 vipsthumbnail -s 256 -o '%s.thumb.png'
+        """
 
     /// Every file there, with the corpus's total size: a tool that skipped or cut a file is not timed.
     private func check(_ run: String, set: Corpus, tool: String) throws {
