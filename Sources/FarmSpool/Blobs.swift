@@ -75,9 +75,9 @@ extension Spool {
             log("cannot record the result of \(url): \(error)")
             return nil
         }
-        // A removal that collected the blob between the link and the record leaves the record naming
-        // nothing: take it back.
-        if !FileSystem.exists(blob) { collectBlob(digest, url: url) }
+        // A removal that saw the blob with no other name just before the link may collect it now: the
+        // record then names nothing, which readers see (they check the blob), and the URL's next transfer
+        // replaces it. Not looked for here: it would cost every job a stat for that rare race.
         return digest
     }
 

@@ -195,9 +195,10 @@
 // the URL pass it: item rm, reload, retry, sync, fsck's repairs). Any other record of a collected blob
 // names nothing (readers check the blob) until fsck deletes it. A worker linking a blob while it is
 // collected keeps the bytes it linked, or finds none and downloads; a record published over a blob
-// collected at that moment is taken back. fsck reports blobs/ entries with no other name and the records
-// that name them, records whose blob is gone (or that do not read, once older than a moment), URL
-// partials nobody holds whose URL is stored or wanted by no unfinished job, and what older farms kept:
+// collected at that moment names nothing until the URL's next transfer replaces it (or fsck). fsck
+// reports blobs/ entries with no other name and the records that name them, records whose blob is gone
+// (or that do not read, once older than a moment), URL partials nobody holds whose URL is stored or
+// wanted by no unfinished job, and what older farms kept:
 // the `blobs/<sha256>.urls` lists of URL keys and the lock files `urls/<key>.lock`.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
