@@ -113,8 +113,7 @@ extension EasyHandle {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_USERAGENT, "farm/0.1")
         // One transfer at a time on the handle's connection: HTTP/2's streams would multiplex nothing and
-        // cost each request its stream set-up and header compression (about a tenth of a small file's CPU
-        // over TLS).
+        // cost each request its stream set-up and header compression.
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         try set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
