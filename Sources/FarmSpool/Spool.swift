@@ -168,15 +168,16 @@
 // empty or cut reads no record and waits on the lock, which its writer holds); a record that is there
 // already is replaced by rename. When a blob of those bytes exists already (another URL, same bytes), the
 // download gives way to a name of it (linked as tmp/blob-*, renamed over the partial). A worker that
-// claims a job first looks for its URL's record: when its blob is there, the blob is linked as
-// tmp/shared-* (copied where a link fails: too many links) and stored as the job's download (a rename),
-// converted as usual, and the job completes with `shared` in its outcome record, with no transfer.
-// Otherwise it opens (or makes) the URL's partial download `partial/u<key>` and takes its flock without
+// claims a job opens (or makes) the URL's partial download `partial/u<key>` and takes its flock without
 // waiting: the flock is the URL's lock, and the file the name still holds (its inode checked after the
-// lock: a holder renames it away as it stores it) is the URL's one transfer. The holder looks for the
-// record once more (published between the first look and the lock: the file then serves nobody and
-// goes), names its claim in the attribute `user.farm.holder`, transfers into the file, publishes the
-// record before it converts, and stores the file by rename, which ends the URL's partial. The others poll
+// lock: a holder renames it away as it stores it) is the URL's one transfer. Then it looks for the URL's
+// record (the lock first, so that a new URL costs one look-up, and a holder that published just before
+// is seen): when its blob is there, the file serves nobody and goes, the blob is linked as tmp/shared-*
+// (copied where a link fails: too many links) and stored as the job's download (a rename), converted as
+// usual, and the job completes with `shared` in its outcome record, with no transfer. Otherwise the
+// holder names its claim in the attribute `user.farm.holder`, transfers into the file, publishes the
+// record before it converts, and stores the file by rename, which ends the URL's partial. The others
+// (who found the lock held) look for the record, and while there is none poll the lock
 // every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that dies leaves the
 // file with its bytes under the same name: whoever takes the lock next resumes them by range, once for
 // all who wait. A file that is also a name of stored bytes (a holder that died between publishing and

@@ -31,15 +31,19 @@ struct SharedDownload {
     /// Where the job starts from. A fresh job skips the stored result and resumes only its own bytes. A
     /// waiter keeps the host slot it was let in with (per-host limits): the holder has one of its own, so
     /// waiting never blocks the transfer it waits for.
+    ///
+    /// The URL's lock is taken before its record is looked for: a URL seen for the first time (most of a
+    /// new list's) then costs one look-up that finds nothing, not two (one before the lock, and one after
+    /// it, in case the holder published in between). A job that finds the lock held looks for the record
+    /// before it waits, so a stored result is served at once.
     func start() -> Start {
         let url = claim.record.url, fresh = claim.record.fresh
-        if !fresh, let stored = linkStored() { return stored }
         var stuckSince: Double?
         while true {
             let holder: ActiveName?
             switch URLPartial.take(spool, url: url) {
             case .held(let partial):
-                // The transfer that held it may have just stored the result: these bytes serve nobody.
+                // Stored already, or by the transfer that held it until now: these bytes serve nobody.
                 if !fresh, let stored = linkStored() {
                     partial.drop()
                     return stored
@@ -54,6 +58,7 @@ struct SharedDownload {
             case .failed(let error):
                 return end("cannot make the partial download of \(claim.job): \(error)")
             case .busy(let named):
+                if !fresh, let stored = linkStored() { return stored }
                 holder = named
             }
             if keeper.lost { return .ended }
