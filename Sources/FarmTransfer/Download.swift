@@ -152,8 +152,10 @@ extension EasyHandle {
         try set(CURLOPT_XFERINFODATA, pointer: opaque)
         try set(CURLOPT_NOPROGRESS, 0)
 
+        lastWritten = 0
         let code = curl_easy_perform(curl)
         context.flush()  // whatever the outcome: every byte received is kept for a resume
+        lastWritten = context.restarted ? context.offset : max(0, context.offset - resumeFrom)
         let status = info(CURLINFO_RESPONSE_CODE)
         // Our own reasons to stop come first: curl only sees a callback that said no.
         if let failure = context.failure { throw failure }

@@ -16,6 +16,9 @@ public final class EasyHandle {
     /// Where body bytes gather on their way to the file (see `TransferContext.write`). Its pages cost
     /// memory only once a body that large has come through.
     let bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EasyHandle.receiveBuffer, alignment: 64)
+    /// The body bytes the last `download` put in its file, kept or not (what a failed attempt still
+    /// added for a resume); 0 before any.
+    public internal(set) var lastWritten = 0
 
     public init() throws(TransferError) {
         if let missing = Self.loadLibrary() { throw TransferError(.permanent, missing) }

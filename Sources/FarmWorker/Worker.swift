@@ -193,7 +193,7 @@ public final class Worker {
                                       stallTimeout: options.stallTimeout, caFile: options.caFile)
         while true {
             do {
-                return try metrics.transfer(request.url, into: fd) { () throws(TransferError) in
+                return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
                     try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
                 }
             } catch where error.kind == .aborted {

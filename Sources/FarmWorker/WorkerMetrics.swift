@@ -3,7 +3,6 @@ import FarmMetrics
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import SystemPackage
 
 /// What a worker counts (SPEC §10), through swift-metrics into its process's `SpoolMetricsFactory`: the
 /// bytes each transfer wrote, retries and reclaims, and per host the transfers, their errors and the
@@ -27,19 +26,18 @@ final class WorkerMetrics {
         seconds = CoreMetrics.Timer(label: FarmMetric.transferSeconds, factory: factory)
     }
 
-    /// Runs `transfer`, one download of `url` into `fd`, and counts it: a request to its host; the bytes
+    /// Runs `transfer`, one download of `url` by `handle`, and counts it: a request to its host; the bytes
     /// it added to the file, whatever its end; and unless it was stopped by the worker (pause, stop, lost
     /// lease), its seconds, and an error when it failed.
-    func transfer(_ url: String, into fd: FileDescriptor,
+    func transfer(_ url: String, by handle: EasyHandle,
                   _ transfer: () throws(TransferError) -> DownloadResult) throws(TransferError) -> DownloadResult {
         let host = counters(for: url)
         host.requests.increment()
-        let before = (try? fd.status()).map { Int($0.size) } ?? 0
         let start = Clock.monotonic()
         do {
             let result = try transfer()
             seconds.recordSeconds(Clock.monotonic() - start)
-            bytes.increment(by: max(0, result.bytes - result.resumedFrom))
+            bytes.increment(by: handle.lastWritten)
             return result
         } catch {
             if error.kind != .aborted {
@@ -47,8 +45,7 @@ final class WorkerMetrics {
                 host.errors.increment()
             }
             // Bytes kept for a resume count now; the transfer that resumes counts only the rest.
-            let after = (try? fd.status()).map { Int($0.size) } ?? before
-            bytes.increment(by: max(0, after - before))
+            bytes.increment(by: handle.lastWritten)
             throw error
         }
     }
