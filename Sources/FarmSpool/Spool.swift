@@ -184,7 +184,8 @@
 // storing, or a conversion handed back for want of room, which links the output back here, never over
 // another file) is never written: it goes and the taker starts over. A holder whose claim is gone while
 // its lock is still held (a stopped process) is waited for a lease at most, then its waiters transfer by
-// themselves, each into its own `partial/<job>`, and publish nothing. A job marked `fresh` (`farm add
+// themselves, each into its own `partial/<job>`, and publish nothing (those bytes go when that transfer
+// ends unstored, or, after a kill, with the job's next run). A job marked `fresh` (`farm add
 // --fresh`; `farm reload` rewrites its done job file with the mark, staged as tmp/fresh-* and renamed over
 // it, before it queues it) skips the record and starts the URL's bytes over unless they are its own
 // job's, but takes the lock and publishes like any other. A failed job's partial goes before its

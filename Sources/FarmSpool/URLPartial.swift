@@ -119,6 +119,10 @@ extension Spool {
     /// Whether the claim `name` is still its owner's (its active file is there).
     public func isClaimed(_ name: ActiveName) -> Bool { FileSystem.exists(activePath(name.job, name.owner)) }
 
+    /// Deletes the job's own partial download (`partial/<job>`, a transfer without its URL's lock) when
+    /// nobody writes it.
+    public func dropOwnPartial(of job: JobName) { URLPartial.dropIfUnheld(partialPath(job)) }
+
     /// Deletes the partial downloads of `job` that nobody writes: its own, and its URL's (`url`; another
     /// job of that URL then transfers from its start). For a removed or reloaded resource.
     public func dropPartials(of job: JobName, url: String?) {

@@ -53,6 +53,8 @@ struct SharedDownload {
                     continue
                 }
                 if fresh && partial.lastHolder?.job != claim.job { partial.discardBytes() }
+                // A run of this job killed while it transferred by itself left bytes nobody else takes.
+                if !claim.isFresh { spool.dropOwnPartial(of: claim.job) }
                 partial.hold(for: claim)
                 return .transfer(partial)
             case .failed(let error):

@@ -176,8 +176,9 @@ public final class Worker {
         let result = download(&job, partial)
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else {
-            // Taken away because the resource was removed (SPEC §8): nobody will resume its bytes.
-            if job.keeper.lost && !spool.isMember(claim.job) { partial.drop() }
+            // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
+            // or those of a resource taken away because it was removed (SPEC §8).
+            if !partial.isURLs || (job.keeper.lost && !spool.isMember(claim.job)) { partial.drop() }
             return
         }
         let kind = DisplayImage.sniff(descriptor: partial.fd)
