@@ -55,6 +55,20 @@ extension Spool {
                     stored = true
                     continue
                 }
+                // A blob of another size is not these bytes whatever its name says (a power loss cut it
+                // before the disk had it all): these take its place, so no later name shows the cut bytes.
+                if mine.size != theirs.size {
+                    let scratch = scratchPath("blob")
+                    do {
+                        try FileSystem.link(path, scratch)
+                        try FileSystem.rename(scratch, blob)
+                    } catch {
+                        try? FileSystem.unlink(scratch)
+                        return nil
+                    }
+                    stored = true
+                    continue
+                }
                 // Equal bytes under another URL: this copy gives way to a name of the stored one.
                 let scratch = scratchPath("blob")
                 guard (try? FileSystem.link(blob, scratch)) != nil else { continue }  // collected meanwhile

@@ -167,7 +167,8 @@
 // validators): the URL's valid result. A URL's first record is written in place (a reader that finds it
 // empty or cut reads no record and waits on the lock, which its writer holds); a record that is there
 // already is replaced by rename. When a blob of those bytes exists already (another URL, same bytes), the
-// download gives way to a name of it (linked as tmp/blob-*, renamed over the partial). A worker that
+// download gives way to a name of it (linked as tmp/blob-*, renamed over the partial); a blob of
+// another size (cut by a power loss) is replaced by the download instead. A worker that
 // claims a job opens (or makes) the URL's partial download `partial/u<key>` and takes its flock without
 // waiting: the flock is the URL's lock, and the file the name still holds (its inode checked after the
 // lock: a holder renames it away as it stores it) is the URL's one transfer. Then it looks for the URL's
