@@ -46,13 +46,7 @@ final class Converter: Sendable {
                 added.wait()
                 let work = state.withLock { $0.waiting.removeFirst() }
                 room.signal()
-                if Worker.stopRequested && !work.job.kept.lost {
-                    // Stopping: the job goes back to the queue; its next owner replaces the stored
-                    // download, served from its URL's stored bytes without a transfer.
-                    handBack(work)
-                } else {
-                    finish(work)
-                }
+                if Worker.stopRequested && !work.job.kept.lost { handBack(work) } else { finish(work) }
                 keeper.release(work.job.kept)
                 state.withLock { $0.unfinished -= 1 }
             }
@@ -83,8 +77,11 @@ final class Converter: Sendable {
         while !isIdle { Thread.sleep(forTimeInterval: 0.05) }
     }
 
+    /// Stopping: the job goes back to the queue unconverted, its download back in partial/; its next
+    /// owner is served the URL's stored bytes without a transfer.
     private func handBack(_ work: Work) {
-        do { try spool.release(work.job.claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+        work.job.handBack(work.stored)
+        if let served = work.served { SharedDownload.servedFrom(served, work.job) }
     }
 
     /// Converts and completes `work` on the calling thread (the worker's own, with conversions off).

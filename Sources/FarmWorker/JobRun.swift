@@ -161,6 +161,14 @@ struct JobRun: Sendable {
         do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
     }
 
+    /// The worker stops before its converter got to the job: it goes back to the queue with its download
+    /// back where it was (as `handBack`), so a stop leaves no output of a job that is not done.
+    func handBack(_ stored: Stored) {
+        if kept.lost { return }
+        spool.unstore(stored.file, to: stored.partialPath, of: claim.job, converted: false)
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+    }
+
     /// Ends the job in failed/ with `reason` as its error.
     func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
         if kept.lost { return }
