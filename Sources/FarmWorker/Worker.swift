@@ -86,6 +86,7 @@ public final class Worker {
         StopSignal.install()
         var idle = 0.05
         var pauseLooked = -Double.infinity
+        var reclaimLooked = -Double.infinity
         while !Self.stopRequested {
             // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
             // that is absent cost 2% of a short job on tmpfs, which keeps no negative entries.
@@ -115,10 +116,15 @@ public final class Worker {
                 process(claim, pass)
                 continue
             }
-            // Idle: the moment to bring back jobs whose owner died unseen.
-            let reclaimed = spool.reclaimExpired(lease: options.lease).count
-            metrics.reclaimed(reclaimed)
-            if reclaimed > 0 { continue }
+            // Idle: the moment to bring back jobs whose owner died unseen. Every lease/4 at most: a look
+            // stats every claim in active/, which holds each job waiting for a converter, thousands while
+            // conversions trail the transfers, and an expiry waits a lease anyway.
+            if now - reclaimLooked >= options.lease / 4 {
+                reclaimLooked = now
+                let reclaimed = spool.reclaimExpired(lease: options.lease).count
+                metrics.reclaimed(reclaimed)
+                if reclaimed > 0 { continue }
+            }
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty {
                 return
