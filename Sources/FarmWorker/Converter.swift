@@ -9,8 +9,9 @@ import Synchronization
 /// take the CPU the transfers leave, and the worker claims its next job as soon as a download is stored.
 /// Each job stays claimed, its lease kept by the worker's `LeaseKeeper`, until the converter completes it.
 final class Converter: Sendable {
-    /// The most jobs waiting for one worker's converter: far more than a worker's share of a large
-    /// list, so a transfer seldom waits, yet memory stays bounded when conversions fall far behind.
+    /// The most jobs waiting for one worker's converter: above a worker's share of a list of a few
+    /// thousand resources, whose transfers then never wait for conversions, yet memory stays bounded
+    /// however far conversions fall behind (the worker then waits for room).
     static let bound = 1024
 
     /// One stored download, waiting for its conversion.
