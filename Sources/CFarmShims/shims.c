@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include "CFarmShims.h"
@@ -57,3 +58,5 @@ void cfarm_catch_stop_signals(void) {
 }
 
 int cfarm_stop_signal(void) { return stop_signal; }
+
+int cfarm_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)gettid(), nice); }

@@ -92,10 +92,13 @@ extension Spool {
     /// the list's output folder: for that rare case only. The move is a link, which never replaces the
     /// partial another transfer of the URL may have made since (the download then goes: the next owner
     /// is served the URL's stored result, or transfers again). When the link fails otherwise nothing is
-    /// removed: the next owner downloads again and replaces it all.
-    public func unstore(_ file: String, to partial: String, of job: JobName) {
+    /// removed: the next owner downloads again and replaces it all. `converted` false: nothing was made
+    /// from the download yet (a worker stopping before its converter got to the job), so there is nothing
+    /// else to remove and the folder is not read.
+    public func unstore(_ file: String, to partial: String, of job: JobName, converted: Bool = true) {
         do { try FileSystem.link(file, partial) } catch where error == .fileExists {} catch { return }
         try? FileSystem.unlink(file)
+        guard converted else { return }
         let directory = outputDirectory(ofList: job.list)
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
             try? FileSystem.removeTree(directory + "/" + output)

@@ -17,7 +17,8 @@
 //     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
 //     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
-//                                    for jobs longer than a tick, and deleted once the job ends
+//                                    for jobs longer than a tick or stored and waiting for their owner's
+//                                    conversion (which may follow its later transfers), deleted once the job ends
 //     partial/u<key>                 bytes of a URL downloaded so far; the writer holds an flock on it,
 //                                    which is the URL's lock (see "Once"); partial/<job>: a job's own
 //     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
@@ -73,7 +74,8 @@
 // has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
-// lease/4. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
+// lease/4. A worker may own several claims: the job it transfers and the jobs whose downloads it stored
+// and its converter has not completed yet; each is renewed, and lost, on its own. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
 // Anyone may reclaim (supervisor, idle workers, `start`), on any host: an active file whose ctime is
 // older than the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and
 // one wins. The supervisor does the same at once for a worker of its own host it saw die (the pid and
@@ -182,8 +184,8 @@
 // every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that dies leaves the
 // file with its bytes under the same name: whoever takes the lock next resumes them by range, once for
 // all who wait. A file that is also a name of stored bytes (a holder that died between publishing and
-// storing, or a conversion handed back for want of room, which links the output back here, never over
-// another file) is never written: it goes and the taker starts over. A holder whose claim is gone while
+// storing, or a job handed back after its store, for want of room to convert it or by a worker that stops
+// before converting it, which links the output back here, never over another file) is never written: it goes and the taker starts over. A holder whose claim is gone while
 // its lock is still held (a stopped process) is waited for a lease at most, then its waiters transfer by
 // themselves, each into its own `partial/<job>`, and publish nothing (those bytes go when that transfer
 // ends unstored, or, after a kill, with the job's next run). A job marked `fresh` (`farm add

@@ -152,4 +152,10 @@ extension Processes {
 
     /// How many processors are online.
     public static func onlineProcessors() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// Gives the calling thread, and no other, the nice value `nice` (19: the CPU only when nobody else
+    /// wants it). Raising it needs no privilege.
+    public static func setThreadNice(_ nice: Int32) throws(Errno) {
+        if cfarm_set_thread_nice(nice) != 0 { throw Errno.current }
+    }
 }

@@ -7,13 +7,14 @@ import SystemPackage
 /// One claimed job being worked on: its progress sidecar (written a few times a second at most, and
 /// not at all for a job shorter than one tick), its outputs and its completion, which records its
 /// outcome on the job file (see Outcome.swift in FarmSpool).
-struct JobRun {
+struct JobRun: Sendable {
     /// The shortest gap between two sidecar writes, and the delay before the first one.
     static let tick = 0.25
 
     let spool: Spool
     let claim: Claim
-    let keeper: LeaseKeeper
+    /// The claim's lease, renewed by the worker's `LeaseKeeper`: its lost flag stops this job.
+    let kept: LeaseKeeper.Kept
     /// False: the download is stored and completed with no display image and no thumbnail.
     var convert = true
     var attempts = 1
@@ -28,17 +29,17 @@ struct JobRun {
     /// The status last written and when it began: `changed` marks status changes, not every byte.
     private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
 
-    init(spool: Spool, claim: Claim, keeper: LeaseKeeper) {
+    init(spool: Spool, kept: LeaseKeeper.Kept) {
         self.spool = spool
-        self.claim = claim
-        self.keeper = keeper
+        self.claim = kept.claim
+        self.kept = kept
         lastPauseCheck = Box(started)
     }
 
     /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
     /// whether to go on (false when the lease is lost, the farm is paused or this worker must stop).
     func progress(_ progress: TransferProgress) -> Bool {
-        if keeper.lost || Worker.stopRequested { return false }
+        if kept.lost || Worker.stopRequested { return false }
         let now = Clock.monotonic()
         if now - lastPauseCheck.value >= 0.1 {
             lastPauseCheck.value = now
@@ -52,26 +53,66 @@ struct JobRun {
         return true
     }
 
+    /// The download stored as the job's file (`store`), to convert and complete.
+    struct Stored: Sendable {
+        let file: String
+        let kind: Kind
+        /// Where the download was: a conversion that finds the disk full moves it back there.
+        let partialPath: String
+    }
+
     /// The download is whole: store it, make its display image, complete the job (its record keeps the
     /// response's validators, `etag` and `modified`, for `farm sync`). False when the disk had no room for
     /// an output: the job went back to the queue with its download (see `handBack`).
     /// `kind`: what the bytes are, by their first bytes (`DisplayImage.sniff`).
     func finish(partialPath: String, kind: Kind?, bytes: Int, etag: String? = nil,
                 modified: String? = nil) -> Bool {
+        switch store(partialPath: partialPath, kind: kind) {
+        case .stored(let stored): return finish(stored, bytes: bytes, etag: etag, modified: modified)
+        case .ended: return true
+        case .noRoom: return false
+        }
+    }
+
+    enum Storing {
+        case stored(Stored)
+        /// The job ended here: failed (bytes of no kind farm keeps), or handed back.
+        case ended
+        /// Handed back for want of room on the disk.
+        case noRoom
+    }
+
+    /// Stores the download at `partialPath` as the job's file: what `finish` converts.
+    func store(partialPath: String, kind: Kind?) -> Storing {
         guard let kind else {
             fail("unsupported content", partial: partialPath)
-            return true
+            return .ended
         }
-        let base = spool.outputBase(claim.job)
-        let file = base + "." + kind.fileExtension
+        let file = spool.outputBase(claim.job) + "." + kind.fileExtension
         do { try spool.store(partialPath, as: file, of: claim.job) } catch {
             spool.log("cannot store \(file): \(error)")
             try? spool.release(claim)
-            return !error.isNoSpace
+            return error.isNoSpace ? .noRoom : .ended
         }
+        return .stored(Stored(file: file, kind: kind, partialPath: partialPath))
+    }
+
+    /// The stored download waits for the worker's converter: its sidecar says so from now on.
+    func queued(_ stored: Stored, bytes: Int) {
+        let status: Sidecar.Status = stored.kind == .zip ? .unzipping : .rendering
+        write(Sidecar(status: status, bytes: bytes, size: bytes, kind: stored.kind.rawValue, file: stored.file,
+                      attempts: attempts, changed: changedAt(status)))
+    }
+
+    /// Makes the stored download's display image and thumbnail (unless conversions are off) and completes
+    /// the job; as `finish`, false when the disk had no room for an output.
+    func finish(_ stored: Stored, bytes: Int, etag: String? = nil, modified: String? = nil) -> Bool {
+        let file = stored.file, kind = stored.kind, partialPath = stored.partialPath
+        let base = spool.outputBase(claim.job)
         var image: String?
         var thumb: String?
-        if convert {
+        // Lost while it waited for the converter: converting would be work for nothing.
+        if convert && !kept.lost {
             let made: DisplayImage.Made
             do {
                 made = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
@@ -99,7 +140,7 @@ struct JobRun {
                 }
             }
         }
-        if keeper.lost {
+        if kept.lost {
             dropOutputsIfRemoved()
             return true
         }
@@ -114,15 +155,23 @@ struct JobRun {
     /// server then has nothing left to send) and converts again; what the conversion made is removed,
     /// so a job that is not done shows no output. Nothing is failed and no attempt is spent.
     private func handBack(_ file: String, to partialPath: String, _ reason: ConvertError) {
-        if keeper.lost { return }
+        if kept.lost { return }
         spool.unstore(file, to: partialPath, of: claim.job)
         spool.log("\(claim.job) goes back to the queue with its download: \(reason)")
         do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
     }
 
+    /// The worker stops before its converter got to the job: it goes back to the queue with its download
+    /// back where it was (as `handBack`), so a stop leaves no output of a job that is not done.
+    func handBack(_ stored: Stored) {
+        if kept.lost { return }
+        spool.unstore(stored.file, to: stored.partialPath, of: claim.job, converted: false)
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+    }
+
     /// Ends the job in failed/ with `reason` as its error.
     func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
-        if keeper.lost { return }
+        if kept.lost { return }
         // The bytes go first: killed between the two, the job is tried again; the other way round, a
         // failed job would leave its URL's partial to nobody.
         if let partial { try? FileSystem.unlink(partial) }
@@ -168,7 +217,8 @@ struct JobRun {
     }
 }
 
-/// A mutable cell captured by the progress closure (which runs on the worker thread only).
+/// A mutable cell captured by the progress closure (which runs on the worker thread), and read by the
+/// converter only once the worker handed the job over.
 final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }

@@ -24,9 +24,9 @@ struct SharedDownload {
     }
 
     let spool: Spool
-    let claim: Claim
-    let keeper: LeaseKeeper
+    let kept: LeaseKeeper.Kept
     let lease: Double
+    var claim: Claim { kept.claim }
 
     /// Where the job starts from. A fresh job skips the stored result and resumes only its own bytes. A
     /// waiter keeps the host slot it was let in with (per-host limits): the holder has one of its own, so
@@ -63,7 +63,7 @@ struct SharedDownload {
                 if !fresh, let stored = linkStored() { return stored }
                 holder = named
             }
-            if keeper.lost { return .ended }
+            if kept.lost { return .ended }
             if Worker.stopRequested { return end(nil) }
             // A holder whose claim is gone but who still holds the lock (a stopped process) may never let
             // go: after a lease of that, this job transfers by itself, into its own partial.
@@ -105,20 +105,24 @@ struct SharedDownload {
             .map { .stored(path: $0.path, record: $0.record) }
     }
 
-    /// Serves the job from the stored bytes linked at `path`: stored as its download and converted, it
-    /// completes as `shared`. What an earlier transfer of the URL left in partial/ goes (unless someone
-    /// writes it): a holder killed after it published leaves a name of the stored bytes there.
-    static func serve(_ job: inout JobRun, from path: String, record: URLRecord, disk: DiskGate) {
+    /// Serves the job from the stored bytes linked at `path`: stored as its download (`finish`, given
+    /// their kind) and converted, it completes as `shared`. Returns what `finish` returns; false when the
+    /// bytes cannot be opened (the job went back to the queue).
+    static func serve(_ job: inout JobRun, from path: String, finish: (JobRun, Kind?) -> Bool) -> Bool {
         guard let fd = try? FileDescriptor.open(path, .readOnly) else {
             try? job.spool.release(job.claim)
-            return
+            return false
         }
-        defer { fd.closeQuietly() }
+        let kind = DisplayImage.sniff(descriptor: fd)
+        fd.closeQuietly()
         job.shared = true
-        if !job.finish(partialPath: path, kind: DisplayImage.sniff(descriptor: fd), bytes: record.size,
-                       etag: record.etag, modified: record.modified) {
-            disk.foundFull()
-        }
+        return finish(job, kind)
+    }
+
+    /// A job served from the bytes linked at `path` is over (or with the converter). What an earlier
+    /// transfer of the URL left in partial/ goes (unless someone writes it): a holder killed after it
+    /// published leaves a name of the stored bytes there.
+    static func servedFrom(_ path: String, _ job: JobRun) {
         try? FileSystem.unlink(path)  // left only when the job did not complete: handed back or failed
         job.spool.dropPartials(of: job.claim.job, url: job.claim.record.url)
     }

@@ -40,9 +40,12 @@ public struct WorkerOptions: Sendable {
     }
 }
 
-/// One worker process's loop (`farm work`): claim a job, download it, convert it, complete it.
+/// One worker process's loop (`farm work`): claim a job, download it, store it, and hand it to its
+/// `Converter`, which converts and completes it while the worker claims the next.
 ///
-/// Single-threaded apart from its `LeaseKeeper`: one claim and one curl handle at a time.
+/// One thread transfers, one claim and one curl handle at a time; besides it, the converter's thread and
+/// the `LeaseKeeper`'s, which renews every claim the worker holds (the one transferring and those waiting
+/// for conversion).
 public final class Worker {
     let spool: Spool
     let options: WorkerOptions
@@ -53,6 +56,7 @@ public final class Worker {
     private let handle: EasyHandle
     private let keeper: LeaseKeeper
     private let disk: DiskGate
+    private let converter: Converter
     private let metrics: WorkerMetrics
 
     /// `metrics`: where its counters go (its process's `MetricsRecorder.factory`; by default, nowhere).
@@ -65,6 +69,7 @@ public final class Worker {
         self.handle = try EasyHandle()
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
+        self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
         self.metrics = WorkerMetrics(metrics)
     }
 
@@ -81,6 +86,7 @@ public final class Worker {
         StopSignal.install()
         var idle = 0.05
         var pauseLooked = -Double.infinity
+        var reclaimLooked = -Double.infinity
         while !Self.stopRequested {
             // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
             // that is absent cost 2% of a short job on tmpfs, which keeps no negative entries.
@@ -110,16 +116,25 @@ public final class Worker {
                 process(claim, pass)
                 continue
             }
-            // Idle: the moment to bring back jobs whose owner died unseen.
-            let reclaimed = spool.reclaimExpired(lease: options.lease).count
-            metrics.reclaimed(reclaimed)
-            if reclaimed > 0 { continue }
+            // Idle: the moment to bring back jobs whose owner died unseen. Every lease/4 at most: a look
+            // stats every claim in active/, which holds each job waiting for a converter, thousands while
+            // conversions trail the transfers, and an expiry waits a lease anyway.
+            if now - reclaimLooked >= options.lease / 4 {
+                reclaimLooked = now
+                let reclaimed = spool.reclaimExpired(lease: options.lease).count
+                metrics.reclaimed(reclaimed)
+                if reclaimed > 0 { continue }
+            }
             // Jobs parked for a held or full host are still to do.
-            if options.exitWhenIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty { return }
+            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty {
+                return
+            }
             Thread.sleep(forTimeInterval: idle)
             // Jobs parked for a host wait for a slot or a token that frees within moments.
             idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 0.5)
         }
+        // The converter hands back what still waits for it: the worker exits holding no claim.
+        converter.waitUntilIdle()
         // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
         // hand-back then found nothing: the reason still deserves its line.
         if spool.isGone { spool.logGone("worker") }
@@ -151,10 +166,11 @@ public final class Worker {
     }
 
     func process(_ claim: Claim, _ pass: HostPass) {
-        keeper.hold(claim)
-        defer { keeper.release() }
+        let kept = keeper.hold(claim)
+        var handedOver = false
+        defer { if !handedOver { keeper.release(kept) } }
         defer { pass.release() }
-        var job = JobRun(spool: spool, claim: claim, keeper: keeper)
+        var job = JobRun(spool: spool, kept: kept)
         job.convert = options.convert
         job.attempts = spool.attemptsBefore(claim) + 1
         guard Self.isHTTP(claim.record.url) else {
@@ -162,11 +178,14 @@ public final class Worker {
             return
         }
         let partial: URLPartial
-        switch SharedDownload(spool: spool, claim: claim, keeper: keeper, lease: options.lease).start() {
+        switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
         case .ended: return
         case .stored(let path, let record):
             pass.release()
-            SharedDownload.serve(&job, from: path, record: record, disk: disk)
+            handedOver = SharedDownload.serve(&job, from: path) { job, kind in
+                finish(job, partialPath: path, kind: kind, bytes: record.size, etag: record.etag,
+                       modified: record.modified, served: true)
+            }
             return
         case .transfer(let held): partial = held
         }
@@ -178,13 +197,35 @@ public final class Worker {
         guard let result else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
             // or those of a resource taken away because it was removed (SPEC §8).
-            if !partial.isURLs || (job.keeper.lost && !spool.isMember(claim.job)) { partial.drop() }
+            if !partial.isURLs || (kept.lost && !spool.isMember(claim.job)) { partial.drop() }
             return
         }
         let kind = DisplayImage.sniff(descriptor: partial.fd)
         SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
-        if !job.finish(partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
-                       modified: result.modified) { disk.foundFull() }
+        handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
+                            modified: result.modified, served: false)
+    }
+
+    /// Stores the whole download at `partialPath` as the job's file, then hands the job to the converter
+    /// (true: its claim is the converter's to end) or, with conversions off, completes it here.
+    /// `served`: the bytes are the URL's stored ones, linked there for this job (`SharedDownload.serve`).
+    private func finish(_ job: JobRun, partialPath: String, kind: Kind?, bytes: Int, etag: String?,
+                        modified: String?, served: Bool) -> Bool {
+        switch job.store(partialPath: partialPath, kind: kind) {
+        case .stored(let stored):
+            let work = Converter.Work(job: job, stored: stored, bytes: bytes, etag: etag, modified: modified,
+                                      served: served ? partialPath : nil)
+            guard options.convert else {
+                converter.finish(work)
+                return false
+            }
+            job.queued(stored, bytes: bytes)
+            return converter.add(work)
+        case .ended: break
+        case .noRoom: disk.foundFull()
+        }
+        if served { SharedDownload.servedFrom(partialPath, job) }
+        return false
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
@@ -198,12 +239,12 @@ public final class Worker {
                     try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
                 }
             } catch where error.kind == .aborted {
-                if job.keeper.lost { return nil }
+                if job.kept.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                while job.spool.isPaused && !job.keeper.lost && !Self.stopRequested {
+                while job.spool.isPaused && !job.kept.lost && !Self.stopRequested {
                     Thread.sleep(forTimeInterval: 0.1)
                 }
-                if job.keeper.lost { return nil }
+                if job.kept.lost { return nil }
                 if Self.stopRequested { return handBack(job.claim) }
             } catch where error.kind == .noSpace {
                 // Not the resource's fault: it waits in the queue, its bytes kept and no attempt spent,
@@ -230,10 +271,10 @@ public final class Worker {
                 job.attempts += 1
                 metrics.retried()
                 let until = Clock.monotonic() + delay
-                while Clock.monotonic() < until && !Self.stopRequested && !job.keeper.lost {
+                while Clock.monotonic() < until && !Self.stopRequested && !job.kept.lost {
                     Thread.sleep(forTimeInterval: min(0.1, delay))
                 }
-                if job.keeper.lost { return nil }
+                if job.kept.lost { return nil }
                 if Self.stopRequested { return handBack(job.claim) }
             }
         }

@@ -18,7 +18,7 @@ struct Ps: ParsableCommand {
         let claims = spool.activeJobs()
         let serving = spool.servingWatcher()
         let rows = spool.processes().map { (process: FarmProcess) -> Row in
-            let job = claims.first { $0.owner.isClaimant(process) }?.job.raw
+            let job = Self.shownJob(of: claims.filter { $0.owner.isClaimant(process) }, spool)?.raw
             // A watcher that is not the one serving waits as its standby.
             let standby = process.role == .watcher && serving != nil && serving != process
             return Row(role: process.role.rawValue, pid: process.pid, host: process.host.description, job: job,
@@ -40,6 +40,20 @@ struct Ps: ParsableCommand {
                 + row.host.padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " "
                 + (row.job ?? (row.standby ? "(standby)" : "-")))
         }
+    }
+}
+
+extension Ps {
+    /// The job to show for a worker holding `claims`: the one it transfers (a worker may hold others,
+    /// stored and waiting for its converter, whose sidecars say `rendering` or `unzipping`), else the
+    /// one it converts.
+    static func shownJob(of claims: [ActiveJob], _ spool: Spool) -> JobName? {
+        guard claims.count > 1 else { return claims.first?.job }
+        let transferring = claims.first { claim in
+            let status = spool.sidecar(claim.job, finished: [])?.status
+            return status != .rendering && status != .unzipping
+        }
+        return (transferring ?? claims[0]).job
     }
 }
 

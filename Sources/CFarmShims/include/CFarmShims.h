@@ -1,6 +1,6 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs, statfs and POSIX_SPAWN_SETSID are hidden from
+// - renameat2(RENAME_NOREPLACE), syncfs, statfs, gettid and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
@@ -52,5 +52,9 @@ void cfarm_catch_stop_signals(void);
 
 /// The stop signal received so far, or 0.
 int cfarm_stop_signal(void);
+
+/// Sets the nice value of the calling thread only (Linux keeps one per thread: setpriority(2) with
+/// its gettid(2)), leaving the process's other threads as they are. Returns 0 or -1 with errno set.
+int cfarm_set_thread_nice(int nice);
 
 #endif

@@ -1,0 +1,95 @@
+import Dispatch
+import FarmSpool
+import FarmSystem
+import Foundation
+import Synchronization
+
+/// Converts the downloads its worker stored (display image, thumbnail) and completes their jobs, on a
+/// thread of its own at the lowest CPU priority: conversions (PDF rendering, JPEG decoding, unzipping)
+/// take the CPU the transfers leave, and the worker claims its next job as soon as a download is stored.
+/// Each job stays claimed, its lease kept by the worker's `LeaseKeeper`, until the converter completes it.
+final class Converter: Sendable {
+    /// The most jobs waiting for one worker's converter: above a worker's share of a list of a few
+    /// thousand resources, whose transfers then never wait for conversions, yet memory stays bounded
+    /// however far conversions fall behind (the worker then waits for room).
+    static let bound = 1024
+
+    /// One stored download, waiting for its conversion.
+    struct Work: Sendable {
+        let job: JobRun
+        let stored: JobRun.Stored
+        let bytes: Int
+        let etag: String?
+        let modified: String?
+        /// Served from the URL's stored bytes linked at this path (`SharedDownload.serve`): cleaned up after.
+        let served: String?
+    }
+
+    private let spool: Spool
+    private let keeper: LeaseKeeper
+    private let disk: DiskGate
+    /// Jobs waiting, in the order they were stored, and how many are not finished yet (those plus the
+    /// one in conversion).
+    private let state = Mutex((waiting: [Work](), unfinished: 0))
+    /// Signalled once per job added: the converter's thread waits on it.
+    private let added = DispatchSemaphore(value: 0)
+    /// Counts free places in the queue: the worker waits on it when the queue is full.
+    private let room = DispatchSemaphore(value: Converter.bound)
+
+    init(spool: Spool, keeper: LeaseKeeper, disk: DiskGate) {
+        self.spool = spool
+        self.keeper = keeper
+        self.disk = disk
+        Thread.detachNewThread { [self] in
+            // This thread only: the worker's transfers keep their priority.
+            do { try Processes.setThreadNice(19) } catch { spool.log("cannot lower the converter's priority: \(error)") }
+            while true {
+                added.wait()
+                let work = state.withLock { $0.waiting.removeFirst() }
+                room.signal()
+                if Worker.stopRequested && !work.job.kept.lost { handBack(work) } else { finish(work) }
+                keeper.release(work.job.kept)
+                state.withLock { $0.unfinished -= 1 }
+            }
+        }
+    }
+
+    /// Hands `work` to the converter's thread, waiting for room when the queue is full. False when the
+    /// worker was asked to stop while it waited: the job went back to the queue.
+    func add(_ work: Work) -> Bool {
+        while room.wait(timeout: .now() + 0.1) == .timedOut {
+            guard Worker.stopRequested else { continue }
+            handBack(work)
+            return false
+        }
+        state.withLock {
+            $0.waiting.append(work)
+            $0.unfinished += 1
+        }
+        added.signal()
+        return true
+    }
+
+    /// Whether every job handed over is finished (completed, failed or handed back).
+    var isIdle: Bool { state.withLock { $0.unfinished == 0 } }
+
+    /// Returns once every job handed over is finished: a worker that exits holds no claim.
+    func waitUntilIdle() {
+        while !isIdle { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    /// Stopping: the job goes back to the queue unconverted, its download back in partial/; its next
+    /// owner is served the URL's stored bytes without a transfer.
+    private func handBack(_ work: Work) {
+        work.job.handBack(work.stored)
+        if let served = work.served { SharedDownload.servedFrom(served, work.job) }
+    }
+
+    /// Converts and completes `work` on the calling thread (the worker's own, with conversions off).
+    func finish(_ work: Work) {
+        if !work.job.finish(work.stored, bytes: work.bytes, etag: work.etag, modified: work.modified) {
+            disk.foundFull()
+        }
+        if let served = work.served { SharedDownload.servedFrom(served, work.job) }
+    }
+}
