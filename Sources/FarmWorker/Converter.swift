@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// Converts the downloads its worker stored (display image, thumbnail) and completes their jobs, on a
-/// thread of its own at the lowest CPU priority: conversions (PDF rendering, JPEG decoding, unzipping)
+/// thread of its own at a low CPU priority (`nice`): conversions (PDF rendering, JPEG decoding, unzipping)
 /// take the CPU the transfers leave, and the worker claims its next job as soon as a download is stored.
 /// Each job stays claimed, its lease kept by the worker's `LeaseKeeper`, until the converter completes it.
 final class Converter: Sendable {
@@ -13,6 +13,8 @@ final class Converter: Sendable {
     /// thousand resources, whose transfers then never wait for conversions, yet memory stays bounded
     /// however far conversions fall behind (the worker then waits for room).
     static let bound = 1024
+    /// The converter thread's nice value.
+    static let nice: Int32 = 10
 
     /// One stored download, waiting for its conversion.
     struct Work: Sendable {
@@ -41,8 +43,10 @@ final class Converter: Sendable {
         self.keeper = keeper
         self.disk = disk
         Thread.detachNewThread { [self] in
-            // This thread only: the worker's transfers keep their priority.
-            do { try Processes.setThreadNice(19) } catch { spool.log("cannot lower the converter's priority: \(error)") }
+            // This thread only: the worker's transfers keep their priority. Not the lowest: on a machine
+            // busy with other work, a thread at nice 19 gets so little CPU that conversions would wait
+            // minutes; at 10 it still yields most of the CPU to the transfers.
+            do { try Processes.setThreadNice(Self.nice) } catch { spool.log("cannot lower the converter's priority: \(error)") }
             while true {
                 added.wait()
                 let work = state.withLock { $0.waiting.removeFirst() }
