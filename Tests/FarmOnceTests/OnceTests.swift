@@ -149,7 +149,7 @@ import Testing
         })
         let victim = try #require(holder)
         kill(victim.owner.pid, SIGKILL)
-        #expect(farm.waitUntilAllDone(4, timeout: 120))
+        #expect(farm.waitUntilAllDone(4, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
         let requests = farm.origin.requests(for: "/slow.png")
         print("shared download killed half-way: \(requests.map(\.description))")
         #expect(requests.count == 2, "one full request, then one resumed: \(requests)")
