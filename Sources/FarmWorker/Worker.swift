@@ -196,8 +196,11 @@ public final class Worker {
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
-            // or those of a resource taken away because it was removed (SPEC §8).
-            if !partial.isURLs || (kept.lost && !spool.isMember(claim.job)) { partial.drop() }
+            // or those of a job taken away that ended elsewhere (another host completed it while this one
+            // was cut off) or whose resource was removed (SPEC §8).
+            if !partial.isURLs || (kept.lost && (!spool.isMember(claim.job) || isFinished(claim.job))) {
+                partial.drop()
+            }
             return
         }
         let kind = DisplayImage.sniff(descriptor: partial.fd)
@@ -226,6 +229,11 @@ public final class Worker {
         }
         if served { SharedDownload.servedFrom(partialPath, job) }
         return false
+    }
+
+    /// Whether `job` is done or failed for good (by whichever owner).
+    private func isFinished(_ job: JobName) -> Bool {
+        FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
     }
 
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours).

@@ -47,8 +47,10 @@ import Testing
         try farm.addList("Polled", count: 40, size: 100_000, rate: 400_000)
         let list = ListID.of(name: "Polled.json")
         try farm.must(["start", "--workers", "3", "--lease", "3", "--poll"])
-        #expect(SpoolFixtures.log(farm.spool)
-            .contains("watcher: polling the spool every 0.5 s (the farm was started with --poll)"))
+        // The watcher says so as it starts, which may come a moment after `start` returned.
+        #expect(poll(timeout: 20) {
+            SpoolFixtures.log(farm.spool).contains("watcher: polling the spool every 0.5 s (the farm was started with --poll)")
+        }, "\(SpoolFixtures.log(farm.spool))")
         let top = try ChildProcess("farm", ["top", "--poll", "--spool", farm.spool.root])
 
         // However far the spool has gone, the summary shows it within two seconds (a look is every half second).
