@@ -171,10 +171,12 @@ struct JobRun: Sendable {
 
     /// Ends the job in failed/ with `reason` as its error.
     func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
-        if kept.lost { return }
-        // The bytes go first: killed between the two, the job is tried again; the other way round, a
-        // failed job would leave its URL's partial to nobody.
+        // The bytes go first, whoever owns the job now: they failed for good (the caller holds the partial,
+        // so nobody else writes it). Killed between the two, the job is tried again; the other way round,
+        // or kept for a claim lost meanwhile (its host cut off while another completed the job), a failed
+        // URL's partial would be left to nobody.
         if let partial { try? FileSystem.unlink(partial) }
+        if kept.lost { return }
         complete(.failed, Sidecar(status: .error, bytes: bytes, kind: kind, file: file, error: reason,
                                   attempts: attempts, changed: changedAt(.error)))
     }
