@@ -193,7 +193,10 @@
 // it, before it queues it) skips the record and starts the URL's bytes over unless they are its own
 // job's, but takes the lock and publishes like any other. A failed job's partial goes before its
 // completion; a resource removed or reloaded takes its URL's partial with it when nobody holds it; a
-// served job removes what a holder killed after publishing left.
+// served job removes what a holder killed after publishing left; `farm stop` (every process gone)
+// sweeps the URL partials nobody can want: empty ones, those of a stored URL, and all of them when no
+// job is queued (a holder on a host that was cut off, then killed, while the others transferred by
+// themselves leaves one that nothing else would remove).
 // Removal: an output is deleted through `removeOutput`, which hashes an output with more than one name to
 // find its blob (the blob is the same inode) and collects the blob whose last other name it was (a link
 // count of 1), with the record of the output's job's URL when it names that blob (the callers that know

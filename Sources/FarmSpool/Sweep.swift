@@ -1,4 +1,5 @@
 import FarmSystem
+import SystemPackage
 
 extension Spool {
     /// Removes the temporaries of writers that were killed half-way, which nobody else would ever
@@ -10,9 +11,12 @@ extension Spool {
     /// Only `farm stop` calls it, once every farm process is gone, so no live writer owns any of them;
     /// a command running meanwhile (`farm scale`) stages in tmp/ for microseconds, so only entries at
     /// least `tmpAge` seconds old are taken from there.
+    /// With them go the URL partials nobody can want (see "Once"): empty ones (nothing to resume: a
+    /// taker makes the file again), those of a URL whose result is stored, and all of them when no job is
+    /// queued (after a stop, every job not finished is).
     @discardableResult
     public func sweepTemporaries(tmpAge: Double = 2) -> Int {
-        var removed = 0
+        var removed = sweepURLPartials()
         for list in FileSystem.names(files) where ListID.isValid(list) {
             removed += sweepTemporaries(in: outputDirectory(ofList: list))
         }
@@ -25,6 +29,31 @@ extension Spool {
             if (try? FileSystem.unlink(path)) != nil { removed += 1 }
         }
         return removed
+    }
+
+    private func sweepURLPartials() -> Int {
+        var removed = 0
+        let names = FileSystem.names(partial).filter { $0.hasPrefix(Self.urlPartialPrefix) }
+        if names.isEmpty { return 0 }
+        let queued = hasFile(under: queue)
+        for name in names {
+            let key = String(name.dropFirst(Self.urlPartialPrefix.count))
+            guard Self.isDigest(key), let st = try? FileSystem.lstat(partial + "/" + name) else { continue }
+            let stored = urlRecord(key: key).map { FileSystem.exists(blobPath($0.blob)) } ?? false
+            guard st.size == 0 || stored || !queued else { continue }
+            guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }
+            if (try? fd.tryLock()) == true, (try? FileSystem.unlink(partial + "/" + name)) != nil { removed += 1 }
+            fd.closeQuietly()
+        }
+        return removed
+    }
+
+    /// Whether some regular file (a queued job) is anywhere under `directory`; stops at the first.
+    private func hasFile(under directory: String) -> Bool {
+        for entry in (try? FileSystem.listEntries(directory)) ?? [] {
+            if entry.isDirectory ? hasFile(under: directory + "/" + entry.name) : true { return true }
+        }
+        return false
     }
 
     private func sweepTemporaries(in directory: String) -> Int {
