@@ -236,13 +236,9 @@ extension Spool {
     }
 
     /// Parks the job `claim` holds in its host's batch, where it stays queued until a worker that the
-    /// host lets in takes it; `attempts` (when the job was tried) is kept on the job file for its
-    /// next owner, as a retry keeps it. Throws `.leaseLost` when the job was reclaimed meanwhile.
-    public func park(_ claim: Claim, for host: HostKey, attempts: Int? = nil) throws(SpoolError) {
-        if let attempts {
-            _ = try recordOutcome(Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(Clock.wall())),
-                                  of: claim)
-        }
+    /// host lets in takes it (with whatever record its tries left on the job file: `recordBackOff`).
+    /// Throws `.leaseLost` when the job was reclaimed meanwhile.
+    public func park(_ claim: Claim, for host: HostKey) throws(SpoolError) {
         guard try moveToQueue(activePath(claim.job, claim.owner), job: claim.job, shard: parkedShard(host)) else {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
         }

@@ -13,7 +13,10 @@ public struct FailedJob: Sendable {
 
 // A retried job keeps its outcome record on its job file when it goes back to the queue (a reload
 // drops it): the worker that claims it next reads the attempts so far from it, so `attempts` counts
-// every try across retries. Nothing else reads a record on a job file outside done/ and failed/.
+// every try across retries. A job waiting out a back-off carries the same record, with `retryAt`, set
+// on its claim before the wait: the record moves with the file, so whoever has the job next (the same
+// worker, or another after a stop, a park or a reclaim) waits until then too. Nothing else reads a
+// record on a job file outside done/ and failed/.
 extension Spool {
     /// The jobs of list `id` that failed for good, in no particular order; those whose job file does
     /// not read are left out (the next claim or fsck sets them aside).
@@ -43,11 +46,26 @@ extension Spool {
         return queued
     }
 
-    /// How many times the job `claim` holds was tried before this claim: what the outcome record a
-    /// `retry` left on its job file says, else 0.
-    public func attemptsBefore(_ claim: Claim) -> Int {
+    /// How many times the job `claim` holds was tried before this claim, and when it may be tried
+    /// again: what the outcome record an earlier try or a `retry` left on its job file says, else none.
+    public func triesBefore(_ claim: Claim) -> EarlierTries {
         guard !claim.isFresh, let bytes = outcomeRecord(atPath: activePath(claim.job, claim.owner)),
-              let outcome = JSON.decode(Sidecar.self, from: bytes) else { return 0 }
-        return outcome.attempts
+              let outcome = JSON.decode(Sidecar.self, from: bytes) else { return EarlierTries() }
+        return EarlierTries(attempts: outcome.attempts, retryAt: outcome.retryAt)
     }
+
+    /// Records on the job file of `claim` that `attempts` tries were made and the next must not start
+    /// before `retryAt` (wall time). Throws `.leaseLost` when the job was reclaimed meanwhile.
+    public func recordBackOff(_ claim: Claim, attempts: Int, retryAt: Double) throws(SpoolError) {
+        var record = Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(Clock.wall()))
+        record.retryAt = retryAt
+        _ = try recordOutcome(record, of: claim)
+    }
+}
+
+/// What the tries before a claim left on its job file.
+public struct EarlierTries: Sendable {
+    public var attempts = 0
+    /// Not before this wall time (a back-off), when set.
+    public var retryAt: Double?
 }

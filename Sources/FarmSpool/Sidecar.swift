@@ -33,6 +33,9 @@ public struct Sidecar: Equatable, Sendable {
     public var modified: String?
     /// Done from the bytes another job's transfer stored, with no transfer of its own (SPEC §7, "Once").
     public var shared = false
+    /// While the job waits out a back-off: the wall time before which it must not be tried again, by
+    /// whichever owner has it then (see Retry.swift).
+    public var retryAt: Double?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -55,7 +58,7 @@ public struct Sidecar: Equatable, Sendable {
     func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
-                        + (modified?.utf8.count ?? 0))
+                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32))
     }
 }
 
@@ -72,6 +75,7 @@ extension Sidecar: JSONWritable {
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
+        if let retryAt { json.member("retryAt", retryAt) }
         if shared { json.member("shared", true) }
         if let size { json.member("size", size) }
         json.member("status", status.rawValue)
@@ -102,6 +106,7 @@ extension Sidecar: JSONReadable {
                   attempts: try json.decode("attempts"), changed: try json.decode("changed"),
                   etag: try json.decodeIfPresent("etag"), modified: try json.decodeIfPresent("modified"))
         shared = try json.decodeIfPresent("shared") ?? false
+        retryAt = try json.decodeIfPresent("retryAt")
     }
 }
 

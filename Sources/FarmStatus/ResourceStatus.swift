@@ -63,13 +63,12 @@ public struct ResourceStatus: Equatable, Sendable {
         self.caption = caption
     }
 
-    /// The app's wording for a status; a download shows its percentage once the size is known.
+    /// The app's wording for a status. A download always shows a percentage (SPEC §4): 0% before its
+    /// first byte, and while the server has not said how large it is.
     public static func text(_ status: Status, bytes: Int, size: Int?) -> String {
         switch status {
         case .queued: return "Queueing"
-        case .downloading:
-            guard let percent = percent(bytes: bytes, size: size) else { return "Downloading" }
-            return "Downloading \(percent)%"
+        case .downloading: return "Downloading \(percent(bytes: bytes, size: size) ?? 0)%"
         case .unzipping: return "Unzipping"
         case .rendering: return "Rendering"
         case .done: return "Done"

@@ -1,5 +1,7 @@
-/// When to try a transient failure again: exponential back-off with full jitter, capped, and never
-/// sooner than the server's `Retry-After`. A value: any thread may use it.
+/// When to try a transient failure again: exponential back-off from `baseDelay`, capped, with jitter
+/// that only lengthens it (so a failing server is never asked again sooner than `baseDelay`, and workers
+/// that failed together drift apart), and never sooner than the server's `Retry-After`. A value: any
+/// thread may use it.
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first one included.
     public var maxAttempts: Int
@@ -17,8 +19,8 @@ public struct RetryPolicy: Sendable {
     public func delay(after error: TransferError, attempt: Int,
                       random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Double? {
         guard error.kind == .transient, attempt < maxAttempts else { return nil }
-        let ceiling = min(maxDelay, baseDelay * Double(1 << min(attempt - 1, 20)))
-        let jittered = random(ceiling / 2 ... ceiling)
+        let floor = min(maxDelay, baseDelay * Double(1 << min(attempt - 1, 20)))
+        let jittered = random(floor ... floor * 1.5)
         guard let retryAfter = error.retryAfter else { return jittered }
         // Honour the server, within reason: a Retry-After of a day would stall a worker for good.
         return max(jittered, min(retryAfter, maxDelay * 4))

@@ -172,11 +172,14 @@ public final class Worker {
         defer { pass.release() }
         var job = JobRun(spool: spool, kept: kept)
         job.convert = options.convert
-        job.attempts = spool.attemptsBefore(claim) + 1
+        let tries = spool.triesBefore(claim)
+        job.attempts = tries.attempts + 1
         guard Self.isHTTP(claim.record.url) else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }
+        // An earlier owner's back-off binds this one: it stopped, parked or died before the wait ended.
+        if let retryAt = tries.retryAt, !waitOut(retryAt, job) { return }
         let partial: URLPartial
         switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
         case .ended: return
@@ -266,26 +269,43 @@ public final class Worker {
                     job.fail(error.message, partial: partial.path)
                     return nil
                 }
-                // The host asked every client to wait: hold it for the whole farm and leave the job
-                // parked (its bytes kept) while this worker does other hosts' work.
-                if let retryAfter = error.retryAfter, error.httpStatus == 429 || error.httpStatus == 503,
+                metrics.retried()
+                // On the job file before the wait, so that no owner tries it sooner: not this one, nor the
+                // next after a stop, a park or a kill.
+                let retryAt = Clock.wall() + delay
+                do { try spool.recordBackOff(job.claim, attempts: job.attempts, retryAt: retryAt) } catch
+                    where error.code == .leaseLost { return nil } catch { spool.log("\(error)") }
+                // The host asked every client to wait: hold it for the whole farm (for the back-off at
+                // least, whatever it said: a `Retry-After: 0` is no licence to ask again at once) and leave
+                // the job parked (its bytes kept) while this worker does other hosts' work.
+                if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
                    let host = HostKey(url: job.claim.record.url) {
-                    gate.hold(host, until: Clock.wall() + retryAfter)
-                    metrics.retried()
-                    do { try spool.park(job.claim, for: host, attempts: job.attempts) } catch where
-                        error.code == .leaseLost {} catch { spool.log("\(error)") }
+                    gate.hold(host, until: retryAt)
+                    do { try spool.park(job.claim, for: host) } catch where error.code == .leaseLost {} catch {
+                        spool.log("\(error)")
+                    }
                     return nil
                 }
                 job.attempts += 1
-                metrics.retried()
-                let until = Clock.monotonic() + delay
-                while Clock.monotonic() < until && !Self.stopRequested && !job.kept.lost {
-                    Thread.sleep(forTimeInterval: min(0.1, delay))
-                }
-                if job.kept.lost { return nil }
-                if Self.stopRequested { return handBack(job.claim) }
+                guard waitOut(retryAt, job) else { return nil }
             }
         }
+    }
+
+    /// Waits until the wall time `retryAt` with the job's claim kept (its lease renewed by the keeper).
+    /// False when the job is no longer this worker's to run: lost, or handed back as the worker stops.
+    private func waitOut(_ retryAt: Double, _ job: JobRun) -> Bool {
+        while !Self.stopRequested && !job.kept.lost {
+            let left = retryAt - Clock.wall()
+            if left <= 0 { break }
+            Thread.sleep(forTimeInterval: min(0.1, left))
+        }
+        if job.kept.lost { return false }
+        if Self.stopRequested {
+            _ = handBack(job.claim)
+            return false
+        }
+        return true
     }
 
     /// Whether `url`'s scheme is http or https, in any case: all a worker fetches. Read off the text

@@ -26,8 +26,8 @@ import Testing
     @Test func resourceTextIsTheAppsWording() {
         #expect(ResourceStatus.text(.queued, bytes: 0, size: nil) == "Queueing")
         #expect(ResourceStatus.text(.downloading, bytes: 4500, size: 10000) == "Downloading 45%")
-        #expect(ResourceStatus.text(.downloading, bytes: 4500, size: nil) == "Downloading")
-        #expect(ResourceStatus.text(.downloading, bytes: 0, size: 0) == "Downloading")
+        #expect(ResourceStatus.text(.downloading, bytes: 4500, size: nil) == "Downloading 0%")
+        #expect(ResourceStatus.text(.downloading, bytes: 0, size: 0) == "Downloading 0%")
         #expect(ResourceStatus.text(.downloading, bytes: 20, size: 10) == "Downloading 100%")
         #expect(ResourceStatus.text(.unzipping, bytes: 1, size: 1) == "Unzipping")
         #expect(ResourceStatus.text(.rendering, bytes: 1, size: 1) == "Rendering")

@@ -59,7 +59,7 @@ import Testing
 
         let view = try #require(ListView.build(fixture.spool, listID: list))
         let resources = try #require(view.resources)
-        #expect(resources.map(\.text) == ["Downloading 45%", "Downloading", "Done", "Error", "Error", "Queueing"])
+        #expect(resources.map(\.text) == ["Downloading 45%", "Downloading 0%", "Done", "Error", "Error", "Queueing"])
         #expect(resources.map(\.status) == [.downloading, .downloading, .done, .error, .error, .queued])
         #expect(resources[0].bytes == 4500 && resources[0].size == 10000)
         #expect(resources[0].changed == "2026-11-22T10:00:00.100Z")

@@ -4,12 +4,17 @@ import Testing
 @Suite struct RetryPolicyTests {
     let policy = RetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 8)
 
+    /// Jitter only lengthens a wait: the first retry never comes sooner than the base delay.
     @Test func backsOffExponentiallyWithJitterUpToTheCap() {
         let error = TransferError(.transient, "HTTP 503", httpStatus: 503)
         let upper = (1...3).map { policy.delay(after: error, attempt: $0, random: { $0.upperBound }) }
         let lower = (1...3).map { policy.delay(after: error, attempt: $0, random: { $0.lowerBound }) }
-        #expect(upper == [1, 2, 4])
-        #expect(lower == [0.5, 1, 2])
+        #expect(upper == [1.5, 3, 6])
+        #expect(lower == [1, 2, 4])
+        let capped = policy.delay(after: error, attempt: 3, random: { $0.upperBound })
+        #expect(RetryPolicy(maxAttempts: 9, baseDelay: 1, maxDelay: 2).delay(after: error, attempt: 5,
+                                                                            random: { $0.lowerBound }) == 2)
+        #expect(capped == 6)
         #expect(policy.delay(after: error, attempt: 4) == nil)
     }
 

@@ -23,7 +23,7 @@ import Testing
         try h.expectGoodDone(good)
     }
 
-    /// The default policy: 5 attempts, waits of at least 0.25, 0.5, 1 and 2 s.
+    /// The default policy: 5 attempts, waits of at least 0.5, 1, 2 and 4 s.
     @Test func transientFailuresThatNeverEndAreRetriedWithBackOffThenFail() throws {
         let h = try BadInputHarness()
         let body = BadInputHarness.jpegLike(100_000)
@@ -48,8 +48,8 @@ import Testing
         // Each retry of the cut body asked only for what was missing.
         let ranges = h.origin.requests(for: "/cut.jpg").map(\.rangeStart)
         #expect(ranges == [nil, 10_000, 20_000, 30_000, 40_000], "\(ranges)")
-        // Three jobs, each waiting at least 0.25 + 0.5 + 1 + 2 s between its attempts.
-        #expect(elapsed >= 3 * 3.75, "no back-off: \(elapsed) s")
+        // Three jobs, each waiting at least 0.5 + 1 + 2 + 4 s between its attempts.
+        #expect(elapsed >= 3 * 7.5, "no back-off: \(elapsed) s")
         for index in 0..<3 { #expect(try h.outputs(index).isEmpty) }
         #expect(try BadInputHarness.files(below: h.spool().partial).isEmpty, "partial bytes left behind")
         try h.expectGoodDone(good)
@@ -93,7 +93,7 @@ import Testing
         let good = try h.add(["/changing.jpg"])
 
         let worker = try ChildProcess("farm", ["work", "--exit-when-idle", "--spool", h.spoolPath])
-        // Swap the resource while the worker waits to retry (at least 0.25 s).
+        // Swap the resource while the worker waits to retry (at least 0.5 s).
         let cut = poll(timeout: 60, every: 0.002) { h.origin.requests(for: "/changing.jpg").first?.bodyBytes == 50_000 }
         h.origin.serve(path: "/changing.jpg", bytes: new)
         let requestsAtSwap = h.origin.requests(for: "/changing.jpg").count
