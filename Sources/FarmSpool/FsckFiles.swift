@@ -138,6 +138,8 @@ extension FsckRun {
                     try? FileSystem.removeTree(path)
                     return .made
                 }
+            } else if let writer = Spool.scratchWriter(ofName: entry.name) {
+                checkTemporary(path, writer: writer.pid, isLocal: writer.isLocal)
             } else if let writer = Self.writer(ofScratch: entry.name) {
                 checkTemporary(path, writer: writer)
             } else if let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.temporaryAge {
@@ -150,26 +152,31 @@ extension FsckRun {
         }
     }
 
-    /// The pid of the process that staged the tmp/ entry `name`, when its name carries one: a temporary
-    /// beside its file, a registry entry (of this host: another host's pid means nothing here), a
-    /// command's scratch file.
+    /// The pid of the process that staged the tmp/ entry `name`, when its name carries one but not its
+    /// host: a temporary beside its file, a registry entry (of this host: another host's pid means
+    /// nothing here).
     private static func writer(ofScratch name: String) -> Int32? {
         if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
         if name.hasPrefix(Spool.stagedRegistrationPrefix) {
             let registrant = Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
             return registrant?.isLocal == true ? registrant?.pid : nil
         }
-        return Spool.scratchWriter(ofName: name)
+        return nil
     }
 
-    /// A temporary at `path` written by `writer`: garbage once that process is gone, and, while other
-    /// hosts run farm processes (the writer may be one of theirs), once it is `temporaryAge` old.
-    func checkTemporary(_ path: String, writer: Int32) {
-        guard !Processes.mayExist(writer) else { return }
-        if otherHostsRun {
+    /// A temporary at `path` written by `writer`, of this host when `isLocal` says so, of another when it
+    /// says not, and of either when it is nil: garbage once that process is gone. A pid of another host's
+    /// means nothing here: its process is judged gone when its host runs no farm process or the file is
+    /// `temporaryAge` old; so is a pid of either host while other hosts run processes.
+    func checkTemporary(_ path: String, writer: Int32, isLocal: Bool? = nil) {
+        if isLocal != false {
+            guard !Processes.mayExist(writer) else { return }
+        }
+        if isLocal != true && otherHostsRun {
             guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Self.temporaryAge else { return }
         }
-        found(.temporary, path, "a temporary of pid \(writer), which is gone") { () throws(SpoolError) in
+        let whose = isLocal == false ? "of pid \(writer) of another host, gone by now" : "of pid \(writer), which is gone"
+        found(.temporary, path, "a temporary \(whose)") { () throws(SpoolError) in
             try? FileSystem.removeTree(path)
             return .made
         }

@@ -258,20 +258,32 @@ public struct Spool: Sendable {
     public var summaryFile: String { status + "/" + Self.summaryFileName }
     public static let summaryFileName = "summary.json"
 
-    /// A fresh path in tmp/ for a file a command stages (`<prefix>-<pid>-<nonce>`): the spool's own
-    /// scratch space, on the spool's file system, emptied of what dead writers leave by `farm stop`.
+    /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`): the spool's
+    /// own scratch space, on the spool's file system. The name says whose it is, so what a process killed
+    /// half-way leaves is found and removed by its host's supervisor (`sweepScratch`), by `farm stop` and
+    /// by `farm fsck --repair`, on whichever host it was made.
     public func scratchPath(_ prefix: String) -> String {
-        tmp + "/" + prefix + "-" + String(Processes.current()) + "-" + Nonce.nextHex()
+        tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.local.tag + "-" + Nonce.nextHex()
     }
 
-    /// The pid of the command that made the scratch file named `name` (see `scratchPath`); nil when
-    /// `name` is not such a name.
-    static func scratchWriter(ofName name: String) -> Int32? {
+    /// Who made the scratch file named `name` (see `scratchPath`); nil when `name` is not such a name.
+    static func scratchWriter(ofName name: String) -> ScratchWriter? {
         let parts = name.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.last!.utf8.count == 16, let pid = Int32(parts[parts.count - 2]), pid > 0 else {
-            return nil
-        }
-        return pid
+        guard parts.count >= 3, parts.last!.utf8.count == 16 else { return nil }
+        let writer = parts[parts.count - 2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let pid = Int32(writer[0]), pid > 0 else { return nil }
+        // Without a host tag: an older farm's name, which counts as this host's (as an older claim does).
+        let tag = writer.count == 2 ? String(writer[1]) : nil
+        return ScratchWriter(pid: pid, isLocal: tag == nil || tag == FarmHost.local.tag)
+    }
+
+    /// The process that made a scratch file: its pid means something only where `isLocal`.
+    struct ScratchWriter: Equatable {
+        let pid: Int32
+        let isLocal: Bool
+
+        /// Whether it is surely gone: a process of this host that no longer exists.
+        var isGone: Bool { isLocal && !Processes.mayExist(pid) }
     }
 
     /// Where the partial download of `job` is: `partial/<job>`.

@@ -10,7 +10,7 @@ extension Spool {
     ///
     /// Only `farm stop` calls it, once every farm process is gone, so no live writer owns any of them;
     /// a command running meanwhile (`farm scale`) stages in tmp/ for microseconds, so only entries at
-    /// least `tmpAge` seconds old are taken from there.
+    /// least `tmpAge` seconds old are taken from there, unless their name says their writer is gone.
     /// With them go the URL partials nobody can want (see "Once"): empty ones (nothing to resume: a
     /// taker makes the file again), those of a URL whose result is stored, and all of them when no job is
     /// queued (after a stop, every job not finished is).
@@ -23,10 +23,40 @@ extension Spool {
         let now = Clock.wall()
         for name in FileSystem.names(tmp) where !name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
-            guard let st = try? FileSystem.lstat(path), now - st.changeTime >= tmpAge, !st.isDirectory else {
-                continue
+            guard let st = try? FileSystem.lstat(path) else { continue }
+            if let writer = Self.scratchWriter(ofName: name) {
+                // Whose it is, the name says: a process of this host, gone or not; one of another host, by
+                // when it was last written (not its ctime: a scratch name of stored bytes shares their
+                // inode, whose ctime any new link to them renews).
+                guard writer.isLocal ? writer.isGone : now - st.modificationTime >= tmpAge else { continue }
+            } else {
+                guard now - st.changeTime >= tmpAge, !st.isDirectory else { continue }
             }
-            if (try? FileSystem.unlink(path)) != nil { removed += 1 }
+            if (try? FileSystem.removeTree(path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Removes what processes of this host that are gone left in tmp/ (`pid`'s alone, when given): the
+    /// scratch files named after them (`scratchPath`), and the temporaries whose name says no writer
+    /// once they are `FsckRun.temporaryAge` old (no writer keeps one for so long). The supervisor calls it as
+    /// it sees a process die and every few seconds, so that a host's kills (SPEC §11: "nothing left
+    /// behind") are swept while the farm runs, also those of a process killed before this supervisor
+    /// started. Returns how many it removed.
+    @discardableResult
+    public func sweepScratch(ofDead pid: Int32? = nil) -> Int {
+        var removed = 0
+        let now = Clock.wall()
+        for name in FileSystem.names(tmp) where !name.hasPrefix(Self.stagePrefix) {
+            let path = tmp + "/" + name
+            if let writer = Self.scratchWriter(ofName: name) {
+                guard writer.isLocal, pid == nil || writer.pid == pid, writer.isGone else { continue }
+            } else {
+                guard pid == nil, AtomicFile.writer(ofTemporary: name) == nil,
+                      !name.hasPrefix(Self.stagedRegistrationPrefix), let st = try? FileSystem.lstat(path),
+                      !st.isDirectory, now - st.changeTime >= FsckRun.temporaryAge else { continue }
+            }
+            if (try? FileSystem.removeTree(path)) != nil { removed += 1 }
         }
         return removed
     }

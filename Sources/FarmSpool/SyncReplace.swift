@@ -45,7 +45,7 @@ extension Spool {
     public func removeDeadSyncStages() -> Int {
         var removed = 0
         for name in FileSystem.names(tmp) where name.hasPrefix(Self.syncStagePrefix + "-") {
-            guard let pid = Self.scratchWriter(ofName: name), !Processes.exists(pid) else { continue }
+            guard Self.scratchWriter(ofName: name)?.isGone == true else { continue }
             if (try? FileSystem.removeTree(tmp + "/" + name)) != nil { removed += 1 }
         }
         return removed

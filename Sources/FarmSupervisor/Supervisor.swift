@@ -134,6 +134,9 @@ public final class Supervisor {
         if now - lastFold >= Self.foldInterval {
             lastFold = now
             MetricFiles.foldIfFree(spool)
+            // What this host's processes that died unseen left in tmp/ (killed with the supervisor before
+            // this one started, or commands killed half-way).
+            spool.sweepScratch()
         }
     }
 
@@ -144,6 +147,8 @@ public final class Supervisor {
         if !released.isEmpty {
             spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
         }
+        // Killed half-way, it may have left scratch files in tmp/ that nobody else would remove.
+        spool.sweepScratch(ofDead: pid)
     }
 
     private func spawnWorker(_ desired: Desired) {
