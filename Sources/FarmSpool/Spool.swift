@@ -33,6 +33,7 @@
 //                                    (the protocol is at the top of FarmMetrics/MetricFiles.swift)
 //     status/                        the watcher's aggregated status
 //     tmp/                           staging; whatever is here is garbage once its writer is gone
+//                                    (`<prefix>-<pid>.<host tag>-<nonce>`: `scratchPath`, `sweepScratch`)
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
 //     log/farm.log                   one line per event worth a human's attention
 //     hosts/<host>/                  per-host transfer slots and token bucket (HostGate.swift)
@@ -87,7 +88,7 @@
 // RENAME_NOREPLACE; the record moves with the job, in the same step. A record left on a job file
 // that went back to the queue is not its outcome (readers look for outcomes in done/ and failed/
 // only); its next owner reads the attempts so far from it, which is how `farm retry` (Retry.swift)
-// keeps counting.
+// keeps counting, and the end of a back-off (`retryAt`), set before the wait, which it waits out too.
 // Because the owner's name includes its per-claim nonce, the rename fails with ENOENT as soon as
 // the job was reclaimed, even if the same job was claimed again since: a worker that lost its lease
 // can never complete a job a second time. Every output is written under a temporary name (the
@@ -155,7 +156,7 @@
 //
 // Sync (SyncReplace.swift; the command is FarmSync). `farm sync` brings a list to its source with the edits
 // above (each committed on its own, so a rerun does what is left), then revalidates each done resource by
-// its outcome record's `etag`/`modified`. A changed one's outputs are made in a stage `tmp/sync-<pid>-<nonce>/`
+// its outcome record's `etag`/`modified`. A changed one's outputs are made in a stage `tmp/sync-<pid>.<host tag>-<nonce>/`
 // under their final names; under the list's edit lock, if the job is still the same done file with the same
 // record, each is renamed over the old one (a folder exchanged with it), then the record is replaced, then
 // the old outputs the new record does not name are deleted. Killed before the record, the old validators

@@ -31,7 +31,7 @@ extension Spool {
         return DoneResource(job: job, record: record, recordBytes: bytes, inode: UInt64(st.inode.rawValue))
     }
 
-    /// A fresh, empty stage for the new outputs of one changed resource: `tmp/sync-<pid>-<nonce>`.
+    /// A fresh, empty stage for the new outputs of one changed resource: `tmp/sync-<pid>.<host tag>-<nonce>`.
     public func makeSyncStage() throws(SpoolError) -> String {
         let path = scratchPath(Self.syncStagePrefix)
         do { try FileSystem.mkdir(path, mode: 0o700) } catch {

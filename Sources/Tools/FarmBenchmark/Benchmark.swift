@@ -11,7 +11,7 @@ struct Benchmark: ParsableCommand {
         abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
         subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self,
                       PeersBenchmark.self, RolesBenchmark.self, ClusterBenchmark.self, WindowBenchmark.self,
-                      SyncBenchmark.self, PagesBenchmark.self]
+                      SyncBenchmark.self, PagesBenchmark.self, AddBenchmark.self]
     )
 }
 
