@@ -179,7 +179,10 @@ public final class Worker {
             return
         }
         // An earlier owner's back-off binds this one: it stopped, parked or died before the wait ended.
-        if let retryAt = tries.retryAt, !waitOut(retryAt, job) { return }
+        // Never longer than the policy's longest wait: the record's time is another clock's (another
+        // host's, or this one's before it was set back).
+        if let retryAt = tries.retryAt,
+           !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
         let partial: URLPartial
         switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
         case .ended: return
