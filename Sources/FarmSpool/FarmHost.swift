@@ -38,6 +38,8 @@ public struct FarmHost: Hashable, Sendable, CustomStringConvertible {
 
     /// The machine this process runs on.
     public static let local = FarmHost(name: Processes.hostName)
+    /// Its tag, hashed once: every claim and scratch name carries it.
+    public static let localTag = local.tag
 
     /// Whether `self` is the machine this process runs on.
     public var isLocal: Bool { self == Self.local }

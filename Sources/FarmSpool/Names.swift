@@ -77,13 +77,13 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public let raw: String
 
     public static func fresh() -> Owner {
-        Owner(pid: processID, hostTag: localTag, raw: String(processID) + "-" + hex(Nonce.next()) + "-" + localTag)
+        Owner(pid: processID, hostTag: FarmHost.localTag,
+              raw: String(processID) + "-" + hex(Nonce.next()) + "-" + FarmHost.localTag)
     }
 
     /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by
     /// `farm start` and the supervisor, which never claim, so no copy inherits its parent's value.
     private static let processID = Processes.current()
-    private static let localTag = FarmHost.local.tag
 
     init(pid: Int32, hostTag: String?, raw: String) {
         self.pid = pid
@@ -106,11 +106,11 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the claimant runs on this machine (an older farm's name says nothing else): only then may
     /// its pid be looked at.
-    public var isLocal: Bool { hostTag == nil || hostTag == Self.localTag }
+    public var isLocal: Bool { hostTag == nil || hostTag == FarmHost.localTag }
 
     /// Whether `process` is the claimant: the same pid on the same host.
     public func isClaimant(_ process: FarmProcess) -> Bool {
-        pid == process.pid && (hostTag ?? Self.localTag) == process.host.tag
+        pid == process.pid && (hostTag ?? FarmHost.localTag) == process.host.tag
     }
 
     public var description: String { raw }

@@ -15,9 +15,8 @@ extension Spool {
     func learnRenames() {
         guard !FileSystem.refusesNoReplace, FileSystem.isShared(root),
               !Self.renamesLearnt.exchange(true, ordering: .relaxed) else { return }
-        // Named as `scratchPath` names (which takes `Nonce`'s lock), so a probe killed half-way is swept.
-        let scratch = tmp + "/noreplace-" + String(Processes.current()) + "." + FarmHost.local.tag + "-"
-        let from = scratch + hex(UInt64.random(in: .min ... .max)), to = scratch + hex(UInt64.random(in: .min ... .max))
+        let from = scratchPath("noreplace", nonce: hex(UInt64.random(in: .min ... .max)))
+        let to = scratchPath("noreplace", nonce: hex(UInt64.random(in: .min ... .max)))
         guard (try? FileSystem.createFile(from, [])) != nil else { return }
         _ = try? FileSystem.renameNoReplace(from, to, fallback: .rename)
         try? FileSystem.unlink(from)

@@ -263,8 +263,9 @@ public struct Spool: Sendable {
     /// own scratch space, on the spool's file system. The name says whose it is, so what a process killed
     /// half-way leaves is found and removed by its host's supervisor (`sweepScratch`), by `farm stop` and
     /// by `farm fsck --repair`, on whichever host it was made.
-    public func scratchPath(_ prefix: String) -> String {
-        tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.local.tag + "-" + Nonce.nextHex()
+    /// `nonce`: 16 hex digits, `Nonce`'s unless the caller may not take its lock (see RenameProbe.swift).
+    public func scratchPath(_ prefix: String, nonce: String = Nonce.nextHex()) -> String {
+        tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.localTag + "-" + nonce
     }
 
     /// Who made the scratch file named `name` (see `scratchPath`); nil when `name` is not such a name.
@@ -275,7 +276,7 @@ public struct Spool: Sendable {
         guard let pid = Int32(writer[0]), pid > 0 else { return nil }
         // Without a host tag: an older farm's name, which counts as this host's (as an older claim does).
         let tag = writer.count == 2 ? String(writer[1]) : nil
-        return ScratchWriter(pid: pid, isLocal: tag == nil || tag == FarmHost.local.tag)
+        return ScratchWriter(pid: pid, isLocal: tag == nil || tag == FarmHost.localTag)
     }
 
     /// The process that made a scratch file: its pid means something only where `isLocal`.

@@ -21,20 +21,14 @@ extension Spool {
             removed += sweepTemporaries(in: outputDirectory(ofList: list))
         }
         let now = Clock.wall()
-        for name in FileSystem.names(tmp) where !name.hasPrefix(Self.stagePrefix) {
-            let path = tmp + "/" + name
-            guard let st = try? FileSystem.lstat(path) else { continue }
-            if let writer = Self.scratchWriter(ofName: name) {
-                // Whose it is, the name says: a process of this host, gone or not; one of another host, by
-                // when it was last written (not its ctime: a scratch name of stored bytes shares their
-                // inode, whose ctime any new link to them renews).
-                guard writer.isLocal ? writer.isGone : now - st.modificationTime >= tmpAge else { continue }
-            } else {
-                guard now - st.changeTime >= tmpAge, !st.isDirectory else { continue }
-            }
-            if (try? FileSystem.removeTree(path)) != nil { removed += 1 }
+        return removed + sweepTmp { name, writer, path in
+            guard let st = try? FileSystem.lstat(path) else { return false }
+            // Whose it is, the name says: a process of this host, gone or not; one of another host, by when
+            // it was last written (not its ctime: a scratch name of stored bytes shares their inode, whose
+            // ctime any new link to them renews).
+            if let writer { return writer.isLocal ? writer.isGone : now - st.modificationTime >= tmpAge }
+            return now - st.changeTime >= tmpAge && !st.isDirectory
         }
-        return removed
     }
 
     /// Removes what processes of this host that are gone left in tmp/ (`pid`'s alone, when given): the
@@ -45,18 +39,24 @@ extension Spool {
     /// started. Returns how many it removed.
     @discardableResult
     public func sweepScratch(ofDead pid: Int32? = nil) -> Int {
-        var removed = 0
         let now = Clock.wall()
+        return sweepTmp { name, writer, path in
+            if let writer { return writer.isLocal && (pid == nil || writer.pid == pid) && writer.isGone }
+            guard pid == nil, AtomicFile.writer(ofTemporary: name) == nil, !name.hasPrefix(Self.stagedRegistrationPrefix),
+                  let st = try? FileSystem.lstat(path) else { return false }
+            return !st.isDirectory && now - st.changeTime >= FsckRun.temporaryAge
+        }
+    }
+
+    /// Removes each entry of tmp/ but the stages of adds (`recover()`'s business) that `isGarbage` says is
+    /// garbage, given its name, the writer the name says (`scratchWriter`) and its path; returns how many.
+    private func sweepTmp(_ isGarbage: (_ name: String, _ writer: ScratchWriter?, _ path: String) -> Bool) -> Int {
+        var removed = 0
         for name in FileSystem.names(tmp) where !name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
-            if let writer = Self.scratchWriter(ofName: name) {
-                guard writer.isLocal, pid == nil || writer.pid == pid, writer.isGone else { continue }
-            } else {
-                guard pid == nil, AtomicFile.writer(ofTemporary: name) == nil,
-                      !name.hasPrefix(Self.stagedRegistrationPrefix), let st = try? FileSystem.lstat(path),
-                      !st.isDirectory, now - st.changeTime >= FsckRun.temporaryAge else { continue }
+            if isGarbage(name, Self.scratchWriter(ofName: name), path), (try? FileSystem.removeTree(path)) != nil {
+                removed += 1
             }
-            if (try? FileSystem.removeTree(path)) != nil { removed += 1 }
         }
         return removed
     }
