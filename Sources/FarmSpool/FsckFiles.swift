@@ -166,8 +166,8 @@ extension FsckRun {
 
     /// A temporary at `path` written by `writer`, of this host when `isLocal` says so, of another when it
     /// says not, and of either when it is nil: garbage once that process is gone. A pid of another host's
-    /// means nothing here: its process is judged gone when its host runs no farm process or the file is
-    /// `temporaryAge` old; so is a pid of either host while other hosts run processes.
+    /// means nothing here: its process is judged gone when no other host runs a farm process, or once the file
+    /// is `temporaryAge` old; so is a pid whose host the name does not say, while other hosts run processes.
     func checkTemporary(_ path: String, writer: Int32, isLocal: Bool? = nil) {
         if isLocal != false {
             guard !Processes.mayExist(writer) else { return }
