@@ -78,11 +78,27 @@ let package = Package(
             "CFarmShims",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The spool protocol: queue/active/done/failed, claims, leases, completion, quarantine.
+        // The spool's core: its layout and the queue protocol (enqueue, claim, lease, complete, quarantine,
+        // recovery, durability), the registry of processes and the desired state.
         .target(name: "FarmSpool", dependencies: [
-            "FarmJSON",
-            .product(name: "Crypto", package: "swift-crypto"),
-            "FarmSystem",
+            "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Download once (SPEC §7): blobs, URL records and URL partials on top of the core.
+        .target(name: "FarmDedup", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Lists as users change them: edits, order, reload, retry, page logs, sync's replacement.
+        .target(name: "FarmLists", dependencies: [
+            "FarmSpool", "FarmDedup", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Per-host manners (SPEC §10): transfer slots, token buckets, holds and parked jobs.
+        .target(name: "FarmHosts", dependencies: [
+            "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // `farm fsck`: every invariant of the spool and its concerns, checked and repaired.
+        .target(name: "FarmFsck", dependencies: [
+            "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmJSON", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -95,24 +111,24 @@ let package = Package(
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
         // them while the farm downloads, adding each page's items to its list.
         .target(name: "FarmPages", dependencies: [
-            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
+            "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: [
-            "FarmSpool", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
+            "FarmSpool", "FarmLists", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm sync` (SPEC §7): a list brought to its source again, its done resources revalidated by
         // conditional requests, in steps that are each atomic.
         .target(name: "FarmSync", dependencies: [
-            "FarmSpool", "FarmCoordinator", "FarmPages", "FarmManifest", "FarmTransfer", "FarmConvert", "FarmJSON",
+            "FarmSpool", "FarmDedup", "FarmLists", "FarmCoordinator", "FarmPages", "FarmManifest", "FarmTransfer", "FarmConvert", "FarmJSON",
             "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
+            "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: [
@@ -121,18 +137,18 @@ let package = Package(
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
+            "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmManifest", "FarmJSON", "CInotifyTools",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmManifest", "FarmJSON", "CInotifyTools",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
-            "FarmSpool", "FarmSystem", "FarmMetrics",
+            "FarmSpool", "FarmDedup", "FarmLists", "FarmSystem", "FarmMetrics",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -151,7 +167,7 @@ let package = Package(
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics",
+            "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -216,7 +232,7 @@ let package = Package(
         ], path: "Sources/Tools/FarmOrigin"),
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
-            "FarmSpool",
+            "FarmSpool", "FarmLists",
             "FarmControl",
             "FarmPages",
             "FarmTop",
@@ -227,7 +243,7 @@ let package = Package(
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster",
             "FarmJSON",
-            "FarmSpool",
+            "FarmSpool", "FarmLists",
             "FarmStatus",
             "FarmConvert",
             "FarmFixtures",
@@ -255,12 +271,12 @@ let package = Package(
         ], path: "Sources/Tools/FarmChaos"),
 
         // What the tests share: child processes, a running farm, spool and image fixtures.
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmJSON", "FarmConvert", "FarmFixtures", "FarmOrigin"],
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", "FarmFixtures", "FarmOrigin"],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
-            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmSpool", "FarmLists", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
@@ -275,20 +291,20 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
-            "FarmStatus", "FarmManifest", "FarmSpool", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
-            "FarmTop", "FarmSpool", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",
+            "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",
         ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmServe", "FarmSpool", "FarmOrigin", "FarmTestSupport",
+            "FarmServe", "FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", "FarmOrigin", "FarmTestSupport",
@@ -298,12 +314,15 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
-        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmOrigin", "FarmTestSupport"]),
-        .testTarget(name: "FarmOnceTests", dependencies: [
-            "FarmSpool", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmListsTests", dependencies: [
+            "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmDedupTests", dependencies: [
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
-            "FarmPages", "FarmSpool", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

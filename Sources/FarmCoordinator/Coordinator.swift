@@ -1,3 +1,4 @@
+import FarmLists
 import FarmManifest
 import FarmPages
 import FarmSpool
@@ -29,7 +30,7 @@ public enum Coordinator {
         let source = source ?? ManifestSource.original
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
-        do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
+        do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
         let lists = try lists(from: source, spool: spool)
 
@@ -86,7 +87,7 @@ public enum Coordinator {
         let name = name ?? urlFileName(source.first)
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
-        do { try spool.recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
+        do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
         let id = ListID.of(name: name)
         var hash = FNV1a()
         hash.add(String(decoding: source.encoded(), as: UTF8.self))
@@ -101,7 +102,7 @@ public enum Coordinator {
                                 paged: source)
         do {
             try spool.enqueue([NewJob](), lists: [ListRecordFile(id: id, bytes: record.encoded(),
-                                                                 firstPage: PageState(first: source.first))])
+                                                                 firstPage: PageState(first: source.first).encoded())])
         } catch {
             throw AddError(.enqueue, source.first, cause: error)
         }

@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -21,7 +22,7 @@ enum Cover {
 
     static func make(_ url: String, ofList id: String, spool: Spool, fetch: PageFetch, retry: RetryPolicy,
                      convert: Bool) -> Outcome {
-        let base = spool.coverBase(ofList: id)
+        let base = Lists(spool).coverBase(ofList: id)
         do { try FileSystem.ensureDirectory(spool.outputDirectory(ofList: id)) } catch {
             return .failed("cannot make \(spool.outputDirectory(ofList: id)): \(error)")
         }

@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -95,7 +96,7 @@ public final class Follower {
         defer { lock.closeQuietly() }
         guard (try? lock.tryLock()) == true else { return false }
         while !fetch.stopping() && !spool.isGone {
-            let lists = spool.listsFollowingPages().sorted()
+            let lists = Lists(spool).listsFollowingPages().sorted()
             if lists.isEmpty { return true }
             let following = Set(lists)
             tracks = tracks.filter { following.contains($0.key) }
@@ -121,7 +122,7 @@ public final class Follower {
 
     /// One step of list `id`: its cover when one is due, else its next page.
     private func step(_ id: String) {
-        guard let state = spool.pageState(ofList: id), let record = spool.list(id), let source = record.paged else {
+        guard let state = Lists(spool).pageState(ofList: id), let record = spool.list(id), let source = record.paged else {
             // Not published whole yet (a `farm add` between renames), or removed: look again later.
             tracks[id] = nil
             postpone(id, by: 0.2)
@@ -129,7 +130,7 @@ public final class Follower {
         }
         if tracks[id] == nil {
             do {
-                tracks[id] = Track(reader: try PageReader(source), log: spool.pageLog(ofList: id))
+                tracks[id] = Track(reader: try PageReader(source), log: Lists(spool).pageLog(ofList: id))
             } catch {
                 stop(id, at: state, "the source: \(error)", name: record.name)
                 return
@@ -141,7 +142,7 @@ public final class Follower {
         }
         if state.done {
             // Its last line is in, and the rename that says so was cut short: finish it.
-            do { try spool.finishPageLog(ofList: id) } catch {
+            do { try Lists(spool).finishPageLog(ofList: id) } catch {
                 spool.log("\(record.name): \(error)")
                 postpone(id, by: 1)
             }
@@ -199,7 +200,7 @@ public final class Follower {
             JobRecord(url: $0.url, id: $0.id ?? "", title: $0.title, caption: $0.caption)
         }
         do {
-            guard try spool.appendPage(records, byID: track.reader.source.id != nil, toList: id, after: state,
+            guard try Lists(spool).appendPage(records, byID: track.reader.source.id != nil, toList: id, after: state,
                                        state: next) != nil else {
                 tracks[id] = nil  // someone else moved the log on: start from what it says
                 return
@@ -225,7 +226,7 @@ public final class Follower {
         stopped.next = nil
         stopped.error = reason
         do {
-            _ = try spool.recordPageState(stopped, ofList: id, after: state)
+            _ = try Lists(spool).recordPageState(stopped, ofList: id, after: state)
             spool.log("\(name): stopped at \(reason)")
         } catch {
             spool.log("\(name): cannot record that it stopped (\(reason)): \(error)")
@@ -243,7 +244,7 @@ public final class Follower {
             spool.log("list \(id): no cover: \(reason)")
         case .stopped: return
         }
-        do { _ = try spool.recordPageState(next, ofList: id, after: state) } catch {
+        do { _ = try Lists(spool).recordPageState(next, ofList: id, after: state) } catch {
             spool.log("list \(id): cannot record its cover: \(error)")
             postpone(id, by: 1)
         }

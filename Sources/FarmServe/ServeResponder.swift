@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmMetrics
 import FarmSpool
 import FarmStatus
@@ -86,7 +87,7 @@ struct ServeResponder: HTTPResponder {
             return try await file(list: id, index: index, thumb: thumb)
         case .cover(let id):
             let list = try record(id)
-            guard let path = spool.pageState(ofList: id)?.cover else {
+            guard let path = Lists(spool).pageState(ofList: id)?.cover else {
                 throw ServeError(.notFound, "\(list.record.name) has no cover")
             }
             let served = try await Blocking.run { try ServedFile(path, inside: spool) }

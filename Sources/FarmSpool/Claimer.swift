@@ -143,14 +143,9 @@ public final class Claimer {
         }
         let owner = Owner.fresh()
         let target = spool.activePath(job, owner)
-        do {
-            try FileSystem.rename(shardPath + "/" + name, target)
-        } catch where error == .noSuchFileOrDirectory {
+        guard try spool.moveToActive(shardPath + "/" + name, job: job, owner: owner) else {
             return nil  // another worker won this one
-        } catch {
-            throw SpoolError(.io, "cannot claim \(name)", cause: error)
         }
-        Failpoint.hit("claim.renamed")
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(target, limit: 64 << 10)

@@ -15,44 +15,8 @@ extension Spool {
         }
         var onJobFile = false
         if let record { onJobFile = try recordOutcome(record, of: claim) }
-        let directory = finishedDirectory(claim.job.list, outcome)
-        let target = finishedPath(claim.job, outcome)
-        for _ in 0..<2 {
-            do {
-                if try FileSystem.renameNoReplace(source, target, fallback: .link) == .linked {
-                    Failpoint.hit("complete.linked")
-                    dropActiveName(source, completed: target, claim.job)
-                }
-                Failpoint.hit("complete.renamed")
-                return onJobFile
-            } catch where error == .noSuchFileOrDirectory {
-                guard FileSystem.exists(source) else {
-                    throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it completed")
-                }
-                try? FileSystem.ensureDirectory(directory)
-            } catch where error == .fileExists {
-                if FileSystem.refusesNoReplace, dropIfCompleted(source, claim.job) {
-                    throw SpoolError(.leaseLost, "job \(claim.job) was completed by an earlier owner")
-                }
-                setAside(source, reason: "job \(claim.job) completed twice")
-                throw SpoolError(.corrupt, "job \(claim.job) was already complete")
-            } catch {
-                throw SpoolError(.io, "cannot complete \(claim.job)", cause: error)
-            }
-        }
-        throw SpoolError(.io, "cannot create \(directory)")
-    }
-
-    /// The second step of a completion by link: the active name goes. A reclaim that moved it to the
-    /// queue first left the job complete all the same (see the protocol), and the queued name is
-    /// removed too; one that cannot be removed now is dropped by whoever claims it.
-    private func dropActiveName(_ source: String, completed target: String, _ job: JobName) {
-        do { try FileSystem.unlink(source) } catch where error == .noSuchFileOrDirectory {
-            dropSecondName(returnedShard + "/" + job.raw, of: target)
-        } catch {
-            log("job \(job) is complete, but its claim \(source.dropFirst(root.count + 1)) cannot be removed "
-                + "(its next reclaim will be dropped): \(error)")
-        }
+        try moveToFinished(claim, outcome)
+        return onJobFile
     }
 
     /// Whether the job file at `path` (a claim of `job`) is also in done/ or failed/: a completion by
@@ -67,7 +31,7 @@ extension Spool {
     /// Removes `path` when it is another name of the file at `other`; true when it did (or another
     /// process did first).
     @discardableResult
-    func dropSecondName(_ path: String, of other: String) -> Bool {
+    package func dropSecondName(_ path: String, of other: String) -> Bool {
         guard let copy = try? FileSystem.lstat(path), let st = try? FileSystem.lstat(other),
               copy.deviceID == st.deviceID, copy.inode == st.inode else { return false }
         do { try FileSystem.unlink(path) } catch { return error == .noSuchFileOrDirectory }
@@ -103,5 +67,15 @@ extension Spool {
         for output in outputsByIndex(ofList: job.list)[job.index] ?? [] {
             try? FileSystem.removeTree(directory + "/" + output)
         }
+    }
+
+    /// The names in files/<list>/ by the index they start with (`3.jpg`, `3.thumb.png`, `3.unzipped`).
+    public func outputsByIndex(ofList id: String) -> [Int: [String]] {
+        var outputs: [Int: [String]] = [:]
+        for name in FileSystem.names(outputDirectory(ofList: id)) {
+            guard let index = name.split(separator: ".", maxSplits: 1).first.flatMap({ Int($0) }) else { continue }
+            outputs[index, default: []].append(name)
+        }
+        return outputs
     }
 }

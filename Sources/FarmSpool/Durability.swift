@@ -22,30 +22,35 @@ import SystemPackage
 // older mark is back, and the check covers more.
 extension Spool {
     /// This boot of the machine, as the kernel names it.
-    static let boot: String = {
+    package static let boot: String = {
         let bytes = (try? FileSystem.readFile("/proc/sys/kernel/random/boot_id", limit: 64)) ?? []
         return String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
     }()
 
     /// How far back a job file's ctime may sit behind the real time of its rename (coarse clocks).
-    static let clockSlack = 1.0
+    package static let clockSlack = 1.0
 
     var syncMarkPath: String { controlPath(.synced) }
 
     /// `control/synced`: every job that reached done/ before `time` during `boot` is on disk.
-    struct SyncMark: Equatable {
-        var boot: String
-        var time: Double
+    package struct SyncMark: Equatable {
+        package var boot: String
+        package var time: Double
+
+        package init(boot: String, time: Double) {
+            self.boot = boot
+            self.time = time
+        }
     }
 
-    func syncMark() -> SyncMark? {
+    package func syncMark() -> SyncMark? {
         guard let bytes = try? FileSystem.readFile(syncMarkPath, limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard fields.count == 2, let time = Double(fields[1]) else { return nil }
         return SyncMark(boot: String(fields[0]), time: time)
     }
 
-    func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
+    package func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
         try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8))
     }
 
@@ -63,46 +68,8 @@ extension Spool {
         return true
     }
 
-    /// After a reboot (the mark names another boot, or there is none): every job that reached done/
-    /// since the mark whose outputs did not survive goes back to the queue. Returns those jobs; none
-    /// and no work when the mark is this boot's. Another process checking at the same time (a second
-    /// watcher, briefly) leaves it to that one.
-    public func recheckAfterReboot() throws(SpoolError) -> [JobName] {
-        let mark = syncMark()
-        if mark?.boot == Self.boot { return [] }
-        let lock: FileDescriptor
-        do {
-            lock = try FileDescriptor.open(controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600)
-        } catch {
-            throw SpoolError(.io, "cannot open \(controlPath(.syncedLock))", cause: error)
-        }
-        defer { lock.closeQuietly() }
-        guard (try? lock.tryLock()) == true, syncMark() == mark else { return [] }
-
-        var redone: [JobName] = []
-        for list in finishedLists(since: mark?.time ?? 0) {
-            let directory = finishedDirectory(list, .done)
-            var outputs: [Int: [String]]?
-            for name in (try? FileSystem.listDirectory(directory)) ?? [] {
-                guard let job = JobName(name), job.list == list,
-                      let st = try? FileSystem.lstat(directory + "/" + name),
-                      st.changeTime >= (mark?.time ?? 0) - Self.clockSlack,
-                      let sidecar = sidecar(job, finished: [.done]),
-                      !Self.survived(sidecar)
-                else { continue }
-                if outputs == nil { outputs = outputsByIndex(ofList: list) }
-                if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? []) {
-                    redone.append(job)
-                }
-            }
-        }
-        // Every job finished before this boot is now on disk or queued again.
-        try writeSyncMark(SyncMark(boot: Self.boot, time: Clock.wall() - Clock.sinceBoot()))
-        return redone
-    }
-
     /// The lists with a done/<list>/ folder modified since `time` (less the clock slack).
-    private func finishedLists(since time: Double) -> [String] {
+    package func finishedLists(since time: Double) -> [String] {
         ((try? FileSystem.listDirectory(done)) ?? []).filter { list in
             guard ListID.isValid(list), let st = try? FileSystem.lstat(done + "/" + list) else { return false }
             return st.modificationTime >= time - Self.clockSlack
@@ -110,7 +77,7 @@ extension Spool {
     }
 
     /// Whether the outputs `sidecar` names are on disk: the download whole, the images not empty.
-    static func survived(_ sidecar: Sidecar) -> Bool {
+    package static func survived(_ sidecar: Sidecar) -> Bool {
         guard sidecar.status == .done else { return true }
         if let file = sidecar.file {
             guard let st = try? FileSystem.lstat(file), st.isRegularFile, Int(st.size) == sidecar.bytes else {

@@ -5,11 +5,11 @@ import SystemPackage
 public struct ListRecordFile: Sendable {
     public var id: String
     public var bytes: [UInt8]
-    /// For a paged list (SPEC §7): the first line of its page log, published with the record (before
-    /// it), with an empty resource table and an empty order.
-    public var firstPage: PageState?
+    /// For a paged list (SPEC §7): the first line of its page log (FarmLists' `PageState`), published with
+    /// the record (before it), with an empty resource table and an empty order.
+    public var firstPage: [UInt8]?
 
-    public init(id: String, bytes: [UInt8], firstPage: PageState? = nil) {
+    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil) {
         precondition(ListID.isValid(id), "invalid list id \(id)")
         self.id = id
         self.bytes = bytes
@@ -32,7 +32,7 @@ extension Spool {
     /// `tables`: whether the jobs' records go to new resource tables published with the lists (an add),
     /// or are already in their lists' tables (a page of a paged list, see `appendPage`).
     @usableFromInline
-    func enqueue(next: () -> NewJob?, lists: [ListRecordFile], tables writesTables: Bool = true) throws(SpoolError)
+    package func enqueue(next: () -> NewJob?, lists: [ListRecordFile], tables writesTables: Bool = true) throws(SpoolError)
         -> String {
         let batch = BatchName.fresh()
         let stage = tmp + "/" + Self.stagePrefix + batch
@@ -82,7 +82,7 @@ extension Spool {
             for list in lists {
                 if let firstPage = list.firstPage {
                     // Its pages are edits of it: an (empty) order from the start, as an edited list has.
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage.encoded())
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage)
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
                 }
@@ -121,7 +121,7 @@ extension Spool {
 
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
     /// a batch whose coordinator died half-way.
-    func publishLists(ofBatch batch: String) throws(SpoolError) {
+    package func publishLists(ofBatch batch: String) throws(SpoolError) {
         let pending = pendingLists(ofBatch: batch)
         do {
             let names: [String]
@@ -142,12 +142,12 @@ extension Spool {
     }
 
     /// Where a committed batch keeps the list records it has not published yet: `queue/<batch>/.lists`.
-    func pendingLists(ofBatch batch: String) -> String { queue + "/" + batch + "/" + Self.pendingListsName }
+    package func pendingLists(ofBatch batch: String) -> String { queue + "/" + batch + "/" + Self.pendingListsName }
 
-    static let pendingListsName = ".lists"
+    package static let pendingListsName = ".lists"
 
     /// A batch being staged is `tmp/stage-<batch>`.
-    static let stagePrefix = "stage-"
+    package static let stagePrefix = "stage-"
     /// `tmp/stage-<batch>.lock`, flock'ed by the coordinator writing the stage: a file, because a lock
     /// on a directory is not seen by other mounts of a shared file system (GlusterFS).
     static let stageLockSuffix = ".lock"
@@ -155,7 +155,7 @@ extension Spool {
     /// Whether the add staging `tmp/<name>` (a stage, or its lock file) still has a live writer: one
     /// that holds the flock on its lock file. A stage without a lock file has none: the lock file is
     /// made before the stage and removed after it is gone.
-    func isStageLive(_ name: String) -> Bool {
+    package func isStageLive(_ name: String) -> Bool {
         let base = name.hasSuffix(Self.stageLockSuffix) ? String(name.dropLast(Self.stageLockSuffix.count)) : name
         guard let fd = try? FileDescriptor.open(tmp + "/" + base + Self.stageLockSuffix, .readOnly) else { return false }
         defer { fd.closeQuietly() }
@@ -165,7 +165,12 @@ extension Spool {
     /// `lists/<list>.json`.
     public func listRecordPath(_ id: String) -> String { lists + "/" + id + Self.listRecordSuffix }
 
-    static let listRecordSuffix = ".json"
+    package static let listRecordSuffix = ".json"
+    /// An edited list's order (FarmLists' ListOrder).
+    package static let orderSuffix = ".order"
+    /// A paged list's page log while it is followed, and once it is done (FarmLists' PageLog).
+    package static let pageLogSuffix = ".pages"
+    package static let finishedPageLogSuffix = ".paged"
 
     /// The list whose record is named `name` in lists/ (`<list>.json`); nil for any other name.
     public static func listID(ofRecordName name: String) -> String? {

@@ -18,7 +18,7 @@ public enum Failpoint {
         installed.store(true, ordering: .releasing)
     }
 
-    static func hit(_ name: StaticString) {
+    package static func hit(_ name: StaticString) {
         guard installed.load(ordering: .acquiring), let handler = handler.withLock({ $0 }) else { return }
         handler(name.description)
     }

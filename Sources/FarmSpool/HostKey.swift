@@ -49,3 +49,14 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
         return parts[0] + "://" + parts[1] + ":" + parts[2]
     }
 }
+
+extension Spool {
+    /// The queue batch of the jobs parked for `host`, by its name in queue/ (`h<host>`).
+    package static let parkedBatchPrefix = "h"
+    package func parkedShard(_ host: HostKey) -> String { queue + "/" + Self.parkedBatchPrefix + host.raw + "/p" }
+
+    /// Whether the queue batch named `batch` holds parked jobs (and whose).
+    public static func parkedHost(ofBatch batch: String) -> HostKey? {
+        batch.hasPrefix(parkedBatchPrefix) ? HostKey(raw: String(batch.dropFirst())) : nil
+    }
+}

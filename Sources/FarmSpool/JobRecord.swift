@@ -23,7 +23,7 @@ public struct JobRecord: Equatable, Sendable {
     }
 
     /// The job file's bytes (`farm add` writes up to a million of them).
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
                         + (caption?.utf8.count ?? 0))
     }
@@ -68,7 +68,7 @@ public struct NewJob: Sendable {
 
 extension Spool {
     /// The URL the job file at `path` holds, wherever the file is; nil when it is gone or does not read.
-    func jobURL(atPath path: String) -> String? {
+    package func jobURL(atPath path: String) -> String? {
         (try? FileSystem.readFile(path, limit: 64 << 10)).flatMap { JSON.decode(JobRecord.self, from: $0) }?.url
     }
 }

@@ -128,40 +128,4 @@ extension Spool {
 
     /// The claims this process failed to hand back and said so in the log.
     private static let unmovedClaims = Locked<Set<String>>([])
-
-    /// Renames active/<activeName> to the returned batch. False when it was gone already.
-    func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
-        try returnToQueue(active + "/" + activeName, job: job)
-    }
-
-    /// Renames the job file at `source` to the returned batch. False when it was gone already.
-    func returnToQueue(_ source: String, job: JobName) throws(SpoolError) -> Bool {
-        try moveToQueue(source, job: job, shard: returnedShard)
-    }
-
-    /// Renames the job file at `source` into the queue shard `shard` (of queue/0 or of a host's
-    /// batch), making the shard and its batch as needed. False when the file was gone already.
-    func moveToQueue(_ source: String, job: JobName, shard: String) throws(SpoolError) -> Bool {
-        let target = shard + "/" + job.raw
-        // A claimer may rmdir the shard between our mkdir and rename: retry a few times.
-        for _ in 0..<8 {
-            do {
-                // Never link here: the job would be claimable while its old owner's name still lets it
-                // renew and complete (see the protocol).
-                try FileSystem.renameNoReplace(source, target, fallback: .rename)
-                Failpoint.hit("return.renamed")
-                return true
-            } catch where error == .noSuchFileOrDirectory {
-                guard FileSystem.exists(source) else { return false }
-                try? FileSystem.ensureDirectory(String(shard[..<shard.lastIndex(of: "/")!]))
-                try? FileSystem.ensureDirectory(shard)
-            } catch where error == .fileExists {
-                setAside(source, reason: "job \(job) is queued twice")
-                return false
-            } catch {
-                throw SpoolError(.io, "cannot return \(job) to the queue", cause: error)
-            }
-        }
-        throw SpoolError(.io, "cannot return \(job) to the queue: \(shard) keeps disappearing")
-    }
 }

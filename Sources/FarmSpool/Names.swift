@@ -122,7 +122,7 @@ public struct ActiveName: Sendable {
     public let owner: Owner
 
     /// The name of `job` claimed by `owner`.
-    static func raw(_ job: JobName, _ owner: Owner) -> String { job.raw + "@" + owner.raw }
+    package static func raw(_ job: JobName, _ owner: Owner) -> String { job.raw + "@" + owner.raw }
 
     /// Nil when `raw` is not a claimed job's name (a foreign file).
     public init?(_ raw: String) {
@@ -134,8 +134,8 @@ public struct ActiveName: Sendable {
 }
 
 /// Batch names sort in creation order: `b<µs since epoch, 16 digits>-<nonce>`.
-enum BatchName {
-    static func fresh() -> String {
+package enum BatchName {
+    package static func fresh() -> String {
         let micros = UInt64(Clock.wall() * 1_000_000)
         let digits = String(micros)
         return "b" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
@@ -144,9 +144,9 @@ enum BatchName {
 
     /// Whether `batch` is one an add or a reload made (not queue/0, nor a host's parked jobs): its jobs
     /// were never tried.
-    static func isAdded(_ batch: String) -> Bool { batch.hasPrefix("b") }
+    package static func isAdded(_ batch: String) -> Bool { batch.hasPrefix("b") }
 
-    static func shard(_ number: Int) -> String {
+    package static func shard(_ number: Int) -> String {
         let digits = String(number)
         return "s" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }

@@ -13,7 +13,7 @@ public enum Outcome: Sendable {
 // job's time). Where the file system has no user extended attributes, or the record does not fit, it
 // is written to progress/<job>.json instead: readers look at the job file first, then there.
 extension Spool {
-    static let outcomeAttribute = "user.farm.outcome"
+    package static let outcomeAttribute = "user.farm.outcome"
 
     /// Records `sidecar` as the outcome of `claim`: on its active file (true), or in progress/
     /// (false). Throws `.leaseLost` when the active file is gone (the job was reclaimed).
@@ -50,7 +50,7 @@ extension Spool {
     }
 
     /// Drops the outcome recorded on the job file at `path` (a job going back to the queue).
-    func forgetOutcome(atPath path: String) {
+    package func forgetOutcome(atPath path: String) {
         try? FileSystem.removeAttribute(path, Self.outcomeAttribute)
     }
 }

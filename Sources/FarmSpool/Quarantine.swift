@@ -4,25 +4,6 @@ import Glibc
 import SystemPackage
 
 extension Spool {
-    /// Moves a damaged or foreign file out of the way, into corrupt/, and says so in the log.
-    /// Never deletes: a human may want to look at it. Returns false when the file was already gone
-    /// (another process set it aside first, or it was a claim race).
-    @discardableResult
-    public func setAside(_ path: String, reason: String) -> Bool {
-        let base = path.split(separator: "/").last.map(String.init) ?? "file"
-        let target = corrupt + "/" + base + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
-        do {
-            try FileSystem.renameNoReplace(path, target, fallback: .rename)  // a fresh name
-        } catch where error == .noSuchFileOrDirectory {
-            return false
-        } catch {
-            log("cannot set aside \(path) (\(reason)): \(error)")
-            return false
-        }
-        log("set aside \(path.dropFirst(root.count + 1)) as corrupt/\(target.split(separator: "/").last!): \(reason)")
-        return true
-    }
-
     /// Appends one line to log/farm.log: time, pid, message. Logging never fails its caller.
     public func log(_ message: String) {
         let line = Timestamp.iso8601(Clock.wall()) + " pid " + String(Processes.current()) + " " + message

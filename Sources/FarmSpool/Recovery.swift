@@ -7,15 +7,15 @@ public struct Recovery: Sendable, Equatable {
     public var batchesRolledForward = 0
     /// Stages of coordinators that died before their commit, deleted.
     public var stagesDiscarded = 0
-    /// Edits of lists killed before their end, finished (ListEdit.swift).
+    /// Edits of lists killed before their end, finished (FarmLists).
     public var editsFinished = 0
 }
 
 extension Spool {
     /// Finishes or undoes what dead coordinators left (see "Add" in the protocol). Idempotent and
-    /// safe while other processes work: a stage whose writer lives is locked and left alone.
-    @discardableResult
-    public func recover() throws(SpoolError) -> Recovery {
+    /// safe while other processes work: a stage whose writer lives is locked and left alone. The whole
+    /// of recovery is FarmLists' `recover()`, which also finishes the edits killed half-way.
+    package func recoverBatches() throws(SpoolError) -> Recovery {
         var report = Recovery()
         let batches: [String]
         do { batches = try FileSystem.listDirectory(queue) } catch {
@@ -25,7 +25,6 @@ extension Spool {
             try publishLists(ofBatch: batch)
             report.batchesRolledForward += 1
         }
-        report.editsFinished = try finishEdits()
         for name in (try? FileSystem.listDirectory(tmp)) ?? [] where name.hasPrefix(Self.stagePrefix) {
             let path = tmp + "/" + name
             guard !isStageLive(name) else { continue }  // its coordinator is still writing

@@ -95,7 +95,7 @@ extension Spool {
 
     /// What procs/ holds, read only: the live processes, the names of entries nobody holds (their
     /// processes are gone) and the names that are no entry.
-    func scanRegistry() -> (alive: [FarmProcess], dead: [String], foreign: [String]) {
+    package func scanRegistry() -> (alive: [FarmProcess], dead: [String], foreign: [String]) {
         var scan: (alive: [FarmProcess], dead: [String], foreign: [String]) = ([], [], [])
         for name in (try? FileSystem.listDirectory(procs)) ?? [] {
             guard let process = Self.registrant(name) else {
@@ -112,7 +112,7 @@ extension Spool {
     }
 
     /// Whether the registry entry at `path` is held by its live process; nil when it cannot be opened.
-    func isRegistrationHeld(_ path: String) -> Bool? {
+    package func isRegistrationHeld(_ path: String) -> Bool? {
         guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.closeQuietly() }
         return (try? fd.tryLock(shared: true)) != true
@@ -121,7 +121,7 @@ extension Spool {
     /// The process a registry entry's name (`<role>.<pid>.<nonce>.<host>`) names; nil when it names
     /// none. The host is the rest of the name (it may hold dots); an entry without one was made by an
     /// older farm, which ran on one host only: this one.
-    static func registrant(_ name: String) -> FarmProcess? {
+    package static func registrant(_ name: String) -> FarmProcess? {
         let parts = name.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count >= 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]),
               !parts[2].isEmpty else { return nil }
@@ -131,5 +131,5 @@ extension Spool {
     }
 
     /// The prefix of a registry entry staged in tmp/ before it is renamed into procs/.
-    static let stagedRegistrationPrefix = "proc-"
+    package static let stagedRegistrationPrefix = "proc-"
 }

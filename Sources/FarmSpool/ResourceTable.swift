@@ -43,7 +43,7 @@ struct ResourceTables {
 }
 
 extension Spool {
-    static let resourceTableSuffix = ".resources"
+    package static let resourceTableSuffix = ".resources"
 
     /// `lists/<list>.resources`.
     public func resourceTablePath(ofList id: String) -> String { lists + "/" + id + Self.resourceTableSuffix }

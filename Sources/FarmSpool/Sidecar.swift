@@ -55,7 +55,7 @@ public struct Sidecar: Equatable, Sendable {
     }
 
     /// The sidecar's bytes, as the file in progress/ and the outcome record hold them.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
                         + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32))

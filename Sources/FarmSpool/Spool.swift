@@ -14,13 +14,13 @@
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
 //     lists/<list>.resources         each list's resource table: the job records by job number
-//     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (see "Edit")
-//     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (see "Pages")
+//     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (FarmLists)
+//     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (FarmLists)
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick or stored and waiting for their owner's
 //                                    conversion (which may follow its later transfers), deleted once the job ends
 //     partial/u<key>                 bytes of a URL downloaded so far; the writer holds an flock on it,
-//                                    which is the URL's lock (see "Once"); partial/<job>: a job's own
+//                                    which is the URL's lock (FarmDedup); partial/<job>: a job's own
 //     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
 //     control/                       desired state: desired.json, paused, stopping; per host,
 //                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);
@@ -36,15 +36,15 @@
 //                                    (`<prefix>-<pid>.<host tag>-<nonce>`: `scratchPath`, `sweepScratch`)
 //     corrupt/                       damaged or foreign files, set aside (never deleted)
 //     log/farm.log                   one line per event worth a human's attention
-//     hosts/<host>/                  per-host transfer slots and token bucket (HostGate.swift)
-//     holds/<host>                   a host held after a 429 or 503 with Retry-After (HostGate.swift)
-//     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (HostGate.swift)
-//     blobs/<sha256>                 stored bytes: one more name of a downloaded file (see "Once")
-//     urls/<key>                     the valid result of one URL (<key>: its SHA-256) (see "Once")
+//     hosts/<host>/                  per-host transfer slots and token bucket (FarmHosts)
+//     holds/<host>                   a host held after a 429 or 503 with Retry-After (FarmHosts)
+//     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (FarmHosts)
+//     blobs/<sha256>                 stored bytes: one more name of a downloaded file (FarmDedup)
+//     urls/<key>                     the valid result of one URL (<key>: its SHA-256) (FarmDedup)
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
 // the list, which is the resource's line in the list's resource table and never changes; it is the
-// resource's 0-based index until the list is edited (see "Edit"). A job file holds one line of JSON (`JobRecord`: the URL and resource id);
+// resource's 0-based index until the list is edited (FarmLists). A job file holds one line of JSON (`JobRecord`: the URL and resource id);
 // it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
 // for every claim, where <tag> is 8 hex digits naming the claimant's host (`FarmHost.tag`); an older
 // farm's `<pid>-<nonce>` counts as this host's. A <host> is the host name, in lower case and escaped
@@ -114,18 +114,6 @@
 // rename (a link would make the job claimable while its old owner's name still let it complete), and
 // a new batch or a file set aside goes to a fresh name that nobody else can be making.
 //
-// Edit (ListEdit.swift). `farm item add|rm|move` changes a list under its flock `lists/<list>.lock`.
-// The list's order, `lists/<list>.order` (ListOrder: the job number at each index; absent, the order is
-// 0..<total), is replaced by one rename: that is the commit point, and an index is always the position
-// in the committed order, so indexes have no gap. An add appends its record to the resource table
-// (a line past the committed order is unused), queues its job (at the end: a new batch; elsewhere:
-// ahead, in batch 0) and commits. A removal commits, then purges the job wherever it is (a claim taken
-// away ends its owner's transfer at its next renewal, and an owner that lost a removed job deletes what
-// it stored) with its outputs. Before either, the job number goes to the journal `lists/<list>.edit`:
-// an editor killed half-way leaves it, and the next editor of the list or `recover()` purges the job of
-// a number the committed order does not hold, so every edit ends whole or undone. A move commits, then
-// moves a queued job ahead when it moved ahead.
-//
 // Hosts. Several hosts may share the spool through a shared file system (SPEC §11), each running its
 // own supervisor, workers and a watcher; a pid names a process on its own host only. Every process
 // registers with its host, and only its host signals it, counts it, or releases its jobs when it dies
@@ -134,87 +122,21 @@
 // serves the whole spool, the others stand by (ServingWatcher.swift). stop, pause, resume and reset
 // act on every host.
 //
-// Pages (PageLog.swift, PageAppend.swift; the follower is FarmPages). A list read from a paged JSON API
-// is added with no resource: its record (which holds the source: first URL and pointers), an empty
-// resource table and its page log, `lists/<list>.pages`, whose first line names the first page. The
-// log gains one line (`PageState`, JSON) per page added; its last whole line is the list's state: the
-// next page's URL, pages fetched, done, error, title and cover, and the table's lines and bytes as that
-// page left them. One process follows the pages (the follower, `control/follower.lock`). A page is
-// fetched with no lock held, then added as an edit under the list's edit lock: the journal gets the
-// range `N-M` of job numbers it adds, their records are appended to the table, their jobs queued as a
-// batch (as an add stages one), and their numbers appended to the order file (made at the first page
-// when the list has none): that append, synced, is the commit point, so a page costs what it adds, not
-// what the list holds. Readers of an order take whole numbers only (an append killed mid-write leaves
-// a piece of one, cut off by the next). Then the log gains the page's line, synced: that is where the
-// next follower resumes. Killed before the commit, the journal undoes the page (see "Edit") and the
-// page is fetched again; killed after it, the page is fetched again and adds nothing, because a page
-// adds no resource whose id (or URL, without ids) the list's last page or anything added since has.
-// The line that ends the list (no next page, a page seen before, an error) is followed by the rename
-// of the log to `lists/<list>.paged`: `.pages` names only lists still followed, which is what the
-// supervisor looks for. A cover is downloaded by the follower to `files/<list>/cover.<kind>` (and its
-// display image beside it), then recorded by a line of its own.
-//
-// Sync (SyncReplace.swift; the command is FarmSync). `farm sync` brings a list to its source with the edits
-// above (each committed on its own, so a rerun does what is left), then revalidates each done resource by
-// its outcome record's `etag`/`modified`. A changed one's outputs are made in a stage `tmp/sync-<pid>.<host tag>-<nonce>/`
-// under their final names; under the list's edit lock, if the job is still the same done file with the same
-// record, each is renamed over the old one (a folder exchanged with it), then the record is replaced, then
-// the old outputs the new record does not name are deleted. Killed before the record, the old validators
-// make the next sync fetch it again; killed after, the next sync deletes the outputs no record names first.
-// A stage whose sync is gone is garbage.
-//
-// Once (Blobs.swift, URLIndex.swift, URLPartial.swift; the worker's side is FarmWorker's SharedDownload).
-// A URL is transferred at most once while its result is valid. A worker that stored a download links it
-// as `blobs/<sha256 of the bytes>` (hashed as the transfer wrote them when it wrote them all from byte 0,
-// else read back; the bytes then have two names) and writes `urls/<key>` (JSON: url, blob, size, kind,
-// validators): the URL's valid result. A URL's first record is written in place (a reader that finds it
-// empty or cut reads no record and waits on the lock, which its writer holds); a record that is there
-// already is replaced by rename. When a blob of those bytes exists already (another URL, same bytes), the
-// download gives way to a name of it (linked as tmp/blob-*, renamed over the partial); a blob of
-// another size (cut by a power loss) is replaced by the download instead. A worker that
-// claims a job opens (or makes) the URL's partial download `partial/u<key>` and takes its flock without
-// waiting: the flock is the URL's lock, and the file the name still holds (its inode checked after the
-// lock: a holder renames it away as it stores it) is the URL's one transfer. Then it looks for the URL's
-// record (the lock first, so that a new URL costs one look-up, and a holder that published just before
-// is seen): when its blob is there, the file serves nobody and goes, the blob is linked as tmp/shared-*
-// (copied where a link fails: too many links) and stored as the job's download (a rename), converted as
-// usual, and the job completes with `shared` in its outcome record, with no transfer. Otherwise the
-// holder names its claim in the attribute `user.farm.holder`, transfers into the file, publishes the
-// record before it converts, and stores the file by rename, which ends the URL's partial. The others
-// (who found the lock held) look for the record, and while there is none poll the lock
-// every 50 ms (their lease renewed, their stop and lost flags looked at). A holder that dies leaves the
-// file with its bytes under the same name: whoever takes the lock next resumes them by range, once for
-// all who wait. A file that is also a name of stored bytes (a holder that died between publishing and
-// storing, or a job handed back after its store, for want of room to convert it or by a worker that stops
-// before converting it, which links the output back here, never over another file) is never written: it goes and the taker starts over. A holder whose claim is gone while
-// its lock is still held (a stopped process) is waited for a lease at most, then its waiters transfer by
-// themselves, each into its own `partial/<job>`, and publish nothing (those bytes go when that transfer
-// ends unstored, or, after a kill, with the job's next run). A job marked `fresh` (`farm add
-// --fresh`; `farm reload` rewrites its done job file with the mark, staged as tmp/fresh-* and renamed over
-// it, before it queues it) skips the record and starts the URL's bytes over unless they are its own
-// job's, but takes the lock and publishes like any other. A failed job's partial goes before its
-// completion; a resource removed or reloaded takes its URL's partial with it when nobody holds it; a
-// served job removes what a holder killed after publishing left; `farm stop` (every process gone)
-// sweeps the URL partials nobody can want: empty ones, those of a stored URL, and all of them when no
-// job is queued (a holder on a host that was cut off, then killed, while the others transferred by
-// themselves leaves one that nothing else would remove).
-// Removal: an output is deleted through `removeOutput`, which hashes an output with more than one name to
-// find its blob (the blob is the same inode) and collects the blob whose last other name it was (a link
-// count of 1), with the record of the output's job's URL when it names that blob (the callers that know
-// the URL pass it: item rm, reload, retry, sync, fsck's repairs). Any other record of a collected blob
-// names nothing (readers check the blob) until fsck deletes it. A worker linking a blob while it is
-// collected keeps the bytes it linked, or finds none and downloads; a record published over a blob
-// collected at that moment names nothing until the URL's next transfer replaces it (or fsck). fsck
-// reports blobs/ entries with no other name and the records that name them, records whose blob is gone
-// (or that do not read, once older than a moment), URL partials nobody holds whose URL is stored or
-// wanted by no unfinished job, and what older farms kept:
-// the `blobs/<sha256>.urls` lists of URL keys and the lock files `urls/<key>.lock`.
-//
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
 //
-// Checking. `farm fsck` checks that all of the above holds, and repairs what is safe on a live farm
-// (Fsck.swift).
+// The concerns built on this protocol, each a target that opens with its own header, and each using the
+// moves above (claim, release, complete, `moveToQueue`, set aside) for every move of a job:
+//
+//     FarmLists   lists/<list>.order, .lock, .edit, .pages: edits, order, reload, retry, pages, sync's replacement
+//     FarmDedup   blobs/, urls/, partial/u<key>: download once (SPEC §7)
+//     FarmHosts   hosts/, holds/, queue/h<host>: per-host slots, buckets, holds and parked jobs (SPEC §10)
+//     FarmFsck    every invariant of them all, checked and repaired (SPEC §10)
+//
+// What binds them: a job is in exactly one of queue/, active/, done/, failed/ at every instant; its
+// outputs exist only while it is done (or failed with its download kept); everything written is written
+// under a temporary name and renamed into place; nothing is ever deleted that a live process may still
+// rename (a claim, a locked stage, a held partial), and a damaged file is set aside in corrupt/.
 import FarmSystem
 import SystemPackage
 
@@ -253,6 +175,14 @@ public struct Spool: Sendable {
     public var corrupt: String { root + "/corrupt" }
     public var logDirectory: String { root + "/log" }
     public var logFile: String { root + "/log/farm.log" }
+    /// Per-host transfer slots and token buckets (FarmHosts).
+    public var hosts: String { root + "/hosts" }
+    /// Hosts held after a 429 or 503 with Retry-After (FarmHosts).
+    public var holdsDirectory: String { root + "/holds" }
+    /// Stored bytes, `blobs/<sha256>` (FarmDedup).
+    public var blobs: String { root + "/blobs" }
+    /// The valid result of each URL, `urls/<key>` (FarmDedup).
+    public var urls: String { root + "/urls" }
     var marker: String { root + "/.farm-spool" }
 
     /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.
@@ -268,8 +198,12 @@ public struct Spool: Sendable {
         tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.localTag + "-" + nonce
     }
 
+    /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm
+    /// keeps one open nearly that long.
+    public static let scratchAge = 60.0
+
     /// Who made the scratch file named `name` (see `scratchPath`); nil when `name` is not such a name.
-    static func scratchWriter(ofName name: String) -> ScratchWriter? {
+    package static func scratchWriter(ofName name: String) -> ScratchWriter? {
         let parts = name.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 3, parts.last!.utf8.count == 16 else { return nil }
         let writer = parts[parts.count - 2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
@@ -280,12 +214,12 @@ public struct Spool: Sendable {
     }
 
     /// The process that made a scratch file: its pid means something only where `isLocal`.
-    struct ScratchWriter: Equatable {
-        let pid: Int32
-        let isLocal: Bool
+    package struct ScratchWriter: Equatable {
+        package let pid: Int32
+        package let isLocal: Bool
 
         /// Whether it is surely gone: a process of this host that no longer exists.
-        var isGone: Bool { isLocal && !Processes.mayExist(pid) }
+        package var isGone: Bool { isLocal && !Processes.mayExist(pid) }
     }
 
     /// Where the partial download of `job` is: `partial/<job>`.
@@ -299,7 +233,7 @@ public struct Spool: Sendable {
     public func outputBase(_ job: JobName) -> String { outputDirectory(ofList: job.list) + "/" + String(job.index) }
 
     /// The queue batch that holds jobs handed back (released or reclaimed); it sorts first.
-    static let returnedBatch = "0"
+    package static let returnedBatch = "0"
     var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
 
     static let subdirectories = [
@@ -377,7 +311,7 @@ public struct Spool: Sendable {
         }
     }
 
-    func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + ActiveName.raw(claim, owner) }
+    package func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + ActiveName.raw(claim, owner) }
 
     /// Where the jobs of `list` that ended with `outcome` are: done/<list> or failed/<list>.
     public func finishedDirectory(_ list: String, _ outcome: Outcome) -> String {

@@ -11,12 +11,10 @@ extension Spool {
     /// Only `farm stop` calls it, once every farm process is gone, so no live writer owns any of them;
     /// a command running meanwhile (`farm scale`) stages in tmp/ for microseconds, so only entries at
     /// least `tmpAge` seconds old are taken from there, unless their name says their writer is gone.
-    /// With them go the URL partials nobody can want (see "Once"): empty ones (nothing to resume: a
-    /// taker makes the file again), those of a URL whose result is stored, and all of them when no job is
-    /// queued (after a stop, every job not finished is).
+    /// (The URL partials nobody can want are FarmDedup's `sweepURLPartials`, which `farm stop` calls too.)
     @discardableResult
     public func sweepTemporaries(tmpAge: Double = 2) -> Int {
-        var removed = sweepURLPartials()
+        var removed = 0
         for list in FileSystem.names(files) where ListID.isValid(list) {
             removed += sweepTemporaries(in: outputDirectory(ofList: list))
         }
@@ -33,7 +31,7 @@ extension Spool {
 
     /// Removes what processes of this host that are gone left in tmp/ (`pid`'s alone, when given): the
     /// scratch files named after them (`scratchPath`), and the temporaries whose name says no writer
-    /// once they are `FsckRun.temporaryAge` old (no writer keeps one for so long). The supervisor calls it as
+    /// once they are `Self.scratchAge` old (no writer keeps one for so long). The supervisor calls it as
     /// it sees a process die and every few seconds, so that a host's kills (SPEC §11: "nothing left
     /// behind") are swept while the farm runs, also those of a process killed before this supervisor
     /// started. Returns how many it removed.
@@ -44,7 +42,7 @@ extension Spool {
             if let writer { return writer.isLocal && (pid == nil || writer.pid == pid) && writer.isGone }
             guard pid == nil, AtomicFile.writer(ofTemporary: name) == nil, !name.hasPrefix(Self.stagedRegistrationPrefix),
                   let st = try? FileSystem.lstat(path) else { return false }
-            return !st.isDirectory && now - st.changeTime >= FsckRun.temporaryAge
+            return !st.isDirectory && now - st.changeTime >= Self.scratchAge
         }
     }
 
@@ -59,31 +57,6 @@ extension Spool {
             }
         }
         return removed
-    }
-
-    private func sweepURLPartials() -> Int {
-        var removed = 0
-        let names = FileSystem.names(partial).filter { $0.hasPrefix(Self.urlPartialPrefix) }
-        if names.isEmpty { return 0 }
-        let queued = hasFile(under: queue)
-        for name in names {
-            let key = String(name.dropFirst(Self.urlPartialPrefix.count))
-            guard Self.isDigest(key), let st = try? FileSystem.lstat(partial + "/" + name) else { continue }
-            let stored = urlRecord(key: key).map { FileSystem.exists(blobPath($0.blob)) } ?? false
-            guard st.size == 0 || stored || !queued else { continue }
-            guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }
-            if (try? fd.tryLock()) == true, (try? FileSystem.unlink(partial + "/" + name)) != nil { removed += 1 }
-            fd.closeQuietly()
-        }
-        return removed
-    }
-
-    /// Whether some regular file (a queued job) is anywhere under `directory`; stops at the first.
-    private func hasFile(under directory: String) -> Bool {
-        for entry in (try? FileSystem.listEntries(directory)) ?? [] {
-            if entry.isDirectory ? hasFile(under: directory + "/" + entry.name) : true { return true }
-        }
-        return false
     }
 
     private func sweepTemporaries(in directory: String) -> Int {

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmSpool
 import Foundation
 
@@ -11,7 +12,7 @@ public enum FinishedSync {
     public static func start(_ spool: Spool, interval: Double = interval) {
         Thread.detachNewThread {
             do {
-                let redone = try spool.recheckAfterReboot()
+                let redone = try Lists(spool).recheckAfterReboot()
                 if !redone.isEmpty {
                     spool.log("after a reboot, \(redone.count) finished job(s) had lost their outputs and were "
                               + "queued again: \(redone.prefix(10).map(\.raw).joined(separator: ", "))")

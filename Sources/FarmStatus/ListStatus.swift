@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 
 /// One list in the status (SPEC §4): its counts and state, and in the per-list view its resources.

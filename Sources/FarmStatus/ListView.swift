@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmSystem
 
@@ -32,7 +33,7 @@ public enum ListView {
         }
         // The job number of each index: the same but for an edited list. Read after the places, as the
         // table: an edit that commits meanwhile shows a resource it added as queued, for a moment.
-        let order = spool.order(ofList: listID, total: record.total)
+        let order = Lists(spool).order(ofList: listID, total: record.total)
         // Read after the places: a job handed back meanwhile shows its new time once it shows queued.
         let handedBack = spool.handedBack(ofList: listID)
         // A job seen in two places (it moved during the readdirs) counts once, in the later place.
@@ -54,14 +55,14 @@ public enum ListView {
         return ListStatus(id: listID, name: record.name, total: order.count,
                           active: count { if case .active = $0 { true } else { false } },
                           done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
-                          paging: Paging.of(record, state: spool.pageState(ofList: listID)))
+                          paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and
     /// looks for the one job, instead of building the whole list. Nil when out of range.
     public static func resource(_ spool: Spool, listID: String, index: Int) -> ResourceStatus? {
         guard let record = spool.list(listID), index >= 0, index < record.total else { return nil }
-        let numbers = spool.order(ofList: listID, total: record.total).numbers
+        let numbers = Lists(spool).order(ofList: listID, total: record.total).numbers
         guard index < numbers.count else { return nil }
         let job = JobName(list: listID, index: numbers[index])
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmSpool
 import FarmSystem
 import Synchronization
@@ -46,7 +47,7 @@ public final class ListWindows: Sendable {
             if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
         }
         // The job number at each index: for a list never edited, the index itself (no file to read).
-        let order = spool.order(ofList: listID, total: record.total)
+        let order = Lists(spool).order(ofList: listID, total: record.total)
         let query = Self.normalized(query)
         var matched: Int?
         let positions: [Int]
@@ -74,7 +75,7 @@ public final class ListWindows: Sendable {
         var list = ListStatus(id: listID, name: record.name, total: order.count, active: known?.active ?? active.count,
                               done: known?.done ?? StatusScan.jobSet(spool, listID, .done).count,
                               failed: known?.failed ?? StatusScan.jobSet(spool, listID, .failed).count,
-                              resources: resources, paging: Paging.of(record, state: spool.pageState(ofList: listID)))
+                              resources: resources, paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         return list
     }

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmManifest
 import FarmSpool
 import FarmSystem
@@ -30,7 +31,7 @@ public enum StatusScan {
     static func pageStates(_ spool: Spool, _ records: [String: ListRecord]) -> [String: PageState] {
         var states: [String: PageState] = [:]
         for (id, record) in records where record.paged != nil {
-            states[id] = spool.pageState(ofList: id)
+            states[id] = Lists(spool).pageState(ofList: id)
         }
         return states
     }

@@ -1,4 +1,5 @@
 import CInotifyTools
+import FarmLists
 import FarmSpool
 import FarmSystem
 
@@ -245,13 +246,13 @@ public final class Watcher {
             update(job, added: added, removed: removed, \.failed)
         case .lists:
             // An edit or a page changes a list's order (its total) and a page its log: read again.
-            guard let id = Spool.listID(ofShownFileName: event.name) else { return }
+            guard let id = Lists.listID(ofShownFileName: event.name) else { return }
             let record = spool.list(id)
             if record != records[id] {
                 records[id] = record
                 changed = true
             }
-            let state = record?.paged == nil ? nil : spool.pageState(ofList: id)
+            let state = record?.paged == nil ? nil : Lists(spool).pageState(ofList: id)
             if state != pages[id] {
                 pages[id] = state
                 changed = true

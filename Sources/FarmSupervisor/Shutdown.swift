@@ -1,3 +1,4 @@
+import FarmDedup
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -58,7 +59,10 @@ public enum Shutdown {
                       + stuck.prefix(10).map(\.job.raw).joined(separator: ", "))
         }
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
-        if elsewhere.isEmpty { spool.sweepTemporaries() }
+        if elsewhere.isEmpty {
+            spool.sweepTemporaries()
+            Dedup(spool).sweepURLPartials()
+        }
         return report
     }
 }

@@ -1,4 +1,5 @@
 import CoreMetrics
+import FarmLists
 import FarmMetrics
 import FarmSpool
 import FarmSystem
@@ -63,7 +64,7 @@ public final class Supervisor {
         StopSignal.install()
         spool.log("supervisor started on host \(FarmHost.local)")
         warnOfTagClash()
-        do { try spool.recover() } catch { spool.log("recovery: \(error)") }
+        do { try Lists(spool).recover() } catch { spool.log("recovery: \(error)") }
         while !StopSignal.received && !spool.isStopping {
             // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
             if spool.isGone {
@@ -200,7 +201,7 @@ public final class Supervisor {
            followers.contains(starting.pid) || now - starting.since > Self.startupLimit {
             startingFollower = nil
         }
-        guard followers.isEmpty, startingFollower == nil, !spool.listsFollowingPages().isEmpty else { return }
+        guard followers.isEmpty, startingFollower == nil, !Lists(spool).listsFollowingPages().isEmpty else { return }
         do {
             let pid = try Spawn.copy(["follow", "--spool", spool.root, "--supervised"], spool: spool) {
                 roles.follower(spool, desired)

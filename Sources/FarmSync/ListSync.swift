@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -37,12 +38,12 @@ public struct ListSync {
     /// list cannot be synced, having changed nothing since what it last read.
     public func run() throws(SyncFailure) -> SyncReport {
         guard let record = spool.list(id) else { throw SyncFailure("it is no longer in the spool") }
-        if record.paged != nil, spool.pageState(ofList: id) != nil,
-           FileSystem.exists(spool.pageLogPath(ofList: id)) {
+        if record.paged != nil, Lists(spool).pageState(ofList: id) != nil,
+           FileSystem.exists(Lists(spool).pageLogPath(ofList: id)) {
             throw SyncFailure("its pages are still being followed; sync it once they are all in", refused: true)
         }
-        spool.removeDeadSyncStages()
-        do { try spool.dropUnreferencedOutputs(ofList: id) } catch { throw SyncFailure("\(error)") }
+        Lists(spool).removeDeadSyncStages()
+        do { try Lists(spool).dropUnreferencedOutputs(ofList: id) } catch { throw SyncFailure("\(error)") }
         // Fetched as the farm's workers fetch: with its CA file and size limit.
         let desired = spool.desired()
         let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
@@ -70,12 +71,12 @@ public struct ListSync {
         for member in current {
             let key = source.key(member.record)
             guard let index = wantedKeys[key] else {
-                try call { () throws(SpoolError) in _ = try spool.removeResource(id: member.record.id, fromList: id) }
+                try call { () throws(SpoolError) in _ = try Lists(spool).removeResource(id: member.record.id, fromList: id) }
                 report.removed += 1
                 continue
             }
             if source.byID && wanted[index].url != member.record.url {
-                try call { () throws(SpoolError) in _ = try spool.removeResource(id: member.record.id, fromList: id) }
+                try call { () throws(SpoolError) in _ = try Lists(spool).removeResource(id: member.record.id, fromList: id) }
                 refetch.insert(key)
             }
         }
@@ -90,7 +91,7 @@ public struct ListSync {
             if !source.byID { record.id = "" }
             // Where the source has it: the list's order once every addition is in (the others keep theirs).
             let position = min(index, count)
-            try call { () throws(SpoolError) in _ = try spool.addResource(record, toList: id, at: position) }
+            try call { () throws(SpoolError) in _ = try Lists(spool).addResource(record, toList: id, at: position) }
             count += 1
             if refetch.contains(key) { report.changed += 1 } else { report.added += 1 }
         }
@@ -100,7 +101,7 @@ public struct ListSync {
     /// The list's resources now, in order.
     private func members() -> [(number: Int, record: JobRecord)] {
         guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return [] }
-        return spool.order(ofList: id, total: record.total).numbers.compactMap { number in
+        return Lists(spool).order(ofList: id, total: record.total).numbers.compactMap { number in
             number < table.count ? (number, table[number]) : nil
         }
     }

@@ -1,4 +1,6 @@
 import FarmConvert
+import FarmDedup
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -29,10 +31,10 @@ struct Revalidation {
         guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return (0, 0) }
         var candidates: [(resource: DoneResource, url: String)] = []
         var unchanged = 0
-        for number in spool.order(ofList: id, total: record.total).numbers where number < table.count {
+        for number in Lists(spool).order(ofList: id, total: record.total).numbers where number < table.count {
             let entry = table[number]
             if skipping.contains(entry.id) || skipping.contains(entry.url) { continue }
-            guard let resource = spool.doneResource(JobName(list: id, index: number)),
+            guard let resource = Lists(spool).doneResource(JobName(list: id, index: number)),
                   resource.record.etag != nil || resource.record.modified != nil else {
                 unchanged += 1
                 continue
@@ -73,7 +75,7 @@ struct Revalidation {
                                    handle: EasyHandle) -> Verdict {
         let old = resource.record
         let stage: String
-        do { stage = try spool.makeSyncStage() } catch {
+        do { stage = try Lists(spool).makeSyncStage() } catch {
             spool.log("sync: \(error)")
             return .unchanged
         }
@@ -121,7 +123,7 @@ struct Revalidation {
                              changed: Timestamp.iso8601(Clock.wall()), etag: result.etag, modified: result.modified)
         keepStage = true  // replaceOutputs removes it
         do {
-            guard try spool.replaceOutputs(of: resource, url: url, stage: stage, record: record) else { return .unchanged }
+            guard try Lists(spool).replaceOutputs(of: resource, url: url, stage: stage, record: record) else { return .unchanged }
         } catch {
             spool.log("sync: \(error)")
             return .unchanged
@@ -138,7 +140,7 @@ struct Revalidation {
         defer { partial.drop() }
         guard let fd = try? FileDescriptor.open(file, .readOnly) else { return }
         defer { fd.closeQuietly() }
-        spool.publish(file, fd: fd, url: url, size: record.bytes, kind: record.kind, etag: record.etag,
+        Dedup(spool).publish(file, fd: fd, url: url, size: record.bytes, kind: record.kind, etag: record.etag,
                       modified: record.modified)
     }
 }

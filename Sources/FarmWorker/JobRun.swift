@@ -1,7 +1,8 @@
 import FarmConvert
+import FarmLists
 import FarmSpool
-import FarmTransfer
 import FarmSystem
+import FarmTransfer
 import SystemPackage
 
 /// One claimed job being worked on: its progress sidecar (written a few times a second at most, and
@@ -202,7 +203,7 @@ struct JobRun: Sendable {
     /// the next owner's to replace; taken because the resource was removed from its list (SPEC §8),
     /// nobody else will, and a removed resource leaves no file.
     private func dropOutputsIfRemoved() {
-        if !spool.isMember(claim.job) { spool.removeOutputs(of: claim.job, url: claim.record.url) }
+        if !Lists(spool).isMember(claim.job) { Lists(spool).removeOutputs(of: claim.job, url: claim.record.url) }
     }
 
     private func write(_ sidecar: Sidecar) {

@@ -1,4 +1,6 @@
 import FarmConvert
+import FarmDedup
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -54,7 +56,7 @@ struct SharedDownload {
                 }
                 if fresh && partial.lastHolder?.job != claim.job { partial.discardBytes() }
                 // A run of this job killed while it transferred by itself left bytes nobody else takes.
-                if !claim.isFresh { spool.dropOwnPartial(of: claim.job) }
+                if !claim.isFresh { Dedup(spool).dropOwnPartial(of: claim.job) }
                 partial.hold(for: claim)
                 return .transfer(partial)
             case .failed(let error):
@@ -68,7 +70,7 @@ struct SharedDownload {
             // A holder whose claim is gone but who still holds the lock (a stopped process) may never let
             // go: after a lease of that, this job transfers by itself, into its own partial.
             let now = Clock.monotonic()
-            if let holder, !spool.isClaimed(holder) {
+            if let holder, !Dedup(spool).isClaimed(holder) {
                 let since = stuckSince ?? now
                 stuckSince = since
                 if now - since >= lease { return transferAlone() }
@@ -101,7 +103,7 @@ struct SharedDownload {
 
     /// The URL's stored result linked (or copied) into tmp/, or nil when there is none (or it went meanwhile).
     private func linkStored() -> Start? {
-        spool.linkStoredResult(of: claim.record.url) { spool.scratchPath("shared") }
+        Dedup(spool).linkStoredResult(of: claim.record.url) { spool.scratchPath("shared") }
             .map { .stored(path: $0.path, record: $0.record) }
     }
 
@@ -124,7 +126,7 @@ struct SharedDownload {
     /// published leaves a name of the stored bytes there.
     static func servedFrom(_ path: String, _ job: JobRun) {
         try? FileSystem.unlink(path)  // left only when the job did not complete: handed back or failed
-        job.spool.dropPartials(of: job.claim.job, url: job.claim.record.url)
+        Dedup(job.spool).dropPartials(of: job.claim.job, url: job.claim.record.url)
     }
 
     /// The transfer into `partial` (held) is whole, its bytes of `kind`: they become the URL's valid result
@@ -132,7 +134,7 @@ struct SharedDownload {
     /// publishes nothing.
     static func publish(_ partial: URLPartial, kind: Kind?, _ claim: Claim, spool: Spool, result: DownloadResult) {
         guard partial.isURLs, let kind else { return }
-        spool.publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
+        Dedup(spool).publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
                       etag: result.etag, modified: result.modified, sha256: result.sha256)
     }
 }

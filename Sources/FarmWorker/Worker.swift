@@ -1,8 +1,11 @@
 import FarmConvert
+import FarmDedup
+import FarmHosts
+import FarmLists
 import FarmMetrics
 import FarmSpool
-import FarmTransfer
 import FarmSystem
+import FarmTransfer
 import Foundation
 import SystemPackage
 
@@ -126,7 +129,7 @@ public final class Worker {
                 if reclaimed > 0 { continue }
             }
             // Jobs parked for a held or full host are still to do.
-            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty && spool.parkedHosts().isEmpty {
+            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty {
                 return
             }
             Thread.sleep(forTimeInterval: idle)
@@ -145,7 +148,7 @@ public final class Worker {
     private func nextClaim() throws(SpoolError) -> (Claim, HostPass)? {
         let gated = gate.isActive
         if gated {
-            for host in spool.parkedHosts().shuffled() {
+            for host in HostManners(spool).parkedHosts().shuffled() {
                 guard case .granted(let pass) = gate.admit(host) else { continue }
                 if let claim = try parkedClaimer.claim(parkedFor: host) { return (claim, pass) }
                 pass.release()
@@ -157,7 +160,7 @@ public final class Worker {
                 return (claim, pass)
             case .refused:
                 guard let host = HostKey(url: claim.record.url) else { continue }
-                do { try spool.park(claim, for: host) } catch where error.code == .leaseLost {} catch {
+                do { try HostManners(spool).park(claim, for: host) } catch where error.code == .leaseLost {} catch {
                     spool.log("\(error)")
                 }
             }
@@ -204,7 +207,7 @@ public final class Worker {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
             // or those of a job taken away that ended elsewhere (another host completed it while this one
             // was cut off) or whose resource was removed (SPEC §8).
-            if !partial.isURLs || (kept.lost && (!spool.isMember(claim.job) || isFinished(claim.job))) {
+            if !partial.isURLs || (kept.lost && (!Lists(spool).isMember(claim.job) || isFinished(claim.job))) {
                 partial.drop()
             }
             return
@@ -284,7 +287,7 @@ public final class Worker {
                 if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
                    let host = HostKey(url: job.claim.record.url) {
                     gate.hold(host, until: retryAt)
-                    do { try spool.park(job.claim, for: host) } catch where error.code == .leaseLost {} catch {
+                    do { try HostManners(spool).park(job.claim, for: host) } catch where error.code == .leaseLost {} catch {
                         spool.log("\(error)")
                     }
                     return nil

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -54,7 +55,7 @@ import Testing
 
         // Nothing left to follow: the follower is gone, the log says done, fsck finds nothing.
         #expect(poll(timeout: 10) { paged.farm.pids(.follower).isEmpty })
-        #expect(FileManager.default.fileExists(atPath: paged.spool.finishedPageLogPath(ofList: paged.id("Books"))))
+        #expect(FileManager.default.fileExists(atPath: Lists(paged.spool).finishedPageLogPath(ofList: paged.id("Books"))))
         let fsck = try paged.farm.farm(["fsck"])
         #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
         // A list added without these options is read as before: no pages, no title, no captions.

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -75,7 +76,7 @@ final class PagedFarm {
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
     }
 
-    func pages(_ list: String) -> PageState? { spool.pageState(ofList: id(list)) }
+    func pages(_ list: String) -> PageState? { Lists(spool).pageState(ofList: id(list)) }
 
     /// Every resource of `list` is done and holds the bytes its URL served, in the API's order; returns
     /// what is wrong, or nil.

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -217,7 +218,7 @@ import Testing
     /// at the end through the Add cell; each checked in the spool's order.
     private func edits(_ browser: Chromium, spool: Spool, big: String, shots: Screenshots) throws {
         func ids() -> [String] {
-            let order = spool.order(ofList: big, total: spool.list(big)?.total ?? 0)
+            let order = Lists(spool).order(ofList: big, total: spool.list(big)?.total ?? 0)
             let table = spool.resources(ofList: big) ?? []
             return order.numbers.map { table[$0].id }
         }

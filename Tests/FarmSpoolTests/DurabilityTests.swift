@@ -1,3 +1,4 @@
+import FarmLists
 @testable import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -37,7 +38,7 @@ import Testing
         #expect(truncate(outputs + "/2.thumb.png", 0) == 0)
         try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
 
-        let redone = try spool.recheckAfterReboot()
+        let redone = try Lists(spool).recheckAfterReboot()
         #expect(redone.map(\.index).sorted() == [0, 2])
         #expect(SpoolFixtures.counts(spool) == [.queued: 2, .done: 1])
         // Their outputs went with them, as in a reload; the intact job kept its own.
@@ -49,7 +50,7 @@ import Testing
         // The mark now names this boot: the check is not made again.
         #expect(spool.syncMark()?.boot == Spool.boot)
         #expect(truncate(outputs + "/1.pdf", 1) == 0)
-        #expect(try spool.recheckAfterReboot().isEmpty)
+        #expect(try Lists(spool).recheckAfterReboot().isEmpty)
     }
 
     @Test func onlyJobsFinishedSinceTheLastSyncAreChecked() throws {
@@ -57,14 +58,14 @@ import Testing
         #expect(truncate(spool.files + "/" + list + "/0.pdf", 400) == 0)
         // Synced after these jobs finished, on this boot: nothing to check.
         try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Date().timeIntervalSince1970 + 5))
-        #expect(try spool.recheckAfterReboot().isEmpty)
+        #expect(try Lists(spool).recheckAfterReboot().isEmpty)
         // Another boot, but a sync after they finished: they were on disk before it.
         try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: Date().timeIntervalSince1970 + 5))
-        #expect(try spool.recheckAfterReboot().isEmpty)
+        #expect(try Lists(spool).recheckAfterReboot().isEmpty)
         #expect(SpoolFixtures.counts(spool) == [.done: 3])
         // No mark at all (a spool from before marks): everything done is checked.
         try FileManager.default.removeItem(atPath: spool.syncMarkPath)
-        #expect(try spool.recheckAfterReboot().map(\.index) == [0])
+        #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
     }
 
     @Test func aSyncIsMadeOnlyWhenAJobFinishedSinceTheLastOne() throws {

@@ -1,3 +1,4 @@
+import FarmFsck
 @testable import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -69,7 +70,7 @@ import Testing
         // Both holders are dead and registered nowhere: only this host's claims go back.
         #expect(spool.releaseJobs(ofPid: remote.pid).isEmpty)
         let deadClaims = { (lease: Double) throws -> [FsckFinding] in
-            try spool.fsck(lease: lease).findings.filter { $0.kind == .deadClaim }
+            try SpoolCheck(spool).run(lease: lease).findings.filter { $0.kind == .deadClaim }
         }
         #expect(try deadClaims(60).isEmpty, "no lease has run out")
         #expect(Set(spool.processesReleasingOrphans().released) == localJobs)

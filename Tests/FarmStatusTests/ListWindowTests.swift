@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 @testable import FarmStatus
 import FarmTestSupport
@@ -89,7 +90,7 @@ import Testing
         #expect(windows.window(fixture.spool, listID: list, offset: 0, limit: 3, query: "  ")?.window?.query == nil)
 
         // The list's title and cover, each resource's title and caption, in the window and the whole view.
-        let cover = fixture.spool.coverBase(ofList: list) + ".png"
+        let cover = Lists(fixture.spool).coverBase(ofList: list) + ".png"
         #expect(window.paging?.title == "The Set 1.json" && window.paging?.cover == cover)
         #expect(window.resources?.first?.title == "Photo 28" && window.resources?.first?.caption == "Caption 28")
         let whole = try #require(ListView.build(fixture.spool, listID: list))

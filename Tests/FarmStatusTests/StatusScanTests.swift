@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 @testable import FarmStatus
 import FarmTestSupport
@@ -116,7 +117,7 @@ import Testing
         try fixture.finish(list, 2)
         usleep(20_000)
         let beforeReload = Timestamp.iso8601(Date().timeIntervalSince1970 - 0.011)
-        #expect(try fixture.spool.reload(list: list) == 1)
+        #expect(try Lists(fixture.spool).reload(list: list) == 1)
         let afterReload = Timestamp.iso8601(Date().timeIntervalSince1970 + 0.001)
         let reloaded = try #require(try changed(2))
         #expect(reloaded >= beforeReload && reloaded <= afterReload,

@@ -1,3 +1,4 @@
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -160,10 +161,10 @@ import Testing
         books.origin.inject(.throttle(bytesPerSecond: 40), at: "/api/Slow?page=2")
         try books.farm.start(workers: 2)
         #expect(books.waitDone("Shelf", count: 6))
-        #expect(poll(timeout: 30) { FileManager.default.fileExists(atPath: books.spool.finishedPageLogPath(ofList: ListID.of(name: "Shelf"))) })
+        #expect(poll(timeout: 30) { FileManager.default.fileExists(atPath: Lists(books.spool).finishedPageLogPath(ofList: ListID.of(name: "Shelf"))) })
 
         try books.farm.must(["add", books.origin.url(for: "/api/Slow"), "--name", "Slow"] + options)
-        #expect(poll(timeout: 30) { books.spool.pageState(ofList: ListID.of(name: "Slow"))?.fetched ?? 0 >= 1 })
+        #expect(poll(timeout: 30) { Lists(books.spool).pageState(ofList: ListID.of(name: "Slow"))?.fetched ?? 0 >= 1 })
         let refused = try books.farm.farm(["sync", "Slow"])
         #expect(refused.status == 2 && refused.error.contains("Slow") && refused.error.contains("followed"),
                 "\(refused.error)")

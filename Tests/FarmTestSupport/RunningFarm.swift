@@ -1,3 +1,4 @@
+import FarmDedup
 import FarmOrigin
 import FarmSpool
 import Foundation
@@ -110,7 +111,7 @@ public final class RunningFarm {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? [] where name.hasSuffix(".resources") {
             let list = String(name.dropLast(".resources".count))
             for (index, record) in (spool.resources(ofList: list) ?? []).enumerated() {
-                let partial = URL(fileURLWithPath: spool.partialPath(url: record.url)).lastPathComponent
+                let partial = URL(fileURLWithPath: Dedup(spool).partialPath(url: record.url)).lastPathComponent
                 if jobOfURL[partial] == nil { jobOfURL[partial] = JobName(list: list, index: index).raw }
             }
         }

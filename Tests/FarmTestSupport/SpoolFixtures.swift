@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 import Foundation
 
@@ -49,12 +50,12 @@ public enum SpoolFixtures {
         if let cover {
             try FileManager.default.createDirectory(atPath: spool.outputDirectory(ofList: list),
                                                     withIntermediateDirectories: true)
-            let path = spool.coverBase(ofList: list) + ".png"
+            let path = Lists(spool).coverBase(ofList: list) + ".png"
             try Data(cover).write(to: URL(fileURLWithPath: path))
             state.coverURL = source + "/cover.png"
             state.cover = path
         }
-        try Data(JSON.encode(state)).write(to: URL(fileURLWithPath: spool.finishedPageLogPath(ofList: list)))
+        try Data(JSON.encode(state)).write(to: URL(fileURLWithPath: Lists(spool).finishedPageLogPath(ofList: list)))
         return list
     }
 

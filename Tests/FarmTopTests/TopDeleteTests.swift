@@ -1,3 +1,4 @@
+import FarmLists
 import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -11,7 +12,7 @@ import Testing
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "Small.json", count: 5)
         func ids() -> [String] {
-            let order = spool.order(ofList: list, total: spool.list(list)?.total ?? 0)
+            let order = Lists(spool).order(ofList: list, total: spool.list(list)?.total ?? 0)
             let table = spool.resources(ofList: list) ?? []
             return order.numbers.map { table[$0].id }
         }

@@ -1,5 +1,6 @@
 import FarmConvert
 import FarmFixtures
+import FarmFsck
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -110,7 +111,7 @@ import Testing
     /// What fsck finds but what any SIGKILL leaves: the killed worker's registry entry (a supervisor's to
     /// clear, and none runs here) and a temporary it was writing (`farm stop` sweeps those).
     private func faults(_ spool: Spool, lease: Double) throws -> [String] {
-        try spool.fsck(lease: lease).findings.filter { $0.kind != .deadRegistration && $0.kind != .temporary }
+        try SpoolCheck(spool).run(lease: lease).findings.filter { $0.kind != .deadRegistration && $0.kind != .temporary }
             .map { "\($0.kind) \($0.path): \($0.detail)" }
     }
 }

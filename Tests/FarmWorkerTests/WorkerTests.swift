@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmDedup
 import FarmFixtures
 import FarmOrigin
 import FarmSpool
@@ -106,7 +107,7 @@ import Testing
         let job = JobName(list: ListID.of(name: "Mixed.json"), index: 0)
 
         let first = try ChildProcess("farm", ["work", "--spool", spoolPath, "--lease", "1"])
-        let partial = spool.partialPath(url: origin.url(for: "/big.jpg"))
+        let partial = Dedup(spool).partialPath(url: origin.url(for: "/big.jpg"))
         let reached = poll(timeout: 60) {
             ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) > 100_000
         }

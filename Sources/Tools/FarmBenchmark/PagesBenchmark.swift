@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -79,7 +80,7 @@ struct PagesBenchmark: ParsableCommand {
             for follower in spool.processes() where follower.role == .follower {
                 peak = max(peak, Spawned.peakRSS(of: follower.pid))
             }
-            let state = spool.pageState(ofList: id)
+            let state = Lists(spool).pageState(ofList: id)
             if let fetched = state?.fetched, fetched > 0 { seen.append((now, fetched)) }
             if let state, state.done {
                 guard state.error == nil, state.fetched == pages else {

@@ -62,7 +62,7 @@ struct Chaos: ParsableCommand {
 
         // Transfers long enough to be killed half-way, yet a corpus the workers get through in the time.
         let smallSeconds = min(3, max(0.2, 2.6 * seconds / Double(resources)))
-        let corpus = Corpus(origin: origin, directory: work, seed: seed, smallSeconds: smallSeconds)
+        let corpus = ChaosCorpus(origin: origin, directory: work, seed: seed, smallSeconds: smallSeconds)
         let base = try corpus.makeBase(count: resources)
         print("farm-chaos: \(corpus.resources.count) resources (\(corpus.bytes / 1_000_000) MB), seed \(seed), "
             + "spool \(spool.root)")

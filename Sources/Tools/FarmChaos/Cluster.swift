@@ -87,7 +87,7 @@ struct Cluster: ParsableCommand {
         }
 
         let smallSeconds = min(3, max(0.2, 2.6 * seconds / Double(resources)))
-        let corpus = Corpus(origin: origin, directory: ledger.directory, seed: seed, smallSeconds: smallSeconds)
+        let corpus = ChaosCorpus(origin: origin, directory: ledger.directory, seed: seed, smallSeconds: smallSeconds)
         let base = try corpus.makeBase(count: resources)
         print("farm-cluster: \(hosts) hosts × \(workers) workers on GlusterFS volume \(cluster.volume.name) "
             + String(format: "(set up in %.1f s), ", setUp)

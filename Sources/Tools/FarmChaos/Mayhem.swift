@@ -38,7 +38,7 @@ final class Mayhem {
 
     private let hosts: [ChaosHost]
     private let spool: Spool
-    private let corpus: Corpus
+    private let corpus: ChaosCorpus
     private let observer: Observer
     private let killsPerSecond: Double
     private let workers: ClosedRange<Int>
@@ -51,7 +51,7 @@ final class Mayhem {
     private let outages: Outages?
     private let paged: PagedList?
 
-    init(hosts: [ChaosHost], spool: Spool, corpus: Corpus, observer: Observer, killsPerSecond: Double,
+    init(hosts: [ChaosHost], spool: Spool, corpus: ChaosCorpus, observer: Observer, killsPerSecond: Double,
          workers: ClosedRange<Int>, seed: UInt64, outages: Outages? = nil, paged: PagedList? = nil) {
         self.hosts = hosts
         self.paged = paged

@@ -14,7 +14,7 @@ import Glibc
 struct Overflow {
     let farm: FarmCommand
     let spool: Spool
-    let corpus: Corpus
+    let corpus: ChaosCorpus
 
     struct Round {
         /// Seconds from SIGCONT until the summary equals a scan; nil when it never did (within 30 s).

@@ -7,7 +7,7 @@ import Foundation
 /// of `perPage` items (`{"id": "p<n>", "metadata": {"title": "Item <n>", "cover": {"url": …}}}`, the
 /// URL a small PNG of the corpus) naming the next as `"nextPage": N`. Each page is throttled to last about
 /// `pageSeconds`, so that the follower the chaos kills is often in the middle of one. Its items are a
-/// list of the corpus (`Corpus.makeItems`), so the verdict checks their jobs and bytes like any other's;
+/// list of the corpus (`ChaosCorpus.makeItems`), so the verdict checks their jobs and bytes like any other's;
 /// `findings` checks what only a paged list has. Used by the main thread only.
 final class PagedList {
     static let name = "paged"
@@ -19,7 +19,7 @@ final class PagedList {
     /// When the chaos last killed the follower: a page request that arrived before is a dead one's.
     private var followerKilledAt = 0.0
 
-    init(corpus: Corpus, pages: Int, perPage: Int, pageSeconds: Double, itemSeconds: Double) throws {
+    init(corpus: ChaosCorpus, pages: Int, perPage: Int, pageSeconds: Double, itemSeconds: Double) throws {
         self.pages = pages
         origin = corpus.origin
         items = try corpus.makeItems(of: Self.name, count: pages * perPage, seconds: itemSeconds)

@@ -135,7 +135,7 @@ struct Report: Codable {
 extension Report {
     /// The figures of a finished run (overflow rounds and cluster figures, where there are any, are set
     /// by the caller).
-    init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: Corpus, bytesServed: Int,
+    init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: ChaosCorpus, bytesServed: Int,
          verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool,
          paged: PagedList? = nil) {
         self.init(

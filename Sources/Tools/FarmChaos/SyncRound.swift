@@ -11,7 +11,7 @@ import Glibc
 struct SyncRound {
     let farm: FarmCommand
     let spool: Spool
-    let corpus: Corpus
+    let corpus: ChaosCorpus
     var random: SplitMix64
 
     struct Figures: Codable {

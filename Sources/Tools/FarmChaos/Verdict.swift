@@ -43,7 +43,7 @@ struct Verdict {
 
     /// `mounts`: the spool's other paths (a cluster host's mount of it), whose outputs' paths name the same
     /// files as the spool's own path.
-    static func check(spool: Spool, corpus: Corpus, farm: FarmCommand, mounts: [String] = [],
+    static func check(spool: Spool, corpus: ChaosCorpus, farm: FarmCommand, mounts: [String] = [],
                       paged: PagedList? = nil) -> Verdict {
         // The spool's path in place of the mount it was written through.
         let local = { (path: String?) -> String? in

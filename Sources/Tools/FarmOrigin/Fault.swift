@@ -1,3 +1,5 @@
+import FarmSystem
+
 /// A misbehaviour the origin shows on one path, set from a test with `Origin.inject(_:at:times:)`.
 ///
 /// Three kinds, which combine on one path:

@@ -1,3 +1,4 @@
+import FarmSystem
 import Foundation
 import NIOCore
 

@@ -1,4 +1,5 @@
 import FarmHTTP
+import FarmSystem
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmLists
 import FarmPages
 import FarmSpool
 import FarmTop
@@ -41,7 +42,7 @@ struct Enqueue: ParsableCommand {
 
     func run() throws {
         let spool = try Spool(root: options.spool)
-        try spool.recover()
+        try Lists(spool).recover()
         let ids = (1...lists).map { ListID.of(name: "\(name) \($0)") }
         let perList = (jobs + lists - 1) / lists
         let newJobs = (0..<jobs).lazy.map { n in
@@ -118,7 +119,7 @@ struct Recover: ParsableCommand {
 
     func run() throws {
         let spool = try Spool(root: options.spool)
-        let report = try spool.recover()
+        let report = try Lists(spool).recover()
         let reclaimed = spool.reclaimExpired(lease: lease)
         say("rolled \(report.batchesRolledForward) discarded \(report.stagesDiscarded) reclaimed \(reclaimed.count)")
     }

@@ -1,0 +1,104 @@
+import Crypto
+import FarmJSON
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+/// What `urls/<key>` holds (see "Once" in the protocol): the blob that holds a URL's valid result.
+/// Written whole by rename; a record whose blob is gone names nothing (readers check the blob).
+public struct URLRecord: Equatable, Sendable {
+    public var url: String
+    /// The SHA-256 of the bytes, the blob's name in blobs/.
+    public var blob: String
+    public var size: Int
+    /// jpg, png, pdf or zip.
+    public var kind: String?
+    /// The validators of the response the bytes came from, which every job served from them records in
+    /// its outcome, so that `farm sync` revalidates those too.
+    public var etag: String?
+    public var modified: String?
+
+    public init(url: String, blob: String, size: Int, kind: String?, etag: String? = nil, modified: String? = nil) {
+        self.url = url
+        self.blob = blob
+        self.size = size
+        self.kind = kind
+        self.etag = etag
+        self.modified = modified
+    }
+}
+
+extension URLRecord: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("blob", blob)
+        if let etag { json.member("etag", etag) }
+        if let kind { json.member("kind", kind) }
+        if let modified { json.member("modified", modified) }
+        json.member("size", size)
+        json.member("url", url)
+        json.endObject()
+    }
+}
+
+extension URLRecord: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        url = try json.decode("url")
+        blob = try json.decode("blob")
+        size = try json.decode("size")
+        kind = try json.decodeIfPresent("kind")
+        etag = try json.decodeIfPresent("etag")
+        modified = try json.decodeIfPresent("modified")
+        guard Dedup.isDigest(blob) else { throw JSONMismatch("\"blob\": not a SHA-256") }
+    }
+}
+
+extension Dedup {
+
+    /// The name of `url` in urls/: the SHA-256 of its bytes, as the manifest gave it.
+    public static func urlKey(_ url: String) -> String { Hex.lowercase(SHA256.hash(data: Array(url.utf8))) }
+
+    /// Whether `name` is a SHA-256 as the spool names one: 64 lowercase hex digits.
+    package static func isDigest<S: StringProtocol>(_ name: S) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    func urlRecordPath(key: String) -> String { spool.urls + "/" + key }
+    public func urlLockPath(key: String) -> String { spool.urls + "/" + key + Self.urlLockSuffix }
+    package static let urlLockSuffix = ".lock"
+
+    package func urlRecord(key: String) -> URLRecord? {
+        (try? FileSystem.readFile(urlRecordPath(key: key), limit: 1 << 16)).flatMap { JSON.decode(URLRecord.self, from: $0) }
+    }
+
+    /// The stored valid result of `url`: its blob's path and record; nil when there is none (no record,
+    /// a record of another URL under the same name, or a blob that was collected since).
+    public func storedResult(of url: String) -> (blob: String, record: URLRecord)? {
+        guard let record = urlRecord(key: Self.urlKey(url)), record.url == url else { return nil }
+        let path = blobPath(record.blob)
+        guard let st = try? FileSystem.lstat(path), st.type == .regular, Int(st.size) == record.size else { return nil }
+        return (path, record)
+    }
+
+    /// Makes `record` the valid result of its URL; the caller holds the URL's lock, so it is the only
+    /// writer. A URL with no record yet gets it written in place (one file created, no rename): a reader
+    /// that finds it empty or half-written reads no record, takes the lock and waits for the writer, so
+    /// it never acts on a part. A record there already is replaced by rename: a reader sees the old or
+    /// the new one whole.
+    func writeURLRecord(_ record: URLRecord) throws(Errno) {
+        let bytes = JSON.encode(record, capacity: 160 + record.url.utf8.count)
+        let path = urlRecordPath(key: Self.urlKey(record.url))
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
+        } catch where error == .fileExists {
+            try AtomicFile.write(bytes, to: path, stagingIn: spool.tmp)
+            return
+        }
+        defer { fd.closeQuietly() }
+        do { try fd.write(contentsOf: bytes) } catch {
+            try? FileSystem.unlink(path)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+/// The partial download of one URL, `partial/u<key>` (see "Once" in the protocol). Its flock is the
+/// URL's lock: whoever holds it is the URL's one transfer and writes the bytes; a job of the same URL
+/// that finds it held waits. Its bytes outlive a killed holder under the same name, so the next job of
+/// the URL resumes them by taking the lock: nothing is moved, nothing adopted. The attribute
+/// `user.farm.holder` names the holder's claim, so that waiters can tell a holder whose claim is gone.
+public final class URLPartial {
+    public let path: String
+    public let fd: FileDescriptor
+    /// False for a job's own partial (`partial/<job>`): a transfer that goes without the URL's lock.
+    public let isURLs: Bool
+    /// Its names when it was taken: more than one when it is also a name of stored bytes (its holder
+    /// died after publishing them, or gave back an output), which must never be written (it would
+    /// change what every other name shows).
+    private let linkCount: Int
+    private var closed = false
+
+    private init(path: String, fd: FileDescriptor, isURLs: Bool, linkCount: Int) {
+        self.path = path
+        self.fd = fd
+        self.isURLs = isURLs
+        self.linkCount = linkCount
+    }
+
+    public enum Take {
+        case held(URLPartial)
+        /// Another process holds it; the claim it names, when it names one.
+        case busy(holder: ActiveName?)
+        /// The file cannot be opened or made (the reason, for the log).
+        case failed(Errno)
+    }
+
+    static let holderAttribute = "user.farm.holder"
+
+    /// Takes the partial of `url` without waiting, making it (empty) when there is none.
+    public static func take(_ spool: Spool, url: String) -> Take {
+        take(path: Dedup(spool).partialPath(url: url), isURLs: true)
+    }
+
+    /// Takes the job's own partial, for a transfer that cannot wait for its URL's holder.
+    public static func takeOwn(_ spool: Spool, job: JobName) -> Take {
+        take(path: spool.partialPath(job), isURLs: false)
+    }
+
+    private static func take(path: String, isURLs: Bool) -> Take {
+        while true {
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.open(path, .readWrite, options: .create, permissions: 0o600) } catch {
+                return .failed(error)
+            }
+            guard (try? fd.tryLock()) == true else {
+                let holder = fd.attribute(holderAttribute).flatMap { ActiveName(String(decoding: $0, as: UTF8.self)) }
+                fd.closeQuietly()
+                return .busy(holder: holder)
+            }
+            // The file locked may have been renamed away (stored as an output) or unlinked between the
+            // open and the lock: only the file the name still holds is the URL's.
+            if let mine = try? fd.status(), let named = try? FileSystem.lstat(path), mine.inode == named.inode,
+               mine.deviceID == named.deviceID {
+                return .held(URLPartial(path: path, fd: fd, isURLs: isURLs, linkCount: Int(mine.linkCount)))
+            }
+            fd.closeQuietly()
+        }
+    }
+
+    /// The claim the partial of `url` names as its (last) holder.
+    public static func holder(_ spool: Spool, url: String) -> ActiveName? {
+        (try? FileSystem.attribute(Dedup(spool).partialPath(url: url), holderAttribute, limit: 512))
+            .flatMap { ActiveName(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// The claim the file names as its last holder (one that died, when the file has bytes).
+    public var lastHolder: ActiveName? {
+        fd.attribute(Self.holderAttribute).flatMap { ActiveName(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Names `claim` as the holder.
+    public func hold(for claim: Claim) {
+        try? fd.setAttribute(Self.holderAttribute, Array(ActiveName.raw(claim.job, claim.owner).utf8))
+    }
+
+    /// Whether the file is also a name of stored bytes (see `linkCount`).
+    public var isStoredName: Bool { linkCount > 1 }
+
+    /// Starts the bytes over (a fresh job does not resume another's transfer).
+    public func discardBytes() {
+        _ = try? fd.truncate(to: 0)
+    }
+
+    /// Deletes the file while holding it (its bytes serve nobody), and lets go.
+    public func drop() {
+        try? FileSystem.unlink(path)
+        close()
+    }
+
+    /// Lets go (once; later calls do nothing). The file stays for whoever takes it next.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        fd.closeQuietly()
+    }
+
+    /// Deletes the partial at `path` when nobody holds it: for a resource removed or reloaded.
+    static func dropIfUnheld(_ path: String) {
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return }
+        if (try? fd.tryLock()) == true { try? FileSystem.unlink(path) }
+        fd.closeQuietly()
+    }
+}
+
+extension Dedup {
+    /// `partial/u<key>`: the bytes of `url` transferred so far (see URLPartial).
+    public func partialPath(url: String) -> String { partialPath(urlKey: Self.urlKey(url)) }
+    func partialPath(urlKey key: String) -> String { spool.partial + "/" + Self.urlPartialPrefix + key }
+    package static let urlPartialPrefix = "u"
+
+    /// Whether the claim `name` is still its owner's (its active file is there).
+    public func isClaimed(_ name: ActiveName) -> Bool { FileSystem.exists(spool.activePath(name.job, name.owner)) }
+
+    /// Deletes the job's own partial download (`partial/<job>`, a transfer without its URL's lock) when
+    /// nobody writes it.
+    public func dropOwnPartial(of job: JobName) { URLPartial.dropIfUnheld(spool.partialPath(job)) }
+
+    /// Deletes the partial downloads of `job` that nobody writes: its own, and its URL's (`url`; another
+    /// job of that URL then transfers from its start). For a removed or reloaded resource.
+    public func dropPartials(of job: JobName, url: String?) {
+        URLPartial.dropIfUnheld(spool.partialPath(job))
+        if let url { URLPartial.dropIfUnheld(partialPath(url: url)) }
+    }
+}

@@ -1,0 +1,75 @@
+import FarmDedup
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+// The stored results of fsck (see Fsck.swift and "Once" in the protocol): blobs no output uses, records
+// whose blob is gone, and what older farms kept: URL lists beside blobs, lock files of URL transfers.
+extension FsckRun {
+    func checkBlobs() throws(SpoolError) {
+        // The blobs found unused: the records that name them go with them (collecting a blob deletes only
+        // the record of a URL its caller knows, and here none is known).
+        var unused: Set<String> = []
+        for name in try names(spool.blobs) {
+            let path = spool.blobs + "/" + name
+            if Dedup.isDigest(name) {
+                guard let st = try? FileSystem.lstat(path), st.type == .regular else {
+                    foreign(path, "not a stored blob")
+                    continue
+                }
+                guard st.linkCount == 1 else { continue }
+                unused.insert(name)
+                found(.blob, path, "a stored blob that no output uses") { [spool] () throws(SpoolError) in
+                    Dedup(spool).collectIfUnused(name, inode: st.inode)
+                    return FileSystem.exists(path) ? .skipped("it is used again") : .made
+                }
+            } else if name.hasSuffix(Dedup.oldBlobURLsSuffix),
+                      Dedup.isDigest(name.dropLast(Dedup.oldBlobURLsSuffix.count)) {
+                found(.blob, path, "the URL list of a blob, which this farm no longer keeps") { () throws(SpoolError) in
+                    try? FileSystem.unlink(path)
+                    return .made
+                }
+            } else {
+                foreign(path, "not a stored blob")
+            }
+        }
+        for name in try names(spool.urls) {
+            let path = spool.urls + "/" + name
+            if Dedup.isDigest(name) {
+                let record = Dedup(spool).urlRecord(key: name)
+                let isUnused = record.map { unused.contains($0.blob) } ?? false
+                guard record.map({ isUnused || !FileSystem.exists(Dedup(spool).blobPath($0.blob)) }) ?? isSettled(path)
+                else { continue }
+                let detail = record == nil ? "a URL record that does not read"
+                    : isUnused ? "a URL record of a stored blob that no output uses" : "a URL record whose blob is gone"
+                // Repaired after the blobs (found first): a record of an unused blob goes once the blob went.
+                found(.blob, path, detail) {
+                    [spool] () throws(SpoolError) in
+                    if let now = Dedup(spool).urlRecord(key: name), FileSystem.exists(Dedup(spool).blobPath(now.blob)) {
+                        return .skipped("it names a blob again")
+                    }
+                    try? FileSystem.unlink(path)
+                    return .made
+                }
+            } else if name.hasSuffix(Dedup.urlLockSuffix), Dedup.isDigest(name.dropLast(Dedup.urlLockSuffix.count)) {
+                // The partial download is the URL's lock now (URLPartial): these are an older farm's.
+                guard isSettled(path), Self.isUnlocked(path) else { continue }
+                found(.blob, path, "the lock file of a URL's transfer, which nobody holds") { () throws(SpoolError) in
+                    guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .made }
+                    defer { fd.closeQuietly() }
+                    guard (try? fd.tryLock()) == true else { return .skipped("it is in use") }
+                    try? FileSystem.unlink(path)
+                    return .made
+                }
+            } else {
+                foreign(path, "not a URL record")
+            }
+        }
+    }
+
+    /// Whether the file at `path` is older than a moment: a URL record is written in place when it is
+    /// new, so one that does not read may be one its writer has just made.
+    private func isSettled(_ path: String) -> Bool {
+        (try? FileSystem.lstat(path)).map { now - $0.changeTime >= Self.stageAge } ?? false
+    }
+}

@@ -1,0 +1,158 @@
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+/// A transfer's leave to go to its host: the slot it holds, if the host has a limit. Release it
+/// when the transfer ends; a process that dies releases it with its locks.
+public final class HostPass {
+    private var slot: FileDescriptor?
+
+    init(slot: FileDescriptor?) {
+        self.slot = slot
+    }
+
+    /// A pass that holds no slot: for a job no limit applies to.
+    public convenience init() {
+        self.init(slot: nil)
+    }
+
+    deinit { release() }
+
+    public func release() {
+        slot?.closeQuietly()
+        slot = nil
+    }
+}
+
+/// What a host says to a job about to start.
+public enum Admission {
+    /// Go on; keep the pass for as long as the transfer runs.
+    case granted(HostPass)
+    /// Not now: the host is full, held or out of tokens; ask again after `retryAt` (wall time).
+    case refused(retryAt: Double)
+}
+
+/// One worker's view of the per-host limits and holds (see Hosts.swift). With no limit set
+/// and no host held it costs a stat of holds/ every `holdsStampLook` seconds and a listing of it every
+/// `holdLook` seconds, nothing per job.
+/// Not thread-safe: one per worker.
+public final class HostGate {
+    /// How often the holds of every host are read again even when holds/ looks unchanged (its mtime
+    /// is as coarse as the kernel's clock tick).
+    static let holdLook = 0.5
+    /// How often holds/ is looked at: a new hold stops this worker's requests to its host within this
+    /// (the pause mark is looked at as often, for the same reason: a stat per job shows).
+    static let holdsStampLook = 0.05
+    /// How long a host with every slot taken is left alone before it is asked again.
+    public static let fullRetry = 0.05
+
+    public let spool: Spool
+    public let limits: HostLimits
+    /// Holds by host (raw key), as last read or written, still in force or not.
+    private var holds: [String: Double] = [:]
+    private var holdsRead = -Double.infinity
+    /// holds/'s mtime when they were read: a new hold changes it, and one stat per job notices.
+    private var holdsStamp = -1.0
+    private var holdsStampRead = -Double.infinity
+    private var random = SplitMix64()
+
+    public init(spool: Spool, limits: HostLimits) {
+        self.spool = spool
+        self.limits = limits
+    }
+
+    /// Whether a job's host may be refused now: a limit is set, or some host is held. Reads the holds
+    /// again when holds/ changed: ask once per claim, before `admit`.
+    public var isActive: Bool {
+        refreshHolds()
+        return !limits.isNone || !holds.isEmpty
+    }
+
+    /// Asks `host` whether a transfer may start now: not while it is held (as `isActive` last read
+    /// the holds), then a slot (with `perHost`), then a token (with `ratePerHost`).
+    public func admit(_ host: HostKey) -> Admission {
+        let now = Clock.wall()
+        if let until = holds[host.raw], until > now { return .refused(retryAt: until) }
+        var slot: FileDescriptor?
+        if let perHost = limits.perHost {
+            guard let taken = takeSlot(host, of: perHost) else { return .refused(retryAt: now + Self.fullRetry) }
+            slot = taken
+        }
+        if let rate = limits.ratePerHost, let wait = takeToken(host, rate: rate, now: now), wait > 0 {
+            slot?.closeQuietly()
+            return .refused(retryAt: now + wait)
+        }
+        return .granted(HostPass(slot: slot))
+    }
+
+    /// The admission of a job by its URL; granted at once when the URL names no host (the worker
+    /// refuses it for that).
+    public func admit(url: String) -> Admission {
+        guard let host = HostKey(url: url) else { return .granted(HostPass()) }
+        return admit(host)
+    }
+
+    /// Holds every request to `host` until `until` (wall time), for every worker of the farm and
+    /// across restarts; an earlier hold than the one in force changes nothing.
+    public func hold(_ host: HostKey, until: Double) {
+        refreshHolds(force: true)
+        guard until > holds[host.raw] ?? 0 else { return }
+        holds[host.raw] = until
+        do { try HostManners(spool).setHold(host, until: until) } catch { spool.log("\(error)") }
+    }
+
+    private func refreshHolds(force: Bool = false) {
+        let now = Clock.monotonic()
+        guard force || now - holdsStampRead >= Self.holdsStampLook else { return }
+        holdsStampRead = now
+        let stamp = (try? FileSystem.stat(spool.holdsDirectory))?.modificationTime ?? 0
+        guard force || stamp != holdsStamp || now - holdsRead >= Self.holdLook else { return }
+        holdsRead = now
+        holdsStamp = stamp
+        holds = HostManners(spool).holds()
+    }
+
+    /// An flock on one of the host's `count` slot files, tried from a random one on; nil when every
+    /// one is held.
+    private func takeSlot(_ host: HostKey, of count: Int) -> FileDescriptor? {
+        let start = Int(random.next() % UInt64(count))
+        for step in 0..<count {
+            let path = HostManners(spool).hostSlotPath(host, (start + step) % count)
+            let fd: FileDescriptor
+            do { fd = try HostManners(spool).openHostFile(path) } catch {
+                spool.log("cannot open \(path): \(error)")
+                return nil
+            }
+            if (try? fd.tryLock()) == true { return fd }
+            fd.closeQuietly()
+        }
+        return nil
+    }
+
+    /// Takes a token from the host's bucket: nil or 0 when one was taken, else the seconds until one
+    /// will be there. The bucket holds at most `burst(rate)` tokens and refills at `rate` a second.
+    private func takeToken(_ host: HostKey, rate: Double, now: Double) -> Double? {
+        let path = HostManners(spool).hostBucketPath(host)
+        guard let fd = try? HostManners(spool).openHostFile(path) else { return nil }
+        defer { fd.closeQuietly() }
+        do {
+            try fd.lock()
+            var state = (tokens: Self.burst(rate), stamp: now)
+            var stored = [Double](repeating: 0, count: 2)
+            let read = try stored.withUnsafeMutableBytes { bytes throws(Errno) in try fd.read(at: 0, into: bytes) }
+            if read == 16 { state = (stored[0], stored[1]) }
+            let tokens = min(Self.burst(rate), state.tokens + max(0, now - state.stamp) * rate)
+            let wait = tokens >= 1 ? 0 : (1 - tokens) / rate
+            stored = [tokens >= 1 ? tokens - 1 : tokens, now]
+            _ = try stored.withUnsafeBytes { bytes throws(Errno) in try fd.write(contentsOf: bytes, at: 0) }
+            return wait
+        } catch {
+            spool.log("cannot use the token bucket \(path): \(error)")
+            return nil
+        }
+    }
+
+    /// A bucket of one token for modest rates (at most R + 1 requests in any second), and of a
+    /// twentieth of a second's tokens for high ones, so that fast hosts are not starved between looks.
+    static func burst(_ rate: Double) -> Double { max(1, rate / 20) }
+}

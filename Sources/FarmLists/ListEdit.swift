@@ -1,0 +1,377 @@
+import FarmDedup
+import FarmJSON
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+/// Where an edit put a resource, or took it from: its index before and after (nil where it had none).
+public struct EditedResource: Sendable, Equatable {
+    public let id: String
+    public let from: Int?
+    public let to: Int?
+}
+
+extension Lists {
+    static let editLockSuffix = ".lock"
+    static let editJournalSuffix = ".edit"
+    /// What an edit stages beside its list: `<list>.order.new`, `<list>.job.new` (see `finishEdit`).
+    static let stagedSuffix = ".new"
+    static let stagedJobSuffix = ".job" + stagedSuffix
+
+    /// Whether `name` in lists/ is one of the files edits keep: an order, an edit lock, a journal.
+    package static func isEditFile(_ name: String) -> Bool {
+        for suffix in [Spool.orderSuffix, editLockSuffix, editJournalSuffix, Spool.orderSuffix + stagedSuffix, stagedJobSuffix]
+            where name.hasSuffix(suffix) {
+            return ListID.isValid(String(name.dropLast(suffix.count)))
+        }
+        return false
+    }
+
+    /// `lists/<list>.lock`: held for the whole of an edit of that list.
+    func editLockPath(ofList id: String) -> String { spool.lists + "/" + id + Self.editLockSuffix }
+    /// `lists/<list>.edit`: the job number an edit adds or removes, written before it commits.
+    func editJournalPath(ofList id: String) -> String { spool.lists + "/" + id + Self.editJournalSuffix }
+
+    /// `farm item add`: a new resource at `position` of list `id` (its end when nil). Returns where it went.
+    /// A record with an empty id gets its job's name, as a manifest's resource without one (`farm sync`).
+    /// Throws `.refused` (nothing changed) for a duplicate id or a position out of range.
+    public func addResource(_ record: JobRecord, toList id: String, at position: Int?) throws(SpoolError)
+        -> EditedResource {
+        try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
+            var record = record
+            if record.id.isEmpty { record.id = JobName(list: id, index: edit.table.count).raw }
+            let position = position ?? edit.order.count
+            guard (0...edit.order.count).contains(position) else {
+                throw SpoolError(.refused, "position \(position) is out of range: list has \(edit.order.count) "
+                    + "resource(s), so a new one goes at 0 to \(edit.order.count)")
+            }
+            guard edit.index(ofID: record.id) == nil else {
+                throw SpoolError(.refused, "the list already has a resource with id \(record.id)")
+            }
+            let number = edit.table.count
+            try edit.journal(number)
+            try edit.appendToTable(record)
+            let job = JobName(list: id, index: number)
+            // At the end it queues behind the rest, as if added with the list; anywhere else ahead of them.
+            let shard = position == edit.order.count ? spool.queue + "/" + BatchName.fresh() + "/s0" : priorityShard(position)
+            try queueNew(job, record, in: shard)
+            edit.order.insert(number, at: position)
+            try edit.commit()
+            return EditedResource(id: record.id, from: nil, to: position)
+        }
+    }
+
+    /// `farm item rm`: removes the resource with id `itemID` from list `id`: its job ends wherever it is
+    /// and its outputs are deleted. Throws `.refused` (nothing changed) when the list has no such id.
+    public func removeResource(id itemID: String, fromList id: String) throws(SpoolError) -> EditedResource {
+        try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
+            guard let index = edit.index(ofID: itemID) else {
+                throw SpoolError(.refused, "the list has no resource with id \(itemID)")
+            }
+            let number = edit.order.numbers[index]
+            try edit.journal(number)
+            _ = edit.order.remove(at: index)
+            try edit.commit()
+            try purge(JobName(list: id, index: number))
+            return EditedResource(id: itemID, from: index, to: nil)
+        }
+    }
+
+    /// `farm item move`: moves the resource with id `itemID` to `position`; the others shift. A queued
+    /// resource moved ahead is queued ahead of the list's others. Throws `.refused` (nothing changed)
+    /// for an unknown id or a position out of range.
+    public func moveResource(id itemID: String, inList id: String, to position: Int) throws(SpoolError)
+        -> EditedResource {
+        try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
+            guard let index = edit.index(ofID: itemID) else {
+                throw SpoolError(.refused, "the list has no resource with id \(itemID)")
+            }
+            guard (0..<edit.order.count).contains(position) else {
+                throw SpoolError(.refused, "position \(position) is out of range: the list's resources go from 0 "
+                    + "to \(edit.order.count - 1)")
+            }
+            let number = edit.order.remove(at: index)
+            edit.order.insert(number, at: position)
+            try edit.commit()
+            if position < index { prioritize(JobName(list: id, index: number), at: position) }
+            return EditedResource(id: itemID, from: index, to: position)
+        }
+    }
+
+    /// Runs `body` on list `id` under its edit lock, once what an edit killed before its end left is
+    /// finished (see `finishEdit`).
+    private func editing<T>(_ id: String, _ body: (inout ListEditing) throws(SpoolError) -> T) throws(SpoolError) -> T {
+        try lockingList(id) { () throws(SpoolError) in
+            guard let record = spool.list(id) else { throw SpoolError(.refused, "no list \(id) in the spool") }
+            var edit = try ListEditing(spool: spool, list: id, total: record.total)
+            return try body(&edit)
+        }
+    }
+
+    /// Runs `body` under the edit lock of list `id`, once what an edit killed before its end left is
+    /// finished (see `finishEdit`); the journal of what `body` did goes once it returns, and whatever it
+    /// did before it threw is undone.
+    func lockingList<T>(_ id: String, _ body: () throws(SpoolError) -> T) throws(SpoolError) -> T {
+        let lock: FileDescriptor
+        do {
+            lock = try FileDescriptor.open(editLockPath(ofList: id), .readOnly, options: [.create], permissions: 0o600)
+            try lock.lock()
+        } catch {
+            throw SpoolError(.io, "cannot lock list \(id) for an edit", cause: error)
+        }
+        defer { lock.closeQuietly() }
+        guard let record = spool.list(id) else { throw SpoolError(.refused, "no list \(id) in the spool") }
+        try finishEdit(ofList: id, total: record.total)
+        do {
+            let result = try body()
+            try? FileSystem.unlink(editJournalPath(ofList: id))
+            return result
+        } catch {
+            // Whatever it did before it failed is undone now, not at the next edit.
+            try? finishEdit(ofList: id, total: record.total)
+            throw error
+        }
+    }
+
+    /// Finishes an edit of list `id` killed before its end, from its journal: a job number it added or
+    /// removed (`N`, or `N-M` for the numbers N..<M a page added) that the committed order does not hold
+    /// has its job and outputs removed (the add never happened, or the removal did). Called under the
+    /// list's edit lock, and by `recover()`.
+    func finishEdit(ofList id: String, total: Int) throws(SpoolError) {
+        try? FileSystem.unlink(spool.orderPath(ofList: id) + Self.stagedSuffix)
+        try? FileSystem.unlink(spool.lists + "/" + id + Self.stagedJobSuffix)
+        let journal = editJournalPath(ofList: id)
+        guard let bytes = try? FileSystem.readFile(journal) else { return }
+        let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
+        if bounds.count == 1 || bounds.count == 2, let first = bounds.first, first >= 0,
+           case let end = bounds.count == 2 ? bounds[1] : first + 1, end >= first {
+            let indexes = order(ofList: id, total: total).indexes(atLeast: end)
+            for number in first..<end where indexes[number] < 0 {
+                try purge(JobName(list: id, index: number))
+            }
+        }
+        try? FileSystem.unlink(journal)
+    }
+
+    /// The job numbers an edit of list `id` under way now adds or removes (its journal, while its editor
+    /// holds the lock): in no settled state yet, so fsck judges none of them. Nil when no edit runs.
+    package func editInFlight(ofList id: String) -> Range<Int>? {
+        guard let lock = try? FileDescriptor.open(editLockPath(ofList: id), .readOnly) else { return nil }
+        defer { lock.closeQuietly() }
+        guard (try? lock.tryLock(shared: true)) == false,
+              let bytes = try? FileSystem.readFile(editJournalPath(ofList: id)) else { return nil }
+        let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
+        guard let first = bounds.first, first >= 0, bounds.count <= 2 else { return nil }
+        let end = bounds.count == 2 ? bounds[1] : first + 1
+        return end >= first ? first..<end : nil
+    }
+
+    /// Finishes or undoes what processes killed half-way left: the batches of adds (see "Add" in
+    /// Spool.swift) and the edits of lists. Idempotent and safe while other processes work; run by `add`,
+    /// `start`, the supervisor and `farm recover`.
+    @discardableResult
+    public func recover() throws(SpoolError) -> Recovery {
+        var report = try spool.recoverBatches()
+        report.editsFinished = try finishEdits()
+        return report
+    }
+
+    /// Finishes the edits killed before their end (see `finishEdit`) of every list whose edit lock is
+    /// free: a list being edited now is its editor's to finish. Returns how many it finished.
+    func finishEdits() throws(SpoolError) -> Int {
+        var finished = 0
+        for name in FileSystem.names(spool.lists) where name.hasSuffix(Self.editJournalSuffix) {
+            let id = String(name.dropLast(Self.editJournalSuffix.count))
+            guard ListID.isValid(id), let record = spool.list(id),
+                  let lock = try? FileDescriptor.open(editLockPath(ofList: id), .readOnly, options: [.create],
+                                                      permissions: 0o600) else { continue }
+            defer { lock.closeQuietly() }
+            guard (try? lock.tryLock()) == true else { continue }
+            try finishEdit(ofList: id, total: record.total)
+            finished += 1
+        }
+        return finished
+    }
+
+    /// Removes the job `job` from wherever it is (queued, claimed, finished) with its outputs, partial
+    /// bytes and sidecar. A claim taken away ends the owner's transfer: its next lease renewal finds the
+    /// name gone. Looks until the job is in no place twice over: a job moving between places while
+    /// they are read is found on the second look.
+    package func purge(_ job: JobName) throws(SpoolError) {
+        var misses = 0
+        var url: String?
+        while misses < 2 {
+            if let path = place(of: job) {
+                guard let trash = try spool.moveToRemoved(path, job: job) else {
+                    continue  // it moved on: look again
+                }
+                url = url ?? spool.jobURL(atPath: trash)
+                try? FileSystem.unlink(trash)
+                misses = 0
+            } else {
+                misses += 1
+            }
+        }
+        removeOutputs(of: job, url: url)
+        Dedup(spool).dropPartials(of: job, url: url)
+        spool.removeSidecar(job)
+    }
+
+    /// Deletes the outputs of `job`, whose URL is `url` when the caller knows it (the folder of its
+    /// list is read: removals are rare).
+    public func removeOutputs(of job: JobName, url: String? = nil) {
+        let directory = spool.outputDirectory(ofList: job.list)
+        for output in spool.outputsByIndex(ofList: job.list)[job.index] ?? [] {
+            try? Dedup(spool).removeOutput(directory + "/" + output, url: url)
+        }
+    }
+
+    /// Where the file of `job` is now, looked for in the order jobs move (queue, active/, done/, failed/);
+    /// nil when it is nowhere.
+    package func place(of job: JobName) -> String? {
+        for batch in FileSystem.names(spool.queue) where !batch.hasPrefix(".") {
+            for shard in FileSystem.names(spool.queue + "/" + batch) where !shard.hasPrefix(".") {
+                let path = spool.queue + "/" + batch + "/" + shard + "/" + job.raw
+                if FileSystem.exists(path) { return path }
+            }
+        }
+        let prefix = job.raw + "@"
+        if let name = FileSystem.names(spool.active).first(where: { $0.hasPrefix(prefix) }) { return spool.active + "/" + name }
+        for outcome in [Outcome.done, .failed] where FileSystem.exists(spool.finishedPath(job, outcome)) {
+            return spool.finishedPath(job, outcome)
+        }
+        return nil
+    }
+
+    /// Whether job number `job.index` is one of its list's resources now (false for one removed, or
+    /// added by an edit that did not commit).
+    public func isMember(_ job: JobName) -> Bool {
+        guard let record = spool.list(job.list) else { return false }
+        return order(ofList: job.list, total: record.total).index(of: job.index) != nil
+    }
+
+    /// The queue shard that puts a resource moved or added at `position` ahead of its list's other queued
+    /// resources: in the batch of handed-back jobs, which is claimed first, ahead of them too (shards sort
+    /// before `r`), lower positions first and, at one position, the latest edit first.
+    func priorityShard(_ position: Int) -> String {
+        let digits = String(position), age = String(UInt64(9_999_999_999_999_999) - UInt64(Clock.wall() * 1e6))
+        return spool.queue + "/" + Spool.returnedBatch + "/p" + String(repeating: "0", count: max(0, 10 - digits.count))
+            + digits + "-" + age
+    }
+
+    /// Moves the queued job `job` into the priority shard of `position`; a job not queued is left alone.
+    func prioritize(_ job: JobName, at position: Int) {
+        guard let path = place(of: job), path.hasPrefix(spool.queue + "/") else { return }
+        _ = try? spool.moveToQueue(path, job: job, shard: priorityShard(position))
+    }
+
+    /// Writes the new job file of `job` into `shard`: made beside its list (under its edit lock), synced,
+    /// then renamed in.
+    private func queueNew(_ job: JobName, _ record: JobRecord, in shard: String) throws(SpoolError) {
+        let staged = spool.lists + "/" + job.list + Self.stagedJobSuffix
+        do {
+            try FileSystem.createFile(staged, record.encoded(), sync: true)
+        } catch {
+            throw SpoolError(.io, "cannot write the job of a new resource", cause: error)
+        }
+        guard try spool.moveToQueue(staged, job: job, shard: shard) else {
+            throw SpoolError(.io, "the job of a new resource vanished from \(spool.tmp)")
+        }
+        try? FileSystem.syncDirectory(shard)
+    }
+}
+
+/// One edit in progress: the list's committed order and resource table, read under its edit lock.
+struct ListEditing {
+    let spool: Spool
+    let list: String
+    var order: ListOrder
+    /// Every resource the list ever had, by job number (a removed one's line stays).
+    var table: [JobRecord]
+
+    init(spool: Spool, list: String, total: Int) throws(SpoolError) {
+        self.spool = spool
+        self.list = list
+        order = Lists(spool).order(ofList: list, total: total)
+        table = try Lists(spool).editableTable(ofList: list)
+    }
+
+    /// The index of the resource whose id is `id`; nil when the list has none.
+    func index(ofID id: String) -> Int? {
+        order.numbers.firstIndex { $0 < table.count && table[$0].id == id }
+    }
+
+    /// Records, durably, the job number this edit adds or removes (see `Spool.finishEdit`).
+    func journal(_ number: Int) throws(SpoolError) {
+        try Lists(spool).journal(String(number), ofList: list)
+    }
+
+    /// Appends a resource's line to the table, durably.
+    mutating func appendToTable(_ record: JobRecord) throws(SpoolError) {
+        try Lists(spool).appendToTable(record.encoded(), ofList: list)
+        table.append(record)
+    }
+
+    /// Commits the edit: the new order replaces the old in one rename; the journal goes after it.
+    func commit() throws(SpoolError) {
+        do { try Lists(spool).writeOrder(order, ofList: list) } catch {
+            throw SpoolError(.io, "cannot write the new order of list \(list)", cause: error)
+        }
+        Failpoint.hit("edit.committed")
+    }
+}
+
+extension Lists {
+    /// Records, durably, the job numbers an edit of list `id` adds or removes: `N`, or `N-M` for N..<M
+    /// (see `finishEdit`).
+    func journal(_ numbers: String, ofList id: String) throws(SpoolError) {
+        do {
+            let fd = try FileDescriptor.open(editJournalPath(ofList: id), .writeOnly, options: [.create, .truncate],
+                                             permissions: 0o600)
+            defer { fd.closeQuietly() }
+            try fd.write(contentsOf: Array(numbers.utf8))
+            try fd.sync()
+        } catch {
+            throw SpoolError(.io, "cannot write the journal of an edit of list \(id)", cause: error)
+        }
+    }
+
+    /// Appends whole lines to the resource table of list `id`, durably (a line cut short by a writer
+    /// killed mid-append is cut off first); returns the table's size after them.
+    @discardableResult
+    func appendToTable(_ lines: [UInt8], ofList id: String) throws(SpoolError) -> Int {
+        do {
+            return try appendDurably(lines, to: spool.resourceTablePath(ofList: id), cuttingPartialLine: true)
+        } catch {
+            throw SpoolError(.io, "cannot add to the resource table of list \(id)", cause: error)
+        }
+    }
+
+    /// The resource table of list `id` for an edit: its lines as records, a last line cut short by a
+    /// writer killed mid-append truncated away first.
+    func editableTable(ofList id: String) throws(SpoolError) -> [JobRecord] {
+        let path = spool.resourceTablePath(ofList: id)
+        guard var bytes = try? FileSystem.readFile(path, limit: 1 << 34) else {
+            throw SpoolError(.refused, "list \(id) was added by an older farm that kept no table of its resources")
+        }
+        if let last = bytes.last, last != 0x0A {
+            let end = (bytes.lastIndex(of: 0x0A) ?? -1) + 1
+            do {
+                let fd = try FileDescriptor.open(path, .writeOnly)
+                defer { fd.closeQuietly() }
+                try fd.truncate(to: end)
+            } catch {
+                throw SpoolError(.io, "cannot repair the resource table of list \(id)", cause: error)
+            }
+            bytes.removeSubrange(end...)
+        }
+        var records: [JobRecord] = []
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
+            guard let record = JSON.decode(JobRecord.self, from: line) else {
+                throw SpoolError(.corrupt, "line \(records.count + 1) of the resource table of list \(id) does not parse")
+            }
+            records.append(record)
+        }
+        return records
+    }
+}

@@ -1,0 +1,67 @@
+import FarmDedup
+import FarmJSON
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+// A finished job sent back to the queue: by `farm reload` and `farm retry`, and after a reboot for a done
+// job whose outputs the disk did not keep (the other half of Durability.swift in FarmSpool).
+extension Lists {
+    /// After a reboot (the mark names another boot, or there is none): every job that reached done/
+    /// since the mark whose outputs did not survive goes back to the queue. Returns those jobs; none
+    /// and no work when the mark is this boot's. Another process checking at the same time (a second
+    /// watcher, briefly) leaves it to that one.
+    public func recheckAfterReboot() throws(SpoolError) -> [JobName] {
+        let mark = spool.syncMark()
+        if mark?.boot == Spool.boot { return [] }
+        let lock: FileDescriptor
+        do {
+            lock = try FileDescriptor.open(spool.controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600)
+        } catch {
+            throw SpoolError(.io, "cannot open \(spool.controlPath(.syncedLock))", cause: error)
+        }
+        defer { lock.closeQuietly() }
+        guard (try? lock.tryLock()) == true, spool.syncMark() == mark else { return [] }
+
+        var redone: [JobName] = []
+        for list in spool.finishedLists(since: mark?.time ?? 0) {
+            let directory = spool.finishedDirectory(list, .done)
+            var outputs: [Int: [String]]?
+            for name in (try? FileSystem.listDirectory(directory)) ?? [] {
+                guard let job = JobName(name), job.list == list,
+                      let st = try? FileSystem.lstat(directory + "/" + name),
+                      st.changeTime >= (mark?.time ?? 0) - Spool.clockSlack,
+                      let sidecar = spool.sidecar(job, finished: [.done]),
+                      !Spool.survived(sidecar)
+                else { continue }
+                if outputs == nil { outputs = spool.outputsByIndex(ofList: list) }
+                if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? []) {
+                    redone.append(job)
+                }
+            }
+        }
+        // Every job finished before this boot is now on disk or queued again.
+        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Clock.wall() - Clock.sinceBoot()))
+        return redone
+    }
+
+    /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
+    /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
+    /// marks it to be downloaded again even when its URL's result is stored (see "Once").
+    /// False when it was gone already.
+    package func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
+              fresh: Bool = false) throws(SpoolError) -> Bool {
+        let directory = spool.outputDirectory(ofList: job.list)
+        let url = spool.jobURL(atPath: path)
+        for output in outputs {
+            do { try Dedup(spool).removeOutput(directory + "/" + output, url: url) } catch {
+                throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
+            }
+        }
+        try? FileSystem.unlink(spool.sidecarPath(job))
+        if !keepOutcome { spool.forgetOutcome(atPath: path) }
+        Dedup(spool).dropPartials(of: job, url: url)
+        if fresh && !markFresh(path) { return false }
+        return try spool.returnToQueue(path, job: job)
+    }
+}

@@ -1,0 +1,32 @@
+import FarmJSON
+import FarmSystem
+
+// A job waiting out a back-off carries an outcome record with `retryAt` on its job file, set on its claim
+// before the wait; a job `farm retry` queued again carries its last one. The record moves with the file, so
+// whoever has the job next (the same worker, or another after a stop, a park or a reclaim) counts the
+// attempts so far and waits until then too. Nothing else reads a record on a job file outside done/ and
+// failed/.
+extension Spool {
+    /// How many times the job `claim` holds was tried before this claim, and when it may be tried
+    /// again: what the outcome record an earlier try or a `retry` left on its job file says, else none.
+    public func triesBefore(_ claim: Claim) -> EarlierTries {
+        guard !claim.isFresh, let bytes = outcomeRecord(atPath: activePath(claim.job, claim.owner)),
+              let outcome = JSON.decode(Sidecar.self, from: bytes) else { return EarlierTries() }
+        return EarlierTries(attempts: outcome.attempts, retryAt: outcome.retryAt)
+    }
+
+    /// Records on the job file of `claim` that `attempts` tries were made and the next must not start
+    /// before `retryAt` (wall time). Throws `.leaseLost` when the job was reclaimed meanwhile.
+    public func recordBackOff(_ claim: Claim, attempts: Int, retryAt: Double) throws(SpoolError) {
+        var record = Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(Clock.wall()))
+        record.retryAt = retryAt
+        _ = try recordOutcome(record, of: claim)
+    }
+}
+
+/// What the tries before a claim left on its job file.
+public struct EarlierTries: Sendable {
+    public var attempts = 0
+    /// Not before this wall time (a back-off), when set.
+    public var retryAt: Double?
+}

@@ -1,0 +1,160 @@
+import FarmJSON
+import FarmSystem
+import SystemPackage
+
+/// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
+/// supervisors. Replaced by rename, so a reader sees the old state or the new one. It is the whole
+/// spool's, but for the workers: each host runs its own number (HostControl.swift).
+public struct Desired: Equatable, Sendable {
+    public static let workerRange = 1...64
+
+    /// How many workers should run on a host that never set its own number: the last number set on
+    /// any host (an older farm's spool has only this one).
+    public var workers: Int = 4
+    /// Seconds a claim stays its owner's without renewal.
+    public var lease: Double = 10
+    /// The most one download may weigh, in bytes.
+    public var maxSize: Int = 1 << 30
+    /// False (`farm start --no-convert`, for users who want the files alone): download and complete,
+    /// no display image and no thumbnail.
+    public var convert: Bool = true
+    /// Bytes the spool's file system keeps free: below them no new transfer starts (`DiskRoom`). nil:
+    /// the default, 1 GiB or 5 % of the file system, whichever is smaller; 0: no limit.
+    public var minFree: Int?
+    /// Per-host limits across the farm; none by default.
+    public var hostLimits = HostLimits()
+    /// The CA certificates (PEM, absolute path) HTTPS servers are verified against; nil: the system's.
+    public var caFile: String?
+    /// `farm start --poll`: the watcher and the views poll the spool even where its file system does not
+    /// call for it (see FarmStatus's `Polling`).
+    public var poll = false
+
+    public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,
+                minFree: Int? = nil, hostLimits: HostLimits = HostLimits()) {
+        self.workers = workers
+        self.lease = lease
+        self.maxSize = maxSize
+        self.convert = convert
+        self.minFree = minFree
+        self.hostLimits = hostLimits
+    }
+}
+
+extension Desired: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        if let caFile { json.member("caFile", caFile) }
+        json.member("convert", convert)
+        json.member("lease", lease)
+        json.member("maxSize", maxSize)
+        // Left out when nil, as the other records do: a farm that never set it writes what it always wrote.
+        if let minFree { json.member("minFree", minFree) }
+        if let perHost = hostLimits.perHost { json.member("perHost", perHost) }
+        if poll { json.member("poll", poll) }
+        if let rate = hostLimits.ratePerHost { json.member("ratePerHost", rate) }
+        json.member("workers", workers)
+        json.endObject()
+    }
+}
+
+/// A member missing from an older desired.json keeps its default instead of voiding the rest.
+extension Desired: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        let defaults = Desired()
+        workers = try json.decodeIfPresent("workers") ?? defaults.workers
+        lease = try json.decodeIfPresent("lease") ?? defaults.lease
+        maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
+        convert = try json.decodeIfPresent("convert") ?? defaults.convert
+        hostLimits = HostLimits(perHost: try json.decodeIfPresent("perHost"),
+                                ratePerHost: try json.decodeIfPresent("ratePerHost"))
+        minFree = try json.decodeIfPresent("minFree")
+        caFile = try json.decodeIfPresent("caFile")
+        poll = try json.decodeIfPresent("poll") ?? defaults.poll
+    }
+}
+
+/// The files of control/, by name.
+public enum ControlFile: String, Sendable, CaseIterable {
+    /// The desired state (`Desired`).
+    case desired = "desired.json"
+    /// Present: every transfer is paused.
+    case paused
+    /// Present: the farm is being stopped; a dead supervisor is not replaced.
+    case stopping
+    /// Held (flock) by the one watcher that serves the spool; the others wait for it (standby).
+    case watcherLock = "watcher.lock"
+    /// Held (flock) by the one `farm add` staging now.
+    case addLock = "add.lock"
+    /// The last bulk sync of finished jobs (Durability.swift), and its lock.
+    case synced, syncedLock = "synced.lock"
+    /// Held (flock) by the one follower of paged lists (FarmPages).
+    case followerLock = "follower.lock"
+
+    /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
+    /// any other (such as the supervisor lock every process probes) only causes re-reads.
+    public var isShownInStatus: Bool { self == .desired || self == .paused }
+
+    /// Whether the status shows what the file of control/ named `name` says: one above, or a host's
+    /// desired workers.
+    public static func isShownInStatus(_ name: String) -> Bool {
+        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil)
+    }
+}
+
+extension Spool {
+    /// The path of control file `file`.
+    public func controlPath(_ file: ControlFile) -> String { control + "/" + file.rawValue }
+
+    var desiredPath: String { controlPath(.desired) }
+    var pausedPath: String { controlPath(.paused) }
+    var stoppingPath: String { controlPath(.stopping) }
+    /// Held (flock) by the `farm add` that stages now, so two adds of one list never both enqueue it.
+    public var addLock: String { controlPath(.addLock) }
+
+    /// The desired state, or the defaults when none was ever written (or it does not parse).
+    public func desired() -> Desired {
+        guard let bytes = try? FileSystem.readFile(desiredPath),
+              let desired = JSON.decode(Desired.self, from: bytes) else { return Desired() }
+        return desired
+    }
+
+    public func setDesired(_ desired: Desired) throws(SpoolError) {
+        try replace(desiredPath, with: JSON.encode(desired))
+    }
+
+    /// `control/paused` present means every transfer is paused.
+    public var isPaused: Bool { FileSystem.exists(pausedPath) }
+
+    public func setPaused(_ paused: Bool) throws(SpoolError) {
+        do { try Self.setFlag(pausedPath, paused) } catch {
+            throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
+        }
+    }
+
+    /// Set while `stop` (or `reset`) runs and until the next `start`: a dead supervisor is then not
+    /// replaced by the survivors.
+    public var isStopping: Bool { FileSystem.exists(stoppingPath) }
+
+    public func setStopping(_ stopping: Bool) throws(SpoolError) {
+        do { try Self.setFlag(stoppingPath, stopping) } catch {
+            throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
+        }
+    }
+
+    /// Creates the empty control file at `path`, or removes it: its presence is the state. Either is
+    /// done when it is so already.
+    private static func setFlag(_ path: String, _ present: Bool) throws(Errno) {
+        if present {
+            do { try FileSystem.createFile(path, []) } catch where error == .fileExists {}
+        } else {
+            do { try FileSystem.unlink(path) } catch where error == .noSuchFileOrDirectory {}
+        }
+    }
+
+    /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
+    package func replace(_ path: String, with bytes: [UInt8]) throws(SpoolError) {
+        do { try AtomicFile.write(bytes, to: path, stagingIn: tmp) } catch {
+            throw SpoolError(.io, "cannot write \(path)", cause: error)
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import FarmDedup
+import FarmFixtures
+import FarmFsck
+import FarmOrigin
+import FarmSpool
+import FarmTestSupport
+import FarmZip
+import Foundation
+import Glibc
+import Testing
+
+/// Download once (SPEC §7): within a spool a URL is transferred at most once while its result is
+/// valid, equal bytes are stored once, and `--fresh` and `reload` download again. Real farms, a real
+/// origin on 127.0.0.1, bytes checked on disk, counted by what the origin served.
+@Suite(.serialized) struct DownloadOnceTests {
+    /// A small PNG whose bytes differ for every `n` (and `salt`).
+    private static func picture(_ n: Int, salt: Int = 0) -> [UInt8] {
+        StoredPNG.make(width: 4, height: 2) { y in
+            [UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(truncatingIfNeeded: salt)]
+                + (0..<9).map { UInt8(truncatingIfNeeded: n &* 7 &+ $0 &* 13 &+ y) }
+        }
+    }
+
+    /// Writes `urls` as the JSON list `<name>.json` and adds it (with `extra` arguments).
+    private func add(_ farm: RunningFarm, _ name: String, _ urls: [String], _ extra: [String] = []) throws {
+        let manifest = farm.dir.appending(name + ".json")
+        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest] + extra)
+    }
+
+    private func resources(_ farm: RunningFarm, _ list: String) throws -> [[String: Any]] {
+        let output = try farm.must(["status", list, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return try #require(document["resources"] as? [[String: Any]])
+    }
+
+    private func inode(_ path: String) -> UInt64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
+    }
+
+    /// The entries of blobs/ that are blobs (not their URL lists), and of urls/ that are records.
+    private func stored(_ farm: RunningFarm) -> (blobs: [String], records: [String]) {
+        let blobs = ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []).filter { !$0.contains(".") }
+        let records = ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.urls)) ?? []).filter { !$0.contains(".") }
+        return (blobs, records)
+    }
+
+    private func expectClean(_ farm: RunningFarm) throws {
+        let report = try SpoolCheck(farm.spool).run()
+        #expect(report.isClean, "fsck: \(report.findings)")
+    }
+
+    /// Every output of `list` is there and holds the bytes its URL's path serves.
+    private func expectOutputs(_ farm: RunningFarm, _ list: String, _ bodies: [String: [UInt8]]) throws -> Int {
+        var shared = 0
+        for row in try resources(farm, list) {
+            let url = try #require(row["url"] as? String)
+            let path = String(url.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
+            let file = try #require(row["file"] as? String, "\(row)")
+            #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bodies[path], "\(file)")
+            if row["shared"] as? Bool == true { shared += 1 }
+        }
+        return shared
+    }
+
+    /// The measurement of issue 22: a zip of 2 lists × 2,000 resources, every URL in both lists,
+    /// 6 workers: all done with the origin's bytes, and each URL served exactly once.
+    @Test func aManifestWhoseEveryURLIsInTwoListsIsServedOncePerURL() throws {
+        let farm = try RunningFarm()
+        let count = 2_000
+        var bodies: [String: [UInt8]] = [:]
+        var urls: [String] = []
+        for n in 0..<count {
+            let path = "/pic/\(n).png"
+            bodies[path] = Self.picture(n)
+            farm.origin.serve(path: path, bytes: bodies[path]!, contentType: "image/png")
+            urls.append(farm.origin.url(for: path))
+        }
+        let manifest = farm.dir.appending("Twice.zip")
+        try ZipWriter.write(path: manifest, entries: [
+            ("lists/First.json", try Array(JSONSerialization.data(withJSONObject: urls))),
+            ("lists/Second.json", try Array(JSONSerialization.data(withJSONObject: Array(urls.reversed())))),
+        ])
+        try farm.must(["add", manifest])
+        let started = Date()
+        try farm.start(workers: 6)
+        #expect(farm.waitUntilAllDone(2 * count, timeout: 600))
+        let seconds = Date().timeIntervalSince(started)
+        let served = Dictionary(grouping: farm.origin.requests, by: \.path).mapValues(\.count)
+        #expect(served.count == count)
+        #expect(served.values.allSatisfy { $0 == 1 }, "\(served.filter { $0.value != 1 }.prefix(5))")
+        let shared = try expectOutputs(farm, "First", bodies) + expectOutputs(farm, "Second", bodies)
+        #expect(shared == count)
+        print("download once: \(2 * count) resources of \(count) URLs in \(String(format: "%.1f", seconds)) s, "
+              + "\(farm.origin.requests.count) requests, \(farm.origin.bytesServed) body bytes served, "
+              + "\(shared) shared, \(stored(farm).blobs.count) blobs")
+        try expectClean(farm)
+    }
+
+    /// One URL twice in a list and added again later: one transfer. Two URLs with equal bytes: one
+    /// blob, and their outputs are one inode.
+    @Test func aURLTwiceOrAddedAgainIsNotTransferredAgainAndEqualBytesAreStoredOnce() throws {
+        let farm = try RunningFarm()
+        let twin = Self.picture(7, salt: 1)
+        let bodies = ["/a.png": Self.picture(1), "/b.png": twin, "/c.png": twin]
+        for (path, body) in bodies { farm.origin.serve(path: path, bytes: body, contentType: "image/png") }
+        let (a, b, c) = (farm.origin.url(for: "/a.png"), farm.origin.url(for: "/b.png"), farm.origin.url(for: "/c.png"))
+        try add(farm, "Dup", [a, a, b, c])
+        try farm.start(workers: 2)
+        #expect(farm.waitUntilAllDone(4))
+        #expect(farm.origin.requests(for: "/a.png").count == 1)
+        #expect(farm.origin.requests(for: "/b.png").count == 1)
+        #expect(farm.origin.requests(for: "/c.png").count == 1)
+        let rows = try resources(farm, "Dup")
+        let files = rows.compactMap { $0["file"] as? String }
+        #expect(files.count == 4)
+        #expect(inode(files[2]) != nil && inode(files[2]) == inode(files[3]), "equal bytes, one inode")
+        #expect(inode(files[0]) == inode(files[1]))
+        #expect(stored(farm).blobs.count == 2, "\(stored(farm))")
+        #expect(rows.filter { $0["shared"] as? Bool == true }.count == 1)
+        _ = try expectOutputs(farm, "Dup", bodies)
+
+        try add(farm, "Again", [c, a])
+        #expect(farm.waitUntilAllDone(6))
+        #expect(farm.origin.requests.count == 3, "\(farm.origin.requests)")
+        #expect(try resources(farm, "Again").allSatisfy { $0["shared"] as? Bool == true })
+        _ = try expectOutputs(farm, "Again", bodies)
+        try expectClean(farm)
+    }
+
+    /// The worker transferring a URL others wait for is killed half-way: the transfer resumes once, by
+    /// range from where it was, and every job of the URL ends done.
+    @Test func aSharedDownloadKilledHalfWayResumesOnceForAllWhoWait() throws {
+        let farm = try RunningFarm()
+        let size = 600_000
+        let body = StoredPNG.make(width: 16, height: 16, padTo: size) { y in (0..<48).map { UInt8(truncatingIfNeeded: $0 &+ y) } }
+        farm.origin.serve(path: "/slow.png", bytes: body, contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: 150_000), at: "/slow.png")
+        let url = farm.origin.url(for: "/slow.png")
+        try add(farm, "Wait", [url, url, url])
+        try add(farm, "Also", [url])
+        try farm.start(workers: 3)
+        // The holder is the claim the URL's partial download names, once it has a third of the bytes on disk.
+        var holder: ActiveName?
+        #expect(poll(timeout: 30, every: 0.05) {
+            holder = URLPartial.holder(farm.spool, url: url)
+            guard holder != nil else { return false }
+            let bytes = try? FileManager.default.attributesOfItem(atPath: Dedup(farm.spool).partialPath(url: url))[.size] as? Int
+            return (bytes ?? 0) >= size / 3
+        })
+        let victim = try #require(holder)
+        kill(victim.owner.pid, SIGKILL)
+        #expect(farm.waitUntilAllDone(4, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let requests = farm.origin.requests(for: "/slow.png")
+        print("shared download killed half-way: \(requests.map(\.description))")
+        #expect(requests.count == 2, "one full request, then one resumed: \(requests)")
+        if requests.count == 2 {
+            #expect(requests[0].range == nil && !requests[0].complete)
+            let start = try #require(requests[1].rangeStart)
+            #expect(start >= size / 3 && start <= requests[0].bodyBytes, "resumed from the byte reached: \(start)")
+            #expect(requests[1].status == 206 && requests[1].bodyBytes == size - start)
+        }
+        _ = try expectOutputs(farm, "Wait", ["/slow.png": body])
+        _ = try expectOutputs(farm, "Also", ["/slow.png": body])
+        try expectClean(farm)
+    }
+
+    /// fsck finds what no output uses (a blob whose only name is blobs/, a record whose blob is gone, an
+    /// unheld lock with nothing to resume) and `--repair` removes it; a blob with an output is left alone.
+    @Test func fsckFindsAndRepairsStoredResultsNoOutputUses() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let used = String(repeating: "a", count: 64), unused = String(repeating: "b", count: 64)
+        FileManager.default.createFile(atPath: Dedup(spool).blobPath(used), contents: Data([1, 2, 3]))
+        try FileManager.default.createDirectory(atPath: spool.files, withIntermediateDirectories: true)
+        #expect(link(Dedup(spool).blobPath(used), spool.files + "/kept") == 0)
+        FileManager.default.createFile(atPath: Dedup(spool).blobPath(unused), contents: Data([4]))
+        let gone = #"{"blob":"\#(String(repeating: "c", count: 64))","size":1,"url":"http://x/y"}"#
+        FileManager.default.createFile(atPath: spool.urls + "/" + Dedup.urlKey("http://x/y"), contents: Data(gone.utf8))
+        FileManager.default.createFile(atPath: Dedup(spool).urlLockPath(key: Dedup.urlKey("http://x/z")), contents: Data())
+        Thread.sleep(forTimeInterval: 2.1)  // an unheld lock file counts only once it is older than a moment
+        let found = try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.map(\.path).sorted()
+        #expect(found == ["blobs/" + unused, "urls/" + Dedup.urlKey("http://x/y"),
+                          "urls/" + Dedup.urlKey("http://x/z") + ".lock"].sorted(), "\(found)")
+        _ = try SpoolCheck(spool).run(repair: true)
+        let report = try SpoolCheck(spool).run()
+        #expect(report.findings.filter { $0.kind == .blob }.isEmpty, "\(report.findings)")
+        #expect(FileManager.default.fileExists(atPath: Dedup(spool).blobPath(used)))
+    }
+
+    /// The URL list an older farm kept beside a blob (`blobs/<sha256>.urls`) is reported, not foreign, and
+    /// `--repair` deletes it, leaving its blob to its outputs.
+    @Test func fsckDeletesTheURLListsOfAnOlderFarm() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let blob = String(repeating: "d", count: 64)
+        FileManager.default.createFile(atPath: Dedup(spool).blobPath(blob), contents: Data([5]))
+        try FileManager.default.createDirectory(atPath: spool.files, withIntermediateDirectories: true)
+        #expect(link(Dedup(spool).blobPath(blob), spool.files + "/kept") == 0)
+        FileManager.default.createFile(atPath: Dedup(spool).blobPath(blob) + ".urls", contents: Data((Dedup.urlKey("http://x/y") + "\n").utf8))
+        let found = try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.map(\.path)
+        #expect(found == ["blobs/" + blob + ".urls"], "\(found)")
+        _ = try SpoolCheck(spool).run(repair: true)
+        #expect(try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: Dedup(spool).blobPath(blob) + ".urls"))
+        #expect(FileManager.default.fileExists(atPath: Dedup(spool).blobPath(blob)))
+    }
+
+    /// `farm add --fresh` and `farm reload` transfer again; removing the last user of a blob leaves no
+    /// blob and no URL record.
+    @Test func freshAndReloadTransferAgainAndRemovingTheLastUserLeavesNothing() throws {
+        let farm = try RunningFarm()
+        let body = Self.picture(3)
+        farm.origin.serve(path: "/u.png", bytes: body, contentType: "image/png")
+        let url = farm.origin.url(for: "/u.png")
+        try add(farm, "One", [url])
+        try farm.start(workers: 2)
+        #expect(farm.waitUntilAllDone(1))
+        #expect(farm.origin.requests(for: "/u.png").count == 1)
+
+        try add(farm, "Two", [url], ["--fresh"])
+        #expect(farm.waitUntilAllDone(2))
+        #expect(farm.origin.requests(for: "/u.png").count == 2, "--fresh transfers again")
+        #expect(try resources(farm, "Two").first?["shared"] == nil)
+
+        try farm.must(["reload", "One"])
+        #expect(farm.waitUntilAllDone(2))
+        #expect(farm.origin.requests(for: "/u.png").count == 3, "reload transfers again")
+        let one = try resources(farm, "One"), two = try resources(farm, "Two")
+        #expect(one.first?["shared"] == nil)
+        _ = try expectOutputs(farm, "One", ["/u.png": body])
+        _ = try expectOutputs(farm, "Two", ["/u.png": body])
+        #expect(stored(farm).blobs.count == 1)
+        #expect(stored(farm).records.count == 1)
+        try expectClean(farm)
+
+        // An add that is not fresh is served from the blob.
+        try add(farm, "Three", [url])
+        #expect(farm.waitUntilAllDone(3))
+        #expect(farm.origin.requests(for: "/u.png").count == 3)
+        let three = try resources(farm, "Three")
+        #expect(three.first?["shared"] as? Bool == true)
+
+        for (list, rows) in [("One", one), ("Two", two), ("Three", three)] {
+            let id = try #require(rows.first?["id"] as? String)
+            try farm.must(["item", "rm", list, id])
+        }
+        #expect(stored(farm).blobs.isEmpty && stored(farm).records.isEmpty, "\(stored(farm))")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []).isEmpty)
+        try expectClean(farm)
+    }
+}
