@@ -46,8 +46,6 @@ let package = Package(
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
         .systemLibrary(name: "CMinizip", pkgConfig: "minizip", providers: [.apt(["libminizip-dev"])]),
-        // libinotifytools0-dev ships no .pc file: the module map links it by name.
-        .systemLibrary(name: "CInotifyTools", providers: [.apt(["libinotifytools0-dev"])]),
         // ncurses (wide): the terminal for `farm top`; it draws only what changed and restores the terminal.
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
@@ -143,7 +141,18 @@ let package = Package(
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
-            "FarmSpool", "FarmLists", "FarmSystem", "FarmManifest", "FarmJSON", "CInotifyTools",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmManifest", "FarmJSON",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
+        // the spool and the others standing by.
+        .target(name: "FarmWatcher", dependencies: [
+            "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
+        .target(name: "FarmFollower", dependencies: [
+            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
@@ -208,6 +217,8 @@ let package = Package(
             "FarmServe",
             "FarmMetrics",
             "FarmPages",
+            "FarmFollower",
+            "FarmWatcher",
             "FarmSync",
             "FarmTransfer",
             "FarmSystem",
@@ -235,6 +246,7 @@ let package = Package(
             "FarmSpool", "FarmLists",
             "FarmControl",
             "FarmPages",
+            "FarmFollower",
             "FarmTop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Sources/Tools/FarmProbe"),
@@ -294,7 +306,7 @@ let package = Package(
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
-            "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",

@@ -5,17 +5,24 @@ import SystemPackage
 
 /// Fetches a page of a paged source, or a list's cover, into memory over the follower's one curl
 /// handle. Owned by the follower's thread.
-struct PageFetch {
+public struct PageFetch {
     let spool: Spool
     let handle: EasyHandle
     var caFile: String?
     /// Says whether to stop now (a stop signal): the transfer is then aborted.
-    let stopping: () -> Bool
+    package let stopping: () -> Bool
+
+    public init(spool: Spool, handle: EasyHandle, caFile: String?, stopping: @escaping () -> Bool) {
+        self.spool = spool
+        self.handle = handle
+        self.caFile = caFile
+        self.stopping = stopping
+    }
 
     /// The body of `url`, at most `maxSize` bytes; throws the transfer's error (`.aborted` when told to
     /// stop). It goes through a file of tmp/ unlinked as soon as it is made: a follower killed half-way
     /// leaves nothing behind.
-    func body(_ url: String, maxSize: Int) throws(TransferError) -> [UInt8] {
+    public func body(_ url: String, maxSize: Int) throws(TransferError) -> [UInt8] {
         let path = spool.scratchPath("page")
         let fd: FileDescriptor
         do {

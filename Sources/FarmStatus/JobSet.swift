@@ -4,17 +4,19 @@
 /// fresh scan may already have seen (a watch is added before its directory is read), and adding a
 /// job twice or removing one that is not there changes nothing. A bitmap for the usual indexes, so
 /// a million jobs cost 128 KB; a plain set for absurd ones, so a foreign name cannot blow it up.
-struct JobSet: Equatable, Sendable {
+package struct JobSet: Equatable, Sendable {
+    package init() {}
+
     /// Indexes below this live in the bitmap (8 MB at most).
     private static let bitmapLimit = 1 << 26
 
     private var words: [UInt64] = []
     private var outliers: Set<Int> = []
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// Adds `index`; true when it was not there.
     @discardableResult
-    mutating func insert(_ index: Int) -> Bool {
+    package mutating func insert(_ index: Int) -> Bool {
         guard index >= 0 else { return false }
         if index >= Self.bitmapLimit {
             guard outliers.insert(index).inserted else { return false }
@@ -31,7 +33,7 @@ struct JobSet: Equatable, Sendable {
 
     /// Removes `index`; true when it was there.
     @discardableResult
-    mutating func remove(_ index: Int) -> Bool {
+    package mutating func remove(_ index: Int) -> Bool {
         guard index >= 0 else { return false }
         if index >= Self.bitmapLimit {
             guard outliers.remove(index) != nil else { return false }
@@ -47,7 +49,7 @@ struct JobSet: Equatable, Sendable {
 
     /// The indexes in `self` and not in `other` (to the first closure) and the other way round (to the
     /// second), a 64-index word at a time: O(size) with no work for words that agree.
-    func compare(with other: JobSet, onlyHere: (Int) -> Void, onlyThere: (Int) -> Void) {
+    package func compare(with other: JobSet, onlyHere: (Int) -> Void, onlyThere: (Int) -> Void) {
         for word in 0..<max(words.count, other.words.count) {
             let here = word < words.count ? words[word] : 0, there = word < other.words.count ? other.words[word] : 0
             var differ = here ^ there
@@ -62,7 +64,7 @@ struct JobSet: Equatable, Sendable {
         for index in other.outliers where !outliers.contains(index) { onlyThere(index) }
     }
 
-    func contains(_ index: Int) -> Bool {
+    package func contains(_ index: Int) -> Bool {
         guard index >= 0 else { return false }
         if index >= Self.bitmapLimit { return outliers.contains(index) }
         let word = index >> 6
@@ -71,8 +73,10 @@ struct JobSet: Equatable, Sendable {
 }
 
 /// Where the jobs of one list are, apart from the queue (queued = total − the rest).
-struct ListJobs: Equatable, Sendable {
-    var active = JobSet()
-    var done = JobSet()
-    var failed = JobSet()
+package struct ListJobs: Equatable, Sendable {
+    package init() {}
+
+    package var active = JobSet()
+    package var done = JobSet()
+    package var failed = JobSet()
 }

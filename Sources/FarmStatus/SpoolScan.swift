@@ -28,7 +28,7 @@ public enum StatusScan {
     }
 
     /// The last state of the page log of each paged list of `records`.
-    static func pageStates(_ spool: Spool, _ records: [String: ListRecord]) -> [String: PageState] {
+    package static func pageStates(_ spool: Spool, _ records: [String: ListRecord]) -> [String: PageState] {
         var states: [String: PageState] = [:]
         for (id, record) in records where record.paged != nil {
             states[id] = Lists(spool).pageState(ofList: id)
@@ -38,7 +38,7 @@ public enum StatusScan {
 
     /// The published lists by id. A record that does not parse is left out (it is being replaced,
     /// or it is foreign; the spool's writers deal with it).
-    static func listRecords(_ spool: Spool) -> [String: ListRecord] {
+    package static func listRecords(_ spool: Spool) -> [String: ListRecord] {
         var records: [String: ListRecord] = [:]
         for id in spool.listIDs() {
             if let record = spool.list(id) { records[id] = record }
@@ -47,7 +47,7 @@ public enum StatusScan {
     }
 
     /// The claimed jobs, by list id.
-    static func activeJobs(_ spool: Spool) -> [String: JobSet] {
+    package static func activeJobs(_ spool: Spool) -> [String: JobSet] {
         var sets: [String: JobSet] = [:]
         for name in FileSystem.names(spool.active) {
             guard let job = ActiveName(name)?.job else { continue }
@@ -58,7 +58,7 @@ public enum StatusScan {
 
     /// The jobs of `list` that ended with `outcome` (in done/<list> or failed/<list>); empty when there is
     /// no such folder.
-    static func jobSet(_ spool: Spool, _ list: String, _ outcome: Outcome) -> JobSet {
+    package static func jobSet(_ spool: Spool, _ list: String, _ outcome: Outcome) -> JobSet {
         var set = JobSet()
         for name in FileSystem.names(spool.finishedDirectory(list, outcome)) {
             if let job = JobName(name), job.list == list { set.insert(job.index) }
@@ -74,7 +74,7 @@ public enum StatusScan {
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
     /// the workers judge by (they pause themselves when it is short).
-    static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
+    package static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
                          workers: Workers, paused: Bool, disk: DiskRoom?, updated: String) -> StatusDocument {
         let lists = records.map { id, record in
             let jobs = jobs[id] ?? ListJobs()

@@ -20,16 +20,14 @@ public struct SpoolChanges: Equatable, Sendable {
     public var isEmpty: Bool { !status && !control && jobs.isEmpty && !overflow }
 }
 
-/// An inotify instance of one live view (`farm top`, `farm serve`) on status/, progress/, control/
+/// The change feed of one live view (`farm top`, `farm serve`) on status/, progress/, control/
 /// and every done/<list>/ and failed/<list>/: the reason to look again, so no view polls the spool
-/// in a loop. FarmSystem's raw `Inotify` rather than libinotifytools (the watcher's), which allows one
-/// instance per process (a demo's `top` shares its process with other code) and would have to be
-/// drained through select(2).
+/// in a loop.
 ///
 /// The directories can vanish under it (`farm reset` deletes and recreates them): a lost watch is
 /// added again at the next `drain` once the directory is back. Where inotify cannot see other hosts'
-/// changes (`Polling`), the same events come from looks at the spool (`PollWatch`), and `wait` returns
-/// at the next look. Owned by one thread.
+/// changes (`Polling`), the same events come from looks at the spool (see `ChangeFeed`), and `wait`
+/// returns at the next look. Owned by one thread.
 public final class SpoolWatch {
     private enum Directory: Hashable {
         case status, progress, control, doneRoot, failedRoot
@@ -41,12 +39,9 @@ public final class SpoolWatch {
         | UInt32(IN_MOVE_SELF)
 
     /// inotify, or the looks that stand for it.
-    private enum Source {
-        case inotify(Inotify)
-        case poll(PollWatch)
-    }
-
-    private let source: Source
+    private let feed: any ChangeFeed
+    /// Events `wait` read and `drain` has not handed on yet.
+    private var pending: [InotifyEvent] = []
     private let spool: Spool
     private var watches: [Int32: Directory] = [:]
     /// The directories watched for good (the lists' come and go), and how many of them are.
@@ -56,12 +51,8 @@ public final class SpoolWatch {
     /// With `poll`, by looks at the spool (see `Polling.isNeeded`). Nil when inotify cannot be had (out
     /// of instances): the caller falls back to a timer.
     public init?(spool: Spool, poll: Bool = false) {
-        if poll {
-            source = .poll(PollWatch())
-        } else {
-            guard let inotify = Inotify() else { return nil }
-            source = .inotify(inotify)
-        }
+        guard let feed = changeFeed(poll: poll) else { return nil }
+        self.feed = feed
         self.spool = spool
         addMissingWatches()
     }
@@ -70,22 +61,17 @@ public final class SpoolWatch {
     /// A signal (a resize, ^C) ends the wait early. False when `input` is gone (the terminal hung up).
     @discardableResult
     public func wait(timeout: Double, input: FileDescriptor? = nil) -> Bool {
-        switch source {
-        case .inotify(let inotify):
-            return Readiness.wait([inotify.descriptor] + (input.map { [$0] } ?? []), timeout: timeout)
-        case .poll(let poll):
-            return Readiness.wait(input.map { [$0] } ?? [], timeout: min(timeout, poll.untilNextLook))
-        }
+        guard pending.isEmpty else { return true }
+        var hungUp = false
+        pending = feed.next(timeout: timeout, input: input, hungUp: &hungUp)
+        return !hungUp
     }
 
     /// Every change queued so far (polling: seen at a look that was due), without waiting.
     public func drain() -> SpoolChanges {
         var changes = SpoolChanges()
-        let events: [InotifyEvent]
-        switch source {
-        case .inotify(let inotify): events = inotify.drain()
-        case .poll(let poll): events = poll.next(timeout: 0)
-        }
+        let events = pending + feed.next(timeout: 0)
+        pending = []
         for event in events { apply(event, to: &changes) }
         if fixedWatches < Self.fixed.count { addMissingWatches() }
         return changes
@@ -156,16 +142,8 @@ public final class SpoolWatch {
     }
 
     private func watch(_ path: String, events: UInt32, new: Bool = false) throws(Errno) -> Int32 {
-        switch source {
-        case .inotify(let inotify): return try inotify.watch(path, events: events)
-        case .poll(let poll): return try poll.watch(path, events: events, new: new)
-        }
+        try feed.watch(path, events: events, new: new)
     }
 
-    private func removeWatch(_ wd: Int32) {
-        switch source {
-        case .inotify(let inotify): inotify.removeWatch(wd)
-        case .poll(let poll): poll.removeWatch(wd)
-        }
-    }
+    private func removeWatch(_ wd: Int32) { feed.removeWatch(wd) }
 }

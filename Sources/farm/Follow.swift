@@ -1,8 +1,7 @@
 import ArgumentParser
-import FarmPages
+import FarmFollower
 import FarmSpool
 import FarmSupervisor
-import FarmSystem
 
 /// `farm follow`: the follower process. The supervisor starts it while some paged list has pages to
 /// follow (SPEC §7); it fetches them, adds their items to their lists, and exits once none is left.
@@ -21,14 +20,9 @@ struct Follow: ParsableCommand {
     }
 
     static func follow(_ spool: Spool, _ options: FollowerOptions, supervised: Bool) throws {
-        StopSignal.install()
-        // Runs last, after the registration has ended: see `handOver`.
-        defer { if supervised { SupervisorGuard.handOver(spool) } }
-        let registration = try spool.register(.follower)
-        defer { registration.end() }
-        // Started by a supervisor: replace it if it dies (SPEC §2).
-        if supervised { SupervisorGuard.start(spool) }
-        _ = try Follower(spool: spool, options: options).run()
+        try RoleLife.run(spool, as: .follower, supervised: supervised) { _ in
+            _ = try Follower(spool: spool, options: options).run()
+        }
     }
 
     /// `farm follow --supervised` in a copy of the supervisor (`SupervisedRoles`).

@@ -3,6 +3,7 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import Foundation
+import Glibc
 
 /// `farm wait [--timeout S]`: blocks until every list is Finished. Exit 0 when nothing failed, 1 when
 /// something failed, 3 on time-out; the reason for 1 and 3 is one line on stderr.
@@ -21,11 +22,11 @@ struct Wait: ParsableCommand {
     /// How often the summary is read when the watcher's does not change: covers a spool with no
     /// watcher (the summary is then a scan). A new summary is read at once.
     private static let interval = 0.15
-    /// How often the summary file is looked at (one stat) for a new version: every 10 ms, and every
-    /// millisecond once `endgame` jobs or fewer are left, so the summary that ends the wait is seen
-    /// at once. Not inotify: closing an inotify instance waits for the kernel's SRCU grace period,
-    /// 10-20 ms on a busy machine, and `farm wait` would spend that at exit, after the farm had
-    /// finished. A stat costs about 2 µs: 100 a second are 0.02% of a core.
+    /// How often status/ is looked at (one stat) for a new summary: every 10 ms, and every millisecond
+    /// once `endgame` jobs or fewer are left, so the summary that ends the wait is seen at once. Through
+    /// the polling change feed even where inotify works: closing an inotify instance waits for the
+    /// kernel's SRCU grace period, 10-20 ms on a busy machine, and `farm wait` would spend that at exit,
+    /// after the farm had finished. A stat costs about 2 µs: 100 a second are 0.02% of a core.
     private static let look = 0.01
     private static let endgameLook = 0.001
     private static let endgame = 16
@@ -66,8 +67,7 @@ struct Wait: ParsableCommand {
             }
             let left = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
             let look = polled ? Self.networkLook : left <= Self.endgame ? Self.endgameLook : Self.look
-            pause(SummaryFile.path(spool), every: look,
-                  until: min(Date().addingTimeInterval(Self.interval), deadline ?? .distantFuture))
+            pause(spool, every: look, until: min(Date().addingTimeInterval(Self.interval), deadline ?? .distantFuture))
         }
     }
 
@@ -78,14 +78,18 @@ struct Wait: ParsableCommand {
     }
 
     /// Until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
-    private func pause(_ summary: String, every look: Double, until: Date) {
-        let before = FileSystem.version(summary)
+    private func pause(_ spool: Spool, every look: Double, until: Date) {
+        let feed = PollWatch(interval: look)
+        guard (try? feed.watch(spool.status, events: UInt32(IN_MOVED_TO | IN_CREATE))) != nil else {
+            Thread.sleep(forTimeInterval: max(0, min(look, until.timeIntervalSinceNow)))
+            return
+        }
         while until.timeIntervalSinceNow > 0 {
-            Thread.sleep(forTimeInterval: min(look, until.timeIntervalSinceNow))
-            if FileSystem.version(summary) != before { return }
+            if feed.next(timeout: until.timeIntervalSinceNow).contains(where: { $0.name == Spool.summaryFileName }) {
+                return
+            }
         }
     }
-
 
     private func fail(_ reason: String, code: Int32) -> Never {
         FileHandle.standardError.write(Data(("farm wait: " + reason + "\n").utf8))

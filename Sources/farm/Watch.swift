@@ -1,14 +1,10 @@
 import ArgumentParser
 import FarmSpool
-import FarmStatus
 import FarmSupervisor
-import FarmSystem
-import Foundation
+import FarmWatcher
 
-/// `farm watch`: the watcher process. Each host's supervisor starts one; one of them serves the whole
-/// spool (it holds `control/watcher.lock`), following it through inotify, or by polling where inotify
-/// cannot see other hosts (`Polling`), and keeping status/summary.json current until SIGTERM, while the
-/// others wait as its standby and one takes over when it dies. `ps` shows it as `farm watch`.
+/// `farm watch`: the watcher process (FarmWatcher's `WatcherRole`), which keeps status/summary.json current
+/// until SIGTERM. `ps` shows it as `farm watch`.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -26,41 +22,10 @@ struct Watch: ParsableCommand {
     }
 
     static func watch(_ spool: Spool, supervised: Bool, poll: Bool = false) throws {
-        StopSignal.install()
-        // Runs last, after the registration has ended: see `handOver`.
-        defer { if supervised { SupervisorGuard.handOver(spool) } }
-        let registration = try spool.register(.watcher)
-        defer { registration.end() }
-        // Started by a supervisor: replace it if it dies (SPEC §2).
-        if supervised { SupervisorGuard.start(spool) }
-        guard let serving = try waitToServe(spool, as: registration) else { return }
-        defer { serving.release() }
-        FinishedSync.start(spool)
-        var options = Watcher.Options()
-        if let reason = Polling.reason(spool, forced: poll) {
-            options.poll = true
-            spool.log("watcher: polling the spool every \(Polling.interval) s (\(reason))")
+        try RoleLife.run(spool, as: .watcher, supervised: supervised) { life in
+            try WatcherRole.run(spool, as: life.registration, poll: poll)
         }
-        try Watcher(spool: spool, options: options).run { StopSignal.received }
     }
-
-    /// Waits as standby while another watcher (another host's) serves the spool, trying its lock every
-    /// `standbyTry` seconds; nil when told to stop meanwhile, or the spool went away.
-    private static func waitToServe(_ spool: Spool, as registration: Registration) throws -> ServingLock? {
-        var waited = false
-        while !StopSignal.received && !spool.isGone {
-            if let lock = try spool.takeWatcherLock(for: registration) {
-                if waited { spool.log("watcher: the serving watcher is gone; serving the spool") }
-                return lock
-            }
-            if !waited { spool.log("watcher: another watcher serves the spool; standing by") }
-            waited = true
-            Thread.sleep(forTimeInterval: standbyTry)
-        }
-        return nil
-    }
-
-    static let standbyTry = 0.25
 
     /// `farm watch --supervised` in a copy of the supervisor (`SupervisedRoles`).
     static func supervised(_ spool: Spool) -> Int32 {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FarmMetrics
 import FarmSpool
 import FarmSupervisor
 import FarmTransfer
@@ -54,17 +53,9 @@ struct Work: ParsableCommand {
 
     /// One worker's life, from registration to exit.
     static func work(_ spool: Spool, _ settings: WorkerOptions, supervised: Bool) throws {
-        // Runs last, after the registration has ended: see `handOver`.
-        defer { if supervised { SupervisorGuard.handOver(spool) } }
-        let registration = try spool.register(.worker)
-        defer { registration.end() }
-        // Its counters, written while it is registered only (see FarmMetrics/MetricFiles.swift).
-        let metrics = MetricsRecorder(spool: spool, registration: registration)
-        defer { metrics.finish() }
-        metrics.flushEverySecond()
-        // Started by a supervisor: replace it if it dies (SPEC §2). A hand-run worker has none to replace.
-        if supervised { SupervisorGuard.start(spool) }
-        try Worker(spool: spool, options: settings, metrics: metrics.factory).run()
+        try RoleLife.run(spool, as: .worker, supervised: supervised, metrics: true) { life in
+            try Worker(spool: spool, options: settings, metrics: life.metrics).run()
+        }
     }
 
     /// `farm work --supervised` in a copy of the supervisor (`SupervisedRoles`).

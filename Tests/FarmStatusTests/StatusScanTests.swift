@@ -2,6 +2,7 @@ import FarmJSON
 import FarmLists
 import FarmSpool
 @testable import FarmStatus
+@testable import FarmWatcher
 import FarmTestSupport
 import Foundation
 import Testing

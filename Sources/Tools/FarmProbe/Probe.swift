@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmControl
 import FarmLists
+import FarmFollower
 import FarmPages
 import FarmSpool
 import FarmTop

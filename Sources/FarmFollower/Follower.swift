@@ -1,5 +1,6 @@
 import FarmConvert
 import FarmLists
+import FarmPages
 import FarmSpool
 import FarmSystem
 import FarmTransfer

@@ -1,5 +1,6 @@
 import FarmLists
 import FarmSpool
+import FarmStatus
 import Foundation
 
 /// The watcher process's second thread (see Durability.swift in FarmSpool): first, after a reboot,

@@ -1,12 +1,13 @@
-import CInotifyTools
+import Glibc
 import FarmLists
 import FarmSpool
+import FarmStatus
 import FarmSystem
 
-/// The watcher (`farm watch`): follows the spool through inotify and keeps `status/summary.json`
-/// current, so readers get the whole-spool status for the price of one small file read. Where inotify
-/// cannot see other hosts' changes (`Options.poll`), the same events come from looks at the spool
-/// (`PollWatch`) every half second.
+/// The watcher (`farm watch`): follows the spool through its change feed (inotify, or looks at the spool
+/// every half second where inotify cannot see other hosts' changes: `Options.poll`) and keeps
+/// `status/summary.json` current, so readers get the whole-spool status for the price of one small file
+/// read.
 ///
 /// It keeps, per list, the sets of its jobs in active/, done/<list>/ and failed/<list>/, updated in
 /// O(1) per event (a rename into a directory adds the job, a rename out removes it), and writes the
@@ -23,7 +24,7 @@ import FarmSystem
 /// but a moment of staleness: the next watcher starts from the spool. A spool removed as a whole
 /// (its root gone, looked at with the registry) ends the watch: there is nothing left to watch.
 ///
-/// Owned by one thread of one process; libinotifytools allows one watcher per process.
+/// Owned by one thread.
 public final class Watcher {
     public struct Options: Sendable {
         /// The shortest gap between two writes of the summary.
@@ -56,7 +57,7 @@ public final class Watcher {
 
     public let spool: Spool
     private let options: Options
-    private var source: (any EventSource)?
+    private var source: (any ChangeFeed)?
     private var directories: [Int32: Directory] = [:]
     private var watched: Set<String> = []
 
@@ -103,7 +104,7 @@ public final class Watcher {
     /// Throws only when it cannot start; later trouble is retried.
     public func run(until stop: () -> Bool) throws(StatusError) {
         try start()
-        defer { source?.close() }
+        defer { source = nil }
         while !stop() && !spoolGone {
             let now = Clock.monotonic()
             var timeout: Double
@@ -273,11 +274,10 @@ public final class Watcher {
 
     /// A fresh inotify instance (or poll), every watch, a full scan.
     private func rebuild() throws(StatusError) {
-        source?.close()
         source = nil
         directories = [:]
         watched = []
-        let source: any EventSource = options.poll ? PollWatch() : try InotifyWatch()
+        guard let source = changeFeed(poll: options.poll) else { throw StatusError("no inotify instance is left") }
         self.source = source
         let roots: [(String, Directory, Int32)] = [
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
@@ -285,7 +285,10 @@ public final class Watcher {
             (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
         ]
         for (path, directory, events) in roots {
-            let wd = try source.watch(path, events: events | Self.selfEvents)
+            let wd: Int32
+            do { wd = try source.watch(path, events: UInt32(bitPattern: events | Self.selfEvents)) } catch {
+                throw StatusError("cannot watch \(path): \(error)")
+            }
             directories[wd] = directory
             watched.insert(path)
         }
@@ -324,7 +327,8 @@ public final class Watcher {
     private func watchList(_ list: String, done: Bool) {
         let path = spool.finishedDirectory(list, done ? .done : .failed)
         guard let source, !watched.contains(path),
-              let wd = try? source.watch(path, events: Self.entryEvents | Self.selfEvents) else { return }
+              let wd = try? source.watch(path, events: UInt32(bitPattern: Self.entryEvents | Self.selfEvents))
+        else { return }
         directories[wd] = done ? .done(list) : .failed(list)
         watched.insert(path)
     }
@@ -381,25 +385,4 @@ public final class Watcher {
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
     }
-}
-
-/// Where the watcher's events come from: inotify (`InotifyWatch`), or looks at the spool (`PollWatch`).
-protocol EventSource: AnyObject {
-    /// Watches directory `path` for `events` (IN_* flags); returns its watch descriptor.
-    func watch(_ path: String, events: Int32) throws(StatusError) -> Int32
-    /// Waits up to `timeout` seconds for events, then returns those there are (possibly none).
-    func next(timeout: Double) -> [InotifyEvent]
-    func close()
-}
-
-extension InotifyWatch: EventSource {}
-
-extension PollWatch: EventSource {
-    func watch(_ path: String, events: Int32) throws(StatusError) -> Int32 {
-        do { return try watch(path, events: UInt32(bitPattern: events)) } catch {
-            throw StatusError("cannot watch \(path): \(error)")
-        }
-    }
-
-    func close() {}
 }

@@ -1,2 +1,0 @@
-#include <sys/inotify.h>
-#include <inotifytools/inotifytools.h>
