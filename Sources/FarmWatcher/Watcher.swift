@@ -72,23 +72,8 @@ public final class Watcher {
     private var minFree: Int?
     private var diskShort = false
 
-    // What is pending.
-    private var changed = true
-    private var controlChanged = true
-    private var processesChanged = true
-    private var needsRescan = false
-    private var needsRebuild = false
-    private var nextRebuild = 0.0
-    private var rebuildFailures = 0
-    private var lastWrite = -Double.infinity
-    /// Whether the last summary written had every list finished.
-    private var wroteFinished = false
-    /// Jobs left at the last look, and whether the end is near (see `Options.endgame`).
-    private var lastLeft = 0
-    private var endgame = false
-    private var lastProcessCheck = -Double.infinity
-    /// The spool was removed under the watcher.
-    private var spoolGone = false
+    /// What is due, and when things were last done.
+    private var due = WatcherDue()
 
     /// How many full scans and how many summary writes this watcher made (for tests and logs).
     public private(set) var scans = 0
@@ -105,21 +90,21 @@ public final class Watcher {
     public func run(until stop: () -> Bool) throws(StatusError) {
         try start()
         defer { source = nil }
-        while !stop() && !spoolGone {
+        while !stop() && !due.spoolGone {
             let now = Clock.monotonic()
             var timeout: Double
-            if needsRebuild {
+            if let rebuild = due.rebuild {
                 // Nothing is written nor checked before the rebuild: its next try is all there is to wait for.
-                timeout = min(options.wait, nextRebuild - now)
+                timeout = min(options.wait, rebuild.at - now)
             } else {
-                timeout = min(options.wait, lastWrite + options.heartbeat - now,
-                                  lastProcessCheck + options.processCheck - now)
-                if changed { timeout = min(timeout, lastWrite + options.throttle - now) }
+                timeout = min(options.wait, due.lastWrite + options.heartbeat - now,
+                                  due.lastProcessCheck + options.processCheck - now)
+                if due.pending.contains(.summary) { timeout = min(timeout, due.lastWrite + options.throttle - now) }
             }
             timeout = max(0, timeout)
             let events: [InotifyEvent]
             updateEndgame()
-            if let source, changed, !endgame {
+            if let source, due.pending.contains(.summary), !due.endgame {
                 // A write is pending at a set time: events before it change only what it says, so
                 // they are read all at once then, not one wake-up each (a wake-up per completion
                 // cost the workers and the watcher more than the events themselves).
@@ -134,7 +119,7 @@ public final class Watcher {
             process(events)
             writeIfDue()
         }
-        if spoolGone { spool.logGone("watcher") }
+        if due.spoolGone { spool.logGone("watcher") }
     }
 
     /// Opens inotify (or the poll), watches the spool, scans it, writes the first summary.
@@ -147,54 +132,52 @@ public final class Watcher {
     /// Applies `events`, then whatever they made pending (rescan, rebuild, control, processes).
     func process(_ events: [InotifyEvent]) {
         for event in events {
-            if needsRebuild { break }  // everything is read again anyway
+            if due.rebuild != nil { break }  // everything is read again anyway
             handle(event)
         }
         let now = Clock.monotonic()
-        if needsRebuild {
-            guard now >= nextRebuild else { return }
+        if let pending = due.rebuild {
+            guard now >= pending.at else { return }
             do throws(StatusError) {
                 try rebuild()
                 spool.log("watcher: a watched directory was removed or replaced; watching the spool afresh")
-                rebuildFailures = 0
             } catch {
                 // The spool is being reset, or is gone (then the watch ends): try again shortly, and say so once.
                 if spool.isGone {
-                    spoolGone = true
+                    due.spoolGone = true
                     return
                 }
-                if rebuildFailures == 0 { spool.log("watcher: \(error); retrying") }
-                rebuildFailures += 1
-                nextRebuild = now + 0.25
+                if pending.failures == 0 { spool.log("watcher: \(error); retrying") }
+                due.rebuild = WatcherDue.Rebuild(at: now + 0.25, failures: pending.failures + 1)
                 return
             }
         }
-        if needsRescan {
+        if due.pending.contains(.rescan) {
             rescan()
             spool.log("watcher: the inotify queue overflowed; rescanned the spool")
         }
-        if controlChanged {
-            controlChanged = false
+        if due.pending.contains(.control) {
+            due.pending.remove(.control)
             let desired = spool.desired(), paused = spool.isPaused
             // The desired workers are summed over the hosts that run a process: read with the registry.
-            processesChanged = true
+            due.pending.insert(.processes)
             if paused != self.paused || desired.minFree != minFree {
                 self.paused = paused
                 minFree = desired.minFree
-                changed = true
+                due.pending.insert(.summary)
             }
         }
-        if processesChanged || now - lastProcessCheck >= options.processCheck {
-            processesChanged = false
-            lastProcessCheck = now
+        if due.pending.contains(.processes) || now - due.lastProcessCheck >= options.processCheck {
+            due.pending.remove(.processes)
+            due.lastProcessCheck = now
             if spool.isGone {
-                spoolGone = true
+                due.spoolGone = true
                 return
             }
             let counts = spool.workerCounts()
             if counts.running != workers.running || counts.desired != workers.desired {
                 workers = Workers(desired: counts.desired, running: counts.running)
-                changed = true
+                due.pending.insert(.summary)
             }
             lookAtDisk()
         }
@@ -204,7 +187,7 @@ public final class Watcher {
     private func lookAtDisk() {
         guard let room = spool.diskRoom(minFree: minFree), room.isShort != diskShort else { return }
         diskShort = room.isShort
-        changed = true
+        due.pending.insert(.summary)
         spool.log(room.isShort
             ? "the spool's disk has \(room.free) bytes free, under the minimum of \(room.minFree): "
                 + "no new transfer starts until space is freed"
@@ -214,12 +197,12 @@ public final class Watcher {
     /// One event: O(1), except a new list directory, which gets a watch and a count.
     private func handle(_ event: InotifyEvent) {
         if event.has(IN_Q_OVERFLOW) {
-            needsRescan = true
+            due.pending.insert(.rescan)
             return
         }
         guard let directory = directories[event.wd] else { return }
         if event.has(Self.lostEvents) {
-            needsRebuild = true
+            if due.rebuild == nil { due.rebuild = WatcherDue.Rebuild() }
             return
         }
         let added = event.has(IN_CREATE | IN_MOVED_TO), removed = event.has(IN_DELETE | IN_MOVED_FROM)
@@ -237,7 +220,7 @@ public final class Watcher {
                 if done { jobs[event.name, default: ListJobs()].done = JobSet() } else {
                     jobs[event.name, default: ListJobs()].failed = JobSet()
                 }
-                changed = true
+                due.pending.insert(.summary)
             }
         case .done(let list):
             guard let job = JobName(event.name), job.list == list else { return }
@@ -251,24 +234,24 @@ public final class Watcher {
             let record = spool.list(id)
             if record != records[id] {
                 records[id] = record
-                changed = true
+                due.pending.insert(.summary)
             }
             let state = record?.paged == nil ? nil : Lists(spool).pageState(ofList: id)
             if state != pages[id] {
                 pages[id] = state
-                changed = true
+                due.pending.insert(.summary)
             }
         case .control:
-            if ControlFile.isShownInStatus(event.name) { controlChanged = true }
+            if ControlFile.isShownInStatus(event.name) { due.pending.insert(.control) }
         case .procs:
-            processesChanged = true
+            due.pending.insert(.processes)
         }
     }
 
     private func update(_ job: JobName, added: Bool, removed: Bool, _ set: WritableKeyPath<ListJobs, JobSet>) {
         var jobs = self.jobs[job.list, default: ListJobs()]
-        if added, jobs[keyPath: set].insert(job.index) { changed = true }
-        if removed, jobs[keyPath: set].remove(job.index) { changed = true }
+        if added, jobs[keyPath: set].insert(job.index) { due.pending.insert(.summary) }
+        if removed, jobs[keyPath: set].remove(job.index) { due.pending.insert(.summary) }
         self.jobs[job.list] = jobs
     }
 
@@ -292,7 +275,7 @@ public final class Watcher {
             directories[wd] = directory
             watched.insert(path)
         }
-        needsRebuild = false
+        due.rebuild = nil
         rescan()
     }
 
@@ -300,7 +283,7 @@ public final class Watcher {
     /// may have appeared while events were lost). Watches first, then reads: what changes between
     /// the two arrives as events, which the sets absorb.
     func rescan() {
-        needsRescan = false
+        due.pending.remove(.rescan)
         let doneLists = FileSystem.names(spool.done).filter(ListID.isValid)
         let failedLists = FileSystem.names(spool.failed).filter(ListID.isValid)
         for list in doneLists { watchList(list, done: true) }
@@ -316,9 +299,9 @@ public final class Watcher {
         self.jobs = jobs
         records = StatusScan.listRecords(spool)
         pages = StatusScan.pageStates(spool, records)
-        controlChanged = true
-        processesChanged = true
-        changed = true
+        due.pending.insert(.control)
+        due.pending.insert(.processes)
+        due.pending.insert(.summary)
         scans += 1
     }
 
@@ -340,7 +323,7 @@ public final class Watcher {
         } else {
             jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool, list, .failed)
         }
-        changed = true
+        due.pending.insert(.summary)
     }
 
     /// The summary as the watcher sees the spool now.
@@ -354,9 +337,9 @@ public final class Watcher {
     /// the next throttle's sleep could see the end); no longer once new jobs arrive.
     private func updateEndgame() {
         let left = outstanding()
-        if left > lastLeft { endgame = false }
-        if left <= max(options.endgame, lastLeft - left) { endgame = true }
-        lastLeft = left
+        if left > due.lastLeft { due.endgame = false }
+        if left <= max(options.endgame, due.lastLeft - left) { due.endgame = true }
+        due.lastLeft = left
     }
 
     /// Jobs of the known lists neither done nor failed yet, and one for each paged list whose pages are
@@ -376,12 +359,13 @@ public final class Watcher {
     func writeIfDue() {
         let now = Clock.monotonic()
         let finished = !records.isEmpty && outstanding() == 0
-        guard !needsRebuild,
-              (changed && (now - lastWrite >= options.throttle || (finished && !wroteFinished)))
-                || now - lastWrite >= options.heartbeat else { return }
-        lastWrite = now
-        changed = false
-        wroteFinished = finished
+        guard due.rebuild == nil,
+              (due.pending.contains(.summary)
+                && (now - due.lastWrite >= options.throttle || (finished && !due.wroteFinished)))
+                || now - due.lastWrite >= options.heartbeat else { return }
+        due.lastWrite = now
+        due.pending.remove(.summary)
+        due.wroteFinished = finished
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
     }
