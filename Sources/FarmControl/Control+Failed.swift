@@ -75,7 +75,9 @@ extension Control {
     public func retry(_ ref: ListRef? = nil, reason: String? = nil) throws(ControlError) -> Retried {
         var queued = 0
         for (list, failed) in try failedJobs(of: ref, reason: reason) {
-            queued += try spoolCall { () throws(SpoolError) in try Lists(spool).retry(failed.map(\.job), ofList: list.id) }
+            queued += try spoolCall { () throws(SpoolError) in
+                try Lists(spool).retry(failed.map(\.job), ofList: list.id)
+            }
         }
         return Retried(queued: queued)
     }

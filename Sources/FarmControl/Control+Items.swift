@@ -32,7 +32,9 @@ extension Control {
             throw ControlError(.editRefused, "an id must be a non-empty line of text")
         }
         let record = JobRecord(url: url, id: id ?? UUID().uuidString.lowercased())
-        return try edit(list) { () throws(SpoolError) in try Lists(spool).addResource(record, toList: list.id, at: position) }
+        return try edit(list) { () throws(SpoolError) in
+            try Lists(spool).addResource(record, toList: list.id, at: position)
+        }
     }
 
     /// `farm item rm LIST ID`: the resource goes, wherever its job is; the later ones move up by one.
@@ -44,7 +46,9 @@ extension Control {
     /// `farm item move LIST ID POS`: the resource goes to `position`; the others shift.
     public func moveItem(_ ref: ListRef, id: String, to position: Int) throws(ControlError) -> ItemEdited {
         let list = try findForEdit(ref)
-        return try edit(list) { () throws(SpoolError) in try Lists(spool).moveResource(id: id, inList: list.id, to: position) }
+        return try edit(list) { () throws(SpoolError) in
+            try Lists(spool).moveResource(id: id, inList: list.id, to: position)
+        }
     }
 
     /// The list to edit: one that is not there is a refused edit too (SPEC §8).

@@ -123,7 +123,8 @@ public final class Follower {
 
     /// One step of list `id`: its cover when one is due, else its next page.
     private func step(_ id: String) {
-        guard let state = Lists(spool).pageState(ofList: id), let record = spool.list(id), let source = record.paged else {
+        guard let state = Lists(spool).pageState(ofList: id), let record = spool.list(id),
+              let source = record.paged else {
             // Not published whole yet (a `farm add` between renames), or removed: look again later.
             tracks[id] = nil
             postpone(id, by: 0.2)

@@ -194,7 +194,8 @@ extension FsckRun {
                 [self] () throws(SpoolError) in
                 // Looked at just before: a claim made since has not stored anything yet.
                 guard !isClaimedOrDone(job) else { return .skipped("the job was claimed meanwhile") }
-                do { try Dedup(spool).removeOutput(path, url: Lists(spool).place(of: job).flatMap(spool.jobURL)) } catch {
+                let url = Lists(spool).place(of: job).flatMap(spool.jobURL)
+                do { try Dedup(spool).removeOutput(path, url: url) } catch {
                     throw SpoolError(.io, "cannot delete \(path)", cause: error)
                 }
                 return .made

@@ -1,8 +1,10 @@
 import FarmSpool
 import FarmSystem
 
-// fsck: the invariants of the spool protocol (Spool.swift and the headers of FarmLists, FarmDedup and FarmHosts), checked and repaired (SPEC §10)
-// =========================================================================================
+// fsck: the invariants of the spool protocol, checked and repaired (SPEC §10)
+// ===========================================================================
+//
+// The protocol is Spool.swift's and the headers of FarmLists, FarmDedup and FarmHosts.
 //
 // What holds in a sound spool, and what `fsck` reports when it does not (`FsckFinding.Kind`):
 //

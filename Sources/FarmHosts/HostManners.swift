@@ -68,7 +68,8 @@ extension HostManners {
     /// host lets in takes it (with whatever record its tries left on the job file: `recordBackOff`).
     /// Throws `.leaseLost` when the job was reclaimed meanwhile.
     public func park(_ claim: Claim, for host: HostKey) throws(SpoolError) {
-        guard try spool.moveToQueue(spool.activePath(claim.job, claim.owner), job: claim.job, shard: spool.parkedShard(host)) else {
+        let claimed = spool.activePath(claim.job, claim.owner)
+        guard try spool.moveToQueue(claimed, job: claim.job, shard: spool.parkedShard(host)) else {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
         }
     }

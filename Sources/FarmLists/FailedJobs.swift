@@ -24,7 +24,8 @@ extension Lists {
             guard let job = JobName(name), job.list == id,
                   let bytes = try? FileSystem.readFile(directory + "/" + name, limit: 64 << 10),
                   let record = JSON.decode(JobRecord.self, from: bytes) else { return nil }
-            let outcome = spool.outcomeRecord(atPath: directory + "/" + name).flatMap { JSON.decode(Sidecar.self, from: $0) }
+            let outcome = spool.outcomeRecord(atPath: directory + "/" + name)
+                .flatMap { JSON.decode(Sidecar.self, from: $0) }
             return FailedJob(job: job, record: record, reason: outcome?.error, attempts: outcome?.attempts ?? 1)
         }
     }

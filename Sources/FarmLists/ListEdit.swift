@@ -20,8 +20,8 @@ extension Lists {
 
     /// Whether `name` in lists/ is one of the files edits keep: an order, an edit lock, a journal.
     package static func isEditFile(_ name: String) -> Bool {
-        for suffix in [Spool.orderSuffix, editLockSuffix, editJournalSuffix, Spool.orderSuffix + stagedSuffix, stagedJobSuffix]
-            where name.hasSuffix(suffix) {
+        let suffixes = [Spool.orderSuffix, editLockSuffix, editJournalSuffix, Spool.orderSuffix + stagedSuffix, stagedJobSuffix]
+        for suffix in suffixes where name.hasSuffix(suffix) {
             return ListID.isValid(String(name.dropLast(suffix.count)))
         }
         return false
@@ -53,7 +53,8 @@ extension Lists {
             try edit.appendToTable(record)
             let job = JobName(list: id, index: number)
             // At the end it queues behind the rest, as if added with the list; anywhere else ahead of them.
-            let shard = position == edit.order.count ? spool.queue + "/" + BatchName.fresh() + "/s0" : priorityShard(position)
+            let atEnd = position == edit.order.count
+            let shard = atEnd ? spool.queue + "/" + BatchName.fresh() + "/s0" : priorityShard(position)
             try queueNew(job, record, in: shard)
             edit.order.insert(number, at: position)
             try edit.commit()
@@ -236,7 +237,9 @@ extension Lists {
             }
         }
         let prefix = job.raw + "@"
-        if let name = FileSystem.names(spool.active).first(where: { $0.hasPrefix(prefix) }) { return spool.active + "/" + name }
+        if let name = FileSystem.names(spool.active).first(where: { $0.hasPrefix(prefix) }) {
+            return spool.active + "/" + name
+        }
         for outcome in [Outcome.done, .failed] where FileSystem.exists(spool.finishedPath(job, outcome)) {
             return spool.finishedPath(job, outcome)
         }

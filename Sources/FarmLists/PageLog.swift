@@ -61,7 +61,9 @@ extension Lists {
     /// `lists/<list>.pages`: the page log of a list still followed.
     public func pageLogPath(ofList id: String) -> String { spool.lists + "/" + id + Spool.pageLogSuffix }
     /// `lists/<list>.paged`: the page log of a list whose pages are all in (or that stopped).
-    public func finishedPageLogPath(ofList id: String) -> String { spool.lists + "/" + id + Spool.finishedPageLogSuffix }
+    public func finishedPageLogPath(ofList id: String) -> String {
+        spool.lists + "/" + id + Spool.finishedPageLogSuffix
+    }
 
     /// What a paged list's cover and its display image are named from: `files/<list>/cover`, to which
     /// each adds its suffix (`.jpg`, `.page1.png`…), as a resource's outputs do to its number.
@@ -74,7 +76,8 @@ extension Lists {
     /// or its page log; nil for any other name.
     public static func listID(ofShownFileName name: String) -> String? {
         if let id = Spool.listID(ofRecordName: name) { return id }
-        for suffix in [Spool.orderSuffix, Spool.pageLogSuffix, Spool.finishedPageLogSuffix] where name.hasSuffix(suffix) {
+        let suffixes = [Spool.orderSuffix, Spool.pageLogSuffix, Spool.finishedPageLogSuffix]
+        for suffix in suffixes where name.hasSuffix(suffix) {
             let id = String(name.dropLast(suffix.count))
             return ListID.isValid(id) ? id : nil
         }

@@ -16,7 +16,8 @@ extension Lists {
         if mark?.boot == Spool.boot { return [] }
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(spool.controlPath(.syncedLock), .readWrite, options: .create, permissions: 0o600)
+            lock = try FileDescriptor.open(spool.controlPath(.syncedLock), .readWrite, options: .create,
+                                           permissions: 0o600)
         } catch {
             throw SpoolError(.io, "cannot open \(spool.controlPath(.syncedLock))", cause: error)
         }

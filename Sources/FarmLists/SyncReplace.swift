@@ -107,7 +107,8 @@ extension Lists {
         try lockingList(id) { () throws(SpoolError) in
             for job in found {
                 if let resource = doneResource(job) {
-                    dropUnreferenced(job, record: resource.record, url: spool.jobURL(atPath: spool.finishedPath(job, .done)))
+                    let url = spool.jobURL(atPath: spool.finishedPath(job, .done))
+                    dropUnreferenced(job, record: resource.record, url: url)
                 }
             }
         }
@@ -117,7 +118,8 @@ extension Lists {
     /// Replaces the outcome record of the done job `job`: on its job file, or in progress/ where the file
     /// system keeps no attribute.
     private func setDoneRecord(_ record: Sidecar, of job: JobName) throws(SpoolError) {
-        do { try FileSystem.setAttribute(spool.finishedPath(job, .done), Spool.outcomeAttribute, record.encoded()) } catch {
+        let path = spool.finishedPath(job, .done)
+        do { try FileSystem.setAttribute(path, Spool.outcomeAttribute, record.encoded()) } catch {
             if error == .noSuchFileOrDirectory { throw SpoolError(.io, "\(job) left done/ during its sync") }
             try? FileSystem.removeAttribute(spool.finishedPath(job, .done), Spool.outcomeAttribute)
             try spool.writeSidecar(record, for: job)

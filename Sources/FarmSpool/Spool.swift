@@ -44,8 +44,8 @@
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
 // the list, which is the resource's line in the list's resource table and never changes; it is the
-// resource's 0-based index until the list is edited (FarmLists). A job file holds one line of JSON (`JobRecord`: the URL and resource id);
-// it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
+// resource's 0-based index until the list is edited (FarmLists). A job file holds one line of JSON
+// (`JobRecord`: the URL and resource id); it is never modified after it is written, only renamed. An <owner> is `<pid>-<nonce>-<tag>`, fresh
 // for every claim, where <tag> is 8 hex digits naming the claimant's host (`FarmHost.tag`); an older
 // farm's `<pid>-<nonce>` counts as this host's. A <host> is the host name, in lower case and escaped
 // (`FarmHost`). A <batch> is `b<µs since epoch>-<nonce>` (one per `add` or `reload`, so batches sort

@@ -11,10 +11,11 @@ extension Spool {
     /// Only `farm stop` calls it, once every farm process is gone, so no live writer owns any of them;
     /// a command running meanwhile (`farm scale`) stages in tmp/ for microseconds, so only entries at
     /// least `tmpAge` seconds old are taken from there, unless their name says their writer is gone.
-    /// (The URL partials nobody can want are FarmDedup's `sweepURLPartials`, which `farm stop` calls too.)
+    /// With them go the partial downloads of jobs that are finished (the URL partials
+    /// nobody can want are FarmDedup's `sweepURLPartials`, which `farm stop` calls too).
     @discardableResult
     public func sweepTemporaries(tmpAge: Double = 2) -> Int {
-        var removed = 0
+        var removed = sweepPartialsOfFinishedJobs()
         for list in FileSystem.names(files) where ListID.isValid(list) {
             removed += sweepTemporaries(in: outputDirectory(ofList: list))
         }
@@ -55,6 +56,22 @@ extension Spool {
             if isGarbage(name, Self.scratchWriter(ofName: name), path), (try? FileSystem.removeTree(path)) != nil {
                 removed += 1
             }
+        }
+        return removed
+    }
+
+    /// Removes `partial/<job>` of the jobs in done/ or failed/ that nobody writes: a worker that transferred a job by itself (its URL's holder stuck) and lost the claim meanwhile
+    /// (its host cut off, then killed) leaves one that the job's next run would take, but a finished job has
+    /// none. fsck reports the same (`partial`).
+    private func sweepPartialsOfFinishedJobs() -> Int {
+        var removed = 0
+        for name in FileSystem.names(partial) {
+            guard let job = JobName(name), job.raw == name else { continue }
+            guard FileSystem.exists(finishedPath(job, .done)) || FileSystem.exists(finishedPath(job, .failed))
+            else { continue }
+            guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }
+            if (try? fd.tryLock()) == true, (try? FileSystem.unlink(partial + "/" + name)) != nil { removed += 1 }
+            fd.closeQuietly()
         }
         return removed
     }

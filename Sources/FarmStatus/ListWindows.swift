@@ -75,7 +75,8 @@ public final class ListWindows: Sendable {
         var list = ListStatus(id: listID, name: record.name, total: order.count, active: known?.active ?? active.count,
                               done: known?.done ?? StatusScan.jobSet(spool, listID, .done).count,
                               failed: known?.failed ?? StatusScan.jobSet(spool, listID, .failed).count,
-                              resources: resources, paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
+                              resources: resources,
+                              paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         return list
     }

@@ -71,12 +71,16 @@ public struct ListSync {
         for member in current {
             let key = source.key(member.record)
             guard let index = wantedKeys[key] else {
-                try call { () throws(SpoolError) in _ = try Lists(spool).removeResource(id: member.record.id, fromList: id) }
+                try call { () throws(SpoolError) in
+                    _ = try Lists(spool).removeResource(id: member.record.id, fromList: id)
+                }
                 report.removed += 1
                 continue
             }
             if source.byID && wanted[index].url != member.record.url {
-                try call { () throws(SpoolError) in _ = try Lists(spool).removeResource(id: member.record.id, fromList: id) }
+                try call { () throws(SpoolError) in
+                    _ = try Lists(spool).removeResource(id: member.record.id, fromList: id)
+                }
                 refetch.insert(key)
             }
         }

@@ -123,7 +123,9 @@ struct Revalidation {
                              changed: Timestamp.iso8601(Clock.wall()), etag: result.etag, modified: result.modified)
         keepStage = true  // replaceOutputs removes it
         do {
-            guard try Lists(spool).replaceOutputs(of: resource, url: url, stage: stage, record: record) else { return .unchanged }
+            guard try Lists(spool).replaceOutputs(of: resource, url: url, stage: stage, record: record) else {
+                return .unchanged
+            }
         } catch {
             spool.log("sync: \(error)")
             return .unchanged

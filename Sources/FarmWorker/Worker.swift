@@ -129,7 +129,8 @@ public final class Worker {
                 if reclaimed > 0 { continue }
             }
             // Jobs parked for a held or full host are still to do.
-            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty {
+            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty
+                && HostManners(spool).parkedHosts().isEmpty {
                 return
             }
             Thread.sleep(forTimeInterval: idle)
@@ -287,7 +288,10 @@ public final class Worker {
                 if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
                    let host = HostKey(url: job.claim.record.url) {
                     gate.hold(host, until: retryAt)
-                    do { try HostManners(spool).park(job.claim, for: host) } catch where error.code == .leaseLost {} catch {
+                    do {
+                        try HostManners(spool).park(job.claim, for: host)
+                    } catch where error.code == .leaseLost {
+                    } catch {
                         spool.log("\(error)")
                     }
                     return nil

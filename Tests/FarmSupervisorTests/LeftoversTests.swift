@@ -55,8 +55,13 @@ import Testing
         try #require(poll(timeout: 10) { (try? Self.age(stored)) ?? 0 >= 2.5 })
         let renew = farm.spool.tmp + "/renew"
         try #require(link(stored, renew) == 0 && unlink(renew) == 0)
+        // A worker that transferred a job by itself and lost the claim (its host cut off, then killed) leaves
+        // the job's own partial; the job, done by another, has no next run to take it.
+        let stale = farm.spool.partialPath(JobName(list: list, index: 0))
+        try Data("bytes of a transfer that lost its claim".utf8).write(to: URL(fileURLWithPath: stale))
         try farm.must(["stop"])
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
+        #expect(!FileManager.default.fileExists(atPath: stale), "farm stop left the partial of a done job")
         let fsck = try farm.farm(["fsck"])
         #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
     }
