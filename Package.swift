@@ -314,12 +314,14 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
-        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmSyncTests", dependencies: [
+            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmListsTests", dependencies: [
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmFsck", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
