@@ -21,17 +21,17 @@ final class InotifyWatch {
 
     init() throws(StatusError) {
         guard Self.open.exchange(true, ordering: .sequentiallyConsistent) == false else {
-            throw StatusError("an inotify watch is already open in this process (libinotifytools allows one)")
+            throw StatusError(.watchFailed, "an inotify watch is already open in this process (libinotifytools allows one)")
         }
         let before = Self.inotifyDescriptors()
         guard inotifytools_initialize() != 0 else {
             Self.open.store(false, ordering: .sequentiallyConsistent)
-            throw StatusError("cannot start inotify: \(String(cString: strerror(inotifytools_error())))")
+            throw StatusError(.watchFailed, "cannot start inotify: \(String(cString: strerror(inotifytools_error())))")
         }
         guard let fd = Self.inotifyDescriptors().subtracting(before).first else {
             inotifytools_cleanup()
             Self.open.store(false, ordering: .sequentiallyConsistent)
-            throw StatusError("cannot find the inotify descriptor in /proc/self/fd")
+            throw StatusError(.watchFailed, "cannot find the inotify descriptor in /proc/self/fd")
         }
         self.fd = fd
     }
@@ -48,11 +48,11 @@ final class InotifyWatch {
     /// Watches directory `path` for `events` (IN_* flags); returns its watch descriptor.
     func watch(_ path: String, events: Int32) throws(StatusError) -> Int32 {
         guard inotifytools_watch_file(path, events | IN_ONLYDIR) != 0 else {
-            throw StatusError("cannot watch \(path): \(String(cString: strerror(inotifytools_error())))")
+            throw StatusError(.watchFailed, "cannot watch \(path): \(String(cString: strerror(inotifytools_error())))")
         }
         // The library files directories under their path with a trailing slash.
         let wd = inotifytools_wd_from_filename(path.hasSuffix("/") ? path : path + "/")
-        guard wd > 0 else { throw StatusError("cannot watch \(path): it vanished") }
+        guard wd > 0 else { throw StatusError(.watchFailed, "cannot watch \(path): it vanished") }
         return wd
     }
 

@@ -397,7 +397,7 @@ extension InotifyWatch: EventSource {}
 extension PollWatch: EventSource {
     func watch(_ path: String, events: Int32) throws(StatusError) -> Int32 {
         do { return try watch(path, events: UInt32(bitPattern: events)) } catch {
-            throw StatusError("cannot watch \(path): \(error)")
+            throw StatusError(.watchFailed, "cannot watch \(path): \(error)")
         }
     }
 
