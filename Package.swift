@@ -188,7 +188,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Samples")], swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
-        .target(name: "FarmManifest", dependencies: ["FarmJSON", "FarmSystem", "FarmZip"]),
+        .target(name: "FarmManifest", dependencies: [
+            "FarmJSON", "FarmSystem", "FarmZip", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: [
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
