@@ -197,7 +197,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.embedInCode("Samples")], swiftSettings: renderSwiftHeaders),
         // Manifests in: a zip of JSON lists or one JSON list, in any of the three shapes of SPEC §1.
-        .target(name: "FarmManifest", dependencies: ["FarmJSON", "FarmSystem", "FarmZip"]),
+        .target(name: "FarmManifest", dependencies: [
+            "FarmJSON", "FarmSystem", "FarmZip", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: [
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
@@ -326,12 +328,14 @@ let package = Package(
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
-        .testTarget(name: "FarmSyncTests", dependencies: ["FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmSyncTests", dependencies: [
+            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmListsTests", dependencies: [
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmFsck", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",

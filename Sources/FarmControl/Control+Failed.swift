@@ -97,6 +97,7 @@ extension Control {
 extension Control.FailedResource: JSONRecord {}
 
 /// `{"groups": [{"reason": …, "count": N, "resources": […]}], "total": N}`.
+/// Hand-written, not a JSONRecord: `count` and `total` are written but derived from the resources, not stored.
 extension Control.Failures: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

@@ -56,15 +56,15 @@ public enum DisplayImage {
             reader = try ZipReader(path: zip)
             entries = try reader.entries(limits: zipLimits)
         } catch {
-            throw ConvertError(error.description)
+            throw ConvertError(.unpackFailed, error.description)
         }
         let candidates = entries.filter { !$0.isDirectory && !$0.isSymlink && !isHidden($0.name) }
             .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
         let images = candidates.filter { ["jpg", "jpeg", "png"].contains(fileExtension($0.name)) }
         let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
-        guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError("ZIP holds no image or PDF") }
+        guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError(.unsupportedContent, "ZIP holds no image or PDF") }
         do { try FileSystem.ensureDirectory(directory) } catch {
-            throw ConvertError("cannot unpack: \(error)", noSpace: error.isNoSpace)
+            throw ConvertError.write("cannot unpack: \(error)", noSpace: error.isNoSpace, else: .unpackFailed)
         }
         var lastError: ConvertError?
         for entry in images + pdfs {
@@ -72,9 +72,9 @@ public enum DisplayImage {
             do {
                 path = try reader.extract(entry, to: directory, limits: zipLimits)
             } catch where error.code == .io && error.errno.map({ Errno(rawValue: $0).isNoSpace }) == true {
-                throw ConvertError(error.description, noSpace: true)  // the next entry would not fit either
+                throw ConvertError(.noSpace, error.description)  // the next entry would not fit either
             } catch {
-                lastError = ConvertError(error.description)
+                lastError = ConvertError(.unpackFailed, error.description)
                 continue  // an unsafe or broken entry: never written; try the next one
             }
             switch sniff(path) {
@@ -84,10 +84,10 @@ public enum DisplayImage {
                 stage(.rendering)
                 return try render(pdf: path, base: base, maxSide: maxSide)
             default:
-                lastError = ConvertError("\(entry.printableName) in the ZIP is not a JPG, PNG or PDF")
+                lastError = ConvertError(.unsupportedContent, "\(entry.printableName) in the ZIP is not a JPG, PNG or PDF")
             }
         }
-        throw lastError ?? ConvertError("ZIP holds no image or PDF")
+        throw lastError ?? ConvertError(.unsupportedContent, "ZIP holds no image or PDF")
     }
 
     /// What the bytes behind an open descriptor are, read at offset 0 (the descriptor's offset stays).

@@ -15,11 +15,11 @@ package final class ImageSurface {
 
     /// Takes ownership of `surface` when its status is success; destroys it and throws otherwise.
     private init(taking surface: OpaquePointer?, what: String) throws(ConvertError) {
-        guard let surface else { throw ConvertError("cannot \(what)") }
+        guard let surface else { throw ConvertError(.renderFailed, "cannot \(what)") }
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else {
             cairo_surface_destroy(surface)
-            throw ConvertError("cannot \(what): \(String(cString: cairo_status_to_string(status)))")
+            throw ConvertError(.renderFailed, "cannot \(what): \(String(cString: cairo_status_to_string(status)))")
         }
         self.surface = surface
         width = Int(cairo_image_surface_get_width(surface))
@@ -33,7 +33,7 @@ package final class ImageSurface {
 
     private convenience init(width: Int, height: Int, format: cairo_format_t) throws(ConvertError) {
         guard width > 0, height > 0, let w = Int32(exactly: width), let h = Int32(exactly: height) else {
-            throw ConvertError("cannot allocate a \(width)×\(height) image")
+            throw ConvertError(.renderFailed, "cannot allocate a \(width)×\(height) image")
         }
         try RenderLibraries.require()
         try self.init(taking: cairo_image_surface_create(format, w, h), what: "allocate a \(width)×\(height) image")
@@ -49,7 +49,7 @@ package final class ImageSurface {
     convenience init(rgb24 rows: UnsafeRawPointer, width: Int, height: Int, stride: Int) throws(ConvertError) {
         try self.init(width: width, height: height, alpha: false)
         guard let data = cairo_image_surface_get_data(surface) else {
-            throw ConvertError("cannot reach the pixels of a \(width)×\(height) image")
+            throw ConvertError(.renderFailed, "cannot reach the pixels of a \(width)×\(height) image")
         }
         let ownStride = Int(cairo_image_surface_get_stride(surface))
         for y in 0..<height {
@@ -67,7 +67,7 @@ package final class ImageSurface {
     /// shrinking, so fine detail averages out instead of aliasing). Edges are padded, not faded.
     func scaled(width: Int, height: Int) throws(ConvertError) -> ImageSurface {
         let target = try ImageSurface(width: width, height: height, alpha: hasAlpha)
-        guard let cr = cairo_create(target.surface) else { throw ConvertError("cannot draw the scaled image") }
+        guard let cr = cairo_create(target.surface) else { throw ConvertError(.renderFailed, "cannot draw the scaled image") }
         defer { cairo_destroy(cr) }
         cairo_scale(cr, Double(width) / Double(self.width), Double(height) / Double(self.height))
         cairo_set_source_surface(cr, surface, 0, 0)
@@ -78,7 +78,7 @@ package final class ImageSurface {
         cairo_paint(cr)
         let status = cairo_status(cr)
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw ConvertError("cannot scale the image: \(String(cString: cairo_status_to_string(status)))")
+            throw ConvertError(.renderFailed, "cannot scale the image: \(String(cString: cairo_status_to_string(status)))")
         }
         cairo_surface_flush(target.surface)
         return target
@@ -117,13 +117,13 @@ package final class ImageSurface {
         if format == CAIRO_FORMAT_RGB24 || format == CAIRO_FORMAT_A8 {
             cairo_surface_flush(surface)
             guard let data = cairo_image_surface_get_data(surface) else {
-                throw ConvertError("cannot write the PNG: the image has no pixels")
+                throw ConvertError(.renderFailed, "cannot write the PNG: the image has no pixels")
             }
             var error = [CChar](repeating: 0, count: 256)
             let layout = Int32(format == CAIRO_FORMAT_A8 ? CFARM_PNG_GRAY8 : CFARM_PNG_RGB24)
             guard cfarm_png_write(path, data, Int32(width), Int32(height), cairo_image_surface_get_stride(surface),
                                   layout, &error, error.count) == 0 else {
-                throw ConvertError("cannot write the PNG: " + text(error), noSpace: Errno(rawValue: errno).isNoSpace)
+                throw ConvertError.write("cannot write the PNG: " + text(error), noSpace: Errno(rawValue: errno).isNoSpace)
             }
             return
         }
@@ -132,8 +132,8 @@ package final class ImageSurface {
             // cairo says only "error while writing"; its stdio left the reason in errno.
             let noSpace = status == CAIRO_STATUS_WRITE_ERROR && Errno(rawValue: errno).isNoSpace
             try? FileSystem.unlink(path)
-            throw ConvertError("cannot write the PNG: \(String(cString: cairo_status_to_string(status)))",
-                               noSpace: noSpace)
+            throw ConvertError.write("cannot write the PNG: \(String(cString: cairo_status_to_string(status)))",
+                                     noSpace: noSpace)
         }
     }
 

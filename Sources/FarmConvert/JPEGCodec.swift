@@ -15,7 +15,7 @@ enum JPEGDecoder {
         var message = [CChar](repeating: 0, count: 256)
         let status = cfarm_jpeg_decode(path, Int32(clamping: minSide), maxPixels, &decoded, &message, message.count)
         guard status == 0, let pixels = decoded.pixels else {
-            throw ConvertError("cannot decode the JPEG: \(text(message))")
+            throw ConvertError(.undecodable, "cannot decode the JPEG: \(text(message))")
         }
         defer { free(pixels) }
         let image = try ImageSurface(rgb24: pixels, width: Int(decoded.width), height: Int(decoded.height),
@@ -40,11 +40,11 @@ public enum JPEGEncoder {
                              to path: String) throws(ConvertError) {
         guard width > 0, height > 0, pixels.count == width * height * layout.rawValue,
               let w = Int32(exactly: width), let h = Int32(exactly: height), let q = Int32(exactly: quality) else {
-            throw ConvertError("\(pixels.count) bytes are not a \(width)×\(height) \(layout) image")
+            throw ConvertError(.invalidRequest, "\(pixels.count) bytes are not a \(width)×\(height) \(layout) image")
         }
         var message = [CChar](repeating: 0, count: 256)
         let status = cfarm_jpeg_encode(path, pixels, w, h, Int32(layout.rawValue), q, &message, message.count)
-        guard status == 0 else { throw ConvertError("cannot encode the JPEG: \(text(message))") }
+        guard status == 0 else { throw ConvertError(.renderFailed, "cannot encode the JPEG: \(text(message))") }
     }
 }
 

@@ -8,7 +8,7 @@ enum OutputFile {
     static func replace(_ path: String, what: String,
                         by write: (String) throws(ConvertError) -> Void) throws(ConvertError) {
         try AtomicFile.replace(path, by: write) {
-            ConvertError("cannot store the \(what): \($0)", noSpace: $0.isNoSpace)
+            ConvertError.write("cannot store the \(what): \($0)", noSpace: $0.isNoSpace)
         }
     }
 }

@@ -22,23 +22,23 @@ public enum PDFRenderer {
         try RenderLibraries.require()
         var error: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(pdf, nil, &error) else {
-            throw ConvertError("cannot open PDF: \(take(&error))")
+            throw ConvertError(.undecodable, "cannot open PDF: \(take(&error))")
         }
         defer { g_free(uri) }
         guard let document = poppler_document_new_from_file(uri, nil, &error) else {
             let encrypted = error.map { $0.pointee.code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) } ?? false
             let reason = take(&error)
-            throw ConvertError(encrypted ? "encrypted PDF" : "corrupt PDF: \(reason)")
+            throw ConvertError(.undecodable, encrypted ? "encrypted PDF" : "corrupt PDF: \(reason)")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(document)) }
         guard poppler_document_get_n_pages(document) > 0, let page = poppler_document_get_page(document, 0) else {
-            throw ConvertError("PDF has no pages")
+            throw ConvertError(.undecodable, "PDF has no pages")
         }
         defer { g_object_unref(UnsafeMutableRawPointer(page)) }
 
         var pageWidth = 0.0, pageHeight = 0.0
         poppler_page_get_size(page, &pageWidth, &pageHeight)
-        guard pageWidth > 0, pageHeight > 0 else { throw ConvertError("PDF page 1 has no size") }
+        guard pageWidth > 0, pageHeight > 0 else { throw ConvertError(.undecodable, "PDF page 1 has no size") }
         let size = try draw(page, width: pageWidth, height: pageHeight, maxSide: maxSide, to: png)
         guard let thumbnail, max(size.width, size.height) > thumbnail.maxSide else { return (size, false) }
         do {
@@ -58,7 +58,7 @@ public enum PDFRenderer {
         let width = max(1, Int((pageWidth * scale).rounded()))
         let height = max(1, Int((pageHeight * scale).rounded()))
         let image = try ImageSurface(width: width, height: height, alpha: false)
-        guard let cr = cairo_create(image.surface) else { throw ConvertError("cannot draw the page") }
+        guard let cr = cairo_create(image.surface) else { throw ConvertError(.renderFailed, "cannot draw the page") }
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
         cairo_scale(cr, scale, scale)

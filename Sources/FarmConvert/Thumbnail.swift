@@ -21,7 +21,7 @@ public enum Thumbnail {
         -> String {
         let thumbnail = path(base: base)
         do throws(ConvertError) {
-            guard let header = ImageHeader.read(image) else { throw ConvertError("the image is not a JPG or PNG") }
+            guard let header = ImageHeader.read(image) else { throw ConvertError(.unsupportedContent, "the image is not a JPG or PNG") }
             if let size = header.size, max(size.width, size.height) <= maxSide {
                 try? FileSystem.unlink(thumbnail)
                 return image
@@ -39,7 +39,7 @@ public enum Thumbnail {
     @discardableResult
     public static func make(from image: String, kind: Kind, to path: String, maxSide: Int = defaultMaxSide)
         throws(ConvertError) -> (width: Int, height: Int) {
-        guard maxSide > 0 else { throw ConvertError("a thumbnail needs a size of at least 1 pixel") }
+        guard maxSide > 0 else { throw ConvertError(.invalidRequest, "a thumbnail needs a size of at least 1 pixel") }
         let source: ImageSurface
         let sourceWidth: Int, sourceHeight: Int
         switch kind {
@@ -50,7 +50,7 @@ public enum Thumbnail {
             source = try ImageSurface(png: image)
             (sourceWidth, sourceHeight) = (source.width, source.height)
         case .pdf, .zip:
-            throw ConvertError("no thumbnail of a \(kind.rawValue) file: make one of its display image")
+            throw ConvertError(.unsupportedContent, "no thumbnail of a \(kind.rawValue) file: make one of its display image")
         }
         let size = fit(width: sourceWidth, height: sourceHeight, maxSide: maxSide)
         // A JPEG decoded at reduced size keeps its aspect only to a pixel: size comes from the file's.
@@ -74,15 +74,15 @@ public enum Thumbnail {
     private static func checkPNGSize(_ path: String) throws(ConvertError) {
         let header: [UInt8]
         do { header = try FileSystem.readPrefix(path, count: 24) } catch {
-            throw ConvertError("cannot open the image: \(error)")
+            throw ConvertError(.undecodable, "cannot open the image: \(error)")
         }
         guard header.count == 24, Kind.sniff(header) == .png, Array(header[12..<16]) == Array("IHDR".utf8) else {
-            throw ConvertError("cannot decode the PNG: no PNG header")
+            throw ConvertError(.undecodable, "cannot decode the PNG: no PNG header")
         }
         func bigEndian(_ at: Int) -> Int { header[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         let width = bigEndian(16), height = bigEndian(20)
         guard width * height <= maxPNGPixels else {
-            throw ConvertError("cannot decode the PNG: too large (\(width)×\(height) pixels)")
+            throw ConvertError(.undecodable, "cannot decode the PNG: too large (\(width)×\(height) pixels)")
         }
     }
 }

@@ -5,8 +5,10 @@ import FarmSystem
 import SystemPackage
 
 /// What `urls/<key>` holds (see "Once" in the protocol): the blob that holds a URL's valid result.
-/// Written whole by rename; a record whose blob is gone names nothing (readers check the blob).
-public struct URLRecord: Equatable, Sendable {
+/// Written whole by rename; a record whose blob is gone names nothing (readers check the blob), nor
+/// does one whose `blob` is no SHA-256 (`urlRecord(key:)` refuses it). `url`, `blob` and `size` are
+/// required; nils are left out. A value.
+public struct URLRecord: Equatable, Sendable, JSONRecord {
     public var url: String
     /// The SHA-256 of the bytes, the blob's name in blobs/.
     public var blob: String
@@ -28,31 +30,6 @@ public struct URLRecord: Equatable, Sendable {
     }
 }
 
-extension URLRecord: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("blob", blob)
-        if let etag { json.member("etag", etag) }
-        if let kind { json.member("kind", kind) }
-        if let modified { json.member("modified", modified) }
-        json.member("size", size)
-        json.member("url", url)
-        json.endObject()
-    }
-}
-
-extension URLRecord: JSONReadable {
-    public init(json: JSONValue) throws(JSONMismatch) {
-        url = try json.decode("url")
-        blob = try json.decode("blob")
-        size = try json.decode("size")
-        kind = try json.decodeIfPresent("kind")
-        etag = try json.decodeIfPresent("etag")
-        modified = try json.decodeIfPresent("modified")
-        guard Dedup.isDigest(blob) else { throw JSONMismatch("\"blob\": not a SHA-256") }
-    }
-}
-
 extension Dedup {
 
     /// The name of `url` in urls/: the SHA-256 of its bytes, as the manifest gave it.
@@ -67,8 +44,12 @@ extension Dedup {
     public func urlLockPath(key: String) -> String { spool.urls + "/" + key + Self.urlLockSuffix }
     package static let urlLockSuffix = ".lock"
 
+    /// The record under `key`; nil when there is none, or it does not read, or its blob is no SHA-256
+    /// (a foreign hand's: it would name a path outside blobs/).
     package func urlRecord(key: String) -> URLRecord? {
-        (try? FileSystem.readFile(urlRecordPath(key: key), limit: 1 << 16)).flatMap { JSON.decode(URLRecord.self, from: $0) }
+        guard let bytes = try? FileSystem.readFile(urlRecordPath(key: key), limit: 1 << 16),
+              let record = JSON.decode(URLRecord.self, from: bytes), Self.isDigest(record.blob) else { return nil }
+        return record
     }
 
     /// The stored valid result of `url`: its blob's path and record; nil when there is none (no record,

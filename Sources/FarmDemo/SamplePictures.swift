@@ -2,7 +2,6 @@ import CFarmRenderLoader
 import FarmConvert
 import FarmSystem
 import Foundation
-import Glibc
 
 /// The pictures of the demo, drawn on the spot with the libraries farm has anyway: JPEGs through
 /// libjpeg-turbo (FarmConvert's `JPEGEncoder`), PNGs through cairo. The PDFs are not drawn: see `SampleSet`.

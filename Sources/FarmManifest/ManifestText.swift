@@ -1,4 +1,5 @@
-import Glibc
+import FarmSystem
+import SystemPackage
 
 /// The text of one JSON list, where the resources' spans point. A big list is mapped from a file
 /// rather than read into memory, and its pages are handed back to the kernel once read
@@ -12,53 +13,47 @@ final class ManifestText: @unchecked Sendable {
     static let mapAbove = 8 << 20
 
     let bytes: UnsafeBufferPointer<UInt8>
-    private let mapped: Bool
+    /// The mapping `bytes` points into; nil for text kept in memory.
+    private let mapping: MappedFile?
 
     /// `bytes` kept in memory (small lists, tests).
     init(_ bytes: [UInt8]) {
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
         _ = copy.initialize(from: bytes)
         self.bytes = UnsafeBufferPointer(rebasing: copy[0..<bytes.count])
-        mapped = false
+        mapping = nil
     }
 
-    private init(mapping address: UnsafeMutableRawPointer, count: Int) {
-        bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: count)
-        mapped = true
+    private init(mapping: MappedFile) {
+        bytes = mapping.bytes
+        self.mapping = mapping
     }
 
     /// What `write` puts into a file of its own under `scratch`, mapped. The file is unlinked at once,
     /// so it lives only as long as the mapping, and is private: nobody can change it under us (a
     /// mapped file that shrinks would kill the process with SIGBUS).
     static func spilled(in scratch: String, shownAs file: String,
-                        _ write: (Int32) throws(ManifestError) -> Void) throws(ManifestError) -> ManifestText {
-        var template = Array((scratch + "/manifest-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw scratchError(scratch, file) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        unlink(String(cString: template))
-        defer { close(fd) }
-        try write(fd)
-        let count = Int(lseek(fd, 0, SEEK_END))
-        guard count > 0 else { return ManifestText([]) }
-        guard let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else {
-            throw scratchError(scratch, file)
+                        _ write: (FileDescriptor) throws(ManifestError) -> Void) throws(ManifestError) -> ManifestText {
+        let fd: FileDescriptor
+        do { fd = try ScratchFile.make(in: scratch, prefix: "manifest-") } catch {
+            throw scratchError(scratch, file, error)
         }
-        return ManifestText(mapping: address, count: count)
+        defer { fd.closeQuietly() }
+        try write(fd)
+        // An offset that cannot be had reads as an empty file, as it always did.
+        let count = (try? fd.seekToEnd()) ?? -1
+        guard count > 0 else { return ManifestText([]) }
+        do { return ManifestText(mapping: try MappedFile(fd, count: count)) } catch {
+            throw scratchError(scratch, file, error)
+        }
     }
 
-    private static func scratchError(_ scratch: String, _ file: String) -> ManifestError {
-        let error = errno
-        return ManifestError(.unreadable, file: file,
-                             reason: "cannot spill it to \(scratch): \(String(cString: strerror(error)))", errno: error)
+    private static func scratchError(_ scratch: String, _ file: String, _ error: Errno) -> ManifestError {
+        ManifestError(.unreadable, file: file, reason: "cannot spill it to \(scratch): \(error)", errno: error.rawValue)
     }
 
     deinit {
-        if mapped {
-            munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
-        } else {
-            UnsafeMutableBufferPointer(mutating: bytes).deallocate()
-        }
+        if mapping == nil { UnsafeMutableBufferPointer(mutating: bytes).deallocate() }
     }
 
     var count: Int { bytes.count }
@@ -66,11 +61,6 @@ final class ManifestText: @unchecked Sendable {
     /// Drops the resident pages wholly inside `range` (nothing for text kept in memory). Reading
     /// them again is still correct: an unmodified private mapping refills from the file.
     func release(_ range: Range<Int>) {
-        guard mapped else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (range.lowerBound + page - 1) / page * page
-        let end = min(range.upperBound, bytes.count) / page * page
-        guard end > start else { return }
-        madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + start), end - start, MADV_DONTNEED)
+        mapping?.release(range)
     }
 }

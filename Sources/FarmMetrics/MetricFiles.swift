@@ -153,6 +153,7 @@ extension MetricFiles {
 
 /// metrics/folded.json: the totals of the processes gone, and the names of the files added to them that
 /// may still exist. A value, read and written under the fold lock only.
+/// Hand-written, not a JSONRecord: `totals` has MetricValues' own codec; `sources` is a set written sorted.
 struct Folded: JSONReadable, JSONWritable {
     var totals = MetricValues()
     var sources: Set<String> = []

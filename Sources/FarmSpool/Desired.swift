@@ -40,6 +40,7 @@ public struct Desired: Equatable, Sendable {
     }
 }
 
+// Hand-written, not a JSONRecord: `hostLimits` is written flat (`perHost`, `ratePerHost`) and `poll` only when set.
 extension Desired: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

@@ -8,23 +8,10 @@ import FarmSystem
 // (`Desired.workers`, which is also all an older farm's spool has). Everything else of control/ (the
 // settings, paused, stopping) is the whole spool's.
 
-/// A host's own desired state, `control/desired.<host>.json`: its workers.
-struct HostDesired: JSONReadable, JSONWritable {
+/// A host's own desired state, `control/desired.<host>.json`: its workers (required). Written by that
+/// host's `start` and `scale`, read by its supervisor; a value.
+struct HostDesired: JSONRecord {
     var workers: Int
-
-    init(workers: Int) {
-        self.workers = workers
-    }
-
-    init(json: JSONValue) throws(JSONMismatch) {
-        workers = try json.decode("workers")
-    }
-
-    func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("workers", workers)
-        json.endObject()
-    }
 }
 
 extension Spool {

@@ -30,6 +30,7 @@ public struct JobRecord: Equatable, Sendable {
 }
 
 /// `title`, `caption` and `fresh` only when there are some, so the records of other lists keep their bytes.
+/// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

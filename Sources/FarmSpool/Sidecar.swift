@@ -63,6 +63,7 @@ public struct Sidecar: Equatable, Sendable {
 }
 
 /// What the sidecar does not know is left out.
+/// Hand-written for speed: a worker writes one at every step of every job (bin/benchmark's worker jobs/s figure).
 extension Sidecar: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

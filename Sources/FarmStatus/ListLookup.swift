@@ -1,5 +1,6 @@
 import FarmManifest
 import FarmSpool
+import FarmSystem
 
 /// A published list: its id and its record.
 public struct PublishedList: Sendable, Equatable {
@@ -36,6 +37,6 @@ public enum ListLookup {
         if ListID.isValid(query), let record = spool.list(query) { return PublishedList(id: query, record: record) }
         let hint = lists.isEmpty ? "the spool has no lists yet (add some with `farm add`)"
             : "`farm status` shows the \(lists.count) list(s)"
-        throw StatusError("no list named \"\(query)\" in \(spool.root): \(hint)")
+        throw StatusError(.unknownList, "no list named \"\(query)\" in \(spool.root): \(hint)")
     }
 }

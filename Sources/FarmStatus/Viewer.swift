@@ -9,28 +9,28 @@ public enum Viewer {
     public static func image(_ spool: Spool, list: PublishedList, index: Int) throws(StatusError) -> String {
         let name = list.record.name, total = list.record.total
         guard index >= 0, index < total else {
-            throw StatusError(total == 0 ? "\(name) has no resources"
+            throw StatusError(.noSuchResource, total == 0 ? "\(name) has no resources"
                 : "\(name) has \(total) resource(s): INDEX goes from 0 to \(total - 1), not \(index)")
         }
         guard let resource = ListView.resource(spool, listID: list.id, index: index) else {
-            throw StatusError("\(name) is no longer in the spool")
+            throw StatusError(.noSuchResource, "\(name) is no longer in the spool")
         }
         let subject = "resource \(index) of \(name)"
         switch resource.status {
         case .queued:
-            throw StatusError("\(subject) is queued")
+            throw StatusError(.notReady, "\(subject) is queued")
         case .downloading:
             let progress = ResourceStatus.percent(bytes: resource.bytes, size: resource.size).map { "\($0)%" }
                 ?? "\(resource.bytes) bytes so far"
-            throw StatusError("\(subject) is still downloading (\(progress))")
+            throw StatusError(.notReady, "\(subject) is still downloading (\(progress))")
         case .unzipping, .rendering:
-            throw StatusError("\(subject) is still \(resource.status.rawValue)")
+            throw StatusError(.notReady, "\(subject) is still \(resource.status.rawValue)")
         case .error:
-            throw StatusError("\(subject) failed: \(resource.error ?? "unknown")")
+            throw StatusError(.resourceFailed, "\(subject) failed: \(resource.error ?? "unknown")")
         case .done:
-            guard let image = resource.image else { throw StatusError("\(subject) is done but has no display image") }
+            guard let image = resource.image else { throw StatusError(.noImage, "\(subject) is done but has no display image") }
             guard FileSystem.exists(image) else {
-                throw StatusError("the image of \(subject) is missing (\(image)): `farm reload` makes it again")
+                throw StatusError(.noImage, "the image of \(subject) is missing (\(image)): `farm reload` makes it again")
             }
             return image
         }

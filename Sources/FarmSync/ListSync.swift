@@ -117,7 +117,8 @@ public struct ListSync {
 
 /// What one list's sync did: `Books: added 3, removed 1, changed 2, unchanged 40`. `unchanged` counts the
 /// resources in both the list and its source that did not change (queued, active and failed ones too).
-public struct SyncReport: Sendable, Equatable, CustomStringConvertible, JSONWritable {
+/// `farm sync --json` prints it (every member written, every one required to read it back). A value.
+public struct SyncReport: Sendable, Equatable, CustomStringConvertible, JSONRecord {
     public var list: String
     public var added = 0
     public var removed = 0
@@ -130,17 +131,6 @@ public struct SyncReport: Sendable, Equatable, CustomStringConvertible, JSONWrit
 
     public var description: String {
         "\(list): added \(added), removed \(removed), changed \(changed), unchanged \(unchanged)"
-    }
-
-    /// Keys in order, as JSONWriter wants them.
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("added", added)
-        json.member("changed", changed)
-        json.member("list", list)
-        json.member("removed", removed)
-        json.member("unchanged", unchanged)
-        json.endObject()
     }
 }
 

@@ -68,6 +68,15 @@ extension FileDescriptor {
         return bytes
     }
 
+    /// Up to `buffer.count` bytes at the current offset (read(2), retried on EINTR); 0 at the end of the file.
+    public func readRetrying(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let n = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
     /// Up to `buffer.count` bytes at `offset` (pread(2)), without moving the file's offset; fewer at
     /// the end of the file.
     public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {

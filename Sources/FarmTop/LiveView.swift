@@ -2,7 +2,6 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import Foundation
-import Glibc
 import SystemPackage
 
 /// `farm top`: the farm live, in the terminal when there is one (the app's two screens, keys to

@@ -15,9 +15,7 @@ final class Terminal {
 
     init() throws(TopError) {
         guard cfarm_term_open() == 0 else {
-            let term = Processes.environment("TERM") ?? ""
-            throw TopError(term.isEmpty ? "cannot drive this terminal: TERM is not set"
-                : "cannot drive this terminal: ncurses does not know TERM=\(term)")
+            throw TopError(.unknownTerminal, Processes.environment("TERM") ?? "")
         }
         isOpen = true
         utf8 = cfarm_term_utf8() != 0

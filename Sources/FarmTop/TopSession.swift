@@ -2,7 +2,6 @@ import FarmControl
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Glibc
 import SystemPackage
 
 /// One run of `farm top` in a terminal: waits for a key, a change in the spool or the next second,

@@ -1,5 +1,4 @@
 import CFarmCurlLoader
-import Glibc
 
 /// One libcurl easy handle, kept for the life of a worker so connections are reused (keep-alive).
 ///

@@ -260,7 +260,7 @@ public final class Watcher {
         source = nil
         directories = [:]
         watched = []
-        guard let source = changeFeed(poll: options.poll) else { throw StatusError("no inotify instance is left") }
+        guard let source = changeFeed(poll: options.poll) else { throw StatusError(.watchFailed, "no inotify instance is left") }
         self.source = source
         let roots: [(String, Directory, Int32)] = [
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
@@ -270,7 +270,7 @@ public final class Watcher {
         for (path, directory, events) in roots {
             let wd: Int32
             do { wd = try source.watch(path, events: UInt32(bitPattern: events | Self.selfEvents)) } catch {
-                throw StatusError("cannot watch \(path): \(error)")
+                throw StatusError(.watchFailed, "cannot watch \(path): \(error)")
             }
             directories[wd] = directory
             watched.insert(path)

@@ -59,6 +59,7 @@ extension Ps {
 
 /// One process of `farm ps`: `{"host": "h1", "job": "id" | null, "pid": 123, "role": "worker"}` with
 /// `--json`, and `"standby": true` for a watcher that waits while another serves the spool.
+// Hand-written, not a JSONRecord: `job` is written as null but `standby` left out when false, and the pid is an Int32.
 private struct Row: JSONWritable {
     let role: String
     let pid: Int32

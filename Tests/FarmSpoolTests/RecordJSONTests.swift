@@ -31,6 +31,23 @@ import Testing
         }
     }
 
+    /// The bytes of the records converted to `JSONRecord` are those their hand-written writers produced
+    /// (the literals), and the bytes of `Desired`, which stays hand-written, do not move either.
+    @Test func writesTheBytesItAlwaysWrote() {
+        #expect(String(decoding: JSON.encode(HostDesired(workers: 12)), as: UTF8.self) == #"{"workers":12}"# + "\n")
+        #expect(JSON.decode(HostDesired.self, from: Array(#"{"workers":3,"x":null}"#.utf8))?.workers == 3)
+        #expect(JSON.decode(HostDesired.self, from: Array(#"{"workers":"3"}"#.utf8)) == nil)
+        #expect(JSON.decode(HostDesired.self, from: Array("{}".utf8)) == nil)
+        var desired = Desired(workers: 2, lease: 2.5, maxSize: 7, convert: false, minFree: 0,
+                              hostLimits: HostLimits(perHost: 3, ratePerHost: 0.5))
+        desired.caFile = "/etc/ca.pem"
+        desired.poll = true
+        #expect(String(decoding: JSON.encode(desired), as: UTF8.self) == #"{"caFile":"/etc/ca.pem","convert":false,"#
+            + #""lease":2.5,"maxSize":7,"minFree":0,"perHost":3,"poll":true,"ratePerHost":0.5,"workers":2}"# + "\n")
+        #expect(String(decoding: JSON.encode(Desired()), as: UTF8.self)
+            == #"{"convert":true,"lease":10,"maxSize":1073741824,"workers":4}"# + "\n")
+    }
+
     @Test func writesBooleansAndLeavesOutNils() {
         /// Optional members of every kind, left out when nil as the spool's records do.
         struct Flags: Encodable, JSONWritable {

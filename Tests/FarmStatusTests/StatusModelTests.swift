@@ -2,6 +2,7 @@ import FarmJSON
 @testable import FarmStatus
 import FarmManifest
 import FarmSpool
+import FarmSystem
 import Foundation
 import Testing
 
@@ -57,7 +58,7 @@ import Testing
         let object = try JSONParser.parse(JSON.encode(document))
         // Sorted, as every document farm writes.
         #expect(keys(object) == ["disk", "lists", "paused", "pausedBy", "updated", "workers"])
-        guard case .array(let lists)? = object["lists"] else { throw StatusError("no lists") }
+        guard case .array(let lists)? = object["lists"] else { throw StatusError(.io, "no lists") }
         #expect(keys(lists.first) == ["active", "done", "failed", "id", "name", "progress", "queued", "resources",
                                       "state", "total"])
         // The summary leaves resources out: it must stay small.
@@ -79,7 +80,7 @@ import Testing
         #expect(ListStatus(id: "0123456789abcdef", name: "Books", total: 1, active: 0, done: 1, failed: 0,
                            paging: last).state == .finished)
         let object = try JSONParser.parse(JSON.encode(list))
-        guard case .object(let members) = object else { throw StatusError("not an object") }
+        guard case .object(let members) = object else { throw StatusError(.io, "not an object") }
         #expect(members.map(\.key) == ["active", "cover", "done", "error", "failed", "id", "name", "pages", "progress",
                                        "queued", "resources", "state", "title", "total"])
         #expect(String(decoding: JSON.encode(list), as: UTF8.self)
