@@ -42,7 +42,7 @@ extension Lists {
             }
         }
         // Every job finished before this boot is now on disk or queued again.
-        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Clock.wall() - Clock.sinceBoot()))
+        try spool.markBootChecked()
         return redone
     }
 

@@ -36,11 +36,6 @@ extension Spool {
     package struct SyncMark: Equatable {
         package var boot: String
         package var time: Double
-
-        package init(boot: String, time: Double) {
-            self.boot = boot
-            self.time = time
-        }
     }
 
     package func syncMark() -> SyncMark? {
@@ -50,7 +45,12 @@ extension Spool {
         return SyncMark(boot: String(fields[0]), time: time)
     }
 
-    package func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
+    /// Marks every job finished before this boot as checked (`recheckAfterReboot` in FarmLists).
+    package func markBootChecked() throws(SpoolError) {
+        try writeSyncMark(SyncMark(boot: Self.boot, time: Clock.wall() - Clock.sinceBoot()))
+    }
+
+    func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
         try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8))
     }
 
