@@ -311,6 +311,7 @@ let package = Package(
             "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
+            "FarmSupervisor",
             "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [

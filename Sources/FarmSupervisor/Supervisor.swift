@@ -28,13 +28,10 @@ public final class Supervisor {
     private let spool: Spool
     private let registration: Registration
     private let roles: SupervisedRoles
-    /// Children spawned and not yet registered, by pid, with when they were spawned.
-    private var startingWorkers: [Int32: Double] = [:]
+    /// This host's workers by pid, each in its state (WorkerLife's table): spawned and not registered yet,
+    /// registered, or retiring. One registered no longer has died (or exited).
+    private var workers: [Int32: WorkerLife] = [:]
     private var startingWatcher: (pid: Int32, since: Double)?
-    /// Workers told to exit (scale down), with when they were told.
-    private var retiring: [Int32: Double] = [:]
-    /// The workers alive at the last tick: one missing now has died (or exited).
-    private var knownWorkers: Set<Int32> = []
     /// The watchers alive at the last tick.
     private var knownWatchers: Set<Int32> = []
     /// A follower spawned and not yet registered.
@@ -86,10 +83,10 @@ public final class Supervisor {
         let desired = spool.desired()
         let desiredWorkers = spool.desiredWorkers()
         for pid in Processes.reapChildren() {
-            startingWorkers[pid] = nil
             if startingWatcher?.pid == pid { startingWatcher = nil }
             if startingFollower?.pid == pid { startingFollower = nil }
-            handleDeath(pid)
+            // Whatever its state, or none (killed while starting): its jobs go back.
+            if workers[pid] != nil { apply(.gone, to: pid, now: now) } else { handleDeath(pid) }
         }
         // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
         // their jobs in active/: they go back now, with the registry read this tick needs anyway.
@@ -99,30 +96,33 @@ public final class Supervisor {
             spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
         }
         let live = everyHost.filter(\.isLocal)
-        let workers = Set(live.filter { $0.role == .worker }.map(\.pid))
-        // Adopted workers are not our children: their death shows as a registry entry losing its lock.
-        for pid in knownWorkers.subtracting(workers) { handleDeath(pid) }
-        knownWorkers = workers
-        retiring = retiring.filter { workers.contains($0.key) }
-        startingWorkers = startingWorkers.filter { pid, since in
-            if workers.contains(pid) { return false }
-            if now - since > Self.startupLimit {
-                spool.log("worker \(pid) did not start in \(Int(Self.startupLimit)) s; killing it")
-                Processes.send(.kill, to: pid)
-                return false
+        let registered = Set(live.filter { $0.role == .worker }.map(\.pid))
+        for pid in registered where workers[pid] == nil { workers[pid] = .running }  // adopted
+        for (pid, life) in workers {
+            switch life {
+            case .starting(let since):
+                if registered.contains(pid) {
+                    apply(.registered, to: pid, now: now)
+                } else if now - since > Self.startupLimit {
+                    spool.log("worker \(pid) did not start in \(Int(Self.startupLimit)) s; killing it")
+                    apply(.startupOverdue, to: pid, now: now)
+                }
+            case .running, .retiring:
+                // Adopted workers are not our children: their death shows as a registry entry losing its lock.
+                if !registered.contains(pid) {
+                    apply(.gone, to: pid, now: now)
+                } else if case .retiring(let since) = life, now - since > Self.graceful {
+                    apply(.graceOver, to: pid, now: now)
+                }
             }
-            return true
         }
 
         let wanted = min(max(desiredWorkers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
-        let counted = workers.count - retiring.count + startingWorkers.count
+        let counted = workers.values.filter(\.counts).count
         if counted < wanted {
             for _ in counted..<wanted { spawnWorker(desired) }
         } else if counted > wanted {
-            retire(counted - wanted, of: workers.subtracting(retiring.keys), now: now)
-        }
-        for (pid, since) in retiring where now - since > Self.graceful {
-            Processes.send(.kill, to: pid)
+            retire(counted - wanted, of: workers.filter { $0.value == .running }.map(\.key), now: now)
         }
         keepOneWatcher(live.filter { $0.role == .watcher }.map(\.pid), now: now)
 
@@ -138,6 +138,19 @@ public final class Supervisor {
             // What this host's processes that died unseen left in tmp/ (killed with the supervisor before
             // this one started, or commands killed half-way).
             spool.sweepScratch()
+        }
+    }
+
+    /// Moves worker `pid` through WorkerLife's table on `event`, and does what the table says.
+    private func apply(_ event: WorkerLife.Event, to pid: Int32, now: Double) {
+        guard let life = workers[pid] else { return }
+        let (next, action) = WorkerLife.next(life, on: event, at: now)
+        workers[pid] = next
+        switch action {
+        case .none: break
+        case .terminate: Processes.send(.terminate, to: pid)
+        case .kill: Processes.send(.kill, to: pid)
+        case .handBack: handleDeath(pid)
         }
     }
 
@@ -160,20 +173,17 @@ public final class Supervisor {
             let pid = try Spawn.copy(arguments, title: title, spool: spool) {
                 roles.worker(spool, desired)
             }
-            startingWorkers[pid] = Clock.monotonic()
+            workers[pid] = .starting(since: Clock.monotonic())
         } catch {
             spool.log("\(error)")
         }
     }
 
     /// Asks `count` workers to hand back their jobs and exit: idle ones first, then the youngest.
-    private func retire(_ count: Int, of candidates: Set<Int32>, now: Double) {
+    private func retire(_ count: Int, of candidates: [Int32], now: Double) {
         let busy = Set(spool.activeJobs().filter(\.owner.isLocal).map(\.owner.pid))
         let chosen = candidates.sorted { (busy.contains($0) ? 1 : 0, -$0) < (busy.contains($1) ? 1 : 0, -$1) }
-        for pid in chosen.prefix(count) {
-            Processes.send(.terminate, to: pid)
-            retiring[pid] = now
-        }
+        for pid in chosen.prefix(count) { apply(.retire, to: pid, now: now) }
     }
 
     /// One watcher process on this host: the one that serves the spool, or the standby of another
@@ -216,7 +226,8 @@ public final class Supervisor {
     /// kills what is left after the grace period and hands its jobs back itself.
     private func stopEverything() {
         let others = spool.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
-        let pids = Set(others).union(startingWorkers.keys).union(startingWatcher.map { [$0.pid] } ?? [])
+        let starting = workers.filter { if case .starting = $0.value { true } else { false } }.keys
+        let pids = Set(others).union(starting).union(startingWatcher.map { [$0.pid] } ?? [])
             .union(startingFollower.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
         let deadline = Clock.monotonic() + Self.graceful
@@ -225,7 +236,7 @@ public final class Supervisor {
             Thread.sleep(forTimeInterval: 0.05)
             _ = Processes.reapChildren()
             let alive = Set(spool.processes().filter(\.isLocal).map(\.pid))
-            left = left.filter { alive.contains($0) || (startingWorkers[$0] != nil && Processes.exists($0)) }
+            left = left.filter { alive.contains($0) || (starting.contains($0) && Processes.exists($0)) }
         }
         for pid in left { Processes.send(.kill, to: pid) }
         _ = Processes.reapChildren()
@@ -246,7 +257,7 @@ public final class Supervisor {
     /// told to stop (they notice on their own too), their exits collected for a moment, and it leaves.
     private func stopBecauseTheSpoolIsGone() {
         spool.logGone("supervisor")
-        let pids = knownWorkers.union(startingWorkers.keys).union(knownWatchers)
+        let pids = Set(workers.keys).union(knownWatchers)
             .union(startingWatcher.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
         let deadline = Clock.monotonic() + 2
