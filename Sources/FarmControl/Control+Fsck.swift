@@ -26,7 +26,7 @@ extension Control {
     }
 
     /// `farm fsck [--repair]`: checks every invariant of the spool, judging claims by the farm's lease;
-    /// with `repair`, fixes what is safe while the farm runs (see Fsck.swift in FarmSpool).
+    /// with `repair`, fixes what is safe while the farm runs (see SpoolCheck.swift in FarmFsck).
     public func fsck(repair: Bool = false) throws(ControlError) -> Checked {
         Checked(report: try spoolCall { () throws(SpoolError) in try SpoolCheck(spool).run(repair: repair) })
     }

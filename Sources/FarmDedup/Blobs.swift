@@ -3,7 +3,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-// The stored bytes of "Once" (see the protocol): `blobs/<sha256>` is one more name of a downloaded file.
+// The stored bytes of download once (see Dedup.swift): `blobs/<sha256>` is one more name of a downloaded file.
 extension Dedup {
 
     public func blobPath(_ digest: String) -> String { spool.blobs + "/" + digest }
@@ -122,7 +122,7 @@ extension Dedup {
 
     /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and
     /// the blob has no other name left, the blob goes too, with the record of `url` (the output's job's
-    /// URL, when the caller knows it) if it names that blob (see "Once").
+    /// URL, when the caller knows it) if it names that blob (see Dedup.swift).
     public func removeOutput(_ path: String, url: String? = nil) throws(Errno) {
         guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
               let digest = blobDigest(of: path, st) else {

@@ -4,7 +4,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-/// What `urls/<key>` holds (see "Once" in the protocol): the blob that holds a URL's valid result.
+/// What `urls/<key>` holds (see Dedup.swift): the blob that holds a URL's valid result.
 /// Written whole by rename; a record whose blob is gone names nothing (readers check the blob), nor
 /// does one whose `blob` is no SHA-256 (`urlRecord(key:)` refuses it). `url`, `blob` and `size` are
 /// required; nils are left out. A value.

@@ -2,7 +2,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-/// The partial download of one URL, `partial/u<key>` (see "Once" in the protocol). Its flock is the
+/// The partial download of one URL, `partial/u<key>` (see Dedup.swift). Its flock is the
 /// URL's lock: whoever holds it is the URL's one transfer and writes the bytes; a job of the same URL
 /// that finds it held waits. Its bytes outlive a killed holder under the same name, so the next job of
 /// the URL resumes them by taking the lock: nothing is moved, nothing adopted. The attribute

@@ -29,7 +29,7 @@ public struct FollowerOptions: Sendable {
 /// The follower (`farm follow`, started by the supervisor while some list has pages to follow): fetches
 /// the pages of paged lists (SPEC §7) one at a time, taking the lists in turn, and adds each page's
 /// items to its list (`Spool.appendPage`) while the workers download. Everything it knows is in the
-/// spool (see "Pages" in the protocol), so a follower killed at any moment costs at most a page fetched
+/// spool (see "Pages" in FarmLists' protocol), so a follower killed at any moment costs at most a page fetched
 /// again. It keeps, per list, only a hash of each page fetched so far, never their items: a source of ten
 /// thousand pages of a hundred items runs in the memory of one page (and 80 KB of hashes).
 ///

@@ -3,7 +3,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-// The stored results of fsck (see Fsck.swift and "Once" in the protocol): blobs no output uses, records
+// The stored results of fsck (see SpoolCheck.swift, and Dedup.swift in FarmDedup): blobs no output uses, records
 // whose blob is gone, and what older farms kept: URL lists beside blobs, lock files of URL transfers.
 extension FsckRun {
     func checkBlobs() throws(SpoolError) {

@@ -3,7 +3,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-// The leftovers of fsck (see Fsck.swift): partial downloads nobody will resume, progress of jobs that
+// The leftovers of fsck (see SpoolCheck.swift): partial downloads nobody will resume, progress of jobs that
 // do not exist, temporaries of writers that are gone, registry entries of dead processes, holds that
 // are no host's.
 extension FsckRun {

@@ -2,7 +2,7 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 
-// The jobs of fsck (see Fsck.swift): each job of each list in exactly one place, no job of no list,
+// The jobs of fsck (see SpoolCheck.swift): each job of each list in exactly one place, no job of no list,
 // no claim of a dead owner past its lease.
 extension FsckRun {
     /// Walks queue/, active/, done/ and failed/ once, noting where each job is; then, when some job

@@ -4,7 +4,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-// The lists of fsck (see Fsck.swift): records that parse, resource tables of `total` lines that parse,
+// The lists of fsck (see SpoolCheck.swift): records that parse, resource tables of `total` lines that parse,
 // committed lists published, nothing else in lists/.
 extension FsckRun {
     /// Reads every list record and resource table, published or still in a committed batch.
@@ -94,7 +94,7 @@ extension FsckRun {
     private func checkOrder(of list: FsckList, lines: Int) {
         let path = spool.orderPath(ofList: list.id)
         if let size = try? FileSystem.stat(path).size, size % 4 != 0 {
-            // What a page's append killed mid-write leaves (see "Pages"): the next page cuts it off.
+            // What a page's append killed mid-write leaves (see "Pages" in Lists.swift): the next page cuts it off.
             found(.listTable, path, "its last number is cut short", unrepairable: "the list's next page "
                   + "or edit cuts it off", repair: nil)
         }

@@ -4,7 +4,7 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 
-// The outputs of fsck (see Fsck.swift): every output a done job's outcome names is there, and no job
+// The outputs of fsck (see SpoolCheck.swift): every output a done job's outcome names is there, and no job
 // that is not done has any.
 extension FsckRun {
     /// The suffixes of the outputs a worker makes of `files/<list>/<index>` (the download, a rendered

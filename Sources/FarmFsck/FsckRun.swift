@@ -31,7 +31,7 @@ public struct FsckFinding: Sendable, Equatable {
         /// A temporary whose writer is gone.
         case temporary
         /// A stored blob no output uses, a URL record whose blob is gone, a lock file of a URL's transfer
-        /// that nobody holds and nobody will resume from, a blob's URL list (see "Once" in the protocol).
+        /// that nobody holds and nobody will resume from, a blob's URL list (see FarmDedup's protocol).
         case blob
         /// A file that is no job, no output, or not where it belongs.
         case foreign

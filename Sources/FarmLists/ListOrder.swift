@@ -67,7 +67,7 @@ extension Lists {
     }
 
     /// Appends job numbers at the end of the order of list `id`, whose record says `total`, durably: the
-    /// commit point of a page of a paged list (see "Pages"), which costs what the page adds, not what the
+    /// commit point of a page of a paged list (see "Pages" in Lists.swift), which costs what the page adds, not what the
     /// list holds. A list without an order file gets one, 0..<total then the numbers, by rename. Called
     /// under the list's edit lock.
     func appendToOrder(_ numbers: [Int], ofList id: String, total: Int) throws(Errno) {

@@ -5,7 +5,7 @@ import SystemPackage
 
 extension Lists {
     /// Adds the resources of one page at the end of paged list `id` and records the page in its log
-    /// (see "Pages" in the protocol): an edit, under the list's edit lock, that appends to the resource
+    /// (see "Pages" in Lists.swift): an edit, under the list's edit lock, that appends to the resource
     /// table, queues the jobs in a batch of their own behind every other, and commits by appending their
     /// numbers to the list's order. `state` is the page's line of the log (its table fields are filled
     /// in here). A record with an empty id gets its job's name. Resources are told apart by id, or by URL

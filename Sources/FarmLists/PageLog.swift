@@ -4,7 +4,7 @@ import FarmSystem
 import SystemPackage
 
 /// Where the following of a paged list stands (SPEC §7): one line of its page log,
-/// `lists/<list>.pages`, which gains a line per page added (see "Pages" in the protocol). The last
+/// `lists/<list>.pages`, which gains a line per page added (see "Pages" in Lists.swift). The last
 /// whole line is the list's state; the earlier ones are the pages fetched, which is how a page
 /// fetched before is known.
 public struct PageState: Equatable, Sendable, JSONRecord {

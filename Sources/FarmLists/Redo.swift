@@ -48,7 +48,7 @@ extension Lists {
 
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
     /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
-    /// marks it to be downloaded again even when its URL's result is stored (see "Once").
+    /// marks it to be downloaded again even when its URL's result is stored (see FarmDedup's protocol).
     /// False when it was gone already.
     package func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
               fresh: Bool = false) throws(SpoolError) -> Bool {

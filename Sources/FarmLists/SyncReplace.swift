@@ -65,7 +65,7 @@ extension Lists {
             guard let now = doneResource(job), now.inode == resource.inode, now.recordBytes == resource.recordBytes,
                   isMember(job) else { return false }
             let directory = spool.outputDirectory(ofList: job.list)
-            // The old download may be a name of a blob (see "Once"): replaced, it may have been its last.
+            // The old download may be a name of a blob (see FarmDedup's protocol): replaced, it may have been its last.
             let oldBlob = now.record.file.flatMap { Dedup(spool).blob(ofOutput: $0) }
             do {
                 try FileSystem.ensureDirectory(directory)

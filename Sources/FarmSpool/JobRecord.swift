@@ -12,7 +12,7 @@ public struct JobRecord: Equatable, Sendable {
     public var title: String?
     public var caption: String?
     /// Downloaded again even when the URL's valid result is stored (`farm add --fresh`, `farm reload`;
-    /// see "Once" in the protocol); its result becomes the URL's valid one.
+    /// see FarmDedup's protocol); its result becomes the URL's valid one.
     public var fresh = false
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil) {

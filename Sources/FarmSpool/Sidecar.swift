@@ -31,7 +31,7 @@ public struct Sidecar: Equatable, Sendable {
     /// the server sent them), when it sent them: what `farm sync` revalidates the resource with.
     public var etag: String?
     public var modified: String?
-    /// Done from the bytes another job's transfer stored, with no transfer of its own (SPEC §7, "Once").
+    /// Done from the bytes another job's transfer stored, with no transfer of its own (SPEC §7, download once).
     public var shared = false
     /// While the job waits out a back-off: the wall time before which it must not be tried again, by
     /// whichever owner has it then (see Retry.swift).

@@ -187,7 +187,7 @@ public final class Supervisor {
     }
 
     /// One watcher process on this host: the one that serves the spool, or the standby of another
-    /// host's (Watch.swift).
+    /// host's (FarmWatcher's WatcherRole).
     private func keepOneWatcher(_ watchers: [Int32], now: Double) {
         if let starting = startingWatcher, watchers.contains(starting.pid) || now - starting.since > Self.startupLimit {
             startingWatcher = nil

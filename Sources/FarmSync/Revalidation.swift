@@ -134,7 +134,7 @@ struct Revalidation {
         return .changed
     }
 
-    /// The new bytes become the URL's valid result (see "Once" in FarmSpool's protocol), so that jobs of the
+    /// The new bytes become the URL's valid result (see Dedup.swift in FarmDedup), so that jobs of the
     /// same URL queued from now on are served them. Skipped while a worker transfers the URL: its result
     /// will be published. Bytes a transfer of the URL left to resume are of the old content: they go.
     private static func publish(_ record: Sidecar, of url: String, spool: Spool) {

@@ -7,7 +7,7 @@ import FarmTransfer
 import Foundation
 import SystemPackage
 
-/// Download once (SPEC §7; "Once" in FarmSpool's protocol), the worker's side: before its transfer a
+/// Download once (SPEC §7; FarmDedup's protocol), the worker's side: before its transfer a
 /// job is served from its URL's stored result, or becomes the one transfer of its URL, or waits for it.
 struct SharedDownload {
     /// How often a waiter looks at the lock of the URL another worker transfers.

@@ -6,7 +6,7 @@ import FarmSystem
 import FarmTestSupport
 import Testing
 
-/// A paged list's pages as edits of the spool (see "Pages" in the protocol): each page's resources
+/// A paged list's pages as edits of the spool (see "Pages" in FarmLists' protocol): each page's resources
 /// appended once, a page added again adding nothing, the log read from its end.
 @Suite struct PageAppendTests {
     private func pagedList(_ name: String, in spool: Spool) throws -> (id: String, state: PageState) {
