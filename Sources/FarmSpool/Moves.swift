@@ -1,7 +1,8 @@
 import FarmSystem
 
 // Every move of a job between states, one function each (as Postfix's mail_queue_rename is its queue's
-// only move): nothing else renames a job file. Each is one rename(2) (or, for a completion where the file
+// only move): nothing else moves a job file between states (`farm reload` replaces one in place, to mark it
+// fresh). Each is one rename(2) (or, for a completion where the file
 // system refuses RENAME_NOREPLACE, a link then an unlink: see "Without RENAME_NOREPLACE"), so a job is in
 // exactly one state at every instant, and a move whose source has gone reports it instead of failing.
 //
