@@ -71,11 +71,14 @@ public final class Inotify {
                 var offset = 0
                 while offset + header <= count {
                     let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
+                    // The name is NUL-padded to `length`; decoded from a plain buffer (String's fast path).
+                    let start = offset + header, end = min(count, start + length)
+                    var stop = start
+                    while stop < end && bytes[stop] != 0 { stop += 1 }
                     events.append(InotifyEvent(
                         wd: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
                         mask: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                        name: String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)))
+                        name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)))
                     offset += header + length
                 }
             }
