@@ -18,9 +18,7 @@ extension Dedup {
             guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.partial + "/" + name) else { continue }
             let stored = urlRecord(key: key).map { FileSystem.exists(blobPath($0.blob)) } ?? false
             guard st.size == 0 || stored || !queued else { continue }
-            guard let fd = try? FileDescriptor.open(spool.partial + "/" + name, .readOnly) else { continue }
-            if (try? fd.tryLock()) == true, (try? FileSystem.unlink(spool.partial + "/" + name)) != nil { removed += 1 }
-            fd.closeQuietly()
+            if FileSystem.unlinkUnlessLocked(spool.partial + "/" + name) { removed += 1 }
         }
         return removed
     }

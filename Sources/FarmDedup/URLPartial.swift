@@ -103,12 +103,6 @@ public final class URLPartial {
         fd.closeQuietly()
     }
 
-    /// Deletes the partial at `path` when nobody holds it: for a resource removed or reloaded.
-    static func dropIfUnheld(_ path: String) {
-        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return }
-        if (try? fd.tryLock()) == true { try? FileSystem.unlink(path) }
-        fd.closeQuietly()
-    }
 }
 
 extension Dedup {
@@ -122,12 +116,12 @@ extension Dedup {
 
     /// Deletes the job's own partial download (`partial/<job>`, a transfer without its URL's lock) when
     /// nobody writes it.
-    public func dropOwnPartial(of job: JobName) { URLPartial.dropIfUnheld(spool.partialPath(job)) }
+    public func dropOwnPartial(of job: JobName) { FileSystem.unlinkUnlessLocked(spool.partialPath(job)) }
 
     /// Deletes the partial downloads of `job` that nobody writes: its own, and its URL's (`url`; another
     /// job of that URL then transfers from its start). For a removed or reloaded resource.
     public func dropPartials(of job: JobName, url: String?) {
-        URLPartial.dropIfUnheld(spool.partialPath(job))
-        if let url { URLPartial.dropIfUnheld(partialPath(url: url)) }
+        FileSystem.unlinkUnlessLocked(spool.partialPath(job))
+        if let url { FileSystem.unlinkUnlessLocked(partialPath(url: url)) }
     }
 }

@@ -53,9 +53,7 @@ extension Lists {
     /// same (If-Range), and a reloaded one, marked fresh, starts over.
     private func dropPartials(ofList id: String) {
         for name in (try? FileSystem.listDirectory(spool.partial)) ?? [] where name.hasPrefix(id + ".") {
-            guard let fd = try? FileDescriptor.open(spool.partial + "/" + name, .readOnly) else { continue }
-            if (try? fd.tryLock()) == true { try? FileSystem.unlink(spool.partial + "/" + name) }
-            fd.closeQuietly()
+            FileSystem.unlinkUnlessLocked(spool.partial + "/" + name)
         }
     }
 }

@@ -69,9 +69,7 @@ extension Spool {
             guard let job = JobName(name), job.raw == name else { continue }
             guard FileSystem.exists(finishedPath(job, .done)) || FileSystem.exists(finishedPath(job, .failed))
             else { continue }
-            guard let fd = try? FileDescriptor.open(partial + "/" + name, .readOnly) else { continue }
-            if (try? fd.tryLock()) == true, (try? FileSystem.unlink(partial + "/" + name)) != nil { removed += 1 }
-            fd.closeQuietly()
+            if FileSystem.unlinkUnlessLocked(partial + "/" + name) { removed += 1 }
         }
         return removed
     }

@@ -43,6 +43,16 @@ public enum FileSystem {
         if Glibc.unlink(path) != 0 { throw Errno.current.staleAsMissing }
     }
 
+    /// Unlinks `path` unless some process holds an flock on it (its writer: a partial download being
+    /// written); the lock is taken for the moment of the unlink. True when it unlinked it.
+    @discardableResult
+    public static func unlinkUnlessLocked(_ path: String) -> Bool {
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
+        defer { fd.closeQuietly() }
+        guard (try? fd.tryLock()) == true else { return false }
+        return (try? unlink(path)) != nil
+    }
+
     public static func chmod(_ path: String, _ mode: UInt32) throws(Errno) {
         if Glibc.chmod(path, mode) != 0 { throw Errno.current }
     }
