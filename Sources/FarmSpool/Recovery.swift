@@ -37,6 +37,9 @@ extension Spool {
             try? FileSystem.unlink(path + Self.stageLockSuffix)
             report.stagesDiscarded += 1
         }
+        // What other commands killed half-way left in tmp/ (`farm item rm` between taking a job out and
+        // deleting it, say): judged by the writer its name gives, as the supervisor's sweep judges it.
+        sweepScratch()
         return report
     }
 }
