@@ -73,7 +73,7 @@ extension Dedup {
         do {
             fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
         } catch where error == .fileExists {
-            try AtomicFile.write(bytes, to: path, stagingIn: spool.tmp)
+            try spool.writeWhole(bytes, to: path)
             return
         }
         defer { fd.closeQuietly() }

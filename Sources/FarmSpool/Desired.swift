@@ -154,7 +154,7 @@ extension Spool {
 
     /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
     package func replace(_ path: String, with bytes: [UInt8]) throws(SpoolError) {
-        do { try AtomicFile.write(bytes, to: path, stagingIn: tmp) } catch {
+        do { try writeWhole(bytes, to: path) } catch {
             throw SpoolError(.io, "cannot write \(path)", cause: error)
         }
     }

@@ -121,7 +121,7 @@ extension Spool {
 
     /// Replaces the sidecar of `job` atomically.
     public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        do { try AtomicFile.write(sidecar.encoded(), to: sidecarPath(job), stagingIn: tmp) } catch {
+        do { try writeWhole(sidecar.encoded(), to: sidecarPath(job)) } catch {
             throw SpoolError(.io, "cannot write the progress of \(job)", cause: error)
         }
     }

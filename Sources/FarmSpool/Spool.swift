@@ -198,6 +198,13 @@ public struct Spool: Sendable {
         tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.localTag + "-" + nonce
     }
 
+    /// Writes `bytes` to `path` whole or not at all: staged in tmp/ under a scratch name (so what a writer
+    /// killed half-way leaves is known for garbage once it is gone), then renamed into place.
+    public func writeWhole(_ bytes: some Collection<UInt8>, to path: String) throws(Errno) {
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name))
+    }
+
     /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm
     /// keeps one open nearly that long.
     public static let scratchAge = 60.0

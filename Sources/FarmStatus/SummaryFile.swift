@@ -12,7 +12,7 @@ public enum SummaryFile {
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
-        do { try AtomicFile.write(JSON.encode(document), to: path(spool), stagingIn: spool.tmp) } catch {
+        do { try spool.writeWhole(JSON.encode(document), to: path(spool)) } catch {
             throw StatusError(.io, "cannot replace \(path(spool)): \(error)")
         }
     }

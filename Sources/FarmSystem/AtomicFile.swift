@@ -7,8 +7,8 @@ import SystemPackage
 ///
 /// A temporary beside its file is `<name>.tmp-<pid>`, with the pid of its writer: a writer killed
 /// half-way leaves one behind, which `isTemporary` recognises (the spool's sweep removes them once every
-/// farm process is gone). A temporary staged in a directory of its own (the spool's tmp/) carries a
-/// nonce instead: that directory is cleaned by age, and a nonce costs no system call.
+/// farm process is gone). A temporary staged elsewhere (the spool's tmp/) is named by the caller, whose
+/// name says its writer (`Spool.scratchPath`), so a sweep knows it for garbage once that writer is gone.
 /// Nothing is fsynced. Stateless; any thread.
 public enum AtomicFile {
     /// The temporary name of `name` (a file name, or a path) for this process: `<name>.tmp-<pid>`.
@@ -31,16 +31,14 @@ public enum AtomicFile {
         return pid
     }
 
-    /// Writes `bytes` to `path` through a temporary file in `staging` (a directory on the same file
-    /// system), or beside `path` when there is none, and a rename.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String, stagingIn staging: String? = nil)
+    /// Writes `bytes` to `path` through the temporary file `staged` (a fresh name on the same file system,
+    /// created exclusively), or beside `path` when there is none, and a rename.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, stagedAt staged: String? = nil)
         throws(Errno) {
         let temporary: String
         let options: FileDescriptor.OpenOptions
-        if let staging {
-            let slash = path.lastIndex(of: "/")
-            temporary = staging + "/" + (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
-                + Nonce.nextHex()
+        if let staged {
+            temporary = staged
             options = [.create, .exclusiveCreate]
         } else {
             // A dead writer's temporary may carry our pid: taken over, not refused.
