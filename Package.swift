@@ -22,11 +22,17 @@ func headerFlags(_ packages: String...) -> [String] {
 let renderHeaders = headerFlags("poppler-glib", "cairo")
 let renderSwiftHeaders: [SwiftSetting] = [.unsafeFlags(renderHeaders.flatMap { ["-Xcc", $0] })]
 
+/// What the tests take from the tools' package: the origin and the fixtures.
+let origin = Target.Dependency.product(name: "FarmOrigin", package: "farm-tools")
+let fixtures = Target.Dependency.product(name: "FarmFixtures", package: "farm-tools")
+
 let package = Package(
     name: "farm",
     products: [
         .executable(name: "farm", targets: ["farm"]),
-    ],
+        // For the tools' package (Sources/Tools), which builds on farm's modules.
+    ] + ["FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP"].map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -35,13 +41,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Metrics: recorded through swift-metrics' API, exposed in Prometheus' text format by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // SHA-256 of downloads and URLs, so a spool stores equal bytes once (SPEC §7); already in the
         // graph through Hummingbird's dependencies.
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        // The tools (origin, fixtures, chaos runner, benchmark, probe): a package of their own.
+        .package(name: "farm-tools", path: "Sources/Tools"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -228,64 +235,8 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // Tools (Sources/Tools): for the tests, the chaos runner and the benchmark; `farm` links none of them.
-        // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
-        .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Sources/Tools/FarmFixtures"),
-        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
-        .target(name: "FarmOrigin", dependencies: [
-            "FarmHTTP",
-            "FarmSystem",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-        ], path: "Sources/Tools/FarmOrigin"),
-        // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
-        .executableTarget(name: "farm-probe", dependencies: [
-            "FarmSpool", "FarmLists",
-            "FarmControl",
-            "FarmPages",
-            "FarmFollower",
-            "FarmTop",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Sources/Tools/FarmProbe"),
-        // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
-        // RESULTS.md keeps what it measured.
-        .executableTarget(name: "farm-benchmark", dependencies: [
-            "FarmCluster",
-            "FarmJSON",
-            "FarmSpool", "FarmLists",
-            "FarmStatus",
-            "FarmConvert",
-            "FarmFixtures",
-            "FarmOrigin",
-            "FarmSystem",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Sources/Tools/FarmBenchmark", exclude: ["RESULTS.md"]),
-        // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
-        // for the chaos runner's cluster mode (`bin/cluster`) and the benchmark.
-        .target(name: "FarmCluster", dependencies: ["FarmSystem"], path: "Sources/Tools/FarmCluster"),
-        // The chaos runner (`bin/chaos`, `bin/cluster`): kills farm processes at random under load, then proves
-        // nothing was lost.
-        .executableTarget(name: "farm-chaos", dependencies: [
-            "FarmCluster",
-            "FarmJSON",
-            "FarmSpool",
-            "FarmStatus",
-            "FarmOrigin",
-            "FarmZip",
-            "FarmConvert",
-            "FarmFixtures",
-            "FarmSystem",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ], path: "Sources/Tools/FarmChaos"),
-
         // What the tests share: child processes, a running farm, spool and image fixtures.
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", "FarmFixtures", "FarmOrigin"],
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
@@ -294,52 +245,52 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
-            "FarmManifest", "FarmJSON", "FarmZip", "FarmFixtures", "FarmTestSupport",
+            "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTransferTests", dependencies: [
-            "FarmTransfer", "FarmOrigin", "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            "FarmTransfer", origin, "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
-            "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport",
+            "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", fixtures, origin, "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSupervisor",
-            "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",
+            "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
-            "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",
+            "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmServe", "FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport",
+            "FarmServe", "FarmSpool", "FarmLists", origin, "FarmTestSupport",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
-            "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
-        .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
+        .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
+        .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
-            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmListsTests", dependencies: [
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", origin, fixtures, "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -8,10 +8,10 @@ import SystemPackage
 /// A8 holding grey levels (only to be written as a grey PNG).
 /// The one place where FarmConvert touches cairo's pixels; `package` for FarmFixtures' `PNGImage`, which
 /// reads and writes PNGs with it for the tests and the benchmark. Owns its surface; one thread at a time.
-package final class ImageSurface {
+public final class ImageSurface {
     let surface: OpaquePointer
-    package let width: Int
-    package let height: Int
+    public let width: Int
+    public let height: Int
 
     /// Takes ownership of `surface` when its status is success; destroys it and throws otherwise.
     private init(taking surface: OpaquePointer?, what: String) throws(ConvertError) {
@@ -40,7 +40,7 @@ package final class ImageSurface {
     }
 
     /// Decodes the PNG at `path` with cairo (which keeps libpng's longjmp inside itself).
-    package convenience init(png path: String) throws(ConvertError) {
+    public convenience init(png path: String) throws(ConvertError) {
         try RenderLibraries.require()
         try self.init(taking: cairo_image_surface_create_from_png(path), what: "decode the PNG")
     }
@@ -61,7 +61,7 @@ package final class ImageSurface {
 
     deinit { cairo_surface_destroy(surface) }
 
-    package var hasAlpha: Bool { cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 }
+    public var hasAlpha: Bool { cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 }
 
     /// This image resampled to `width` × `height` with cairo's GOOD filter (a box filter when
     /// shrinking, so fine detail averages out instead of aliasing). Edges are padded, not faded.
@@ -87,7 +87,7 @@ package final class ImageSurface {
     /// An 8-bit grey copy (cairo's A8, which it writes as a grey PNG) when every pixel of this RGB24
     /// image is grey, else nil. Rendered text pages are: their PNG is then a third of the bytes to
     /// compress, and encodes about 2.5 times faster (cairo's PNG writer has no compression knob).
-    package func grayscaleCopy() throws(ConvertError) -> ImageSurface? {
+    public func grayscaleCopy() throws(ConvertError) -> ImageSurface? {
         guard cairo_image_surface_get_format(surface) == CAIRO_FORMAT_RGB24 else { return nil }
         let gray = try ImageSurface(width: width, height: height, format: CAIRO_FORMAT_A8)
         cairo_surface_flush(surface)
@@ -112,7 +112,7 @@ package final class ImageSurface {
     /// Writes this image as a PNG at `path` (grey, RGB, or RGBA when it has alpha). On failure `path`
     /// is removed. Opaque images go through CFarmPng at zlib's fastest level, several times faster than
     /// cairo's writer for files about a third bigger; images with alpha (rare: PNG sources) through cairo's.
-    package func writePNG(to path: String) throws(ConvertError) {
+    public func writePNG(to path: String) throws(ConvertError) {
         let format = cairo_image_surface_get_format(surface)
         if format == CAIRO_FORMAT_RGB24 || format == CAIRO_FORMAT_A8 {
             cairo_surface_flush(surface)
@@ -138,7 +138,7 @@ package final class ImageSurface {
     }
 
     /// The pixel at (x, y), un-premultiplied: red, green, blue and alpha (255 for RGB24 and grey A8).
-    package func rgba(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
+    public func rgba(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside the \(width)×\(height) image")
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else { return (0, 0, 0, 0) }

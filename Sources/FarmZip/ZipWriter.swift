@@ -72,7 +72,7 @@ public final class ZipWriter {
     /// Opens an entry of `size` bytes with the Unix mode `unixMode` (file type included) and the MS-DOS
     /// attributes `dosAttributes`, lets `body` feed its bytes through the `write` it is given, and closes
     /// the entry.
-    package func addEntry(_ name: String, size: Int, method: Method, unixMode: mode_t, dosAttributes: UInt = 0,
+    public func addEntry(_ name: String, size: Int, method: Method, unixMode: mode_t, dosAttributes: UInt = 0,
                           body: ((ArraySlice<UInt8>) throws(ZipError) -> Void) throws(ZipError) -> Void)
         throws(ZipError) {
         guard let handle else { throw ZipError(.io, "\(path) is already closed") }

@@ -1,0 +1,84 @@
+// swift-tools-version: 6.0
+// farm's tools: what tests, bin/chaos, bin/cluster and bin/benchmark run beside farm, kept in a package of
+// their own so that building farm builds none of them and none of their dependencies (swift-nio-extras is
+// here for the origin alone). Built from the top level like farm's own products
+// (`swift build --product farm-chaos`); farm's tests use the origin and the fixtures.
+import PackageDescription
+
+let package = Package(
+    name: "farm-tools",
+    products: [
+        .library(name: "FarmFixtures", targets: ["FarmFixtures"]),
+        .library(name: "FarmOrigin", targets: ["FarmOrigin"]),
+        .executable(name: "farm-probe", targets: ["farm-probe"]),
+        .executable(name: "farm-benchmark", targets: ["farm-benchmark"]),
+        .executable(name: "farm-chaos", targets: ["farm-chaos"]),
+    ],
+    dependencies: [
+        .package(name: "farm", path: "../.."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
+        .target(name: "FarmFixtures", dependencies: [
+            .product(name: "FarmConvert", package: "farm"), .product(name: "FarmZip", package: "farm"),
+        ], path: "FarmFixtures"),
+        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
+        .target(name: "FarmOrigin", dependencies: [
+            .product(name: "FarmHTTP", package: "farm"),
+            .product(name: "FarmSystem", package: "farm"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ], path: "FarmOrigin"),
+        // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
+        .executableTarget(name: "farm-probe", dependencies: [
+            .product(name: "FarmSpool", package: "farm"),
+            .product(name: "FarmLists", package: "farm"),
+            .product(name: "FarmControl", package: "farm"),
+            .product(name: "FarmPages", package: "farm"),
+            .product(name: "FarmFollower", package: "farm"),
+            .product(name: "FarmTop", package: "farm"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "FarmProbe"),
+        // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
+        // RESULTS.md keeps what it measured.
+        .executableTarget(name: "farm-benchmark", dependencies: [
+            "FarmCluster", "FarmFixtures", "FarmOrigin",
+            .product(name: "FarmJSON", package: "farm"),
+            .product(name: "FarmSpool", package: "farm"),
+            .product(name: "FarmLists", package: "farm"),
+            .product(name: "FarmStatus", package: "farm"),
+            .product(name: "FarmConvert", package: "farm"),
+            .product(name: "FarmSystem", package: "farm"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
+        // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
+        // for the chaos runner's cluster mode (`bin/cluster`) and the benchmark.
+        .target(name: "FarmCluster", dependencies: [.product(name: "FarmSystem", package: "farm")], path: "FarmCluster"),
+        // The chaos runner (`bin/chaos`, `bin/cluster`): kills farm processes at random under load, then proves
+        // nothing was lost.
+        .executableTarget(name: "farm-chaos", dependencies: [
+            "FarmCluster", "FarmFixtures", "FarmOrigin",
+            .product(name: "FarmJSON", package: "farm"),
+            .product(name: "FarmSpool", package: "farm"),
+            .product(name: "FarmStatus", package: "farm"),
+            .product(name: "FarmZip", package: "farm"),
+            .product(name: "FarmConvert", package: "farm"),
+            .product(name: "FarmSystem", package: "farm"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "FarmChaos"),
+    ],
+    swiftLanguageModes: [.v6]
+)
