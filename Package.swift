@@ -259,7 +259,10 @@ let package = Package(
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", fixtures, origin, "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
-            "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmWatcherTests", dependencies: [
+            "FarmWatcher", "FarmStatus", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSupervisor",

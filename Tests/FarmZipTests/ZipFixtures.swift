@@ -59,7 +59,7 @@ enum ZipFixtures {
 
     static func entry(_ reader: ZipReader, _ name: String) throws -> ZipEntry {
         guard let entry = try reader.entries().first(where: { $0.name == name }) else {
-            throw FixtureError(description: "no entry \(name)")
+            throw FixtureError("no entry \(name)")
         }
         return entry
     }
@@ -67,10 +67,6 @@ enum ZipFixtures {
     static func makeDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
-}
-
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// Runs `body` and returns the `ZipError` it threw, or nil when it threw nothing (another error fails the test).

@@ -1,24 +1,23 @@
 import FarmSpool
-import FarmTestSupport
 import Foundation
 import Glibc
 
 /// A spool for one status test: lists enqueued through the spool's own API (what `farm add` calls),
 /// and jobs moved by hand between queue/, active/, done/ and failed/ with rename(2), as the claim,
 /// completion and hand-back of the protocol do, so a test can put any job in any state.
-final class StatusFixture {
+public final class StatusFixture {
     /// This test's directory (the spool is `spool` in it); removed with the fixture.
-    let path: String
+    public let path: String
     private let temporary: TemporaryDirectory?
-    let spool: Spool
+    public let spool: Spool
     /// Where each queued job file is, learnt by walking the queue once per new batch (not per move).
     private var queued: [JobName: String] = [:]
 
-    var root: String { spool.root }
+    public var root: String { spool.root }
 
     /// `inMemory` puts the spool on tmpfs (/dev/shm) when there is one, for fixtures of many jobs:
     /// on a busy disk, enqueueing 100k jobs takes tens of seconds, in memory about one.
-    init(inMemory: Bool = false) throws {
+    public init(inMemory: Bool = false) throws {
         var template = Array("/dev/shm/farm-status-XXXXXX".utf8CString)
         if inMemory, ProcessInfo.processInfo.environment["FARM_TEST_TMP"] == nil, let made = mkdtemp(&template) {
             path = String(cString: made)
@@ -35,19 +34,19 @@ final class StatusFixture {
         if temporary == nil { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    func appending(_ component: String) -> String { path + "/" + component }
+    public func appending(_ component: String) -> String { path + "/" + component }
 
     /// Enqueues `count` resources as list `name`; returns the list id. `titled`: the list has a title
     /// and a cover, and each resource a title ("Photo N") and a caption ("Caption N").
     @discardableResult
-    func addList(_ name: String, count: Int, titled: Bool = false) throws -> String {
+    public func addList(_ name: String, count: Int, titled: Bool = false) throws -> String {
         try SpoolFixtures.publishList(spool, name: name, count: count, title: titled ? "The \(name)" : nil,
                                       cover: titled ? SpoolFixtures.onePixelPNG : nil, titled: titled,
                                       urls: "http://127.0.0.1:1/")
     }
 
     /// Claims job `index` of `list` for a made-up owner, as a worker's claim does.
-    func activate(_ list: String, _ index: Int) throws {
+    public func activate(_ list: String, _ index: Int) throws {
         let job = JobName(list: list, index: index)
         let source = try requireQueued(job)
         try move(source, activePath(job))
@@ -55,7 +54,7 @@ final class StatusFixture {
     }
 
     /// Completes an active job into done/ (or failed/).
-    func complete(_ list: String, _ index: Int, failed: Bool = false) throws {
+    public func complete(_ list: String, _ index: Int, failed: Bool = false) throws {
         let job = JobName(list: list, index: index)
         let directory = (failed ? spool.failed : spool.done) + "/" + list
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -63,13 +62,13 @@ final class StatusFixture {
     }
 
     /// Claims and completes in one go.
-    func finish(_ list: String, _ index: Int, failed: Bool = false) throws {
+    public func finish(_ list: String, _ index: Int, failed: Bool = false) throws {
         try activate(list, index)
         try complete(list, index, failed: failed)
     }
 
     /// Hands an active job back to the queue, as a release or a reclaim does.
-    func handBack(_ list: String, _ index: Int) throws {
+    public func handBack(_ list: String, _ index: Int) throws {
         let job = JobName(list: list, index: index)
         let shard = spool.queue + "/0/r"
         try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
@@ -77,12 +76,12 @@ final class StatusFixture {
         queued[job] = shard + "/" + job.raw
     }
 
-    func writeSidecar(_ list: String, _ index: Int, _ sidecar: Sidecar) throws {
+    public func writeSidecar(_ list: String, _ index: Int, _ sidecar: Sidecar) throws {
         try spool.writeSidecar(sidecar, for: JobName(list: list, index: index))
     }
 
     /// Writes a sidecar's JSON as is (for fields this build's `Sidecar` does not have yet).
-    func writeRawSidecar(_ list: String, _ index: Int, _ json: String) throws {
+    public func writeRawSidecar(_ list: String, _ index: Int, _ json: String) throws {
         let path = spool.progress + "/" + JobName(list: list, index: index).raw + ".json"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
@@ -124,7 +123,7 @@ final class StatusFixture {
     }
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct FixtureError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
