@@ -23,9 +23,6 @@ public enum ConvertErrorCode: ErrorCode {
     case librariesMissing
     /// A request the converter refuses whatever the bytes: a thumbnail of no size, pixels of the wrong count.
     case invalidRequest
-
-    /// The thrower's sentence, which already holds any reason from below.
-    public func sentence(subject: String, cause: (any Error)?) -> String { subject }
 }
 
 extension DomainError where Code == ConvertErrorCode {

@@ -8,11 +8,9 @@ import HTTPTypes
 /// of a server that cannot start. A value.
 public typealias ServeError = DomainError<HTTPResponse.Status>
 
-/// farm serve's failures are coded by the status they are answered with.
-extension HTTPResponse.Status: ErrorCode {
-    /// The thrower's sentence as it is: the cause, when kept, is for the caller, not the user.
-    public func sentence(subject: String, cause: (any Error)?) -> String { subject }
-}
+/// farm serve's failures are coded by the status they are answered with; the thrower's sentence is said as
+/// it is (the cause, when kept, is for the caller, not the user).
+extension HTTPResponse.Status: ErrorCode {}
 
 extension DomainError where Code == HTTPResponse.Status {
     /// A refusal of a verb, with the status its code calls for: the request was wrong (400), named

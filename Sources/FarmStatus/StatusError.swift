@@ -22,9 +22,6 @@ public enum StatusErrorCode: ErrorCode {
     case watchFailed
     /// A status file could not be written.
     case io
-
-    /// The thrower's sentence: it already carries the cause's words.
-    public func sentence(subject: String, cause: (any Error)?) -> String { subject }
 }
 
 extension DomainError where Code == StatusErrorCode {

@@ -10,3 +10,8 @@ public protocol ErrorCode: Hashable, Sendable {
     /// what is wrong and what to do.
     func sentence(subject: String, cause: (any Error)?) -> String
 }
+
+extension ErrorCode {
+    /// A domain whose throwers write the whole sentence, cause included, says its subject.
+    public func sentence(subject: String, cause: (any Error)?) -> String { subject }
+}

@@ -5,6 +5,9 @@
 // (`swift build --product farm-chaos`); farm's tests use the origin and the fixtures.
 import PackageDescription
 
+/// A module of farm's (its package's library products, one a module).
+func farm(_ module: String) -> Target.Dependency { .product(name: module, package: "farm") }
+
 let package = Package(
     name: "farm-tools",
     products: [
@@ -27,12 +30,11 @@ let package = Package(
     targets: [
         // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
         .target(name: "FarmFixtures", dependencies: [
-            .product(name: "FarmConvert", package: "farm"), .product(name: "FarmZip", package: "farm"),
+            farm("FarmConvert"), farm("FarmZip"),
         ], path: "FarmFixtures"),
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
         .target(name: "FarmOrigin", dependencies: [
-            .product(name: "FarmHTTP", package: "farm"),
-            .product(name: "FarmSystem", package: "farm"),
+            farm("FarmHTTP"), farm("FarmSystem"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -43,39 +45,25 @@ let package = Package(
         ], path: "FarmOrigin"),
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
-            .product(name: "FarmSpool", package: "farm"),
-            .product(name: "FarmLists", package: "farm"),
-            .product(name: "FarmControl", package: "farm"),
-            .product(name: "FarmPages", package: "farm"),
-            .product(name: "FarmFollower", package: "farm"),
-            .product(name: "FarmTop", package: "farm"),
+            farm("FarmSpool"), farm("FarmLists"), farm("FarmControl"), farm("FarmPages"), farm("FarmFollower"),
+            farm("FarmTop"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "FarmProbe"),
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
         // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
-            .product(name: "FarmJSON", package: "farm"),
-            .product(name: "FarmSpool", package: "farm"),
-            .product(name: "FarmLists", package: "farm"),
-            .product(name: "FarmStatus", package: "farm"),
-            .product(name: "FarmConvert", package: "farm"),
-            .product(name: "FarmSystem", package: "farm"),
+            farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"), farm("FarmSystem"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
         // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
         // for the chaos runner's cluster mode (`bin/cluster`) and the benchmark.
-        .target(name: "FarmCluster", dependencies: [.product(name: "FarmSystem", package: "farm")], path: "FarmCluster"),
+        .target(name: "FarmCluster", dependencies: [farm("FarmSystem")], path: "FarmCluster"),
         // The chaos runner (`bin/chaos`, `bin/cluster`): kills farm processes at random under load, then proves
         // nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
-            .product(name: "FarmJSON", package: "farm"),
-            .product(name: "FarmSpool", package: "farm"),
-            .product(name: "FarmStatus", package: "farm"),
-            .product(name: "FarmZip", package: "farm"),
-            .product(name: "FarmConvert", package: "farm"),
-            .product(name: "FarmSystem", package: "farm"),
+            farm("FarmJSON"), farm("FarmSpool"), farm("FarmStatus"), farm("FarmZip"), farm("FarmConvert"), farm("FarmSystem"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),
