@@ -3,15 +3,18 @@ import FarmSpool
 import FarmSystem
 import Foundation
 
-/// farm-benchmark: measurements that are too slow or too noisy to be tests. `bin/benchmark` runs it.
+/// farm-benchmark: measurements that are too slow or too noisy to be tests. `bin/benchmark` builds it and
+/// runs `all`, the default subcommand, which runs the others.
 @main
 struct Benchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-benchmark",
-        abstract: "Measure the spool: enqueue time and claim cost at several queue sizes.",
-        subcommands: [Claims.self, ControlBenchmark.self, WorkerBenchmark.self, RenderBenchmark.self, StatusLag.self,
-                      PeersBenchmark.self, RolesBenchmark.self, ClusterBenchmark.self, WindowBenchmark.self,
-                      SyncBenchmark.self, PagesBenchmark.self, AddBenchmark.self]
+        abstract: "Measure farm where tests must not: `all` (the default) runs every section, the others one each.",
+        subcommands: [AllBenchmarks.self, Claims.self, ControlBenchmark.self, WorkerBenchmark.self,
+                      RenderBenchmark.self, StatusLag.self, PeersBenchmark.self, RolesBenchmark.self,
+                      ClusterBenchmark.self, WindowBenchmark.self, SyncBenchmark.self, PagesBenchmark.self,
+                      AddBenchmark.self],
+        defaultSubcommand: AllBenchmarks.self
     )
 }
 

@@ -108,14 +108,7 @@ struct RenderBenchmark: ParsableCommand {
 
     /// Runs `path` with `arguments` through posix_spawn and waits; a non-zero exit is an error.
     private func spawn(_ path: String, _ arguments: [String]) throws {
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let error = posix_spawn(&pid, path, nil, nil, argv, envp)
-        guard error == 0 else { throw ValidationError("cannot start \(path): \(String(cString: strerror(error)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw ValidationError("\(path) \(arguments.joined(separator: " ")) failed: \(status)") }
+        let code = try Spawned.attached(path, arguments)
+        guard code == 0 else { throw ValidationError("\(path) \(arguments.joined(separator: " ")) exited \(code)") }
     }
 }

@@ -51,8 +51,7 @@ enum Spawned {
             while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         }
         let seconds = Clock.monotonic() - start
-        // Exited normally: the low 7 bits are 0 and the code is the next byte; else a signal ended it.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let code = exitCode(status)
         // time's file ends with the peak in KiB (after a "Command exited with…" line on failure).
         let peakKiB = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))
             .flatMap { $0.split(separator: "\n").last }.flatMap { Int($0) } ?? 0 : usage.ru_maxrss
@@ -66,6 +65,30 @@ enum Spawned {
     }
 
     static let gnuTime = "/usr/bin/time"
+
+    /// Runs `executable` (a path) and waits, the child sharing this process's standard input, output and
+    /// error, so what it prints comes in place (what this process printed before is flushed first).
+    /// Returns its exit code.
+    static func attached(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        fflush(nil)  // every stream: stdout itself is not reachable from Swift 6
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let error = posix_spawn(&pid, executable, nil, nil, argv, environ)
+        guard error == 0 else {
+            throw ValidationError("cannot start \(executable): \(String(cString: strerror(error)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return exitCode(status)
+    }
+
+    /// The exit code in a wait status: 128 + the signal's number when a signal ended the process, as a
+    /// shell reports it.
+    static func exitCode(_ status: Int32) -> Int32 {
+        // Exited normally: the low 7 bits are 0 and the code is the next byte; else a signal ended it.
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
     static let samplingInterval = 0.1
 
     /// Starts `executable` without waiting (a server); the caller ends it by pid.
