@@ -234,6 +234,7 @@ let package = Package(
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
         .target(name: "FarmOrigin", dependencies: [
             "FarmHTTP",
+            "FarmJSON",
             "FarmSystem",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -330,7 +331,7 @@ let package = Package(
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
-            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport", "FarmStatus",
         ]),
         .testTarget(name: "FarmListsTests", dependencies: [
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -339,7 +340,7 @@ let package = Package(
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport", "FarmStatus",
         ]),
     ],
     swiftLanguageModes: [.v6]
