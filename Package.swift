@@ -303,10 +303,11 @@ let package = Package(
         ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
-            "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport",
+            "FarmConvert", "CFarmPng", "FarmSpool", "FarmFixtures", "FarmOrigin", "FarmTestSupport", "FarmJSON",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
+            "FarmJSON",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
