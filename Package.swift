@@ -307,7 +307,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", "FarmFixtures", "FarmOrigin", "FarmZip", "FarmTestSupport",
-            "FarmJSON",
+            "FarmJSON", "FarmStatus", "FarmControl",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmWatcher", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -339,6 +339,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmOrigin", "FarmFixtures", "FarmZip", "FarmTestSupport",
+            "FarmStatus",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmOrigin", "FarmTestSupport", "FarmStatus",
