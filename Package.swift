@@ -328,7 +328,9 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
+        .testTarget(name: "FarmCLITests", dependencies: [
+            "FarmSpool", "FarmTestSupport", "FarmJSON", "FarmStatus", "FarmControl", "FarmFsck",
+        ]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", "FarmFixtures", "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: ["FarmOrigin", "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
