@@ -314,7 +314,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSupervisor",
-            "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip",
+            "FarmSpool", "FarmStatus", "FarmSystem", "FarmOrigin", "FarmTestSupport", "FarmZip", "FarmJSON",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", "FarmOrigin", "FarmTestSupport",
