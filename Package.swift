@@ -321,7 +321,7 @@ let package = Package(
         ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmServe", "FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport",
+            "FarmServe", "FarmSpool", "FarmLists", "FarmOrigin", "FarmTestSupport", "FarmJSON", "FarmStatus",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", "FarmOrigin", "FarmTestSupport",
