@@ -32,7 +32,8 @@ let package = Package(
         .executable(name: "farm", targets: ["farm"]),
         // For the tools' package (Sources/Tools), which builds on farm's modules.
     ] + ["FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP"].map { .library(name: $0, targets: [$0]) },
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync"]
+        .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -253,10 +254,11 @@ let package = Package(
         ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
-            "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmTestSupport",
+            "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", fixtures, origin, "FarmZip", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
+            "FarmStatus", "FarmControl", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -266,34 +268,36 @@ let package = Package(
         ]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSupervisor",
-            "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmTestSupport", "FarmZip",
+            "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmJSON", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmServe", "FarmSpool", "FarmLists", origin, "FarmTestSupport",
+            "FarmServe", "FarmSpool", "FarmLists", origin, "FarmJSON", "FarmStatus", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmTestSupport"]),
+        .testTarget(name: "FarmCLITests", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", "FarmFsck", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
-            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmTestSupport",
+            "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmListsTests", dependencies: [
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", origin, fixtures, "FarmZip", "FarmTestSupport",
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", origin, fixtures, "FarmZip", "FarmStatus", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmTestSupport",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

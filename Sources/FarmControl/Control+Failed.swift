@@ -115,3 +115,23 @@ extension Control.Failures: JSONWritable {
         json.endObject()
     }
 }
+
+/// As written, for the tools and tests that read `farm failed --json`: `count` must agree with the group's
+/// resources and `total` with all of them, since they are derived, not stored.
+extension Control.FailureGroup: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(reason: try json.decode("reason"), resources: try json.decode("resources"))
+        let count: Int = try json.decode("count")
+        guard count == resources.count else {
+            throw JSONMismatch("\"count\": \(count) for \(resources.count) resources")
+        }
+    }
+}
+
+extension Control.Failures: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(groups: try json.decode("groups"))
+        let written: Int = try json.decode("total")
+        guard written == total else { throw JSONMismatch("\"total\": \(written) for \(total) resources") }
+    }
+}

@@ -34,7 +34,7 @@ let package = Package(
         ], path: "FarmFixtures"),
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
         .target(name: "FarmOrigin", dependencies: [
-            farm("FarmHTTP"), farm("FarmSystem"),
+            farm("FarmHTTP"), farm("FarmSystem"), farm("FarmJSON"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -50,7 +50,8 @@ let package = Package(
         // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
-            farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"), farm("FarmSystem"),
+            farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"),
+            farm("FarmSystem"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
         // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
@@ -60,7 +61,8 @@ let package = Package(
         // nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
-            farm("FarmJSON"), farm("FarmSpool"), farm("FarmStatus"), farm("FarmZip"), farm("FarmConvert"), farm("FarmSystem"),
+            farm("FarmJSON"), farm("FarmSpool"), farm("FarmStatus"), farm("FarmZip"), farm("FarmConvert"),
+            farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),

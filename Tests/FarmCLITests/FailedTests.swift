@@ -1,4 +1,7 @@
+import FarmControl
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -7,15 +10,15 @@ import Testing
 /// their attempts counted on.
 @Suite struct FailedTests {
     /// The resources of `list` as `farm status LIST --json` shows them, by index.
-    private func resources(_ farm: RunningFarm, _ list: String) throws -> [[String: Any]] {
+    private func resources(_ farm: RunningFarm, _ list: String) throws -> [ResourceStatus] {
         let output = try farm.must(["status", list, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        return try #require(document["resources"] as? [[String: Any]])
+        let document = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8)), "\(output)")
+        return try #require(document.resources)
     }
 
-    private func failed(_ farm: RunningFarm, _ arguments: [String] = []) throws -> [String: Any] {
+    private func failed(_ farm: RunningFarm, _ arguments: [String] = []) throws -> Control.Failures {
         let output = try farm.must(["failed", "--json"] + arguments)
-        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return try #require(JSON.decode(Control.Failures.self, from: Array(output.utf8)), "\(output)")
     }
 
     @Test func groupsFailuresByReasonAndRetriesExactlyThoseOfOneReason() throws {
@@ -29,30 +32,30 @@ import Testing
         #expect(try farm.farm(["wait", "--timeout", "120"]).status == 1)
 
         let report = try failed(farm)
-        #expect(report["total"] as? Int == 3)
-        let groups = try #require(report["groups"] as? [[String: Any]])
-        #expect(groups.map { $0["reason"] as? String } == ["HTTP 404", "HTTP 410"])
-        #expect(groups.map { $0["count"] as? Int } == [2, 1])
-        let notFound = try #require(groups.first?["resources"] as? [[String: Any]])
-        #expect(notFound.map { $0["index"] as? Int } == [1, 2])
-        #expect(notFound.allSatisfy { $0["list"] as? String == "Mixed.json" && $0["attempts"] as? Int == 1 })
+        #expect(report.total == 3)
+        let groups = report.groups
+        #expect(groups.map(\.reason) == ["HTTP 404", "HTTP 410"])
+        #expect(groups.map(\.resources.count) == [2, 1])
+        let notFound = try #require(groups.first?.resources)
+        #expect(notFound.map(\.index) == [1, 2])
+        #expect(notFound.allSatisfy { $0.list == "Mixed.json" && $0.attempts == 1 })
         let text = try farm.must(["failed", "Mixed"])
         #expect(text.contains("2  HTTP 404"), "\(text)")
         #expect(text.contains("1  HTTP 410"), "\(text)")
-        #expect(try failed(farm, ["--reason", "HTTP 41"])["total"] as? Int == 1)
+        #expect(try failed(farm, ["--reason", "HTTP 41"]).total == 1)
 
         #expect(try farm.must(["retry", "--reason", "HTTP 404"]).contains("queued 2 failed resource(s) again"))
         #expect(poll(timeout: 60, every: 0.1) { SpoolFixtures.counts(farm.spool) == [.done: 3, .failed: 1] })
         let after = try resources(farm, "Mixed.json")
         for index in [1, 2] {
-            #expect(after[index]["status"] as? String == "done")
-            #expect(after[index]["attempts"] as? Int == 2, "attempts go on counting across a retry")
-            let file = try #require(after[index]["file"] as? String)
+            #expect(after[index].status == .done)
+            #expect(after[index].attempts == 2, "attempts go on counting across a retry")
+            let file = try #require(after[index].file)
             #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == farm.bodies[paths[index]])
             #expect(farm.origin.requests(for: paths[index]).count == 2)
         }
-        #expect(after[0]["status"] as? String == "error", "a failure of another reason stays failed")
-        #expect(after[0]["error"] as? String == "HTTP 410")
+        #expect(after[0].status == .error, "a failure of another reason stays failed")
+        #expect(after[0].error == "HTTP 410")
         #expect(farm.origin.requests(for: paths[0]).count == 1)
 
         #expect(try farm.must(["retry", "Mixed.json"]).contains("queued 1 failed resource(s) again"))

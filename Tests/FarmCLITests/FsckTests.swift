@@ -1,3 +1,5 @@
+import FarmFsck
+import FarmJSON
 import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -12,12 +14,11 @@ import Testing
 
     /// `farm fsck --json`'s document.
     private func findings(_ farm: RunningFarm, _ arguments: [String] = []) throws
-        -> (status: Int32, clean: Bool, findings: [[String: Any]]) {
+        -> (status: Int32, clean: Bool, findings: [FsckFinding]) {
         let result = try farm.farm(["fsck", "--json"] + arguments)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+        let document = try #require(JSON.decode(FsckReport.self, from: Array(result.output.utf8)),
                                     "\(result.output) \(result.error)")
-        let findings = try #require(document["findings"] as? [[String: Any]])
-        return (result.status, try #require(document["clean"] as? Bool), findings)
+        return (result.status, document.isClean, document.findings)
     }
 
     /// Every path under the spool with its size and ctime: what a check that only reads leaves as it was.
@@ -119,7 +120,7 @@ import Testing
             let repair = try findings(farm, ["--repair"])
             #expect(repair.status == 1 && !repair.findings.isEmpty, "\(fault.name)")
             for finding in repair.findings {
-                #expect(finding["repaired"] as? Bool == true, "\(fault.name): not repaired: \(finding)")
+                #expect(finding.repaired, "\(fault.name): not repaired: \(finding)")
             }
             let again = try farm.farm(["fsck"])
             #expect(again.status == 0, "\(fault.name): still found after --repair:\n\(again.output)")

@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -6,16 +8,16 @@ import Testing
 /// `farm item add|rm|move` (SPEC §8): edits as spool operations, on real processes.
 @Suite struct ItemTests {
     /// The resources of `list` as `farm status LIST --json` shows them.
-    private func resources(_ farm: RunningFarm, _ list: String) throws -> [[String: Any]] {
+    private func resources(_ farm: RunningFarm, _ list: String) throws -> [ResourceStatus] {
         let output = try farm.must(["status", list, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        return try #require(document["resources"] as? [[String: Any]])
+        let document = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8)), "\(output)")
+        return try #require(document.resources)
     }
 
     private func ids(_ farm: RunningFarm, _ list: String) throws -> [String] {
         let rows = try resources(farm, list)
-        #expect(rows.map { $0["index"] as? Int } == Array(0..<rows.count), "indexes are 0..total-1 with no gap")
-        return rows.map { $0["id"] as? String ?? "?" }
+        #expect(rows.map(\.index) == Array(0..<rows.count), "indexes are 0..total-1 with no gap")
+        return rows.map(\.id)
     }
 
     @Test func addRemoveAndMoveKeepIndexesWithoutGapsAndRefusedEditsChangeNothing() throws {
@@ -36,14 +38,14 @@ import Testing
         let edited = ["first", made, start[0], start[2]]
         #expect(try ids(farm, "Edits") == edited)
         let rows = try resources(farm, "Edits")
-        #expect(rows[1]["url"] as? String == "https://example.com/new.jpg")
-        let summary = try JSONSerialization.jsonObject(with: Data(try farm.must(["status", "--json"]).utf8)) as? [String: Any]
-        #expect((summary?["lists"] as? [[String: Any]])?.first?["total"] as? Int == 4)
+        #expect(rows[1].url == "https://example.com/new.jpg")
+        let summary = JSON.decode(StatusDocument.self, from: Array(try farm.must(["status", "--json"]).utf8))
+        #expect(summary?.lists.first?.total == 4)
 
         // The export is the updated JSON, in the list's shape and order.
         let exported = try farm.must(["export", "Edits"])
-        let urls = try #require(try JSONSerialization.jsonObject(with: Data(exported.utf8)) as? [String])
-        #expect(urls == rows.map { $0["url"] as? String ?? "?" })
+        let urls = try #require(JSON.decode([String].self, from: Array(exported.utf8)), "\(exported)")
+        #expect(urls == rows.map(\.url))
 
         // Refused: one line, exit 2, nothing changed.
         for arguments in [["item", "rm", "Edits", "nope"], ["item", "move", "Edits", "first", "4"],

@@ -1,5 +1,6 @@
 import FarmConvert
 import FarmFixtures
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -27,7 +28,7 @@ import Testing
         for (path, body) in fixtures { origin.serve(path: path, bytes: body) }
         let paths = ["/photo.jpg", "/doc.pdf", "/noise.jpg"]
         let manifest = dir.appending("Grid.json")
-        try JSONSerialization.data(withJSONObject: paths.map { origin.url(for: $0) })
+        try Data(JSON.encode(paths.map { origin.url(for: $0) }))
             .write(to: URL(fileURLWithPath: manifest))
         let added = try run("farm", ["add", manifest, "--spool", spoolPath])
         try #require(added.status == 0, "\(added.error)")

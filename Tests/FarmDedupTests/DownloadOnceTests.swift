@@ -1,8 +1,10 @@
 import FarmDedup
 import FarmFixtures
 import FarmFsck
+import FarmJSON
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import FarmZip
 import Foundation
@@ -24,14 +26,14 @@ import Testing
     /// Writes `urls` as the JSON list `<name>.json` and adds it (with `extra` arguments).
     private func add(_ farm: RunningFarm, _ name: String, _ urls: [String], _ extra: [String] = []) throws {
         let manifest = farm.dir.appending(name + ".json")
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest] + extra)
     }
 
-    private func resources(_ farm: RunningFarm, _ list: String) throws -> [[String: Any]] {
+    private func resources(_ farm: RunningFarm, _ list: String) throws -> [ResourceStatus] {
         let output = try farm.must(["status", list, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        return try #require(document["resources"] as? [[String: Any]])
+        let document = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8)), "\(output)")
+        return try #require(document.resources)
     }
 
     private func inode(_ path: String) -> UInt64? {
@@ -55,11 +57,11 @@ import Testing
     private func expectOutputs(_ farm: RunningFarm, _ list: String, _ bodies: [String: [UInt8]]) throws -> Int {
         var shared = 0
         for row in try resources(farm, list) {
-            let url = try #require(row["url"] as? String)
+            let url = row.url
             let path = String(url.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
-            let file = try #require(row["file"] as? String, "\(row)")
+            let file = try #require(row.file, "\(row)")
             #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bodies[path], "\(file)")
-            if row["shared"] as? Bool == true { shared += 1 }
+            if row.shared { shared += 1 }
         }
         return shared
     }
@@ -79,8 +81,8 @@ import Testing
         }
         let manifest = farm.dir.appending("Twice.zip")
         try ZipWriter.write(path: manifest, entries: [
-            ("lists/First.json", try Array(JSONSerialization.data(withJSONObject: urls))),
-            ("lists/Second.json", try Array(JSONSerialization.data(withJSONObject: Array(urls.reversed())))),
+            ("lists/First.json", JSON.encode(urls)),
+            ("lists/Second.json", JSON.encode(Array(urls.reversed()))),
         ])
         try farm.must(["add", manifest])
         let started = Date()
@@ -113,18 +115,18 @@ import Testing
         #expect(farm.origin.requests(for: "/b.png").count == 1)
         #expect(farm.origin.requests(for: "/c.png").count == 1)
         let rows = try resources(farm, "Dup")
-        let files = rows.compactMap { $0["file"] as? String }
+        let files = rows.compactMap(\.file)
         #expect(files.count == 4)
         #expect(inode(files[2]) != nil && inode(files[2]) == inode(files[3]), "equal bytes, one inode")
         #expect(inode(files[0]) == inode(files[1]))
         #expect(stored(farm).blobs.count == 2, "\(stored(farm))")
-        #expect(rows.filter { $0["shared"] as? Bool == true }.count == 1)
+        #expect(rows.filter(\.shared).count == 1)
         _ = try expectOutputs(farm, "Dup", bodies)
 
         try add(farm, "Again", [c, a])
         #expect(farm.waitUntilAllDone(6))
         #expect(farm.origin.requests.count == 3, "\(farm.origin.requests)")
-        #expect(try resources(farm, "Again").allSatisfy { $0["shared"] as? Bool == true })
+        #expect(try resources(farm, "Again").allSatisfy(\.shared))
         _ = try expectOutputs(farm, "Again", bodies)
         try expectClean(farm)
     }
@@ -222,13 +224,13 @@ import Testing
         try add(farm, "Two", [url], ["--fresh"])
         #expect(farm.waitUntilAllDone(2))
         #expect(farm.origin.requests(for: "/u.png").count == 2, "--fresh transfers again")
-        #expect(try resources(farm, "Two").first?["shared"] == nil)
+        #expect(try resources(farm, "Two").first?.shared == false)
 
         try farm.must(["reload", "One"])
         #expect(farm.waitUntilAllDone(2))
         #expect(farm.origin.requests(for: "/u.png").count == 3, "reload transfers again")
         let one = try resources(farm, "One"), two = try resources(farm, "Two")
-        #expect(one.first?["shared"] == nil)
+        #expect(one.first?.shared == false)
         _ = try expectOutputs(farm, "One", ["/u.png": body])
         _ = try expectOutputs(farm, "Two", ["/u.png": body])
         #expect(stored(farm).blobs.count == 1)
@@ -240,10 +242,10 @@ import Testing
         #expect(farm.waitUntilAllDone(3))
         #expect(farm.origin.requests(for: "/u.png").count == 3)
         let three = try resources(farm, "Three")
-        #expect(three.first?["shared"] as? Bool == true)
+        #expect(three.first?.shared == true)
 
         for (list, rows) in [("One", one), ("Two", two), ("Three", three)] {
-            let id = try #require(rows.first?["id"] as? String)
+            let id = try #require(rows.first?.id)
             try farm.must(["item", "rm", list, id])
         }
         #expect(stored(farm).blobs.isEmpty && stored(farm).records.isEmpty, "\(stored(farm))")

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmLists
 import FarmOrigin
 import FarmSpool
@@ -22,29 +23,30 @@ import Testing
         var sawDownloadsBeforeTheLastPage = false
         var totals: Set<Int> = []
         let finished = poll(timeout: 90, every: 0.05) {
-            guard let list = try? paged.summary("Books"), let pages = list["pages"] as? [String: Any] else { return false }
-            if let total = list["total"] as? Int { totals.insert(total) }
-            if pages["done"] as? Bool == false {
-                #expect(list["state"] as? String != "Finished", "not Finished before the last page is in")
-                if (list["done"] as? Int ?? 0) > 0 { sawDownloadsBeforeTheLastPage = true }
+            guard let list = try? paged.summary("Books"), let pages = list.paging else { return false }
+            totals.insert(list.total)
+            if !pages.done {
+                #expect(list.state != .finished, "not Finished before the last page is in")
+                if list.done > 0 { sawDownloadsBeforeTheLastPage = true }
             }
-            return list["state"] as? String == "Finished"
+            return list.state == .finished
         }
         #expect(finished)
         #expect(sawDownloadsBeforeTheLastPage, "resources were downloaded while pages were still fetched")
         #expect(totals.count > 2, "total grew as pages arrived: \(totals.sorted())")
 
-        let list = try paged.summary("Books")
-        #expect(list["total"] as? Int == 30)
-        #expect(list["pages"] as? [String: Int] == ["fetched": 6, "done": 1, "skipped": 0])
-        #expect(list["title"] as? String == "The Books")
-        #expect(list.keys.contains("error") && list["error"] is NSNull)
-        let cover = try #require(list["cover"] as? String)
+        let list = try #require(try paged.summary("Books"))
+        #expect(list.total == 30)
+        let object = try #require(try paged.summaryObject("Books"))
+        #expect(object["pages"] == PagedFarm.json(#"{"done": true, "fetched": 6, "skipped": 0}"#))
+        #expect(list.paging?.title == "The Books")
+        #expect(object["error"] == .null)
+        let cover = try #require(list.paging?.cover)
         #expect(FileManager.default.contents(atPath: cover).map { [UInt8]($0) } == paged.covers["Books"])
         #expect(try paged.checkDone("Books", count: 30) == nil)
-        let rows = try paged.view("Books")["resources"] as? [[String: Any]] ?? []
-        #expect(rows.first?["title"] as? String == "Book 0")
-        #expect(rows.last?["caption"] as? String == "By: Author 29, Co 29")
+        let rows = try paged.view("Books")?.resources ?? []
+        #expect(rows.first?.title == "Book 0")
+        #expect(rows.last?.caption == "By: Author 29, Co 29")
         #expect(try paged.farm.must(["status", "Books"]).contains("pages: 6 fetched, all in; title: The Books; cover: /"))
 
         #expect(paged.origin.requests(forPage: 2, of: "/api/Books").count == 2)
@@ -60,10 +62,11 @@ import Testing
         #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
         // A list added without these options is read as before: no pages, no title, no captions.
         try paged.farm.addList("Plain", count: 2, size: 300)
-        let plain = try paged.summary("Plain.json")
+        let plain = try #require(try paged.summaryObject("Plain.json"))
         #expect(plain["pages"] == nil && plain["error"] == nil && plain["title"] == nil)
-        let plainRows = try paged.view("Plain.json")["resources"] as? [[String: Any]] ?? []
-        #expect(plainRows.count == 2 && plainRows.allSatisfy { $0["caption"] == nil && $0["title"] == nil })
+        let plainRows = try paged.view("Plain.json")?.resources ?? []
+        // `labelled`: the resource has a title or a caption key.
+        #expect(plainRows.count == 2 && plainRows.allSatisfy { !$0.labelled })
     }
 
     @Test func theFollowerKilledBetweenPagesAndInTheMiddleOfOneLosesNothing() throws {
@@ -86,10 +89,10 @@ import Testing
         #expect(second != first, "the supervisor started a new follower")
         kill(second, SIGKILL)
 
-        #expect(poll(timeout: 120) { (try? paged.summary("Series"))?["state"] as? String == "Finished" })
-        let list = try paged.summary("Series")
-        #expect(list["total"] as? Int == 40)
-        #expect((list["pages"] as? [String: Any])?["fetched"] as? Int == 8)
+        #expect(poll(timeout: 120) { (try? paged.summary("Series"))?.state == .finished })
+        let list = try #require(try paged.summary("Series"))
+        #expect(list.total == 40)
+        #expect(list.paging?.fetched == 8)
         #expect(try paged.checkDone("Series", count: 40) == nil)
         #expect(paged.origin.requests(forPage: 6, of: "/api/Series").count == 2)
         let fsck = try paged.farm.farm(["fsck"])
@@ -120,7 +123,7 @@ import Testing
         #expect(paged.pages("Crash")?.fetched == 6)
         #expect(SpoolFixtures.counts(paged.spool) == [.queued: 24])
         try paged.farm.start(workers: 2)
-        #expect(poll(timeout: 60) { (try? paged.summary("Crash"))?["state"] as? String == "Finished" })
+        #expect(poll(timeout: 60) { (try? paged.summary("Crash"))?.state == .finished })
         #expect(try paged.checkDone("Crash", count: 24) == nil)
     }
 
@@ -132,15 +135,19 @@ import Testing
         paged.origin.serve(path: paged.pagePath("NoItems", 2), bytes: Array(#"{"other": [], "nextPage": 3}"#.utf8))
         let loop = paged.serve("Loop", count: 12, perPage: 3)
         // Page 3 points back at page 1.
-        var third = try #require(try JSONSerialization.jsonObject(with: Data(loop[2])) as? [String: Any])
-        third["nextPage"] = 1
-        paged.origin.serve(path: paged.pagePath("Loop", 3), bytes: PagedAPI.bytes(of: third))
+        let served = try JSONParser.parse(loop[2])
+        guard case .object(let members) = served else {
+            Issue.record("page 3 is \(served.kind)")
+            return
+        }
+        let third = members.map { $0.key == "nextPage" ? JSONMember("nextPage", .number(JSONNumber(1))) : $0 }
+        paged.origin.serve(path: paged.pagePath("Loop", 3), bytes: PagedAPI.bytes(of: .object(third)))
         paged.serve("Gone", count: 12, perPage: 3)
         paged.origin.remove(path: paged.pagePath("Gone", 2))
         for list in ["NotJSON", "NoItems", "Loop", "Gone"] { try paged.add(list) }
         try paged.farm.start(workers: 2)
         #expect(poll(timeout: 60) {
-            ["NotJSON", "NoItems", "Loop", "Gone"].allSatisfy { (try? paged.summary($0))?["state"] as? String == "Finished" }
+            ["NotJSON", "NoItems", "Loop", "Gone"].allSatisfy { (try? paged.summary($0))?.state == .finished }
         })
         let expected: [String: (total: Int, error: String)] = [
             "NotJSON": (6, "page 3: not JSON: line 1, column 1: "),
@@ -149,12 +156,12 @@ import Testing
             "Gone": (3, "page 2: HTTP 404"),
         ]
         for (list, want) in expected {
-            let status = try paged.summary(list)
-            let error = status["error"] as? String ?? ""
+            let status = try #require(try paged.summary(list), "\(list)")
+            let error = status.paging?.error ?? ""
             #expect(error.hasPrefix(want.error), "\(list): \(error)")
             #expect(!error.contains("\n"))
-            #expect(status["total"] as? Int == want.total, "\(list)")
-            #expect((status["pages"] as? [String: Any])?["done"] as? Bool == true)
+            #expect(status.total == want.total, "\(list)")
+            #expect(status.paging?.done == true)
             #expect(try paged.checkDone(list, count: want.total) == nil, "\(list)")
         }
         let fsck = try paged.farm.farm(["fsck"])
@@ -182,9 +189,10 @@ import Testing
         #expect(again.status == 0 && again.output.contains("already in the spool"), "\(again.output)\(again.error)")
         let other = try paged.farm.farm(["add", url, "--name", "Once", "--items", "/other", "--url", "/u"])
         #expect(other.status != 0 && other.error.contains("Once"), "\(other.error)")
-        let summary = try paged.summary("Once")
-        #expect(summary["total"] as? Int == 0)
-        #expect(summary["state"] as? String != "Finished", "no page in yet")
-        #expect(summary["pages"] as? [String: Int] == ["fetched": 0, "done": 0, "skipped": 0])
+        let summary = try #require(try paged.summary("Once"))
+        #expect(summary.total == 0)
+        #expect(summary.state != .finished, "no page in yet")
+        let object = try #require(try paged.summaryObject("Once"))
+        #expect(object["pages"] == PagedFarm.json(#"{"done": false, "fetched": 0, "skipped": 0}"#))
     }
 }

@@ -1,6 +1,8 @@
+import FarmJSON
 import FarmLists
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 
@@ -23,7 +25,7 @@ final class PagedFarm {
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<size - 8).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ seed &* 7) }
     }
 
-    func item(_ list: String, _ n: Int) -> [String: Any] {
+    func item(_ list: String, _ n: Int) -> JSONValue {
         PagedAPI.item(id: "b\(n)", url: origin.url(for: "/img/\(list)/\(n).png"), title: "Book \(n)",
                       authors: ["Author \(n)", "Co \(n)"])
     }
@@ -41,8 +43,11 @@ final class PagedFarm {
         let cover = Self.png(99_999, size: 3000)
         origin.serve(path: "/img/\(list)/cover.png", bytes: cover)
         covers[list] = cover
-        let pages = PagedAPI.pages(items, perPage: perPage, next: next,
-                                   metadata: ["title": "The \(list)", "cover": ["url": origin.url(for: "/img/\(list)/cover.png")]])
+        let metadata = JSONValue.object([
+            JSONMember("cover", .object([JSONMember("url", .string(origin.url(for: "/img/\(list)/cover.png")))])),
+            JSONMember("title", .string("The \(list)")),
+        ])
+        let pages = PagedAPI.pages(items, perPage: perPage, next: next, metadata: metadata)
         origin.servePages(at: "/api/\(list)", pages: pages)
         if let pageRate {
             for page in pages.indices { origin.inject(.throttle(bytesPerSecond: pageRate), at: pagePath(list, page + 1)) }
@@ -62,18 +67,29 @@ final class PagedFarm {
 
     var id: (String) -> String { { ListID.of(name: $0) } }
 
-    /// The list object of `list` in `farm status --json` (the whole-spool summary).
-    func summary(_ list: String) throws -> [String: Any] {
+    /// The list `list` in `farm status --json` (the whole-spool summary); nil when it is not there.
+    func summary(_ list: String) throws -> ListStatus? {
         let output = try farm.must(["status", "--json"])
-        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-        let lists = document?["lists"] as? [[String: Any]] ?? []
-        return lists.first { $0["name"] as? String == list } ?? [:]
+        return JSON.decode(StatusDocument.self, from: Array(output.utf8))?.lists.first { $0.name == list }
     }
 
-    /// `farm status LIST --json`.
-    func view(_ list: String) throws -> [String: Any] {
+    /// The same list's object as FarmJSON parses it, for the keys a list shows or leaves out; nil when it
+    /// is not there.
+    func summaryObject(_ list: String) throws -> JSONValue? {
+        let output = try farm.must(["status", "--json"])
+        guard case .array(let lists)? = (try? JSONParser.parse(Array(output.utf8)))?["lists"] else { return nil }
+        return lists.first { $0["name"] == .string(list) }
+    }
+
+    /// `text`, a JSON document of the test's, parsed: what a raw key is expected to hold.
+    static func json(_ text: String) -> JSONValue {
+        try! JSONParser.parse(Array(text.utf8))
+    }
+
+    /// `farm status LIST --json`; nil when it is not a list's view.
+    func view(_ list: String) throws -> ListStatus? {
         let output = try farm.must(["status", list, "--json"])
-        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        return JSON.decode(ListStatus.self, from: Array(output.utf8))
     }
 
     func pages(_ list: String) -> PageState? { Lists(spool).pageState(ofList: id(list)) }
@@ -82,14 +98,14 @@ final class PagedFarm {
     /// what is wrong, or nil.
     func checkDone(_ list: String, count: Int) throws -> String? {
         let view = try view(list)
-        let rows = view["resources"] as? [[String: Any]] ?? []
+        let rows = view?.resources ?? []
         guard rows.count == count else { return "\(rows.count) resources, not \(count)" }
         for (index, row) in rows.enumerated() {
-            guard row["index"] as? Int == index, row["id"] as? String == "b\(index)" else {
-                return "row \(index) is \(row["id"] ?? "?") at \(row["index"] ?? "?")"
+            guard row.index == index, row.id == "b\(index)" else {
+                return "row \(index) is \(row.id) at \(row.index)"
             }
-            guard row["status"] as? String == "done", let file = row["file"] as? String else {
-                return "b\(index) is \(row["status"] ?? "?"): \(row["error"] ?? "")"
+            guard row.status == .done, let file = row.file else {
+                return "b\(index) is \(row.status.rawValue): \(row.error ?? "")"
             }
             guard let bytes = FileManager.default.contents(atPath: file), [UInt8](bytes) == pictures["\(list)/b\(index)"] else {
                 return "b\(index): the bytes of \(file) are not what the origin served"

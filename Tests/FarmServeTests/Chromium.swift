@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -65,8 +66,10 @@ final class Chromium {
         guard spawned == 0 else { throw Failure(description: "cannot start \(executable): \(spawned)") }
         pid = child
 
-        let target = try call("Target.createTarget", ["url": "about:blank"], toBrowser: true)["targetId"] as? String ?? ""
-        session = try call("Target.attachToTarget", ["targetId": target, "flatten": true], toBrowser: true)["sessionId"] as? String ?? ""
+        let target = try call("Target.createTarget", ["url": "about:blank"], toBrowser: true)["targetId"]
+        let attached = try call("Target.attachToTarget", ["targetId": Self.string(target) ?? "", "flatten": true],
+                                toBrowser: true)
+        session = Self.string(attached["sessionId"]) ?? ""
         try call("Emulation.setDeviceMetricsOverride", ["width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": false])
     }
 
@@ -82,12 +85,17 @@ final class Chromium {
                                                          "mobile": false])
     }
 
-    /// The value of a JavaScript expression in the page (JSON-able values only).
+    /// The value of a JavaScript expression in the page (JSON-able values only); nil for `undefined`.
     @discardableResult
-    func evaluate(_ expression: String) throws -> Any? {
+    func evaluate(_ expression: String) throws -> JSONValue? {
         let result = try call("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = result["exceptionDetails"] { throw Failure(description: "\(expression): \(exception)") }
-        return (result["result"] as? [String: Any])?["value"]
+        return result["result"]?["value"]
+    }
+
+    /// The value of a JavaScript expression in the page read as `type`; nil when it is not one.
+    func evaluate<Value: JSONReadable>(_ expression: String, as type: Value.Type) throws -> Value? {
+        try evaluate(expression).flatMap { try? Value(json: $0) }
     }
 
     /// The centre of the first element matching `selector`, in CSS pixels of the viewport, scrolled into
@@ -108,7 +116,7 @@ final class Chromium {
             (() => { const e = document.querySelector(\(Self.quoted(selector))); if (!e) return null;
               e.scrollIntoView({block: "nearest"}); const r = e.getBoundingClientRect();
               return [r.left + r.width / 2, r.top + r.height / 2]; })()
-            """) as? [Double]
+            """, as: [Double].self)
         return found.map { ($0[0], $0[1]) }
     }
 
@@ -143,16 +151,20 @@ final class Chromium {
                                                "clickCount": clickCount, "buttons": type == "mousePressed" ? 1 : buttons])
     }
 
-    /// `text` as a JavaScript string literal.
+    /// `text` as a JavaScript string literal (a JSON string is one).
     private static func quoted(_ text: String) -> String {
-        let array = String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self)
-        return String(array.dropFirst().dropLast())
+        String(decoding: JSON.encode(text).dropLast(), as: UTF8.self)
+    }
+
+    /// The string `value` holds, if it is one.
+    private static func string(_ value: JSONValue?) -> String? {
+        value.flatMap { try? String(json: $0) }
     }
 
     /// Evaluates `expression` until it is true, every `every` seconds for up to `timeout` seconds.
     @discardableResult
     func waitFor(_ expression: String, timeout: Double = 30, every: Double = 0.1) -> Bool {
-        poll(timeout: timeout, every: every) { ((try? evaluate(expression)) as? Bool) == true }
+        poll(timeout: timeout, every: every) { (try? evaluate(expression, as: Bool.self)) == true }
     }
 
     /// Runs `source` at the start of every page loaded from now on, before the page's own scripts
@@ -164,19 +176,43 @@ final class Chromium {
 
     /// A PNG of the viewport.
     func screenshot() throws -> [UInt8] {
-        let data = try call("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? ""
+        let data = Self.string(try call("Page.captureScreenshot", ["format": "png"])["data"]) ?? ""
         guard let bytes = Data(base64Encoded: data) else { throw Failure(description: "the screenshot is not base64") }
         return [UInt8](bytes)
     }
 
+    /// The parameters of a command: strings, numbers and booleans by name.
+    private struct Parameters: JSONWritable, ExpressibleByDictionaryLiteral {
+        let members: [(String, any JSONWritable)]
+
+        init(dictionaryLiteral members: (String, any JSONWritable)...) {
+            self.members = members
+        }
+
+        func write(to json: inout JSONWriter) {
+            json.beginObject()
+            for (key, value) in members.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }) {
+                json.key(key)
+                value.write(to: &json)
+            }
+            json.endObject()
+        }
+    }
+
     /// Sends one command (to the tab, or `toBrowser`) and waits (30 s at most) for its answer, skipping
-    /// the events in between.
+    /// the events in between; returns its result (an object).
     @discardableResult
-    private func call(_ method: String, _ parameters: [String: Any] = [:], toBrowser: Bool = false) throws -> [String: Any] {
+    private func call(_ method: String, _ parameters: Parameters = [:], toBrowser: Bool = false) throws -> JSONValue {
         nextID += 1
-        var message: [String: Any] = ["id": nextID, "method": method, "params": parameters]
-        if !toBrowser { message["sessionId"] = session }
-        var bytes = [UInt8](try JSONSerialization.data(withJSONObject: message)) + [0]
+        var message = JSONWriter()
+        message.beginObject()
+        message.member("id", nextID)
+        message.member("method", method)
+        message.member("params", parameters)
+        if !toBrowser { message.member("sessionId", session) }
+        message.endObject()
+        // The writer's final newline becomes the NUL that ends a message on the pipe.
+        var bytes = Array(message.finish().dropLast()) + [0]
         while !bytes.isEmpty {
             let written = write(commands, bytes, bytes.count)
             guard written > 0 else { throw Failure(description: "the browser closed its pipe (\(method))") }
@@ -185,20 +221,20 @@ final class Chromium {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             guard let answer = try nextMessage(until: deadline) else { break }
-            guard answer["id"] as? Int == nextID else { continue }
+            guard answer["id"] == .number(JSONNumber(nextID)) else { continue }
             if let error = answer["error"] { throw Failure(description: "\(method): \(error)") }
-            return answer["result"] as? [String: Any] ?? [:]
+            return answer["result"] ?? .object([])
         }
         throw Failure(description: "no answer to \(method) within 30 s")
     }
 
-    private func nextMessage(until deadline: Date) throws -> [String: Any]? {
+    private func nextMessage(until deadline: Date) throws -> JSONValue? {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             if let end = pending.firstIndex(of: 0) {
                 let message = Array(pending[..<end])
                 pending.removeFirst(end + 1)
-                return (try? JSONSerialization.jsonObject(with: Data(message))) as? [String: Any] ?? [:]
+                return (try? JSONParser.parse(message)) ?? .object([])
             }
             var descriptor = pollfd(fd: answers, events: Int16(POLLIN), revents: 0)
             let wait = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)

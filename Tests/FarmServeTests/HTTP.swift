@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmTestSupport
 import Foundation
 
@@ -11,9 +12,21 @@ struct HTTPReply {
     var curlError = ""
 
     var text: String { String(decoding: body, as: UTF8.self) }
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+    /// The body as FarmJSON parses it; nil when it is not JSON.
+    var json: JSONValue? { try? JSONParser.parse(body) }
     /// The `error` of a refusal.
-    var error: String? { json["error"] as? String }
+    var error: String? { string("error") }
+    /// The `message` of an action's answer.
+    var message: String? { string("message") }
+
+    /// The body read as `type` (a status document, a list's view…); nil when it is not one.
+    func decode<Value: JSONReadable>(_ type: Value.Type) -> Value? {
+        JSON.decode(type, from: body)
+    }
+
+    private func string(_ key: String) -> String? {
+        json?[key].flatMap { try? String(json: $0) }
+    }
 }
 
 /// Requests through the system's curl (a real client; 127.0.0.1 only), sent as given: `--path-as-is`

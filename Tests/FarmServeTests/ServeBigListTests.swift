@@ -1,5 +1,7 @@
+import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -45,7 +47,7 @@ import Testing
             """)
         try browser.navigate(serve.base + "/")
         #expect(browser.waitFor("document.querySelectorAll('#lists tbody tr').length === 2"))
-        #expect(try browser.evaluate(Self.fits) as? Bool == true, "screen 1 at 1280")
+        #expect(try browser.evaluate(Self.fits, as: Bool.self) == true, "screen 1 at 1280")
 
         // First cells: a fresh load of the grid's address.
         try browser.navigate("about:blank")
@@ -53,7 +55,7 @@ import Testing
         try browser.navigate(serve.base + "/#/list/\(big)")
         #expect(browser.waitFor("\(Self.cells).length > 0", timeout: 30, every: 0.005))
         let wall = Date().timeIntervalSince(start)
-        let inPage = try browser.evaluate("performance.now()") as? Double ?? 0
+        let inPage = try browser.evaluate("performance.now()", as: Double.self) ?? 0
         print("first cells of 100,000 after \(Int(wall * 1000)) ms"
             + " (\(Int(inPage)) ms after the page's navigation started)")
         #expect(wall < 1, "first cells after \(wall) s")
@@ -67,9 +69,9 @@ import Testing
         let lines = "[...\(Self.cells)].slice(0, 2).map(c => [c.querySelector('.cell-title').textContent,"
             + " c.querySelector('.cell-caption').textContent, c.querySelector('.cell-title').getClientRects().length,"
             + " getComputedStyle(c.querySelector('.cell-caption')).textOverflow])"
-        #expect(try browser.evaluate("JSON.stringify(\(lines))") as? String
+        #expect(try browser.evaluate("JSON.stringify(\(lines))", as: String.self)
             == #"[["Photo 0","Caption 0",1,"ellipsis"],["Photo 1","Caption 1",1,"ellipsis"]]"#)
-        #expect(try browser.evaluate(Self.fits) as? Bool == true, "screen 2 at 1280")
+        #expect(try browser.evaluate(Self.fits, as: Bool.self) == true, "screen 2 at 1280")
         try shots.save(browser.screenshot(), as: "screen2-big-1280.png")
 
         try scrollToTheEnd(browser)
@@ -82,12 +84,12 @@ import Testing
         #expect(try browser.evaluate("""
             document.getElementById('list-header').hidden
               && !document.querySelector('#grid .cell-title, #grid .cell-caption')
-            """) as? Bool == true)
+            """, as: Bool.self) == true)
 
         try narrowScreens(browser, big: big, shots: shots)
         try browser.evaluate("location.hash = '#/list/\(big)'")
         try edits(browser, spool: spool, big: big, shots: shots)
-        let violations = try browser.evaluate("JSON.stringify(window.violations)") as? String
+        let violations = try browser.evaluate("JSON.stringify(window.violations)", as: String.self)
         #expect(violations == "[]", "breaches of the page's Content-Security-Policy: \(violations ?? "?")")
         browser.close()
         print("farm serve screenshots: \(shots.directory)")
@@ -95,17 +97,17 @@ import Testing
 
     /// The window API: a window at the end, the limit of 500, a search, the refusals, a stream's window.
     private func windowsOverHTTP(_ serve: ServeProcess, _ big: String) throws {
-        let end = try serve.get("/api/lists/\(big)?offset=99990&limit=500").json
-        #expect((end["total"] as? Int, end["offset"] as? Int, end["limit"] as? Int) == (Self.count, 99_990, 500))
-        let resources = end["resources"] as? [[String: Any]] ?? []
-        #expect(resources.map { $0["index"] as? Int ?? -1 } == Array(99_990..<Self.count))
-        #expect(resources.first?["title"] as? String == "Photo 99990")
-        #expect(end["title"] as? String == "A hundred thousand photos")
-        #expect((try serve.get("/api/lists/\(big)?limit=100000").json["resources"] as? [Any])?.count == 500)
-        let found = try serve.get("/api/lists/\(big)?q=Photo%204242").json
-        #expect(found["matched"] as? Int == 11 && found["query"] as? String == "photo 4242")
-        #expect((found["resources"] as? [[String: Any]])?.map { $0["index"] as? Int ?? -1 }
-            == [4242] + Array(42_420...42_429))
+        let endReply = try serve.get("/api/lists/\(big)?offset=99990&limit=500")
+        let end = try #require(endReply.decode(ListStatus.self), "\(endReply.text.prefix(500))")
+        #expect((end.total, end.window?.offset, end.window?.limit) == (Self.count, 99_990, 500))
+        let resources = end.resources ?? []
+        #expect(resources.map(\.index) == Array(99_990..<Self.count))
+        #expect(resources.first?.title == "Photo 99990")
+        #expect(end.paging?.title == "A hundred thousand photos")
+        #expect(try serve.get("/api/lists/\(big)?limit=100000").decode(ListStatus.self)?.resources?.count == 500)
+        let found = try #require(try serve.get("/api/lists/\(big)?q=Photo%204242").decode(ListStatus.self))
+        #expect(found.window?.matched == 11 && found.window?.query == "photo 4242")
+        #expect(found.resources?.map(\.index) == [4242] + Array(42_420...42_429))
         for (query, words) in [("offset=x", "offset must be"), ("limit=-1", "limit must be"),
                                ("offset=1.5", "offset must be")] {
             let refused = try serve.get("/api/lists/\(big)?\(query)")
@@ -119,8 +121,8 @@ import Testing
         })
         let event = stream.standardOutput.components(separatedBy: "\n\n").first { $0.contains("event: list") } ?? ""
         let data = event.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6) ?? ""
-        let window = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-        #expect((window["resources"] as? [[String: Any]])?.map { $0["index"] as? Int ?? -1 } == [50_000, 50_001])
+        let window = JSON.decode(ListStatus.self, from: Array(data.utf8))
+        #expect(window?.resources?.map(\.index) == [50_000, 50_001], "\(data.prefix(300))")
     }
 
     /// Fails `claim` as a worker does, with a reason.
@@ -151,16 +153,16 @@ import Testing
             new MutationObserver(() => { if (!document.getElementById('spinner').hidden) spun = true; })
               .observe(document.getElementById('spinner'), { attributes: true });
             """)
-        let height = try browser.evaluate("document.documentElement.scrollHeight") as? Int ?? 0
+        let height = try browser.evaluate("document.documentElement.scrollHeight", as: Int.self) ?? 0
         for step in 1...40 {
             try browser.evaluate("window.scrollTo(0, \(height * step / 40))")
             try expectCellsShown(browser, from: height * step / 40)
         }
         #expect(browser.waitFor("!!document.querySelector('#grid a[href$=\"/view/99999\"]')"), "resource 99,999")
-        let most = try browser.evaluate("Math.max(most, \(Self.cells).length)") as? Int ?? 0
+        let most = try browser.evaluate("Math.max(most, \(Self.cells).length)", as: Int.self) ?? 0
         print("cells held while scrolling through 100,000: \(most) at most")
         #expect(most > 0 && most <= 500, "\(most) cells")
-        #expect(try browser.evaluate("spun") as? Bool == true, "no spinner while windows loaded")
+        #expect(try browser.evaluate("spun", as: Bool.self) == true, "no spinner while windows loaded")
         // The stream follows the window on screen, at the end of the list now.
         #expect(browser.waitFor("/&offset=99[0-9]00&/.test(state.eventsURL)"),
                 "\(String(describing: try? browser.evaluate("state.eventsURL")))")

@@ -31,10 +31,10 @@ import Testing
               && r[1][0] === "\(slow)" && r[1][1] === "Slow.json" && r[1][2] === "Downloading..." && r[1][4].endsWith("/8"); })()
             """), "screen 1: \(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
         #expect(browser.waitFor("document.getElementById('workers').textContent === 'workers 2/2'"))
-        #expect(try browser.evaluate("!document.getElementById('pause').disabled && document.getElementById('resume').disabled") as? Bool == true)
-        #expect(try browser.evaluate("document.getElementById('slider').value") as? String == "2")
+        #expect(try browser.evaluate("!document.getElementById('pause').disabled && document.getElementById('resume').disabled", as: Bool.self) == true)
+        #expect(try browser.evaluate("document.getElementById('slider').value", as: String.self) == "2")
         // Live: the Slow list's count moves without a reload, pushed by the server.
-        let before = try browser.evaluate("\(rows)[1][4]") as? String ?? ""
+        let before = try browser.evaluate("\(rows)[1][4]", as: String.self) ?? ""
         #expect(browser.waitFor("\(rows)[1][4] !== '\(before)' && \(rows)[1][3] !== '0.0%'", timeout: 60), "no live update from \(before)")
         try shots.save(browser.screenshot(), as: "screen1-lists.png")
 
@@ -47,8 +47,8 @@ import Testing
               && c.map(x => x[1]).join() === "Done,Done,Done,Done,Error,Done"
               && c.filter(x => x[2] > 0).length === 5 && c[4][2] === 0 && c[4][0] === "error"; })()
             """), "screen 2: \(String(describing: try? browser.evaluate("JSON.stringify(\(cells))")))")
-        #expect(try browser.evaluate("document.getElementById('grid-title').textContent") as? String == "Photos.json")
-        #expect(try browser.evaluate("getComputedStyle(document.querySelectorAll('#grid .thumb')[4]).backgroundColor") as? String
+        #expect(try browser.evaluate("document.getElementById('grid-title').textContent", as: String.self) == "Photos.json")
+        #expect(try browser.evaluate("getComputedStyle(document.querySelectorAll('#grid .thumb')[4]).backgroundColor", as: String.self)
             == "rgb(213, 216, 220)", "the failed cell should be gray")
         try shots.save(browser.screenshot(), as: "screen2-grid.png")
 

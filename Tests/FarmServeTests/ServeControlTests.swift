@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -34,7 +35,7 @@ import Testing
 
         // The page's own request (its origin, its token) goes through.
         let paused = try serve.post("/api/pause", headers: ["Origin": serve.base])
-        #expect(paused.status == 200 && paused.json["message"] as? String == "paused")
+        #expect(paused.status == 200 && paused.message == "paused")
         #expect(spool.isPaused)
         #expect(try serve.post("/api/resume").status == 200)
         #expect(!spool.isPaused)
@@ -63,7 +64,7 @@ import Testing
         // Reload: every resource of the list is downloaded again.
         let before = farm.origin.requests.count
         let reload = try serve.post("/api/lists/\(id)/reload")
-        #expect(reload.status == 200 && reload.json["message"] as? String == "reloading Photos.json: 3 resource(s) queued again")
+        #expect(reload.status == 200 && reload.message == "reloading Photos.json: 3 resource(s) queued again")
         #expect(try farm.farm(["wait", "--timeout", "120"]).status == 0)
         #expect(farm.origin.requests.count >= before + 3)
         #expect(try serve.post("/api/lists/0123456789abcdef/reload").status == 404)
@@ -72,7 +73,7 @@ import Testing
         let more = farm.dir.appending("More.json")
         try Data(#"["\#(farm.origin.url(for: "/Photos/0.jpg"))"]"#.utf8).write(to: URL(fileURLWithPath: more))
         let added = try serve.post("/api/add", #"{"source": "\#(more)"}"#)
-        #expect(added.status == 200 && (added.json["message"] as? String)?.contains("added 1 list(s)") == true, "\(added.text)")
+        #expect(added.status == 200 && added.message?.contains("added 1 list(s)") == true, "\(added.text)")
         #expect(farm.spool.list(ListID.of(name: "More.json")) != nil)
         let other = farm.dir.appending("other")
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
@@ -90,10 +91,12 @@ import Testing
         // Reset: every process stopped, every list gone; the server goes on.
         let pids = farm.processes().map(\.pid)
         let reset = try serve.post("/api/reset")
-        #expect(reset.status == 200 && (reset.json["message"] as? String)?.hasPrefix("farm reset") == true, "\(reset.text)")
+        #expect(reset.status == 200 && reset.message?.hasPrefix("farm reset") == true, "\(reset.text)")
         #expect(pids.allSatisfy(isGone))
         #expect(ListLookupCount.lists(farm.spool) == 0)
-        #expect(poll(timeout: 10) { (try? serve.get("/api/status").json["lists"] as? [Any])??.isEmpty == true })
+        #expect(poll(timeout: 10) {
+            (try? serve.get("/api/status").decode(StatusDocument.self))?.lists.isEmpty == true
+        })
     }
 }
 

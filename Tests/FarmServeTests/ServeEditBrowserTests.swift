@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -13,8 +14,8 @@ import Testing
 
     private func spoolIDs(_ farm: RunningFarm) throws -> [String] {
         let output = try farm.must(["export", "Grid", "--shape", "objects"])
-        let objects = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: String]])
-        return objects.map { $0["id"] ?? "?" }
+        let objects = try #require(JSON.decode([JSONValue].self, from: Array(output.utf8)), "\(output)")
+        return try objects.map { try $0.decode("id") as String }
     }
 
     @Test func addDeleteAndDragInTheBrowser() throws {
@@ -34,7 +35,7 @@ import Testing
         let sizes = try browser.evaluate("""
             [0, 1].map(p => { const r = document.querySelector(`#grid li[data-position="${p}"]`).getBoundingClientRect();
               return [r.width, r.height]; })
-            """) as? [[Double]] ?? []
+            """, as: [[Double]].self) ?? []
         #expect(sizes.count == 2 && abs(sizes[0][0] - 2 * sizes[1][0] - 12) < 2 && abs(sizes[0][1] - 2 * sizes[1][1] - 12) < 2,
                 "\(sizes)")
 
@@ -59,7 +60,7 @@ import Testing
         try browser.click("#grid li.add button[type=submit]")
         #expect(browser.waitFor("document.getElementById('message').className === 'error'"
             + " && document.getElementById('message').textContent.includes('not an http(s) URL')"))
-        #expect(try browser.evaluate("JSON.stringify(\(Self.ids))") as? String == json(start))
+        #expect(try browser.evaluate("JSON.stringify(\(Self.ids))", as: String.self) == json(start))
         try browser.click("#grid li.add .add-cancel")
         #expect(try spoolIDs(farm) == start)
 
@@ -67,7 +68,7 @@ import Testing
         let victim = start[2]
         try browser.click("#grid li[data-position=\"2\"] .delete")
         #expect(browser.waitFor("!document.getElementById('confirm').hidden"))
-        #expect(try browser.evaluate("document.getElementById('confirm-text').textContent") as? String
+        #expect(try browser.evaluate("document.getElementById('confirm-text').textContent", as: String.self)
             == "Do you really want to delete the item with identifier \(victim)?")
         try shots.save(browser.screenshot(), as: "screen2-edit-confirm.png")
         try browser.click("#confirm-cancel")
@@ -86,8 +87,8 @@ import Testing
         start.insert(dragged, at: 0)
         #expect(poll(timeout: 20) { (try? spoolIDs(farm)) == start }, "\(String(describing: try? spoolIDs(farm)))")
         #expect(browser.waitFor("JSON.stringify(\(Self.ids)) === '\(json(start))'"))
-        #expect(try browser.evaluate("getComputedStyle(document.querySelector('#grid li')).transitionProperty")
-            as? String == "transform")
+        #expect(try browser.evaluate("getComputedStyle(document.querySelector('#grid li')).transitionProperty",
+                                     as: String.self) == "transform")
         #expect(browser.waitFor("location.hash === '#/list/\(list)'"), "the drag did not open the viewer")
         let still = "document.getAnimations().every(a => a.playState !== 'running')"
         #expect(browser.waitFor(still))
@@ -101,6 +102,6 @@ import Testing
     }
 
     private func json(_ ids: [String]) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: ids, options: [.withoutEscapingSlashes]), as: UTF8.self)
+        String(decoding: JSON.encode(ids).dropLast(), as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -8,9 +9,9 @@ import Testing
 @Suite(.serialized) struct ServeEditTests {
     private func ids(_ serve: ServeProcess, _ list: String) throws -> [String] {
         let reply = try serve.get("/api/lists/\(list)")
-        let resources = try #require(reply.json["resources"] as? [[String: Any]], "\(reply.text)")
-        #expect(resources.map { $0["index"] as? Int } == Array(0..<resources.count))
-        return resources.map { $0["id"] as? String ?? "?" }
+        let resources = try #require(reply.decode(ListStatus.self)?.resources, "\(reply.text)")
+        #expect(resources.map(\.index) == Array(0..<resources.count))
+        return resources.map(\.id)
     }
 
     @Test func addMoveAndDeleteThroughTheAPIWithTheGuardsOfEveryChange() throws {
@@ -22,7 +23,7 @@ import Testing
 
         let added = try serve.post("/api/lists/\(list)/items", #"{"url": "https://example.com/new.jpg"}"#)
         #expect(added.status == 200, "\(added.text)")
-        let id = try #require(added.json["message"] as? String)
+        let id = try #require(added.message)
         #expect(UUID(uuidString: id) != nil && id == id.lowercased(), "\(id)")
         #expect(try ids(serve, list) == start + [id])
 
@@ -42,12 +43,12 @@ import Testing
 
         // Windows and searches see the edited order.
         let window = try serve.get("/api/lists/\(list)?offset=1&limit=3")
-        let rows = try #require(window.json["resources"] as? [[String: Any]], "\(window.text)")
-        #expect(rows.map { $0["id"] as? String } == [start[1], weird, start[2]])
-        #expect(rows.map { $0["index"] as? Int } == [1, 2, 3])
+        let rows = try #require(window.decode(ListStatus.self)?.resources, "\(window.text)")
+        #expect(rows.map(\.id) == [start[1], weird, start[2]])
+        #expect(rows.map(\.index) == [1, 2, 3])
         let found = try serve.get("/api/lists/\(list)?offset=0&limit=10&q=new.jpg")
-        let hits = try #require(found.json["resources"] as? [[String: Any]], "\(found.text)")
-        #expect(hits.map { $0["id"] as? String } == [id] && hits.first?["index"] as? Int == 4, "\(found.text)")
+        let hits = try #require(found.decode(ListStatus.self)?.resources, "\(found.text)")
+        #expect(hits.map(\.id) == [id] && hits.first?.index == 4, "\(found.text)")
 
         let deleted = try serve.delete("/api/lists/\(list)/items/\(escaped)")
         #expect(deleted.status == 200, "\(deleted.text)")

@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -7,13 +9,23 @@ import Testing
 /// The live push (server-sent events) and the command line of `farm serve`.
 @Suite(.serialized) struct ServeEventsTests {
     /// The `data:` of every event named `name` in a stream read so far, parsed.
-    private func events(_ name: String, in stream: String) -> [Any] {
-        stream.components(separatedBy: "\n\n").compactMap { block -> Any? in
+    private func events(_ name: String, in stream: String) -> [JSONValue] {
+        stream.components(separatedBy: "\n\n").compactMap { block -> JSONValue? in
             let lines = block.split(separator: "\n")
             guard lines.contains("event: \(name)"),
                   let data = lines.first(where: { $0.hasPrefix("data: ") })?.dropFirst(6) else { return nil }
-            return try? JSONSerialization.jsonObject(with: Data(data.utf8), options: .fragmentsAllowed)
+            return try? JSONParser.parse(Array(data.utf8))
         }
+    }
+
+    /// The summaries pushed in a stream read so far.
+    private func summaries(in stream: String) -> [StatusDocument] {
+        events("summary", in: stream).compactMap { try? StatusDocument(json: $0) }
+    }
+
+    /// The list views pushed in a stream read so far (nil for a null: the list is gone).
+    private func views(in stream: String) -> [ListStatus?] {
+        events("list", in: stream).map { try? ListStatus(json: $0) }
     }
 
     @Test func summaryAndListArePushedAsTheyChange() throws {
@@ -31,45 +43,43 @@ import Testing
         }
         // At once: the current summary, and the list with its resources, all queued.
         #expect(poll(timeout: 10) { !events("summary", in: all.standardOutput).isEmpty })
-        let first = events("summary", in: all.standardOutput).first as? [String: Any]
-        #expect((first?["lists"] as? [[String: Any]])?.first?["state"] as? String == "Queuing...")
+        let first = summaries(in: all.standardOutput).first
+        #expect(first?.lists.first?.state == .queuing)
         #expect(poll(timeout: 10) { !events("list", in: one.standardOutput).isEmpty })
-        let list = events("list", in: one.standardOutput).first as? [String: Any]
-        #expect((list?["resources"] as? [[String: Any]])?.map { $0["text"] as? String } == ["Queueing", "Queueing", "Queueing"])
+        let list = views(in: one.standardOutput).first ?? nil
+        #expect(list?.resources?.map(\.text) == ["Queueing", "Queueing", "Queueing"])
 
         // A pause, with no farm running: pushed within a second or so.
         #expect(try serve.post("/api/pause").status == 200)
         #expect(poll(timeout: 5) {
-            events("summary", in: all.standardOutput).contains { ($0 as? [String: Any])?["paused"] as? Bool == true }
+            summaries(in: all.standardOutput).contains { $0.paused }
         }, "\(all.standardOutput.suffix(500))")
         #expect(try serve.post("/api/resume").status == 200)
 
         // The run: the list's resources go through "Downloading xx%" to "Done", the summary to Finished.
         try farm.start(workers: 2)
         #expect(poll(timeout: 60) {
-            events("list", in: one.standardOutput).contains { view in
-                ((view as? [String: Any])?["resources"] as? [[String: Any]] ?? []).contains {
-                    ($0["text"] as? String)?.range(of: #"^Downloading [0-9]+%$"#, options: .regularExpression) != nil
+            views(in: one.standardOutput).contains { view in
+                (view?.resources ?? []).contains {
+                    $0.text.range(of: #"^Downloading [0-9]+%$"#, options: .regularExpression) != nil
                 }
             }
         }, "no Downloading xx% pushed")
         #expect(poll(timeout: 120) {
-            events("summary", in: all.standardOutput).contains {
-                (($0 as? [String: Any])?["lists"] as? [[String: Any]])?.first?["state"] as? String == "Finished"
-            }
+            summaries(in: all.standardOutput).contains { $0.lists.first?.state == .finished }
         })
         #expect(poll(timeout: 10) {
-            events("list", in: one.standardOutput).contains { view in
-                ((view as? [String: Any])?["resources"] as? [[String: Any]])?.allSatisfy { $0["text"] as? String == "Done" } == true
+            views(in: one.standardOutput).contains { view in
+                view?.resources?.allSatisfy { $0.text == "Done" } == true
             }
         })
         // Streams carry only changes: a list view is never sent twice in a row.
-        let views = events("list", in: one.standardOutput).map { "\($0)" }
-        #expect(zip(views, views.dropFirst()).allSatisfy { $0 != $1 })
+        let pushed = events("list", in: one.standardOutput)
+        #expect(zip(pushed, pushed.dropFirst()).allSatisfy { $0 != $1 })
 
         // Reset: the open list is gone, which its stream says with null.
         #expect(try serve.post("/api/reset").status == 200)
-        #expect(poll(timeout: 10) { events("list", in: one.standardOutput).last is NSNull })
+        #expect(poll(timeout: 10) { events("list", in: one.standardOutput).last == .null })
     }
 
     @Test func commandLineRefusalsAndStop() throws {

@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmTestSupport
 import Foundation
 import Testing
@@ -51,9 +52,9 @@ import Testing
 
     /// The value of the first sample of a Prometheus query's JSON answer, e.g. "3".
     private static func value(of answer: String) -> String? {
-        guard let json = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
-              let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
-              let value = result.first?["value"] as? [Any], value.count == 2 else { return nil }
-        return value[1] as? String
+        guard let json = try? JSONParser.parse(Array(answer.utf8)),
+              case .array(let value)? = try? JSONPointer("/data/result/0/value").values(in: json).first,
+              value.count == 2, case .string(let text) = value[1] else { return nil }
+        return text
     }
 }

@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -41,16 +43,18 @@ import Testing
         // The summary is the one `farm status --json` prints.
         let status = try serve.get("/api/status")
         #expect(status.status == 200 && status.headers["content-type"] == "application/json", "\(status.status) \(status.headers) \(status.text) \(status.curlError)")
-        let lists = try #require(status.json["lists"] as? [[String: Any]])
+        let lists = try #require(status.decode(StatusDocument.self)?.lists, "\(status.text)")
         #expect(lists.count == 1)
-        #expect(lists.first?["name"] as? String == "Photos.json" && lists.first?["id"] as? String == id)
-        #expect(lists.first?["state"] as? String == "Finished" && lists.first?["done"] as? Int == 3)
-        #expect(lists.first?["failed"] as? Int == 1 && lists.first?["resources"] == nil)
+        #expect(lists.first?.name == "Photos.json" && lists.first?.id == id)
+        #expect(lists.first?.state == .finished && lists.first?.done == 3)
+        // The summary leaves the resources out: the key is not there.
+        let inSummary = try JSONPointer("/lists/0/resources").values(in: try #require(status.json))
+        #expect(lists.first?.failed == 1 && inSummary.isEmpty)
 
         let list = try serve.get("/api/lists/\(id)")
         #expect(list.status == 200)
-        let resources = try #require(list.json["resources"] as? [[String: Any]])
-        #expect(resources.map { $0["text"] as? String } == ["Done", "Done", "Error", "Done"])
+        let resources = try #require(list.decode(ListStatus.self)?.resources, "\(list.text)")
+        #expect(resources.map(\.text) == ["Done", "Done", "Error", "Done"])
 
         // Images by list and index: the bytes on disk, typed by their magic numbers.
         for index in [0, 1, 3] {
@@ -58,7 +62,7 @@ import Testing
             #expect(image.status == 200)
             #expect(image.headers["content-type"] == "image/jpeg")
             #expect(image.body == images[index], "resource \(index) is not the bytes served by the origin")
-            let path = try #require(resources[index]["thumb"] as? String)
+            let path = try #require(resources[index].thumb)
             let thumb = try serve.get("/api/lists/\(id)/\(index)/thumb")
             #expect(thumb.status == 200 && thumb.headers["content-type"]?.hasPrefix("image/") == true)
             #expect(thumb.body == FileManager.default.contents(atPath: path).map { [UInt8]($0) })
@@ -110,9 +114,9 @@ import Testing
         }
 
         // The spool's own file swapped for a symlink that leads out: refused once resolved.
-        let list = try serve.get("/api/lists/\(id)").json["resources"] as? [[String: Any]] ?? []
-        let image = try #require(list.first?["image"] as? String)
-        let thumb = try #require(list.first?["thumb"] as? String)
+        let list = try serve.get("/api/lists/\(id)").decode(ListStatus.self)?.resources ?? []
+        let image = try #require(list.first?.image)
+        let thumb = try #require(list.first?.thumb)
         for file in [image, thumb] {
             try FileManager.default.removeItem(atPath: file)
             try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: secret)

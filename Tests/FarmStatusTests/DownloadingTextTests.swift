@@ -1,3 +1,5 @@
+import FarmJSON
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -15,10 +17,10 @@ import Testing
         var texts: [String] = []
         let finished = try poll(timeout: 120, every: 0.01) {
             let shown = try farm.must(["status", "Big.json", "--json"])
-            let list = try #require(try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any])
-            let resources = try #require(list["resources"] as? [[String: Any]])
-            texts += resources.filter { $0["status"] as? String == "downloading" }.compactMap { $0["text"] as? String }
-            return resources.allSatisfy { $0["status"] as? String == "done" }
+            let list = try #require(JSON.decode(ListStatus.self, from: Array(shown.utf8)), "\(shown)")
+            let resources = try #require(list.resources)
+            texts += resources.filter { $0.status == .downloading }.map(\.text)
+            return resources.allSatisfy { $0.status == .done }
         }
         try #require(finished, "not done: \(farm.counts)")
         #expect(texts.count >= 10, "seen downloading \(texts.count) times only")

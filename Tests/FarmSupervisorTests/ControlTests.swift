@@ -1,3 +1,4 @@
+import FarmJSON
 import FarmSpool
 import FarmTestSupport
 import Foundation
@@ -22,9 +23,9 @@ import Testing
         #expect(poll(timeout: 10) { farm.pids(.worker).count == 4 })
         #expect(poll(timeout: 20) { farm.spool.activeJobs().count == 4 }, "4 workers should hold 4 jobs")
         let ps = try farm.must(["ps", "--json"])
-        let rows = try JSONSerialization.jsonObject(with: Data(ps.utf8)) as? [[String: Any]] ?? []
-        #expect(rows.filter { $0["role"] as? String == "worker" }.count == 4)
-        #expect(rows.filter { $0["role"] as? String == "supervisor" }.count == 1)
+        let rows = JSON.decode([JSONValue].self, from: Array(ps.utf8)) ?? []
+        #expect(rows.filter { $0["role"] == .string("worker") }.count == 4)
+        #expect(rows.filter { $0["role"] == .string("supervisor") }.count == 1)
 
         try farm.must(["scale", "2"])
         #expect(poll(timeout: 10) { farm.pids(.worker).count == 2 })

@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -20,17 +22,18 @@ import Testing
         #expect(result.output.contains("13/13 finished (2 failed)"), "\(result.output)")
 
         let status = try run("farm", ["status", "--json", "--spool", spoolPath])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
-        let lists = try #require(document["lists"] as? [[String: Any]])
+        let document = try #require(JSON.decode(StatusDocument.self, from: Array(status.output.utf8)),
+                                    "\(status.output)")
+        let lists = document.lists
         #expect(lists.count == 4)
-        #expect(lists.allSatisfy { $0["state"] as? String == "Finished" })
+        #expect(lists.allSatisfy { $0.state == .finished })
         var errors: [String] = []
         for list in lists {
-            let name = try #require(list["name"] as? String)
+            let name = list.name
             let view = try run("farm", ["status", name, "--json", "--spool", spoolPath])
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(view.output.utf8)) as? [String: Any])
-            for resource in object["resources"] as? [[String: Any]] ?? [] where resource["status"] as? String == "error" {
-                errors.append("\(name) \(resource["index"] ?? "?"): \(resource["error"] ?? "?")")
+            let object = try #require(JSON.decode(ListStatus.self, from: Array(view.output.utf8)), "\(view.output)")
+            for resource in object.resources ?? [] where resource.status == .error {
+                errors.append("\(name) \(resource.index): \(resource.error ?? "?")")
             }
         }
         #expect(errors.sorted() == ["Documents.json 2: HTTP 404", "Photos.json 4: unsupported content"])

@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import FarmZip
 import Foundation
@@ -24,15 +26,15 @@ import Testing
         try farm.must(["start", "--workers", "2", "--min-free", String(6 << 20)])
         farm.processes()
 
-        var paused: [String: Any] = [:]
+        var paused: StatusDocument?
         #expect(try poll(timeout: 60, every: 0.2) {
             paused = try status(farm)
-            return paused["pausedBy"] as? String == "disk" && farm.spool.activeJobs().isEmpty
-        }, "never paused by the disk with nothing active: \(paused)")
-        #expect(paused["paused"] as? Bool == true)
-        let room = try #require(paused["disk"] as? [String: Any])
-        let free = try #require(room["free"] as? Int)
-        #expect(room["minFree"] as? Int == 6 << 20)
+            return paused?.pausedBy == .disk && farm.spool.activeJobs().isEmpty
+        }, "never paused by the disk with nothing active: \(String(describing: paused))")
+        #expect(paused?.paused == true)
+        let room = try #require(paused?.disk)
+        let free = room.free
+        #expect(room.minFree == 6 << 20)
         // Paused before the disk filled: only the transfers under way went on past the minimum.
         #expect(free < 6 << 20 && free > 1 << 20, "\(free) bytes free")
         let counts = farm.counts
@@ -47,7 +49,7 @@ import Testing
         try FileManager.default.removeItem(atPath: filler)
         #expect(farm.waitUntilAllDone(paths.count, timeout: 60), "\(farm.counts)")
         try farm.expectEverythingDownloadedOnce(paths, list: "Disk")
-        #expect(try poll(timeout: 5) { try status(farm)["pausedBy"] is NSNull })
+        #expect(try poll(timeout: 5) { try status(farm).map { $0.pausedBy == nil } == true })
         let log = SpoolFixtures.log(farm.spool)
         #expect(log.contains("no new transfer starts until space is freed"), "\(log)")
         #expect(!log.contains("goes back to the queue"), "a write found the disk full: \(log)")
@@ -72,11 +74,11 @@ import Testing
         #expect(kept > 4 << 20, "only \(kept) bytes kept")
         #expect(farm.counts == [.queued: 1])
         #expect(!FileManager.default.fileExists(atPath: farm.spool.outputBase(job) + ".png"), "an output was shown")
-        var paused: [String: Any] = [:]
+        var paused: StatusDocument?
         #expect(try poll(timeout: 5, every: 0.2) {
             paused = try status(farm)
-            return paused["pausedBy"] as? String == "disk"
-        }, "a full disk is under the 1 byte kept free: \(paused)")
+            return paused?.pausedBy == .disk
+        }, "a full disk is under the 1 byte kept free: \(String(describing: paused))")
         Thread.sleep(forTimeInterval: 1.5)  // nothing is tried again while the disk is full
         #expect(farm.partialSizes()[job.raw] == kept && farm.counts == [.queued: 1])
 
@@ -153,16 +155,16 @@ import Testing
         return path
     }
 
-    /// `farm status --json`, parsed.
-    private func status(_ farm: RunningFarm) throws -> [String: Any] {
+    /// `farm status --json`, read (nil when it is not a status document).
+    private func status(_ farm: RunningFarm) throws -> StatusDocument? {
         let output = try farm.must(["status", "--json"])
-        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        return JSON.decode(StatusDocument.self, from: Array(output.utf8))
     }
 
     /// The `attempts` of every resource of `list`, by index.
     private func attempts(_ farm: RunningFarm, list: String) throws -> [Int] {
         let output = try farm.must(["status", list, "--json"])
-        let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
-        return (object["resources"] as? [[String: Any]] ?? []).compactMap { $0["attempts"] as? Int }
+        let object = JSON.decode(ListStatus.self, from: Array(output.utf8))
+        return (object?.resources ?? []).map(\.attempts)
     }
 }

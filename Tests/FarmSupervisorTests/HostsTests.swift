@@ -1,4 +1,6 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -75,25 +77,28 @@ import Testing
         #expect(farm.processes().isEmpty)
     }
 
-    /// One row of `farm ps --json`.
-    private struct PsRow: CustomStringConvertible {
+    /// One row of `farm ps --json` (`standby` is written only when true).
+    private struct PsRow: CustomStringConvertible, JSONReadable {
         let role: String
         let pid: pid_t
         let host: String
         let standby: Bool
+
+        init(json: JSONValue) throws(JSONMismatch) {
+            role = try json.decode("role")
+            pid = pid_t(truncatingIfNeeded: try json.decode("pid") as Int)
+            host = try json.decode("host")
+            standby = try json.decodeIfPresent("standby") ?? false
+        }
 
         var description: String { "\(role) \(pid)@\(host)\(standby ? " (standby)" : "")" }
     }
 
     private func ps(_ farm: RunningFarm) throws -> [PsRow] {
         let output = try farm.must(["ps", "--json"])
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
+        let rows = try #require(JSON.decode([PsRow].self, from: Array(output.utf8)), "\(output)")
         _ = farm.processes()  // remembers the pids for the clean-up
-        return rows.compactMap { row in
-            guard let role = row["role"] as? String, let pid = row["pid"] as? Int, let host = row["host"] as? String
-            else { return nil }
-            return PsRow(role: role, pid: pid_t(pid), host: host, standby: row["standby"] as? Bool ?? false)
-        }
+        return rows
     }
 
     /// The pids of the processes of `host` registered now, of `role` (any when nil).
@@ -104,8 +109,7 @@ import Testing
     /// `farm status --json`'s workers: [desired, running].
     private func workers(_ farm: RunningFarm) throws -> [Int] {
         let output = try farm.must(["status", "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        let workers = try #require(document["workers"] as? [String: Any])
-        return [try #require(workers["desired"] as? Int), try #require(workers["running"] as? Int)]
+        let document = try #require(JSON.decode(StatusDocument.self, from: Array(output.utf8)), "\(output)")
+        return [document.workers.desired, document.workers.running]
     }
 }

@@ -15,7 +15,7 @@ import Testing
         try books.farm.start(workers: 2)
         #expect(books.waitDone("A.json", count: 1) && books.waitDone("B.json", count: 1))
         #expect(books.origin.served(path).bodies == 1, "one transfer for both lists")
-        let shared = try [books.row("A.json", id: "a"), books.row("B.json", id: "b")].map { $0?["shared"] as? Bool }
+        let shared = try [books.row("A.json", id: "a"), books.row("B.json", id: "b")].map { $0?.shared }
         #expect(shared.filter { $0 == true }.count == 1, "\(shared)")
 
         books.serve("s", seed: 2)

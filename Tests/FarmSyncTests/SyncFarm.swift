@@ -1,5 +1,7 @@
+import FarmJSON
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 
@@ -28,9 +30,16 @@ final class SyncFarm {
         return path
     }
 
+    /// The list of `items` (id and URL path, in order) as `{"id", "url"}` objects, keys sorted.
+    func document(_ items: [(id: String, path: String)]) -> JSONValue {
+        .array(items.map { item in
+            .object([JSONMember("id", .string(item.id)), JSONMember("url", .string(origin.url(for: item.path)))])
+        })
+    }
+
     /// The manifest's JSON for `items` (id and URL path, in order).
     func manifest(_ items: [(id: String, path: String)]) throws -> Data {
-        try JSONSerialization.data(withJSONObject: items.map { ["id": $0.id, "url": origin.url(for: $0.path)] })
+        Data(JSON.encode(document(items)))
     }
 
     /// Writes the manifest `<list>` in the farm's directory; returns its path.
@@ -42,14 +51,13 @@ final class SyncFarm {
     }
 
     /// The resources of `list` as `farm status LIST --json` shows them, in order.
-    func rows(_ list: String) throws -> [[String: Any]] {
+    func rows(_ list: String) throws -> [ResourceStatus] {
         let output = try farm.must(["status", list, "--json"])
-        let document = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
-        return document?["resources"] as? [[String: Any]] ?? []
+        return JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources ?? []
     }
 
-    func row(_ list: String, id: String) throws -> [String: Any]? {
-        try rows(list).first { $0["id"] as? String == id }
+    func row(_ list: String, id: String) throws -> ResourceStatus? {
+        try rows(list).first { $0.id == id }
     }
 
     /// What is wrong with `list` against `items` (ids and URL paths, in order): a resource not done, or whose
@@ -57,20 +65,18 @@ final class SyncFarm {
     /// resource names; nil when nothing is.
     func check(_ list: String, against items: [(id: String, path: String)]) throws -> String? {
         let rows = try rows(list)
-        let ids = rows.map { $0["id"] as? String ?? "?" }
+        let ids = rows.map(\.id)
         guard ids == items.map(\.id) else { return "ids \(ids), not \(items.map(\.id))" }
         var named: Set<String> = []
         for (row, item) in zip(rows, items) {
-            guard row["url"] as? String == origin.url(for: item.path) else { return "\(item.id) has URL \(row["url"] ?? "?")" }
-            guard row["status"] as? String == "done", let file = row["file"] as? String else {
-                return "\(item.id) is \(row["status"] ?? "?")"
-            }
+            guard row.url == origin.url(for: item.path) else { return "\(item.id) has URL \(row.url)" }
+            guard row.status == .done, let file = row.file else { return "\(item.id) is \(row.status.rawValue)" }
             guard let bytes = FileManager.default.contents(atPath: file) else { return "\(item.id): no \(file)" }
             guard let body = origin.etag(for: item.path), body == Self.etag(of: [UInt8](bytes)) else {
                 return "\(item.id): \(file) does not hold what \(item.path) serves now"
             }
-            for key in ["file", "image", "thumb"] {
-                if let path = row[key] as? String { named.insert((path as NSString).lastPathComponent) }
+            for case let path? in [row.file, row.image, row.thumb] {
+                named.insert((path as NSString).lastPathComponent)
             }
         }
         let folder = spool.outputDirectory(ofList: ListID.of(name: list))
@@ -90,7 +96,7 @@ final class SyncFarm {
     func waitDone(_ list: String, count: Int, timeout: Double = 120) -> Bool {
         poll(timeout: timeout, every: 0.1) {
             guard let rows = try? rows(list) else { return false }
-            return rows.count == count && rows.allSatisfy { $0["status"] as? String == "done" }
+            return rows.count == count && rows.allSatisfy { $0.status == .done }
         }
     }
 }

@@ -1,6 +1,8 @@
+import FarmJSON
 import FarmLists
 import FarmOrigin
 import FarmSpool
+import FarmSync
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -32,8 +34,8 @@ import Testing
     @Test func addedRemovedChangedAndUnchangedAreCountedByWhatTheOriginServed() throws {
         let books = try SyncFarm()
         let items = try changedBooks(books)
-        let removedFile = try #require(try books.row("Books.json", id: "r5")?["file"] as? String)
-        let watched = try ["r2", "r3"].map { try #require(try books.row("Books.json", id: $0)?["image"] as? String) }
+        let removedFile = try #require(try books.row("Books.json", id: "r5")?.file)
+        let watched = try ["r2", "r3"].map { try #require(try books.row("Books.json", id: $0)?.image) }
         books.origin.clearRequests()
 
         // The old images stay visible until the new ones are in place: never missing meanwhile.
@@ -66,9 +68,12 @@ import Testing
         books.origin.clearRequests()
         let again = try books.farm.farm(["sync", "Books.json", "--json"])
         #expect(again.status == 0, "\(again.error)")
-        let counts = try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any] ?? [:]
-        #expect(counts["list"] as? String == "Books.json" && counts.count == 5)
-        #expect(["added", "removed", "changed", "unchanged"].map { counts[$0] as? Int } == [0, 0, 0, 14])
+        let counts = try JSONParser.parse(Array(again.output.utf8))
+        let report = try SyncReport(json: counts)
+        var settled = SyncReport(list: "Books.json")
+        settled.unchanged = 14
+        #expect(report == settled)
+        if case .object(let members) = counts { #expect(members.count == 5, "\(members.map(\.key))") }
         #expect(books.origin.servedCounts == ServedCounts(notModified: 14), "a second sync moves no body")
         let fsck = try books.farm.farm(["fsck"])
         #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
@@ -99,8 +104,7 @@ import Testing
         #expect(settled.output == "Books.json: added 0, removed 0, changed 0, unchanged 14\n", "\(settled.error)")
         #expect(try books.check("Books.json", against: items) == nil)
         let export = try books.farm.must(["export", "Books.json"])
-        let exported = try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [[String: String]]
-        #expect(exported == items.map { ["id": $0.id, "url": books.origin.url(for: $0.path)] })
+        #expect(try JSONParser.parse(Array(export.utf8)) == books.document(items))
         let stages = ((try? FileManager.default.contentsOfDirectory(atPath: books.spool.tmp)) ?? []).filter {
             $0.hasPrefix("sync-")
         }
@@ -121,14 +125,14 @@ import Testing
         try books.farm.must(["add", localPath])
         try books.farm.start(workers: 2)
         #expect(books.waitDone("Gone.json", count: 4) && books.waitDone("Local.json", count: 3))
-        let before = try books.rows("Gone.json").map { NSDictionary(dictionary: $0) }
+        let before = try books.rows("Gone.json")
 
         books.origin.remove(path: "/m/Gone.json")
         let gone = try books.farm.farm(["sync", "Gone.json"])
         #expect(gone.status != 0 && gone.output.isEmpty)
         #expect(gone.error.split(separator: "\n").count == 1 && gone.error.contains("Gone.json") && gone.error.contains("404"),
                 "\(gone.error)")
-        #expect(try books.rows("Gone.json").map { NSDictionary(dictionary: $0) } == before)
+        #expect(try books.rows("Gone.json") == before)
         #expect(try books.check("Gone.json", against: items) == nil)
 
         // --all: the local list is synced from its file, the other fails on its own line.
@@ -148,7 +152,7 @@ import Testing
     /// A paged list is synced from every page of its API; one still being followed is refused (exit 2).
     @Test func aPagedListIsSyncedFromEveryPage() throws {
         let books = try SyncFarm()
-        func item(_ n: Int) -> [String: Any] {
+        func item(_ n: Int) -> JSONValue {
             PagedAPI.item(id: "p\(n)", url: books.origin.url(for: "/r/p\(n).png"), title: "Page item \(n)")
         }
         for n in 0..<7 { books.serve("p\(n)", seed: 500 + n) }
@@ -177,6 +181,6 @@ import Testing
         #expect(books.waitDone("Shelf", count: 6))
         #expect(try books.check("Shelf", against: [0, 2, 3, 4, 5, 6].map { (id: "p\($0)", path: "/r/p\($0).png") }) == nil)
         let added = try books.row("Shelf", id: "p6")
-        #expect(added?["title"] as? String == "Page item 6")
+        #expect(added?.title == "Page item 6")
     }
 }

@@ -1,3 +1,4 @@
+import FarmJSON
 import Foundation
 
 /// Real images served by a running farm's origin, added as one list.
@@ -24,7 +25,7 @@ extension RunningFarm {
             images.append(jpeg)
         }
         let manifest = dir.appending(list + ".json")
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         try must(["add", manifest])
         return images
     }

@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import Foundation
@@ -81,7 +82,7 @@ public final class RunningFarm {
         }
         let paths = files.map(\.path)
         let manifest = dir.appending(list + ".json")
-        try JSONSerialization.data(withJSONObject: paths.map { origin.url(for: $0) })
+        try Data(JSON.encode(paths.map { origin.url(for: $0) }))
             .write(to: URL(fileURLWithPath: manifest))
         try must(["add", manifest])
         return paths

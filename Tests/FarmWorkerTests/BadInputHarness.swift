@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -43,7 +44,7 @@ final class BadInputHarness {
     func add(_ paths: [String]) throws -> Int {
         let urls = paths.map { $0.contains(":") ? $0 : origin.url(for: $0) } + [origin.url(for: "/good.png")]
         let manifest = dir.appending("Bad.json")
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         let added = try farm(["add", manifest])
         try #require(added.status == 0, "farm add: \(added.error)")
         return paths.count

@@ -1,6 +1,7 @@
 import FarmConvert
 import FarmFixtures
 import FarmFsck
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -31,7 +32,7 @@ import Testing
         }
         for (path, body) in files { origin.serve(path: path, bytes: body) }
         let manifest = dir.appending("Docs.json")
-        try JSONSerialization.data(withJSONObject: files.map { origin.url(for: $0.path) })
+        try Data(JSON.encode(files.map { origin.url(for: $0.path) }))
             .write(to: URL(fileURLWithPath: manifest))
         let added = try run("farm", ["add", manifest, "--spool", spoolPath])
         try #require(added.status == 0, "\(added.error)")

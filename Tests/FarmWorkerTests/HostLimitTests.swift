@@ -1,5 +1,8 @@
+import FarmControl
+import FarmJSON
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Testing
@@ -29,7 +32,7 @@ import Testing
         // The hosts alternate in the list, so that every worker meets both.
         let urls = zip(perHost[0], perHost[1]).flatMap { [$0, $1] }
         let manifest = farm.dir.appending("hosts.json")
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest])
         return (hosts, bodies)
     }
@@ -71,11 +74,11 @@ import Testing
     private func expectAllDone(_ farm: RunningFarm, _ bodies: [String: [UInt8]], others: Int = 0) throws {
         #expect(farm.waitUntilAllDone(bodies.count + others, timeout: 120))
         let output = try farm.must(["status", "hosts.json", "--json"])
-        let parsed = try? JSONSerialization.jsonObject(with: Data(output.utf8))
-        let list = try #require(parsed as? [String: Any], "\(output.utf8.count) bytes: …\(output.suffix(300))")
-        for resource in try #require(list["resources"] as? [[String: Any]]) {
-            let url = try #require(resource["url"] as? String)
-            let file = try #require(resource["file"] as? String, "\(url) has no file")
+        let parsed = JSON.decode(ListStatus.self, from: Array(output.utf8))
+        let list = try #require(parsed, "\(output.utf8.count) bytes: …\(output.suffix(300))")
+        for resource in try #require(list.resources) {
+            let url = resource.url
+            let file = try #require(resource.file, "\(url) has no file")
             #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == bodies[url], "\(url)")
         }
     }
@@ -125,25 +128,23 @@ import Testing
         held.serve(path: first, bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3])
         held.fail(1, with: 429, retryAfter: 3, at: first)
         let manifest = farm.dir.appending("first.json")
-        try JSONSerialization.data(withJSONObject: [held.url(for: first)]).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode([held.url(for: first)])).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest])
         let (origins, bodies) = try twoHosts(farm, count: 24, size: 20_000, rate: 40_000, reusing: held)
         try farm.must(["start", "--workers", "4"])
         _ = farm.processes()
         // While the hold is in force, `farm hosts` says until when.
         let heldHost = "http://127.0.0.2:\(held.port)"
-        var hosts: [[String: Any]] = []
+        var hosts: [Control.HostCounts] = []
         #expect(poll(timeout: 30, every: 0.05) {
             let output = (try? farm.must(["hosts", "--json"])) ?? ""
-            hosts = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [[String: Any]] ?? []
-            return hosts.contains { $0["host"] as? String == heldHost && $0["heldUntil"] is String }
+            hosts = JSON.decode([Control.HostCounts].self, from: Array(output.utf8)) ?? []
+            return hosts.contains { $0.host == heldHost && $0.heldUntil != nil }
         }, "farm hosts never showed the hold: \(hosts)")
         try expectAllDone(farm, bodies, others: 1)
         let output = try farm.must(["hosts", "--json"])
-        hosts = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
-        let counts = Dictionary(uniqueKeysWithValues: hosts.compactMap { host in
-            (host["host"] as? String).map { ($0, host["done"] as? Int ?? -1) }
-        })
+        hosts = try #require(JSON.decode([Control.HostCounts].self, from: Array(output.utf8)), "\(output)")
+        let counts = Dictionary(uniqueKeysWithValues: hosts.map { ($0.host, $0.done) })
         #expect(counts == [heldHost: 25, "http://127.0.0.3:\(origins[1].port)": 24], "\(hosts)")
 
         let refusal = try #require(held.requests.first { $0.status == 429 })
@@ -159,9 +160,9 @@ import Testing
         #expect(other.count >= 12, "the other host was not served at full speed meanwhile (\(other.count) requests)")
 
         let status = try farm.must(["status", "first.json", "--json"])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])
-        let resource = try #require((list["resources"] as? [[String: Any]])?.first)
-        #expect(resource["attempts"] as? Int == 2, "the refused try counts: \(resource)")
+        let list = try #require(JSON.decode(ListStatus.self, from: Array(status.utf8)), "\(status)")
+        let resource = try #require(list.resources?.first)
+        #expect(resource.attempts == 2, "the refused try counts: \(resource)")
     }
 
     /// A hold is the farm's, not a process's: it outlives `farm stop` and `farm start`.
@@ -173,21 +174,21 @@ import Testing
         held.serve(path: "/a.png", bytes: body)
         held.fail(1, with: 503, retryAfter: 6, at: "/a.png")
         let manifest = farm.dir.appending("held.json")
-        try JSONSerialization.data(withJSONObject: [held.url(for: "/a.png")]).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode([held.url(for: "/a.png")])).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest])
         try farm.start(workers: 2)
         #expect(poll(timeout: 30, every: 0.05) { held.requests.contains { $0.status == 503 } })
         let refusedAt = try #require(held.requests.first { $0.status == 503 }?.ended)
         // The worker holds the host once it has read the answer; a stop before that (the origin logs the
         // 503 as sent, the worker may not have read it yet) ends the transfer with nothing learnt.
-        func heldUntil() throws -> Any? {
+        func heldUntil() throws -> String? {
             let output = try farm.must(["hosts", "--json"])
-            return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])?.first?["heldUntil"]
+            return JSON.decode([Control.HostCounts].self, from: Array(output.utf8))?.first?.heldUntil
         }
-        #expect(poll(timeout: 30, every: 0.05) { (try? heldUntil()) is String }, "the host was never held")
+        #expect(poll(timeout: 30, every: 0.05) { (try? heldUntil()) != nil }, "the host was never held")
         try farm.must(["stop"])
         try farm.start(workers: 2)
-        #expect(try heldUntil() is String, "the restarted farm forgot the hold")
+        #expect(try heldUntil() != nil, "the restarted farm forgot the hold")
         #expect(farm.waitUntilAllDone(1, timeout: 60))
         let retried = try #require(held.requests.last)
         #expect(held.requests.count == 2 && retried.status == 200, "\(held.requests)")

@@ -1,3 +1,5 @@
+import FarmJSON
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -49,10 +51,10 @@ import Testing
     /// A farm with one list of the server's one resource, started with `arguments` and `environment`;
     /// its resource's status once the list is Finished.
     private func fetch(from server: PrivateServer, start arguments: [String], environment: [String: String] = [:])
-        throws -> (farm: RunningFarm, resource: [String: Any]) {
+        throws -> (farm: RunningFarm, resource: ResourceStatus) {
         let farm = try RunningFarm()
         let manifest = farm.dir.appending("tls.json")
-        try JSONSerialization.data(withJSONObject: [server.url]).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode([server.url])).write(to: URL(fileURLWithPath: manifest))
         try farm.must(["add", manifest])
         let started = try run("farm", ["start", "--workers", "1", "--spool", farm.spool.root] + arguments,
                               environment: environment)
@@ -60,25 +62,25 @@ import Testing
         _ = farm.processes()
         _ = try farm.farm(["wait", "--timeout", "120"])
         let output = try farm.must(["status", "tls.json", "--json"])
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        return (farm, try #require((list["resources"] as? [[String: Any]])?.first))
+        let list = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8)), "\(output)")
+        return (farm, try #require(list.resources?.first))
     }
 
     @Test func anUntrustedCertificateFailsAtOnceWithItsReason() throws {
         let server = try PrivateServer()
         // The system's certificates only, whatever the environment of the test names.
         let (_, resource) = try fetch(from: server, start: [], environment: ["SSL_CERT_FILE": "", "CURL_CA_BUNDLE": ""])
-        #expect(resource["status"] as? String == "error", "\(resource)")
-        let error = resource["error"] as? String ?? ""
+        #expect(resource.status == .error, "\(resource)")
+        let error = resource.error ?? ""
         #expect(error.contains("TLS certificate not trusted") && error.contains("--ca-file"), "\(error)")
-        #expect(resource["attempts"] as? Int == 1, "a certificate that fails is not retried: \(resource)")
+        #expect(resource.attempts == 1, "a certificate that fails is not retried: \(resource)")
     }
 
     @Test func theCAGivenToFarmStartIsTrusted() throws {
         let server = try PrivateServer()
         let (farm, resource) = try fetch(from: server, start: ["--ca-file", server.ca])
-        #expect(resource["status"] as? String == "done", "\(resource)")
-        let file = try #require(resource["file"] as? String)
+        #expect(resource.status == .done, "\(resource)")
+        let file = try #require(resource.file)
         #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == server.body)
         _ = farm
     }
@@ -87,7 +89,7 @@ import Testing
         let server = try PrivateServer()
         // CURL_CA_BUNDLE, which comes first, empty: the environment of the test may set it.
         let (_, resource) = try fetch(from: server, start: [], environment: ["SSL_CERT_FILE": server.ca, "CURL_CA_BUNDLE": ""])
-        #expect(resource["status"] as? String == "done", "\(resource)")
+        #expect(resource.status == .done, "\(resource)")
     }
 
     @Test func anUnreadableCAFileIsRefusedInOneLine() throws {

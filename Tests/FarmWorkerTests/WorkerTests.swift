@@ -1,6 +1,7 @@
 import FarmConvert
 import FarmDedup
 import FarmFixtures
+import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport
@@ -32,7 +33,7 @@ import Testing
 
     private func addManifest(_ urls: [String]) throws {
         let manifest = dir.appending("Mixed.json")
-        try JSONSerialization.data(withJSONObject: urls).write(to: URL(fileURLWithPath: manifest))
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
         let added = try farm(["add", manifest])
         try #require(added.status == 0, "\(added.error)")
     }

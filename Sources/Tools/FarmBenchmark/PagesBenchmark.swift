@@ -103,8 +103,9 @@ struct PagesBenchmark: ParsableCommand {
     }
 
     /// Page `index` (from 0) of `count`: `perPage` items in PagedAPI's shape, every URL the one PNG with a
-    /// query of its own (the origin matches the path alone), the last page with no next. Written by hand:
-    /// a million items through JSONSerialization would take longer than the follower.
+    /// query of its own (the origin matches the path alone), the last page with no next. Written as text by
+    /// hand rather than built as a tree through PagedAPI, so that a million items cost little beside the
+    /// follower being measured.
     static func page(_ index: Int, of count: Int, perPage: Int, origin: Origin) -> [UInt8] {
         let url = origin.url(for: "/item.png")
         var text = #"{"consumables":["#

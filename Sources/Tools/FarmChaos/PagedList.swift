@@ -1,5 +1,8 @@
+import FarmJSON
+import FarmManifest
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmSystem
 import Foundation
 
@@ -59,34 +62,32 @@ final class PagedList {
     /// ids and URLs in its order, and `farm status` every item's title.
     func findings(_ farm: FarmCommand) -> [String] {
         var found: [String] = []
-        let summary = Self.json(farm, ["status", "--json"]) as? [String: Any]
-        let lists = summary?["lists"] as? [[String: Any]] ?? []
-        if let list = lists.first(where: { $0["name"] as? String == Self.name }) {
-            let state = list["state"] as? String ?? "none"
-            if state != "Finished" { found.append("the paged list is \(state), not Finished") }
-            let progress = list["pages"] as? [String: Any] ?? [:]
-            if progress["done"] as? Bool != true { found.append("pages.done is \(progress["done"] ?? "missing"), not true") }
-            if progress["fetched"] as? Int != pages {
-                found.append("pages.fetched is \(progress["fetched"] ?? "missing"), not \(pages)")
+        let summary = Self.output(farm, ["status", "--json"]).flatMap { JSON.decode(StatusDocument.self, from: $0) }
+        if let list = summary?.lists.first(where: { $0.name == Self.name }) {
+            if list.state != .finished { found.append("the paged list is \(list.state.rawValue), not Finished") }
+            let progress = list.paging
+            if progress?.done != true {
+                found.append("pages.done is \(progress.map { "\($0.done)" } ?? "missing"), not true")
             }
-            if list["total"] as? Int != items.count {
-                found.append("total is \(list["total"] ?? "missing"), not \(items.count)")
+            if progress?.fetched != pages {
+                found.append("pages.fetched is \(progress.map { "\($0.fetched)" } ?? "missing"), not \(pages)")
             }
-            if let error = list["error"] as? String { found.append("the paged list's error: \(error)") }
+            if list.total != items.count { found.append("total is \(list.total), not \(items.count)") }
+            if let error = progress?.error { found.append("the paged list's error: \(error)") }
         } else {
             found.append("the paged list is not in farm status --json")
         }
-        let exported = Self.json(farm, ["export", Self.name, "--shape", "objects"]) as? [[String: Any]]
-        if let exported {
-            found += orderFindings(exported.map { ($0["id"] as? String ?? "?", $0["url"] as? String ?? "?") })
+        let export = Self.output(farm, ["export", Self.name, "--shape", "objects"])
+        if let export, let exported = try? Manifest.parseList(json: export, name: Self.name),
+           exported.form == .objects {
+            found += orderFindings(exported.resources.map { ($0.id ?? "?", $0.url) })
         } else {
-            found.append("farm export \(Self.name) gave no JSON array")
+            found.append("farm export \(Self.name) gave no JSON array of objects")
         }
-        let view = Self.json(farm, ["status", Self.name, "--json"]) as? [String: Any]
-        for row in view?["resources"] as? [[String: Any]] ?? [] {
-            guard let index = row["index"] as? Int, items.indices.contains(index) else { continue }
-            if row["title"] as? String != Self.title(index) {
-                found.append("\(Self.id(index)): title \(row["title"] ?? "none"), not \(Self.title(index))")
+        let view = Self.output(farm, ["status", Self.name, "--json"]).flatMap { JSON.decode(ListStatus.self, from: $0) }
+        for row in view?.resources ?? [] where items.indices.contains(row.index) {
+            if row.title != Self.title(row.index) {
+                found.append("\(Self.id(row.index)): title \(row.title ?? "none"), not \(Self.title(row.index))")
             }
         }
         return found
@@ -116,8 +117,9 @@ final class PagedList {
         return found
     }
 
-    private static func json(_ farm: FarmCommand, _ arguments: [String]) -> Any? {
+    /// What `farm <arguments>` printed, when it exited 0.
+    private static func output(_ farm: FarmCommand, _ arguments: [String]) -> [UInt8]? {
         guard let result = try? farm.run(arguments), result.status == 0 else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(result.output.utf8))
+        return Array(result.output.utf8)
     }
 }

@@ -1,4 +1,7 @@
+import FarmJSON
 import FarmSpool
+import FarmStatus
+import FarmSync
 import FarmSystem
 import Foundation
 import Glibc
@@ -44,12 +47,12 @@ struct SyncRound {
         print("farm-chaos: farm sync --all after \(figures.kills) killed:\n" + whole.output, terminator: "")
         if whole.status != 0 { figures.errors.append("farm sync --all exited \(whole.status): \(whole.error)") }
         let again = try farm.run(["sync", "--all", "--json"], timeout: 600)
-        let counts = (try? JSONSerialization.jsonObject(with: Data(again.output.utf8))) as? [[String: Any]] ?? []
-        if again.status != 0 || counts.isEmpty {
+        let reports = JSON.decode([SyncReport].self, from: Array(again.output.utf8)) ?? []
+        if again.status != 0 || reports.isEmpty {
             figures.errors.append("the second farm sync --all exited \(again.status): \(again.error)")
         }
-        for list in counts where ["added", "removed", "changed"].contains(where: { list[$0] as? Int != 0 }) {
-            figures.errors.append("a second sync still changed \(list)")
+        for report in reports where report.added != 0 || report.removed != 0 || report.changed != 0 {
+            figures.errors.append("a second sync still changed \(report)")
         }
         return figures
     }
@@ -59,8 +62,7 @@ struct SyncRound {
         let deadline = Clock.monotonic() + 300
         while Clock.monotonic() < deadline {
             if let output = try? farm.run(["status", PagedList.name, "--json"]).output,
-               let list = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any],
-               (list["pages"] as? [String: Any])?["done"] as? Bool == true { return true }
+               JSON.decode(ListStatus.self, from: Array(output.utf8))?.paging?.done == true { return true }
             usleep(200_000)
         }
         return false

@@ -1,5 +1,6 @@
 import Crypto
 import FarmFixtures
+import FarmFsck
 import FarmJSON
 import FarmSpool
 import FarmStatus
@@ -138,11 +139,11 @@ struct Verdict {
     private static func fsckFindings(_ farm: FarmCommand) -> [String] {
         guard let result = try? farm.run(["fsck", "--json"], timeout: 300) else { return ["farm fsck did not run"] }
         if result.status == 0 { return [] }
-        guard let document = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
-              let findings = document["findings"] as? [[String: Any]], !findings.isEmpty else {
+        guard let report = JSON.decode(FsckReport.self, from: Array(result.output.utf8)), !report.findings.isEmpty
+        else {
             return ["farm fsck exited \(result.status): " + result.error.trimmingCharacters(in: .whitespacesAndNewlines)]
         }
-        return findings.map { "\($0["kind"] ?? "?") \($0["path"] ?? "?"): \($0["detail"] ?? "")" }
+        return report.findings.map { "\($0.kind.rawValue) \($0.path): \($0.detail)" }
     }
 
     /// Checks the outputs of a done resource; returns the names it may have in files/<list>/, and the

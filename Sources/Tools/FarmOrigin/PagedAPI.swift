@@ -1,8 +1,8 @@
-import Foundation
+import FarmJSON
 
 /// Pages of a paged JSON API for `Origin.servePages`, in the shape of a catalogue API (SPEC §7's
 /// example): `{"consumables": [item…], "nextPage": N, "metadata": {"title": …, "cover": {"url": …}}}`,
-/// the metadata in the first page only. Items are what the test makes them (any JSON objects). Stateless.
+/// the metadata in the first page only. Items are what the test makes them (any JSON values). Stateless.
 public enum PagedAPI {
     /// How a page names the next one.
     public enum Next: Sendable {
@@ -16,39 +16,39 @@ public enum PagedAPI {
 
     /// `items` cut into pages of `perPage` (the last may be shorter; at least one page), each naming the next
     /// as `next` says, the last with `"nextPage": null`. The first page carries `metadata` when given.
-    public static func pages(_ items: [[String: Any]], perPage: Int, next: Next = .number,
-                             metadata: [String: Any]? = nil) -> [[UInt8]] {
+    public static func pages(_ items: [JSONValue], perPage: Int, next: Next = .number,
+                             metadata: JSONValue? = nil) -> [[UInt8]] {
         precondition(perPage > 0, "a page holds at least one item")
         let count = max(1, (items.count + perPage - 1) / perPage)
         return (0..<count).map { index in
             let slice = items[min(items.count, index * perPage)..<min(items.count, (index + 1) * perPage)]
-            var page: [String: Any] = ["consumables": Array(slice)]
+            var page = [JSONMember("consumables", .array(Array(slice)))]
             let number = index + 2
             if index + 1 < count {
                 switch next {
-                case .number: page["nextPage"] = number
-                case .string: page["nextPage"] = String(number)
-                case .url(let url): page["nextPage"] = url + "?page=" + String(number)
+                case .number: page.append(JSONMember("nextPage", .number(JSONNumber(number))))
+                case .string: page.append(JSONMember("nextPage", .string(String(number))))
+                case .url(let url): page.append(JSONMember("nextPage", .string(url + "?page=" + String(number))))
                 }
             } else {
-                page["nextPage"] = NSNull()
+                page.append(JSONMember("nextPage", .null))
             }
-            if index == 0, let metadata { page["metadata"] = metadata }
-            return bytes(of: page)
+            if index == 0, let metadata { page.append(JSONMember("metadata", metadata)) }
+            return bytes(of: .object(page))
         }
     }
 
-    /// One page as JSON bytes (keys sorted, so a page reads the same every time).
-    public static func bytes(of object: [String: Any]) -> [UInt8] {
-        // Only what the tests build goes in: objects, arrays, strings, numbers and NSNull always serialize.
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return [UInt8](data)
+    /// One page as JSON bytes, compact, keys sorted (so a page reads the same every time), with no final
+    /// newline.
+    public static func bytes(of page: JSONValue) -> [UInt8] {
+        Array(JSON.encode(page).dropLast())
     }
 
     /// An item as the catalogue API writes one: id, title, authors and the URL of its picture.
-    public static func item(id: String, url: String, title: String? = nil, authors: [String] = []) -> [String: Any] {
-        var metadata: [String: Any] = ["cover": ["url": url], "authors": authors.map { ["name": $0] }]
-        if let title { metadata["title"] = title }
-        return ["id": id, "metadata": metadata]
+    public static func item(id: String, url: String, title: String? = nil, authors: [String] = []) -> JSONValue {
+        var metadata = [JSONMember("authors", .array(authors.map { .object([JSONMember("name", .string($0))]) })),
+                        JSONMember("cover", .object([JSONMember("url", .string(url))]))]
+        if let title { metadata.append(JSONMember("title", .string(title))) }
+        return .object([JSONMember("id", .string(id)), JSONMember("metadata", .object(metadata))])
     }
 }
