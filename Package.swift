@@ -249,7 +249,7 @@ let package = Package(
             "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmTransferTests", dependencies: [
-            "FarmTransfer", origin, "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            "FarmTransfer", "FarmSystem", origin, "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),

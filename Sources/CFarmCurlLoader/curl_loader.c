@@ -12,7 +12,10 @@
 
 #define CFARM_CURL_FUNCTIONS(X) \
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) \
-    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all)
+    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all) \
+    X(curl_multi_init) X(curl_multi_cleanup) X(curl_multi_add_handle) X(curl_multi_remove_handle) \
+    X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup) X(curl_multi_info_read) X(curl_multi_setopt) \
+    X(curl_multi_strerror)
 
 CFARM_LOADER_TABLE(CFARM_CURL_FUNCTIONS, CFARM_CURL_LIBRARY);
 
@@ -28,6 +31,35 @@ CFARM_HIDDEN struct curl_slist *curl_slist_append(struct curl_slist *list, const
     return CALL(curl_slist_append)(list, string);
 }
 CFARM_HIDDEN void curl_slist_free_all(struct curl_slist *list) { CALL(curl_slist_free_all)(list); }
+CFARM_HIDDEN CURLM *curl_multi_init(void) { return CALL(curl_multi_init)(); }
+CFARM_HIDDEN CURLMcode curl_multi_cleanup(CURLM *multi) { return CALL(curl_multi_cleanup)(multi); }
+CFARM_HIDDEN CURLMcode curl_multi_add_handle(CURLM *multi, CURL *curl) { return CALL(curl_multi_add_handle)(multi, curl); }
+CFARM_HIDDEN CURLMcode curl_multi_remove_handle(CURLM *multi, CURL *curl) {
+    return CALL(curl_multi_remove_handle)(multi, curl);
+}
+CFARM_HIDDEN CURLMcode curl_multi_perform(CURLM *multi, int *running) { return CALL(curl_multi_perform)(multi, running); }
+CFARM_HIDDEN CURLMcode curl_multi_poll(CURLM *multi, struct curl_waitfd extra[], unsigned int count, int timeout_ms,
+                                       int *numfds) {
+    return CALL(curl_multi_poll)(multi, extra, count, timeout_ms, numfds);
+}
+CFARM_HIDDEN CURLMcode curl_multi_wakeup(CURLM *multi) { return CALL(curl_multi_wakeup)(multi); }
+CFARM_HIDDEN CURLMsg *curl_multi_info_read(CURLM *multi, int *queued) { return CALL(curl_multi_info_read)(multi, queued); }
+CFARM_HIDDEN const char *curl_multi_strerror(CURLMcode code) { return CALL(curl_multi_strerror)(code); }
+
+CURLMcode cfarm_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return CALL(curl_multi_setopt)(multi, option, value);
+}
+int cfarm_curl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
+    int queued;
+    CURLMsg *message;
+    while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg != CURLMSG_DONE) continue;
+        *easy = message->easy_handle;
+        *result = message->data.result;
+        return 1;
+    }
+    return 0;
+}
 
 CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value) {
     return CALL(curl_easy_setopt)(curl, option, value);

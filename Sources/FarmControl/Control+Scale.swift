@@ -4,6 +4,8 @@ import Foundation
 extension Control {
     /// How many workers farm runs: from 1 to 64.
     public static let workerRange = Desired.workerRange
+    /// How many transfers a worker runs at once: from 1 to 256.
+    public static let transferRange = Desired.transferRange
 
     /// What `scale` did.
     public struct Scaled: CustomStringConvertible, Sendable {
@@ -30,6 +32,22 @@ extension Control {
     /// Refuses a number of workers outside `workerRange`.
     public static func check(workers: Int) throws(ControlError) {
         guard workerRange.contains(workers) else { throw ControlError(.workersOutOfRange, String(workers)) }
+    }
+
+    /// Refuses a number of transfers a worker outside `transferRange`.
+    public static func check(transfers: Int) throws(ControlError) {
+        guard transferRange.contains(transfers) else { throw ControlError(.transfersOutOfRange, String(transfers)) }
+    }
+
+    /// `farm scale --transfers T`: how many transfers each worker of every host runs at once, which the
+    /// running workers follow within a second (one with fewer hands back the jobs of its extra transfers).
+    public func scale(transfers: Int) throws(ControlError) {
+        try Self.check(transfers: transfers)
+        try spoolCall { () throws(SpoolError) in
+            var desired = spool.desired()
+            desired.transfers = transfers
+            try spool.setDesired(desired)
+        }
     }
 
     /// `farm scale N`: the desired number of workers of `host` (nil: this one), which its supervisor

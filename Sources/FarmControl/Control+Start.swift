@@ -27,35 +27,28 @@ extension Control {
     }
 
     /// Refuses settings for `start` outside their ranges (nil: keep the last one).
-    public static func check(workers: Int?, lease: Double?, maxSize: Int?, minFree: Int? = nil, perHost: Int? = nil,
-                             ratePerHost: Double? = nil) throws(ControlError) {
-        if let workers { try check(workers: workers) }
-        if let perHost, perHost < 0 { throw ControlError(.perHostOutOfRange, String(perHost)) }
-        if let ratePerHost, !(ratePerHost >= 0 && ratePerHost.isFinite) {
+    public static func check(_ change: DesiredChange) throws(ControlError) {
+        if let workers = change.workers { try check(workers: workers) }
+        if let transfers = change.transfers { try check(transfers: transfers) }
+        if let perHost = change.perHost, perHost < 0 { throw ControlError(.perHostOutOfRange, String(perHost)) }
+        if let ratePerHost = change.ratePerHost, !(ratePerHost >= 0 && ratePerHost.isFinite) {
             throw ControlError(.rateOutOfRange, "\(ratePerHost)")
         }
-        if let lease, !leaseRange.contains(lease) { throw ControlError(.leaseOutOfRange, "\(lease)") }
-        if let maxSize, maxSize <= 0 { throw ControlError(.maxSizeOutOfRange, String(maxSize)) }
-        if let minFree, minFree < 0 { throw ControlError(.minFreeOutOfRange, String(minFree)) }
+        if let lease = change.lease, !leaseRange.contains(lease) { throw ControlError(.leaseOutOfRange, "\(lease)") }
+        if let maxSize = change.maxSize, maxSize <= 0 { throw ControlError(.maxSizeOutOfRange, String(maxSize)) }
+        if let minFree = change.minFree, minFree < 0 { throw ControlError(.minFreeOutOfRange, String(minFree)) }
     }
 
-    /// `farm start`: the detached supervisor, its workers and the watcher, with these settings (nil
-    /// keeps the last desired value); returns once they all run. A farm that runs already is left as it is.
-    /// `minFree`: the bytes the spool's file system keeps free, below which no new transfer starts (0:
-    /// no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
-    public func start(workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil, convert: Bool? = nil,
-                      minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil, caFile: String? = nil,
-                      poll: Bool? = nil, roles: SupervisedRoles) throws(ControlError) -> Started {
-        if let caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
+    /// `farm start`: the detached supervisor, its workers and the watcher, with `change` made to the desired
+    /// state; returns once they all run. A farm that runs already is left as it is.
+    /// `change.minFree`: the bytes the spool's file system keeps free, below which no new transfer starts
+    /// (0: no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
+    public func start(_ change: DesiredChange = DesiredChange(), roles: SupervisedRoles) throws(ControlError) -> Started {
+        if let caFile = change.caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
             throw ControlError(.caFileUnreadable, caFile)
         }
-        try Self.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
-                       ratePerHost: ratePerHost)
-        let outcome = try spoolCall { () throws(SpoolError) in
-            try Launch.start(spool, workers: workers, lease: lease, maxSize: maxSize, convert: convert,
-                             minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, caFile: caFile,
-                             poll: poll, roles: roles)
-        }
+        try Self.check(change)
+        let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: roles) }
         switch outcome {
         case .alreadyRunning(let supervisor):
             return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0)

@@ -11,6 +11,8 @@ public typealias ControlError = DomainError<ControlErrorCode>
 public enum ControlErrorCode: ErrorCode {
     /// A number of workers outside `Control.workerRange`.
     case workersOutOfRange
+    /// A number of transfers a worker outside `Control.transferRange`.
+    case transfersOutOfRange
     /// A lease outside `Control.leaseRange` seconds.
     case leaseOutOfRange
     /// A size limit for one download that is not a positive number of bytes.
@@ -47,6 +49,9 @@ public enum ControlErrorCode: ErrorCode {
         case .workersOutOfRange:
             return "the number of workers goes from \(Control.workerRange.lowerBound) to "
                 + "\(Control.workerRange.upperBound) (got \(subject))"
+        case .transfersOutOfRange:
+            return "the number of transfers a worker goes from \(Control.transferRange.lowerBound) to "
+                + "\(Control.transferRange.upperBound) (got \(subject))"
         case .leaseOutOfRange:
             return "the lease goes from \(Int(Control.leaseRange.lowerBound)) to "
                 + "\(Int(Control.leaseRange.upperBound)) seconds (got \(subject))"

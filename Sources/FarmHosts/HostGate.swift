@@ -85,6 +85,13 @@ public final class HostGate {
         return .granted(HostPass(slot: slot))
     }
 
+    /// Whether `host` is held now, by the holds as last read (again when holds/ changed): a transfer
+    /// admitted before the hold asks it once more before its request.
+    public func isHeld(_ host: HostKey) -> Bool {
+        refreshHolds()
+        return holds[host.raw].map { $0 > Clock.wall() } ?? false
+    }
+
     /// The admission of a job by its URL; granted at once when the URL names no host (the worker
     /// refuses it for that).
     public func admit(url: String) -> Admission {

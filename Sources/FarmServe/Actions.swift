@@ -11,6 +11,13 @@ struct Actions: Sendable {
         try say { () throws(ControlError) in try control.scale(to: workers) }
     }
 
+    func scale(transfers: Int) throws(ServeError) -> String {
+        try say { () throws(ControlError) in
+            try control.scale(transfers: transfers)
+            return "\(transfers) transfers a worker"
+        }
+    }
+
     func pause(_ paused: Bool) throws(ServeError) -> String {
         try say { () throws(ControlError) in try control.setPaused(paused) }
     }

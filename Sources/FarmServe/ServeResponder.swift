@@ -17,7 +17,7 @@ import Hummingbird
 ///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
 ///     GET  /api/lists/<id>/cover                 a paged list's cover
 ///     GET  /api/events[?list=<id>[&offset&limit&q]]  server-sent events: `summary`, and `list` (a window)
-///     POST /api/scale {"workers": N}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
+///     POST /api/scale {"workers": N, "transfers": T}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
 ///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
 ///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
@@ -99,7 +99,15 @@ struct ServeResponder: HTTPResponder {
             return Reply.message(try await act { try $0.reload(id) })
         case .scale:
             let body = try await decode(Scale.self, from: &request, example: #"{"workers": 4}"#)
-            return Reply.message(try await act { try $0.scale(body.workers) })
+            if let transfers = body.transfers {
+                let said = try await act { try $0.scale(transfers: transfers) }
+                guard let workers = body.workers else { return Reply.message(said) }
+                return Reply.message(said + "; " + (try await act { try $0.scale(workers) }))
+            }
+            guard let workers = body.workers else {
+                throw ServeError(.badRequest, #"the body must be JSON like {"workers": 4} or {"transfers": 8}"#)
+            }
+            return Reply.message(try await act { try $0.scale(workers) })
         case .pause(let paused):
             return Reply.message(try await act { try $0.pause(paused) })
         case .reset:
@@ -173,10 +181,14 @@ struct ServeResponder: HTTPResponder {
         return body
     }
 
-    /// The body of POST /api/scale: `{"workers": N}`.
+    /// The body of POST /api/scale: `{"workers": N}`, `{"transfers": T}` or both.
     private struct Scale: JSONReadable {
-        let workers: Int
-        init(json: JSONValue) throws(JSONMismatch) { workers = try json.decode("workers") }
+        let workers: Int?
+        let transfers: Int?
+        init(json: JSONValue) throws(JSONMismatch) {
+            workers = try json.decodeIfPresent("workers")
+            transfers = try json.decodeIfPresent("transfers")
+        }
     }
 
     /// The body of POST /api/lists/<id>/items: `{"url": "…"}`, with an `id` and a position `at` if wanted.

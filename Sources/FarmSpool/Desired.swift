@@ -7,10 +7,15 @@ import SystemPackage
 /// spool's, but for the workers: each host runs its own number (HostControl.swift).
 public struct Desired: Equatable, Sendable {
     public static let workerRange = 1...64
+    public static let transferRange = 1...256
 
     /// How many workers should run on a host that never set its own number: the last number set on
     /// any host (an older farm's spool has only this one).
     public var workers: Int = 4
+    /// How many transfers each worker runs at once (SPEC §13), on every host.
+    public var transfers: Int = Desired.defaultTransfers
+    /// Measured in bin/benchmark (RESULTS.md, issue 35): where the small set stops gaining.
+    public static let defaultTransfers = 8
     /// Seconds a claim stays its owner's without renewal.
     public var lease: Double = 10
     /// The most one download may weigh, in bytes.
@@ -40,7 +45,56 @@ public struct Desired: Equatable, Sendable {
     }
 }
 
-// Hand-written, not a JSONRecord: `hostLimits` is written flat (`perHost`, `ratePerHost`) and `poll` only when set.
+/// What `farm start` asks to change of the desired state (each nil keeps the last value), and
+/// `farm scale`'s transfers. The workers are set per host (`setDesiredWorkers`), the rest for the spool.
+public struct DesiredChange: Sendable, Equatable {
+    public var workers: Int?
+    public var transfers: Int?
+    public var lease: Double?
+    public var maxSize: Int?
+    public var convert: Bool?
+    /// 0: no limit.
+    public var minFree: Int?
+    /// 0 lifts a limit.
+    public var perHost: Int?
+    public var ratePerHost: Double?
+    /// "" goes back to the system's certificates.
+    public var caFile: String?
+    public var poll: Bool?
+
+    public init(workers: Int? = nil, transfers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
+                convert: Bool? = nil, minFree: Int? = nil, perHost: Int? = nil, ratePerHost: Double? = nil,
+                caFile: String? = nil, poll: Bool? = nil) {
+        self.workers = workers
+        self.transfers = transfers
+        self.lease = lease
+        self.maxSize = maxSize
+        self.convert = convert
+        self.minFree = minFree
+        self.perHost = perHost
+        self.ratePerHost = ratePerHost
+        self.caFile = caFile
+        self.poll = poll
+    }
+
+    /// `desired` with this change made (but the workers).
+    public func applied(to desired: Desired) -> Desired {
+        var desired = desired
+        if let transfers { desired.transfers = transfers }
+        if let lease { desired.lease = lease }
+        if let maxSize { desired.maxSize = maxSize }
+        if let convert { desired.convert = convert }
+        if let poll { desired.poll = poll }
+        if let minFree { desired.minFree = minFree }
+        if let caFile { desired.caFile = caFile.isEmpty ? nil : caFile }
+        if let perHost { desired.hostLimits.perHost = perHost > 0 ? perHost : nil }
+        if let ratePerHost { desired.hostLimits.ratePerHost = ratePerHost > 0 ? ratePerHost : nil }
+        return desired
+    }
+}
+
+// Hand-written, not a JSONRecord: `hostLimits` is written flat (`perHost`, `ratePerHost`), `poll` only when
+// set and `transfers` only off its default.
 extension Desired: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -53,6 +107,7 @@ extension Desired: JSONWritable {
         if let perHost = hostLimits.perHost { json.member("perHost", perHost) }
         if poll { json.member("poll", poll) }
         if let rate = hostLimits.ratePerHost { json.member("ratePerHost", rate) }
+        if transfers != Self.defaultTransfers { json.member("transfers", transfers) }
         json.member("workers", workers)
         json.endObject()
     }
@@ -63,6 +118,7 @@ extension Desired: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
         let defaults = Desired()
         workers = try json.decodeIfPresent("workers") ?? defaults.workers
+        transfers = try json.decodeIfPresent("transfers") ?? defaults.transfers
         lease = try json.decodeIfPresent("lease") ?? defaults.lease
         maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
         convert = try json.decodeIfPresent("convert") ?? defaults.convert

@@ -75,8 +75,10 @@
 // has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
-// lease/4. A worker may own several claims: the job it transfers and the jobs whose downloads it stored
-// and its converter has not completed yet; each is renewed, and lost, on its own. A renewal that finds the name gone (ENOENT) means the lease was lost: the owner stops.
+// lease/4. A worker may own several claims: the jobs it transfers (up to its transfers at once, SPEC
+// §13, each claimed under an owner name of its own) and the jobs whose downloads it stored and its
+// converter has not completed yet; each is renewed, and lost, on its own. A renewal that finds the name
+// gone (ENOENT) means the lease was lost: the owner stops.
 // Anyone may reclaim (supervisor, idle workers, `start`), on any host: an active file whose ctime is
 // older than the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and
 // one wins. The supervisor does the same at once for a worker of its own host it saw die (the pid and

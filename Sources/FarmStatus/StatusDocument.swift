@@ -49,14 +49,16 @@ public enum PausedBy: String, Sendable, JSONReadable {
 }
 
 /// How many workers should run (control/) and how many do (procs/), summed over the hosts of the spool
-/// (`Spool.workerCounts`).
+/// (`Spool.workerCounts`), and the transfers each runs at once (`Desired.transfers`, SPEC §13).
 public struct Workers: Equatable, Sendable {
     public var desired: Int
     public var running: Int
+    public var transfers: Int
 
-    public init(desired: Int, running: Int) {
+    public init(desired: Int, running: Int, transfers: Int = Desired.defaultTransfers) {
         self.desired = desired
         self.running = running
+        self.transfers = transfers
     }
 }
 
@@ -81,4 +83,20 @@ extension StatusDocument: JSONReadable {
     }
 }
 
-extension Workers: JSONRecord {}
+extension Workers: JSONWritable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("desired", desired)
+        json.member("running", running)
+        json.member("transfers", transfers)
+        json.endObject()
+    }
+}
+
+/// A summary an older watcher wrote has no `transfers`: the default then.
+extension Workers: JSONReadable {
+    public init(json: JSONValue) throws(JSONMismatch) {
+        self.init(desired: try json.decode("desired"), running: try json.decode("running"),
+                  transfers: try json.decodeIfPresent("transfers") ?? Desired.defaultTransfers)
+    }
+}

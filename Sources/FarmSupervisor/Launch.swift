@@ -13,29 +13,16 @@ public enum Launch {
         case alreadyRunning(supervisor: Int32?)
     }
 
-    /// Starts the farm with the given settings (nil keeps the last desired value). Throws when it
-    /// does not come up within `timeout` seconds.
-    public static func start(_ spool: Spool, workers: Int? = nil, lease: Double? = nil, maxSize: Int? = nil,
-                             convert: Bool? = nil, minFree: Int? = nil, perHost: Int? = nil,
-                             ratePerHost: Double? = nil, caFile: String? = nil, poll: Bool? = nil,
-                             timeout: Double = 30,
+    /// Starts the farm with `change` made to its desired state. Throws when it does not come up within
+    /// `timeout` seconds.
+    public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), timeout: Double = 30,
                              roles: SupervisedRoles) throws(SpoolError) -> Outcome {
         guard let lock = try SupervisorLock.take(spool) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
-        var desired = spool.desired()
-        let workers = workers ?? spool.desiredWorkers()
-        if let lease { desired.lease = lease }
-        if let maxSize { desired.maxSize = maxSize }
-        if let convert { desired.convert = convert }
-        if let poll { desired.poll = poll }
-        if let minFree { desired.minFree = minFree }
-        // "" goes back to the system's certificates.
-        if let caFile { desired.caFile = caFile.isEmpty ? nil : caFile }
-        // 0 lifts a limit.
-        if let perHost { desired.hostLimits.perHost = perHost > 0 ? perHost : nil }
-        if let ratePerHost { desired.hostLimits.ratePerHost = ratePerHost > 0 ? ratePerHost : nil }
+        let desired = change.applied(to: spool.desired())
+        let workers = change.workers ?? spool.desiredWorkers()
         try spool.setDesired(desired)
         try spool.setDesiredWorkers(workers)
         try spool.setStopping(false)

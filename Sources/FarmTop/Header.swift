@@ -7,9 +7,10 @@ enum Header {
         [farm(model, width: width), counts(model, state, width: width)]
     }
 
-    /// "farm top  /path/to/spool                workers 3/4  running" (running/wanted).
+    /// "farm top  /path/to/spool          workers 3/4 x8  running" (running/wanted, transfers each).
     static func farm(_ model: TopModel, width: Int) -> Row {
-        let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)  "
+        let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)"
+            + " x\(model.summary.workers.transfers)  "
         // Not paused and no worker alive: the farm is stopped (or between two respawns).
         // Paused by the disk: how short it is, since no key resumes it.
         let flag = model.summary.paused ? StatusText.diskShortage(model.summary).map { "PAUSED: " + $0 } ?? "PAUSED"

@@ -51,7 +51,8 @@ final class TopSession {
         self.terminal = terminal
         self.afterFrame = afterFrame
         watch = SpoolWatch(spool: spool, poll: Polling.isNeeded(spool, forced: poll))
-        summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0), lists: [])
+        summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 0, running: 0, transfers: 0),
+                                 lists: [])
     }
 
     /// Runs until `q`, ^C or SIGTERM, then gives the terminal back.
@@ -196,6 +197,10 @@ final class TopSession {
                 return
             case .scale(let delta):
                 say("\(try control.scale(to: spool.desiredWorkers() + delta))")
+            case .transfers(let delta):
+                let transfers = spool.desired().transfers + delta
+                try control.scale(transfers: transfers)
+                say("\(transfers) transfers a worker")
             case .togglePause:
                 let outcome = try control.setPaused(!control.isPaused)
                 say("\(outcome)", outcome.paused ? .warn : .normal)
@@ -223,7 +228,7 @@ final class TopSession {
             }
         } catch {
             // At the edge of the range, a key asked for one worker too many or too few: a warning, not a fault.
-            say(error.description, error.code == .workersOutOfRange ? .warn : .bad)
+            say(error.description, [.workersOutOfRange, .transfersOutOfRange].contains(error.code) ? .warn : .bad)
         }
     }
 

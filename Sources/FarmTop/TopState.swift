@@ -24,6 +24,8 @@ struct TopState: Equatable, Sendable {
         case quit
         /// One worker more (+1) or fewer (-1).
         case scale(Int)
+        /// One transfer a worker more (+1) or fewer (-1).
+        case transfers(Int)
         case togglePause
         case reload(listID: String)
         case reset
@@ -92,6 +94,8 @@ struct TopState: Equatable, Sendable {
         case .character("q"), .character("Q"): return .quit
         case .character("+"), .character("="): return .scale(1)
         case .character("-"), .character("_"): return .scale(-1)
+        case .character("]"): return .transfers(1)
+        case .character("["): return .transfers(-1)
         case .character("p"), .character("P"), .character(" "): return .togglePause
         case .character("?"):
             overlay = .help

@@ -112,9 +112,18 @@ extension EasyHandle {
         try set(CURLOPT_MAXREDIRS, 10)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_USERAGENT, "farm/0.1")
-        // One transfer at a time on the handle's connection: HTTP/2's streams would multiplex nothing and
-        // cost each request its stream set-up and header compression.
-        try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        if pool != nil {
+            // HTTP/2 where the server offers it (ALPN), its requests multiplexed on the pool's connection to
+            // the host: over TLS a new transfer waits for that connection's ALPN rather than opening its own.
+            // Not over plain HTTP, which is HTTP/1.1 here: there a transfer that waited would queue behind
+            // a busy connection's whole body.
+            try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            if Self.isHTTPS(request.url) { try set(CURLOPT_PIPEWAIT, 1) }
+        } else {
+            // One transfer at a time on the handle's connection: HTTP/2's streams would multiplex nothing
+            // and cost each request its stream set-up and header compression.
+            try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Int(request.connectTimeout * 1000))
         try set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try set(CURLOPT_LOW_SPEED_TIME, max(1, Int(request.stallTimeout)))
@@ -153,7 +162,7 @@ extension EasyHandle {
         try set(CURLOPT_NOPROGRESS, 0)
 
         lastWritten = 0
-        let code = curl_easy_perform(curl)
+        let code = pool?.perform(curl) ?? curl_easy_perform(curl)
         context.flush()  // whatever the outcome: every byte received is kept for a resume
         lastWritten = context.restarted ? context.offset : max(0, context.offset - resumeFrom)
         let status = info(CURLINFO_RESPONSE_CODE)
@@ -187,6 +196,12 @@ extension EasyHandle {
         return DownloadResult(httpStatus: status, bytes: context.offset,
                               resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
                               etag: context.etag, modified: context.lastModified, sha256: context.digest)
+    }
+
+    /// Whether `url`'s scheme is https, in any case (read off the text, as the worker reads http's).
+    static func isHTTPS(_ url: String) -> Bool {
+        let scheme = url.utf8.prefix(6).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return scheme.elementsEqual("https:".utf8)
     }
 
     private func check(_ code: CURLcode) throws(TransferError) {

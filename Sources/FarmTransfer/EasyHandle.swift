@@ -19,12 +19,18 @@ public final class EasyHandle {
     /// added for a resume); 0 before any.
     public internal(set) var lastWritten = 0
 
-    public init() throws(TransferError) {
+    /// Where its transfers run: on a pool shared with the process's other handles, or by itself (nil).
+    let pool: TransferPool?
+
+    public init(pool: TransferPool? = nil) throws(TransferError) {
         if let missing = Self.loadLibrary() { throw TransferError(.permanent, missing) }
-        Self.globalInit
+        Self.initializeGlobally()
         guard let curl = curl_easy_init() else { throw TransferError(.transient, "libcurl could not make a handle") }
         self.curl = curl
+        self.pool = pool
     }
+
+    static func initializeGlobally() { Self.globalInit }
 
     /// Loads libcurl, which farm loads on first use rather than at start-up (see curl_loader.h): nil
     /// once it is loaded, else why it cannot be. A process that forks workers calls it first, so
@@ -56,6 +62,9 @@ public final class EasyHandle {
     func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(TransferError) {
         try check(cfarm_curl_setopt_ptr(curl, option, value), option)
     }
+
+    /// The connections the last transfer had to open (0 when it reused one).
+    public var connectionsOpened: Int { info(CURLINFO_NUM_CONNECTS) }
 
     func info(_ info: CURLINFO) -> Int {
         var value = 0

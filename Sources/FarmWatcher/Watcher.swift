@@ -66,7 +66,7 @@ public final class Watcher {
     private(set) var jobs: [String: ListJobs] = [:]
     /// The last state of each paged list's page log.
     private(set) var pages: [String: PageState] = [:]
-    private(set) var workers = Workers(desired: 0, running: 0)
+    private(set) var workers = Workers(desired: 0, running: 0, transfers: 0)
     private(set) var paused = false
     /// The desired minimum of free bytes (nil: the default), and whether the disk was short of it at the last look.
     private var minFree: Int?
@@ -161,9 +161,10 @@ public final class Watcher {
             let desired = spool.desired(), paused = spool.isPaused
             // The desired workers are summed over the hosts that run a process: read with the registry.
             due.pending.insert(.processes)
-            if paused != self.paused || desired.minFree != minFree {
+            if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers {
                 self.paused = paused
                 minFree = desired.minFree
+                workers.transfers = desired.transfers
                 due.pending.insert(.summary)
             }
         }
@@ -176,7 +177,7 @@ public final class Watcher {
             }
             let counts = spool.workerCounts()
             if counts.running != workers.running || counts.desired != workers.desired {
-                workers = Workers(desired: counts.desired, running: counts.running)
+                workers = Workers(desired: counts.desired, running: counts.running, transfers: workers.transfers)
                 due.pending.insert(.summary)
             }
             lookAtDisk()

@@ -7,6 +7,7 @@ import FarmSpool
 import FarmSystem
 import FarmTransfer
 import Foundation
+import Synchronization
 import SystemPackage
 
 /// How a worker runs.
@@ -29,6 +30,9 @@ public struct WorkerOptions: Sendable {
     /// The CA certificates HTTPS servers are verified against (`--ca-file`, else `CURL_CA_BUNDLE` or
     /// `SSL_CERT_FILE` in the environment of `farm start`); nil: the system's.
     public var caFile: String? = DownloadRequest.caFileFromEnvironment
+    /// Transfers at once (SPEC §13); nil: the farm's (`Desired.transfers`), followed as `farm scale`
+    /// changes it.
+    public var transfers: Int?
 
     public init() {}
 
@@ -40,283 +44,109 @@ public struct WorkerOptions: Sendable {
         minFree = desired.minFree
         hostLimits = desired.hostLimits
         if let caFile = desired.caFile { self.caFile = caFile }
+        // `transfers` stays nil: a supervised worker follows the farm's as `farm scale` changes it.
     }
 }
 
-/// One worker process's loop (`farm work`): claim a job, download it, store it, and hand it to its
-/// `Converter`, which converts and completes it while the worker claims the next.
+/// One worker process (`farm work`): up to `transfers` jobs at once, each on a thread of its own (a
+/// `TransferSlot`: claim a job, download it, store it, hand it to the `Converter`, claim the next), their
+/// transfers all on one `TransferPool`, whose connections, DNS cache and TLS sessions they share.
 ///
-/// One thread transfers, one claim and one curl handle at a time; besides it, the converter's thread and
-/// the `LeaseKeeper`'s, which renews every claim the worker holds (the one transferring and those waiting
-/// for conversion).
-public final class Worker {
+/// Besides the slots' threads: the pool's, the converter's, and the `LeaseKeeper`'s, which renews every
+/// claim the worker holds (those transferring and those waiting for conversion). The calling thread
+/// follows the farm's number of transfers (`farm scale --transfers`) and waits for the slots to end.
+public final class Worker: Sendable {
     let spool: Spool
     let options: WorkerOptions
-    private let claimer: Claimer
-    /// Takes jobs parked for hosts that refused them, once a host lets this worker in.
-    private let parkedClaimer: Claimer
-    private let gate: HostGate
-    private let handle: EasyHandle
-    private let keeper: LeaseKeeper
-    private let disk: DiskGate
-    private let converter: Converter
-    private let metrics: WorkerMetrics
+    let pool: TransferPool
+    let keeper: LeaseKeeper
+    let disk: DiskGate
+    let converter: Converter
+    private let metrics: SpoolMetricsFactory
+    /// How many slots may hold a job now: a slot at or above it hands its job back and waits.
+    private let allowed: Atomic<Int>
+    /// Set when a slot failed in a way that ends the worker (the spool removed, say): the others end too.
+    private let ending = Atomic(false)
 
     /// `metrics`: where its counters go (its process's `MetricsRecorder.factory`; by default, nowhere).
     public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory()) throws {
         self.spool = spool
         self.options = options
-        self.claimer = Claimer(spool: spool)
-        self.parkedClaimer = Claimer(spool: spool)
-        self.gate = HostGate(spool: spool, limits: options.hostLimits)
-        self.handle = try EasyHandle()
+        self.pool = try TransferPool()
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
-        self.metrics = WorkerMetrics(metrics)
+        self.metrics = metrics
+        self.allowed = Atomic(0)
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
     static let pauseLook = 0.05
+    /// How often the calling thread reads the farm's number of transfers.
+    static let transfersLook = 0.5
 
-    /// Set by SIGTERM or SIGINT: hand the job back and exit.
+    /// Set by SIGTERM or SIGINT: hand the jobs back and exit.
     static var stopRequested: Bool { StopSignal.received }
+
+    /// Whether slot `index` must stop: the worker ends, or the farm wants fewer transfers.
+    func mustStop(_ index: Int) -> Bool {
+        Self.stopRequested || ending.load(ordering: .relaxed) || index >= allowed.load(ordering: .relaxed)
+    }
+
+    /// Whether the whole worker ends (stop, or a slot's failure): a slot that is only retired waits instead.
+    var isEnding: Bool { Self.stopRequested || ending.load(ordering: .relaxed) }
 
     /// Works until asked to stop, or until the queue is empty with `exitWhenIdle`. A paused farm
     /// claims nothing new, nor does a worker whose disk is short of its minimum free bytes; it goes
     /// on by itself once there is room.
     public func run() throws {
         StopSignal.install()
-        var idle = 0.05
-        var pauseLooked = -Double.infinity
-        var reclaimLooked = -Double.infinity
-        while !Self.stopRequested {
-            // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
-            // that is absent cost 2% of a short job on tmpfs, which keeps no negative entries.
-            let now = Clock.monotonic()
-            if now - pauseLooked >= Self.pauseLook {
-                pauseLooked = now
-                if spool.isPaused {
-                    Thread.sleep(forTimeInterval: 0.1)
-                    continue
-                }
-            }
-            if !disk.allowsClaim(now: now) {
-                Thread.sleep(forTimeInterval: 0.1)
-                continue
-            }
-            let claim: (Claim, HostPass)?
-            do { claim = try nextClaim() } catch {
-                // The spool was removed under the farm: nothing is left to work on.
-                if spool.isGone {
-                    spool.logGone("worker")
+        let slots = DispatchGroup()
+        let failure = Locked<(any Error)?>(nil)
+        var started = 0
+        func follow() {
+            let wanted = max(1, options.transfers ?? spool.desired().transfers)
+            allowed.store(wanted, ordering: .relaxed)
+            while started < wanted {
+                let slot: TransferSlot
+                do { slot = try TransferSlot(self, index: started, metrics: metrics) } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    ending.store(true, ordering: .relaxed)
                     return
                 }
-                throw error
+                started += 1
+                slots.enter()
+                Thread.detachNewThread { [self] in
+                    defer { slots.leave() }
+                    do { try slot.run() } catch {
+                        failure.withLock { $0 = $0 ?? error }
+                        ending.store(true, ordering: .relaxed)
+                    }
+                }
             }
-            if let (claim, pass) = claim {
-                idle = 0.05
-                process(claim, pass)
-                continue
-            }
-            // Idle: the moment to bring back jobs whose owner died unseen. Every lease/4 at most: a look
-            // stats every claim in active/, which holds each job waiting for a converter, thousands while
-            // conversions trail the transfers, and an expiry waits a lease anyway.
-            if now - reclaimLooked >= options.lease / 4 {
-                reclaimLooked = now
-                let reclaimed = spool.reclaimExpired(lease: options.lease).count
-                metrics.reclaimed(reclaimed)
-                if reclaimed > 0 { continue }
-            }
-            // Jobs parked for a held or full host are still to do.
-            if options.exitWhenIdle && converter.isIdle && spool.activeJobs().isEmpty
-                && HostManners(spool).parkedHosts().isEmpty {
-                return
-            }
-            Thread.sleep(forTimeInterval: idle)
-            // Jobs parked for a host wait for a slot or a token that frees within moments.
-            idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 0.5)
+        }
+        follow()
+        while slots.wait(timeout: .now() + Self.transfersLook) == .timedOut {
+            if options.transfers == nil && !isEnding { follow() }
         }
         // The converter hands back what still waits for it: the worker exits holding no claim.
         converter.waitUntilIdle()
         // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
         // hand-back then found nothing: the reason still deserves its line.
         if spool.isGone { spool.logGone("worker") }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// The next job this worker may start, with its host's leave: first one parked for a host that
-    /// lets it in now, else a new one, parked in turn when its host refuses it. Nil when no job can start.
-    private func nextClaim() throws(SpoolError) -> (Claim, HostPass)? {
-        let gated = gate.isActive
-        if gated {
-            for host in HostManners(spool).parkedHosts().shuffled() {
-                guard case .granted(let pass) = gate.admit(host) else { continue }
-                if let claim = try parkedClaimer.claim(parkedFor: host) { return (claim, pass) }
-                pass.release()
-            }
-        }
-        while let claim = try claimer.claim(skippingParked: gated) {
-            switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
-            case .granted(let pass):
-                return (claim, pass)
-            case .refused:
-                guard let host = HostKey(url: claim.record.url) else { continue }
-                do { try HostManners(spool).park(claim, for: host) } catch where error.code == .leaseLost {} catch {
-                    spool.log("\(error)")
-                }
-            }
-        }
-        return nil
+    /// Whether every slot may end: nothing queued for this worker to take, nothing claimed, none parked.
+    func isIdle() -> Bool {
+        converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty
     }
 
-    func process(_ claim: Claim, _ pass: HostPass) {
-        let kept = keeper.hold(claim)
-        var handedOver = false
-        defer { if !handedOver { keeper.release(kept) } }
-        defer { pass.release() }
-        var job = JobRun(spool: spool, kept: kept)
-        job.convert = options.convert
-        let tries = spool.triesBefore(claim)
-        job.attempts = tries.attempts + 1
-        guard Self.isHTTP(claim.record.url) else {
-            job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
-            return
-        }
-        // An earlier owner's back-off binds this one: it stopped, parked or died before the wait ended.
-        // Never longer than the policy's longest wait: the record's time is another clock's (another
-        // host's, or this one's before it was set back).
-        if let retryAt = tries.retryAt,
-           !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
-        let partial: URLPartial
-        switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
-        case .ended: return
-        case .stored(let path, let record):
-            pass.release()
-            handedOver = SharedDownload.serve(&job, from: path) { job, kind in
-                finish(job, partialPath: path, kind: kind, bytes: record.size, etag: record.etag,
-                       modified: record.modified, served: true)
-            }
-            return
-        case .transfer(let held): partial = held
-        }
-        // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
-        // of the URL that takes it.
-        defer { partial.close() }
-        let result = download(&job, partial)
-        pass.release()  // the transfer is over: its host's slot goes to the next one
-        guard let result else {
-            // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
-            // or those of a job taken away that ended elsewhere (another host completed it while this one
-            // was cut off) or whose resource was removed (SPEC §8).
-            if !partial.isURLs || (kept.lost && (!Lists(spool).isMember(claim.job) || isFinished(claim.job))) {
-                partial.drop()
-            }
-            return
-        }
-        let kind = DisplayImage.sniff(descriptor: partial.fd)
-        SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
-        handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
-                            modified: result.modified, served: false)
-    }
+    /// Ends every slot: the spool is gone.
+    func end() { ending.store(true, ordering: .relaxed) }
 
-    /// Stores the whole download at `partialPath` as the job's file, then hands the job to the converter
-    /// (true: its claim is the converter's to end) or, with conversions off, completes it here.
-    /// `served`: the bytes are the URL's stored ones, linked there for this job (`SharedDownload.serve`).
-    private func finish(_ job: JobRun, partialPath: String, kind: Kind?, bytes: Int, etag: String?,
-                        modified: String?, served: Bool) -> Bool {
-        switch job.store(partialPath: partialPath, kind: kind) {
-        case .stored(let stored):
-            let work = Converter.Work(job: job, stored: stored, bytes: bytes, etag: etag, modified: modified,
-                                      served: served ? partialPath : nil)
-            guard options.convert else {
-                converter.finish(work)
-                return false
-            }
-            job.queued(stored, bytes: bytes)
-            return converter.add(work)
-        case .ended: break
-        case .noRoom: disk.foundFull()
-        }
-        if served { SharedDownload.servedFrom(partialPath, job) }
-        return false
-    }
-
-    /// Whether `job` is done or failed for good (by whichever owner).
-    private func isFinished(_ job: JobName) -> Bool {
-        FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
-    }
-
-    /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
-    private func download(_ job: inout JobRun, _ partial: URLPartial) -> DownloadResult? {
-        let fd = partial.fd
-        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
-                                      stallTimeout: options.stallTimeout, caFile: options.caFile)
-        while true {
-            do {
-                return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
-                    try handle.download(request, into: fd) { [job] progress in job.progress(progress) }
-                }
-            } catch where error.kind == .aborted {
-                if job.kept.lost { return nil }
-                // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                while job.spool.isPaused && !job.kept.lost && !Self.stopRequested {
-                    Thread.sleep(forTimeInterval: 0.1)
-                }
-                if job.kept.lost { return nil }
-                if Self.stopRequested { return handBack(job.claim) }
-            } catch where error.kind == .noSpace {
-                // Not the resource's fault: it waits in the queue, its bytes kept and no attempt spent,
-                // until there is room again.
-                disk.foundFull()
-                let bytes = (try? fd.status()).map { Int($0.size) } ?? 0
-                spool.log("\(job.claim.job) goes back to the queue with its \(bytes) bytes: \(error.message)")
-                return handBack(job.claim)
-            } catch {
-                guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
-                    job.fail(error.message, partial: partial.path)
-                    return nil
-                }
-                metrics.retried()
-                // On the job file before the wait, so that no owner tries it sooner: not this one, nor the
-                // next after a stop, a park or a kill.
-                let retryAt = Clock.wall() + delay
-                do { try spool.recordBackOff(job.claim, attempts: job.attempts, retryAt: retryAt) } catch
-                    where error.code == .leaseLost { return nil } catch { spool.log("\(error)") }
-                // The host asked every client to wait: hold it for the whole farm (for the back-off at
-                // least, whatever it said: a `Retry-After: 0` is no licence to ask again at once) and leave
-                // the job parked (its bytes kept) while this worker does other hosts' work.
-                if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
-                   let host = HostKey(url: job.claim.record.url) {
-                    gate.hold(host, until: retryAt)
-                    do {
-                        try HostManners(spool).park(job.claim, for: host)
-                    } catch where error.code == .leaseLost {
-                    } catch {
-                        spool.log("\(error)")
-                    }
-                    return nil
-                }
-                job.attempts += 1
-                guard waitOut(retryAt, job) else { return nil }
-            }
-        }
-    }
-
-    /// Waits until the wall time `retryAt` with the job's claim kept (its lease renewed by the keeper).
-    /// False when the job is no longer this worker's to run: lost, or handed back as the worker stops.
-    private func waitOut(_ retryAt: Double, _ job: JobRun) -> Bool {
-        while !Self.stopRequested && !job.kept.lost {
-            let left = retryAt - Clock.wall()
-            if left <= 0 { break }
-            Thread.sleep(forTimeInterval: min(0.1, left))
-        }
-        if job.kept.lost { return false }
-        if Self.stopRequested {
-            _ = handBack(job.claim)
-            return false
-        }
-        return true
-    }
+    /// Brings back the jobs whose claims expired (one slot does it for the worker).
+    func reclaimExpired() -> Int { spool.reclaimExpired(lease: options.lease).count }
 
     /// Whether `url`'s scheme is http or https, in any case: all a worker fetches. Read off the text
     /// (Foundation's URL parser cost 1% of a short job); curl refuses whatever else is malformed.
@@ -325,12 +155,5 @@ public final class Worker {
         guard scheme.count < url.utf8.count else { return false }
         let lower = scheme.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         return lower.elementsEqual("http".utf8) || lower.elementsEqual("https".utf8)
-    }
-
-    /// Stopping (stop, scale down): the job goes back to the queue; its bytes stay in partial/ for
-    /// whoever claims it next.
-    private func handBack(_ claim: Claim) -> DownloadResult? {
-        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
-        return nil
     }
 }

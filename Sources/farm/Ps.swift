@@ -3,14 +3,14 @@ import FarmJSON
 import FarmSpool
 import Foundation
 
-/// `farm ps`: the running farm processes of every host of the spool, with the job each worker holds.
+/// `farm ps`: the running farm processes of every host of the spool, with the jobs each worker transfers.
 struct Ps: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ps", abstract: "List the running processes, their hosts and their jobs.")
 
     @OptionGroup var options: SpoolOptions
 
-    @Flag(help: "Print a JSON array of {role, pid, host, job} (and standby: true for a watcher waiting for another).")
+    @Flag(help: "Print a JSON array of {role, pid, host, job} (a worker's jobs too; standby: true for a watcher waiting for another).")
     var json = false
 
     func run() throws {
@@ -18,11 +18,13 @@ struct Ps: ParsableCommand {
         let claims = spool.activeJobs()
         let serving = spool.servingWatcher()
         let rows = spool.processes().map { (process: FarmProcess) -> Row in
-            let job = Self.shownJob(of: claims.filter { $0.owner.isClaimant(process) }, spool)?.raw
+            let held = claims.filter { $0.owner.isClaimant(process) }
+            let transferring = Self.transferring(held, spool)
             // A watcher that is not the one serving waits as its standby.
             let standby = process.role == .watcher && serving != nil && serving != process
-            return Row(role: process.role.rawValue, pid: process.pid, host: process.host.description, job: job,
-                       standby: standby)
+            return Row(role: process.role.rawValue, pid: process.pid, host: process.host.description,
+                       job: (transferring.first ?? held.first?.job)?.raw,
+                       jobs: process.role == .worker ? transferring.map(\.raw) : nil, standby: standby)
         }
         if json {
             print(String(decoding: JSON.encode(rows), as: UTF8.self), terminator: "")
@@ -38,39 +40,40 @@ struct Ps: ParsableCommand {
             print(row.role.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                 + row.host.padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " "
-                + (row.job ?? (row.standby ? "(standby)" : "-")))
+                + (row.job ?? (row.standby ? "(standby)" : "-"))
+                + ((row.jobs?.count ?? 0) > 1 ? " (+\(row.jobs!.count - 1) more)" : ""))
         }
     }
 }
 
 extension Ps {
-    /// The job to show for a worker holding `claims`: the one it transfers (a worker may hold others,
-    /// stored and waiting for its converter, whose sidecars say `rendering` or `unzipping`), else the
-    /// one it converts.
-    static func shownJob(of claims: [ActiveJob], _ spool: Spool) -> JobName? {
-        guard claims.count > 1 else { return claims.first?.job }
-        let transferring = claims.first { claim in
+    /// The jobs a worker holding `claims` transfers now, in the order of its claims: those whose sidecar
+    /// does not say `rendering` or `unzipping` (stored, they wait for its converter or are in it).
+    static func transferring(_ claims: [ActiveJob], _ spool: Spool) -> [JobName] {
+        claims.filter { claim in
             let status = spool.sidecar(claim.job, finished: [])?.status
             return status != .rendering && status != .unzipping
-        }
-        return (transferring ?? claims[0]).job
+        }.map(\.job)
     }
 }
 
 /// One process of `farm ps`: `{"host": "h1", "job": "id" | null, "pid": 123, "role": "worker"}` with
-/// `--json`, and `"standby": true` for a watcher that waits while another serves the spool.
+/// `--json`; a worker's `"jobs"` (those it transfers, SPEC §13; `job` is the first, else the one it
+/// converts), and `"standby": true` for a watcher that waits while another serves the spool.
 // Hand-written, not a JSONRecord: `job` is written as null but `standby` left out when false, and the pid is an Int32.
 private struct Row: JSONWritable {
     let role: String
     let pid: Int32
     let host: String
     let job: String?
+    let jobs: [String]?
     let standby: Bool
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.member("host", host)
         json.member("job", job)
+        if let jobs { json.member("jobs", jobs) }
         json.member("pid", pid)
         json.member("role", role)
         if standby { json.member("standby", true) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmSpool
 import Foundation
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
@@ -14,6 +15,9 @@ struct Start: ControlCommand {
 
     @Option(help: "How many workers (1 to 64; default: the last `scale`, else 4).")
     var workers: Int?
+
+    @Option(help: "Transfers each worker runs at once (1 to 256; default: the last `start` or `scale`, else 8).")
+    var transfers: Int?
 
     @Option(help: "Seconds a claim stays valid without renewal.")
     var lease: Double?
@@ -41,15 +45,18 @@ struct Start: ControlCommand {
 
     @OptionGroup var polling: PollOption
 
+    private var change: DesiredChange {
+        DesiredChange(workers: workers, transfers: transfers, lease: lease, maxSize: maxSize, convert: !noConvert,
+                      minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, caFile: caFile.map(Self.absolute),
+                      poll: polling.poll)
+    }
+
     func validate() throws {
-        try Control.check(workers: workers, lease: lease, maxSize: maxSize, minFree: minFree, perHost: perHost,
-                          ratePerHost: ratePerHost)
+        try Control.check(change)
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.start(workers: workers, lease: lease, maxSize: maxSize, convert: !noConvert, minFree: minFree,
-                          perHost: perHost, ratePerHost: ratePerHost, caFile: caFile.map(Self.absolute),
-                          poll: polling.poll, roles: .farm)
+        try control.start(change, roles: .farm)
     }
 
     /// `path` from the directory the command runs in: the workers run elsewhere.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmControl
 import FarmSpool
 import FarmSupervisor
 import FarmTransfer
@@ -17,6 +18,9 @@ struct Work: ParsableCommand {
     @Option(help: "The most bytes one download may weigh.")
     var maxSize: Int = 1 << 30
 
+    @Option(help: "Transfers at once (1 to 256; default: the farm's, followed as `farm scale --transfers` changes it).")
+    var transfers: Int?
+
     @Option(help: "Attempts per resource before a transient failure (5xx, reset, time-out) becomes its error.")
     var retries = 5
 
@@ -34,6 +38,10 @@ struct Work: ParsableCommand {
     @Flag(help: ArgumentHelp("Download and complete only: no display image, no thumbnail.", visibility: .hidden))
     var noConvert = false
 
+    func validate() throws {
+        if let transfers { try Control.check(transfers: transfers) }
+    }
+
     func run() throws {
         let spool = try options.open()
         var settings = WorkerOptions()
@@ -44,6 +52,7 @@ struct Work: ParsableCommand {
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
+        settings.transfers = transfers
         // The disk minimum and the fleet-wide limits are the farm's, whoever started this worker.
         let desired = spool.desired()
         settings.minFree = desired.minFree

@@ -23,7 +23,7 @@ import Testing
         // 10 of the 24 MiB are someone else's: twelve 1 MiB downloads would leave 2, under the 6 kept free.
         let filler = try fill(disk, megabytes: 10)
         let paths = try farm.addList("Disk", count: 12, size: 1 << 20, rate: 1 << 20)
-        try farm.must(["start", "--workers", "2", "--min-free", String(6 << 20)])
+        try farm.must(["start", "--workers", "2", "--transfers", "1", "--min-free", String(6 << 20)])
         farm.processes()
 
         var paused: StatusDocument?
@@ -65,7 +65,7 @@ import Testing
         // 12 MiB to download where about 8 are free, with 1 byte kept free: the writes fill the disk.
         let filler = try fill(disk, megabytes: 16)
         let paths = try farm.addList("Full", count: 1, size: 12 << 20, rate: 8 << 20)
-        try farm.must(["start", "--workers", "1", "--min-free", "1"])
+        try farm.must(["start", "--workers", "1", "--transfers", "1", "--min-free", "1"])
         farm.processes()
         let job = JobName(list: ListID.of(name: "Full.json"), index: 0)
 
@@ -107,7 +107,7 @@ import Testing
         try ZipWriter.write(path: archive, entries: [("picture.png", picture)], method: .store)
         let zip = try Array(Data(contentsOf: URL(fileURLWithPath: archive)))
         let paths = try farm.addList("Zip", serving: [("/Zip/0.zip", zip)])
-        try farm.must(["start", "--workers", "1", "--min-free", "1"])
+        try farm.must(["start", "--workers", "1", "--transfers", "1", "--min-free", "1"])
         farm.processes()
         let job = JobName(list: ListID.of(name: "Zip.json"), index: 0)
 

@@ -16,7 +16,7 @@ import Testing
         farm.origin.fail(1, with: 404, at: paths[3])
         let list = ListID.of(name: "Linked.json")
         // Without conversions, so the log holds only what the spool says (these bodies are no images).
-        let start = ["start", "--workers", "4", "--lease", "3", "--no-convert"]
+        let start = ["start", "--workers", "4", "--transfers", "1", "--lease", "3", "--no-convert"]
         try farm.must(start)
 
         // Stopped mid-run, it says how many claims went back to the queue, and they did.
@@ -46,7 +46,7 @@ import Testing
         let farm = try RunningFarm()
         try farm.addList("Polled", count: 40, size: 100_000, rate: 400_000)
         let list = ListID.of(name: "Polled.json")
-        try farm.must(["start", "--workers", "3", "--lease", "3", "--poll"])
+        try farm.must(["start", "--workers", "3", "--transfers", "1", "--lease", "3", "--poll"])
         // The watcher says so as it starts, which may come a moment after `start` returned.
         #expect(poll(timeout: 20) {
             SpoolFixtures.log(farm.spool).contains("watcher: polling the spool every 0.5 s (the farm was started with --poll)")

@@ -88,8 +88,11 @@ public final class RunningFarm {
         return paths
     }
 
-    public func start(workers: Int, lease: Double = 3) throws {
-        try must(["start", "--workers", String(workers), "--lease", String(lease)])
+    /// `transfers`: each worker's transfers at once. One by default: most tests count jobs by workers
+    /// (a worker killed holds one job, N workers hold N); TransfersTests, the chaos runner and the demo
+    /// run the farm's default.
+    public func start(workers: Int, transfers: Int = 1, lease: Double = 3) throws {
+        try must(["start", "--workers", String(workers), "--lease", String(lease), "--transfers", String(transfers)])
         _ = processes()
     }
 

@@ -82,7 +82,7 @@ import Testing
     @Test func aWorkerKilledWithConversionsWaitingLosesNothing() throws {
         let files = try addDocuments(10)
         let spool = try Spool(root: spoolPath)
-        let first = try ChildProcess("farm", ["work", "--spool", spoolPath, "--lease", "1"])
+        let first = try ChildProcess("farm", ["work", "--spool", spoolPath, "--lease", "1", "--transfers", "1"])
         // Several claims at once: the one transferring and stored ones waiting for the converter.
         let holding = poll(timeout: 60, every: 0.01) { spool.activeJobs().count >= 3 }
         first.kill(SIGKILL)

@@ -30,6 +30,11 @@ CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback);
 CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback);
 CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback);
 
+CURLMcode cfarm_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/// The next transfer of `multi` that ended: its handle in `*easy` and its result in `*result`; 0 when no
+/// transfer ended since the last call (CURLMsg's union, read here rather than in Swift).
+int cfarm_curl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
+
 CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value);
 CURLcode cfarm_curl_getinfo_off(CURL *curl, CURLINFO info, curl_off_t *value);
 CURLcode cfarm_curl_getinfo_str(CURL *curl, CURLINFO info, const char **value);

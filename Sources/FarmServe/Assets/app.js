@@ -100,6 +100,7 @@ function renderSummary(summary) {
     set($("slider"), "value", String(summary.workers.desired));
     set($("slider-value"), "textContent", String(summary.workers.desired));
   }
+  if (document.activeElement !== $("transfers")) set($("transfers"), "value", String(summary.workers.transfers));
   const busy = summary.lists.some((list) => list.state !== "Finished");
   set($("pause"), "disabled", !busy || byUser);
   set($("resume"), "disabled", !busy || !byUser);
@@ -143,6 +144,7 @@ function newListRow(list) {
 
 $("slider").addEventListener("input", () => { $("slider-value").textContent = $("slider").value; });
 $("slider").addEventListener("change", () => post("/api/scale", { workers: Number($("slider").value) }));
+$("transfers").addEventListener("change", () => post("/api/scale", { transfers: Number($("transfers").value) }));
 $("pause").addEventListener("click", () => post("/api/pause"));
 $("resume").addEventListener("click", () => post("/api/resume"));
 $("reset").addEventListener("click", () => {

@@ -158,7 +158,7 @@ struct AllBenchmarks: ParsableCommand {
         }
         if only.contains("worker") {
             try section("one worker, 16 KB files, spool under \(disk)",
-                        ["worker", "--files", "2000", "--size", "16384", "--dir", disk, "--no-strace"])
+                        ["worker", "--files", "2000", "--size", "16384", "--dir", disk])
         }
         if only.contains("control") {
             try section("the running farm", ["control", "--runs", "10", "--dir", disk])

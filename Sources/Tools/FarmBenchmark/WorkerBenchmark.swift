@@ -8,8 +8,9 @@ import Foundation
 import Glibc
 
 /// `worker --files N --size B`: the throughput of ONE `farm work` process on N small files from a local
-/// origin, against `curl` fetching the same URLs in one process, and (under strace, in a second run) the
-/// files, renames and flushes each job costs. The origin runs in this process; `farm` is the binary next
+/// origin, against `curl` fetching the same URLs in one process, and (under strace, in further runs) the
+/// files, renames and flushes each job costs, and every system call a job costs with conversions off
+/// (SPEC §13's figure: `strace -f -c` over the whole run, divided by the jobs). The origin runs in this process; `farm` is the binary next
 /// to this one, so build both in one configuration.
 struct WorkerBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -72,6 +73,14 @@ struct WorkerBenchmark: ParsableCommand {
                                            "-e", "trace=" + SyscallCounts.traced,
                                            farm, "work", "--exit-when-idle", "--spool", traced])
         print(try SyscallCounts(trace: trace).perJob(files))
+
+        let counted = base + "/spool-counted", summary = base + "/worker.strace-c"
+        _ = try Child.run(farm, ["add", manifest, "--spool", counted])
+        _ = try Child.run("/usr/bin/env", ["strace", "-f", "-c", "-o", summary,
+                                           farm, "work", "--exit-when-idle", "--no-convert", "--spool", counted])
+        let calls = try SyscallCounts.total(summary: summary)
+        print(String(format: "system calls a job, download only (strace -f -c, all threads): %.1f (%d for %d jobs)",
+                     Double(calls) / Double(files), calls, files))
     }
 
     private func report(_ label: String, count: Int, _ result: Child.Result, unit: String) {
@@ -144,6 +153,18 @@ struct SyscallCounts {
             counts[name, default: 0] += 1
             if name == "openat" && line.contains("O_CREAT") { created += 1 }
         }
+    }
+
+    /// The calls of the `total` line of an `strace -c` summary (errors included: a call is a call).
+    static func total(summary path: String) throws -> Int {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let line = text.split(separator: "\n").last(where: { $0.hasSuffix(" total") }) else {
+            throw ValidationError("no total in \(path)")
+        }
+        // "100.00    0.123456       12     12345       678 total": the fourth number is the calls.
+        let fields = line.split(separator: " ")
+        guard fields.count >= 5, let calls = Int(fields[3]) else { throw ValidationError("cannot read \(line)") }
+        return calls
     }
 
     func perJob(_ jobs: Int) -> String {

@@ -1,0 +1,291 @@
+import FarmConvert
+import FarmDedup
+import FarmHosts
+import FarmLists
+import FarmMetrics
+import FarmSpool
+import FarmSystem
+import FarmTransfer
+import Foundation
+import SystemPackage
+
+/// One of a worker's transfers at once (SPEC §13), on a thread of its own: claims a job, downloads it on
+/// the worker's pool, stores it and hands it to the converter, then claims the next. Each job is a claim
+/// of its own, with its own owner name, lease, partial bytes and sidecar, as if its slot were a process.
+/// What a slot keeps is its own (a claimer's cursor, a host gate's view, a curl handle, metrics' cache):
+/// none is shared between threads (made on the worker's thread, then used on its own alone: hence unchecked).
+final class TransferSlot: @unchecked Sendable {
+    private let worker: Worker
+    /// Its place among the worker's slots: those at or above the farm's transfers wait.
+    let index: Int
+    private let claimer: Claimer
+    /// Takes jobs parked for hosts that refused them, once a host lets this slot in.
+    private let parkedClaimer: Claimer
+    private let gate: HostGate
+    private let handle: EasyHandle
+    private let metrics: WorkerMetrics
+
+    private var spool: Spool { worker.spool }
+    private var options: WorkerOptions { worker.options }
+    private var keeper: LeaseKeeper { worker.keeper }
+    private var disk: DiskGate { worker.disk }
+    private var converter: Converter { worker.converter }
+    /// The worker ends, or this slot is one more than the farm wants: its job goes back to the queue.
+    private var mustStop: Bool { worker.mustStop(index) }
+
+    init(_ worker: Worker, index: Int, metrics: SpoolMetricsFactory) throws {
+        self.worker = worker
+        self.index = index
+        claimer = Claimer(spool: worker.spool)
+        parkedClaimer = Claimer(spool: worker.spool)
+        gate = HostGate(spool: worker.spool, limits: worker.options.hostLimits)
+        handle = try EasyHandle(pool: worker.pool)
+        self.metrics = WorkerMetrics(metrics)
+    }
+
+    /// Works until the worker ends, or until the queue is empty with `exitWhenIdle`; while the farm wants
+    /// fewer transfers than `index`, waits.
+    func run() throws {
+        var idle = 0.05
+        var pauseLooked = -Double.infinity
+        var reclaimLooked = -Double.infinity
+        while !worker.isEnding {
+            if mustStop {
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
+            // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
+            // that is absent cost 2% of a short job on tmpfs, which keeps no negative entries.
+            let now = Clock.monotonic()
+            if now - pauseLooked >= Worker.pauseLook {
+                pauseLooked = now
+                if spool.isPaused {
+                    Thread.sleep(forTimeInterval: 0.1)
+                    continue
+                }
+            }
+            if !disk.allowsClaim(now: now) {
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
+            let claim: (Claim, HostPass)?
+            do { claim = try nextClaim() } catch {
+                // The spool was removed under the farm: nothing is left to work on (the worker says so).
+                if spool.isGone {
+                    worker.end()
+                    return
+                }
+                throw error
+            }
+            if let (claim, pass) = claim {
+                idle = 0.05
+                process(claim, pass)
+                continue
+            }
+            // Idle: the moment to bring back jobs whose owner died unseen, by the first slot alone. Every
+            // lease/4 at most: a look stats every claim in active/, which holds each job waiting for a
+            // converter, thousands while conversions trail the transfers, and an expiry waits a lease anyway.
+            if index == 0 && now - reclaimLooked >= options.lease / 4 {
+                reclaimLooked = now
+                let reclaimed = worker.reclaimExpired()
+                metrics.reclaimed(reclaimed)
+                if reclaimed > 0 { continue }
+            }
+            // Jobs parked for a held or full host are still to do.
+            if options.exitWhenIdle && worker.isIdle() { return }
+            Thread.sleep(forTimeInterval: idle)
+            // Jobs parked for a host wait for a slot or a token that frees within moments.
+            idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 0.5)
+        }
+    }
+
+    /// The next job this worker may start, with its host's leave: first one parked for a host that
+    /// lets it in now, else a new one, parked in turn when its host refuses it. Nil when no job can start.
+    private func nextClaim() throws(SpoolError) -> (Claim, HostPass)? {
+        let gated = gate.isActive
+        if gated {
+            for host in HostManners(spool).parkedHosts().shuffled() {
+                guard case .granted(let pass) = gate.admit(host) else { continue }
+                if let claim = try parkedClaimer.claim(parkedFor: host) { return (claim, pass) }
+                pass.release()
+            }
+        }
+        while let claim = try claimer.claim(skippingParked: gated) {
+            switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
+            case .granted(let pass):
+                return (claim, pass)
+            case .refused:
+                guard let host = HostKey(url: claim.record.url) else { continue }
+                park(claim, for: host)
+            }
+        }
+        return nil
+    }
+
+    func process(_ claim: Claim, _ pass: HostPass) {
+        let kept = keeper.hold(claim)
+        var handedOver = false
+        defer { if !handedOver { keeper.release(kept) } }
+        defer { pass.release() }
+        var job = JobRun(spool: spool, kept: kept)
+        job.convert = options.convert
+        let tries = spool.triesBefore(claim)
+        job.attempts = tries.attempts + 1
+        guard Worker.isHTTP(claim.record.url) else {
+            job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
+            return
+        }
+        // An earlier owner's back-off binds this one: it stopped, parked or died before the wait ended.
+        // Never longer than the policy's longest wait: the record's time is another clock's (another
+        // host's, or this one's before it was set back).
+        if let retryAt = tries.retryAt,
+           !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
+        let partial: URLPartial
+        switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
+        case .ended: return
+        case .stored(let path, let record):
+            pass.release()
+            handedOver = SharedDownload.serve(&job, from: path) { job, kind in
+                finish(job, partialPath: path, kind: kind, bytes: record.size, etag: record.etag,
+                       modified: record.modified, served: true)
+            }
+            return
+        case .transfer(let held): partial = held
+        }
+        // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
+        // of the URL that takes it.
+        defer { partial.close() }
+        let result = download(&job, partial)
+        pass.release()  // the transfer is over: its host's slot goes to the next one
+        guard let result else {
+            // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
+            // or those of a job taken away that ended elsewhere (another host completed it while this one
+            // was cut off) or whose resource was removed (SPEC §8).
+            if !partial.isURLs || (kept.lost && (!Lists(spool).isMember(claim.job) || isFinished(claim.job))) {
+                partial.drop()
+            }
+            return
+        }
+        let kind = DisplayImage.sniff(descriptor: partial.fd)
+        SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
+        handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
+                            modified: result.modified, served: false)
+    }
+
+    /// Stores the whole download at `partialPath` as the job's file, then hands the job to the converter
+    /// (true: its claim is the converter's to end) or, with conversions off, completes it here.
+    /// `served`: the bytes are the URL's stored ones, linked there for this job (`SharedDownload.serve`).
+    private func finish(_ job: JobRun, partialPath: String, kind: Kind?, bytes: Int, etag: String?,
+                        modified: String?, served: Bool) -> Bool {
+        switch job.store(partialPath: partialPath, kind: kind) {
+        case .stored(let stored):
+            let work = Converter.Work(job: job, stored: stored, bytes: bytes, etag: etag, modified: modified,
+                                      served: served ? partialPath : nil)
+            guard options.convert else {
+                converter.finish(work)
+                return false
+            }
+            job.queued(stored, bytes: bytes)
+            return converter.add(work)
+        case .ended: break
+        case .noRoom: disk.foundFull()
+        }
+        if served { SharedDownload.servedFrom(partialPath, job) }
+        return false
+    }
+
+    /// Whether `job` is done or failed for good (by whichever owner).
+    private func isFinished(_ job: JobName) -> Bool {
+        FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
+    }
+
+    /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
+    private func download(_ job: inout JobRun, _ partial: URLPartial) -> DownloadResult? {
+        let fd = partial.fd
+        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
+                                      stallTimeout: options.stallTimeout, caFile: options.caFile)
+        let host = HostKey(url: request.url)
+        while true {
+            // Admitted before another transfer (of this worker or any) was told to wait: no request starts
+            // while its host is held, so the job waits parked as if it had been refused.
+            if let host, gate.isHeld(host) {
+                park(job.claim, for: host)
+                return nil
+            }
+            do {
+                return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
+                    try handle.download(request, into: fd) { [job, worker, index] progress in
+                        !worker.mustStop(index) && job.progress(progress)
+                    }
+                }
+            } catch where error.kind == .aborted {
+                if job.kept.lost { return nil }
+                // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
+                while job.spool.isPaused && !job.kept.lost && !mustStop {
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                if job.kept.lost { return nil }
+                if mustStop { return handBack(job.claim) }
+            } catch where error.kind == .noSpace {
+                // Not the resource's fault: it waits in the queue, its bytes kept and no attempt spent,
+                // until there is room again.
+                disk.foundFull()
+                let bytes = (try? fd.status()).map { Int($0.size) } ?? 0
+                spool.log("\(job.claim.job) goes back to the queue with its \(bytes) bytes: \(error.message)")
+                return handBack(job.claim)
+            } catch {
+                guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
+                    job.fail(error.message, partial: partial.path)
+                    return nil
+                }
+                metrics.retried()
+                // On the job file before the wait, so that no owner tries it sooner: not this one, nor the
+                // next after a stop, a park or a kill.
+                let retryAt = Clock.wall() + delay
+                do { try spool.recordBackOff(job.claim, attempts: job.attempts, retryAt: retryAt) } catch
+                    where error.code == .leaseLost { return nil } catch { spool.log("\(error)") }
+                // The host asked every client to wait: hold it for the whole farm (for the back-off at
+                // least, whatever it said: a `Retry-After: 0` is no licence to ask again at once) and leave
+                // the job parked (its bytes kept) while this worker does other hosts' work.
+                if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
+                   let host = HostKey(url: job.claim.record.url) {
+                    gate.hold(host, until: retryAt)
+                    park(job.claim, for: host)
+                    return nil
+                }
+                job.attempts += 1
+                guard waitOut(retryAt, job) else { return nil }
+            }
+        }
+    }
+
+    /// Puts the job back in the queue, parked for `host` until it lets a transfer in.
+    private func park(_ claim: Claim, for host: HostKey) {
+        do { try HostManners(spool).park(claim, for: host) } catch where error.code == .leaseLost {} catch {
+            spool.log("\(error)")
+        }
+    }
+
+    /// Waits until the wall time `retryAt` with the job's claim kept (its lease renewed by the keeper).
+    /// False when the job is no longer this worker's to run: lost, or handed back as the worker stops.
+    private func waitOut(_ retryAt: Double, _ job: JobRun) -> Bool {
+        while !mustStop && !job.kept.lost {
+            let left = retryAt - Clock.wall()
+            if left <= 0 { break }
+            Thread.sleep(forTimeInterval: min(0.1, left))
+        }
+        if job.kept.lost { return false }
+        if mustStop {
+            _ = handBack(job.claim)
+            return false
+        }
+        return true
+    }
+
+    /// Stopping (stop, scale down): the job goes back to the queue; its bytes stay in partial/ for
+    /// whoever claims it next.
+    private func handBack(_ claim: Claim) -> DownloadResult? {
+        do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+        return nil
+    }
+}
