@@ -83,20 +83,14 @@ extension StatusDocument: JSONReadable {
     }
 }
 
-extension Workers: JSONWritable {
-    public func write(to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("desired", desired)
-        json.member("running", running)
-        json.member("transfers", transfers)
-        json.endObject()
-    }
-}
+extension Workers: JSONRecord {
+    private enum CodingKeys: String, CodingKey { case desired, running, transfers }
 
-/// A summary an older watcher wrote has no `transfers`: the default then.
-extension Workers: JSONReadable {
-    public init(json: JSONValue) throws(JSONMismatch) {
-        self.init(desired: try json.decode("desired"), running: try json.decode("running"),
-                  transfers: try json.decodeIfPresent("transfers") ?? Desired.defaultTransfers)
+    /// A summary an older watcher wrote has no `transfers`: the default then.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(desired: try container.decode(Int.self, forKey: .desired),
+                  running: try container.decode(Int.self, forKey: .running),
+                  transfers: try container.decodeIfPresent(Int.self, forKey: .transfers) ?? Desired.defaultTransfers)
     }
 }

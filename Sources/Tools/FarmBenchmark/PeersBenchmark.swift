@@ -25,7 +25,11 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
     @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c, wget2-vips (wget2, then the conversions by unzip and vipsthumbnail).")
     var tools = "farm-off,farm-on,wget2,curl,aria2c"
-    @Option(help: "Parallel transfers: farm workers, wget2 threads, curl and aria2c parallelism.") var parallel = 6
+    @Option(help: "Parallel transfers: farm's transfers in all, wget2 threads, curl and aria2c parallelism.")
+    var parallel = 6
+    @Option(help: ArgumentHelp("farm's worker processes, which share the parallel transfers (default: one a transfer; "
+        + "the baseline always runs one worker a transfer).", valueName: "workers"))
+    var farmWorkers: Int?
     @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
     var baseline: String?
     @Option(help: "Seconds nginx waits before every response (its echo module), e.g. 0.02: a slow origin.")
@@ -248,11 +252,15 @@ struct PeersBenchmark: ParsableCommand {
         }
         switch tool {
         case "farm-off", "farm-on", "base-off", "base-on", "farm-limited-off":
-            let farm = tool.hasPrefix("base") ? (baseline ?? "") : Spawned.sibling("farm")
-            // The per-host limit at its loosest binding: every worker may be on the one host.
+            let isBase = tool.hasPrefix("base")
+            let farm = isBase ? (baseline ?? "") : Spawned.sibling("farm")
+            // The per-host limit at its loosest binding: every transfer may be on the one host.
             let limit = tool == "farm-limited-off" ? ["--per-host", String(parallel)] : []
+            let workers = isBase ? parallel : farmWorkers ?? parallel
+            let shape = ["--workers", String(workers)]
+                + (isBase ? [] : ["--transfers", String((parallel + workers - 1) / workers)])
             return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
-                                   run: run, log: log, startArguments: limit + trust("--ca-file", joined: false))
+                                   run: run, log: log, startArguments: shape + limit + trust("--ca-file", joined: false))
         case "wget2":
             let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
                                                    "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
@@ -303,7 +311,7 @@ struct PeersBenchmark: ParsableCommand {
         let start = Clock.monotonic()
         let add = try Spawned.run(farm, ["add", manifest, "--spool", spool], log: log)
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
-        let started = try Spawned.run(farm, ["start", "--workers", String(parallel), "--spool", spool]
+        let started = try Spawned.run(farm, ["start", "--spool", spool]
                                       + (convert ? [] : ["--no-convert"]) + startArguments, log: log)
         let opened = try Spool(root: spool, create: false)
         // `farm ps`'s processes, registered before `farm start` returned.

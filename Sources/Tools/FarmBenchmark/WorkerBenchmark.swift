@@ -78,9 +78,13 @@ struct WorkerBenchmark: ParsableCommand {
         _ = try Child.run(farm, ["add", manifest, "--spool", counted])
         _ = try Child.run("/usr/bin/env", ["strace", "-f", "-c", "-o", summary,
                                            farm, "work", "--exit-when-idle", "--no-convert", "--spool", counted])
-        let calls = try SyscallCounts.total(summary: summary)
+        let calls = try SyscallCounts.calls(summary: summary)
+        let total = calls["total", default: 0]
         print(String(format: "system calls a job, download only (strace -f -c, all threads): %.1f (%d for %d jobs)",
-                     Double(calls) / Double(files), calls, files))
+                     Double(total) / Double(files), total, files))
+        let top = calls.filter { $0.key != "total" }.sorted { $0.value > $1.value }.prefix(12)
+        print("  the most: " + top.map { String(format: "%@ %.2f", $0.key, Double($0.value) / Double(files)) }
+            .joined(separator: ", "))
     }
 
     private func report(_ label: String, count: Int, _ result: Child.Result, unit: String) {
@@ -155,15 +159,19 @@ struct SyscallCounts {
         }
     }
 
-    /// The calls of the `total` line of an `strace -c` summary (errors included: a call is a call).
-    static func total(summary path: String) throws -> Int {
+    /// The calls of each system call of an `strace -c` summary, and of them all (`"total"`), errors
+    /// included: a call is a call.
+    static func calls(summary path: String) throws -> [String: Int] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        guard let line = text.split(separator: "\n").last(where: { $0.hasSuffix(" total") }) else {
-            throw ValidationError("no total in \(path)")
+        var calls: [String: Int] = [:]
+        // "  37.84    0.012345           6      2000       12 openat": the fourth number is the calls, the
+        // name comes last (the errors column is empty when there were none).
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 5, Double(fields[0]) != nil, let count = Int(fields[3]) else { continue }
+            calls[String(fields.last!)] = count
         }
-        // "100.00    0.123456       12     12345       678 total": the fourth number is the calls.
-        let fields = line.split(separator: " ")
-        guard fields.count >= 5, let calls = Int(fields[3]) else { throw ValidationError("cannot read \(line)") }
+        guard calls["total"] != nil else { throw ValidationError("no total in \(path)") }
         return calls
     }
 
