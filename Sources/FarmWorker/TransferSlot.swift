@@ -51,6 +51,8 @@ final class TransferSlot: @unchecked Sendable {
         var reclaimLooked = -Double.infinity
         while !worker.isEnding {
             if mustStop {
+                // One more than the farm wants now: waits to be wanted again, or for the work to end.
+                if options.exitWhenIdle && worker.isIdle() { return }
                 Thread.sleep(forTimeInterval: 0.1)
                 continue
             }

@@ -137,7 +137,8 @@ public final class Worker: Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// Whether every slot may end: nothing queued for this worker to take, nothing claimed, none parked.
+    /// Whether a slot that found nothing to claim may end (with `exitWhenIdle`): nothing claimed by anyone,
+    /// nothing waiting for the converter, no job parked for a host.
     func isIdle() -> Bool {
         converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty
     }

@@ -3,6 +3,7 @@ import FarmSpool
 import FarmStatus
 import FarmTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// SPEC §13: a worker runs many transfers at once, each a claim of its own; `farm scale --transfers`
@@ -59,6 +60,19 @@ import Testing
         // Handed back mid-transfer, a job resumed from its bytes: the origin sent each body about once.
         let total = paths.reduce(0) { $0 + (farm.bodies[$1]?.count ?? 0) }
         #expect(farm.origin.bytesServed <= total + total / 4, "\(farm.origin.bytesServed) bytes for \(total)")
+    }
+
+    /// A worker run by hand follows the farm's transfers too; one whose extra transfers were dropped
+    /// still ends once the queue is empty (`--exit-when-idle`), with every job done.
+    @Test func aWorkerByHandWithFewerTransfersStillEndsWhenIdle() throws {
+        let farm = try RunningFarm()
+        let paths = try farm.addList("ByHand", count: 8, size: 20_000, rate: 20_000)
+        let worker = try ChildProcess("farm", ["work", "--exit-when-idle", "--no-convert", "--spool", farm.spool.root])
+        defer { if !isGone(worker.pid) { worker.kill(SIGKILL) } }
+        #expect(poll(timeout: 30) { farm.spool.activeJobs().count >= 4 }, "\(farm.spool.activeJobs().count) claimed")
+        try farm.must(["scale", "1", "--transfers", "1"])
+        #expect(worker.wait(timeout: 120) == 0, "\(worker.standardError)")
+        #expect(farm.counts == [.done: paths.count], "\(farm.counts)")
     }
 
     @Test func transfersOutOfRangeAreRefusedWithTheRange() throws {
