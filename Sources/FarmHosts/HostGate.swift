@@ -78,11 +78,29 @@ public final class HostGate {
             guard let taken = takeSlot(host, of: perHost) else { return .refused(retryAt: now + Self.fullRetry) }
             slot = taken
         }
-        if let rate = limits.ratePerHost, let wait = takeToken(host, rate: rate, now: now), wait > 0 {
+        // The token itself is taken just before the request (`awaitToken`), which may come a moment after
+        // the admission: taken here, the requests of many transfers admitted in a row could reach the host
+        // bunched. Here a job only waits parked when its token is further off than a transfer should wait.
+        if let rate = limits.ratePerHost, let wait = token(host, rate: rate, now: now, take: false),
+           wait > Self.tokenPatience {
             slot?.closeQuietly()
             return .refused(retryAt: now + wait)
         }
         return .granted(HostPass(slot: slot))
+    }
+
+    /// How long an admitted transfer may wait for its host's token before its request.
+    static let tokenPatience = 0.25
+
+    /// Takes a token of `host`'s bucket for a request about to start (with `ratePerHost`), waiting for one
+    /// while `going` says so; false when it stopped waiting. Every request takes one, retries included.
+    public func awaitToken(_ host: HostKey, while going: () -> Bool) -> Bool {
+        guard let rate = limits.ratePerHost else { return true }
+        while going() {
+            guard let wait = token(host, rate: rate, now: Clock.wall(), take: true), wait > 0 else { return true }
+            Clock.sleep(min(wait, 0.1))
+        }
+        return false
     }
 
     /// Whether `host` is held now, by the holds as last read (again when holds/ changed): a transfer
@@ -136,9 +154,10 @@ public final class HostGate {
         return nil
     }
 
-    /// Takes a token from the host's bucket: nil or 0 when one was taken, else the seconds until one
-    /// will be there. The bucket holds at most `burst(rate)` tokens and refills at `rate` a second.
-    private func takeToken(_ host: HostKey, rate: Double, now: Double) -> Double? {
+    /// Takes a token from the host's bucket (or, without `take`, only looks): nil or 0 when one was (or
+    /// could be) taken, else the seconds until one will be there. The bucket holds at most `burst(rate)`
+    /// tokens and refills at `rate` a second.
+    private func token(_ host: HostKey, rate: Double, now: Double, take: Bool) -> Double? {
         let path = HostManners(spool).hostBucketPath(host)
         guard let fd = try? HostManners(spool).openHostFile(path) else { return nil }
         defer { fd.closeQuietly() }
@@ -150,6 +169,7 @@ public final class HostGate {
             if read == 16 { state = (stored[0], stored[1]) }
             let tokens = min(Self.burst(rate), state.tokens + max(0, now - state.stamp) * rate)
             let wait = tokens >= 1 ? 0 : (1 - tokens) / rate
+            guard take else { return wait }
             stored = [tokens >= 1 ? tokens - 1 : tokens, now]
             _ = try stored.withUnsafeBytes { bytes throws(Errno) in try fd.write(contentsOf: bytes, at: 0) }
             return wait

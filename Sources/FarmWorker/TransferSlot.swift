@@ -214,6 +214,9 @@ final class TransferSlot: @unchecked Sendable {
                 park(job.claim, for: host)
                 return nil
             }
+            if let host, !gate.awaitToken(host, while: { !mustStop && !job.kept.lost }) {
+                return job.kept.lost ? nil : handBack(job.claim)
+            }
             do {
                 return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
                     try handle.download(request, into: fd) { [job, worker, index] progress in
