@@ -32,10 +32,10 @@ public enum Admission {
     case refused(retryAt: Double)
 }
 
-/// One worker's view of the per-host limits and holds (see Hosts.swift). With no limit set
+/// One transfer slot's view of the per-host limits and holds (see HostManners.swift). With no limit set
 /// and no host held it costs a stat of holds/ every `holdsStampLook` seconds and a listing of it every
 /// `holdLook` seconds, nothing per job.
-/// Not thread-safe: one per worker.
+/// Not thread-safe: one per transfer slot.
 public final class HostGate {
     /// How often the holds of every host are read again even when holds/ looks unchanged (its mtime
     /// is as coarse as the kernel's clock tick).

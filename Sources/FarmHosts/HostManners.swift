@@ -15,6 +15,9 @@
 // worker waits on one host while others have work queued. Parked jobs are still queued jobs (every
 // reader that walks queue/ sees them); ordinary claims skip the host batches, and a worker takes
 // from one only after its host has let it in, so a full host's jobs are never claimed in a loop.
+// A slot and a hold are asked at the claim; a token is taken just before each request (retries too),
+// so that however many transfers were admitted in a row, their requests reach the host at its rate.
+// Every transfer of a worker (SPEC §13) counts as a worker here: its own slot, its own token.
 
 import FarmSpool
 import FarmSystem
