@@ -149,9 +149,10 @@ import Testing
 
         let refusal = try #require(held.requests.first { $0.status == 429 })
         let refusedAt = try #require(refusal.ended)
-        // Requests already under way may finish; none may start in the 3 s that follow (a few ms for
-        // the hold to be written after the answer is read).
-        let during = held.requests.filter { $0.arrived > refusedAt + 0.1 && $0.arrived < refusedAt + 2.9 }
+        // Requests already under way may finish; none may start in the 3 s that follow, once the hold is
+        // written and every transfer of the farm (32 here, on 2 cores) has seen it: within half a second
+        // under the suite's load (a transfer that passed its last look just before may still go out).
+        let during = held.requests.filter { $0.arrived > refusedAt + 0.5 && $0.arrived < refusedAt + 2.9 }
         #expect(during.isEmpty, "\(during.count) requests reached the held host: \(during.map { $0.arrived - refusedAt })")
         #expect(held.requests.contains { $0.path == first && $0.status == 200 && $0.arrived >= refusedAt + 2.9 },
                 "the refused resource was not fetched after the hold")
