@@ -206,16 +206,18 @@ final class TransferSlot: @unchecked Sendable {
         let fd = partial.fd
         let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
                                       stallTimeout: options.stallTimeout, caFile: options.caFile)
-        let host = HostKey(url: request.url)
         while true {
             // Admitted before another transfer (of this worker or any) was told to wait: no request starts
-            // while its host is held, so the job waits parked as if it had been refused.
-            if let host, gate.isHeld(host) {
-                park(job.claim, for: host)
-                return nil
-            }
-            if let host, !gate.awaitToken(host, while: { !mustStop && !job.kept.lost }) {
-                return job.kept.lost ? nil : handBack(job.claim)
+            // while its host is held, so the job waits parked as if it had been refused. With no limit set
+            // and no host held (the gate inactive) the URL is not even parsed.
+            if gate.isActive, let host = HostKey(url: request.url) {
+                if gate.isHeld(host) {
+                    park(job.claim, for: host)
+                    return nil
+                }
+                if !gate.awaitToken(host, while: { !mustStop && !job.kept.lost }) {
+                    return job.kept.lost ? nil : handBack(job.claim)
+                }
             }
             do {
                 return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
