@@ -61,8 +61,8 @@ let package = Package(
         // nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
-            farm("FarmJSON"), farm("FarmSpool"), farm("FarmStatus"), farm("FarmZip"), farm("FarmConvert"),
-            farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"),
+            farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmZip"),
+            farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),

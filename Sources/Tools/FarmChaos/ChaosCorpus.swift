@@ -1,5 +1,6 @@
 import Crypto
 import FarmJSON
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmSystem
@@ -37,7 +38,19 @@ struct Resource {
     let sha256: String
     /// A ZIP's only entry: its name and digest.
     let entry: (name: String, sha256: String)?
-    var job: JobName { JobName(list: ListID.of(name: list), index: index) }
+
+    /// The resource's job, by the list's order: its number is its index unless a page whose append was
+    /// killed before its commit left numbers unused (see "Pages" in FarmLists); the next ones went to the
+    /// page fetched again.
+    func job(in spool: Spool, order: [Int]) -> JobName {
+        JobName(list: ListID.of(name: list), index: order.indices.contains(index) ? order[index] : index)
+    }
+
+    /// The job numbers of list `name` by index, as its order file says.
+    static func order(ofList name: String, in spool: Spool) -> [Int] {
+        let id = ListID.of(name: name)
+        return Lists(spool).order(ofList: id, total: spool.list(id)?.total ?? 0).numbers
+    }
 }
 
 /// Every list the run may add, served by the in-process origin: the base manifest (a zip of four JSON

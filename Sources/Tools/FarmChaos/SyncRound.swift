@@ -72,8 +72,11 @@ struct SyncRound {
     /// race its transfer, which is not what this round is about.
     private func donePNGs() -> [String] {
         var done: [String: Bool] = [:]
+        var orders: [String: [Int]] = [:]
         for resource in corpus.resources {
-            let finished = FileSystem.exists(spool.finishedPath(resource.job, .done))
+            if orders[resource.list] == nil { orders[resource.list] = Resource.order(ofList: resource.list, in: spool) }
+            let job = resource.job(in: spool, order: orders[resource.list] ?? [])
+            let finished = FileSystem.exists(spool.finishedPath(job, .done))
             done[resource.path] = (done[resource.path] ?? true) && finished && resource.kind == .png
         }
         return done.filter(\.value).map(\.key).sorted()

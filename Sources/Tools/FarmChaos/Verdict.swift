@@ -60,10 +60,14 @@ struct Verdict {
                 verdict.lost.append("list \(name) was never published")
             }
             let status = statusEntries(farm, list: name)
+            // The bytes checked at each job are those of the resource at its index, so an order gone
+            // wrong shows as corrupt outputs.
+            let order = Resource.order(ofList: name, in: spool)
             var expectedFiles: Set<String> = []
             for resource in resources {
                 verdict.resources += 1
-                let job = resource.job.raw
+                let jobName = resource.job(in: spool, order: order)
+                let job = jobName.raw
                 expectedJobs.insert(job)
                 let where_ = places[job] ?? []
                 if where_.count > 1 { verdict.duplicated.append("\(job) (\(resource.path)) is in \(where_)") }
@@ -78,9 +82,9 @@ struct Verdict {
                     verdict.corrupt.append("\(job) (\(resource.path), \(resource.kind)) ended \(terminal[0])")
                     continue
                 }
-                let base = spool.outputBase(JobName(list: id, index: resource.index))
+                let base = spool.outputBase(jobName)
                 if resource.kind.succeeds {
-                    let outputs = checkOutputs(resource, base: base, thumb: local(spool.sidecar(resource.job)?.thumb),
+                    let outputs = checkOutputs(resource, job: jobName, base: base, thumb: local(spool.sidecar(jobName)?.thumb),
                                                &verdict)
                     expectedFiles.formUnion(outputs.names)
                     let entry = status[resource.index].map {
@@ -88,7 +92,7 @@ struct Verdict {
                         (entry.file, entry.image) = (local(entry.file), local(entry.image))
                         return entry
                     }
-                    checkStatus(entry, resource: resource, file: outputs.file, image: outputs.image, &verdict)
+                    checkStatus(entry, job: job, file: outputs.file, image: outputs.image, &verdict)
                 } else if status[resource.index]?.status != .error {
                     let shown = status[resource.index]?.status.rawValue ?? "nothing"
                     verdict.statusErrors.append("\(job): status says \(shown)")
@@ -148,10 +152,10 @@ struct Verdict {
 
     /// Checks the outputs of a done resource; returns the names it may have in files/<list>/, and the
     /// paths of its download and display image.
-    private static func checkOutputs(_ resource: Resource, base: String, thumb: String?, _ verdict: inout Verdict)
-        -> (names: Set<String>, file: String, image: String) {
-        let job = resource.job.raw
-        let index = String(resource.index)
+    private static func checkOutputs(_ resource: Resource, job jobName: JobName, base: String, thumb: String?,
+                                     _ verdict: inout Verdict) -> (names: Set<String>, file: String, image: String) {
+        let job = jobName.raw
+        let index = String(jobName.index)
         let file = base + "." + resource.kind.fileExtension
         var names: Set<String> = [index + "." + resource.kind.fileExtension, index + ".thumb.png"]
         verdict.digests += 1
@@ -200,9 +204,8 @@ struct Verdict {
         return (names, file, image)
     }
 
-    private static func checkStatus(_ entry: ResourceStatus?, resource: Resource, file: String, image: String,
+    private static func checkStatus(_ entry: ResourceStatus?, job: String, file: String, image: String,
                                     _ verdict: inout Verdict) {
-        let job = resource.job.raw
         guard let entry else {
             verdict.statusErrors.append("\(job): not in farm status")
             return
