@@ -14,7 +14,7 @@ extension Dedup {
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {
         var hasher = SHA256()
         try readChunks(of: fd) { chunk in hasher.update(bufferPointer: chunk) }
-        return Hex.lowercase(hasher.finalize())
+        return hasher.finalize().withUnsafeBytes(Hex.lowercase)
     }
 
     /// Hands the bytes of `fd`, from its start, to `body` 64 KiB at a time. Most files are smaller, and

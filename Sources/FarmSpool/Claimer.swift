@@ -19,8 +19,9 @@ public struct Claim: Sendable, Hashable {
 
 /// Takes jobs off the queue for one worker (see "Claim" in the protocol).
 ///
-/// Keeps the sorted shard list of the batch it is draining, so a claim stats queue/0 (handed-back
-/// jobs go first), reads queue/ (a few entries) only when it must pick a batch, and reads at most
+/// Keeps the sorted shard list of the batch it is draining, so a claim looks for queue/0 (handed-back
+/// jobs go first) at most every `returnedLook`, reads queue/ (a few entries) only when it must pick a
+/// batch, and reads at most
 /// one getdents batch of one shard, whatever the size of the queue. The names of that batch not
 /// tried yet are kept too, and tried first by the next claim: most claims read no directory.
 ///
@@ -42,6 +43,10 @@ public final class Claimer {
     private var untried: [String] = []
     private var cursor = 0
     private var random = SplitMix64()
+    /// Until when queue/0 is taken to be absent, as last seen. A stat of an absent name was 3% of a
+    /// short job on tmpfs, which keeps no negative entries; a job handed back waits 50 ms at most.
+    private var returnedAbsentUntil = -Double.infinity
+    static let returnedLook = 0.05
 
     public init(spool: Spool) {
         self.spool = spool
@@ -53,8 +58,8 @@ public final class Claimer {
     public func claim(skippingParked: Bool = false) throws(SpoolError) -> Claim? {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
-        if let batch = cachedBatch, batch != Spool.returnedBatch,
-           !FileSystem.exists(spool.queue + "/" + Spool.returnedBatch), let claim = try claim(fromBatch: batch) {
+        if let batch = cachedBatch, batch != Spool.returnedBatch, !mayHaveReturnedJobs(),
+           let claim = try claim(fromBatch: batch) {
             return claim
         }
         let batches: [String]
@@ -71,6 +76,15 @@ public final class Claimer {
             if let claim = try claim(fromBatch: batch) { return claim }
         }
         return nil
+    }
+
+    /// Whether queue/0 may hold handed-back jobs: looked at once every `returnedLook`.
+    private func mayHaveReturnedJobs() -> Bool {
+        let now = Clock.monotonic()
+        if now < returnedAbsentUntil { return false }
+        if FileSystem.exists(spool.queue + "/" + Spool.returnedBatch) { return true }
+        returnedAbsentUntil = now + Self.returnedLook
+        return false
     }
 
     /// The next job parked for `host` (see HostGate.swift); nil when there is none. The caller holds

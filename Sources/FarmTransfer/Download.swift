@@ -68,6 +68,8 @@ public struct DownloadResult: Sendable, Equatable {
     /// this transfer wrote the whole file from its first byte, in order; nil otherwise (a resumed
     /// transfer), and whoever needs it reads the file back.
     public var sha256: String?
+    /// The file's first bytes (up to 16), when this transfer wrote them; empty otherwise.
+    public var head: [UInt8] = []
 
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
                 modified: String? = nil, sha256: String? = nil) {
@@ -193,9 +195,11 @@ extension EasyHandle {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
         guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
-        return DownloadResult(httpStatus: status, bytes: context.offset,
-                              resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
-                              etag: context.etag, modified: context.lastModified, sha256: context.digest)
+        var result = DownloadResult(httpStatus: status, bytes: context.offset,
+                                    resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
+                                    etag: context.etag, modified: context.lastModified, sha256: context.digest)
+        result.head = context.head
+        return result
     }
 
     /// Whether `url`'s scheme is https, in any case (read off the text, as the worker reads http's).
@@ -244,6 +248,13 @@ final class TransferContext {
     /// need not read it back. Nil once a write lands anywhere else (a resumed transfer).
     private var hasher: SHA256?
     private var hashed = 0
+    /// The body's length as the response announced it (-1: not announced), and whether its validator is
+    /// still to be written (see `writeValidatorIfDue`).
+    private var bodyLength = -1
+    private var validatorDue = false
+    /// The file's first bytes, when this transfer wrote them: what its kind is told by, without a read.
+    var head: [UInt8] = []
+    static let headLength = 16
 
     init(curl: UnsafeMutableRawPointer, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
          maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
@@ -277,13 +288,22 @@ final class TransferContext {
             offset = 0
             restarted = true
         }
-        // Before the first byte lands: the validator always describes the bytes in the file. Not
-        // needed when this first write ends the body (a short job; it saves a system call): the file
-        // is then whole, and a later request for the rest (its worker killed before storing it) gets
-        // a 416 that keeps it, a whole version and never a splice. Resumed bytes keep their own.
         var length: curl_off_t = -1
         _ = cfarm_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        if restarted || length < 0 || count < Int(length) { PartialValidator.write(rangeValidator, fd) }
+        bodyLength = Int(length)
+        validatorDue = true
+    }
+
+    /// Writes the validator before the body's first bytes land (`store`), so that it always describes
+    /// the bytes in the file. Not needed when that first write ends the body (a short job: it saves a
+    /// system call): the file is then whole, and a later request for the rest (its worker killed before
+    /// storing it) gets a 416 that keeps it, a whole version and never a splice. Resumed bytes keep
+    /// their own.
+    private func writeValidatorIfDue(endingAt end: Int) {
+        guard validatorDue else { return }
+        validatorDue = false
+        let bodyEnd = end - (restarted ? 0 : resumeFrom)
+        if restarted || bodyLength < 0 || bodyEnd < bodyLength { PartialValidator.write(rangeValidator, fd) }
     }
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
@@ -320,6 +340,8 @@ final class TransferContext {
 
     private func store(_ data: UnsafeRawPointer, _ count: Int, at position: Int) -> Bool {
         let bytes = UnsafeRawBufferPointer(start: data, count: count)
+        writeValidatorIfDue(endingAt: position + count)
+        if position == 0 { head = Array(bytes.prefix(Self.headLength)) }
         do {
             writes += try fd.write(contentsOf: bytes, at: position)
         } catch {
@@ -341,7 +363,7 @@ final class TransferContext {
     /// The digest of the whole file as written (see `hasher`), once every byte received is in it.
     var digest: String? {
         guard pending == 0, hashed == offset, let hasher else { return nil }
-        return Hex.lowercase(hasher.finalize())
+        return hasher.finalize().withUnsafeBytes(Hex.lowercase)
     }
 
     /// One header line as curl hands it over (with its CRLF). Parsed as bytes: a few lines per job,

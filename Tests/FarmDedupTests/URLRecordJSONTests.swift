@@ -3,8 +3,8 @@ import FarmJSON
 import Testing
 
 /// `urls/<key>` through FarmJSON: the bytes a farm writes are those it always wrote (the literals are what
-/// the hand-written writer produced before `URLRecord` became a `JSONRecord`), nils left out, and a
-/// record that names no blob is no record.
+/// every farm so far wrote, through Codable or by hand), nils left out, and a record that names no blob
+/// is no record.
 @Suite struct URLRecordJSONTests {
     static let blob = String(repeating: "0123456789abcdef", count: 4)
 

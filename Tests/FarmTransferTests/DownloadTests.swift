@@ -40,10 +40,13 @@ import Testing
         }
         // The validators are the response's, as `farm sync` will send them back.
         let modified = try #require(result.modified)
-        #expect(result == DownloadResult(httpStatus: 200, bytes: body.count, resumedFrom: 0,
-                                         contentType: "application/octet-stream",
-                                         etag: origin.etag(for: "/data.bin"), modified: modified,
-                                         sha256: DigestTests.hex(body)))
+        // The first bytes come back too: the worker tells the kind by them without reading the file.
+        var expected = DownloadResult(httpStatus: 200, bytes: body.count, resumedFrom: 0,
+                                      contentType: "application/octet-stream",
+                                      etag: origin.etag(for: "/data.bin"), modified: modified,
+                                      sha256: DigestTests.hex(body))
+        expected.head = Array(body.prefix(16))
+        #expect(result == expected)
         #expect(result.etag != nil && modified.hasSuffix(" GMT"))
         #expect(try contents(dir) == body)
         #expect(last.size == body.count)
@@ -160,7 +163,7 @@ import Testing
     }
 
     /// The validator goes on the partial file before its first byte, so a later resume can send it
-    /// as If-Range; a body whose first write ends it is whole at once and needs none.
+    /// as If-Range; a body whose first write to the file ends it is whole at once and needs none.
     @Test func onlyABodyLeftUnfinishedByItsFirstWriteGetsAValidator() throws {
         let small = Array(body[0..<2_000])
         origin.serve(path: "/small.bin", bytes: small)
