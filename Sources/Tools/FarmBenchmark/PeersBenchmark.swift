@@ -28,10 +28,12 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Parallel transfers: farm's transfers in all, wget2 threads, curl and aria2c parallelism.")
     var parallel = 6
     @Option(help: ArgumentHelp("farm's worker processes, which share the parallel transfers (default: one a transfer; "
-        + "the baseline always runs one worker a transfer).", valueName: "workers"))
+        + "the baseline too with --baseline-transfers).", valueName: "workers"))
     var farmWorkers: Int?
     @Option(help: "Another farm executable, run as the tools base-off and base-on (before/after a change, same run).")
     var baseline: String?
+    @Flag(help: "The baseline knows --transfers: it runs in farm's shape (else one worker a transfer).")
+    var baselineTransfers = false
     @Option(help: "Seconds nginx waits before every response (its echo module), e.g. 0.02: a slow origin.")
     var delay = 0.0
     @Flag(help: "Serve over HTTPS with HTTP/2, from a CA made for the run that each tool is told to trust.")
@@ -256,9 +258,10 @@ struct PeersBenchmark: ParsableCommand {
             let farm = isBase ? (baseline ?? "") : Spawned.sibling("farm")
             // The per-host limit at its loosest binding: every transfer may be on the one host.
             let limit = tool == "farm-limited-off" ? ["--per-host", String(parallel)] : []
-            let workers = isBase ? parallel : farmWorkers ?? parallel
+            let farmShape = !isBase || baselineTransfers
+            let workers = farmShape ? farmWorkers ?? parallel : parallel
             let shape = ["--workers", String(workers)]
-                + (isBase ? [] : ["--transfers", String((parallel + workers - 1) / workers)])
+                + (farmShape ? ["--transfers", String((parallel + workers - 1) / workers)] : [])
             return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
                                    run: run, log: log, startArguments: shape + limit + trust("--ca-file", joined: false))
         case "wget2":
