@@ -68,8 +68,14 @@ public struct DownloadResult: Sendable, Equatable {
     /// this transfer wrote the whole file from its first byte, in order; nil otherwise (a resumed
     /// transfer), and whoever needs it reads the file back.
     public var sha256: String?
-    /// The file's first bytes (up to 16), when this transfer wrote them; empty otherwise.
+    /// The file's first bytes (up to 16) as far as this transfer wrote them from byte 0 (see `fileHead`).
     public var head: [UInt8] = []
+
+    /// The file's first bytes, all of them up to 16, when this transfer wrote them; nil when they must be
+    /// read from the file (a resumed transfer, or none written).
+    public var fileHead: [UInt8]? {
+        head.count == min(TransferContext.headLength, bytes) && !head.isEmpty ? head : nil
+    }
 
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
                 modified: String? = nil, sha256: String? = nil) {
@@ -252,7 +258,8 @@ final class TransferContext {
     /// still to be written (see `writeValidatorIfDue`).
     private var bodyLength = -1
     private var validatorDue = false
-    /// The file's first bytes, when this transfer wrote them: what its kind is told by, without a read.
+    /// The file's first bytes as this transfer wrote them from byte 0, up to `headLength`, however the
+    /// body came in pieces: what its kind is told by, without a read.
     var head: [UInt8] = []
     static let headLength = 16
 
@@ -287,6 +294,7 @@ final class TransferContext {
             if (try? fd.truncate(to: 0)) != nil { hasher = SHA256() }
             offset = 0
             restarted = true
+            head = []
         }
         var length: curl_off_t = -1
         _ = cfarm_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
@@ -341,7 +349,10 @@ final class TransferContext {
     private func store(_ data: UnsafeRawPointer, _ count: Int, at position: Int) -> Bool {
         let bytes = UnsafeRawBufferPointer(start: data, count: count)
         writeValidatorIfDue(endingAt: position + count)
-        if position == 0 { head = Array(bytes.prefix(Self.headLength)) }
+        if position <= head.count && head.count < Self.headLength && position + count > head.count {
+            let from = head.count - position
+            head += bytes[from..<min(count, from + Self.headLength - head.count)]
+        }
         do {
             writes += try fd.write(contentsOf: bytes, at: position)
         } catch {

@@ -169,7 +169,7 @@ final class TransferSlot: @unchecked Sendable {
             return
         }
         // Told by the bytes this transfer wrote first when it did (no read), else by the file's.
-        let kind = result.head.isEmpty ? DisplayImage.sniff(descriptor: partial.fd) : Kind.sniff(result.head)
+        let kind = result.fileHead.map { Kind.sniff($0) } ?? DisplayImage.sniff(descriptor: partial.fd)
         SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
         handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
                             modified: result.modified, served: false)

@@ -162,6 +162,27 @@ import Testing
         origin.stop()
     }
 
+    /// The first bytes the worker tells a file's kind by are those of the file, however few each read
+    /// brought (a slow origin's body comes a few bytes at a time).
+    @Test func keepsTheFilesFirstBytesWhateverThePieces() throws {
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { try? fd.close() }
+        let handle = try EasyHandle()
+        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
+                                      maxSize: 1 << 30) { _ in true }
+        context.bodyStarted = true
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 30)
+        for range in [0..<3, 3..<5, 5..<12, 12..<38] {
+            let piece = Array(png[range])
+            #expect(context.write(piece, piece.count) == piece.count)
+            #expect(context.flush())
+        }
+        #expect(context.head == Array(png.prefix(16)) && context.writes == 4)
+        #expect(try contents(dir) == png)
+        origin.stop()
+    }
+
     /// The validator goes on the partial file before its first byte, so a later resume can send it
     /// as If-Range; a body whose first write to the file ends it is whole at once and needs none.
     @Test func onlyABodyLeftUnfinishedByItsFirstWriteGetsAValidator() throws {
