@@ -67,7 +67,8 @@
 // Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest
 // shard (the shard list is cached between claims), reads one getdents batch of names from it (never
 // the whole directory), and renames one to `active/<job>@<owner>`. While it drains a batch it only
-// checks that queue/0 is absent instead of listing queue/ again: a new batch sorts after its own.
+// checks that queue/0 is absent (every 50 ms at most) instead of listing queue/ again: a new batch
+// sorts after its own.
 // The rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each
 // worker walks the names from a random place and jumps elsewhere at random when it loses one, which
 // keeps concurrent workers off each other's names. The rename also sets the file's ctime, which
