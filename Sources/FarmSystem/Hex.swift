@@ -13,7 +13,5 @@ public enum Hex {
         }
     }
 
-    public static func lowercase(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes(lowercase) }
-
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 }

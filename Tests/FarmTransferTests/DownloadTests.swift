@@ -139,16 +139,24 @@ import Testing
         origin.stop()
     }
 
+    /// A transfer's callbacks' context past the status line and the validator, fed only the body's bytes
+    /// by hand; the handle owns the buffer the context gathers into, so it must outlive the context.
+    private func bodyContext(_ fd: FileDescriptor) throws -> (EasyHandle, TransferContext) {
+        let handle = try EasyHandle()
+        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
+                                      maxSize: 1 << 30) { _ in true }
+        context.bodyStarted = true
+        return (handle, context)
+    }
+
     /// curl hands the body over 16 KiB at a time: the pieces reach the file in one write when they
     /// are flushed (after each of curl's reads), or when the next would overflow the buffer.
     @Test func gathersCurlsPiecesIntoFewWrites() throws {
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
         defer { try? fd.close() }
-        let handle = try EasyHandle()
-        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
-                                      maxSize: 1 << 30) { _ in true }
-        context.bodyStarted = true  // past the status line and the validator: only the body's bytes
+        let (handle, context) = try bodyContext(fd)
+        defer { withExtendedLifetime(handle) {} }
         let pieces = (0..<40).map { i in [UInt8](repeating: UInt8(i), count: 16_384) }
         for piece in pieces.prefix(3) { #expect(context.write(piece, piece.count) == piece.count) }
         #expect(try contents(dir).isEmpty && context.writes == 0)
@@ -168,10 +176,8 @@ import Testing
         let dir = TemporaryDirectory()
         let fd = try partial(dir)
         defer { try? fd.close() }
-        let handle = try EasyHandle()
-        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
-                                      maxSize: 1 << 30) { _ in true }
-        context.bodyStarted = true
+        let (handle, context) = try bodyContext(fd)
+        defer { withExtendedLifetime(handle) {} }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 30)
         for range in [0..<3, 3..<5, 5..<12, 12..<38] {
             let piece = Array(png[range])

@@ -42,7 +42,7 @@ struct Resource {
     /// The resource's job, by the list's order: its number is its index unless a page whose append was
     /// killed before its commit left numbers unused (see "Pages" in FarmLists); the next ones went to the
     /// page fetched again.
-    func job(in spool: Spool, order: [Int]) -> JobName {
+    func job(order: [Int]) -> JobName {
         JobName(list: ListID.of(name: list), index: order.indices.contains(index) ? order[index] : index)
     }
 

@@ -75,7 +75,7 @@ struct SyncRound {
         var orders: [String: [Int]] = [:]
         for resource in corpus.resources {
             if orders[resource.list] == nil { orders[resource.list] = Resource.order(ofList: resource.list, in: spool) }
-            let job = resource.job(in: spool, order: orders[resource.list] ?? [])
+            let job = resource.job(order: orders[resource.list] ?? [])
             let finished = FileSystem.exists(spool.finishedPath(job, .done))
             done[resource.path] = (done[resource.path] ?? true) && finished && resource.kind == .png
         }

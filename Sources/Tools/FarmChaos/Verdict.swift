@@ -66,7 +66,7 @@ struct Verdict {
             var expectedFiles: Set<String> = []
             for resource in resources {
                 verdict.resources += 1
-                let jobName = resource.job(in: spool, order: order)
+                let jobName = resource.job(order: order)
                 let job = jobName.raw
                 expectedJobs.insert(job)
                 let where_ = places[job] ?? []
