@@ -84,8 +84,8 @@ struct Verdict {
                 }
                 let base = spool.outputBase(jobName)
                 if resource.kind.succeeds {
-                    let outputs = checkOutputs(resource, job: jobName, base: base, thumb: local(spool.sidecar(jobName)?.thumb),
-                                               &verdict)
+                    let thumb = local(spool.sidecar(jobName)?.thumb)
+                    let outputs = checkOutputs(resource, job: jobName, base: base, thumb: thumb, &verdict)
                     expectedFiles.formUnion(outputs.names)
                     let entry = status[resource.index].map {
                         var entry = $0
