@@ -257,7 +257,7 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
+            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
             "FarmStatus", "FarmControl", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [

@@ -81,7 +81,7 @@ public final class HostGate {
         // The token itself is taken just before the request (`awaitToken`), which may come a moment after
         // the admission: taken here, the requests of many transfers admitted in a row could reach the host
         // bunched. Here a job only waits parked when its token is further off than a transfer should wait.
-        if let rate = limits.ratePerHost, let wait = token(host, rate: rate, now: now, take: false),
+        if let rate = limits.ratePerHost, let wait = token(host, rate: rate, take: false),
            wait > Self.tokenPatience {
             slot?.closeQuietly()
             return .refused(retryAt: now + wait)
@@ -97,7 +97,7 @@ public final class HostGate {
     public func awaitToken(_ host: HostKey, while going: () -> Bool) -> Bool {
         guard let rate = limits.ratePerHost else { return true }
         while going() {
-            guard let wait = token(host, rate: rate, now: Clock.wall(), take: true), wait > 0 else { return true }
+            guard let wait = token(host, rate: rate, take: true), wait > 0 else { return true }
             Clock.sleep(min(wait, 0.1))
         }
         return false
@@ -157,12 +157,15 @@ public final class HostGate {
     /// Takes a token from the host's bucket (or, without `take`, only looks): nil or 0 when one was (or
     /// could be) taken, else the seconds until one will be there. The bucket holds at most `burst(rate)`
     /// tokens and refills at `rate` a second.
-    private func token(_ host: HostKey, rate: Double, now: Double, take: Bool) -> Double? {
+    /// The clock is read under the lock, and the stamp never goes back: a taker that read it before waiting
+    /// for the lock, behind others, would store an older stamp and so refill the time between twice.
+    private func token(_ host: HostKey, rate: Double, take: Bool) -> Double? {
         let path = HostManners(spool).hostBucketPath(host)
         guard let fd = try? HostManners(spool).openHostFile(path) else { return nil }
         defer { fd.closeQuietly() }
         do {
             try fd.lock()
+            let now = Clock.wall()
             var state = (tokens: Self.burst(rate), stamp: now)
             var stored = [Double](repeating: 0, count: 2)
             let read = try stored.withUnsafeMutableBytes { bytes throws(Errno) in try fd.read(at: 0, into: bytes) }
@@ -170,7 +173,8 @@ public final class HostGate {
             let tokens = min(Self.burst(rate), state.tokens + max(0, now - state.stamp) * rate)
             let wait = tokens >= 1 ? 0 : (1 - tokens) / rate
             guard take else { return wait }
-            stored = [tokens >= 1 ? tokens - 1 : tokens, now]
+            // Another host's clock may be ahead of this one's: its stamp stands until this clock passes it.
+            stored = [tokens >= 1 ? tokens - 1 : tokens, max(now, state.stamp)]
             _ = try stored.withUnsafeBytes { bytes throws(Errno) in try fd.write(contentsOf: bytes, at: 0) }
             return wait
         } catch {
