@@ -65,7 +65,7 @@ public enum Coordinator {
                         staged += 1
                         if staged % 10_000 == 0 { progress(staged, total) }
                         let name = JobName(list: list.id, index: index)
-                        var record = JobRecord(url: resource.url, id: resource.id ?? name.raw)
+                        var record = JobRecord(url: resource.url, id: resource.id ?? name.raw, sha256: resource.sha256)
                         record.fresh = fresh
                         return NewJob(name: name, record: record)
                     }

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSystem
 
 /// The three shapes a list's JSON may take (SPEC §1), turned into resources as the parser streams the
 /// list's array; anything else is refused with the index of the first item that does not fit.
@@ -104,13 +105,14 @@ struct ListShape {
             let url = try Self.string(element, "url", index: index)
             var id = try Self.identifier(element, "id", index: index)
             if id == nil { id = try Self.identifier(element, "uuid", index: index) }
-            resources.append(url: url, id: id)
+            resources.append(url: url, id: id, sha256: try checksum(element, index: index))
         case .itemObjects:
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) of \"items\" is \(element.kind), not an object")
             }
             let url = try Self.string(element, "imageUrlString", index: index)
-            resources.append(url: url, id: try Self.identifier(element, "uuid", index: index))
+            resources.append(url: url, id: try Self.identifier(element, "uuid", index: index),
+                             sha256: try checksum(element, index: index))
         }
     }
 
@@ -135,6 +137,21 @@ struct ListShape {
         case let value?:
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
         }
+    }
+
+    /// An optional `"sha256"` (SPEC §12): 64 hex digits, either case, kept in lowercase; absent or null is none.
+    private func checksum(_ object: JSONValue, index: Int) throws(ShapeError) -> String? {
+        let text: String?
+        switch object["sha256"] {
+        case nil, .null?: return nil
+        case .string(let string)?: text = string
+        case .span(let range)?: text = String(decoding: UnsafeBufferPointer(rebasing: source.bytes[range]), as: UTF8.self)
+        default: text = nil
+        }
+        guard let digest = text.flatMap(Hex.sha256) else {
+            throw ShapeError("the \"sha256\" of the item at index \(index) is not 64 hex digits")
+        }
+        return digest
     }
 
     private static func plural(_ kind: String) -> String {

@@ -19,9 +19,12 @@ extension ManifestList {
 public struct ManifestResource: Sendable, Equatable {
     public var url: String
     public var id: String?
+    /// The SHA-256 its download must have (SPEC §12), as 64 lowercase hex digits; nil when the item names none.
+    public var sha256: String?
 
-    public init(url: String, id: String? = nil) {
+    public init(url: String, id: String? = nil, sha256: String? = nil) {
         self.url = url
         self.id = id
+        self.sha256 = sha256
     }
 }

@@ -35,6 +35,8 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     private var decoded: [UInt8] = []
     /// Two per resource: its URL, then its id (`Span.absent` when it has none).
     private var spans: [Span] = []
+    /// Each resource's checksum, up to the last one that has one (most lists have none, and pay nothing).
+    private var checksums: [Span] = []
 
     init(source: ManifestText) {
         precondition(source.count < Int(Span.decodedFlag), "a list's JSON text is limited to 2 GiB")
@@ -43,14 +45,21 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
 
     public init(_ resources: [ManifestResource]) {
         self.init(source: ManifestText([]))
-        for resource in resources { append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }) }
+        for resource in resources {
+            append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }, sha256: resource.sha256)
+        }
     }
 
     public init(arrayLiteral resources: ManifestResource...) {
         self.init(resources)
     }
 
-    mutating func append(url: Text, id: Text?) {
+    /// `sha256`: 64 lowercase hex digits, checked by the caller.
+    mutating func append(url: Text, id: Text?, sha256: String? = nil) {
+        if let sha256 {
+            checksums += repeatElement(.absent, count: count - checksums.count)
+            checksums.append(span(.decoded(sha256)))
+        }
         spans.append(span(url))
         if let id { spans.append(span(id)) } else { spans.append(.absent) }
     }
@@ -72,7 +81,9 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
 
     public subscript(position: Int) -> ManifestResource {
         let id = spans[2 * position + 1]
-        return ManifestResource(url: string(spans[2 * position]), id: id.count == Span.absent.count ? nil : string(id))
+        let sha256 = position < checksums.count ? checksums[position] : .absent
+        return ManifestResource(url: string(spans[2 * position]), id: id.count == Span.absent.count ? nil : string(id),
+                                sha256: sha256.count == Span.absent.count ? nil : string(sha256))
     }
 
     private func string(_ span: Span) -> String {

@@ -14,22 +14,25 @@ public struct JobRecord: Equatable, Sendable {
     /// Downloaded again even when the URL's valid result is stored (`farm add --fresh`, `farm reload`;
     /// see FarmDedup's protocol); its result becomes the URL's valid one.
     public var fresh = false
+    /// The SHA-256 the download must have (SPEC §12), as 64 lowercase hex digits; nil when the list names none.
+    public var sha256: String?
 
-    public init(url: String, id: String, title: String? = nil, caption: String? = nil) {
+    public init(url: String, id: String, title: String? = nil, caption: String? = nil, sha256: String? = nil) {
         self.url = url
         self.id = id
         self.title = title
         self.caption = caption
+        self.sha256 = sha256
     }
 
     /// The job file's bytes (`farm add` writes up to a million of them).
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
-                        + (caption?.utf8.count ?? 0))
+                        + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76))
     }
 }
 
-/// `title`, `caption` and `fresh` only when there are some, so the records of other lists keep their bytes.
+/// `title`, `caption`, `fresh` and `sha256` only when there are some, so the records of other lists keep their bytes.
 /// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
@@ -37,6 +40,7 @@ extension JobRecord: JSONWritable {
         if let caption { json.member("caption", caption) }
         if fresh { json.member("fresh", true) }
         json.member("id", id)
+        if let sha256 { json.member("sha256", sha256) }
         if let title { json.member("title", title) }
         json.member("url", url)
         json.endObject()
@@ -53,6 +57,12 @@ extension JobRecord: JSONReadable {
         caption = try json.decodeIfPresent("caption")
         fresh = try json.decodeIfPresent("fresh") ?? false
         if url.isEmpty { throw JSONMismatch("\"url\": empty") }
+        if let digest: String = try json.decodeIfPresent("sha256") {
+            guard let sha256 = Hex.sha256(digest), sha256 == digest else {
+                throw JSONMismatch("\"sha256\": not 64 lowercase hex digits")
+            }
+            self.sha256 = sha256
+        }
     }
 }
 

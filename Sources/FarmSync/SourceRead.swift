@@ -40,7 +40,7 @@ struct SourceResources {
         records.reserveCapacity(list.resources.count)
         for resource in list.resources.inOnePass {
             if resource.id == nil { byID = false }
-            records.append(JobRecord(url: resource.url, id: resource.id ?? ""))
+            records.append(JobRecord(url: resource.url, id: resource.id ?? "", sha256: resource.sha256))
         }
         return SourceResources(records: records, byID: byID && !records.isEmpty)
     }

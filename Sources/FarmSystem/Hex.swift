@@ -13,5 +13,13 @@ public enum Hex {
         }
     }
 
+    /// `text` as a SHA-256 in the spool's form (64 lowercase hex digits) when it is 64 hex digits of
+    /// either case, else nil: how a list's `"sha256"` is read (SPEC §12).
+    public static func sha256(_ text: String) -> String? {
+        let utf8 = text.utf8
+        guard utf8.count == 64, utf8.allSatisfy({ digits.contains($0 | 0x20) }) else { return nil }
+        return text.lowercased()
+    }
+
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 }

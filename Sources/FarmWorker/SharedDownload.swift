@@ -102,9 +102,15 @@ struct SharedDownload {
     }
 
     /// The URL's stored result linked (or copied) into tmp/, or nil when there is none (or it went meanwhile).
+    /// Stored bytes of another SHA-256 than the job's list names serve it nothing: it downloads its own.
     private func linkStored() -> Start? {
-        Dedup(spool).linkStoredResult(of: claim.record.url) { spool.scratchPath("shared") }
-            .map { .stored(path: $0.path, record: $0.record) }
+        guard let linked = Dedup(spool).linkStoredResult(of: claim.record.url, to: { spool.scratchPath("shared") })
+        else { return nil }
+        if let expected = claim.record.sha256, linked.record.blob != expected {
+            try? FileSystem.unlink(linked.path)
+            return nil
+        }
+        return .stored(path: linked.path, record: linked.record)
     }
 
     /// Serves the job from the stored bytes linked at `path`: stored as its download (`finish`, given

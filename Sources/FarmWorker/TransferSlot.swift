@@ -157,7 +157,17 @@ final class TransferSlot: @unchecked Sendable {
         // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
         // of the URL that takes it.
         defer { partial.close() }
-        let result = download(&job, partial)
+        var result = download(&job, partial)
+        // A download whose SHA-256 is not the list's is fetched once more from its first byte (SPEC §12).
+        if result.flatMap({ unexpectedDigest($0, claim, partial) }) != nil {
+            partial.discardBytes()
+            result = download(&job, partial)
+            if let expected = claim.record.sha256, let got = result.flatMap({ unexpectedDigest($0, claim, partial) }) {
+                pass.release()
+                job.fail("checksum mismatch: expected \(expected), got \(got)", partial: partial.path)
+                return
+            }
+        }
         pass.release()  // the transfer is over: its host's slot goes to the next one
         guard let result else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
@@ -173,6 +183,14 @@ final class TransferSlot: @unchecked Sendable {
         SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
         handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
                             modified: result.modified, served: false)
+    }
+
+    /// The SHA-256 of a whole download when it is not the one the job's list names; nil when it is, or
+    /// when the list names none. Hashed as the bytes were written, else (a resumed transfer) read back.
+    private func unexpectedDigest(_ result: DownloadResult, _ claim: Claim, _ partial: URLPartial) -> String? {
+        guard let expected = claim.record.sha256 else { return nil }
+        let got = result.sha256 ?? (try? Dedup.digest(of: partial.fd)) ?? "unreadable bytes"
+        return got == expected ? nil : got
     }
 
     /// Stores the whole download at `partialPath` as the job's file, then hands the job to the converter

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmCoordinator
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -28,6 +29,14 @@ struct Add: ParsableCommand {
     @OptionGroup(title: "Paged JSON APIs") var paged: PagedOptions
 
     func run() throws {
+        do { try add() } catch let error as ControlError where (error.cause as? AddError)?.code == .malformed {
+            // SPEC §12: bad input in the manifest (a checksum that is not one, say) exits 2, nothing added.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    private func add() throws {
         let spool = try options.open()
         if let pagedSource = try paged.source(source) {
             for line in try Control(spool: spool).add(paged: pagedSource, name: paged.name).lines { print(line) }
