@@ -10,20 +10,26 @@ public enum ListForm: String, Sendable, CaseIterable {
     /// `[{"id": …, "url": …}]`
     case objects
 
-    /// A list of `resources` (URL and id, in order) written in this shape: what `ListShape` reads back
-    /// as the same resources. An array of URL strings has no ids to keep.
-    public func document(_ resources: some Sequence<(url: String, id: String)>) -> JSONValue {
+    /// A list of `resources` (URL, id and checksum, in order) written in this shape: what `ListShape` reads
+    /// back as the same resources. An array of URL strings has no ids or checksums to keep.
+    public func document(_ resources: some Sequence<(url: String, id: String, sha256: String?)>) -> JSONValue {
         switch self {
         case .urls:
             return .array(resources.map { .string($0.url) })
         case .items:
             let items = resources.map { resource in
-                JSONValue.object([JSONMember("imageUrlString", .string(resource.url)),
-                                  JSONMember("uuid", .string(resource.id))])
+                JSONValue.object([JSONMember("imageUrlString", .string(resource.url))] + Self.checksum(resource.sha256)
+                                 + [JSONMember("uuid", .string(resource.id))])
             }
             return .object([JSONMember("items", .array(items))])
         case .objects:
-            return .array(resources.map { .object([JSONMember("id", .string($0.id)), JSONMember("url", .string($0.url))]) })
+            return .array(resources.map {
+                .object([JSONMember("id", .string($0.id))] + Self.checksum($0.sha256) + [JSONMember("url", .string($0.url))])
+            })
         }
+    }
+
+    private static func checksum(_ sha256: String?) -> [JSONMember] {
+        sha256.map { [JSONMember("sha256", .string($0))] } ?? []
     }
 }

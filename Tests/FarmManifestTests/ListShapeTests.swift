@@ -87,11 +87,15 @@ private let shapes = #"(expected an array of URL strings, an array of objects wi
 /// `ListForm.document` writes what `ListShape` reads back as the same resources, in every shape.
 @Suite struct ListFormTests {
     @Test(arguments: ListForm.allCases) func aDocumentReadsBackAsTheSameList(form: ListForm) throws {
-        let resources = [(url: "https://example.com/a.jpg", id: "first"), (url: "https://example.com/b \"q\".pdf", id: "2")]
+        let digest = String(repeating: "0123456789abcdef", count: 4)
+        let resources: [(url: String, id: String, sha256: String?)] = [
+            (url: "https://example.com/a.jpg", id: "first", sha256: digest), (url: "https://example.com/b \"q\".pdf", id: "2", sha256: nil),
+        ]
         let json = JSON.encode(form.document(resources))
         let list = try Manifest.parseList(json: json, name: "back.json")
         #expect(list.form == form)
         #expect(list.resources.map(\.url) == resources.map(\.url))
         #expect(list.resources.map(\.id) == (form == .urls ? [nil, nil] : resources.map(\.id)))
+        #expect(list.resources.map(\.sha256) == (form == .urls ? [nil, nil] : resources.map(\.sha256)))
     }
 }
