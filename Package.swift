@@ -38,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // farm serve off this machine (SPEC §12): HTTP Basic from hummingbird-auth, TLS from swift-nio-ssl.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Hummingbird's own dependencies, declared because farm's servers import them too.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -186,9 +189,13 @@ let package = Package(
         .target(name: "FarmServe", dependencies: [
             "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], resources: [.embedInCode("Assets")]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
@@ -218,6 +225,7 @@ let package = Package(
             "FarmJSON",
             "FarmSpool",
             "FarmControl",
+            "FarmCoordinator",
             "FarmWorker",
             "FarmStatus",
             "FarmSupervisor",

@@ -14,13 +14,16 @@ final class RequestGuard: Sendable {
     static let tokenHeader = HTTPField.Name("X-Farm-Token")!
 
     let token: String
+    /// "http" or "https": what the page's own Origin starts with.
+    private let scheme: String
     /// Accepted host names (without the port), lowercased; nil accepts any.
     private let names: Set<String>?
     /// The port the server listens on, stored once it is bound (before the first request).
     let port = Atomic<Int>(0)
 
-    init(token: String, host: String) {
+    init(token: String, host: String, scheme: String) {
         self.token = token
+        self.scheme = scheme
         if ["0.0.0.0", "::", "[::]", ""].contains(host) {
             names = nil
         } else {
@@ -46,17 +49,17 @@ final class RequestGuard: Sendable {
     /// Refuses a request that changes the farm unless it comes from this server's page.
     func checkChange(_ request: Request) throws(ServeError) {
         let host = request.head.authority?.lowercased() ?? ""
-        if let origin = request.headers[.origin], origin.lowercased() != "http://" + host {
+        if let origin = request.headers[.origin], origin.lowercased() != scheme + "://" + host {
             throw ServeError(.forbidden, "refused: requests that change the farm must come from this server's own page, not from \(origin)")
         }
-        guard let given = request.headers[Self.tokenHeader], Self.same(given, token) else {
+        guard let given = request.headers[Self.tokenHeader], Self.same(Array(given.utf8), Array(token.utf8)) else {
             throw ServeError(.forbidden, "refused: requests that change the farm need the token of this server's page (header X-Farm-Token)")
         }
     }
 
-    /// Compares in constant time, so the token cannot be guessed byte by byte from response times.
-    private static func same(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+    /// Compares in time that depends on the lengths only, so a token or a password cannot be guessed byte
+    /// by byte from response times.
+    static func same(_ x: [UInt8], _ y: [UInt8]) -> Bool {
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }

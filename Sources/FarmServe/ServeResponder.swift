@@ -23,22 +23,28 @@ import Hummingbird
 ///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
 ///     GET  /metrics                              the farm's metrics in Prometheus' text format (SPEC §10)
 struct ServeResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServeContext
 
     let spool: Spool
     let page: Page
     let hub: StatusHub
+    let access: ServeAccess
     let guarding: RequestGuard
     let actions: Actions
     /// The windows of lists' views that `GET /api/lists/<id>?offset…` and the event streams answer with.
     let windows: ListWindows
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: ServeContext) async throws -> Response {
         do {
+            try access.check(request, from: context.remoteAddress)
             try guarding.checkHost(request)
             return try await route(request)
         } catch let refusal as Refusal {
             return Reply.error(refusal.error, allow: refusal.allow)
+        } catch let error as ServeError where error.code == .unauthorized {
+            var response = Reply.error(error)
+            response.headers[.wwwAuthenticate] = ServeAccess.challenge
+            return response
         } catch let error as ServeError {
             return Reply.error(error)
         } catch {

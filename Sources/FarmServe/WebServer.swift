@@ -4,8 +4,11 @@ import FarmSpool
 import FarmStatus
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// `farm serve`: the app's three screens for a browser, over HTTP on `host:port` (127.0.0.1 unless
@@ -28,6 +31,9 @@ public final class WebServer: Sendable {
     public let token: String
     private let port: Int
     private let hub: StatusHub
+    private let access: ServeAccess
+    /// The certificate and key to serve HTTPS with; nil: plain HTTP.
+    private let tls: TLSConfiguration?
     private let running = Mutex<Running?>(nil)
 
     private struct Running: Sendable {
@@ -37,15 +43,23 @@ public final class WebServer: Sendable {
     }
 
     /// A server for `spool` that will listen on `host:port` (port 0: any free port).
-    /// `poll`: `--poll` (see FarmStatus's `Polling`).
-    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort, poll: Bool = false)
-        throws(ServeError) {
+    /// `poll`: `--poll` (see FarmStatus's `Polling`). `password`: every request needs it (HTTP Basic, user
+    /// `farm`); required on an address other machines can reach. `tls`: serve HTTPS with this certificate
+    /// chain and key (PEM files).
+    public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort, poll: Bool = false,
+                password: String? = nil, tls: (certificate: String, key: String)? = nil) throws(ServeError) {
         guard (0...65535).contains(port) else {
             throw ServeError(.badRequest, "--port must be from 0 to 65535 (got \(port))")
+        }
+        guard password != nil || Self.isLoopback(host) else {
+            throw ServeError(.badRequest, "--host \(host) can be reached from other machines: give --password-file FILE "
+                             + "(every request then needs user \(ServeAccess.user) and that password)")
         }
         self.spool = spool
         self.host = host
         self.port = port
+        access = ServeAccess(password: password)
+        self.tls = try tls.map { files throws(ServeError) in try Self.configuration(files) }
         var random = SystemRandomNumberGenerator()
         token = (0..<4).map { _ in
             let hex = String(random.next() as UInt64, radix: 16)
@@ -58,7 +72,30 @@ public final class WebServer: Sendable {
     public var url: String {
         let bound = running.withLock { $0?.port } ?? port
         let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "http://\(name):\(bound)/"
+        return "\(scheme)://\(name):\(bound)/"
+    }
+
+    private var scheme: String { tls == nil ? "http" : "https" }
+
+    /// Whether only this machine can reach `host`: 127.0.0.0/8, ::1 or localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare.lowercased() == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    /// The server's TLS from its PEM files: the certificate chain (leaf first) and its private key.
+    private static func configuration(_ files: (certificate: String, key: String)) throws(ServeError) -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(files.certificate) } catch {
+            throw ServeError(.badRequest, "cannot read the certificate \(files.certificate): \(error)", cause: error)
+        }
+        guard !chain.isEmpty else { throw ServeError(.badRequest, "no certificate in \(files.certificate)") }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: files.key, format: .pem) } catch {
+            throw ServeError(.badRequest, "cannot read the private key \(files.key): \(error)", cause: error)
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
+                                                        privateKey: .privateKey(key))
     }
 
     /// Starts listening; returns once connections are accepted.
@@ -67,10 +104,15 @@ public final class WebServer: Sendable {
         let outcome = Mutex<Result<Int, ServeError>?>(nil)
         hub.start()
         // The guard needs the bound port, known only once listening (it is set before any request).
-        let guarding = RequestGuard(token: token, host: host)
+        let guarding = RequestGuard(token: token, host: host, scheme: scheme)
+        let server: HTTPServerBuilder
+        do { server = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1() } catch {
+            throw ServeError(.badRequest, "cannot serve HTTPS with that certificate and key: \(error)", cause: error)
+        }
         let app = Application(
-            responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, guarding: guarding,
+            responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, access: access, guarding: guarding,
                                       actions: Actions(control: Control(spool: spool)), windows: ListWindows()),
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "farm"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port

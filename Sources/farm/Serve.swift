@@ -13,28 +13,77 @@ struct Serve: ParsableCommand {
         discussion: """
             Everything the page needs is served by farm (no CDN). It binds 127.0.0.1 unless --host says \
             otherwise; requests that change the farm are refused from other origins and without the \
-            page's token; only images of the spool's resources are served.
+            page's token; only images of the spool's resources are served. On an address other machines \
+            can reach it needs --password-file: every request then asks for user farm and that password \
+            (HTTP Basic), and more than 10 wrong ones a minute from one address are answered 429. Give \
+            --tls-cert and --tls-key to serve HTTPS, so that the password does not cross the network in clear.
             """)
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "The address to listen on (0.0.0.0 for every interface: then anyone who can reach it can read the status).")
+    @Option(help: "The address to listen on (0.0.0.0 for every interface; any but a loopback one needs --password-file).")
     var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("A file whose first line is the password of user farm (HTTP Basic).", valueName: "file"))
+    var passwordFile: String?
+
+    @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first).", valueName: "pem"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "pem"))
+    var tlsKey: String?
 
     @Option(help: "The port to listen on (0: any free port; the line printed says which).")
     var port = WebServer.defaultPort
 
     @OptionGroup var polling: PollOption
 
+    func validate() throws {
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
+        }
+    }
+
     func run() throws {
         let spool = try options.open()
         StopSignal.install()
-        let server = try WebServer(spool: spool, host: host, port: port, poll: polling.poll)
+        let tls = tlsCert.flatMap { cert in tlsKey.map { (certificate: cert, key: $0) } }
+        let password = try password()
+        let server = try Self.server(spool: spool, host: host, port: port, poll: polling.poll, password: password, tls: tls)
         try server.start()
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
         FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))
         // The server runs on its own threads; this one only waits for ^C or SIGTERM.
         while !StopSignal.received { Thread.sleep(forTimeInterval: 0.1) }
         server.stop()
+    }
+
+    /// The server as asked for; what it refuses (a public address without a password, a certificate that
+    /// does not read) is the user's to fix: one line, exit 2 (SPEC §12).
+    private static func server(spool: Spool, host: String, port: Int, poll: Bool, password: String?,
+                               tls: (certificate: String, key: String)?) throws -> WebServer {
+        do {
+            return try WebServer(spool: spool, host: host, port: port, poll: poll, password: password, tls: tls)
+        } catch {
+            guard error.code == .badRequest else { throw error }
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// The first line of --password-file; refused when it cannot be read or is empty.
+    private func password() throws -> String? {
+        guard let passwordFile else { return nil }
+        guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+            FileHandle.standardError.write(Data("Error: cannot read the password file \(passwordFile)\n".utf8))
+            throw ExitCode(2)
+        }
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
+            .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
+        guard !line.isEmpty else {
+            FileHandle.standardError.write(Data("Error: the password file \(passwordFile) has no password on its first line\n".utf8))
+            throw ExitCode(2)
+        }
+        return line
     }
 }

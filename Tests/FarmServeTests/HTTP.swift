@@ -30,17 +30,19 @@ struct HTTPReply {
 }
 
 /// Requests through the system's curl (a real client; 127.0.0.1 only), sent as given: `--path-as-is`
-/// keeps `..` and `%2e` for the server to judge. Any thread.
+/// keeps `..` and `%2e` for the server to judge. `caFile`: trust it for https. Any thread.
 enum HTTP {
     static func send(_ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil,
-                     maxTime: Int = 30) throws -> HTTPReply {
-        precondition(url.hasPrefix("http://127.0.0.1:"), "tests only ever talk to the loopback server")
+                     maxTime: Int = 30, caFile: String? = nil) throws -> HTTPReply {
+        precondition(url.hasPrefix("http://127.0.0.1:") || url.hasPrefix("https://127.0.0.1:"),
+                     "tests only ever talk to the loopback server")
         let directory = TemporaryDirectory("farm-serve-curl")
         let bodyFile = directory.appending("body"), headerFile = directory.appending("headers")
         var arguments = ["--silent", "--show-error", "--path-as-is", "--max-time", String(maxTime), "--request", method,
                          "--dump-header", headerFile, "--output", bodyFile, "--write-out", "%{http_code}"]
         for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
         if let body { arguments += ["--data-binary", body] }
+        if let caFile { arguments += ["--cacert", caFile] }
         let (_, output, complaint) = try run("/usr/bin/curl", arguments + [url], timeout: Double(maxTime) + 30)
         var fields: [String: String] = [:]
         for line in ((try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? "").components(separatedBy: "\r\n") {

@@ -6,18 +6,20 @@ import Glibc
 /// released. Knows its address and the token of its page.
 final class ServeProcess {
     let child: ChildProcess
-    /// `http://127.0.0.1:PORT`, without the trailing slash.
+    /// `http://127.0.0.1:PORT` (or https), without the trailing slash: a server bound to every address is
+    /// talked to on the loopback one.
     let base: String
     /// `127.0.0.1:PORT`, what a browser sends as Host.
-    var authority: String { String(base.dropFirst("http://".count)) }
+    var authority: String { String(base.split(separator: "/").last ?? "") }
 
     init(spool: String, arguments: [String] = []) throws {
         child = try ChildProcess("farm", ["serve", "--port", "0", "--spool", spool] + arguments)
         guard let line = child.waitForLine(startingWith: "farm serve: ", timeout: 60),
-              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }) else {
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") || $0.hasPrefix("https://") })
+        else {
             throw CommandFailed("farm serve printed no address: \(child.standardOutput) \(child.standardError)")
         }
-        base = String(url.dropLast(url.hasSuffix("/") ? 1 : 0))
+        base = String(url.dropLast(url.hasSuffix("/") ? 1 : 0)).replacingOccurrences(of: "//0.0.0.0:", with: "//127.0.0.1:")
     }
 
     deinit { stop() }
