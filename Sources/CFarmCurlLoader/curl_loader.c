@@ -12,7 +12,8 @@
 
 #define CFARM_CURL_FUNCTIONS(X) \
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_perform) \
-    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) X(curl_slist_free_all) \
+    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_easy_pause) X(curl_slist_append) \
+    X(curl_slist_free_all) \
     X(curl_multi_init) X(curl_multi_cleanup) X(curl_multi_add_handle) X(curl_multi_remove_handle) \
     X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup) X(curl_multi_info_read) X(curl_multi_setopt) \
     X(curl_multi_strerror)
@@ -27,6 +28,7 @@ CFARM_HIDDEN void curl_easy_cleanup(CURL *curl) { CALL(curl_easy_cleanup)(curl);
 CFARM_HIDDEN void curl_easy_reset(CURL *curl) { CALL(curl_easy_reset)(curl); }
 CFARM_HIDDEN CURLcode curl_easy_perform(CURL *curl) { return CALL(curl_easy_perform)(curl); }
 CFARM_HIDDEN const char *curl_easy_strerror(CURLcode code) { return CALL(curl_easy_strerror)(code); }
+CFARM_HIDDEN CURLcode curl_easy_pause(CURL *curl, int bitmask) { return CALL(curl_easy_pause)(curl, bitmask); }
 CFARM_HIDDEN struct curl_slist *curl_slist_append(struct curl_slist *list, const char *string) {
     return CALL(curl_slist_append)(list, string);
 }

@@ -25,6 +25,8 @@ public enum ControlErrorCode: ErrorCode {
     case minFreeOutOfRange
     /// A CA certificates file that cannot be read.
     case caFileUnreadable
+    /// A bandwidth that is not a number of bytes a second (SPEC §12: the CLI exits 2).
+    case badBandwidth
     /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
     case unknownList
     /// A list id that is not one (16 hex digits): it names no list and never could.
@@ -58,6 +60,8 @@ public enum ControlErrorCode: ErrorCode {
         case .maxSizeOutOfRange: return "the largest download must be a positive number of bytes (got \(subject))"
         case .perHostOutOfRange: return "--per-host is a number of transfers, 0 for no limit (got \(subject))"
         case .rateOutOfRange: return "--rate-per-host is a number of requests a second, 0 for no limit (got \(subject))"
+        case .badBandwidth:
+            return "a bandwidth is a number of bytes a second, with K, M or G for powers of 1024 (got \(subject))"
         case .caFileUnreadable: return "cannot read the CA certificates file \(subject); give a readable PEM file"
         case .minFreeOutOfRange:
             return "the bytes to keep free on the disk must be 0 (no limit) or more (got \(subject))"

@@ -155,32 +155,10 @@ public final class HostGate {
     }
 
     /// Takes a token from the host's bucket (or, without `take`, only looks): nil or 0 when one was (or
-    /// could be) taken, else the seconds until one will be there. The bucket holds at most `burst(rate)`
-    /// tokens and refills at `rate` a second.
-    /// The clock is read under the lock, and the stamp never goes back: a taker that read it before waiting
-    /// for the lock, behind others, would store an older stamp and so refill the time between twice.
+    /// could be) taken, else the seconds until one will be there.
     private func token(_ host: HostKey, rate: Double, take: Bool) -> Double? {
-        let path = HostManners(spool).hostBucketPath(host)
-        guard let fd = try? HostManners(spool).openHostFile(path) else { return nil }
-        defer { fd.closeQuietly() }
-        do {
-            try fd.lock()
-            let now = Clock.wall()
-            var state = (tokens: Self.burst(rate), stamp: now)
-            var stored = [Double](repeating: 0, count: 2)
-            let read = try stored.withUnsafeMutableBytes { bytes throws(Errno) in try fd.read(at: 0, into: bytes) }
-            if read == 16 { state = (stored[0], stored[1]) }
-            let tokens = min(Self.burst(rate), state.tokens + max(0, now - state.stamp) * rate)
-            let wait = tokens >= 1 ? 0 : (1 - tokens) / rate
-            guard take else { return wait }
-            // Another host's clock may be ahead of this one's: its stamp stands until this clock passes it.
-            stored = [tokens >= 1 ? tokens - 1 : tokens, max(now, state.stamp)]
-            _ = try stored.withUnsafeBytes { bytes throws(Errno) in try fd.write(contentsOf: bytes, at: 0) }
-            return wait
-        } catch {
-            spool.log("cannot use the token bucket \(path): \(error)")
-            return nil
-        }
+        SharedBucket(spool: spool, path: HostManners(spool).hostBucketPath(host))
+            .take(1, least: 1, rate: rate, burst: Self.burst(rate), take: take)?.wait
     }
 
     /// A bucket of one token for modest rates (at most R + 1 requests in any second), and of a

@@ -8,6 +8,12 @@ import FarmSystem
 // (`Desired.workers`, which is also all an older farm's spool has). Everything else of control/ (the
 // settings, paused, stopping) is the whole spool's.
 
+/// A host's cap on the bandwidth of all its transfers together (SPEC §12), `control/limit.<host>.json`:
+/// written by `farm start --limit-rate` and `farm limit`, followed by the host's workers within a second.
+struct HostBandwidthLimit: JSONRecord {
+    var bytesPerSecond: Int
+}
+
 /// A host's own desired state, `control/desired.<host>.json`: its workers (required). Written by that
 /// host's `start` and `scale`, read by its supervisor; a value.
 struct HostDesired: JSONRecord {
@@ -52,6 +58,23 @@ extension Spool {
             desired.workers = workers
             try setDesired(desired)
         }
+    }
+
+    private func limitPath(of host: FarmHost) -> String { control + "/limit." + host.raw + ".json" }
+
+    /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
+    public func bandwidthBucketPath(of host: FarmHost = .local) -> String { control + "/bandwidth." + host.raw + ".bucket" }
+
+    /// The bytes a second all of `host`'s transfers may take together; nil: no cap.
+    public func bandwidthLimit(of host: FarmHost = .local) -> Int? {
+        guard let bytes = try? FileSystem.readFile(limitPath(of: host), limit: 4096),
+              let limit = JSON.decode(HostBandwidthLimit.self, from: bytes), limit.bytesPerSecond > 0 else { return nil }
+        return limit.bytesPerSecond
+    }
+
+    /// Caps the bytes a second of all of `host`'s transfers together (0: no cap).
+    public func setBandwidthLimit(_ bytesPerSecond: Int, of host: FarmHost = .local) throws(SpoolError) {
+        try replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
     }
 
     /// The workers of the whole spool, summed over hosts, as the status shows them: those running, and

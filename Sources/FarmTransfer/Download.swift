@@ -107,7 +107,7 @@ extension EasyHandle {
         if resumeFrom >= request.maxSize {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
-        let context = TransferContext(curl: curl, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
+        let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
                                       maxSize: request.maxSize, progress: progress)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
@@ -222,6 +222,8 @@ extension EasyHandle {
 /// What the C callbacks of one transfer share, passed to them as an unretained pointer.
 final class TransferContext {
     let curl: UnsafeMutableRawPointer
+    /// The pool it runs on, whose bandwidth cap its body bytes pass through (nil: a transfer by itself).
+    let pool: TransferPool?
     let fd: FileDescriptor
     /// Received bytes not yet in the file: the first `pending` bytes of `buffer`.
     let buffer: UnsafeMutableRawBufferPointer
@@ -263,9 +265,10 @@ final class TransferContext {
     var head: [UInt8] = []
     static let headLength = 16
 
-    init(curl: UnsafeMutableRawPointer, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, resumeFrom: Int,
-         maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
+    init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
+         resumeFrom: Int, maxSize: Int, progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
+        self.pool = pool
         self.fd = fd
         self.buffer = buffer
         self.resumeFrom = resumeFrom
@@ -317,6 +320,8 @@ final class TransferContext {
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
         if !bodyStarted { startBody(first: count) }
         if discardBody { return count }
+        // Over the bandwidth cap: curl keeps these bytes, and hands them over again once resumed.
+        if let pool, !pool.admit(count, of: curl) { return Int(CURL_WRITEFUNC_PAUSE) }
         if offset + count > maxSize {
             failure = TransferError(.permanent, "larger than the \(maxSize)-byte limit")
             return 0

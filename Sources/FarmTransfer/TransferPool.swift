@@ -36,7 +36,13 @@ public final class TransferPool: @unchecked Sendable {
     /// The longest a poll sleeps with nothing to do (a transfer's own time-outs wake it sooner).
     static let idlePoll: Int32 = 1000
 
-    public init() throws(TransferError) {
+    /// The cap on the bytes a second of all its transfers, if any, and what of it the pool holds (its
+    /// thread's alone: transfers' write callbacks run there).
+    public let bandwidth: Bandwidth?
+    private var pocket = BandwidthPocket()
+
+    public init(bandwidth: Bandwidth? = nil) throws(TransferError) {
+        self.bandwidth = bandwidth
         if let missing = EasyHandle.loadLibrary() { throw TransferError(.permanent, missing) }
         EasyHandle.initializeGlobally()
         guard let multi = curl_multi_init() else {
@@ -53,6 +59,13 @@ public final class TransferPool: @unchecked Sendable {
         _ = curl_multi_wakeup(multi)
         ticket.ended.wait()
         return ticket.result
+    }
+
+    /// Whether a transfer of this pool may take `count` body bytes now (see `Bandwidth`); false: it is paused,
+    /// and resumed once the cap allows. On the pool's thread, from a write callback.
+    func admit(_ count: Int, of curl: UnsafeMutableRawPointer) -> Bool {
+        guard let bandwidth else { return true }
+        return pocket.admit(count, of: curl, bandwidth, now: ProcessInfo.processInfo.systemUptime)
     }
 
     private func run() {
@@ -74,10 +87,18 @@ public final class TransferPool: @unchecked Sendable {
             while cfarm_curl_multi_next_done(multi, &easy, &result) != 0 {
                 guard let easy, let ticket = running.removeValue(forKey: easy) else { continue }
                 _ = curl_multi_remove_handle(multi, easy)
+                pocket.forget(easy)
                 ticket.result = result
                 ticket.ended.signal()
             }
-            _ = curl_multi_poll(multi, nil, 0, Self.idlePoll, nil)
+            var timeout = Self.idlePoll
+            if bandwidth != nil {
+                let now = ProcessInfo.processInfo.systemUptime
+                // Resuming hands the transfer its held bytes at once, through `admit` again.
+                for curl in pocket.due(now: now) { _ = curl_easy_pause(curl, Int32(CURLPAUSE_CONT)) }
+                timeout = min(timeout, pocket.nextDue(now: ProcessInfo.processInfo.systemUptime) ?? timeout)
+            }
+            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
         }
     }
 }

@@ -72,7 +72,11 @@ public final class Worker: Sendable {
     public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory()) throws {
         self.spool = spool
         self.options = options
-        self.pool = try TransferPool()
+        // The host's bandwidth cap (`farm limit`), shared with its other workers through the spool.
+        let bucket = BandwidthBucket(spool: spool)
+        let bandwidth = Bandwidth { wanted, rate in bucket.take(wanted, rate: rate) }
+        bandwidth.rate.store(spool.bandwidthLimit() ?? 0, ordering: .relaxed)
+        self.pool = try TransferPool(bandwidth: bandwidth)
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
@@ -82,7 +86,7 @@ public final class Worker: Sendable {
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
     static let pauseLook = 0.05
-    /// How often the calling thread reads the farm's number of transfers.
+    /// How often the calling thread reads the farm's number of transfers and its host's bandwidth cap.
     static let transfersLook = 0.5
 
     /// Set by SIGTERM or SIGINT: hand the jobs back and exit.
@@ -128,6 +132,7 @@ public final class Worker: Sendable {
         follow()
         while slots.wait(timeout: .now() + Self.transfersLook) == .timedOut {
             if options.transfers == nil && !isEnding { follow() }
+            pool.bandwidth?.rate.store(spool.bandwidthLimit() ?? 0, ordering: .relaxed)
         }
         // The converter hands back what still waits for it: the worker exits holding no claim.
         converter.waitUntilIdle()

@@ -15,7 +15,7 @@ struct Farm: ParsableCommand {
         discussion: "See README.md for a tour; the spool protocol is described at the top of "
             + "Sources/FarmSpool/Spool.swift.",
         version: "0.1.0",
-        subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Reset.self, Reload.self, Ps.self,
+        subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Limit.self, Reset.self, Reload.self, Ps.self,
                       Status.self, Top.self, Serve.self, Metrics.self, Watch.self, Wait.self, Show.self,
                       Failed.self, Retry.self, Hosts.self, Fsck.self, Item.self, Sync.self, Export.self, Work.self,
                       Supervise.self, Follow.self, Recover.self,

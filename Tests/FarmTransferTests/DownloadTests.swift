@@ -143,7 +143,7 @@ import Testing
     /// by hand; the handle owns the buffer the context gathers into, so it must outlive the context.
     private func bodyContext(_ fd: FileDescriptor) throws -> (EasyHandle, TransferContext) {
         let handle = try EasyHandle()
-        let context = TransferContext(curl: handle.curl, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
+        let context = TransferContext(curl: handle.curl, pool: nil, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
                                       maxSize: 1 << 30) { _ in true }
         context.bodyStarted = true
         return (handle, context)
