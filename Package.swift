@@ -22,6 +22,13 @@ func headerFlags(_ packages: String...) -> [String] {
 let renderHeaders = headerFlags("poppler-glib", "cairo")
 let renderSwiftHeaders: [SwiftSetting] = [.unsafeFlags(renderHeaders.flatMap { ["-Xcc", $0] })]
 
+/// The git revision `farm --version` names, from the environment of `swift build`: bin/setup and bin/package
+/// set FARM_REVISION; without it the binary says "unknown". Only CFarmRevision is compiled with it.
+let revision = ProcessInfo.processInfo.environment["FARM_REVISION"].map { value -> [CSetting] in
+    let safe = String(value.filter { $0.isLetter || $0.isNumber || "-._+".contains($0) })
+    return [.define("FARM_REVISION", to: "\"\(safe)\"")]
+} ?? []
+
 /// What the tests take from the tools' package: the origin and the fixtures.
 let origin = Target.Dependency.product(name: "FarmOrigin", package: "farm-tools")
 let fixtures = Target.Dependency.product(name: "FarmFixtures", package: "farm-tools")
@@ -78,6 +85,8 @@ let package = Package(
         .target(name: "CFarmRenderLoader", dependencies: ["CFarmLoader"], cSettings: [.unsafeFlags(renderHeaders)]),
         // ncurses is mostly macros, and a crashing view must restore the terminal from a signal handler.
         .target(name: "CFarmTerminal", dependencies: ["CNcurses"]),
+        // The git revision for `farm --version`, given to this one file by the build (see `revision`).
+        .target(name: "CFarmRevision", cSettings: revision),
 
         // The one JSON codec: the spool's records, the status, users' manifests (positions in its errors).
         .target(name: "FarmJSON"),
@@ -222,6 +231,7 @@ let package = Package(
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
+            "CFarmRevision",
             "FarmJSON",
             "FarmSpool",
             "FarmControl",
@@ -307,6 +317,9 @@ let package = Package(
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
         ]),
+        // Builds the .deb with bin/package and checks it installed: contents, dependencies, lintian, man pages,
+        // completions, `farm --version`, and farm@.service's command lines run by hand.
+        .testTarget(name: "FarmPackageTests", dependencies: ["FarmSpool", "FarmJSON", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,10 +44,7 @@ extension Control {
     /// `change.minFree`: the bytes the spool's file system keeps free, below which no new transfer starts
     /// (0: no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
     public func start(_ change: DesiredChange = DesiredChange(), roles: SupervisedRoles) throws(ControlError) -> Started {
-        if let caFile = change.caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
-            throw ControlError(.caFileUnreadable, caFile)
-        }
-        try Self.check(change)
+        try checkStart(change)
         let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: roles) }
         switch outcome {
         case .alreadyRunning(let supervisor):
@@ -56,5 +53,21 @@ extension Control {
             return Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
                            workers: running.filter { $0.role == .worker }.count)
         }
+    }
+
+    /// `farm start --foreground` (systemd's farm@.service): `start` with this host's supervisor run in this
+    /// process until `farm stop` or SIGTERM. Returns its exit status, or nil when a supervisor already ran:
+    /// then nothing was changed.
+    public func startInForeground(_ change: DesiredChange = DesiredChange(),
+                                  roles: SupervisedRoles) throws(ControlError) -> Int32? {
+        try checkStart(change)
+        return try spoolCall { () throws(SpoolError) in try Launch.supervise(spool, change, roles: roles) }
+    }
+
+    private func checkStart(_ change: DesiredChange) throws(ControlError) {
+        if let caFile = change.caFile, !caFile.isEmpty, (try? FileSystem.checkReadable(caFile)) == nil {
+            throw ControlError(.caFileUnreadable, caFile)
+        }
+        try Self.check(change)
     }
 }

@@ -8,6 +8,7 @@ extension Spool {
     public func log(_ message: String) {
         let line = Timestamp.iso8601(Clock.wall()) + " pid " + String(Processes.current()) + " " + message
         try? FileSystem.appendLine(logFile, line.replacingOccurrences(of: "\n", with: " "))
+        Journal.send("pid " + String(Processes.current()) + " " + message)
     }
 
     /// Says that the spool was removed under this process, which stops: in the log when there still is

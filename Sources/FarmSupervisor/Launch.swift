@@ -1,6 +1,7 @@
 import FarmSpool
 import FarmSystem
 import Foundation
+import SystemPackage
 
 /// `farm start` (and the demo): writes the desired state, starts the detached supervisor of this host,
 /// and waits until it, this host's workers and its watcher (serving, or standby to another host's) all
@@ -17,15 +18,11 @@ public enum Launch {
     /// `timeout` seconds.
     public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), timeout: Double = 30,
                              roles: SupervisedRoles) throws(SpoolError) -> Outcome {
-        guard let lock = try SupervisorLock.take(spool) else {
+        guard let lock = try takeOver(spool, change) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
-        let desired = change.applied(to: spool.desired())
-        let workers = change.workers ?? spool.desiredWorkers()
-        try spool.setDesired(desired)
-        try spool.setDesiredWorkers(workers)
-        try spool.setStopping(false)
+        let workers = spool.desiredWorkers()
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
@@ -48,5 +45,32 @@ public enum Launch {
             // grace period, 10-20 ms on a busy machine, about as long as the whole start.
             Thread.sleep(forTimeInterval: 0.002)
         }
+    }
+
+    /// `farm start --foreground`: the same start, with the supervisor run in this process instead of a
+    /// detached copy, until SIGTERM or `farm stop`. A service manager needs it so: systemd's
+    /// farm@.service watches the process it started, and sends its journal what that process writes.
+    /// Returns the supervisor's exit status, or nil when this host's supervisor already runs (then
+    /// nothing was changed).
+    public static func supervise(_ spool: Spool, _ change: DesiredChange = DesiredChange(),
+                                 roles: SupervisedRoles) throws(SpoolError) -> Int32? {
+        guard let lock = try takeOver(spool, change) else { return nil }
+        defer { lock.closeQuietly() }
+        return roles.supervisor(spool, lock.rawValue)
+    }
+
+    /// What every start does before its supervisor runs: takes this host's supervisor lock, then writes
+    /// the desired state with `change` made to it and lifts a `farm stop`. Nil when the lock is held.
+    private static func takeOver(_ spool: Spool, _ change: DesiredChange) throws(SpoolError) -> FileDescriptor? {
+        guard let lock = try SupervisorLock.take(spool) else { return nil }
+        do {
+            try spool.setDesired(change.applied(to: spool.desired()))
+            try spool.setDesiredWorkers(change.workers ?? spool.desiredWorkers())
+            try spool.setStopping(false)
+        } catch {
+            lock.closeQuietly()
+            throw error
+        }
+        return lock
     }
 }

@@ -14,7 +14,7 @@ struct Farm: ParsableCommand {
         abstract: "A bulk download manager run by a farm of worker processes sharing a spool directory.",
         discussion: "See README.md for a tour; the spool protocol is described at the top of "
             + "Sources/FarmSpool/Spool.swift.",
-        version: "0.1.0",
+        version: FarmVersion.description,
         subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Limit.self, Reset.self, Reload.self, Ps.self,
                       Status.self, Top.self, Serve.self, Metrics.self, Watch.self, Wait.self, Show.self,
                       Failed.self, Retry.self, Hosts.self, Fsck.self, Item.self, Sync.self, Export.self, Work.self,

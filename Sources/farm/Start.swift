@@ -3,7 +3,8 @@ import FarmControl
 import FarmSpool
 import Foundation
 
-/// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run.
+/// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run. With
+/// `--foreground` the supervisor is this process, for a service manager (Sources/Packaging/farm@.service).
 struct Start: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
@@ -43,7 +44,16 @@ struct Start: ControlCommand {
     @Option(help: "Verify HTTPS servers against the CA certificates in this PEM file (a company's CA) instead of the system's; \"\" for the system's again.")
     var caFile: String?
 
+    @Option(help: ArgumentHelp("""
+        Cap the bytes a second of every transfer on this host together: 500K, 2M, 1G (0: no cap; \
+        `farm limit` changes it live).
+        """, valueName: "rate"))
+    var limitRate: String?
+
     @OptionGroup var polling: PollOption
+
+    @Flag(help: "Run the supervisor in this process, not detached, until `farm stop` or SIGTERM (for systemd).")
+    var foreground = false
 
     private var change: DesiredChange {
         DesiredChange(workers: workers, transfers: transfers, lease: lease, maxSize: maxSize, convert: !noConvert,
@@ -56,7 +66,15 @@ struct Start: ControlCommand {
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.start(change, roles: .farm)
+        // Set before the workers start, so that none of them takes a byte over it.
+        if let limitRate { _ = try control.setBandwidthLimit(try Control.bandwidth(limitRate)) }
+        guard foreground else { return try control.start(change, roles: .farm) }
+        // A supervisor that runs already is a failure here: the service manager must not think it started one.
+        guard let status = try control.startInForeground(change, roles: .farm) else {
+            throw FarmError("farm is already running on \(control.spool.root); nothing changed")
+        }
+        if status != 0 { throw ExitCode(status) }
+        return "farm stopped on \(control.spool.root)"
     }
 
     /// `path` from the directory the command runs in: the workers run elsewhere.

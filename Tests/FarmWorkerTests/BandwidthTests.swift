@@ -12,8 +12,9 @@ import Testing
     @Test func theCapHoldsAcrossWorkersAndFollowsFarmLimitLive() throws {
         let farm = try RunningFarm()
         try farm.addList("Wide", count: 24, size: 512 << 10)
-        #expect(try farm.must(["limit", "300K"]).contains("at most 300K a second"))
-        try farm.start(workers: 2, transfers: 3)
+        try farm.must(["start", "--workers", "2", "--transfers", "3", "--limit-rate", "300K"])
+        _ = farm.processes()
+        #expect(try farm.must(["limit"]).contains("at most 300K a second"))
 
         let slow = try sample(farm, for: 6)
         #expect(try farm.must(["limit", "1M"]).contains("at most 1M a second"))
