@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A cap on the bytes a second of every transfer of a pool together (SPEC §12: `--limit-rate`), shared
@@ -24,7 +25,7 @@ struct BandwidthPocket {
 
     /// Whether a transfer may take `count` bytes now; when not, it is to be paused (`CURL_WRITEFUNC_PAUSE`)
     /// and is remembered to be let go again.
-    mutating func admit(_ count: Int, of curl: UnsafeMutableRawPointer, _ bandwidth: Bandwidth, now: Double) -> Bool {
+    mutating func admit(_ count: Int, of curl: UnsafeMutableRawPointer, _ bandwidth: Bandwidth) -> Bool {
         let rate = bandwidth.rate.load(ordering: .relaxed)
         guard rate > 0 else { return true }
         if bytes <= 0 {
@@ -33,7 +34,7 @@ struct BandwidthPocket {
             let (granted, wait) = bandwidth.take(max(count, rate / 20) - bytes, rate)
             bytes += granted
             if bytes <= 0 {
-                paused.append((curl, now + max(wait, 0.001)))
+                paused.append((curl, ProcessInfo.processInfo.systemUptime + max(wait, 0.001)))
                 return false
             }
         }

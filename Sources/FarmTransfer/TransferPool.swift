@@ -65,7 +65,7 @@ public final class TransferPool: @unchecked Sendable {
     /// and resumed once the cap allows. On the pool's thread, from a write callback.
     func admit(_ count: Int, of curl: UnsafeMutableRawPointer) -> Bool {
         guard let bandwidth else { return true }
-        return pocket.admit(count, of: curl, bandwidth, now: ProcessInfo.processInfo.systemUptime)
+        return pocket.admit(count, of: curl, bandwidth)
     }
 
     private func run() {
@@ -92,10 +92,11 @@ public final class TransferPool: @unchecked Sendable {
                 ticket.ended.signal()
             }
             var timeout = Self.idlePoll
-            if bandwidth != nil {
-                let now = ProcessInfo.processInfo.systemUptime
+            if !pocket.paused.isEmpty {
                 // Resuming hands the transfer its held bytes at once, through `admit` again.
-                for curl in pocket.due(now: now) { _ = curl_easy_pause(curl, Int32(CURLPAUSE_CONT)) }
+                for curl in pocket.due(now: ProcessInfo.processInfo.systemUptime) {
+                    _ = curl_easy_pause(curl, Int32(CURLPAUSE_CONT))
+                }
                 timeout = min(timeout, pocket.nextDue(now: ProcessInfo.processInfo.systemUptime) ?? timeout)
             }
             _ = curl_multi_poll(multi, nil, 0, timeout, nil)
