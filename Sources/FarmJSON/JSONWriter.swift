@@ -270,7 +270,9 @@ extension Array: JSONWritable where Element: JSONWritable {
     }
 }
 
-/// Objects with their members sorted by key (stable, so duplicates keep their order).
+/// Objects with their members sorted by key's bytes (stable, so duplicates keep their order). Keys are
+/// told apart by their bytes, not as Strings compare: two spellings of "é" are one String, and a sort that
+/// took them for equal while ordering them by bytes would not be a consistent order.
 extension JSONValue: JSONWritable {
     public func write(to json: inout JSONWriter) {
         switch self {
@@ -284,7 +286,7 @@ extension JSONValue: JSONWritable {
             json.beginObject()
             let sorted = members.enumerated().sorted { a, b in
                 a.element.key.utf8.lexicographicallyPrecedes(b.element.key.utf8)
-                    || (a.element.key == b.element.key && a.offset < b.offset)
+                    || (a.element.key.utf8.elementsEqual(b.element.key.utf8) && a.offset < b.offset)
             }
             for (_, member) in sorted {
                 json.key(member.key)

@@ -16,6 +16,10 @@ let package = Package(
         .executable(name: "farm-probe", targets: ["farm-probe"]),
         .executable(name: "farm-benchmark", targets: ["farm-benchmark"]),
         .executable(name: "farm-chaos", targets: ["farm-chaos"]),
+        .executable(name: "farm-fuzz-json", targets: ["farm-fuzz-json"]),
+        .executable(name: "farm-fuzz-manifest", targets: ["farm-fuzz-manifest"]),
+        .executable(name: "farm-fuzz-zip", targets: ["farm-fuzz-zip"]),
+        .executable(name: "farm-fuzz-records", targets: ["farm-fuzz-records"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -66,6 +70,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),
+        // libFuzzer targets (`bin/fuzz`), one a parser of bytes farm did not write; built only with
+        // `--sanitize=fuzzer --sanitize=address`, in a build folder of their own.
+        .executableTarget(name: "farm-fuzz-json", dependencies: [farm("FarmJSON")], path: "FarmFuzz/JSON"),
+        .executableTarget(name: "farm-fuzz-manifest", dependencies: [
+            "FarmFuzzScratch", farm("FarmManifest"), farm("FarmJSON"),
+        ], path: "FarmFuzz/Manifest"),
+        .executableTarget(name: "farm-fuzz-zip", dependencies: ["FarmFuzzScratch", farm("FarmZip")], path: "FarmFuzz/Zip"),
+        .executableTarget(name: "farm-fuzz-records", dependencies: [
+            farm("FarmSpool"), farm("FarmDedup"), farm("FarmJSON"),
+        ], path: "FarmFuzz/Records"),
+        // Where the fuzz targets that read files write each input and what they extract.
+        .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -45,6 +45,18 @@ import Testing
         #expect(JSON.encode(Double.nan) == Array("null\n".utf8))
     }
 
+    /// Keys are ordered by their bytes, two spellings of one String included (é composed, and e with a
+    /// combining accent), and duplicates keep their order, so that what is written reads back and writes
+    /// again byte for byte (what `bin/fuzz json` checks of any input).
+    @Test func keysThatAreOneStringInTwoSpellingsAreOrderedByTheirBytes() throws {
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let value = JSONValue.object([JSONMember(composed, .number("1")), JSONMember("0c", .number("2")),
+                                      JSONMember(decomposed, .number("3")), JSONMember(composed, .number("4"))])
+        let written = JSON.encode(value)
+        #expect(String(decoding: written, as: UTF8.self) == "{\"0c\":2,\"\(decomposed)\":3,\"\(composed)\":1,\"\(composed)\":4}\n")
+        #expect(JSON.encode(try JSONParser.parse(written)) == written)
+    }
+
     // MARK: - Helpers
 
     private static func foundation(_ tree: Tree, _ style: JSONWriter.Style) -> [UInt8] {

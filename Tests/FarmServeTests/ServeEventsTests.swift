@@ -85,7 +85,11 @@ import Testing
     @Test func commandLineRefusalsAndStop() throws {
         let dir = TemporaryDirectory()
         let spool = dir.appending("spool")
-        for (arguments, words) in [(["--port", "70000"], "65535"), (["--host", "203.0.113.9", "--port", "0"], "cannot listen")] {
+        // An address of no interface here: with the password any address but loopback needs, the listen fails.
+        let password = dir.appending("password")
+        try "secret".write(toFile: password, atomically: true, encoding: .utf8)
+        for (arguments, words) in [(["--port", "70000"], "65535"),
+                                   (["--host", "203.0.113.9", "--port", "0", "--password-file", password], "cannot listen")] {
             let result = try run("farm", ["serve", "--spool", spool] + arguments, timeout: 60)
             #expect(result.status != 0)
             #expect(result.error.contains(words), "\(result.error)")

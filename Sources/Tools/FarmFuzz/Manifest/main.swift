@@ -1,0 +1,31 @@
+import FarmFuzzScratch
+import FarmJSON
+import FarmManifest
+
+/// libFuzzer's entry (`bin/fuzz manifest`): any bytes as a manifest, one JSON list or a zip of them. A list
+/// that reads, written back in its own shape (what `farm export` writes), reads as the same resources.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzManifest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: start, count: count)
+    let lists: [ManifestList]
+    if bytes.starts(with: [0x50, 0x4B]) {
+        guard let read = try? Manifest.read(path: Scratch.file(bytes, named: "manifest.zip"), displayName: "manifest.zip")
+        else { return 0 }
+        lists = read
+    } else {
+        guard let list = try? Manifest.parseList(json: Array(bytes), name: "fuzz.json") else { return 0 }
+        lists = [list]
+    }
+    for list in lists {
+        let written = JSON.encode(list.form.document(list.resources.map { ($0.url, $0.id ?? "", $0.sha256) }))
+        guard let again = try? Manifest.parseList(json: written, name: list.name) else {
+            fatalError("\(list.name) written back does not read: \(String(decoding: written, as: UTF8.self))")
+        }
+        precondition(again.form == list.form, "\(list.name): read back as \(again.form), not \(list.form)")
+        precondition(again.resources.map(\.url) == list.resources.map(\.url), "\(list.name): other URLs read back")
+        if list.form != .urls {
+            precondition(again.resources.map(\.sha256) == list.resources.map(\.sha256), "\(list.name): other checksums")
+        }
+    }
+    return 0
+}
