@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "farm-fuzz-manifest", targets: ["farm-fuzz-manifest"]),
         .executable(name: "farm-fuzz-zip", targets: ["farm-fuzz-zip"]),
         .executable(name: "farm-fuzz-records", targets: ["farm-fuzz-records"]),
+        .executable(name: "farm-fuzz-pages", targets: ["farm-fuzz-pages"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -80,6 +81,7 @@ let package = Package(
         .executableTarget(name: "farm-fuzz-records", dependencies: [
             farm("FarmSpool"), farm("FarmDedup"), farm("FarmJSON"),
         ], path: "FarmFuzz/Records"),
+        .executableTarget(name: "farm-fuzz-pages", dependencies: [farm("FarmPages"), farm("FarmSpool")], path: "FarmFuzz/Pages"),
         // Where the fuzz targets that read files write each input and what they extract.
         .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],
