@@ -80,8 +80,10 @@ public enum Thumbnail {
             throw ConvertError(.undecodable, "cannot decode the PNG: no PNG header")
         }
         func bigEndian(_ at: Int) -> Int { header[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        // Each is up to 2^32 - 1 as read: their product may not fit an Int (a hostile header crashed the worker).
         let width = bigEndian(16), height = bigEndian(20)
-        guard width * height <= maxPNGPixels else {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maxPNGPixels else {
             throw ConvertError(.undecodable, "cannot decode the PNG: too large (\(width)×\(height) pixels)")
         }
     }

@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "farm-fuzz-zip", targets: ["farm-fuzz-zip"]),
         .executable(name: "farm-fuzz-records", targets: ["farm-fuzz-records"]),
         .executable(name: "farm-fuzz-pages", targets: ["farm-fuzz-pages"]),
+        .executable(name: "farm-fuzz-image", targets: ["farm-fuzz-image"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -82,6 +83,8 @@ let package = Package(
             farm("FarmSpool"), farm("FarmDedup"), farm("FarmJSON"),
         ], path: "FarmFuzz/Records"),
         .executableTarget(name: "farm-fuzz-pages", dependencies: [farm("FarmPages"), farm("FarmSpool")], path: "FarmFuzz/Pages"),
+        .executableTarget(name: "farm-fuzz-image", dependencies: ["FarmFuzzScratch", farm("FarmConvert")],
+                          path: "FarmFuzz/Image"),
         // Where the fuzz targets that read files write each input and what they extract.
         .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],

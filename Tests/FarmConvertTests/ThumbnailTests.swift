@@ -148,6 +148,24 @@ import Testing
         #expect(near(fromPNG.pixel(x: 128, y: 20), (10, 200, 30), within: 1))
     }
 
+    /// Found by `bin/fuzz image` (its corpus keeps the input: png-size-overflow): a header of 0xcfcfcfcf ×
+    /// 0xcfcfcfcf pixels overflowed the pixel count and crashed the worker, on every try of the resource.
+    @Test func aPNGHeaderOfMorePixelsThanAnIntHoldsIsAClearError() throws {
+        let header = [UInt8](PNGFixture.rgba(width: 4, height: 4) { _, _ in [0, 0, 0, 255] })
+        for (width, height) in [(0xCFCF_CFCF, 0xCFCF_CFCF), (0xFFFF_FFFF, 0xFFFF_FFFF), (0xFFFF_FFFF, 1 << 20)] {
+            var bytes = header
+            for (offset, value) in [(16, width), (20, height)] {
+                for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * i)) }
+            }
+            let png = try write(bytes, "huge.png")
+            let error = try #require(throws: ConvertError.self) {
+                try Thumbnail.make(from: png, kind: .png, to: dir.appending("huge.thumb.png"))
+            }
+            #expect(error.description == "cannot decode the PNG: too large (\(width)×\(height) pixels)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appending("huge.thumb.png")))
+        }
+    }
+
     @Test func truncatedJPEGIsAClearError() throws {
         let whole = try JPEGFixture.quadrants(width: 640, height: 480)
         let jpeg = try write(Array(whole.prefix(whole.count / 2)), "cut.jpg")
