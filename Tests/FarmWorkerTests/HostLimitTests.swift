@@ -130,8 +130,11 @@ import Testing
         _ = farm.processes()
         try expectAllDone(farm, bodies)
         for host in hosts {
-            // 50 requests over 2.45 s at least, less the lag: no bucket, or one twice as fast, fails.
-            let broken = tightestRun(host.requests, rate: 20, lag: 0.2)
+            // 50 requests over 2.45 s at least, less the lag. The lag allowed is half a second: the whole suite
+            // on two cores has delayed a worker's requests, or the origin's reading of them, by over 0.2 s (six
+            // arrived within 33 ms). So 50 requests still need 1.95 s, which no bucket, or one a third faster,
+            // keeps to; TokenBucketTests holds the bucket itself to the rate exactly.
+            let broken = tightestRun(host.requests, rate: 20, lag: 0.5)
             let (count, span, least) = broken ?? (0, 0, 0)
             #expect(broken == nil, "\(host.host) saw \(count) requests within \(span) s; the rate allows \(least) s")
             let most = mostInASecond(host.requests)
