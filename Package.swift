@@ -123,7 +123,7 @@ let package = Package(
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors;
         // the SHA-256 of a body hashed as it is written.
         .target(name: "FarmTransfer", dependencies: [
-            "CFarmCurlLoader", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "CFarmCurlLoader", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
@@ -147,6 +147,7 @@ let package = Package(
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
+            "FarmTransfer",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
         .target(name: "FarmConvert", dependencies: [

@@ -1,5 +1,6 @@
 import FarmCoordinator
 import FarmSpool
+import FarmTransfer
 
 extension Control {
     /// What `add` did.
@@ -34,10 +35,12 @@ extension Control {
     /// at `source` (a path or an http(s) URL; nil: the original app's), atomically. `progress` hears
     /// how many jobs are staged out of how many, every 10,000.
     /// `fresh`: its jobs download again even when their URL's result is stored (SPEC §7).
-    public func add(_ source: String?, fresh: Bool = false,
+    /// `request`: what every request for its lists carries (SPEC §12; see `requestOptions`).
+    public func add(_ source: String?, fresh: Bool = false, request: RequestOptions? = nil,
                     progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(ControlError) -> Added {
         do {
-            let report = try Coordinator.add(source: source, to: spool, fresh: fresh, progress: progress)
+            let report = try Coordinator.add(source: source, to: spool, fresh: fresh, request: request,
+                                             progress: progress)
             return Added(lists: report.added, alreadyThere: report.alreadyThere)
         } catch {
             throw Self.controlError(error)
@@ -46,9 +49,10 @@ extension Control {
 
     /// `farm add URL --items … --url …`: records the paged JSON API `source` as list `name` (SPEC §7);
     /// the running farm follows its pages.
-    public func add(paged source: PagedSource, name: String?) throws(ControlError) -> Added {
+    public func add(paged source: PagedSource, name: String?, request: RequestOptions? = nil) throws(ControlError)
+        -> Added {
         do {
-            let report = try Coordinator.add(paged: source, name: name, to: spool)
+            let report = try Coordinator.add(paged: source, name: name, to: spool, request: request)
             var added = Added(lists: [], alreadyThere: report.alreadyThere)
             added.followed = report.followed
             return added

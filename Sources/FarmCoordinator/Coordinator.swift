@@ -3,6 +3,7 @@ import FarmManifest
 import FarmPages
 import FarmSpool
 import FarmSystem
+import FarmTransfer
 import Foundation
 import SystemPackage
 
@@ -24,7 +25,8 @@ public enum Coordinator {
     /// `progress` hears how many jobs are staged out of how many, every 10,000 (a million-URL add takes
     /// a while, and a command that runs long shows how far it is).
     /// `fresh`: every job is downloaded again even when its URL's result is stored (`farm add --fresh`).
-    public static func add(source: String?, to spool: Spool, fresh: Bool = false,
+    /// `request`: the headers, cookies, user agent and proxy of every request for its lists (SPEC §12).
+    public static func add(source: String?, to spool: Spool, fresh: Bool = false, request: RequestOptions? = nil,
                            progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(AddError)
         -> AddReport {
         let source = source ?? ManifestSource.original
@@ -32,7 +34,8 @@ public enum Coordinator {
         defer { lock.closeQuietly() }
         do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
-        let lists = try lists(from: source, spool: spool)
+        let request = request.flatMap { $0.isEmpty ? nil : $0 }
+        let lists = try lists(from: source, spool: spool, request: request)
 
         var report = AddReport()
         var adding: [(id: String, resources: ManifestResources)] = []
@@ -50,8 +53,8 @@ public enum Coordinator {
             }
             adding.append((id, list.resources))
             let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
-                                    added: added, shape: list.form.rawValue)
-            records.append(ListRecordFile(id: id, bytes: record.encoded()))
+                                    added: added, shape: list.form.rawValue, request: request.map(summary))
+            records.append(ListRecordFile(id: id, bytes: record.encoded(), request: request?.encoded()))
             report.added.append((list.name, list.resources.count))
         }
         guard !records.isEmpty else { return report }
@@ -82,7 +85,9 @@ public enum Coordinator {
     /// URL's path when nil) with no resource yet, for the farm's follower to fetch its pages (SPEC §7).
     /// Throws `.malformed` for a pointer that is none, and `.conflict` for a list of that name that is
     /// not this source; the same source added again adds nothing.
-    public static func add(paged source: PagedSource, name: String?, to spool: Spool) throws(AddError) -> AddReport {
+    public static func add(paged source: PagedSource, name: String?, to spool: Spool,
+                           request: RequestOptions? = nil) throws(AddError) -> AddReport {
+        let request = request.flatMap { $0.isEmpty ? nil : $0 }
         do { _ = try PageReader(source) } catch { throw AddError(.malformed, source.first, cause: error) }
         let name = name ?? urlFileName(source.first)
         let lock = try takeAddLock(spool)
@@ -99,15 +104,22 @@ public enum Coordinator {
         }
         let record = ListRecord(name: name, total: 0, digest: hash.hex, source: source.first,
                                 added: Timestamp.iso8601(Double(time(nil))), shape: ListForm.objects.rawValue,
-                                paged: source)
+                                paged: source, request: request.map(summary))
         do {
             try spool.enqueue([NewJob](), lists: [ListRecordFile(id: id, bytes: record.encoded(),
-                                                                 firstPage: PageState(first: source.first).encoded())])
+                                                                 firstPage: PageState(first: source.first).encoded(),
+                                                                 request: request?.encoded())])
         } catch {
             throw AddError(.enqueue, source.first, cause: error)
         }
         report.followed.append(name)
         return report
+    }
+
+    /// The list record's view of `request`: names and counts, no secret.
+    private static func summary(_ request: RequestOptions) -> RequestSummary {
+        RequestSummary(headers: request.headerNames, cookies: request.cookies.count, proxy: request.shownProxy,
+                       userAgent: request.userAgent)
     }
 
     private static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {

@@ -18,8 +18,8 @@ enum ManifestSource {
     }
 
     /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
-    /// deletes it. Errors say that the network or the URL is the problem.
-    static func fetch(_ url: String, into spool: Spool) throws(AddError) -> String {
+    /// deletes it, with the list's `request` options (SPEC §12). Errors say that the network or the URL is the problem.
+    static func fetch(_ url: String, into spool: Spool, request: RequestOptions?) throws(AddError) -> String {
         let path = spool.scratchPath("manifest")
         let fd: FileDescriptor
         do {
@@ -30,7 +30,8 @@ enum ManifestSource {
         defer { fd.closeQuietly() }
         do {
             let handle = try EasyHandle()
-            let request = DownloadRequest(url: url, maxSize: maxBytes, connectTimeout: 10, stallTimeout: 30)
+            let request = DownloadRequest(url: url, maxSize: maxBytes, connectTimeout: 10, stallTimeout: 30,
+                                          options: request)
             _ = try handle.download(request, into: fd) { _ in true }
         } catch {
             try? FileSystem.unlink(path)

@@ -1,13 +1,16 @@
 import FarmManifest
 import FarmSpool
 import FarmSystem
+import FarmTransfer
 
 extension Coordinator {
     /// The lists of the manifest at `source` (an http(s) URL, fetched into tmp/ and deleted after, or a
-    /// local path), read and named as `add` and `farm sync` read them.
-    public static func lists(from source: String, spool: Spool) throws(AddError) -> [ManifestList] {
+    /// local path), read and named as `add` and `farm sync` read them. A URL is fetched with `request`'s
+    /// headers, cookies and proxy (SPEC §12).
+    public static func lists(from source: String, spool: Spool, request: RequestOptions? = nil) throws(AddError)
+        -> [ManifestList] {
         if ManifestSource.isURL(source) {
-            let path = try ManifestSource.fetch(source, into: spool)
+            let path = try ManifestSource.fetch(source, into: spool, request: request)
             defer { try? FileSystem.unlink(path) }
             return try readLists(path: path, displayName: urlFileName(source), spool: spool)
         }

@@ -31,7 +31,8 @@ enum Cover {
         let bytes: [UInt8]
         while true {
             do {
-                bytes = try fetch.body(url, maxSize: maxBytes)
+                bytes = try fetch.body(url, maxSize: maxBytes,
+                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
                 break
             } catch {
                 if error.kind == .aborted { return .stopped }

@@ -163,7 +163,8 @@ public final class Follower {
         guard var track = tracks[id] else { return }
         let number = state.fetched + 1
         let bytes: [UInt8]
-        do { bytes = try fetch.body(url, maxSize: options.maxPageBytes) } catch {
+        do { bytes = try fetch.body(url, maxSize: options.maxPageBytes,
+                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id))) } catch {
             if error.kind == .aborted { return }
             track.attempts += 1
             if let delay = options.retry.delay(after: error, attempt: track.attempts) {

@@ -49,8 +49,10 @@ extension FsckRun {
         } else if name.hasSuffix(Spool.resourceTableSuffix),
                   case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
-        } else if Lists.isEditFile(name) || Lists.isPageLog(name) {
-            return true  // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log
+        } else if Lists.isEditFile(name) || Lists.isPageLog(name) || Spool.isRequestFile(name) {
+            // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log, a list's
+            // request options
+            return true
         } else {
             return false
         }

@@ -20,9 +20,9 @@ public struct PageFetch {
     }
 
     /// The body of `url`, at most `maxSize` bytes; throws the transfer's error (`.aborted` when told to
-    /// stop). It goes through a file of tmp/ unlinked as soon as it is made: a follower killed half-way
+    /// stop), with the list's `request` options (SPEC §12). It goes through a file of tmp/ unlinked as soon as it is made: a follower killed half-way
     /// leaves nothing behind.
-    public func body(_ url: String, maxSize: Int) throws(TransferError) -> [UInt8] {
+    public func body(_ url: String, maxSize: Int, request options: RequestOptions?) throws(TransferError) -> [UInt8] {
         let path = spool.scratchPath("page")
         let fd: FileDescriptor
         do {
@@ -32,7 +32,8 @@ public struct PageFetch {
         }
         try? FileSystem.unlink(path)
         defer { fd.closeQuietly() }
-        let request = DownloadRequest(url: url, maxSize: maxSize, connectTimeout: 15, stallTimeout: 30, caFile: caFile)
+        let request = DownloadRequest(url: url, maxSize: maxSize, connectTimeout: 15, stallTimeout: 30, caFile: caFile,
+                                      options: options)
         let result = try handle.download(request, into: fd) { _ in !stopping() }
         var bytes = [UInt8](repeating: 0, count: result.bytes)
         var read = 0

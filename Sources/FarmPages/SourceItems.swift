@@ -6,7 +6,9 @@ extension PageReader {
     /// already seen, or none next, ends it): what `farm sync` reads a paged list's source with. Items are
     /// not deduplicated here. Throws one sentence naming the page: a transfer that failed (no retry), a
     /// page that is not JSON or lacks `--items`.
-    public func allItems(spool: Spool, caFile: String? = nil, maxPageBytes: Int = 64 << 20) throws(PageError) -> [Item] {
+    /// `request`: the list's headers, cookies and proxy (SPEC §12).
+    public func allItems(spool: Spool, caFile: String? = nil, request: RequestOptions? = nil,
+                         maxPageBytes: Int = 64 << 20) throws(PageError) -> [Item] {
         let handle: EasyHandle
         do { handle = try EasyHandle() } catch { throw PageError("\(error)") }
         let fetch = PageFetch(spool: spool, handle: handle, caFile: caFile, stopping: { false })
@@ -19,7 +21,7 @@ extension PageReader {
             number += 1
             if number == 1 { seen.insert(Self.url(url, setting: source.pageParameter, to: "1")) }
             let bytes: [UInt8]
-            do { bytes = try fetch.body(url, maxSize: maxPageBytes) } catch {
+            do { bytes = try fetch.body(url, maxSize: maxPageBytes, request: request) } catch {
                 throw PageError("page \(number): \(error)")
             }
             let page: Page

@@ -8,12 +8,16 @@ public struct ListRecordFile: Sendable {
     /// For a paged list (SPEC §7): the first line of its page log (FarmLists' `PageState`), published with
     /// the record (before it), with an empty resource table and an empty order.
     public var firstPage: [UInt8]?
+    /// What the list's requests carry (SPEC §12), secrets included: published as `lists/<list>.request`,
+    /// of mode 0600, before the record.
+    public var request: [UInt8]?
 
-    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil) {
+    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil, request: [UInt8]? = nil) {
         precondition(ListID.isValid(id), "invalid list id \(id)")
         self.id = id
         self.bytes = bytes
         self.firstPage = firstPage
+        self.request = request
     }
 }
 
@@ -85,6 +89,9 @@ extension Spool {
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage)
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
+                }
+                if let request = list.request {
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.requestSuffix, request, mode: 0o600)
                 }
                 try FileSystem.createFile(stage + "/.lists/" + list.id + Self.listRecordSuffix, list.bytes)
             }
@@ -166,6 +173,8 @@ extension Spool {
     public func listRecordPath(_ id: String) -> String { lists + "/" + id + Self.listRecordSuffix }
 
     package static let listRecordSuffix = ".json"
+    /// A list's request options with their secrets (SPEC §12), mode 0600.
+    package static let requestSuffix = ".request"
     /// An edited list's order (FarmLists' ListOrder).
     package static let orderSuffix = ".order"
     /// A paged list's page log while it is followed, and once it is done (FarmLists' PageLog).
@@ -177,6 +186,20 @@ extension Spool {
         guard name.hasSuffix(listRecordSuffix) else { return nil }
         let id = String(name.dropLast(listRecordSuffix.count))
         return ListID.isValid(id) ? id : nil
+    }
+
+    /// `lists/<list>.request`: what the list's requests carry, secrets included (mode 0600); absent for
+    /// a list whose requests carry nothing of their own.
+    public func requestPath(ofList id: String) -> String { lists + "/" + id + Self.requestSuffix }
+
+    /// The bytes of `lists/<list>.request`; nil when the list has none (or it cannot be read).
+    public func requestOptions(ofList id: String) -> [UInt8]? {
+        try? FileSystem.readFile(requestPath(ofList: id))
+    }
+
+    /// Whether `name` in lists/ is a list's request options.
+    public static func isRequestFile(_ name: String) -> Bool {
+        name.hasSuffix(requestSuffix) && ListID.isValid(String(name.dropLast(requestSuffix.count)))
     }
 
     /// The raw bytes of a published list record (see `list(_:)` for the decoded one).

@@ -20,9 +20,11 @@ public struct ListRecord: Equatable, Sendable {
     /// For a list read from a paged JSON API (SPEC §7): how its pages are read and followed; nil for a
     /// list read whole from a manifest.
     public var paged: PagedSource?
+    /// What the list's requests carry (SPEC §12), without a secret; nil when they carry nothing of their own.
+    public var request: RequestSummary?
 
     public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil,
-                paged: PagedSource? = nil) {
+                paged: PagedSource? = nil, request: RequestSummary? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
@@ -30,6 +32,25 @@ public struct ListRecord: Equatable, Sendable {
         self.added = added
         self.shape = shape
         self.paged = paged
+        self.request = request
+    }
+
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+}
+
+/// What a list's requests carry, as anyone may see it (SPEC §12): the headers' names, how many cookies,
+/// the proxy without its password, the user agent. The values are in `lists/<list>.request` alone.
+public struct RequestSummary: Equatable, Sendable, JSONRecord {
+    public var headers: [String]
+    public var cookies: Int
+    public var proxy: String?
+    public var userAgent: String?
+
+    public init(headers: [String], cookies: Int, proxy: String?, userAgent: String?) {
+        self.headers = headers
+        self.cookies = cookies
+        self.proxy = proxy
+        self.userAgent = userAgent
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -74,7 +95,7 @@ public struct PagedSource: Equatable, Sendable, JSONRecord {
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }
 
-/// Every member but `shape` and `paged` is required.
+/// Every member but `shape`, `paged` and `request` is required.
 extension ListRecord: JSONRecord {}
 
 extension Spool {

@@ -51,12 +51,15 @@ public struct ListStatus: Equatable, Sendable {
     public var windowCount: Int { window?.matched ?? total }
     /// For a list read from a paged JSON API (SPEC §7): its pages, error, title and cover; nil otherwise.
     public var paging: Paging?
+    /// What the list's requests carry (SPEC §12): header names, a cookie count, the proxy without its
+    /// password; nil when nothing of their own.
+    public var request: RequestSummary?
 
     /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
     /// done/ and failed/, so the queued ones are what the other three leave of `total`. A paged list is
     /// not finished before its last page is in.
     public init(id: String, name: String, total: Int, active: Int, done: Int, failed: Int,
-                resources: [ResourceStatus]? = nil, paging: Paging? = nil) {
+                resources: [ResourceStatus]? = nil, paging: Paging? = nil, request: RequestSummary? = nil) {
         self.id = id
         self.name = name
         self.total = total
@@ -74,6 +77,7 @@ public struct ListStatus: Equatable, Sendable {
         }
         self.resources = resources
         self.paging = paging
+        self.request = request
     }
 }
 
@@ -127,7 +131,8 @@ public struct Paging: Equatable, Sendable {
     }
 }
 
-/// Every key, `resources` only in the per-list view; `pages` and `error` only for a paged list, with
+/// Every key, `resources` only in the per-list view, `request` only for a list whose requests carry
+/// something of their own; `pages` and `error` only for a paged list, with
 /// `title` and `cover` when its source gives them; `offset`, `limit` (and `query` and `matched` with a
 /// search) only in a window.
 extension ListStatus: JSONWritable {
@@ -147,6 +152,7 @@ extension ListStatus: JSONWritable {
         json.member("progress", progress)
         if let query = window?.query { json.member("query", query) }
         json.member("queued", queued)
+        if let request { json.member("request", request) }
         if let resources { json.member("resources", resources) }
         json.member("state", state.rawValue)
         if let paging, paging.showsTitle { json.member("title", paging.title) }
@@ -163,7 +169,7 @@ extension ListStatus: JSONReadable {
         let state: State = try json.decode("state")
         self.init(id: try json.decode("id"), name: try json.decode("name"), total: try json.decode("total"),
                   active: try json.decode("active"), done: try json.decode("done"), failed: try json.decode("failed"),
-                  resources: try json.decodeIfPresent("resources"))
+                  resources: try json.decodeIfPresent("resources"), request: try json.decodeIfPresent("request"))
         if let pages = json["pages"], pages != .null {
             paging = Paging(fetched: try pages.decode("fetched"), done: try pages.decode("done"),
                             skipped: try pages.decodeIfPresent("skipped") ?? 0,

@@ -55,7 +55,7 @@ public enum ListView {
         return ListStatus(id: listID, name: record.name, total: order.count,
                           active: count { if case .active = $0 { true } else { false } },
                           done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
-                          paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
+                          paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and

@@ -76,7 +76,7 @@ public final class ListWindows: Sendable {
                               done: known?.done ?? StatusScan.jobSet(spool, listID, .done).count,
                               failed: known?.failed ?? StatusScan.jobSet(spool, listID, .failed).count,
                               resources: resources,
-                              paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)))
+                              paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         return list
     }

@@ -80,7 +80,7 @@ public enum StatusScan {
             let jobs = jobs[id] ?? ListJobs()
             return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
                               done: jobs.done.count, failed: jobs.failed.count,
-                              paging: Paging.of(record, state: pages[id]))
+                              paging: Paging.of(record, state: pages[id]), request: record.request)
         }
         let pausedBy: PausedBy? = paused ? .user : disk?.isShort == true ? .disk : nil
         return StatusDocument(updated: updated, paused: pausedBy != nil, pausedBy: pausedBy, disk: disk,

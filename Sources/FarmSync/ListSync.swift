@@ -48,7 +48,8 @@ public struct ListSync {
         let desired = spool.desired()
         let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
                                          maxSize: desired.maxSize)
-        let source = try SourceResources.read(record, spool: spool, caFile: limits.caFile)
+        let source = try SourceResources.read(record, spool: spool, caFile: limits.caFile,
+                                              request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
         var report = SyncReport(list: record.name)
         let touched = try edit(to: source, report: &report)
         var revalidation = Revalidation(spool: spool, concurrency: concurrency, limits: limits, progress: progress)

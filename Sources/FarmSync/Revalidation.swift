@@ -41,11 +41,12 @@ struct Revalidation {
             }
             candidates.append((resource, entry.url))
         }
+        let request = RequestOptions.decoded(spool.requestOptions(ofList: id))
         let next = Locked(0), changed = Locked(0), finished = Locked(0)
         let group = DispatchGroup()
         for _ in 0..<min(concurrency, candidates.count) {
             group.enter()
-            Thread.detachNewThread { [spool, candidates, limits] in
+            Thread.detachNewThread { [spool, candidates, limits, request] in
                 defer { group.leave() }
                 guard let handle = try? EasyHandle() else { return }
                 while true {
@@ -55,7 +56,7 @@ struct Revalidation {
                     }
                     guard index < candidates.count else { return }
                     if Self.revalidate(candidates[index].resource, url: candidates[index].url, spool: spool,
-                                       limits: limits, handle: handle) == .changed {
+                                       limits: limits, request: request, handle: handle) == .changed {
                         changed.withLock { $0 += 1 }
                     }
                     finished.withLock { $0 += 1 }
@@ -72,7 +73,7 @@ struct Revalidation {
 
     /// One conditional GET, and on a 200 the new outputs put in place of the old.
     private static func revalidate(_ resource: DoneResource, url: String, spool: Spool, limits: Limits,
-                                   handle: EasyHandle) -> Verdict {
+                                   request options: RequestOptions?, handle: EasyHandle) -> Verdict {
         let old = resource.record
         let stage: String
         do { stage = try Lists(spool).makeSyncStage() } catch {
@@ -90,7 +91,7 @@ struct Revalidation {
         }
         defer { fd.closeQuietly() }
         let request = DownloadRequest(url: url, maxSize: limits.maxSize, caFile: limits.caFile, ifNoneMatch: old.etag,
-                                      ifModifiedSince: old.etag == nil ? old.modified : nil)
+                                      ifModifiedSince: old.etag == nil ? old.modified : nil, options: options)
         let result: DownloadResult
         do { result = try handle.download(request, into: fd) { _ in true } } catch {
             spool.log("sync: \(resource.job) not revalidated: \(error.message)")

@@ -3,6 +3,7 @@ import FarmManifest
 import FarmPages
 import FarmSpool
 import FarmSystem
+import FarmTransfer
 
 /// A list's source as read again by `farm sync`: its resources in the source's order, and whether they are
 /// told apart by id (the source gives ids) or, without ids, by URL. A value.
@@ -16,11 +17,13 @@ struct SourceResources {
     /// Reads the source of list `list` (named `record.name`): its manifest, fetched again (a URL) or read
     /// again (a local path, relative to the working directory as `farm add` was given it), the list found by
     /// its name in it; or every page of its paged API. Throws one sentence (without the list's name).
-    static func read(_ record: ListRecord, spool: Spool, caFile: String?) throws(SyncFailure) -> SourceResources {
+    /// Fetched with the list's `request` options (SPEC §12).
+    static func read(_ record: ListRecord, spool: Spool, caFile: String?, request: RequestOptions?) throws(SyncFailure)
+        -> SourceResources {
         if let paged = record.paged {
             guard let reader = try? PageReader(paged) else { throw SyncFailure("its source is no longer readable") }
             let items: [PageReader.Item]
-            do { items = try reader.allItems(spool: spool, caFile: caFile) } catch {
+            do { items = try reader.allItems(spool: spool, caFile: caFile, request: request) } catch {
                 throw SyncFailure("cannot read its source \(paged.first): \(error)")
             }
             // As the follower adds them: an item without an id gets its job's name when it is added.
@@ -29,7 +32,7 @@ struct SourceResources {
                                    byID: paged.id != nil)
         }
         let lists: [ManifestList]
-        do { lists = try Coordinator.lists(from: record.source, spool: spool) } catch {
+        do { lists = try Coordinator.lists(from: record.source, spool: spool, request: request) } catch {
             throw SyncFailure("cannot read its source: \(error)")
         }
         guard let list = lists.first(where: { $0.name == record.name }) else {

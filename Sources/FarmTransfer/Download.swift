@@ -19,6 +19,8 @@ public struct DownloadRequest: Sendable {
     /// `ifModifiedSince`; a 304 then ends the download well, with no byte (`DownloadResult.notModified`).
     public var ifNoneMatch: String?
     public var ifModifiedSince: String?
+    /// The list's headers, cookies, user agent and proxy (SPEC §12); nil: none.
+    public var options: RequestOptions?
 
     /// The CA file the environment names (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`), as curl's own command
     /// line and OpenSSL read it: libcurl itself reads neither.
@@ -28,7 +30,8 @@ public struct DownloadRequest: Sendable {
     }
 
     public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30,
-                caFile: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) {
+                caFile: String? = nil, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil,
+                options: RequestOptions? = nil) {
         self.url = url
         self.maxSize = maxSize
         self.connectTimeout = connectTimeout
@@ -36,6 +39,7 @@ public struct DownloadRequest: Sendable {
         self.caFile = caFile
         self.ifNoneMatch = ifNoneMatch
         self.ifModifiedSince = ifModifiedSince
+        self.options = options
     }
 }
 
@@ -119,7 +123,13 @@ extension EasyHandle {
         try set(CURLOPT_FOLLOWLOCATION, 1)
         try set(CURLOPT_MAXREDIRS, 10)
         try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_USERAGENT, "farm/0.1")
+        try set(CURLOPT_USERAGENT, request.options?.userAgent ?? "farm/0.1")
+        try applyCookies(request.options?.cookies ?? [])
+        if let proxy = request.options?.proxy {
+            // The list's own proxy, for every one of its requests: the environment's no_proxy is not asked.
+            try set(CURLOPT_PROXY, proxy)
+            try set(CURLOPT_NOPROXY, "")
+        }
         if pool != nil {
             // HTTP/2 where the server offers it (ALPN), its requests multiplexed on the pool's connection to
             // the host: over TLS a new transfer waits for that connection's ALPN rather than opening its own.
@@ -160,6 +170,9 @@ extension EasyHandle {
         } else if let modified = request.ifModifiedSince {
             headers = curl_slist_append(headers, "If-Modified-Since: " + modified)
         }
+        // After farm's own, so that one the user names again wins. libcurl sends none of them to another
+        // host after a redirect if it is Authorization or Cookie (CVE-2018-1000007, CVE-2022-27776).
+        for header in request.options?.headers ?? [] { headers = curl_slist_append(headers, header) }
         if headers != nil { try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers)) }
         try check(cfarm_curl_setopt_write(curl, writeCallback))
         try set(CURLOPT_WRITEDATA, pointer: opaque)
@@ -206,6 +219,16 @@ extension EasyHandle {
                                     etag: context.etag, modified: context.lastModified, sha256: context.digest)
         result.head = context.head
         return result
+    }
+
+    /// Loads `cookies` (Netscape lines) into the handle's cookie store, which libcurl sends by domain,
+    /// path and expiry, so a redirect to another host carries none of them. The store outlives
+    /// `curl_easy_reset`: a handle that ever held cookies empties it first, so that no cookie of one
+    /// list (or set by a server for it) goes with another's requests.
+    private func applyCookies(_ cookies: [String]) throws(TransferError) {
+        if cookieStoreUsed { try set(CURLOPT_COOKIELIST, "ALL") }
+        for cookie in cookies { try set(CURLOPT_COOKIELIST, cookie) }
+        if !cookies.isEmpty { cookieStoreUsed = true }
     }
 
     /// Whether `url`'s scheme is https, in any case (read off the text, as the worker reads http's).

@@ -18,6 +18,8 @@ public final class EasyHandle {
     /// The body bytes the last `download` put in its file, kept or not (what a failed attempt still
     /// added for a resume); 0 before any.
     public internal(set) var lastWritten = 0
+    /// Whether a transfer of this handle had cookies: its cookie store must be emptied before the next.
+    var cookieStoreUsed = false
 
     /// Where its transfers run: on a pool shared with the process's other handles, or by itself (nil).
     let pool: TransferPool?

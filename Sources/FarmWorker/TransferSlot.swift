@@ -24,6 +24,10 @@ final class TransferSlot: @unchecked Sendable {
     private let gate: HostGate
     private let handle: EasyHandle
     private let metrics: WorkerMetrics
+    /// Each list's request options (SPEC §12) as last read, and when: read again after `requestLook`, so
+    /// that a list of the same name added again after a reset is fetched with its own.
+    private var requestOptions: [String: (options: RequestOptions?, read: Double)] = [:]
+    private static let requestLook = 2.0
 
     private var spool: Spool { worker.spool }
     private var options: WorkerOptions { worker.options }
@@ -215,6 +219,15 @@ final class TransferSlot: @unchecked Sendable {
         return false
     }
 
+    /// List `id`'s request options, read at most once per `requestLook`.
+    private func requestOptions(ofList id: String) -> RequestOptions? {
+        let now = Clock.monotonic()
+        if let known = requestOptions[id], now - known.read < Self.requestLook { return known.options }
+        let options = RequestOptions.decoded(spool.requestOptions(ofList: id))
+        requestOptions[id] = (options, now)
+        return options
+    }
+
     /// Whether `job` is done or failed for good (by whichever owner).
     private func isFinished(_ job: JobName) -> Bool {
         FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
@@ -224,7 +237,8 @@ final class TransferSlot: @unchecked Sendable {
     private func download(_ job: inout JobRun, _ partial: URLPartial) -> DownloadResult? {
         let fd = partial.fd
         let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
-                                      stallTimeout: options.stallTimeout, caFile: options.caFile)
+                                      stallTimeout: options.stallTimeout, caFile: options.caFile,
+                                      options: requestOptions(ofList: job.claim.job.list))
         while true {
             // Admitted before another transfer (of this worker or any) was told to wait: no request starts
             // while its host is held, so the job waits parked as if it had been refused. With no limit set

@@ -3,6 +3,7 @@ import FarmControl
 import FarmCoordinator
 import FarmSpool
 import FarmSystem
+import FarmTransfer
 import Foundation
 import SystemPackage
 
@@ -28,24 +29,32 @@ struct Add: ParsableCommand {
 
     @OptionGroup(title: "Paged JSON APIs") var paged: PagedOptions
 
+    @OptionGroup(title: "What every request of the list carries") var requests: RequestFlags
+
     func run() throws {
-        do { try add() } catch let error as ControlError where (error.cause as? AddError)?.code == .malformed {
-            // SPEC §12: bad input in the manifest (a checksum that is not one, say) exits 2, nothing added.
+        do { try add() } catch let error as ControlError
+            where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption {
+            // SPEC §12: bad input (a checksum that is not one, a header that is not `Name: value`) exits 2,
+            // nothing added.
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
             throw ExitCode(2)
         }
     }
 
     private func add() throws {
+        let request = try Control.requestOptions(headers: requests.header, cookieFile: requests.cookies,
+                                                 userAgent: requests.userAgent, proxy: requests.proxy)
         let spool = try options.open()
         if let pagedSource = try paged.source(source) {
-            for line in try Control(spool: spool).add(paged: pagedSource, name: paged.name).lines { print(line) }
+            for line in try Control(spool: spool).add(paged: pagedSource, name: paged.name, request: request).lines {
+                print(line)
+            }
             return
         }
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
         let terminal = FileDescriptor.standardError.isTerminal
         var shown = false
-        let added = try Control(spool: spool).add(source, fresh: fresh) { staged, total in
+        let added = try Control(spool: spool).add(source, fresh: fresh, request: request) { staged, total in
             guard terminal else { return }
             FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
             shown = true
@@ -102,4 +111,23 @@ struct PagedOptions: ParsableArguments {
         return PagedSource(first: url, items: items, url: pointer, id: id, title: title, caption: caption, next: next,
                            pageParameter: pageParam ?? "page", listTitle: listTitle, listCover: listCover)
     }
+}
+
+/// The options of `farm add` for what every request of the list carries (SPEC §12).
+struct RequestFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("A header of every request: 'Name: value' (repeatable), or @FILE for a file of them, "
+                               + "which keeps its values off the command line.", valueName: "header"))
+    var header: [String] = []
+
+    @Option(help: ArgumentHelp("A cookie file in the Netscape format (curl's, wget's, a browser exporter's); "
+                               + "each cookie goes to its own domain only.", valueName: "file"))
+    var cookies: String?
+
+    @Option(help: "The User-Agent of every request.")
+    var userAgent: String?
+
+    @Option(help: ArgumentHelp("A proxy: http://, https://, socks5:// or socks5h://[user:password@]host:port "
+                               + "(default: the http_proxy, https_proxy, all_proxy and no_proxy of farm start).",
+                               valueName: "url"))
+    var proxy: String?
 }

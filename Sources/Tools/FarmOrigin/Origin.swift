@@ -24,6 +24,7 @@ public final class Origin: Sendable {
     private let catalog = Catalog()
     private let faults = FaultTable()
     private let log = RequestLog()
+    private let requirements = Requirements()
     /// The port asked for, then the one bound: a restarted origin comes back at the same URLs.
     private let listenPort: Locked<Int>
     private let running = Locked<Running?>(nil)
@@ -57,7 +58,8 @@ public final class Origin: Sendable {
             guard running == nil else { return }
             let port = listenPort.withLock { $0 }
             let executor = EventLoopExecutor(threads: 2)
-            let responder = OriginResponder(catalog: catalog, faults: faults, log: log)
+            let responder = OriginResponder(catalog: catalog, faults: faults, log: log,
+                                            requirements: requirements)
             do throws(ServerTaskError) {
                 let server = try ServerTask(executor: executor) { onServerRunning in
                     Application(responder: responder,
@@ -167,6 +169,12 @@ public final class Origin: Sendable {
     /// that exists).
     public func inject(_ fault: Fault, at path: String, times: Int? = nil) {
         faults.add(fault, at: path, times: times)
+    }
+
+    /// Answers `status` (401, 403…) to every request on `path` whose header `field` does not contain
+    /// `value` (a token, `name=value` of a cookie): a source that wants credentials. Demands add up.
+    public func require(_ field: String, containing value: String, orAnswer status: Int, at path: String) {
+        requirements.add(field: field, containing: value, status: status, at: path)
     }
 
     /// Fails the next `times` requests to `path` with `status` (and `Retry-After: retryAfter` seconds when

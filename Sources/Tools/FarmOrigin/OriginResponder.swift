@@ -21,6 +21,7 @@ struct OriginResponder: HTTPResponder {
     let catalog: Catalog
     let faults: FaultTable
     let log: RequestLog
+    let requirements: Requirements
 
     func respond(to request: Request, context: OriginContext) async throws -> Response {
         // A paged API's page is its own resource, with faults of its own: `path?page=N`.
@@ -28,7 +29,8 @@ struct OriginResponder: HTTPResponder {
         let method = request.method
         let sequence = log.begin(method: method.rawValue, path: request.uri.path, query: request.uri.query,
                                  range: request.headers[.range], ifRange: request.headers[.ifRange],
-                                 clientPort: context.channel.remoteAddress?.port)
+                                 clientPort: context.channel.remoteAddress?.port,
+                                 headers: request.headers.map { LoggedHeader(name: $0.name.canonicalName, value: $0.value) })
         let head = method == .head
         let fixture = method == .get || head ? catalog.lookup(path) : nil
         let notModified = fixture.map {
@@ -38,6 +40,10 @@ struct OriginResponder: HTTPResponder {
         let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil && !notModified)
         log.update(sequence) { $0.faults = plan.applied }
 
+        if let refusal = requirements.refusal(for: request.uri.path, headers: request.headers) {
+            let text = "\(refusal) \(HTTPResponseStatus(statusCode: refusal).reasonPhrase)\n"
+            return small(refusal, text, refusal == 401 ? [.wwwAuthenticate: "Bearer"] : [:], head, sequence)
+        }
         switch plan.answer {
         case .status(let code, let retryAfter)?:
             var headers = HTTPFields()

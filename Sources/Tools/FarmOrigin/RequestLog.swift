@@ -2,6 +2,11 @@ import FarmSystem
 /// One request the origin received, as a test sees it in `Origin.requests`. A value: a snapshot of the
 /// record at the time it was read (a body still being sent goes on counting in the origin's log).
 public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
+    /// The values of header `name` (any case).
+    public func header(_ name: String) -> [String] {
+        headers.filter { $0.name == name.lowercased() }.map(\.value)
+    }
+
     /// Order of arrival, from 0 when the origin started.
     public let sequence: Int
     public let method: String
@@ -14,6 +19,8 @@ public struct LoggedRequest: Sendable, Equatable, CustomStringConvertible {
     public let ifRange: String?
     /// The client's port: requests that share it came over one (kept-alive) connection.
     public let clientPort: Int?
+    /// Every header as received, its name in lower case, in order.
+    public let headers: [LoggedHeader]
     /// The status answered; nil while undecided, or when the connection was reset before any response.
     public internal(set) var status: Int?
     /// Body bytes handed to the connection so far.
@@ -79,11 +86,11 @@ final class RequestLog: Sendable {
 
     /// Records a new request; returns its sequence number for the updates that follow.
     func begin(method: String, path: String, query: String?, range: String?, ifRange: String?,
-               clientPort: Int?) -> Int {
+               clientPort: Int?, headers: [LoggedHeader] = []) -> Int {
         entries.withLock { entries in
             let sequence = entries.base + entries.list.count
             entries.list.append(LoggedRequest(sequence: sequence, method: method, path: path, query: query,
-                                              range: range, ifRange: ifRange, clientPort: clientPort, status: nil,
+                                              range: range, ifRange: ifRange, clientPort: clientPort, headers: headers, status: nil,
                                               bodyBytes: 0, complete: false, faults: [], arrived: Clock.monotonic()))
             return sequence
         }
@@ -112,4 +119,10 @@ final class RequestLog: Sendable {
             entries.list.removeAll()
         }
     }
+}
+
+/// One header of a logged request, its name in lower case.
+public struct LoggedHeader: Sendable, Equatable {
+    public let name: String
+    public let value: String
 }

@@ -1,0 +1,115 @@
+import FarmJSON
+
+/// What a list's requests carry besides their URL (SPEC §12): headers, cookies, a user agent, a proxy.
+/// Every request made for the list gets them: its manifest or pages, its resources, retries, resumes
+/// and `farm sync`'s revalidation. Holds secrets (header and cookie values, a proxy's password): the
+/// spool keeps it in a file of mode 0600, and only `summary`'s names and counts are ever shown.
+public struct RequestOptions: Equatable, Sendable, JSONRecord {
+    /// `Name: value`, in the order given; sent after farm's own headers, so one of the same name wins.
+    public var headers: [String]
+    /// Cookie lines in the Netscape cookie-file format (see `CookieFile`), each as libcurl takes it.
+    public var cookies: [String]
+    public var userAgent: String?
+    /// `scheme://[user:password@]host[:port]`, scheme one of `proxySchemes`.
+    public var proxy: String?
+
+    public init(headers: [String] = [], cookies: [String] = [], userAgent: String? = nil, proxy: String? = nil) {
+        self.headers = headers
+        self.cookies = cookies
+        self.userAgent = userAgent
+        self.proxy = proxy
+    }
+
+    public var isEmpty: Bool { headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil }
+
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+
+    /// The options a list's request file holds (`Spool.requestOptions(ofList:)`); nil for none.
+    public static func decoded(_ bytes: [UInt8]?) -> RequestOptions? {
+        bytes.flatMap { JSON.decode(RequestOptions.self, from: $0) }
+    }
+
+    /// The schemes libcurl's proxies speak that SPEC §12 names.
+    public static let proxySchemes = ["http", "https", "socks5", "socks5h"]
+
+    /// The names of the headers, as given (no value).
+    public var headerNames: [String] {
+        headers.map { String($0[..<($0.firstIndex(of: ":") ?? $0.endIndex)]) }
+    }
+
+    /// The proxy without its user and password: what the status may show.
+    public var shownProxy: String? {
+        guard let proxy, let scheme = proxy.range(of: "://") else { return proxy }
+        let rest = proxy[scheme.upperBound...]
+        guard let at = rest.lastIndex(of: "@") else { return proxy }
+        return String(proxy[..<scheme.upperBound]) + rest[rest.index(after: at)...]
+    }
+
+    /// `line` as a header (`Name: value`, the name an HTTP token, the value free of line breaks), with
+    /// the spaces around the value trimmed; throws the reason it is not one.
+    public static func header(_ line: String) throws(RequestOptionError) -> String {
+        guard let colon = line.firstIndex(of: ":") else {
+            throw RequestOptionError("the header '\(Self.nameOnly(line))…' is not 'Name: value'")
+        }
+        let name = line[..<colon]
+        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            throw RequestOptionError("the header name '\(name.prefix(40))' is not an HTTP field name")
+        }
+        let value = line[line.index(after: colon)...].trimmingBytes { $0 == 0x20 || $0 == 0x09 }
+        guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            throw RequestOptionError("the value of header \(name) holds a line break or a control character")
+        }
+        return "\(name): \(value)"
+    }
+
+    /// `url` as a proxy, checked; throws the reason it is not one.
+    public static func proxy(_ url: String) throws(RequestOptionError) -> String {
+        guard let separator = url.range(of: "://") else {
+            throw RequestOptionError("the proxy must be a URL such as socks5h://host:1080 or http://host:3128")
+        }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        guard proxySchemes.contains(scheme) else {
+            throw RequestOptionError("unsupported proxy scheme '\(scheme)': use "
+                + proxySchemes.joined(separator: ", "))
+        }
+        let rest = url[separator.upperBound...]
+        let host = rest[(rest.lastIndex(of: "@").map(rest.index(after:)) ?? rest.startIndex)...]
+        guard !host.isEmpty, !host.hasPrefix(":"), !host.hasPrefix("/"),
+              url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+            throw RequestOptionError("the proxy URL names no host")
+        }
+        return scheme + url[separator.lowerBound...]
+    }
+
+    /// The part of a bad header that may be shown: up to its colon or first space, so no value is echoed.
+    private static func nameOnly(_ text: String) -> String {
+        String(text.prefix { $0 != ":" && $0 != " " && $0 != "\t" }.prefix(40))
+    }
+
+    /// RFC 9110's tchar.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// Why a request option is refused, in one line that shows no secret.
+public struct RequestOptionError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+extension Substring {
+    fileprivate func trimmingBytes(_ drop: (UInt8) -> Bool) -> Substring {
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { !drop($0) }) else { return self[endIndex...] }
+        let last = utf8.lastIndex(where: { !drop($0) })!
+        return self[first...last]
+    }
+}
