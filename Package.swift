@@ -39,7 +39,7 @@ let package = Package(
         .executable(name: "farm", targets: ["farm"]),
         // For the tools' package (Sources/Tools), which builds on farm's modules.
     ] + ["FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "farm-fuzz-records", targets: ["farm-fuzz-records"]),
         .executable(name: "farm-fuzz-pages", targets: ["farm-fuzz-pages"]),
         .executable(name: "farm-fuzz-image", targets: ["farm-fuzz-image"]),
+        .executable(name: "farm-fuzz-requests", targets: ["farm-fuzz-requests"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -85,6 +86,7 @@ let package = Package(
         .executableTarget(name: "farm-fuzz-pages", dependencies: [farm("FarmPages"), farm("FarmSpool")], path: "FarmFuzz/Pages"),
         .executableTarget(name: "farm-fuzz-image", dependencies: ["FarmFuzzScratch", farm("FarmConvert")],
                           path: "FarmFuzz/Image"),
+        .executableTarget(name: "farm-fuzz-requests", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Requests"),
         // Where the fuzz targets that read files write each input and what they extract.
         .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],

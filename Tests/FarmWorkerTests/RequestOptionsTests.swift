@@ -92,6 +92,32 @@ import Testing
         try Self.expectNoSecret([Self.token, Self.apiKey, Self.cookie], in: farm, besides: list)
     }
 
+    @Test func aPagedListsPagesAndPicturesGoWithItsHeader() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let origin = farm.origin
+        let pictures = try (0..<5).map { try JPEGFixture.quadrants(width: 16 + 8 * $0, height: 16) }
+        let items = pictures.indices.map { PagedAPI.item(id: "p\($0)", url: origin.url(for: "/pics/\($0).jpg")) }
+        for (n, bytes) in pictures.enumerated() {
+            origin.serve(path: "/pics/\(n).jpg", bytes: bytes)
+            origin.require("authorization", containing: Self.token, orAnswer: 401, at: "/pics/\(n).jpg")
+        }
+        origin.servePages(at: "/api/paged", pages: PagedAPI.pages(items, perPage: 2))
+        origin.require("authorization", containing: Self.token, orAnswer: 401, at: "/api/paged")
+        try farm.must(["add", origin.url(for: "/api/paged"), "--items", "/consumables", "--url", "/metadata/cover/url",
+                       "--id", "/id", "--next", "/nextPage", "--header", "Authorization: \(Self.token)"])
+        try farm.start(workers: 1, transfers: 2)
+        try Self.waitUntilEnded(5, farm)
+        for (index, bytes) in pictures.enumerated() {
+            let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "paged"), index: index)))
+            let same = try sidecar.file.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) } == bytes
+            #expect(same, "\(index): \(sidecar)")
+        }
+        let pages = origin.requests.filter { $0.path == "/api/paged" }
+        #expect(pages.count == 3 && pages.allSatisfy { $0.status == 200 }, "\(pages)")
+        try Self.expectNoSecret([Self.token], in: farm, besides: ListID.of(name: "paged"))
+    }
+
     @Test func aListsProxyCarriesEveryRequestAndItsPasswordShowsNowhere() throws {
         let farm = try RunningFarm()
         defer { farm.shutDownNow() }
