@@ -20,6 +20,16 @@ int cfarm_rename_exchange(const char *oldpath, const char *newpath) {
 
 int cfarm_syncfs(int fd) { return syncfs(fd); }
 
+int cfarm_open_unnamed(const char *dir, unsigned int mode) {
+    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int cfarm_link_descriptor(int fd, const char *path) {
+    char name[64];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
 int cfarm_statfs_type(const char *path, int64_t *type) {
     struct statfs st;
     if (statfs(path, &st) != 0) return -1;

@@ -36,11 +36,12 @@ extension Control {
     /// how many jobs are staged out of how many, every 10,000.
     /// `fresh`: its jobs download again even when their URL's result is stored (SPEC §7).
     /// `request`: what every request for its lists carries (SPEC §12; see `requestOptions`).
-    public func add(_ source: String?, fresh: Bool = false, request: RequestOptions? = nil,
+    /// `delivery`: where its done resources go too (SPEC §12; see `delivery(folder:template:)`).
+    public func add(_ source: String?, fresh: Bool = false, request: RequestOptions? = nil, delivery: Delivery? = nil,
                     progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(ControlError) -> Added {
         do {
             let report = try Coordinator.add(source: source, to: spool, fresh: fresh, request: request,
-                                             progress: progress)
+                                             delivery: delivery, progress: progress)
             return Added(lists: report.added, alreadyThere: report.alreadyThere)
         } catch {
             throw Self.controlError(error)
@@ -49,10 +50,11 @@ extension Control {
 
     /// `farm add URL --items … --url …`: records the paged JSON API `source` as list `name` (SPEC §7);
     /// the running farm follows its pages.
-    public func add(paged source: PagedSource, name: String?, request: RequestOptions? = nil) throws(ControlError)
-        -> Added {
+    public func add(paged source: PagedSource, name: String?, request: RequestOptions? = nil,
+                    delivery: Delivery? = nil) throws(ControlError) -> Added {
         do {
-            let report = try Coordinator.add(paged: source, name: name, to: spool, request: request)
+            let report = try Coordinator.add(paged: source, name: name, to: spool, request: request,
+                                             delivery: delivery)
             var added = Added(lists: [], alreadyThere: report.alreadyThere)
             added.followed = report.followed
             return added

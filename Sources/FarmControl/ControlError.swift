@@ -30,6 +30,8 @@ public enum ControlErrorCode: ErrorCode {
     /// A header, cookie file, user agent or proxy of `add` that is not one (SPEC §12: the CLI exits 2);
     /// the subject is the sentence, which shows no secret.
     case badRequestOption
+    /// A delivery folder or name template of `add` that cannot be used (SPEC §12: the CLI exits 2).
+    case badDelivery
     /// No list by that name or id in the spool (cause: the lookup's `StatusError` for a typed name).
     case unknownList
     /// A list id that is not one (16 hex digits): it names no list and never could.
@@ -72,7 +74,7 @@ public enum ControlErrorCode: ErrorCode {
         case .unknownList: return "no list \(subject) in the spool"
         case .noResourceTable:
             return "list \(subject) was added by an older farm that kept no table of its resources; add it again to export it"
-        case .editRefused, .badRequestOption: return subject
+        case .editRefused, .badRequestOption, .badDelivery: return subject
         case .manifestRefused, .listConflict, .spoolFailed: return "\(self): \(subject)"
         }
     }

@@ -26,8 +26,9 @@ public enum Coordinator {
     /// a while, and a command that runs long shows how far it is).
     /// `fresh`: every job is downloaded again even when its URL's result is stored (`farm add --fresh`).
     /// `request`: the headers, cookies, user agent and proxy of every request for its lists (SPEC §12).
+    /// `delivery`: where their done resources go too (SPEC §12).
     public static func add(source: String?, to spool: Spool, fresh: Bool = false, request: RequestOptions? = nil,
-                           progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(AddError)
+                           delivery: Delivery? = nil, progress: (_ staged: Int, _ total: Int) -> Void = { _, _ in }) throws(AddError)
         -> AddReport {
         let source = source ?? ManifestSource.original
         let lock = try takeAddLock(spool)
@@ -53,7 +54,8 @@ public enum Coordinator {
             }
             adding.append((id, list.resources))
             let record = ListRecord(name: list.name, total: list.resources.count, digest: digest, source: source,
-                                    added: added, shape: list.form.rawValue, request: request.map(summary))
+                                    added: added, shape: list.form.rawValue, request: request.map(summary),
+                                    delivery: delivery)
             records.append(ListRecordFile(id: id, bytes: record.encoded(), request: request?.encoded()))
             report.added.append((list.name, list.resources.count))
         }
@@ -86,7 +88,7 @@ public enum Coordinator {
     /// Throws `.malformed` for a pointer that is none, and `.conflict` for a list of that name that is
     /// not this source; the same source added again adds nothing.
     public static func add(paged source: PagedSource, name: String?, to spool: Spool,
-                           request: RequestOptions? = nil) throws(AddError) -> AddReport {
+                           request: RequestOptions? = nil, delivery: Delivery? = nil) throws(AddError) -> AddReport {
         let request = request.flatMap { $0.isEmpty ? nil : $0 }
         do { _ = try PageReader(source) } catch { throw AddError(.malformed, source.first, cause: error) }
         let name = name ?? urlFileName(source.first)
@@ -104,7 +106,7 @@ public enum Coordinator {
         }
         let record = ListRecord(name: name, total: 0, digest: hash.hex, source: source.first,
                                 added: Timestamp.iso8601(Double(time(nil))), shape: ListForm.objects.rawValue,
-                                paged: source, request: request.map(summary))
+                                paged: source, request: request.map(summary), delivery: delivery)
         do {
             try spool.enqueue([NewJob](), lists: [ListRecordFile(id: id, bytes: record.encoded(),
                                                                  firstPage: PageState(first: source.first).encoded(),

@@ -201,6 +201,8 @@ extension Lists {
     package func purge(_ job: JobName) throws(SpoolError) {
         var misses = 0
         var url: String?
+        // Where it was delivered (SPEC §12): its record goes with its file.
+        let delivered = spool.sidecar(job, finished: [.done])?.delivered
         while misses < 2 {
             if let path = place(of: job) {
                 guard let trash = try spool.moveToRemoved(path, job: job) else {
@@ -214,6 +216,7 @@ extension Lists {
             }
         }
         removeOutputs(of: job, url: url)
+        if let delivered { Deliveries(spool: spool).remove(delivered, of: job) }
         Dedup(spool).dropPartials(of: job, url: url)
         spool.removeSidecar(job)
     }

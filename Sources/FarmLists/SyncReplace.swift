@@ -82,6 +82,17 @@ extension Lists {
                 throw SpoolError(.io, "cannot put the new outputs of \(job) in place", cause: error)
             }
             Failpoint.hit("sync.renamed")
+            // Its delivered file (SPEC §12) is replaced too; a delivery that fails keeps the old one.
+            var record = record
+            record.delivered = now.record.delivered
+            if let file = record.file, let kind = record.kind {
+                do {
+                    record.delivered = try Deliveries(spool: spool).deliver(job, file: file, ext: kind, sha256: nil,
+                                                                            old: now.record.delivered)
+                } catch {
+                    spool.log("sync: \(job) not delivered again: \(error)")
+                }
+            }
             try setDoneRecord(record, of: job)
             Failpoint.hit("sync.recorded")
             dropUnreferenced(job, record: record, url: url)

@@ -22,9 +22,11 @@ public struct ListRecord: Equatable, Sendable {
     public var paged: PagedSource?
     /// What the list's requests carry (SPEC §12), without a secret; nil when they carry nothing of their own.
     public var request: RequestSummary?
+    /// Where each done resource's download is delivered too (SPEC §12: `--out`, `--name`); nil: nowhere.
+    public var delivery: Delivery?
 
     public init(name: String, total: Int, digest: String, source: String, added: String, shape: String? = nil,
-                paged: PagedSource? = nil, request: RequestSummary? = nil) {
+                paged: PagedSource? = nil, request: RequestSummary? = nil, delivery: Delivery? = nil) {
         self.name = name
         self.total = total
         self.digest = digest
@@ -33,6 +35,21 @@ public struct ListRecord: Equatable, Sendable {
         self.shape = shape
         self.paged = paged
         self.request = request
+        self.delivery = delivery
+    }
+
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+}
+
+/// Where a list's done resources are delivered (SPEC §12): `folder` (absolute) and the name template
+/// below it, as `farm add --out --name` gave them (FarmLists' `DeliveryTemplate` reads it).
+public struct Delivery: Equatable, Sendable, JSONRecord {
+    public var folder: String
+    public var template: String
+
+    public init(folder: String, template: String) {
+        self.folder = folder
+        self.template = template
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
@@ -95,7 +112,7 @@ public struct PagedSource: Equatable, Sendable, JSONRecord {
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }
 
-/// Every member but `shape`, `paged` and `request` is required.
+/// Every member but `shape`, `paged`, `request` and `delivery` is required.
 extension ListRecord: JSONRecord {}
 
 extension Spool {

@@ -36,6 +36,8 @@ public struct Sidecar: Equatable, Sendable {
     /// While the job waits out a back-off: the wall time before which it must not be tried again, by
     /// whichever owner has it then (see Retry.swift).
     public var retryAt: Double?
+    /// Where the download was delivered (SPEC §12: the list's `--out`), once it was.
+    public var delivered: String?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -58,7 +60,7 @@ public struct Sidecar: Equatable, Sendable {
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
-                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32))
+                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0))
     }
 }
 
@@ -70,6 +72,7 @@ extension Sidecar: JSONWritable {
         json.member("attempts", attempts)
         json.member("bytes", bytes)
         json.member("changed", changed)
+        if let delivered { json.member("delivered", delivered) }
         if let error { json.member("error", error) }
         if let etag { json.member("etag", etag) }
         if let file { json.member("file", file) }
@@ -108,6 +111,7 @@ extension Sidecar: JSONReadable {
                   etag: try json.decodeIfPresent("etag"), modified: try json.decodeIfPresent("modified"))
         shared = try json.decodeIfPresent("shared") ?? false
         retryAt = try json.decodeIfPresent("retryAt")
+        delivered = try json.decodeIfPresent("delivered")
     }
 }
 

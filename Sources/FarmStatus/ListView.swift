@@ -41,13 +41,14 @@ public enum ListView {
             done.contains(number) ? .done : failed.contains(number) ? .failed
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
-        let labelled = record.paged != nil
+        let labelled = record.paged != nil, delivers = record.delivery != nil
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
             var row = resource(spool, JobName(list: listID, index: number), at: index,
                                table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
             row.labelled = labelled
+            row.delivers = delivers
             return row
         }
         // Counted from the rows, so the counts and the rows always agree.
@@ -73,6 +74,7 @@ public enum ListView {
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil
+        row.delivers = record.delivery != nil
         return row
     }
 
@@ -123,6 +125,7 @@ public enum ListView {
                                  thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,
                                  changed: changed, title: table?.title, caption: table?.caption)
         row.shared = status == .done && sidecar?.shared == true
+        if status == .done { row.delivered = sidecar?.delivered }
         return row
     }
 

@@ -69,6 +69,7 @@ public final class ListWindows: Sendable {
             let queued = place == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? record.added : record.added
             var row = ListView.resource(spool, job, at: index, table: lines.record(number), place: place, queued: queued)
             row.labelled = record.paged != nil
+            row.delivers = record.delivery != nil
             return row
         }
         let known = counts.flatMap { $0.id == listID ? $0 : nil }

@@ -40,6 +40,10 @@ public struct ResourceStatus: Equatable, Sendable {
     /// Done from bytes the spool had already, with no transfer of its own (SPEC §7, download once);
     /// written only when set.
     public var shared = false
+    /// Where a done resource was delivered (SPEC §12), shown (null until it is) when `delivers`: for
+    /// the resources of lists with `--out` only.
+    public var delivered: String?
+    public var delivers = false
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -94,6 +98,7 @@ extension ResourceStatus: JSONWritable {
         json.member("bytes", bytes)
         if labelled { json.member("caption", caption) }
         json.member("changed", changed)
+        if delivers { json.member("delivered", delivered) }
         json.member("error", error)
         json.member("file", file)
         json.member("id", id)
@@ -127,5 +132,7 @@ extension ResourceStatus: JSONReadable {
         text = try json.decode("text")
         labelled = json["title"] != nil || json["caption"] != nil
         shared = try json.decodeIfPresent("shared") ?? false
+        delivers = json["delivered"] != nil
+        delivered = try json.decodeIfPresent("delivered")
     }
 }

@@ -190,4 +190,18 @@ extension FileDescriptor {
     public func removeAttribute(_ name: String) throws(Errno) {
         if fremovexattr(rawValue, name) != 0 { throw Errno.current }
     }
+
+    /// An unnamed regular file in `folder`, open for writing (O_TMPFILE): written whole, then given a
+    /// name by `link(to:)`, it is never seen half-written, and a crash before leaves nothing. Throws
+    /// `.notSupported` where the file system has none.
+    public static func openUnnamed(in folder: String, permissions: UInt32 = 0o644) throws(Errno) -> FileDescriptor {
+        let fd = cfarm_open_unnamed(folder, permissions)
+        if fd < 0 { throw Errno.current }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Gives this unnamed file (`openUnnamed`) the name `path`; `.fileExists` when it is taken.
+    public func link(to path: String) throws(Errno) {
+        if cfarm_link_descriptor(rawValue, path) != 0 { throw Errno.current }
+    }
 }

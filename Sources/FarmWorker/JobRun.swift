@@ -16,6 +16,8 @@ struct JobRun: Sendable {
     let claim: Claim
     /// The claim's lease, renewed by the worker's `LeaseKeeper`: its lost flag stops this job.
     let kept: LeaseKeeper.Kept
+    /// Where a done resource of a list with `--out` goes too (SPEC §12).
+    let deliveries: Deliveries
     /// False: the download is stored and completed with no display image and no thumbnail.
     var convert = true
     var attempts = 1
@@ -30,10 +32,11 @@ struct JobRun: Sendable {
     /// The status last written and when it began: `changed` marks status changes, not every byte.
     private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
 
-    init(spool: Spool, kept: LeaseKeeper.Kept) {
+    init(spool: Spool, kept: LeaseKeeper.Kept, deliveries: Deliveries) {
         self.spool = spool
         self.claim = kept.claim
         self.kept = kept
+        self.deliveries = deliveries
         lastPauseCheck = Box(started)
     }
 
@@ -145,9 +148,19 @@ struct JobRun: Sendable {
             dropOutputsIfRemoved()
             return true
         }
-        complete(.done, Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file,
-                                image: image, thumb: thumb, attempts: attempts, changed: changedAt(.done),
-                                etag: etag, modified: modified))
+        // Delivered before it is done, so a done resource of such a list is always in its folder too; a
+        // kill between the two delivers again to the same name (the delivery's mark says it is ours).
+        let delivered: String?
+        do {
+            delivered = try deliveries.deliver(claim.job, file: file, ext: kind.fileExtension, sha256: nil)
+        } catch {
+            fail("delivery failed: \(error)", partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
+            return true
+        }
+        var record = Sidecar(status: .done, bytes: bytes, size: bytes, kind: kind.rawValue, file: file, image: image,
+                             thumb: thumb, attempts: attempts, changed: changedAt(.done), etag: etag, modified: modified)
+        record.delivered = delivered
+        complete(.done, record)
         return true
     }
 
@@ -193,7 +206,7 @@ struct JobRun: Sendable {
             }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
-            dropOutputsIfRemoved()
+            dropOutputsIfRemoved(delivered: record.delivered)
         } catch {
             spool.log("cannot complete \(claim.job): \(error)")
         }
@@ -202,8 +215,10 @@ struct JobRun: Sendable {
     /// The job was taken from this owner after it stored outputs. Taken by a reclaim, the outputs are
     /// the next owner's to replace; taken because the resource was removed from its list (SPEC §8),
     /// nobody else will, and a removed resource leaves no file.
-    private func dropOutputsIfRemoved() {
-        if !Lists(spool).isMember(claim.job) { Lists(spool).removeOutputs(of: claim.job, url: claim.record.url) }
+    private func dropOutputsIfRemoved(delivered: String? = nil) {
+        guard !Lists(spool).isMember(claim.job) else { return }
+        Lists(spool).removeOutputs(of: claim.job, url: claim.record.url)
+        if let delivered { deliveries.remove(delivered, of: claim.job) }
     }
 
     private func write(_ sidecar: Sidecar) {

@@ -133,7 +133,7 @@ final class TransferSlot: @unchecked Sendable {
         var handedOver = false
         defer { if !handedOver { keeper.release(kept) } }
         defer { pass.release() }
-        var job = JobRun(spool: spool, kept: kept)
+        var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries)
         job.convert = options.convert
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1

@@ -62,6 +62,8 @@ public final class Worker: Sendable {
     let keeper: LeaseKeeper
     let disk: DiskGate
     let converter: Converter
+    /// Delivers done resources of lists that name a folder (SPEC §12).
+    let deliveries: Deliveries
     private let metrics: SpoolMetricsFactory
     /// How many slots may hold a job now: a slot at or above it hands its job back and waits.
     private let allowed: Atomic<Int>
@@ -78,6 +80,7 @@ public final class Worker: Sendable {
         bandwidth.rate.store(spool.bandwidthLimit() ?? 0, ordering: .relaxed)
         self.pool = try TransferPool(bandwidth: bandwidth)
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
+        self.deliveries = Deliveries(spool: spool)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
         self.metrics = metrics

@@ -31,9 +31,14 @@ struct Add: ParsableCommand {
 
     @OptionGroup(title: "What every request of the list carries") var requests: RequestFlags
 
+    @Option(help: ArgumentHelp("Deliver each done resource to this folder too (a hard link on the spool's file "
+                               + "system, else a copy).", valueName: "dir"))
+    var out: String?
+
     func run() throws {
         do { try add() } catch let error as ControlError
-            where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption {
+            where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
+            || error.code == .badDelivery {
             // SPEC §12: bad input (a checksum that is not one, a header that is not `Name: value`) exits 2,
             // nothing added.
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
@@ -44,9 +49,15 @@ struct Add: ParsableCommand {
     private func add() throws {
         let request = try Control.requestOptions(headers: requests.header, cookieFile: requests.cookies,
                                                  userAgent: requests.userAgent, proxy: requests.proxy)
+        // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
+        let delivery = try out.map { (out) throws(ControlError) in
+            try Control.delivery(folder: out, template: paged.name)
+        }
         let spool = try options.open()
-        if let pagedSource = try paged.source(source) {
-            for line in try Control(spool: spool).add(paged: pagedSource, name: paged.name, request: request).lines {
+        if let pagedSource = try paged.source(source, nameIsTemplate: out != nil) {
+            let listName = paged.listName ?? (out == nil ? paged.name : nil)
+            for line in try Control(spool: spool).add(paged: pagedSource, name: listName, request: request,
+                                                      delivery: delivery).lines {
                 print(line)
             }
             return
@@ -54,7 +65,8 @@ struct Add: ParsableCommand {
         // A big manifest takes seconds to stage: show how far it is, on a terminal only (one line, redrawn).
         let terminal = FileDescriptor.standardError.isTerminal
         var shown = false
-        let added = try Control(spool: spool).add(source, fresh: fresh, request: request) { staged, total in
+        let added = try Control(spool: spool).add(source, fresh: fresh, request: request,
+                                                  delivery: delivery) { staged, total in
             guard terminal else { return }
             FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
             shown = true
@@ -66,8 +78,13 @@ struct Add: ParsableCommand {
 
 /// The options of `farm add` for a paged JSON API (SPEC §7).
 struct PagedOptions: ParsableArguments {
-    @Option(help: "The list's name (default: the last part of the URL's path).")
+    @Option(help: ArgumentHelp("The list's name (default: the last part of the URL's path); with --out, the name "
+                               + "template of its files below it: text and the fields {list} {index} {id} {name} "
+                               + "{stem} {ext} {title} {sha256} (default: {list}/{name}).", valueName: "name"))
     var name: String?
+
+    @Option(help: "The list's name, where --name is the template of --out.")
+    var listName: String?
 
     @Option(help: ArgumentHelp("In each page, the array of items.", valueName: "pointer"))
     var items: String?
@@ -100,8 +117,9 @@ struct PagedOptions: ParsableArguments {
     var listCover: String?
 
     /// The paged source these options describe at `url`; nil when none of them is given (a manifest).
-    func source(_ url: String?) throws -> PagedSource? {
-        let given = [name, id, title, caption, next, pageParam, listTitle, listCover]
+    /// `nameIsTemplate`: --name is the template of --out, not a list's name.
+    func source(_ url: String?, nameIsTemplate: Bool) throws -> PagedSource? {
+        let given = [nameIsTemplate ? nil : name, listName, id, title, caption, next, pageParam, listTitle, listCover]
         guard items != nil || self.url != nil || given.contains(where: { $0 != nil }) else { return nil }
         guard let items, let pointer = self.url else {
             throw FarmError("a paged JSON API needs both --items and --url (JSON Pointers, such as --items /items "

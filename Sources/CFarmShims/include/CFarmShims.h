@@ -20,6 +20,14 @@ int cfarm_rename_noreplace(int olddirfd, const char *oldpath, int newdirfd, cons
 /// Returns 0 or -1 with errno set.
 int cfarm_rename_exchange(const char *oldpath, const char *newpath);
 
+/// open(2) of an unnamed regular file in the folder `dir` (O_TMPFILE, a macro Swift does not see),
+/// for writing. Returns the descriptor, or -1 with errno set (EOPNOTSUPP where the file system has none).
+int cfarm_open_unnamed(const char *dir, unsigned int mode);
+
+/// linkat(2) of the descriptor `fd` (an unnamed file) to `path`, by its /proc/self/fd name. Returns 0
+/// or -1 with errno set (EEXIST when `path` is taken).
+int cfarm_link_descriptor(int fd, const char *path);
+
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
 

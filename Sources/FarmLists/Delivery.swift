@@ -1,0 +1,219 @@
+import FarmDedup
+import FarmSpool
+import FarmSystem
+import SystemPackage
+
+/// Delivery of done resources to their list's folder (SPEC §12, `farm add --out DIR --name TEMPLATE`):
+/// the download appears at `DIR/<template>` as a hard link when DIR is on the spool's file system, else
+/// as a copy, and either way in one step: `link(2)`, or a copy made as an unnamed file (`O_TMPFILE`)
+/// and linked in whole, so a kill at any moment leaves no half-written file in DIR.
+///
+/// Two resources that would take one path are numbered in list order (` (2)`, ` (3)`…) by what their
+/// names are before their bytes are known (`DeliveryTemplate.key`): a rule every worker of every host
+/// applies alike, whichever finishes first. What a delivery put in DIR carries the attribute
+/// `user.farm.delivered` (spool and job): a file there without it is the user's, and farm neither
+/// replaces nor removes it.
+///
+/// One a process, shared by its threads: each list's numbering is worked out once from its resource
+/// table and order, again when either changed.
+public final class Deliveries: Sendable {
+    let spool: Spool
+    /// Each list's plan (nil: it delivers nothing) and when it was made.
+    private let plans = Locked<[String: (plan: Plan?, made: Double)]>([:])
+    /// How long a list that delivers nothing is taken at its word without a look: a list of the same
+    /// name added again after a reset may.
+    static let recheck = 2.0
+
+    public init(spool: Spool) { self.spool = spool }
+
+    struct Plan: Sendable {
+        let stamp: [Int]
+        let folder: String
+        let template: DeliveryTemplate
+        let name: String
+        let width: Int
+        let table: [JobRecord]
+        /// Each job number's position in the list and its number among those of the same name.
+        let places: [Int: (position: Int, number: Int)]
+    }
+
+    /// Whether list `id` delivers its resources (one read of its record, which `plan` caches).
+    public func delivers(_ id: String) -> Bool { (try? plan(ofList: id)) != nil }
+
+    /// Delivers `file`, the stored download of `job` (of extension `ext`, and SHA-256 `sha256` when known),
+    /// replacing where it was delivered before (`old`, else what its done record says) when that is
+    /// elsewhere; returns where it is now, or nil when its list delivers nothing (no system call then,
+    /// most of the time). Throws the reason as one sentence.
+    public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
+        throws(DeliveryError) -> String? {
+        guard let plan = try plan(ofList: job.list) else { return nil }
+        let old = old ?? spool.sidecar(job, finished: [.done])?.delivered
+        guard let place = plan.places[job.index], job.index < plan.table.count else {
+            throw DeliveryError("\(job) is no longer in its list")
+        }
+        let record = plan.table[job.index]
+        var digest = sha256
+        if digest == nil, plan.template.uses(.sha256) {
+            do {
+                let fd = try FileDescriptor.open(file, .readOnly)
+                defer { fd.closeQuietly() }
+                digest = try Dedup.digest(of: fd)
+            } catch {
+                throw DeliveryError("cannot read \(file): \(error)")
+            }
+        }
+        let values = DeliveryTemplate.Values(list: plan.name, index: place.position, width: plan.width, id: record.id,
+                                             url: record.url, title: record.title, ext: ext, sha256: digest)
+        let target = plan.folder + "/" + plan.template.path(values, number: place.number)
+        do {
+            try makeFolders(of: target, below: plan.folder)
+            try put(file, at: target, job: job)
+        } catch {
+            throw DeliveryError("\(target): \(error)")
+        }
+        if let old, old != target { remove(old, of: job) }
+        return target
+    }
+
+    /// Deletes `path` when a delivery of `job` put it there (`farm item rm`); a file farm did not deliver
+    /// is left alone.
+    public func remove(_ path: String, of job: JobName) {
+        guard isDelivery(path, of: job) else { return }
+        try? FileSystem.unlink(path)
+    }
+
+    /// The value of the attribute that marks what a delivery of `job` wrote.
+    private func mark(_ job: JobName) -> [UInt8] { Array((spool.root + "\n" + job.raw).utf8) }
+
+    private func isDelivery(_ path: String, of job: JobName) -> Bool {
+        (try? FileSystem.attribute(path, Self.markAttribute, limit: 4096)) == mark(job)
+    }
+
+    static let markAttribute = "user.farm.delivered"
+
+    /// Puts `file` at `target`: a new name of it, else a copy; over a file only when a delivery of this
+    /// job wrote it (a sync's new version, a reload, a retry after a kill).
+    private func put(_ file: String, at target: String, job: JobName) throws(Errno) {
+        do {
+            try FileSystem.link(file, target)
+            try? FileSystem.setAttribute(target, Self.markAttribute, mark(job))
+            return
+        } catch where error == .fileExists {
+            if let a = try? FileSystem.stat(file), let b = try? FileSystem.stat(target), a.inode == b.inode { return }
+            guard isDelivery(target, of: job) else { throw Errno.fileExists }
+            let scratch = Self.scratch(for: target)
+            try? FileSystem.unlink(scratch)
+            do { try FileSystem.link(file, scratch) } catch where error == .improperLink {
+                try copy(file, to: scratch, job: job)
+            }
+            try? FileSystem.setAttribute(scratch, Self.markAttribute, mark(job))
+            try FileSystem.rename(scratch, target)
+        } catch where error == .improperLink {
+            do { try copy(file, to: target, job: job) } catch where error == .fileExists {
+                guard isDelivery(target, of: job) else { throw Errno.fileExists }
+                let scratch = Self.scratch(for: target)
+                try? FileSystem.unlink(scratch)
+                try copy(file, to: scratch, job: job)
+                try FileSystem.rename(scratch, target)
+            }
+        }
+    }
+
+    /// Where a replacement is linked before it is renamed over the old file: beside it, hidden.
+    static func scratch(for target: String) -> String {
+        let slash = target.lastIndex(of: "/")!
+        return String(target[...slash]) + ".farm-" + String(target[target.index(after: slash)...].prefix(200))
+    }
+
+    /// Copies `file` to the new name `target` on another file system: written whole as an unnamed file
+    /// of its folder, marked and synced, then linked in (a kill leaves nothing); where the file system
+    /// has no unnamed files, written under a hidden name and renamed.
+    private func copy(_ file: String, to target: String, job: JobName) throws(Errno) {
+        let from = try FileDescriptor.open(file, .readOnly)
+        defer { from.closeQuietly() }
+        let folder = String(target[..<target.lastIndex(of: "/")!])
+        let unnamed = try? FileDescriptor.openUnnamed(in: folder)
+        let scratch = unnamed == nil ? Self.scratch(for: target) + ".part" : nil
+        let to: FileDescriptor
+        if let unnamed {
+            to = unnamed
+        } else {
+            try? FileSystem.unlink(scratch!)
+            to = try FileDescriptor.open(scratch!, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o644)
+        }
+        defer { to.closeQuietly() }
+        do {
+            var offset = 0
+            try withUnsafeTemporaryAllocation(byteCount: 256 << 10, alignment: 16) { buffer throws(Errno) in
+                while true {
+                    let count = try from.read(at: offset, into: buffer)
+                    if count == 0 { return }
+                    try to.write(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    offset += count
+                }
+            }
+            try? to.setAttribute(Self.markAttribute, mark(job))
+            try to.sync()
+            if let scratch {
+                try FileSystem.rename(scratch, target)  // the caller checked that nothing of another is there
+            } else {
+                try to.link(to: target)
+            }
+        } catch {
+            if let scratch { try? FileSystem.unlink(scratch) }
+            throw error
+        }
+    }
+
+    /// Makes the folders of `target` below `folder` (the list's DIR, which `add` made).
+    private func makeFolders(of target: String, below folder: String) throws(Errno) {
+        var path = folder
+        let relative = target.dropFirst(folder.count + 1).split(separator: "/").dropLast()
+        for segment in relative {
+            path += "/" + segment
+            try FileSystem.ensureDirectory(path)
+        }
+    }
+
+    /// List `id`'s delivery plan, made again when its table or order changed; nil when it delivers nothing.
+    private func plan(ofList id: String) throws(DeliveryError) -> Plan? {
+        let now = Clock.monotonic()
+        let known = plans.withLock { $0[id] }
+        if let known, known.plan == nil, now - known.made < Self.recheck { return nil }
+        let stamp = [spool.resourceTablePath(ofList: id), spool.orderPath(ofList: id)].flatMap { path -> [Int] in
+            guard let st = try? FileSystem.stat(path) else { return [-1, -1] }
+            return [Int(st.size), Int(st.modificationTime * 1e6)]
+        }
+        if let plan = known?.plan, plan.stamp == stamp { return plan }
+        // A batch's jobs are in the queue a moment before its list records are published (see "Add" in
+        // the protocol): a job claimed in that moment waits for its record.
+        var record = spool.list(id)
+        for _ in 0..<40 where record == nil {
+            Clock.sleep(0.05)
+            record = spool.list(id)
+        }
+        guard let record, let delivery = record.delivery else {
+            plans.withLock { $0[id] = (nil, now) }
+            return nil
+        }
+        let template: DeliveryTemplate
+        do { template = try DeliveryTemplate(delivery.template) } catch { throw error }
+        let table = spool.resources(ofList: id) ?? []
+        let order = Lists(spool).order(ofList: id, total: record.total).numbers
+        let width = String(max(0, order.count - 1)).count
+        var seen: [String: Int] = [:]
+        var places: [Int: (position: Int, number: Int)] = [:]
+        for (position, number) in order.enumerated() where number < table.count {
+            let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
+                                                           id: table[number].id, url: table[number].url,
+                                                           title: table[number].title))
+            let count = (seen[key] ?? 0) + 1
+            seen[key] = count
+            places[number] = (position, count)
+        }
+        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template, name: record.name, width: width,
+                        table: table, places: places)
+        plans.withLock { $0[id] = (plan, now) }
+        return plan
+    }
+}

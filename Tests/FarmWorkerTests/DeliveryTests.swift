@@ -1,0 +1,137 @@
+import FarmJSON
+import FarmSpool
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// SPEC §12's delivery: `farm add --out DIR [--name TEMPLATE]` puts each done resource's download at its
+/// name below DIR, a hard link on the spool's file system and a copy elsewhere, with safe names and
+/// collisions numbered in list order. A real farm against a real origin; bytes and inodes checked on disk.
+@Suite(.serialized) struct DeliveryTests {
+    @Test func eachDoneResourceIsLinkedUnderItsSafeNameWithCollisionsNumberedInListOrder() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let out = farm.dir.appending("out")
+        let long = String(repeating: "n", count: 300)
+        let paths = ["/a/x.jpg", "/b/x.jpg", "/c/x.jpg", "/h/%2E%2E", "/h/a%2Fb%01c.jpg", "/h/\(long).jpg"]
+        var bodies: [[UInt8]] = []
+        for (n, path) in paths.enumerated() {
+            bodies.append(try JPEGFixture.quadrants(width: 16 + 8 * n, height: 16))
+            farm.origin.serve(path: path, bytes: bodies[n])
+        }
+        // The first of the three x.jpg ends last: it is still the one named x.jpg.
+        farm.origin.inject(.throttle(bytesPerSecond: bodies[0].count / 2), at: paths[0])
+        let manifest = farm.dir.appending("Gallery.json")
+        try Data(JSON.encode(paths.map { farm.origin.url(for: $0) })).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--out", out])
+        try farm.start(workers: 2, transfers: 3)
+        try RequestOptionsTests.waitUntilEnded(paths.count, farm)
+
+        let names = ["x.jpg", "x (2).jpg", "x (3).jpg", "_", "a_bc.jpg", String(repeating: "n", count: 251) + ".jpg"]
+        let list = ListID.of(name: "Gallery.json")
+        let status = try JSONParser.parse(Array(try farm.must(["status", "Gallery.json", "--json"]).utf8))
+        for (index, name) in names.enumerated() {
+            let path = out + "/Gallery/" + name
+            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            #expect(sidecar.delivered == path, "\(index): \(sidecar)")
+            let same = Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bodies[index]
+            #expect(same, "\(index): \(path) holds other bytes")
+            var a = stat(), b = stat()
+            #expect(stat(path, &a) == 0 && stat(sidecar.file ?? "", &b) == 0 && a.st_ino == b.st_ino,
+                    "\(index): not a hard link of the download")
+            guard case .array(let rows)? = status["resources"], rows.count == names.count else {
+                Issue.record("no resources in \(status)")
+                continue
+            }
+            #expect(rows[index]["delivered"] == .string(path), "\(rows[index])")
+        }
+        #expect(Self.files(below: out) == Set(names.map { "Gallery/" + $0 }))
+
+        try farm.must(["item", "rm", "Gallery.json", JobName(list: list, index: 1).raw])
+        #expect(Self.files(below: out) == Set(names.enumerated().filter { $0.offset != 1 }.map { "Gallery/" + $0.element }))
+        try farm.must(["stop"])
+        try farm.must(["reset"])
+        #expect(Self.files(below: out).count == names.count - 1, "reset leaves the folder alone")
+    }
+
+    @Test func onAnotherFileSystemEachIsACopyUnderTheTemplate() throws {
+        guard TmpfsMount.isPossible else { return }
+        let mount = try TmpfsMount(megabytes: 16)
+        defer { mount.unmount() }
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let paths = ["/p/first.png", "/p/second.jpg", "/q/third"]
+        var bodies: [[UInt8]] = []
+        for (n, path) in paths.enumerated() {
+            bodies.append(try JPEGFixture.quadrants(width: 24, height: 8 + 8 * n))
+            farm.origin.serve(path: path, bytes: bodies[n])
+        }
+        let manifest = farm.dir.appending("Copies.json")
+        try Data(JSON.encode(paths.map { farm.origin.url(for: $0) })).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--out", mount.path + "/photos", "--name", "{list}-{index}-{stem}.{ext}"])
+        try farm.start(workers: 1, transfers: 2)
+        try RequestOptionsTests.waitUntilEnded(paths.count, farm)
+        // The kind is the bytes' (all three are JPEGs), whatever the URL says.
+        let names = ["Copies-0-first.jpg", "Copies-1-second.jpg", "Copies-2-third.jpg"]
+        for (index, name) in names.enumerated() {
+            let path = mount.path + "/photos/" + name
+            let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Copies.json"), index: index)))
+            #expect(sidecar.delivered == path, "\(sidecar)")
+            let same = Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bodies[index]
+            #expect(same, "\(path) holds other bytes")
+        }
+        #expect(Self.files(below: mount.path) == Set(names.map { "photos/" + $0 }))
+        farm.shutDownNow()
+    }
+
+    @Test func aFileFarmDidNotDeliverIsNeverReplacedAndRetryDeliversOnceItIsGone() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let out = farm.dir.appending("out")
+        let body = try JPEGFixture.quadrants(width: 16, height: 16)
+        farm.origin.serve(path: "/one.jpg", bytes: body)
+        let manifest = farm.dir.appending("Mine.json")
+        try Data(JSON.encode([farm.origin.url(for: "/one.jpg")])).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--out", out])
+        try FileManager.default.createDirectory(atPath: out + "/Mine", withIntermediateDirectories: true)
+        try Data("the user's own".utf8).write(to: URL(fileURLWithPath: out + "/Mine/one.jpg"))
+        try farm.start(workers: 1)
+        _ = poll(timeout: 120, every: 0.1) { farm.counts == [.failed: 1] }
+        let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Mine.json"), index: 0)))
+        #expect(sidecar.error?.hasPrefix("delivery failed: \(out)/Mine/one.jpg: ") == true, "\(sidecar)")
+        #expect(try String(contentsOfFile: out + "/Mine/one.jpg", encoding: .utf8) == "the user's own")
+
+        try FileManager.default.removeItem(atPath: out + "/Mine/one.jpg")
+        try farm.must(["retry"])
+        try RequestOptionsTests.waitUntilEnded(1, farm)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/Mine/one.jpg"))) == body)
+    }
+
+    @Test(arguments: [
+        (["--name", "{nope}.{ext}"], "unknown field {nope}"),
+        (["--name", "{list}.{ext}"], "no field that tells resources apart"),
+        (["--name", "../{name}"], "may not hold a . or .. folder"),
+        (["--name", "/etc/{name}"], "must be a relative path"),
+        (["--out", "/proc/farm-cannot-be"], "cannot make the folder /proc/farm-cannot-be"),
+    ])
+    func badDeliveriesAreRefusedInOneLineAndNothingIsAdded(_ options: [String], _ reason: String) throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let manifest = farm.dir.appending("Refused.json")
+        try Data(JSON.encode([farm.origin.url(for: "/one.jpg")])).write(to: URL(fileURLWithPath: manifest))
+        let arguments = options.first == "--out" ? options : ["--out", farm.dir.appending("out")] + options
+        let added = try farm.farm(["add", manifest] + arguments)
+        #expect(added.status == 2, "\(added)")
+        let lines = added.error.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(reason), "\(added.error)")
+        #expect(farm.spool.list(ListID.of(name: "Refused.json")) == nil)
+    }
+
+    /// Every file below `folder` (hidden ones too), relative to it.
+    static func files(below folder: String) -> Set<String> {
+        Set((FileManager.default.subpaths(atPath: folder) ?? []).filter { name in
+            var st = stat()
+            return lstat(folder + "/" + name, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
+        })
+    }
+}
