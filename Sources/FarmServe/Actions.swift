@@ -18,6 +18,13 @@ struct Actions: Sendable {
         }
     }
 
+    /// `farm limit RATE`: this host's bandwidth cap.
+    func limit(_ rate: String) throws(ServeError) -> String {
+        try say { () throws(ControlError) in
+            try control.setBandwidthLimit(try Control.bandwidth(rate)).description
+        }
+    }
+
     func pause(_ paused: Bool) throws(ServeError) -> String {
         try say { () throws(ControlError) in try control.setPaused(paused) }
     }

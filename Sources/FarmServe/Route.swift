@@ -13,6 +13,8 @@ enum Route: Equatable {
     case cover(String)
     case reload(String)
     case scale
+    /// POST /api/limit {"rate": "2M"}: the host's bandwidth cap (SPEC §12).
+    case limit
     case pause(Bool)
     case reset
     case add
@@ -46,6 +48,7 @@ enum Route: Equatable {
             case "status": self = .status
             case "events": self = .events
             case "scale": self = .scale
+            case "limit": self = .limit
             case "pause": self = .pause(true)
             case "resume": self = .pause(false)
             case "reset": self = .reset
@@ -78,7 +81,7 @@ enum Route: Equatable {
     var method: String {
         switch self {
         case .index, .asset, .status, .events, .list, .file, .cover, .metrics: return "GET"
-        case .reload, .scale, .pause, .reset, .add, .addItem, .moveItem: return "POST"
+        case .reload, .scale, .limit, .pause, .reset, .add, .addItem, .moveItem: return "POST"
         case .removeItem: return "DELETE"
         }
     }

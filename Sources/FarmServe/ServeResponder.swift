@@ -17,7 +17,7 @@ import Hummingbird
 ///     GET  /api/lists/<id>/<index>/image|thumb   a resource's display image or thumbnail
 ///     GET  /api/lists/<id>/cover                 a paged list's cover
 ///     GET  /api/events[?list=<id>[&offset&limit&q]]  server-sent events: `summary`, and `list` (a window)
-///     POST /api/scale {"workers": N, "transfers": T}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
+///     POST /api/scale {"workers": N, "transfers": T}  /api/limit {"rate": "2M"}  /api/pause  /api/resume  /api/reset  /api/add {"source": "…"}
 ///     POST /api/lists/<id>/reload
 ///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
 ///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
@@ -114,6 +114,9 @@ struct ServeResponder: HTTPResponder {
                 throw ServeError(.badRequest, #"the body must be JSON like {"workers": 4} or {"transfers": 8}"#)
             }
             return Reply.message(try await act { try $0.scale(workers) })
+        case .limit:
+            let body = try await decode(Limit.self, from: &request, example: #"{"rate": "2M"}"#)
+            return Reply.message(try await act { try $0.limit(body.rate) })
         case .pause(let paused):
             return Reply.message(try await act { try $0.pause(paused) })
         case .reset:
@@ -194,6 +197,15 @@ struct ServeResponder: HTTPResponder {
         init(json: JSONValue) throws(JSONMismatch) {
             workers = try json.decodeIfPresent("workers")
             transfers = try json.decodeIfPresent("transfers")
+        }
+    }
+
+    /// The body of POST /api/limit: `{"rate": "2M"}` (as `farm limit` reads it; `"0"` lifts the cap), or a
+    /// number of bytes a second.
+    private struct Limit: JSONReadable {
+        let rate: String
+        init(json: JSONValue) throws(JSONMismatch) {
+            if let bytes: Int = try? json.decode("rate") { rate = String(bytes) } else { rate = try json.decode("rate") }
         }
     }
 

@@ -151,10 +151,10 @@ public enum ControlFile: String, Sendable, CaseIterable {
     /// any other (such as the supervisor lock every process probes) only causes re-reads.
     public var isShownInStatus: Bool { self == .desired || self == .paused }
 
-    /// Whether the status shows what the file of control/ named `name` says: one above, or a host's
-    /// desired workers.
+    /// Whether the status shows what the file of control/ named `name` says: one above, a host's
+    /// desired workers, or a host's bandwidth cap.
     public static func isShownInStatus(_ name: String) -> Bool {
-        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil)
+        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil || Spool.isLimitName(name))
     }
 }
 

@@ -60,7 +60,12 @@ extension Spool {
         }
     }
 
-    private func limitPath(of host: FarmHost) -> String { control + "/limit." + host.raw + ".json" }
+    private func limitPath(of host: FarmHost) -> String { control + "/" + Self.limitPrefix + host.raw + ".json" }
+
+    static let limitPrefix = "limit."
+
+    /// Whether `name` in control/ is a host's bandwidth cap.
+    static func isLimitName(_ name: String) -> Bool { name.hasPrefix(limitPrefix) && name.hasSuffix(".json") }
 
     /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
     public func bandwidthBucketPath(of host: FarmHost = .local) -> String { control + "/bandwidth." + host.raw + ".bucket" }

@@ -69,7 +69,8 @@ public enum StatusScan {
     /// Desired workers from control/, running ones from the process registry, summed over hosts.
     static func workers(_ spool: Spool) -> Workers {
         let counts = spool.workerCounts()
-        return Workers(desired: counts.desired, running: counts.running, transfers: spool.desired().transfers)
+        return Workers(desired: counts.desired, running: counts.running, transfers: spool.desired().transfers,
+                       limitRate: spool.bandwidthLimit())
     }
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room

@@ -49,16 +49,19 @@ public enum PausedBy: String, Sendable, JSONReadable {
 }
 
 /// How many workers should run (control/) and how many do (procs/), summed over the hosts of the spool
-/// (`Spool.workerCounts`), and the transfers each runs at once (`Desired.transfers`, SPEC §13).
+/// (`Spool.workerCounts`), the transfers each runs at once (`Desired.transfers`, SPEC §13), and the
+/// bandwidth cap of the host that made the status (`farm limit`, SPEC §12; nil: none).
 public struct Workers: Equatable, Sendable {
     public var desired: Int
     public var running: Int
     public var transfers: Int
+    public var limitRate: Int?
 
-    public init(desired: Int, running: Int, transfers: Int = Desired.defaultTransfers) {
+    public init(desired: Int, running: Int, transfers: Int = Desired.defaultTransfers, limitRate: Int? = nil) {
         self.desired = desired
         self.running = running
         self.transfers = transfers
+        self.limitRate = limitRate
     }
 }
 
@@ -84,13 +87,14 @@ extension StatusDocument: JSONReadable {
 }
 
 extension Workers: JSONRecord {
-    private enum CodingKeys: String, CodingKey { case desired, running, transfers }
+    private enum CodingKeys: String, CodingKey { case desired, running, transfers, limitRate }
 
     /// A summary an older watcher wrote has no `transfers`: the default then.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(desired: try container.decode(Int.self, forKey: .desired),
                   running: try container.decode(Int.self, forKey: .running),
-                  transfers: try container.decodeIfPresent(Int.self, forKey: .transfers) ?? Desired.defaultTransfers)
+                  transfers: try container.decodeIfPresent(Int.self, forKey: .transfers) ?? Desired.defaultTransfers,
+                  limitRate: try container.decodeIfPresent(Int.self, forKey: .limitRate))
     }
 }

@@ -7,10 +7,12 @@ enum Header {
         [farm(model, width: width), counts(model, state, width: width)]
     }
 
-    /// "farm top  /path/to/spool          workers 3/4 x8  running" (running/wanted, transfers each).
+    /// "farm top  /path/to/spool     workers 3/4 x8  cap 2.1 MB/s  running" (running/wanted, transfers
+    /// each, the bandwidth cap when there is one).
     static func farm(_ model: TopModel, width: Int) -> Row {
+        let cap = model.summary.workers.limitRate.map { "cap " + Format.byteRate(Double($0)) + "  " } ?? ""
         let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)"
-            + " x\(model.summary.workers.transfers)  "
+            + " x\(model.summary.workers.transfers)  " + cap
         // Not paused and no worker alive: the farm is stopped (or between two respawns).
         // Paused by the disk: how short it is, since no key resumes it.
         let flag = model.summary.paused ? StatusText.diskShortage(model.summary).map { "PAUSED: " + $0 } ?? "PAUSED"

@@ -158,13 +158,15 @@ public final class Watcher {
         }
         if due.pending.contains(.control) {
             due.pending.remove(.control)
-            let desired = spool.desired(), paused = spool.isPaused
+            let desired = spool.desired(), paused = spool.isPaused, limitRate = spool.bandwidthLimit()
             // The desired workers are summed over the hosts that run a process: read with the registry.
             due.pending.insert(.processes)
-            if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers {
+            if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers
+                || limitRate != workers.limitRate {
                 self.paused = paused
                 minFree = desired.minFree
                 workers.transfers = desired.transfers
+                workers.limitRate = limitRate
                 due.pending.insert(.summary)
             }
         }
@@ -177,7 +179,8 @@ public final class Watcher {
             }
             let counts = spool.workerCounts()
             if counts.running != workers.running || counts.desired != workers.desired {
-                workers = Workers(desired: counts.desired, running: counts.running, transfers: workers.transfers)
+                workers = Workers(desired: counts.desired, running: counts.running, transfers: workers.transfers,
+                                  limitRate: workers.limitRate)
                 due.pending.insert(.summary)
             }
             lookAtDisk()

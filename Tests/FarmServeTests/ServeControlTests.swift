@@ -41,6 +41,28 @@ import Testing
         #expect(!spool.isPaused)
     }
 
+    @Test func limitSetsThisHostsBandwidthCapAsFarmLimitDoesAndTheStatusShowsIt() throws {
+        let farm = try RunningFarm()
+        try farm.start(workers: 1)
+        let serve = try ServeProcess(spool: farm.spool.root)
+        let limitRate = { () -> Int? in
+            guard let workers = try? serve.get("/api/status").json?["workers"] else { return nil }
+            return workers["limitRate"].flatMap { try? Int(json: $0) }
+        }
+        for body in [#"{"rate": "fast"}"#, #"{"rate": "-1M"}"#, "{}"] {
+            let reply = try serve.post("/api/limit", body)
+            #expect(reply.status == 400, "\(body): \(reply.text)")
+        }
+        let set = try serve.post("/api/limit", #"{"rate": "2M"}"#)
+        #expect(set.status == 200 && set.message?.contains("at most 2M a second") == true, "\(set.text)")
+        #expect(try farm.must(["limit"]).contains("at most 2M a second"))
+        #expect(poll(timeout: 10) { limitRate() == 2 << 20 }, "\(String(describing: limitRate()))")
+        #expect(try serve.post("/api/limit", #"{"rate": 512000}"#).status == 200)
+        #expect(poll(timeout: 10) { limitRate() == 512_000 })
+        #expect(try serve.post("/api/limit", #"{"rate": "0"}"#).message == "no bandwidth cap on this host")
+        #expect(poll(timeout: 10) { limitRate() == nil })
+    }
+
     @Test func scalePauseReloadAddAndResetChangeTheSpool() throws {
         let farm = try RunningFarm()
         try farm.addImages("Photos", count: 3)

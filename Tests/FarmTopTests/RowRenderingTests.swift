@@ -182,6 +182,17 @@ import Testing
         #expect(Frame.rows(state: state, model: model, width: 20, height: 5).first?.text == "farm top needs 40x8~")
     }
 
+    @Test func theHeaderShowsTheBandwidthCapWhenThereIsOne() {
+        let summary = StatusDocument(updated: "", paused: false,
+                                     workers: Workers(desired: 2, running: 2, limitRate: 2 << 20), lists: [])
+        let model = TopModel(spool: "/spool", summary: summary, list: nil, filesPerSecond: nil, bytesPerSecond: nil,
+                             eta: nil, now: 0, message: nil)
+        var state = TopState()
+        state.settle(listCount: 0, resourceCount: 0, page: Frame.page(height: 24))
+        let rows = Frame.rows(state: state, model: model, width: 80, height: 24)
+        #expect(rows[0].text.hasSuffix("workers 2/2 x8  cap 2.1 MB/s  running"), "\(rows[0].text)")
+    }
+
     @Test func aPauseByTheDiskSaysHowShortItIsAndLeavesPToPause() {
         let summary = StatusDocument(updated: "", paused: true, pausedBy: .disk,
                                      disk: DiskRoom(free: 3 << 20, minFree: 6 << 20),

@@ -107,6 +107,32 @@ import Testing
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/Mine/one.jpg"))) == body)
     }
 
+    @Test func syncsNewVersionAndAReloadReplaceTheDeliveredFile() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let out = farm.dir.appending("out")
+        let versions = try (0..<3).map { try JPEGFixture.quadrants(width: 16 + 16 * $0, height: 16) }
+        farm.origin.serve(path: "/v.jpg", bytes: versions[0])
+        let manifest = farm.dir.appending("Versions.json")
+        try Data(JSON.encode([farm.origin.url(for: "/v.jpg")])).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--out", out])
+        try farm.start(workers: 1)
+        try RequestOptionsTests.waitUntilEnded(1, farm)
+        let path = out + "/Versions/v.jpg"
+        let delivered = { Array((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()) }
+        #expect(delivered() == versions[0])
+
+        farm.origin.serve(path: "/v.jpg", bytes: versions[1])
+        try farm.must(["sync", "Versions.json"])
+        #expect(delivered() == versions[1], "sync's new version is delivered")
+
+        farm.origin.serve(path: "/v.jpg", bytes: versions[2])
+        try farm.must(["reload", "Versions.json"])
+        #expect(poll(timeout: 60, every: 0.1) { delivered() == versions[2] }, "the reload is delivered")
+        try RequestOptionsTests.waitUntilEnded(1, farm)
+        #expect(Self.files(below: out) == ["Versions/v.jpg"])
+    }
+
     @Test(arguments: [
         (["--name", "{nope}.{ext}"], "unknown field {nope}"),
         (["--name", "{list}.{ext}"], "no field that tells resources apart"),

@@ -101,6 +101,7 @@ function renderSummary(summary) {
     set($("slider-value"), "textContent", String(summary.workers.desired));
   }
   if (document.activeElement !== $("transfers")) set($("transfers"), "value", String(summary.workers.transfers));
+  if (document.activeElement !== $("limit-rate")) set($("limit-rate"), "value", rate(summary.workers.limitRate));
   const busy = summary.lists.some((list) => list.state !== "Finished");
   set($("pause"), "disabled", !busy || byUser);
   set($("resume"), "disabled", !busy || !byUser);
@@ -132,6 +133,15 @@ function size(bytes) {
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
+// A bandwidth cap as `farm limit` takes it back: "2M", "500K", "1536"; empty for none.
+function rate(bytes) {
+  if (!bytes) return "";
+  for (const [suffix, unit] of [["G", 1 << 30], ["M", 1 << 20], ["K", 1 << 10]]) {
+    if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
+}
+
 function newListRow(list) {
   const row = document.createElement("tr");
   row.dataset.id = list.id;
@@ -145,6 +155,7 @@ function newListRow(list) {
 $("slider").addEventListener("input", () => { $("slider-value").textContent = $("slider").value; });
 $("slider").addEventListener("change", () => post("/api/scale", { workers: Number($("slider").value) }));
 $("transfers").addEventListener("change", () => post("/api/scale", { transfers: Number($("transfers").value) }));
+$("limit-rate").addEventListener("change", () => post("/api/limit", { rate: $("limit-rate").value.trim() || "0" }));
 $("pause").addEventListener("click", () => post("/api/pause"));
 $("resume").addEventListener("click", () => post("/api/resume"));
 $("reset").addEventListener("click", () => {

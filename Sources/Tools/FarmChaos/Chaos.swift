@@ -67,8 +67,11 @@ struct Chaos: ParsableCommand {
         print("farm-chaos: \(corpus.resources.count) resources (\(corpus.bytes / 1_000_000) MB), seed \(seed), "
             + "spool \(spool.root)")
         try farm.must(["add", base])
-        // Some URLs twice, in another list: each transferred once for both (download once).
-        try farm.must(["add", try corpus.makeRepeat(Self.repeatList, count: max(10, resources / 8))])
+        // Some URLs twice, in another list: each transferred once for both (download once); that list's
+        // done resources are delivered to a folder too (SPEC §12), while workers are killed.
+        let delivery = (list: Self.repeatList, folder: work + "/delivered")
+        try farm.must(["add", try corpus.makeRepeat(Self.repeatList, count: max(10, resources / 8)),
+                       "--out", delivery.folder])
         // The pages take about 40% of the chaos to arrive (the follower lives that long, to be killed); its
         // items are small and quick, not to prolong the run.
         let paged = pages == 0 ? nil : try PagedList(corpus: corpus, pages: pages, perPage: perPage,
@@ -104,7 +107,7 @@ struct Chaos: ParsableCommand {
         ended = true
         end(farm, spool, observer)
 
-        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged)
+        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged, delivery: delivery)
         var figures = Report(seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease, corpus: corpus,
                              bytesServed: origin.bytesServed, verdict: verdict, tally: mayhem.tally,
                              reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged)

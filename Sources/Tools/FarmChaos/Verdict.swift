@@ -11,8 +11,9 @@ import Glibc
 /// one terminal state (the one it deserves), every download sha256-equal to the origin's bytes, every
 /// display image and thumbnail a valid picture, no output twice nor any stray file next to them,
 /// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, `farm status` agreeing, the
-/// paged list (when there is one) finished with exactly its API's items in order, and `farm fsck` finding
-/// the spool sound.
+/// paged list (when there is one) finished with exactly its API's items in order, every done resource of
+/// the delivering list (when there is one) in its folder with the same bytes and nothing else there (no
+/// half-written copy), and `farm fsck` finding the spool sound.
 struct Verdict {
     var resources = 0
     /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
@@ -44,14 +45,16 @@ struct Verdict {
 
     /// `mounts`: the spool's other paths (a cluster host's mount of it), whose outputs' paths name the same
     /// files as the spool's own path.
+    /// `delivery`: the list added with `--out`, and its folder.
     static func check(spool: Spool, corpus: ChaosCorpus, farm: FarmCommand, mounts: [String] = [],
-                      paged: PagedList? = nil) -> Verdict {
+                      paged: PagedList? = nil, delivery: (list: String, folder: String)? = nil) -> Verdict {
         // The spool's path in place of the mount it was written through.
         let local = { (path: String?) -> String? in
             guard let path, let mount = mounts.first(where: { path.hasPrefix($0 + "/") }) else { return path }
             return spool.root + path.dropFirst(mount.count)
         }
         var verdict = Verdict()
+        var delivered: Set<String> = []
         let places = jobPlaces(spool)
         var expectedJobs: Set<String> = []
         for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
@@ -93,6 +96,14 @@ struct Verdict {
                         return entry
                     }
                     checkStatus(entry, job: job, file: outputs.file, image: outputs.image, &verdict)
+                    if name == delivery?.list {
+                        let path = spool.sidecar(jobName)?.delivered
+                        if let path, digest(path) == resource.sha256 {
+                            delivered.insert(path)
+                        } else {
+                            verdict.corrupt.append("\(job): delivered as \(path ?? "nothing"), not the origin's bytes")
+                        }
+                    }
                 } else if status[resource.index]?.status != .error {
                     let shown = status[resource.index]?.status.rawValue ?? "nothing"
                     verdict.statusErrors.append("\(job): status says \(shown)")
@@ -102,6 +113,17 @@ struct Verdict {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             where !expectedFiles.contains(name) {
                 verdict.strays.append(directory + "/" + name)
+            }
+        }
+        if let delivery {
+            // As `farm add` recorded it: the real path (a temporary directory's may hold `//` or a link).
+            let folder = URL(fileURLWithPath: delivery.folder).resolvingSymlinksInPath().path
+            for name in FileManager.default.subpaths(atPath: folder) ?? [] {
+                let path = folder + "/" + name
+                var st = stat()
+                if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFDIR, !delivered.contains(path) {
+                    verdict.strays.append(path)
+                }
             }
         }
         for (job, where_) in places where !expectedJobs.contains(job) {
