@@ -16,6 +16,8 @@
 //     lists/<list>.resources         each list's resource table: the job records by job number
 //     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (FarmLists)
 //     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (FarmLists)
+//     lists/<list>.request           what the list's requests carry, secrets included (mode 0600), published
+//                                    with its record
 //     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
 //                                    for jobs longer than a tick or stored and waiting for their owner's
 //                                    conversion (which may follow its later transfers), deleted once the job ends
