@@ -210,7 +210,7 @@ let package = Package(
         ], resources: [.embedInCode("Assets")]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
         .target(name: "FarmHTTP", dependencies: [
-            .product(name: "Hummingbird", package: "hummingbird"),
+            "FarmSystem", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // `farm demo`: the sample set (pictures drawn on the spot, PDFs from Samples/), served from 127.0.0.1

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
@@ -45,9 +46,11 @@ int cfarm_spawn_closefrom(posix_spawn_file_actions_t *actions, int lowfd) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowfd);
 }
 
-static volatile sig_atomic_t stop_signal;
+// Read by every thread, written by the handler: a lock-free atomic (async-signal-safe), not a
+// `volatile sig_atomic_t`, which is only for the thread the signal interrupts.
+static _Atomic int stop_signal;
 
-static void on_stop_signal(int signal) { stop_signal = signal; }
+static void on_stop_signal(int signal) { atomic_store_explicit(&stop_signal, signal, memory_order_relaxed); }
 
 void cfarm_catch_stop_signals(void) {
     struct sigaction action = {0};
@@ -67,6 +70,6 @@ void cfarm_catch_stop_signals(void) {
     pthread_sigmask(SIG_UNBLOCK, &signals, NULL);
 }
 
-int cfarm_stop_signal(void) { return stop_signal; }
+int cfarm_stop_signal(void) { return atomic_load_explicit(&stop_signal, memory_order_relaxed); }
 
 int cfarm_set_thread_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)gettid(), nice); }

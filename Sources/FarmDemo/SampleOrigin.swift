@@ -1,8 +1,8 @@
 import FarmHTTP
+import FarmSystem
 import Hummingbird
 import Logging
 import NIOCore
-import Synchronization
 
 /// The demo's web server on 127.0.0.1 (never another address): each sample from memory, at the pace it
 /// was given (the large photos are throttled, so progress shows for a while), and a 404 for anything
@@ -14,7 +14,7 @@ import Synchronization
 public final class SampleOrigin: Sendable {
     private let files = SampleFiles()
     private let askedPort: Int
-    private let server = Mutex<ServerTask?>(nil)
+    private let server = Locked<ServerTask?>(nil)
 
     /// An origin that will listen on 127.0.0.1:`port`; 0 lets the system choose a free port.
     public init(port: Int) {
@@ -73,7 +73,7 @@ private struct SampleFile: Sendable {
 
 /// The samples by path. Written by the demo's thread, read by the server's tasks: behind a lock.
 private final class SampleFiles: Sendable {
-    let table = Mutex<[String: SampleFile]>([:])
+    let table = Locked<[String: SampleFile]>([:])
 }
 
 /// Answers every request of the demo's origin: a GET of a sample gets it, anything else a 404.

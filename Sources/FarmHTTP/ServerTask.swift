@@ -1,7 +1,7 @@
 import Dispatch
+import FarmSystem
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// A Hummingbird application served by a task of its own, for callers that are not async (`farm demo`'s
 /// origin; the tests' origin): `init` returns once the server listens, with the port it bound, or throws
@@ -20,7 +20,7 @@ public final class ServerTask: Sendable {
         _ make: (_ onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> App
     ) throws(ServerTaskError) {
         let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Int, ServerTaskError>?>(nil)
+        let outcome = Locked<Result<Int, ServerTaskError>?>(nil)
         let app = make { channel in
             let bound = channel.localAddress?.port
             outcome.withLock { $0 = bound.map { .success($0) } ?? .failure(.noPort) }

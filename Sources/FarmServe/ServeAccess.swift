@@ -1,9 +1,9 @@
+import FarmSystem
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import NIOCore
-import Synchronization
 
 /// Who may use a server reachable from other machines (SPEC §12): with a password, every request needs
 /// HTTP Basic authentication as user `farm`; an address that failed it more than `allowedFailures` times
@@ -17,7 +17,7 @@ final class ServeAccess: Sendable {
     /// nil: no password asked (a server on a loopback address, whose users are this machine's).
     private let password: [UInt8]?
     /// Failed attempts by address, each its monotonic time; only addresses that failed are kept.
-    private let failures = Mutex<[String: [Double]]>([:])
+    private let failures = Locked<[String: [Double]]>([:])
 
     init(password: String?) {
         self.password = password.map { Array($0.utf8) }

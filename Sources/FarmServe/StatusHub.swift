@@ -1,8 +1,8 @@
 import FarmJSON
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
-import Synchronization
 
 /// Wakes every open event stream from one inotify watch (FarmStatus's `SpoolWatch`) on its own thread: when the
 /// watcher replaces status/summary.json (within 25 ms of any change, and at least once a second) or a
@@ -24,7 +24,7 @@ final class StatusHub: Sendable {
     private let spool: Spool
     /// `--poll`: look at the spool instead of trusting inotify (see `Polling`).
     private let poll: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let finished = DispatchSemaphore(value: 0)
 
     init(spool: Spool, poll: Bool = false) {

@@ -2,6 +2,7 @@ import Dispatch
 import FarmControl
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -9,7 +10,6 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import Synchronization
 
 /// `farm serve`: the app's three screens for a browser, over HTTP on `host:port` (127.0.0.1 unless
 /// told otherwise), live through server-sent events fed by inotify.
@@ -34,7 +34,7 @@ public final class WebServer: Sendable {
     private let access: ServeAccess
     /// The certificate and key to serve HTTPS with; nil: plain HTTP.
     private let tls: TLSConfiguration?
-    private let running = Mutex<Running?>(nil)
+    private let running = Locked<Running?>(nil)
 
     private struct Running: Sendable {
         let port: Int
@@ -101,7 +101,7 @@ public final class WebServer: Sendable {
     /// Starts listening; returns once connections are accepted.
     public func start() throws(ServeError) {
         let started = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Int, ServeError>?>(nil)
+        let outcome = Locked<Result<Int, ServeError>?>(nil)
         hub.start()
         // The guard needs the bound port, known only once listening (it is set before any request).
         let guarding = RequestGuard(token: token, host: host, scheme: scheme)

@@ -1,3 +1,4 @@
+import FarmSystem
 import Synchronization
 
 /// Named points between two steps of the spool protocol (`add.staging`, `add.staged`, `add.committed`,
@@ -10,7 +11,7 @@ import Synchronization
 /// Any thread may pass a point or install the handler.
 public enum Failpoint {
     private static let installed = Atomic<Bool>(false)
-    private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private static let handler = Locked<(@Sendable (String) -> Void)?>(nil)
 
     /// From now on, `handler` hears the name of each point this process passes, on the passing thread.
     public static func install(_ handler: @escaping @Sendable (String) -> Void) {

@@ -1,6 +1,5 @@
 import Dispatch
 import FarmSystem
-import Synchronization
 import SystemPackage
 
 /// Creates the job files of a batch being staged, a shard at a time, on other threads while the
@@ -17,7 +16,7 @@ final class ShardWriter: Sendable {
 
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
-    private let failure = Mutex<Errno?>(nil)
+    private let failure = Locked<Errno?>(nil)
 
     init(threads: Int = threads) {
         slots = DispatchSemaphore(value: threads)

@@ -1,7 +1,6 @@
 import FarmLists
 import FarmSpool
 import FarmSystem
-import Synchronization
 
 /// Windows of the per-list view (SPEC §9): `limit` resources from position `offset` of a list, or of
 /// the resources that match a search, for the views that show a list a screenful at a time
@@ -30,7 +29,7 @@ public final class ListWindows: Sendable {
         var used: Int
     }
 
-    private let entries = Mutex<(tables: [String: Entry], clock: Int)>(([:], 0))
+    private let entries = Locked<(tables: [String: Entry], clock: Int)>(([:], 0))
 
     public init() {}
 

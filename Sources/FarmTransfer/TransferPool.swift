@@ -1,7 +1,7 @@
 import CFarmCurlLoader
 import Dispatch
+import FarmSystem
 import Foundation
-import Synchronization
 
 /// The transfers of one worker process, run on one libcurl multi handle by one thread of their own: every
 /// transfer of the process shares its connections (HTTP/1.1 keep-alive), its DNS cache and its TLS
@@ -31,7 +31,7 @@ public final class TransferPool: @unchecked Sendable {
     /// Only the pool's thread calls curl on it, but for `curl_multi_wakeup` (any thread may).
     private let multi: UnsafeMutableRawPointer
     /// Transfers handed over and not yet added to the multi handle.
-    private let arriving = Mutex<[Ticket]>([])
+    private let arriving = Locked<[Ticket]>([])
 
     /// The longest a poll sleeps with nothing to do (a transfer's own time-outs wake it sooner).
     static let idlePoll: Int32 = 1000

@@ -2,7 +2,6 @@ import Dispatch
 import FarmSpool
 import FarmSystem
 import Foundation
-import Synchronization
 
 /// Converts the downloads its worker stored (display image, thumbnail) and completes their jobs, on a
 /// thread of its own at a low CPU priority (`nice`): conversions (PDF rendering, JPEG decoding, unzipping)
@@ -32,7 +31,7 @@ final class Converter: Sendable {
     private let disk: DiskGate
     /// Jobs waiting, in the order they were stored, and how many are not finished yet (those plus the
     /// one in conversion).
-    private let state = Mutex((waiting: [Work](), unfinished: 0))
+    private let state = Locked((waiting: [Work](), unfinished: 0))
     /// Signalled once per job added: the converter's thread waits on it.
     private let added = DispatchSemaphore(value: 0)
     /// Counts free places in the queue: the worker waits on it when the queue is full.

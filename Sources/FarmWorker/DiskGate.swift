@@ -1,6 +1,5 @@
 import FarmSpool
 import FarmSystem
-import Synchronization
 
 /// One worker's view of the disk guard (`DiskRoom`): whether it may claim a new job. Asks statvfs at
 /// most every `look` seconds, never per byte, and only every `shortLook` while the disk is short, when
@@ -29,7 +28,7 @@ final class DiskGate: Sendable {
 
     private let spool: Spool
     private let minFree: Int?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(spool: Spool, minFree: Int?) {
         self.spool = spool

@@ -23,7 +23,7 @@ final class LeaseKeeper: Sendable {
     }
 
     /// The claims kept, by identity, with when each was last renewed (or taken).
-    private let kept = Mutex<[ObjectIdentifier: (claim: Kept, since: Double)]>([:])
+    private let kept = Locked<[ObjectIdentifier: (claim: Kept, since: Double)]>([:])
 
     init(spool: Spool, lease: Double) {
         let interval = max(0.05, lease / 4)
