@@ -75,6 +75,14 @@ final class Chromium {
 
     deinit { close() }
 
+    /// Sends `headers` with every request of the tab from now on (an `Authorization` a user would type
+    /// into the browser's password prompt, which a headless browser cannot show).
+    func setExtraHTTPHeaders(_ headers: [String: String]) throws {
+        try call("Network.enable")
+        let members = headers.map { ($0.key, $0.value as any JSONWritable) }
+        try call("Network.setExtraHTTPHeaders", ["headers": Parameters(members: members)])
+    }
+
     func navigate(_ url: String) throws {
         try call("Page.navigate", ["url": url])
     }
@@ -186,6 +194,10 @@ final class Chromium {
         let members: [(String, any JSONWritable)]
 
         init(dictionaryLiteral members: (String, any JSONWritable)...) {
+            self.members = members
+        }
+
+        init(members: [(String, any JSONWritable)]) {
             self.members = members
         }
 

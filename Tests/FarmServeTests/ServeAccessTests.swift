@@ -91,6 +91,32 @@ import Testing
         #expect(try HTTP.send(serve.base + "/api/status", headers: right).status == 0)
     }
 
+    @Test func theRightPasswordWorksInARealBrowser() throws {
+        let farm = try RunningFarm()
+        try farm.addImages("Photos", count: 2)
+        let passwordFile = farm.dir.appending("password")
+        try (Self.password + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let serve = try ServeProcess(spool: farm.spool.root,
+                                     arguments: ["--host", "0.0.0.0", "--password-file", passwordFile])
+        let browser = try Chromium()
+        defer { browser.close() }
+        let listed = "document.querySelectorAll('#lists tbody tr').length === 1"
+            + " && document.querySelector('#lists tbody tr').cells[0].textContent === 'Photos.json'"
+
+        // Without the password the browser gets the 401, not the page.
+        try browser.navigate(serve.base + "/")
+        #expect(browser.waitFor("document.readyState === 'complete' && document.body !== null"))
+        #expect(try browser.evaluate("document.getElementById('lists') === null", as: Bool.self) == true)
+
+        // With it, as a user's browser sends it once asked: the page, its live lists and its buttons work.
+        try browser.setExtraHTTPHeaders(Self.basic("farm", Self.password))
+        try browser.navigate(serve.base + "/")
+        #expect(browser.waitFor(listed), "\(String(describing: try? browser.evaluate("document.body.innerText")))")
+        #expect(browser.waitFor("!document.getElementById('pause').disabled"))
+        try browser.click("#pause")
+        #expect(poll(timeout: 10) { farm.spool.isPaused }, "the page's Pause did not pause the farm")
+    }
+
     private static func basic(_ user: String, _ password: String) -> [String: String] {
         ["Authorization": "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()]
     }
