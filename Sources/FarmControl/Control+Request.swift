@@ -5,9 +5,9 @@ extension Control {
     /// The request options of `farm add` (SPEC §12), checked: `headers` as typed (`Name: value`, or
     /// `@FILE` for a file of such lines, which keeps a secret out of the command line), a cookie file in
     /// the Netscape format, a user agent, a proxy URL. Throws `.badRequestOption` with one sentence that
-    /// shows no secret value.
+    /// shows no secret value. Nil when none is given: the list's requests carry nothing of their own.
     public static func requestOptions(headers: [String], cookieFile: String?, userAgent: String?,
-                                      proxy: String?) throws(ControlError) -> RequestOptions {
+                                      proxy: String?) throws(ControlError) -> RequestOptions? {
         do throws(RequestOptionError) {
             var options = RequestOptions()
             for header in headers {
@@ -32,7 +32,7 @@ extension Control {
                 options.userAgent = userAgent
             }
             options.proxy = try proxy.map { (proxy) throws(RequestOptionError) in try RequestOptions.proxy(proxy) }
-            return options
+            return options.isEmpty ? nil : options
         } catch {
             throw ControlError(.badRequestOption, error.description)
         }

@@ -35,7 +35,6 @@ public enum Coordinator {
         defer { lock.closeQuietly() }
         do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
 
-        let request = request.flatMap { $0.isEmpty ? nil : $0 }
         let lists = try lists(from: source, spool: spool, request: request)
 
         var report = AddReport()
@@ -89,7 +88,6 @@ public enum Coordinator {
     /// not this source; the same source added again adds nothing.
     public static func add(paged source: PagedSource, name: String?, to spool: Spool,
                            request: RequestOptions? = nil, delivery: Delivery? = nil) throws(AddError) -> AddReport {
-        let request = request.flatMap { $0.isEmpty ? nil : $0 }
         do { _ = try PageReader(source) } catch { throw AddError(.malformed, source.first, cause: error) }
         let name = name ?? urlFileName(source.first)
         let lock = try takeAddLock(spool)

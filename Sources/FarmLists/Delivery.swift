@@ -37,9 +37,6 @@ public final class Deliveries: Sendable {
         let places: [Int: (position: Int, number: Int)]
     }
 
-    /// Whether list `id` delivers its resources (one read of its record, which `plan` caches).
-    public func delivers(_ id: String) -> Bool { (try? plan(ofList: id)) != nil }
-
     /// Delivers `file`, the stored download of `job` (of extension `ext`, and SHA-256 `sha256` when known),
     /// replacing where it was delivered before (`old`, else what its done record says) when that is
     /// elsewhere; returns where it is now, or nil when its list delivers nothing (no system call then,
