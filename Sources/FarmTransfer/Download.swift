@@ -187,6 +187,7 @@ extension EasyHandle {
         context.flush()  // whatever the outcome: every byte received is kept for a resume
         lastWritten = context.restarted ? context.offset : max(0, context.offset - resumeFrom)
         let status = info(CURLINFO_RESPONSE_CODE)
+        let response = context.response
         // Our own reasons to stop come first: curl only sees a callback that said no.
         if let failure = context.failure { throw failure }
         if context.aborted { throw TransferError(.aborted, "stopped by the worker") }
@@ -196,18 +197,18 @@ extension EasyHandle {
         }
         if status == 304, code == CURLE_OK, resumeFrom == 0,
            request.ifNoneMatch != nil || request.ifModifiedSince != nil {
-            return DownloadResult(httpStatus: 304, bytes: 0, resumedFrom: 0, contentType: context.contentType,
-                                  etag: context.etag, modified: context.lastModified)
+            return DownloadResult(httpStatus: 304, bytes: 0, resumedFrom: 0, contentType: response.contentType,
+                                  etag: response.etag, modified: response.lastModified)
         }
         if status >= 300 || (status > 0 && status < 200) {
-            if status == 416, resumeFrom > 0, context.completeSize == resumeFrom {
+            if status == 416, resumeFrom > 0, response.completeSize == resumeFrom {
                 // The earlier attempt had every byte already: nothing left to fetch.
                 return DownloadResult(httpStatus: 206, bytes: resumeFrom, resumedFrom: resumeFrom,
-                                      contentType: context.contentType, etag: context.etag,
-                                      modified: context.lastModified)
+                                      contentType: response.contentType, etag: response.etag,
+                                      modified: response.lastModified)
             }
             if status == 416 { try? fd.truncate(to: 0) }  // the partial bytes no longer match: start over
-            throw TransferError.http(status, retryAfter: context.retryAfter)
+            throw TransferError.http(status, retryAfter: response.retryAfter)
         }
         // A Content-Length over the limit stops curl before any byte: say which limit, as for a body.
         if code == CURLE_FILESIZE_EXCEEDED {
@@ -215,8 +216,9 @@ extension EasyHandle {
         }
         guard code == CURLE_OK else { throw TransferError.curl(code, detail: lastErrorMessage) }
         var result = DownloadResult(httpStatus: status, bytes: context.offset,
-                                    resumedFrom: context.restarted ? 0 : resumeFrom, contentType: context.contentType,
-                                    etag: context.etag, modified: context.lastModified, sha256: context.digest)
+                                    resumedFrom: context.restarted ? 0 : resumeFrom,
+                                    contentType: response.contentType, etag: response.etag,
+                                    modified: response.lastModified, sha256: context.digest)
         result.head = context.head
         return result
     }
@@ -264,16 +266,8 @@ final class TransferContext {
     var restarted = false
     var aborted = false
     var failure: TransferError?
-    var contentType: String?
-    var retryAfter: Double?
-    /// From `Content-Range: bytes */N` of a 416.
-    var completeSize: Int?
-    /// The response's ETag (weak or strong) and Last-Modified. The strong ETag, else the Last-Modified, is
-    /// what a later resume sends as If-Range (`rangeValidator`).
-    var etag: String?
-    var lastModified: String?
-    /// A weak ETag cannot validate a range (RFC 9110 §13.1.5).
-    var rangeValidator: String? { etag.flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? lastModified }
+    /// What the response's headers said (the last response's, after redirects).
+    var response = ResponseHeaders()
     /// The SHA-256 of the bytes in the file, fed as each write lands, while the file holds exactly the
     /// bytes this transfer wrote from byte 0 in order (`hashed` of them): publishing a download then
     /// need not read it back. Nil once a write lands anywhere else (a resumed transfer).
@@ -337,7 +331,7 @@ final class TransferContext {
         guard validatorDue else { return }
         validatorDue = false
         let bodyEnd = end - (restarted ? 0 : resumeFrom)
-        if restarted || bodyLength < 0 || bodyEnd < bodyLength { PartialValidator.write(rangeValidator, fd) }
+        if restarted || bodyLength < 0 || bodyEnd < bodyLength { PartialValidator.write(response.rangeValidator, fd) }
     }
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
@@ -405,49 +399,9 @@ final class TransferContext {
         return hasher.finalize().withUnsafeBytes(Hex.lowercase)
     }
 
-    /// One header line as curl hands it over (with its CRLF). Parsed as bytes: a few lines per job,
-    /// and Foundation's trimming and lowercasing cost more than the rest of the transfer's Swift.
+    /// One header line as curl hands it over (with its CRLF).
     func header(_ line: UnsafeRawBufferPointer) {
-        if line.starts(with: Self.statusPrefix) {
-            // A new response (after a redirect): forget the previous one's headers.
-            contentType = nil
-            retryAfter = nil
-            completeSize = nil
-            etag = nil
-            lastModified = nil
-            return
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-              let field = Self.wanted.first(where: { Self.equalsIgnoringCase(line[..<colon], $0.name) })?.field
-        else { return }
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = colon + 1, end = line.count
-        while start < end && isSpace(line[start]) { start += 1 }
-        while end > start && isSpace(line[end - 1]) { end -= 1 }
-        let value = String(decoding: line[start..<end], as: UTF8.self)
-        switch field {
-        case .contentType: contentType = value
-        case .retryAfter: retryAfter = Double(value)
-        case .etag: etag = value
-        case .lastModified: lastModified = value
-        case .contentRange:
-            if value.hasPrefix("bytes */") { completeSize = Int(value.dropFirst(8)) }
-        }
-    }
-
-    private enum Field { case contentType, retryAfter, etag, lastModified, contentRange }
-    private static let wanted: [(name: [UInt8], field: Field)] = [
-        (Array("content-type".utf8), .contentType), (Array("retry-after".utf8), .retryAfter),
-        (Array("etag".utf8), .etag), (Array("last-modified".utf8), .lastModified),
-        (Array("content-range".utf8), .contentRange),
-    ]
-    private static let statusPrefix = Array("HTTP/".utf8)
-
-    /// ASCII case-insensitive equality with `lower` (a lowercase name).
-    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lower: [UInt8]) -> Bool {
-        bytes.count == lower.count && zip(bytes, lower).allSatisfy { byte, want in
-            (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == want
-        }
+        response.read(line, now: Double(time(nil)))
     }
 }
 

@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "farm-fuzz-pages", targets: ["farm-fuzz-pages"]),
         .executable(name: "farm-fuzz-image", targets: ["farm-fuzz-image"]),
         .executable(name: "farm-fuzz-requests", targets: ["farm-fuzz-requests"]),
+        .executable(name: "farm-fuzz-headers", targets: ["farm-fuzz-headers"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -87,6 +88,7 @@ let package = Package(
         .executableTarget(name: "farm-fuzz-image", dependencies: ["FarmFuzzScratch", farm("FarmConvert")],
                           path: "FarmFuzz/Image"),
         .executableTarget(name: "farm-fuzz-requests", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Requests"),
+        .executableTarget(name: "farm-fuzz-headers", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Headers"),
         // Where the fuzz targets that read files write each input and what they extract.
         .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],

@@ -79,6 +79,7 @@ import Testing
         origin.inject(.status(404), at: "/missing")
         origin.fail(1, with: 503, retryAfter: 2, at: "/busy")
         origin.serve(path: "/busy", bytes: [1, 2, 3])
+        origin.fail(1, with: 429, retryAfter: .date(inSeconds: 30), at: "/later")
         origin.inject(.redirect(to: "file:///etc/passwd"), at: "/sneaky")
         origin.inject(.cutShort(afterBytes: 1000), at: "/data.bin")
         let handle = try EasyHandle()
@@ -94,6 +95,9 @@ import Testing
         #expect(missing.kind == .permanent && missing.httpStatus == 404 && missing.message == "HTTP 404")
         let busy = try failure(origin.url(for: "/busy"))
         #expect(busy.kind == .transient && busy.httpStatus == 503 && busy.retryAfter == 2)
+        // Retry-After as an HTTP date: the seconds until then (the date is whole seconds).
+        let later = try failure(origin.url(for: "/later"))
+        #expect(later.httpStatus == 429 && (28...30).contains(later.retryAfter ?? -1), "\(later)")
         let sneaky = try failure(origin.url(for: "/sneaky"))
         #expect(sneaky.kind == .permanent && sneaky.message.contains("not an http(s) URL"), "\(sneaky)")
         let ftp = try failure("ftp://127.0.0.1/x.jpg")

@@ -1,4 +1,5 @@
 import FarmSystem
+import Glibc
 
 /// A misbehaviour the origin shows on one path, set from a test with `Origin.inject(_:at:times:)`.
 ///
@@ -10,9 +11,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// At most this many body bytes per second in each response on the path, so a transfer lasts long enough
     /// to be killed half-way.
     case throttle(bytesPerSecond: Int)
-    /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and `Retry-After: S`
+    /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and a `Retry-After`
     /// when `retryAfter` is given. With `times: N` it is "fail N times, then serve normally".
-    case status(Int, retryAfter: Int? = nil)
+    case status(Int, retryAfter: RetryAfter? = nil)
     /// Answers `status` (301, 302, 307…) with `Location: location`, sent as given: another path of this origin
     /// (`origin.url(for:)`), or anything at all (`file:///etc/passwd`, `ftp://x/`).
     case redirect(to: String, status: Int = 302)
@@ -30,7 +31,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .throttle(let rate): "throttle(\(rate) B/s)"
-        case .status(let code, let after): after.map { "status(\(code), Retry-After: \($0))" } ?? "status(\(code))"
+        case .status(let code, let after): after.map { "status(\(code), Retry-After: \($0.value))" } ?? "status(\(code))"
         case .redirect(let location, let code): "redirect(\(code) → \(location))"
         case .cutShort(let k): "cutShort(after \(k) B)"
         case .reset(let k): k.map { "reset(after \($0) B)" } ?? "reset(before the response)"
@@ -139,6 +140,23 @@ final class FaultTable: Sendable {
             list.removeAll { $0.remaining == 0 }
             table[path] = list.isEmpty ? nil : list
             return plan
+        }
+    }
+}
+
+/// A `Retry-After` as a server sends it: a number of seconds (an integer literal), or an HTTP date that
+/// many seconds after the response (RFC 9110 §10.2.3 allows both).
+public enum RetryAfter: Sendable, Hashable, ExpressibleByIntegerLiteral {
+    case seconds(Int)
+    case date(inSeconds: Int)
+
+    public init(integerLiteral seconds: Int) { self = .seconds(seconds) }
+
+    /// The header's value, for a response sent now.
+    var value: String {
+        switch self {
+        case .seconds(let seconds): String(seconds)
+        case .date(let seconds): HTTPDate.format(Int(time(nil)) + seconds)
         }
     }
 }

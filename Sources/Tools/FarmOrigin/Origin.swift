@@ -177,9 +177,9 @@ public final class Origin: Sendable {
         requirements.add(field: field, containing: value, status: status, at: path)
     }
 
-    /// Fails the next `times` requests to `path` with `status` (and `Retry-After: retryAfter` seconds when
-    /// given), then serves normally.
-    public func fail(_ times: Int, with status: Int, retryAfter: Int? = nil, at path: String) {
+    /// Fails the next `times` requests to `path` with `status` (and `Retry-After: retryAfter` when given),
+    /// then serves normally.
+    public func fail(_ times: Int, with status: Int, retryAfter: RetryAfter? = nil, at path: String) {
         faults.add(.status(status, retryAfter: retryAfter), at: path, times: times)
     }
 

@@ -47,7 +47,7 @@ struct OriginResponder: HTTPResponder {
         switch plan.answer {
         case .status(let code, let retryAfter)?:
             var headers = HTTPFields()
-            if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+            if let retryAfter { headers[.retryAfter] = retryAfter.value }
             let text = "\(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)\n"
             return small(code, text, headers, head, sequence)
         case .redirect(let location, let code)?:
