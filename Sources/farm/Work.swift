@@ -15,8 +15,8 @@ struct Work: ParsableCommand {
     @Option(help: "Seconds a claim stays valid without renewal (default: the farm's own lease).")
     var lease: Double?
 
-    @Option(help: "The most bytes one download may weigh.")
-    var maxSize: Int = 1 << 30
+    @Option(help: "The most bytes one download may weigh (default: the farm's).")
+    var maxSize: Int?
 
     @Option(help: "Transfers at once (1 to 256; default: the farm's, followed as `farm scale --transfers` changes it).")
     var transfers: Int?
@@ -44,19 +44,17 @@ struct Work: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        var settings = WorkerOptions()
+        // The farm's settings (`farm start`'s: the lease, the disk minimum, the fleet-wide limits, the CA
+        // file), whoever started this worker: by hand, or a supervisor that could not copy itself.
+        var settings = WorkerOptions(spool.desired())
         // A shorter lease than the farm's would take jobs from its live workers, which renew at its pace.
-        settings.lease = lease ?? spool.desired().lease
-        settings.maxSize = maxSize
+        if let lease { settings.lease = lease }
+        if let maxSize { settings.maxSize = maxSize }
         settings.exitWhenIdle = exitWhenIdle
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
         settings.transfers = transfers
-        // The disk minimum and the fleet-wide limits are the farm's, whoever started this worker.
-        let desired = spool.desired()
-        settings.minFree = desired.minFree
-        settings.hostLimits = desired.hostLimits
         try Self.work(spool, settings, supervised: supervised)
     }
 

@@ -85,6 +85,31 @@ import Testing
         _ = farm
     }
 
+    /// A worker started by exec rather than as the supervisor's copy (by hand, or by a supervisor with a
+    /// second thread, as under a sanitizer) follows `farm start --ca-file` too: it reads the farm's
+    /// settings, not only its command line.
+    @Test func aWorkerStartedByExecTrustsTheCAGivenToFarmStart() throws {
+        let server = try PrivateServer()
+        let farm = try RunningFarm()
+        let noCA = ["SSL_CERT_FILE": "", "CURL_CA_BUNDLE": ""]
+        let started = try run("farm", ["start", "--workers", "1", "--spool", farm.spool.root, "--ca-file", server.ca],
+                              environment: noCA)
+        try #require(started.status == 0, "\(started.error)")
+        _ = farm.processes()
+        try farm.must(["stop"])
+        let manifest = farm.dir.appending("tls.json")
+        try Data(JSON.encode([server.url])).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        let worked = try run("farm", ["work", "--exit-when-idle", "--spool", farm.spool.root], environment: noCA,
+                             timeout: 120)
+        #expect(worked.status == 0, "\(worked.error)")
+        let output = try farm.must(["status", "tls.json", "--json"])
+        let resource = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources?.first, "\(output)")
+        #expect(resource.status == .done, "\(resource)")
+        let file = try #require(resource.file)
+        #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == server.body)
+    }
+
     @Test func theCANamedBySSLCertFileIsTrusted() throws {
         let server = try PrivateServer()
         // CURL_CA_BUNDLE, which comes first, empty: the environment of the test may set it.
