@@ -37,14 +37,23 @@ public enum Shutdown {
         while !spool.processes().isEmpty && Clock.monotonic() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
+        var ours = Set(running.filter(\.isLocal).map(\.pid))
         for process in spool.processes() where process.isLocal {
             Processes.send(.kill, to: process.pid)
             report.killed += 1
+            ours.insert(process.pid)
         }
         // Nothing of this host runs now: every claim left but another host's live process's is an
         // orphan. (A SIGKILL'ed process's lock is released as it dies; wait for that before judging.)
         let killDeadline = Clock.monotonic() + 5
         while spool.processes().contains(where: \.isLocal) && Clock.monotonic() < killDeadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        // A process leaves the registry a moment before it exits, and may still act in that moment (a
+        // supervised one's hand-over starts a supervisor unless the farm is stopping): wait for the exits
+        // too, so that none outlives the stop (nor writes into the spool `farm reset` empties next, where
+        // no stop flag is left). A sanitizer's runtime, say, makes that moment a second.
+        while ours.contains(where: { !Processes.hasEnded($0) }) && Clock.monotonic() < killDeadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
         let elsewhere = spool.processes().filter { !$0.isLocal }

@@ -29,6 +29,15 @@ public enum Processes {
         Glibc.kill(pid, 0) == 0
     }
 
+    /// Whether process `pid` has ended: it is gone, or a zombie its parent has not collected yet.
+    public static func hasEnded(_ pid: Int32) -> Bool {
+        guard Glibc.kill(pid, 0) == 0 else { return errno == ESRCH }
+        // /proc/<pid>/stat: "<pid> (<comm>) <state> …", and the command may hold spaces or parentheses.
+        guard let stat = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return false }
+        return stat[close + 2] == UInt8(ascii: "Z")
+    }
+
     /// Whether a process `pid` may be running: it exists (a zombie included), or it exists but is not
     /// ours to signal. For judging whether a file's writer is gone, where doubt means alive.
     public static func mayExist(_ pid: Int32) -> Bool {

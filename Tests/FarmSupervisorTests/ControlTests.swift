@@ -74,6 +74,21 @@ import Testing
         #expect(starts.contains(kept), "no request resumed at byte \(kept): \(starts)")
     }
 
+    /// A process leaves the registry a moment before it exits and may still act meanwhile (a supervised
+    /// one's hand-over starts a supervisor unless the farm is stopping; `farm reset` then finds no stop flag
+    /// left): `farm stop` returns once every process of this host has exited, not only left the registry.
+    @Test func stopWaitsForAProcessThatLingersAfterLeavingTheRegistry() throws {
+        let farm = try RunningFarm()
+        let lingering = try ChildProcess("farm-probe", ["linger", "--spool", farm.spool.root, "--seconds", "1.5"])
+        try #require(lingering.waitForLine(startingWith: "registered") != nil, "\(lingering.standardError)")
+        let started = Date()
+        let stopped = try farm.must(["stop"])
+        #expect(stopped.contains("stopped: 1 process"), "\(stopped)")
+        #expect(isGone(lingering.pid), "farm stop returned while the process still ran")
+        #expect(Date().timeIntervalSince(started) >= 1.4)
+        #expect(lingering.wait(timeout: 30) == 0)
+    }
+
     @Test func stopHandsJobsBackAndStartResumesWithoutStartingOver() throws {
         let farm = try RunningFarm()
         let paths = try farm.addList("Stop", count: 2, size: 800_000, rate: 200_000)

@@ -4,6 +4,7 @@ import FarmLists
 import FarmFollower
 import FarmPages
 import FarmSpool
+import FarmSystem
 import FarmTop
 import Foundation
 
@@ -16,7 +17,7 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-probe",
         abstract: "Drive the farm spool step by step (for tests).",
-        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self]
+        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self, Linger.self]
     )
 
     static func main() {
@@ -159,5 +160,23 @@ struct Top: ParsableCommand {
         LiveView.run(spool) { frames in
             if frames >= crashAfter { fatalError("crashing after \(frames) frames, as asked") }
         }
+    }
+}
+
+/// `linger --seconds S`: registers as a worker, and on SIGTERM leaves the registry and lives S seconds more
+/// before it exits: a process slow to exit (a sanitizer's runtime, a hand-over on the way out), which a
+/// `farm stop` must wait for.
+struct Linger: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var seconds: Double
+
+    func run() throws {
+        StopSignal.install()
+        let spool = try Spool(root: options.spool)
+        let registration = try spool.register(.worker)
+        say("registered")
+        while !StopSignal.received { Thread.sleep(forTimeInterval: 0.01) }
+        registration.end()
+        Thread.sleep(forTimeInterval: seconds)
     }
 }
