@@ -40,6 +40,8 @@ import Testing
         // What they spent between the removal and their exit: a spinning process burns ~100 ticks a second.
         let spent = pids.reduce(0) { $0 + (last[$1] ?? 0) - (before[$1] ?? 0) }
         #expect(spent < 50, "\(spent) ticks of CPU spent after the spool was removed")
+        // Its exit collected, and all it wrote read from the pipe (a slow build's reader may lag behind).
+        worker.wait(timeout: 30)
         #expect(worker.standardError.contains("the spool \(farm.spool.root) was removed"), "\(worker.standardError)")
     }
 
