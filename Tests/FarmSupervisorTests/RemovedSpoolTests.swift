@@ -10,10 +10,13 @@ import Testing
     @Test func everyProcessStopsWhenItsSpoolIsRemoved() throws {
         let farm = try RunningFarm()
         try farm.addList("Gone", count: 12, size: 300_000, rate: 50_000)
-        try farm.start(workers: 3, lease: 3)
-        // A worker run by hand beside the farm, whose standard error the test reads.
+        // A worker run by hand beside the farm, whose standard error the test reads. Started first, so that
+        // the supervisor adopts it as one of the four it wants: were it a fifth, the supervisor would
+        // retire the youngest, and it might stop so before the spool is removed, with nothing to say.
         let worker = try ChildProcess(Executables.path("farm"), ["work", "--spool", farm.spool.root, "--lease", "3"])
         defer { worker.kill() }
+        #expect(poll(timeout: 20) { farm.pids(.worker) == [worker.pid] }, "\(worker.standardError)")
+        try farm.start(workers: 4, lease: 3)
         #expect(poll(timeout: 20) {
             farm.pids(.worker).count == 4 && farm.pids(.watcher).count == 1 && farm.spool.activeJobs().count >= 3
         })
@@ -42,6 +45,7 @@ import Testing
         #expect(spent < 50, "\(spent) ticks of CPU spent after the spool was removed")
         // Its exit collected, and all it wrote read from the pipe (a slow build's reader may lag behind).
         worker.wait(timeout: 30)
+        worker.wait(timeout: 30)  // its exit collected and its pipe read to the end
         #expect(worker.standardError.contains("the spool \(farm.spool.root) was removed"), "\(worker.standardError)")
     }
 
