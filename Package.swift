@@ -256,7 +256,7 @@ let package = Package(
         ]),
 
         // What the tests share: child processes, a running farm, spool and image fixtures.
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
+        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),

@@ -42,7 +42,7 @@ public struct ResponseHeaders: Sendable, Equatable {
         switch field {
         case .contentType: contentType = value
         case .retryAfter:
-            if let seconds = Self.digits(bytes[...]) {
+            if let seconds = Self.digits(bytes) {
                 retryAfter = Double(seconds)
             } else if let date = Self.httpDate(value) {
                 retryAfter = max(0, date - now())

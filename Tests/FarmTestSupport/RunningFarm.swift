@@ -2,6 +2,7 @@ import FarmDedup
 import FarmJSON
 import FarmOrigin
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -134,12 +135,7 @@ public final class RunningFarm {
 }
 
 /// True when `pid` is gone (or only a zombie waiting for a parent that is not us to reap it).
-public func isGone(_ pid: pid_t) -> Bool {
-    guard kill(pid, 0) == 0 else { return true }
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    guard let close = stat.lastIndex(of: ")") else { return true }
-    return stat[stat.index(close, offsetBy: 2)] == "Z"
-}
+public func isGone(_ pid: pid_t) -> Bool { Processes.hasEnded(pid) }
 
 /// A command a test needed to succeed did not.
 public struct CommandFailed: Error, CustomStringConvertible {
