@@ -13,30 +13,20 @@ import Testing
     /// A CA, a certificate it signed for 127.0.0.1, and a server of `www` with it; stopped by pid.
     final class PrivateServer {
         let dir = TemporaryDirectory()
-        var ca: String { dir.appending("ca.pem") }
+        let certificates: TestCA
+        var ca: String { certificates.ca }
         let port: Int
         let body: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<20_000).map { UInt8($0 % 251) }
         private var server: ChildProcess?
 
         init() throws {
             port = Int.random(in: 20_000..<40_000)
+            certificates = try TestCA(in: dir)
             try FileManager.default.createDirectory(atPath: dir.appending("www"), withIntermediateDirectories: true)
             try Data(body).write(to: URL(fileURLWithPath: dir.appending("www/a.png")))
-            try "subjectAltName=IP:127.0.0.1\n".write(toFile: dir.appending("ext.cnf"), atomically: true, encoding: .utf8)
-            for arguments in [
-                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.appending("ca.key"), "-out", ca,
-                 "-days", "2", "-subj", "/CN=farm test CA"],
-                ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir.appending("server.key"),
-                 "-out", dir.appending("server.csr"), "-subj", "/CN=127.0.0.1"],
-                ["x509", "-req", "-in", dir.appending("server.csr"), "-CA", ca, "-CAkey", dir.appending("ca.key"),
-                 "-CAcreateserial", "-out", dir.appending("server.pem"), "-days", "2", "-extfile", dir.appending("ext.cnf")],
-            ] {
-                let made = try run("/usr/bin/openssl", arguments)
-                try #require(made.status == 0, "openssl \(arguments[0]): \(made.error)")
-            }
             // -WWW serves the files of its working directory.
             let server = try ChildProcess("/bin/sh", ["-c", "cd \(dir.appending("www")) && exec /usr/bin/openssl s_server "
-                + "-accept 127.0.0.1:\(port) -cert \(dir.appending("server.pem")) -key \(dir.appending("server.key")) -WWW"])
+                + "-accept 127.0.0.1:\(port) -cert \(certificates.certificate) -key \(certificates.key) -WWW"])
             self.server = server
             try #require(poll(timeout: 20, every: 0.05) {
                 (try? run("/bin/sh", ["-c", "/usr/bin/openssl s_client -connect 127.0.0.1:\(port) </dev/null"]))?.status == 0

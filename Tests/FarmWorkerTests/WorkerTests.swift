@@ -125,4 +125,45 @@ import Testing
         #expect(resumed.count == 1 && resumed[0] > 100_000, "ranges asked: \(resumed)")
         origin.stop()
     }
+
+    /// SPEC §13: a worker killed with eight transfers under way loses none of them. Each is a claim of
+    /// its own with its own partial bytes: another process takes all eight once their leases run out, and
+    /// each asks the origin only for the bytes it lacks.
+    @Test func eightTransfersKilledAtOnceEachResumeByRangeInAnotherProcess() throws {
+        let paths = (0..<8).map { "/eight/\($0).jpg" }
+        var bodies: [String: [UInt8]] = [:]
+        for (n, path) in paths.enumerated() {
+            let body = Self.jpegLike(400_000 + n * 1_000)
+            bodies[path] = body
+            origin.serve(path: path, bytes: body)
+            origin.inject(.throttle(bytesPerSecond: 100_000), at: path)
+        }
+        try addManifest(paths.map { origin.url(for: $0) })
+        let spool = try Spool(root: spoolPath)
+        let partials = paths.map { Dedup(spool).partialPath(url: origin.url(for: $0)) }
+        func size(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+
+        let first = try ChildProcess("farm", ["work", "--transfers", "8", "--lease", "1", "--no-convert",
+                                              "--spool", spoolPath])
+        let reached = poll(timeout: 60) { partials.allSatisfy { size($0) > 50_000 } }
+        first.kill(SIGKILL)
+        first.wait()
+        try #require(reached, "sizes: \(partials.map(size))")
+        #expect(spool.activeJobs().count == 8, "all eight were claimed by the killed worker")
+        let before = Dictionary(uniqueKeysWithValues: zip(paths, partials.map(size)))
+
+        let second = try farm(["work", "--transfers", "8", "--lease", "1", "--no-convert", "--exit-when-idle"])
+        #expect(second.status == 0, "\(second.error)")
+        #expect(SpoolFixtures.counts(spool) == [.done: 8])
+        for (index, path) in paths.enumerated() {
+            let job = JobName(list: ListID.of(name: "Mixed.json"), index: index)
+            let file = try #require(spool.sidecar(job)?.file, "\(job)")
+            #expect(try bytes(file) == bodies[path], "\(path)")
+            // Asked twice: from its start by the killed worker, then from the byte it had reached (at
+            // least what was seen on disk before the kill) by the second.
+            let asked = origin.requests(for: path).map(\.rangeStart)
+            #expect(asked.count == 2 && asked[0] == nil && (asked[1] ?? 0) >= before[path]!, "\(path): \(asked)")
+        }
+        origin.stop()
+    }
 }
