@@ -17,12 +17,21 @@ public final class URLPartial {
     /// change what every other name shows).
     private let linkCount: Int
     private var closed = false
+    /// Its bytes as last seen by this holder, until something else may have written it (`takeSize`).
+    private var size: Int?
 
-    private init(path: String, fd: FileDescriptor, isURLs: Bool, linkCount: Int) {
+    private init(path: String, fd: FileDescriptor, isURLs: Bool, linkCount: Int, size: Int) {
         self.path = path
         self.fd = fd
         self.isURLs = isURLs
         self.linkCount = linkCount
+        self.size = size
+    }
+
+    /// Its size as this holder last saw it, once: a transfer then writes it, and the next asks the file.
+    public func takeSize() -> Int? {
+        defer { size = nil }
+        return size
     }
 
     public enum Take {
@@ -60,7 +69,8 @@ public final class URLPartial {
             // open and the lock: only the file the name still holds is the URL's.
             if let mine = try? fd.status(), let named = try? FileSystem.lstat(path), mine.inode == named.inode,
                mine.deviceID == named.deviceID {
-                return .held(URLPartial(path: path, fd: fd, isURLs: isURLs, linkCount: Int(mine.linkCount)))
+                return .held(URLPartial(path: path, fd: fd, isURLs: isURLs, linkCount: Int(mine.linkCount),
+                                         size: Int(mine.size)))
             }
             fd.closeQuietly()
         }
@@ -87,7 +97,7 @@ public final class URLPartial {
 
     /// Starts the bytes over (a fresh job does not resume another's transfer).
     public func discardBytes() {
-        _ = try? fd.truncate(to: 0)
+        size = (try? fd.truncate(to: 0)) != nil ? 0 : nil
     }
 
     /// Deletes the file while holding it (its bytes serve nobody), and lets go.

@@ -30,7 +30,7 @@ public struct Claim: Sendable, Hashable {
 /// still queued come back) and starts elsewhere, so a loss ends a run of claims. (Were each to try
 /// every name of a shared window in its own random order, each of k workers would lose about k - 1
 /// renames per claim.)
-/// Not thread-safe: one per worker thread.
+/// Not thread-safe: one a thread, or one a worker process whose slots take turns (Worker.claim).
 public final class Claimer {
     /// How many names one claim reads from a shard.
     static let pickWindow = 256

@@ -103,11 +103,17 @@ extension EasyHandle {
     /// Downloads `request.url` into `fd`, a file opened for writing. Bytes already in it are kept
     /// and only the rest is asked for (`Range: bytes=K-`); a server that answers the whole body
     /// instead makes the file start over. `progress` is called about once per tick; returning false
-    /// aborts the transfer with `.aborted`, keeping the bytes so far.
-    public func download(_ request: DownloadRequest, into fd: FileDescriptor,
+    /// aborts the transfer with `.aborted`, keeping the bytes so far. `size`: the file's size, when the
+    /// caller knows it (it holds the file and has just looked): one fstat fewer a job.
+    public func download(_ request: DownloadRequest, into fd: FileDescriptor, size: Int? = nil,
                          progress: @escaping (TransferProgress) -> Bool) throws(TransferError) -> DownloadResult {
-        guard let st = try? fd.status() else { throw TransferError(.transient, "cannot read the partial file") }
-        let resumeFrom = Int(st.size)
+        let resumeFrom: Int
+        if let size {
+            resumeFrom = size
+        } else {
+            guard let st = try? fd.status() else { throw TransferError(.transient, "cannot read the partial file") }
+            resumeFrom = Int(st.size)
+        }
         if resumeFrom >= request.maxSize {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }

@@ -2,6 +2,7 @@ import CFarmCurlLoader
 import Dispatch
 import FarmSystem
 import Foundation
+import Synchronization
 
 /// The transfers of one worker process, run on one libcurl multi handle by one thread of their own: every
 /// transfer of the process shares its connections (HTTP/1.1 keep-alive), its DNS cache and its TLS
@@ -32,6 +33,9 @@ public final class TransferPool: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     /// Transfers handed over and not yet added to the multi handle.
     private let arriving = Locked<[Ticket]>([])
+    /// Set while the pool's thread may be asleep in `curl_multi_poll`: only then does a new transfer wake
+    /// it (a write to curl's socket pair, which the poll then reads back), not while it runs transfers.
+    private let polling = Atomic(false)
 
     /// The longest a poll sleeps with nothing to do (a transfer's own time-outs wake it sooner).
     static let idlePoll: Int32 = 1000
@@ -56,7 +60,9 @@ public final class TransferPool: @unchecked Sendable {
     func perform(_ curl: UnsafeMutableRawPointer) -> CURLcode {
         let ticket = Ticket(curl)
         arriving.withLock { $0.append(ticket) }
-        _ = curl_multi_wakeup(multi)
+        // Ordered after the append: a pool that set `polling` after this read finds the ticket in
+        // `arriving` before it sleeps (see `run`).
+        if polling.load(ordering: .sequentiallyConsistent) { _ = curl_multi_wakeup(multi) }
         ticket.ended.wait()
         return ticket.result
     }
@@ -99,7 +105,9 @@ public final class TransferPool: @unchecked Sendable {
                 }
                 timeout = min(timeout, pocket.nextDue(now: ProcessInfo.processInfo.systemUptime) ?? timeout)
             }
-            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+            polling.store(true, ordering: .sequentiallyConsistent)
+            if arriving.withLock({ $0.isEmpty }) { _ = curl_multi_poll(multi, nil, 0, timeout, nil) }
+            polling.store(false, ordering: .sequentiallyConsistent)
         }
     }
 }

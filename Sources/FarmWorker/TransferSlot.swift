@@ -12,13 +12,12 @@ import SystemPackage
 /// One of a worker's transfers at once (SPEC §13), on a thread of its own: claims a job, downloads it on
 /// the worker's pool, stores it and hands it to the converter, then claims the next. Each job is a claim
 /// of its own, with its own owner name, lease, partial bytes and sidecar, as if its slot were a process.
-/// What a slot keeps is its own (a claimer's cursor, a host gate's view, a curl handle, metrics' cache):
+/// What a slot keeps is its own (a parked host's claimer, a host gate's view, a curl handle, metrics' cache):
 /// none is shared between threads (made on the worker's thread, then used on its own alone: hence unchecked).
 final class TransferSlot: @unchecked Sendable {
     private let worker: Worker
     /// Its place among the worker's slots: those at or above the farm's transfers wait.
     let index: Int
-    private let claimer: Claimer
     /// Takes jobs parked for hosts that refused them, once a host lets this slot in.
     private let parkedClaimer: Claimer
     private let gate: HostGate
@@ -40,7 +39,6 @@ final class TransferSlot: @unchecked Sendable {
     init(_ worker: Worker, index: Int, metrics: SpoolMetricsFactory) throws {
         self.worker = worker
         self.index = index
-        claimer = Claimer(spool: worker.spool)
         parkedClaimer = Claimer(spool: worker.spool)
         gate = HostGate(spool: worker.spool, limits: worker.options.hostLimits)
         handle = try EasyHandle(pool: worker.pool)
@@ -116,7 +114,7 @@ final class TransferSlot: @unchecked Sendable {
                 pass.release()
             }
         }
-        while let claim = try claimer.claim(skippingParked: gated) {
+        while let claim = try worker.claim(skippingParked: gated) {
             switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
             case .granted(let pass):
                 return (claim, pass)
@@ -254,7 +252,7 @@ final class TransferSlot: @unchecked Sendable {
             }
             do {
                 return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
-                    try handle.download(request, into: fd) { [job, worker, index] progress in
+                    try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index] progress in
                         !worker.mustStop(index) && job.progress(progress)
                     }
                 }

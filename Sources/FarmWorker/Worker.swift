@@ -65,6 +65,9 @@ public final class Worker: Sendable {
     /// Delivers done resources of lists that name a folder (SPEC §12).
     let deliveries: Deliveries
     private let metrics: SpoolMetricsFactory
+    /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
+    /// for a name, nor read a shard each (see Claimer).
+    private let claimer: Locked<Claimer>
     /// How many slots may hold a job now: a slot at or above it hands its job back and waits.
     private let allowed: Atomic<Int>
     /// Set when a slot failed in a way that ends the worker (the spool removed, say): the others end too.
@@ -85,6 +88,12 @@ public final class Worker: Sendable {
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
         self.metrics = metrics
         self.allowed = Atomic(0)
+        self.claimer = Locked(Claimer(spool: spool))
+    }
+
+    /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none.
+    func claim(skippingParked: Bool) throws(SpoolError) -> Claim? {
+        try claimer.withLock { claimer throws(SpoolError) in try claimer.claim(skippingParked: skippingParked) }
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
