@@ -92,7 +92,7 @@ struct Chaos: ParsableCommand {
 
         // Whatever the chaos left, a farm runs again with the initial settings (start is a no-op if one runs).
         try farm.must(["start", "--workers", String(workers), "--lease", String(lease)])
-        try farm.must(["scale", String(workers)])
+        try farm.must(["scale", String(workers), "--transfers", String(Desired.defaultTransfers)])
         var rounds: [Overflow.Round] = []
         for number in 0..<overflows where !interrupted.load(ordering: .relaxed) {
             rounds.append(try Overflow(farm: farm, spool: spool, corpus: corpus).round(number + 1))

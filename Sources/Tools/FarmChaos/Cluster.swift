@@ -114,7 +114,7 @@ struct Cluster: ParsableCommand {
         // Whatever the chaos left, every host runs again with the initial settings.
         for farm in farms {
             try farm.must(start)
-            try farm.must(["scale", String(workers)])
+            try farm.must(["scale", String(workers), "--transfers", String(Desired.defaultTransfers)])
         }
         // Adds killed half-way are run again: the lists must end up exactly the union of the manifests. One
         // that fails is a finding, and is tried again (an add is idempotent), as a user would.

@@ -241,7 +241,10 @@ final class Mayhem {
             resumeAt = Clock.monotonic() + Double.random(in: 0.3...1.5, using: &random)
         } else {
             guard let host = pickHost() else { return }
-            command(["scale", String(Int.random(in: workers, using: &random))], on: host)
+            // Every other scale changes each worker's transfers too (SPEC §13): a worker left with fewer
+            // hands back the jobs of the transfers it drops, mid-transfer, while workers are killed.
+            let transfers = Bool.random(using: &random) ? ["--transfers", String(Int.random(in: 1...8, using: &random))] : []
+            command(["scale", String(Int.random(in: workers, using: &random))] + transfers, on: host)
             tally.scales += 1
         }
     }
