@@ -8,10 +8,12 @@ import Foundation
 /// take the CPU the transfers leave, and the worker claims its next job as soon as a download is stored.
 /// Each job stays claimed, its lease kept by the worker's `LeaseKeeper`, until the converter completes it.
 final class Converter: Sendable {
-    /// The most jobs waiting for one worker's converter: above a worker's share of a list of a few
-    /// thousand resources, whose transfers then never wait for conversions, yet memory stays bounded
-    /// however far conversions fall behind (the worker then waits for room).
-    static let bound = 1024
+    /// The most jobs waiting for one worker's converter at a lease of `lease` seconds: the worker then
+    /// waits for room. Each holds its claim, which the `LeaseKeeper` renews every lease/4, so this keeps
+    /// those renewals to about 1,000 a second a worker however far conversions fall behind; from 1,024
+    /// to 16,384, so memory stays bounded. At the default lease, 2,560: above a worker's share of a list
+    /// of thousands, whose transfers then never wait for conversions, whatever the worker's transfers.
+    static func bound(lease: Double) -> Int { Int(min(max(lease * 256, 1024), 16384)) }
     /// The converter thread's nice value.
     static let nice: Int32 = 10
 
@@ -35,12 +37,13 @@ final class Converter: Sendable {
     /// Signalled once per job added: the converter's thread waits on it.
     private let added = DispatchSemaphore(value: 0)
     /// Counts free places in the queue: the worker waits on it when the queue is full.
-    private let room = DispatchSemaphore(value: Converter.bound)
+    private let room: DispatchSemaphore
 
-    init(spool: Spool, keeper: LeaseKeeper, disk: DiskGate) {
+    init(spool: Spool, keeper: LeaseKeeper, disk: DiskGate, lease: Double) {
         self.spool = spool
         self.keeper = keeper
         self.disk = disk
+        room = DispatchSemaphore(value: Self.bound(lease: lease))
         Thread.detachNewThread { [self] in
             // This thread only: the worker's transfers keep their priority. Not the lowest: on a machine
             // busy with other work, a thread at nice 19 gets so little CPU that conversions would wait

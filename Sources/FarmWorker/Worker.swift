@@ -85,7 +85,7 @@ public final class Worker: Sendable {
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.deliveries = Deliveries(spool: spool)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
-        self.converter = Converter(spool: spool, keeper: keeper, disk: disk)
+        self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics
         self.allowed = Atomic(0)
         self.claimer = Locked(Claimer(spool: spool))
