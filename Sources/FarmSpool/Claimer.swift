@@ -52,15 +52,41 @@ public final class Claimer {
         self.spool = spool
     }
 
+    /// A job file this process renamed into active/ (see "Claim"), whose record is not read yet: a
+    /// claim once `load` has read it.
+    public struct Taken: Sendable {
+        let job: JobName
+        let owner: Owner
+        let isFresh: Bool
+    }
+
     /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
     /// jobs parked for their host are left to `claim(parkedFor:)`; without it (no host can refuse a
     /// job now) they are claimed like any other, after the rest.
     public func claim(skippingParked: Bool = false) throws(SpoolError) -> Claim? {
+        while let taken = try take(skippingParked: skippingParked) {
+            if let claim = spool.load(taken) { return claim }
+        }
+        return nil
+    }
+
+    /// The next job parked for `host` (see HostGate.swift); nil when there is none. The caller holds
+    /// the host's leave to start it.
+    public func claim(parkedFor host: HostKey) throws(SpoolError) -> Claim? {
+        while let taken = try take(fromBatch: Spool.parkedBatchPrefix + host.raw) {
+            if let claim = spool.load(taken) { return claim }
+        }
+        return nil
+    }
+
+    /// `claim(skippingParked:)`'s first half: the rename, which moves this claimer's walk through the
+    /// queue on. Threads that share a claimer take turns at this half and `load` apart.
+    public func take(skippingParked: Bool = false) throws(SpoolError) -> Taken? {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
         if let batch = cachedBatch, batch != Spool.returnedBatch, !mayHaveReturnedJobs(),
-           let claim = try claim(fromBatch: batch) {
-            return claim
+           let taken = try take(fromBatch: batch) {
+            return taken
         }
         let batches: [String]
         do {
@@ -73,7 +99,7 @@ public final class Claimer {
             throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)
         }
         for batch in batches {
-            if let claim = try claim(fromBatch: batch) { return claim }
+            if let taken = try take(fromBatch: batch) { return taken }
         }
         return nil
     }
@@ -87,13 +113,7 @@ public final class Claimer {
         return false
     }
 
-    /// The next job parked for `host` (see HostGate.swift); nil when there is none. The caller holds
-    /// the host's leave to start it.
-    public func claim(parkedFor host: HostKey) throws(SpoolError) -> Claim? {
-        try claim(fromBatch: Spool.parkedBatchPrefix + host.raw)
-    }
-
-    private func claim(fromBatch batch: String) throws(SpoolError) -> Claim? {
+    private func take(fromBatch batch: String) throws(SpoolError) -> Taken? {
         let batchPath = spool.queue + "/" + batch
         if cachedBatch != batch {
             untried = []
@@ -111,7 +131,7 @@ public final class Claimer {
         }
         while let shard = cachedShards.first {
             let shardPath = batchPath + "/" + shard
-            if let claim = try takeUntried(from: shardPath) { return claim }
+            if let taken = try takeUntried(from: shardPath) { return taken }
             var names: [String]
             do {
                 names = try FileSystem.listDirectory(shardPath, limit: Self.pickWindow)
@@ -132,7 +152,7 @@ public final class Claimer {
             }
             untried = names
             cursor = Int.random(in: 0..<names.count, using: &random)
-            if let claim = try takeUntried(from: shardPath) { return claim }
+            if let taken = try takeUntried(from: shardPath) { return taken }
         }
         cachedBatch = nil
         try? FileSystem.rmdir(batchPath)
@@ -141,41 +161,49 @@ public final class Claimer {
 
     /// The next untried name from the cursor on (wrapping around); nil when there is none or it was
     /// lost, which drops the rest: they are read afresh.
-    private func takeUntried(from shardPath: String) throws(SpoolError) -> Claim? {
+    private func takeUntried(from shardPath: String) throws(SpoolError) -> Taken? {
         guard !untried.isEmpty else { return nil }
         if cursor >= untried.count { cursor = 0 }
-        if let claim = try take(untried.remove(at: cursor), from: shardPath) { return claim }
+        if let taken = try take(untried.remove(at: cursor), from: shardPath) { return taken }
         untried = []
         return nil
     }
 
     /// One attempt at one name: nil when another process won it or it was set aside.
-    private func take(_ name: String, from shardPath: String) throws(SpoolError) -> Claim? {
+    private func take(_ name: String, from shardPath: String) throws(SpoolError) -> Taken? {
         guard let job = JobName(name) else {
             spool.setAside(shardPath + "/" + name, reason: "not a job name")
             return nil
         }
         let owner = Owner.fresh()
-        let target = spool.activePath(job, owner)
         guard try spool.moveToActive(shardPath + "/" + name, job: job, owner: owner) else {
             return nil  // another worker won this one
         }
+        return Taken(job: job, owner: owner, isFresh: cachedBatch.map(BatchName.isAdded) ?? false)
+    }
+}
+
+extension Spool {
+    /// `Claimer.claim`'s second half: the record of the job `taken`, now a claim; nil when the file was
+    /// set aside or is gone already. Any thread may call it.
+    public func load(_ taken: Claimer.Taken) -> Claim? {
+        let job = taken.job, owner = taken.owner, isFresh = taken.isFresh
+        let target = activePath(job, owner)
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(target, limit: 64 << 10)
         } catch where error == .noSuchFileOrDirectory {
             return nil  // reclaimed already: it was never ours to work on
         } catch {
-            spool.setAside(target, reason: "job file cannot be read (\(error))")
+            setAside(target, reason: "job file cannot be read (\(error))")
             return nil
         }
         guard bytes.count <= 64 << 10, let record = JSON.decode(JobRecord.self, from: bytes) else {
-            spool.setAside(target, reason: "job file does not parse")
+            setAside(target, reason: "job file does not parse")
             return nil
         }
-        let isFresh = cachedBatch.map(BatchName.isAdded) ?? false
         // Handed back after a completion by link whose unlink lost to a reclaim: done already, not to redo.
-        if !isFresh && FileSystem.refusesNoReplace && spool.dropIfCompleted(target, job) { return nil }
+        if !isFresh && FileSystem.refusesNoReplace && dropIfCompleted(target, job) { return nil }
         return Claim(job: job, owner: owner, record: record, isFresh: isFresh)
     }
 }

@@ -91,9 +91,15 @@ public final class Worker: Sendable {
         self.claimer = Locked(Claimer(spool: spool))
     }
 
-    /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none.
+    /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none. Only
+    /// the rename is taken in turns: the job file is read outside the lock.
     func claim(skippingParked: Bool) throws(SpoolError) -> Claim? {
-        try claimer.withLock { claimer throws(SpoolError) in try claimer.claim(skippingParked: skippingParked) }
+        while let taken = try claimer.withLock({ claimer throws(SpoolError) in
+            try claimer.take(skippingParked: skippingParked)
+        }) {
+            if let claim = spool.load(taken) { return claim }
+        }
+        return nil
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
