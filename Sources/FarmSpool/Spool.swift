@@ -73,7 +73,8 @@
 // sorts after its own.
 // The rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each
 // worker walks the names from a random place and jumps elsewhere at random when it loses one, which
-// keeps concurrent workers off each other's names. The rename also sets the file's ctime, which
+// keeps concurrent workers off each other's names; a worker's transfers share one walk, taking turns
+// at the rename (each then reads its job file on its own). The rename also sets the file's ctime, which
 // starts the lease. Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job
 // has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
