@@ -59,6 +59,9 @@ struct Overflow {
             }
             usleep(5000)
         }
+        // The watcher logs the overflow once its rescan is written: the summary may be exact a moment before.
+        let logDeadline = Clock.monotonic() + 10
+        while overflowLines() <= before && Clock.monotonic() < logDeadline { usleep(20_000) }
         return Round(recovery: recovery, overflowed: overflowLines() > before)
     }
 
