@@ -71,7 +71,7 @@ public final class LoggingProxy: @unchecked Sendable {
         var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         let parts = lines[0].split(separator: " ")
         guard parts.count == 3, let target = URL(string: String(parts[1])), let host = target.host,
-              let upstream = Self.connect(host, target.port ?? 80) else {
+              let upstream = connectTCP(host, target.port ?? 80) else {
             _ = write(client, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", 66)
             return
         }
@@ -88,22 +88,6 @@ public final class LoggingProxy: @unchecked Sendable {
             let count = read(upstream, &buffer, buffer.count)
             guard count > 0, write(client, buffer, count) == count else { return }
         }
-    }
-
-    private static func connect(_ host: String, _ port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr(host)
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        if connected { return fd }
-        close(fd)
-        return nil
     }
 }
 

@@ -13,8 +13,6 @@ public final class NginxServer {
         public let connection: Int
         /// `HTTP/2.0` or `HTTP/1.1`.
         public let proto: String
-        /// Whether the connection's TLS session was resumed rather than fully negotiated.
-        public let resumed: Bool
         /// When the response began and ended (seconds since the epoch, to the millisecond).
         public let started: Double
         public let ended: Double
@@ -22,17 +20,15 @@ public final class NginxServer {
         public let path: String
     }
 
-    public let root: String
     public let port: Int
     private let directory: String
     private let server: ChildProcess
 
     /// Serves `root` with `certificates`; each response is sent at `bytesPerSecond` at most.
     public init(root: String, certificates: TestCA, bytesPerSecond: Int, in dir: TemporaryDirectory) throws {
-        self.root = root
         directory = dir.appending("nginx")
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
-        port = Int.random(in: 40_000..<60_000)
+        port = try Prometheus.freePort()
         // Running as root, nginx would serve as `nobody`, who may not read the test's 0700 directory.
         let user = geteuid() == 0 ? "user root;" : ""
         let config = """
@@ -43,7 +39,7 @@ public final class NginxServer {
             \(user)
             events { worker_connections 256; }
             http {
-                log_format requests '$connection $server_protocol $ssl_session_reused $msec $request_time $status $uri';
+                log_format requests '$connection $server_protocol $msec $request_time $status $uri';
                 access_log \(directory)/requests.log requests;
                 client_body_temp_path \(directory)/temp/body;
                 proxy_temp_path \(directory)/temp/proxy;
@@ -65,7 +61,7 @@ public final class NginxServer {
         server = try ChildProcess("/usr/sbin/nginx", ["-p", directory, "-c", directory + "/nginx.conf",
                                                       "-e", directory + "/error.log"])
         let port = port
-        guard poll(timeout: 20, every: 0.05, { Self.accepts(port) }) else {
+        guard poll(timeout: 20, every: 0.05, { connectTCP("127.0.0.1", port).map(close) != nil }) else {
             server.kill()
             let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
             throw NginxError(message: "nginx did not come up on 127.0.0.1:\(port): \(server.standardError) \(log)")
@@ -84,10 +80,10 @@ public final class NginxServer {
         let text = (try? String(contentsOfFile: directory + "/requests.log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 7, let connection = Int(fields[0]), let ended = Double(fields[3]),
-                  let took = Double(fields[4]), let status = Int(fields[5]) else { return nil }
-            return Request(connection: connection, proto: fields[1], resumed: fields[2] == "r",
-                           started: ended - took, ended: ended, status: status, path: fields[6])
+            guard fields.count == 6, let connection = Int(fields[0]), let ended = Double(fields[2]),
+                  let took = Double(fields[3]), let status = Int(fields[4]) else { return nil }
+            return Request(connection: connection, proto: fields[1], started: ended - took, ended: ended,
+                           status: status, path: fields[5])
         }
     }
 
@@ -106,19 +102,6 @@ public final class NginxServer {
             most = max(most, now)
         }
         return most
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     deinit { server.kill() }
