@@ -11,6 +11,8 @@ extension Control {
     public struct Scaled: CustomStringConvertible, Sendable {
         /// The workers now desired on `host`.
         public let workers: Int
+        /// The transfers each worker runs at once, on every host.
+        public let transfers: Int
         /// Whether a supervisor runs on `host` to apply it; if not, the next `farm start` there does.
         public let farmRuns: Bool
         /// The workers running on `host` when `scale` returned, when it waited for them (`settle`).
@@ -18,14 +20,16 @@ extension Control {
         /// The host scaled; nil: this one (the sentences then name none).
         public let host: FarmHost?
 
+        /// "scaled to 6 at once: 6 workers × 1": what is now in force, as every view shows it.
         public var description: String {
             let on = host.map { " on \($0)" } ?? ""
+            let set = Desired.atOnce(workers: workers, transfers: transfers) + on
             guard farmRuns else {
-                return "farm is not running\(on); `farm start` will start \(workers) workers" + (host == nil ? "" : " there")
+                return "farm is not running\(on); `farm start` will run \(set)" + (host == nil ? "" : " there")
             }
-            guard let running else { return "scaling to \(workers) workers\(on)" }
-            return running == workers ? "scaled to \(workers) workers\(on)"
-                : "asked for \(workers) workers\(on); \(running) running so far (busy workers hand back their job first)"
+            guard let running else { return "scaling to \(set)" }
+            return running == workers ? "scaled to \(set)"
+                : "asked for \(set); \(running) worker\(running == 1 ? "" : "s") running so far (busy workers hand back their job first)"
         }
     }
 
@@ -59,10 +63,13 @@ extension Control {
         let target = host ?? .local
         try spoolCall { () throws(SpoolError) in try spool.setDesiredWorkers(workers, of: target) }
         let named = target.isLocal ? nil : target
+        let transfers = spool.desired().transfers
         guard spool.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
-            return Scaled(workers: workers, farmRuns: false, running: nil, host: named)
+            return Scaled(workers: workers, transfers: transfers, farmRuns: false, running: nil, host: named)
         }
-        guard settle > 0 else { return Scaled(workers: workers, farmRuns: true, running: nil, host: named) }
+        guard settle > 0 else {
+            return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: nil, host: named)
+        }
         let deadline = Date().addingTimeInterval(settle)
         var running = 0
         repeat {
@@ -70,6 +77,6 @@ extension Control {
             if running == workers { break }
             Thread.sleep(forTimeInterval: 0.05)
         } while Date() < deadline
-        return Scaled(workers: workers, farmRuns: true, running: running, host: named)
+        return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: running, host: named)
     }
 }

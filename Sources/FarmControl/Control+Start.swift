@@ -16,13 +16,16 @@ extension Control {
         public let supervisor: pid_t?
         /// The workers running (when started here).
         public let workers: Int
+        /// The transfers each runs at once.
+        public let transfers: Int
 
         public var description: String {
             guard started else {
                 return "farm is already running on \(spool)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
                     + "; nothing changed. Use `farm scale N` to change the workers."
             }
-            return "farm started on \(spool): supervisor pid \(supervisor ?? 0), \(workers) workers, a watcher"
+            return "farm started on \(spool): supervisor pid \(supervisor ?? 0), a watcher, "
+                + Desired.atOnce(workers: workers, transfers: transfers)
         }
     }
 
@@ -48,10 +51,10 @@ extension Control {
         let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: roles) }
         switch outcome {
         case .alreadyRunning(let supervisor):
-            return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0)
+            return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
         case .started(let running):
             return Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
-                           workers: running.filter { $0.role == .worker }.count)
+                           workers: running.filter { $0.role == .worker }.count, transfers: spool.desired().transfers)
         }
     }
 

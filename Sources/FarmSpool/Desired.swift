@@ -14,8 +14,15 @@ public struct Desired: Equatable, Sendable {
     public var workers: Int = 4
     /// How many transfers each worker runs at once (SPEC §13), on every host.
     public var transfers: Int = Desired.defaultTransfers
-    /// Measured in bin/benchmark (RESULTS.md, issue 35): where the small set stops gaining.
-    public static let defaultTransfers = 8
+    /// One, so that `farm start --workers N` means N downloads at once, as the app's concurrency slider
+    /// does (SPEC §13): a user who picks N to be gentle with a server gets N. More is `--transfers`.
+    public static let defaultTransfers = 1
+
+    /// The concurrency `workers` of `transfers` each make, as every view says it first (SPEC §13):
+    /// "6 at once: 6 workers × 1".
+    public static func atOnce(workers: Int, transfers: Int) -> String {
+        "\(workers * transfers) at once: \(workers) worker\(workers == 1 ? "" : "s") × \(transfers)"
+    }
     /// Seconds a claim stays its owner's without renewal.
     public var lease: Double = 10
     /// The most one download may weigh, in bytes.

@@ -63,6 +63,16 @@ public struct Workers: Equatable, Sendable {
         self.transfers = transfers
         self.limitRate = limitRate
     }
+
+    /// The concurrency in force (SPEC §13): how many resources the running workers download at once at
+    /// most. The one number every view shows first.
+    public var atOnce: Int { running * transfers }
+
+    /// "6 at once: 6 workers × 1", and "(8 wanted)" while the running workers are not yet the wanted ones.
+    public var concurrency: String {
+        let phrase = Desired.atOnce(workers: running, transfers: transfers)
+        return running == desired ? phrase : phrase + " (\(desired) wanted)"
+    }
 }
 
 extension StatusDocument: JSONWritable {
@@ -87,7 +97,17 @@ extension StatusDocument: JSONReadable {
 }
 
 extension Workers: JSONRecord {
-    private enum CodingKeys: String, CodingKey { case desired, running, transfers, limitRate }
+    private enum CodingKeys: String, CodingKey { case desired, running, transfers, limitRate, atOnce }
+
+    /// `atOnce` is written for scripts and the web page, and derived again when read.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(atOnce, forKey: .atOnce)
+        try container.encode(desired, forKey: .desired)
+        try container.encodeIfPresent(limitRate, forKey: .limitRate)
+        try container.encode(running, forKey: .running)
+        try container.encode(transfers, forKey: .transfers)
+    }
 
     /// A summary an older watcher wrote has no `transfers`: the default then.
     public init(from decoder: any Decoder) throws {

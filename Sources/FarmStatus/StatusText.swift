@@ -48,10 +48,10 @@ public enum StatusText {
         return line
     }
 
-    /// "workers 4/6 running, paused".
+    /// "6 at once: 6 workers × 1, paused".
     public static func header(_ document: StatusDocument) -> String {
         let paused = !document.paused ? "not paused" : document.pausedBy == .disk ? "paused by the disk" : "paused"
-        return "workers \(document.workers.running)/\(document.workers.desired) running, " + paused
+        return document.workers.concurrency + ", " + paused
             + ", updated \(document.updated)"
     }
 

@@ -1,18 +1,17 @@
 import FarmStatus
 
-/// The two header rows of both screens: the farm (spool, workers running/wanted, paused) and the
+/// The two header rows of both screens: the farm (spool, the concurrency in force, paused) and the
 /// counts with files/s, MB/s and the ETA (on the second screen, the open list's counts). Stateless.
 enum Header {
     static func rows(_ model: TopModel, _ state: TopState, width: Int) -> [Row] {
         [farm(model, width: width), counts(model, state, width: width)]
     }
 
-    /// "farm top  /path/to/spool     workers 3/4 x8  cap 2.1 MB/s  running" (running/wanted, transfers
-    /// each, the bandwidth cap when there is one).
+    /// "farm top  /path/to/spool     6 at once: 6 workers × 1  cap 2.1 MB/s  running" (the concurrency in
+    /// force, the bandwidth cap when there is one).
     static func farm(_ model: TopModel, width: Int) -> Row {
         let cap = model.summary.workers.limitRate.map { "cap " + Format.byteRate(Double($0)) + "  " } ?? ""
-        let workers = "workers \(model.summary.workers.running)/\(model.summary.workers.desired)"
-            + " x\(model.summary.workers.transfers)  " + cap
+        let workers = model.summary.workers.concurrency + "  " + cap
         // Not paused and no worker alive: the farm is stopped (or between two respawns).
         // Paused by the disk: how short it is, since no key resumes it.
         let flag = model.summary.paused ? StatusText.diskShortage(model.summary).map { "PAUSED: " + $0 } ?? "PAUSED"

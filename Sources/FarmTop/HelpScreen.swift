@@ -15,7 +15,7 @@ enum HelpScreen {
         "   ?                 this help",
         "   q, Ctrl-C         quit (the farm keeps running)",
         "",
-        " workers running/wanted x transfers each; files/s and MB/s over the last 10 s;",
+        " N at once: running workers × transfers each; files/s and MB/s over 10 s;",
         " ETA: the resources left at that pace; CHANGED: since a resource's",
         " status last changed. The screen follows the spool as it changes.",
     ]

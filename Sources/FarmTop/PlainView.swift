@@ -64,7 +64,7 @@ enum PlainLine {
         }
     }
 
-    /// "10:00:01 3/13 done, 0 failed, 2 active, 8 queued; 1/4 lists finished; workers 4/4; 1.5 files/s, …".
+    /// "10:00:01 3/13 done, 0 failed, 2 active, 8 queued; 1/4 lists finished; 4 at once: 4 workers × 1; 1.5 files/s, …".
     static func text(_ summary: StatusDocument, throughput: Throughput, time: Double) -> String {
         let lists = summary.lists
         let total = lists.reduce(0) { $0 + $1.total }, done = lists.reduce(0) { $0 + $1.done }
@@ -72,7 +72,7 @@ enum PlainLine {
         let queued = lists.reduce(0) { $0 + $1.queued }
         let finished = lists.filter { $0.state == .finished }.count
         var line = clock(time) + " \(done)/\(total) done, \(failed) failed, \(active) active, \(queued) queued; "
-            + "\(finished)/\(lists.count) lists finished; workers \(summary.workers.running)/\(summary.workers.desired)"
+            + "\(finished)/\(lists.count) lists finished; " + summary.workers.concurrency
         if summary.paused { line += StatusText.diskShortage(summary).map { "; paused: " + $0 } ?? "; paused" }
         line += "; " + Format.rate(throughput.filesPerSecond, unit: "files/s") + ", "
             + Format.byteRate(throughput.bytesPerSecond)

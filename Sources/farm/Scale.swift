@@ -15,7 +15,7 @@ struct Scale: ControlCommand {
     @Argument(help: "How many workers to run.")
     var workers: Int
 
-    @Option(help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged).")
+    @Option(help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged); workers × transfers download at once.")
     var transfers: Int?
 
     @Option(help: "The host (as `farm ps` shows it) whose workers to change (default: this one).")
@@ -29,7 +29,6 @@ struct Scale: ControlCommand {
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         if let transfers { try control.scale(transfers: transfers) }
         // Waits (briefly) to report what happened rather than what was asked.
-        let scaled = try control.scale(to: workers, settle: 5, host: host.map { FarmHost(name: $0) })
-        return transfers.map { "\(scaled), \($0) transfers each" } ?? "\(scaled)"
+        return try control.scale(to: workers, settle: 5, host: host.map { FarmHost(name: $0) })
     }
 }

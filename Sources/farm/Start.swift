@@ -14,10 +14,16 @@ struct Start: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "How many workers (1 to 64; default: the last `scale`, else 4).")
+    @Option(help: "How many workers, each downloading one resource at a time (1 to 64; default: the last `scale`, else 4).")
     var workers: Int?
 
-    @Option(help: "Transfers each worker runs at once (1 to 256; default: the last `start` or `scale`, else 8).")
+    @Option(help: """
+        Transfers each worker runs at once (1 to 256; default: the last `start` or `scale`, else 1): workers × \
+        transfers resources download at once. More than 1 pays where each request waits on the server, not on \
+        the CPU (many small files from a slow or far server): a worker's transfers share its connections, TLS \
+        sessions and HTTP/2. Measured at 64 at once from a server taking 20 ms a response: `--workers 4 \
+        --transfers 16` as fast as wget2 (0.95×) in 4 processes instead of 64.
+        """)
     var transfers: Int?
 
     @Option(help: "Seconds a claim stays valid without renewal.")

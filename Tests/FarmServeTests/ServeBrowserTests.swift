@@ -30,7 +30,7 @@ import Testing
               && JSON.stringify(r[0]) === JSON.stringify(["\(photos)", "Photos.json", "Finished", "83.3%", "5/6", "1"])
               && r[1][0] === "\(slow)" && r[1][1] === "Slow.json" && r[1][2] === "Downloading..." && r[1][4].endsWith("/8"); })()
             """), "screen 1: \(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
-        #expect(browser.waitFor("document.getElementById('workers').textContent === 'workers 2/2'"))
+        #expect(browser.waitFor("document.getElementById('workers').textContent === '2 at once: 2 workers × 1'"))
         #expect(try browser.evaluate("!document.getElementById('pause').disabled && document.getElementById('resume').disabled", as: Bool.self) == true)
         #expect(try browser.evaluate("document.getElementById('slider').value", as: String.self) == "2")
         // Live: the Slow list's count moves without a reload, pushed by the server.

@@ -48,7 +48,7 @@ import Testing
         let table = try farm(fixture, ["status"])
         #expect(table.status == 0, "\(table.error)")
         let lines = table.output.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("workers 0/4 running, not paused") == true, "\(table.output)")
+        #expect(lines.first?.hasPrefix("0 at once: 0 workers × 1 (4 wanted), not paused") == true, "\(table.output)")
         let rows = lines.filter { $0.hasPrefix("Set ") }
         #expect(rows.map { $0.prefix(11).trimmingCharacters(in: .whitespaces) }
             == ["Set 1.json", "Set 2.json", "Set 10.json"])

@@ -67,12 +67,60 @@ import Testing
     @Test func aWorkerByHandWithFewerTransfersStillEndsWhenIdle() throws {
         let farm = try RunningFarm()
         let paths = try farm.addList("ByHand", count: 8, size: 20_000, rate: 20_000)
+        try farm.must(["scale", "1", "--transfers", "8"])
         let worker = try ChildProcess("farm", ["work", "--exit-when-idle", "--no-convert", "--spool", farm.spool.root])
         defer { if !isGone(worker.pid) { worker.kill(SIGKILL) } }
         #expect(poll(timeout: 30) { farm.spool.activeJobs().count >= 4 }, "\(farm.spool.activeJobs().count) claimed")
         try farm.must(["scale", "1", "--transfers", "1"])
         #expect(worker.wait(timeout: 120) == 0, "\(worker.standardError)")
         #expect(farm.counts == [.done: paths.count], "\(farm.counts)")
+    }
+
+    /// SPEC §3 and §13: `farm start --workers N` downloads N resources at once, and `farm scale N` changes
+    /// that live; every view says the concurrency in force first. Sampled throughout, the resources
+    /// `downloading` never outnumber workers × transfers, but for the moments a change takes to apply.
+    @Test func workersAloneDownloadThatManyAtOnceAndScaleFollows() throws {
+        let farm = try RunningFarm()
+        // 40 KB at 10 KB/s: 4 s each, so that every worker is always busy for the whole test.
+        try farm.addList("Many", count: 40, size: 40_000, rate: 10_000)
+        let started = try farm.must(["start", "--workers", "1", "--lease", "3"])
+        _ = farm.processes()
+        #expect(started.contains("1 at once: 1 worker × 1"), "\(started)")
+        #expect(try status(farm).workers.transfers == 1)
+
+        // The bound in force, and the moment its last change was asked for: for a few seconds after it the
+        // bound is the larger of the old and the new (SPEC gives a change a second to apply; the rest is
+        // room for a loaded machine).
+        var bound = 1, before = 1, changedAt = Date()
+        var seen: [Int] = []
+        func sample(for seconds: Double) throws {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                let output = try farm.must(["status", "Many", "--json"])
+                let list = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8)), "\(output)")
+                let downloading = (list.resources ?? []).filter { $0.status == .downloading }.count
+                let allowed = Date().timeIntervalSince(changedAt) < 3 ? max(bound, before) : bound
+                #expect(downloading <= allowed, "\(downloading) downloading with \(bound) at once in force")
+                seen.append(downloading)
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        func scale(to workers: Int) throws {
+            let said = try farm.must(["scale", String(workers)])
+            (before, bound, changedAt) = (bound, workers, Date())
+            #expect(said.contains("\(workers) at once: \(workers) worker\(workers == 1 ? "" : "s") × 1"), "\(said)")
+        }
+
+        try sample(for: 4)
+        try scale(to: 3)
+        #expect(poll(timeout: 30) { farm.pids(.worker).count == 3 })
+        try sample(for: 5)
+        #expect(seen.contains(3), "3 workers never downloaded 3 at once: \(seen)")
+        let text = try farm.must(["status"])
+        #expect(text.hasPrefix("3 at once: 3 workers × 1"), "\(text)")
+        try scale(to: 1)
+        try sample(for: 6)
+        #expect(seen.suffix(10).allSatisfy { $0 <= 1 }, "\(seen)")
     }
 
     @Test func transfersOutOfRangeAreRefusedWithTheRange() throws {

@@ -169,7 +169,7 @@ import Testing
         #expect(rows.count == 24)
         for row in rows { #expect(Cells.width(row.text) <= 80, "\(row.text)") }
         #expect(rows[0].text.hasPrefix("farm top  /a/very"))
-        #expect(rows[0].text.hasSuffix("workers 5/6 x8  PAUSED"))
+        #expect(rows[0].text.hasSuffix("5 at once: 5 workers × 1 (6 wanted)  PAUSED"), "\(rows[0].text)")
         #expect(rows[1].text.hasPrefix("\(lists.reduce(0) { $0 + $1.done })/3000 done"))
         #expect(rows[1].text.hasSuffix("1.5 files/s  2.3 MB/s  ETA paused"))
         #expect(rows[3].text.contains("LIST"))
@@ -190,7 +190,7 @@ import Testing
         var state = TopState()
         state.settle(listCount: 0, resourceCount: 0, page: Frame.page(height: 24))
         let rows = Frame.rows(state: state, model: model, width: 80, height: 24)
-        #expect(rows[0].text.hasSuffix("workers 2/2 x8  cap 2.1 MB/s  running"), "\(rows[0].text)")
+        #expect(rows[0].text.hasSuffix("2 at once: 2 workers × 1  cap 2.1 MB/s  running"), "\(rows[0].text)")
     }
 
     @Test func aPauseByTheDiskSaysHowShortItIsAndLeavesPToPause() {
@@ -202,7 +202,7 @@ import Testing
         var state = TopState()
         state.settle(listCount: 0, resourceCount: 0, page: Frame.page(height: 24))
         let rows = Frame.rows(state: state, model: model, width: 80, height: 24)
-        #expect(rows[0].text.hasSuffix("workers 2/2 x8  PAUSED: disk 3.0 MiB free < 6.0 MiB"), "\(rows[0].text)")
+        #expect(rows[0].text.hasSuffix("2 at once: 2 workers × 1  PAUSED: disk 3.0 MiB free < 6.0 MiB"), "\(rows[0].text)")
         #expect(rows[23].text.contains("p pause"), "no key ends a pause by the disk: \(rows[23].text)")
         let line = PlainLine.text(summary, throughput: Throughput(), time: 0)
         #expect(line.contains("; paused: disk 3.0 MiB free < 6.0 MiB"), "\(line)")

@@ -20,7 +20,7 @@ import Testing
         // Screen 1: every list with its state, under the header, with the key hints on row 24.
         #expect(screen.waitFor { lines in
             lines.contains { $0.contains("Alpha.json") && $0.contains("Downloading...") }
-                && lines.contains { $0.hasPrefix(" Beta.json") } && lines.first?.contains("workers 2/2") == true
+                && lines.contains { $0.hasPrefix(" Beta.json") } && lines.first?.contains("2 at once: 2 workers × 1") == true
         }, "\(screen.text)")
         var lists = screen.capture()
         #expect(lists.count == 24)
@@ -63,7 +63,7 @@ import Testing
         try screen.send("+")
         #expect(poll(timeout: 20) { farm.pids(.worker).count == 3 }, "workers: \(farm.pids(.worker).count)")
         #expect(farm.spool.desired().workers == 3)
-        #expect(screen.waitFor { $0.first?.contains("workers 3/3") == true }, "\(screen.text)")
+        #expect(screen.waitFor { $0.first?.contains("3 at once: 3 workers × 1") == true }, "\(screen.text)")
 
         // `p` pauses, `p` again resumes.
         try screen.send("p")
@@ -86,7 +86,7 @@ import Testing
         #expect(screen.waitFor("top exited: 0"), "\(screen.text)")
         let after = screen.capture()
         #expect(after.contains("before top"))
-        #expect(!after.contains { $0.contains("farm top") || $0.contains("workers 3/3") }, "\(after)")
+        #expect(!after.contains { $0.contains("farm top") || $0.contains("3 at once") }, "\(after)")
         #expect(screen.display("#{alternate_on}") == "0")
         #expect(screen.display("#{cursor_flag}") == "1")
         #expect(screen.display("#{keypad_cursor_flag}") == "0")

@@ -88,9 +88,16 @@ function renderList(list) {
 
 // --- Screen 1: the lists ---------------------------------------------------------------------------
 
+// The concurrency in force, the number a user reads first (SPEC §13): "6 at once: 6 workers × 1", as farm
+// status and farm top say it.
+function concurrency(workers) {
+  const phrase = `${workers.atOnce} at once: ${workers.running} worker${workers.running === 1 ? "" : "s"} × ${workers.transfers}`;
+  return workers.running === workers.desired ? phrase : `${phrase} (${workers.desired} wanted)`;
+}
+
 function renderSummary(summary) {
   state.summary = summary;
-  set($("workers"), "textContent", `workers ${summary.workers.running}/${summary.workers.desired}`);
+  set($("workers"), "textContent", concurrency(summary.workers));
   $("paused").hidden = !summary.paused;
   // Paused by the disk: how short it is; no button ends that, freeing space does.
   const disk = summary.pausedBy === "disk" && summary.disk;
