@@ -97,6 +97,8 @@ sub blocks {
             my $table = !grep { !$_->{inline} } @items;
             my $widest = 0;
             for (@items) { $widest = length $_->{term} if length $_->{term} > $widest; }
+            # (A list has space above it, but for a compact one.)
+            push @out, '.Pp' if $table && $previous;
             push @out, '.Bl -tag -width ' . ($table ? ($widest + 2) . 'n -compact' : 'Ds');
             for my $item (@items) {
                 push @out, '.It ' . argument($item->{term});

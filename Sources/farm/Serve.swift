@@ -30,8 +30,9 @@ struct Serve: ParsableCommand {
                   http://127.0.0.1:8771/ on this machine.
               farm serve --port 0
                   Any free port; the line printed says which.
-              farm serve --host 0.0.0.0 --password-file pw --tls-cert c.pem --tls-key k.pem
-                  HTTPS for every machine that can reach this one, behind a password.
+              farm serve --host 0.0.0.0 --password-file ~/.farm-password
+                  For every machine that can reach this one, behind a password (add
+                  --tls-cert and --tls-key for HTTPS).
 
             EXIT STATUS:
               0   Stopped by ^C or SIGTERM.

@@ -136,15 +136,16 @@ import Testing
                          "SSL_CERT_FILE"] {
             #expect(environment.contains(variable), "ENVIRONMENT does not name \(variable):\n\(environment)")
         }
-        // Every folder of a spool, as the installed farm makes one, on a row of its own.
+        // Every folder of a spool, as the installed farm makes one, named by a row of the table (a row's names
+        // are what comes before its first two spaces: "hosts/, holds/  per-host slots...").
         let dir = TemporaryDirectory("farm-package-man")
         try tool(package.farm, ["recover", "--spool", dir.appending("spool")])
         let folders = try FileManager.default.contentsOfDirectory(atPath: dir.appending("spool")).filter { !$0.hasPrefix(".") }
         #expect(folders.count > 10, "\(folders)")
         let files = sections["FILES"] ?? []
+        let named = files.flatMap { ($0.components(separatedBy: "  ").first ?? "").components(separatedBy: ", ") }
         for folder in folders {
-            #expect(files.contains { $0.split(whereSeparator: \.isWhitespace).first?.hasPrefix(folder + "/") == true },
-                    "FILES has no row for \(folder)/:\n\(files.joined(separator: "\n"))")
+            #expect(named.contains { $0.hasPrefix(folder + "/") }, "FILES has no row for \(folder)/:\n\(files.joined(separator: "\n"))")
         }
         // A row for each status farm exits with, starting with it.
         let exits = (sections["EXIT STATUS"] ?? []).compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
