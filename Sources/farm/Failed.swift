@@ -19,7 +19,7 @@ struct Failed: ParsableCommand {
                   The server errors of one list.
 
             EXIT STATUS:
-              0   Listed (none failed: the list is empty).
+              0   Listed, or none failed.
               1   No such list, or no spool there.
               64  The command line does not parse.
             """)

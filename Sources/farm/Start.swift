@@ -13,7 +13,8 @@ struct Start: ControlCommand {
             Starts this host's supervisor in the background; it starts the workers and a watcher (and a \
             follower while a paged list has pages to fetch), and start returns once they all run. The \
             supervisor keeps them running: it replaces a process that dies and hands its jobs back to the \
-            queue at once. Where this host's farm runs already, start says so, exits 0 and changes nothing.
+            queue at once. Where this host's farm runs already, start says so, exits 0 and changes nothing \
+            but the cap of a --limit-rate given.
 
             Each worker runs one transfer at a time unless --transfers says otherwise, so --workers N \
             downloads N resources at once. A worker's transfers share one connection pool: connections and \

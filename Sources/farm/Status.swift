@@ -13,10 +13,10 @@ struct Status: ParsableCommand {
         discussion: """
             Without LIST, prints every list with its state (Queuing..., Downloading..., Finished), its \
             counts and progress, the workers running and wanted, and whether the farm is paused. With \
-            LIST, prints that list's resources: each one's index, status (Queueing, Downloading 45%, \
-            Unzipping, Rendering, Done, Error), its error, and where its file and display image are. LIST \
-            is a list's name ("Set 1.json" or "Set 1") or its 16-hex-digit id. --json prints the same as \
-            one JSON document.
+            LIST, prints that list's counts and its resources: each one's index, status (Queueing, \
+            Downloading 45%, Unzipping, Rendering, Done, Error), kind, and URL or error. LIST is a list's \
+            name ("Set 1.json" or "Set 1") or its 16-hex-digit id. --json prints the same as one JSON \
+            document, with where each resource's file and display image are.
 
             status answers whether or not a farm runs: from the watcher's summary when one is running, \
             else from a scan of the spool. It only reads the spool.
