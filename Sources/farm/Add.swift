@@ -13,10 +13,44 @@ struct Add: ParsableCommand {
         commandName: "add",
         abstract: "Enqueue every resource of a manifest (a zip of JSON lists, or one JSON list).",
         discussion: """
-            SOURCE is an http(s) URL or a local path; without it, the original app's manifest is fetched.
+            SOURCE is an http(s) URL or a local path: a .zip holding .json files at any depth, each one list \
+            named by its file name, or one .json file. A list is an array of URL strings, an object \
+            {"items": [{"uuid": ID, "imageUrlString": URL}]}, or an array of objects with a "url" (and an \
+            "id", and a "sha256" the download must have). Without SOURCE, the original app's manifest is \
+            fetched.
+
+            add only queues the resources: the workers of a running farm download them (farm start). It is \
+            atomic: a manifest that is refused adds nothing, and adding the same manifest twice adds nothing \
+            more. A URL this spool has downloaded before, in any list, is not fetched again: its bytes are \
+            linked (--fresh downloads it anyway). No URL or name from a manifest reaches a shell or becomes \
+            a path outside the spool.
+
             With --items and --url, SOURCE is a JSON API that hands out one page of items at a time, read by \
-            JSON Pointers (RFC 6901; a * segment maps over every element of an array): the running farm \
-            fetches its pages while it downloads.
+            JSON Pointers (RFC 6901; a * segment maps over every element of an array): add records it and \
+            returns, and the running farm's follower fetches its pages while the workers download.
+
+            --header, --cookies, --user-agent and --proxy go with every request made for the list: its \
+            manifest or pages, its resources, their retries, and farm sync. Their values are kept in the \
+            spool in a file of mode 0600 and never shown. With --out DIR, each finished download also \
+            appears in DIR, named by the --name template.
+
+            EXAMPLES:
+              farm add manifest.zip
+                  Queue every list of a local zip.
+              farm add https://example.org/birds.json --out ~/Pictures
+                  Queue one list; put each file in ~/Pictures/birds/ once downloaded.
+              farm add https://example.org/set.zip --header @headers.txt --cookies c.txt
+                  Send the headers in headers.txt and the cookies of c.txt.
+              farm add https://example.org/photos --items /items --url /src --next /next
+                  A paged API: each page's items, their URLs, and the next page.
+
+            EXIT STATUS:
+              0   The manifest was added.
+              1   It could not be read or fetched, a list of the same name has other
+                  URLs, or the spool failed: nothing added.
+              2   A malformed manifest, a header, cookie file, proxy or checksum that
+                  is not one, an unusable --out or --name: nothing added.
+              64  The command line does not parse.
             """)
 
     @OptionGroup var options: SpoolOptions

@@ -14,8 +14,26 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Serve a bundled sample set from 127.0.0.1, download it with the farm, and show it live.",
-        discussion: "In a terminal it opens `farm top` (q quits); otherwise it prints progress lines until "
-            + "every list is Finished, then the final status.")
+        discussion: """
+            Draws a sample set (JPGs, PNGs, PDFs of several pages, a ZIP holding a PNG, a ZIP holding a PDF, \
+            a 404, an HTML page posing as a .jpg, and large photos served slowly), serves it from \
+            127.0.0.1, adds its manifest of four lists, starts the farm and shows it. In a terminal it \
+            opens farm top (q quits); otherwise it prints progress lines until every list is Finished, then \
+            the final status, where exactly the 404 and the HTML page show Error. On the way out it stops \
+            the farm it started and its server. Nothing is fetched from outside this machine.
+
+            EXAMPLES:
+              farm demo --spool /tmp/demo
+                  The demo in a spool of its own.
+              farm demo --workers 2 | tail -n 30
+                  Two workers, and the final status in plain lines.
+
+            EXIT STATUS:
+              0   The demo ended (q, or every list Finished).
+              1   The samples could not be served (a port in use: give --port), or
+                  the farm failed to start.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

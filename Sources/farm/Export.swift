@@ -5,7 +5,24 @@ import FarmManifest
 /// `farm export LIST [--shape urls|items|objects]`: the list as JSON, in its current order.
 struct Export: ControlCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Print LIST as JSON in its current order (the updated JSON).")
+        commandName: "export", abstract: "Print LIST as JSON in its current order (the updated JSON).",
+        discussion: """
+            Prints LIST as JSON, its resources in their current order (after farm item edits and farm \
+            sync), in the shape the list was added in or the one --shape asks for. farm add reads it back as \
+            the same resources. Header and cookie values are never in it. export only reads the spool.
+
+            EXAMPLES:
+              farm export "Set 1.json" > "Set 1.json"
+                  The updated list, in its own shape.
+              farm export Books --shape urls
+                  Just the URLs, as a JSON array.
+
+            EXIT STATUS:
+              0   Printed.
+              1   No such list, a list added by a farm that kept no table of its
+                  resources, or no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

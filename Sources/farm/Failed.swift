@@ -5,7 +5,24 @@ import FarmJSON
 /// `farm failed [LIST] [--reason TEXT] [--json]`: the failed resources grouped by reason, with counts.
 struct Failed: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "failed", abstract: "List the failed resources, grouped by reason.")
+        commandName: "failed", abstract: "List the failed resources, grouped by reason.",
+        discussion: """
+            Lists the resources that failed for good, of every list or of LIST, grouped by reason (HTTP \
+            404, unsupported content, checksum mismatch...), the largest group first, each resource with \
+            its list, index, URL and attempts. --reason keeps those whose reason contains TEXT. failed only \
+            reads the spool; farm retry queues them again.
+
+            EXAMPLES:
+              farm failed
+                  Every failure, by reason.
+              farm failed "Set 1.json" --reason 'HTTP 5'
+                  The server errors of one list.
+
+            EXIT STATUS:
+              0   Listed, or none failed.
+              1   No such list, or no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

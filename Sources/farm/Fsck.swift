@@ -7,7 +7,30 @@ import FarmJSON
 struct Fsck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fsck",
-        abstract: "Check every invariant of the spool (exit 0 when sound, 1 when something was found).")
+        abstract: "Check every invariant of the spool (exit 0 when sound, 1 when something was found).",
+        discussion: """
+            Checks that each job is in exactly one state, that every done resource has its files and no \
+            other resource has any, that no claim outlives its dead owner's lease, that no temporary file \
+            is left by a dead writer, that the lists' tables agree with their jobs, and that no foreign file \
+            is in the spool; prints one line per finding. Without --repair it changes nothing.
+
+            --repair fixes what is safe to fix, even while the farm runs: it queues again lost jobs and \
+            those whose files vanished, keeps the most advanced copy of a doubled job, hands back dead \
+            owners' claims, sets foreign files aside in corrupt/ and removes dead temporaries. It never \
+            deletes a done resource's files.
+
+            EXAMPLES:
+              farm fsck
+                  Check, and change nothing.
+              farm fsck --repair --json
+                  Repair, and say what was found and fixed as JSON.
+
+            EXIT STATUS:
+              0   The spool is sound.
+              1   Something was found (repaired or not, as each line says), or
+                  there is no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

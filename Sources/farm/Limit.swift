@@ -6,7 +6,27 @@ struct Limit: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "limit",
         abstract: "Cap the bytes a second of every transfer on this host together, live (0: no cap).",
-        discussion: "Without RATE, says the cap in force. RATE is bytes a second, with K, M or G for powers of 1024.")
+        discussion: """
+            Without RATE, says the cap in force. With RATE, caps the bytes a second of every transfer on \
+            this host together, all workers included; they follow within a second, whatever they are \
+            downloading. RATE is bytes a second, with K, M or G for powers of 1024; 0 lifts the cap. The \
+            cap is kept in the spool, as farm start --limit-rate sets it, and lasts through restarts. Other \
+            hosts keep their own.
+
+            EXAMPLES:
+              farm limit 500K
+                  At most 500 KiB a second, from now on.
+              farm limit 0
+                  No cap.
+              farm limit
+                  Say the cap in force.
+
+            EXIT STATUS:
+              0   The cap is set (or said).
+              1   The spool cannot be used.
+              2   RATE is not a number of bytes a second.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

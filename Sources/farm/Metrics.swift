@@ -5,7 +5,26 @@ import FarmMetrics
 struct Metrics: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
-        abstract: "Print the farm's metrics once, in Prometheus' text format (as farm serve's /metrics).")
+        abstract: "Print the farm's metrics once, in Prometheus' text format (as farm serve's /metrics).",
+        discussion: """
+            Prints, once, what GET /metrics of farm serve answers: the resources queued, active, done and \
+            failed (by reason), the workers wanted and running, whether the farm is paused, and the \
+            counters every worker and supervisor keeps (bytes downloaded, retries, reclaims, requests and \
+            errors by host, and a histogram of transfer seconds). Counters outlive the processes that kept \
+            them: each writes its own file in metrics/ about once a second. metrics changes nothing but \
+            that folder, where it may fold the files of processes gone into one.
+
+            EXAMPLES:
+              farm metrics | grep farm_resources_failed
+                  The failures by reason.
+              farm metrics > farm.prom
+                  A snapshot, to keep or to check with promtool check metrics.
+
+            EXIT STATUS:
+              0   Printed.
+              1   There is no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

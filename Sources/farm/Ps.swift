@@ -6,7 +6,25 @@ import Foundation
 /// `farm ps`: the running farm processes of every host of the spool, with the jobs each worker transfers.
 struct Ps: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ps", abstract: "List the running processes, their hosts and their jobs.")
+        commandName: "ps", abstract: "List the running processes, their hosts and their jobs.",
+        discussion: """
+            Lists every farm process registered in the spool, on every host that shares it: its role \
+            (supervisor, worker, watcher, follower), pid, host, and the job it transfers (a worker with \
+            several says how many more). A watcher waiting while another serves the spool shows as standby. \
+            A process is listed while it holds the lock on its entry in procs/, so a killed one disappears \
+            at once. ps only reads the spool.
+
+            EXAMPLES:
+              farm ps
+                  Who runs, and what each worker downloads.
+              farm ps --json
+                  The same as a JSON array, for scripts.
+
+            EXIT STATUS:
+              0   Listed (nothing runs: a line says so).
+              1   There is no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

@@ -6,7 +6,24 @@ import FarmControl
 struct Recover: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover",
-        abstract: "Finish interrupted adds and hand back jobs whose lease expired.")
+        abstract: "Finish interrupted adds and hand back jobs whose lease expired.",
+        discussion: """
+            Finishes what processes killed half-way left in the spool: an add killed after its commit has \
+            its lists published, one killed before it is discarded (nothing of it was ever visible), a list \
+            edit is finished or undone, and every claim not renewed for the lease (the farm's own, unless \
+            --lease says) goes back to the queue with its bytes. farm start, farm add and the supervisor \
+            run the same recovery; recover runs it by hand. With the farm's own lease it never takes a live \
+            worker's claim, which is renewed every quarter of the lease.
+
+            EXAMPLES:
+              farm recover
+                  Tidy a spool after a crash, without starting the farm.
+
+            EXIT STATUS:
+              0   Recovered; the line printed says what was done.
+              1   The spool cannot be used.
+              64  The command line does not parse.
+            """)
 
     static let createsSpool = true
 

@@ -4,7 +4,22 @@ import FarmControl
 /// `farm resume`: transfers continue from the byte they reached.
 struct Resume: ControlCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resume", abstract: "Resume every transfer from the byte it reached.")
+        commandName: "resume", abstract: "Resume every transfer from the byte it reached.",
+        discussion: """
+            Ends a farm pause, on every host, within a second: each paused transfer goes on from the byte \
+            it reached, and the workers claim new jobs again. A farm held back because its disk is short of \
+            space (farm start --min-free) goes on by itself once space is freed, and resume does not lift \
+            that.
+
+            EXAMPLES:
+              farm resume
+                  Go on after farm pause.
+
+            EXIT STATUS:
+              0   Resumed.
+              1   The spool cannot be used.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

@@ -4,7 +4,24 @@ import FarmControl
 /// `farm retry [LIST] [--reason TEXT]`: the failed resources that match go back to the queue.
 struct Retry: ControlCommand {
     static let configuration = CommandConfiguration(
-        commandName: "retry", abstract: "Queue the failed resources again (all, or those of LIST or of a reason).")
+        commandName: "retry", abstract: "Queue the failed resources again (all, or those of LIST or of a reason).",
+        discussion: """
+            Queues again the failed resources that match, all of them when neither LIST nor --reason is \
+            given, and says how many; the running farm downloads them again. Their attempts go on counting \
+            from the last try. A resource whose delivery to an --out folder failed is delivered again. \
+            Done resources are never touched (farm reload fetches a whole list again).
+
+            EXAMPLES:
+              farm retry
+                  Every failed resource.
+              farm retry --reason 'HTTP 503'
+                  Those a busy server refused, once it is back.
+
+            EXIT STATUS:
+              0   Queued (perhaps none).
+              1   No such list, or the spool failed.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

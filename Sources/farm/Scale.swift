@@ -8,7 +8,34 @@ import FarmSpool
 struct Scale: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
-        abstract: "Change the number of workers (1 to 64) of this host, or another one, while the farm runs.")
+        abstract: "Change the number of workers (1 to 64) of this host, or another one, while the farm runs.",
+        discussion: """
+            Sets how many workers this host runs, or host H with --host; its supervisor applies it within a \
+            second, and scale waits up to 5 s to say how many run. Each worker runs one transfer at a time \
+            unless told otherwise, so N workers download N resources at once. --transfers T sets the \
+            transfers of every worker, on every host, which the running workers follow within a second; \
+            one worker's transfers share its connection pool (connections and TLS sessions reused, HTTP/2 \
+            multiplexed), which pays for many small files or a server far away.
+
+            A worker retired, or left with fewer transfers, hands the jobs it drops back to the queue with \
+            their bytes kept; busy workers are retired last. The numbers are kept in the spool, and the \
+            next farm start uses them. scale never starts or stops a farm: where none runs, it only records \
+            the number. Other hosts keep their workers.
+
+            EXAMPLES:
+              farm scale 8
+                  8 workers on this host: 8 downloads at once.
+              farm scale 2 --transfers 16
+                  32 downloads at once on two connection pools.
+              farm scale 4 --host node2
+                  4 workers on node2, as farm ps names it.
+
+            EXIT STATUS:
+              0   The number is recorded; the line printed says how many run.
+              1   A number out of its range, or a spool that cannot be used:
+                  nothing changed.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

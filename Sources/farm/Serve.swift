@@ -17,6 +17,30 @@ struct Serve: ParsableCommand {
             can reach it needs --password-file: every request then asks for user farm and that password \
             (HTTP Basic), and more than 10 wrong ones a minute from one address are answered 429. Give \
             --tls-cert and --tls-key to serve HTTPS, so that the password does not cross the network in clear.
+
+            The page shows every list with its progress, a worker slider, Add, Pause/Resume and Reset; a \
+            list's grid of thumbnails, searchable, whose cells can be added, deleted and dragged to reorder; \
+            and a viewer. It is live: the server pushes each change (server-sent events), and the browser \
+            never polls. The same server answers GET /metrics in Prometheus' text format (see farm \
+            metrics). It prints the address it listens on, then serves until ^C or SIGTERM; the farm keeps \
+            running after it.
+
+            EXAMPLES:
+              farm serve
+                  http://127.0.0.1:8771/ on this machine.
+              farm serve --port 0
+                  Any free port; the line printed says which.
+              farm serve --host 0.0.0.0 --password-file ~/.farm-password
+                  For every machine that can reach this one, behind a password (add
+                  --tls-cert and --tls-key for HTTPS).
+
+            EXIT STATUS:
+              0   Stopped by ^C or SIGTERM.
+              1   It could not listen (a port in use), or there is no usable spool.
+              2   A set-up it refuses: an address other machines reach without
+                  --password-file, a password file it cannot read or that is empty, a
+                  certificate or key it cannot read, a port out of range.
+              64  The command line does not parse (--tls-cert without --tls-key).
             """)
 
     @OptionGroup var options: SpoolOptions

@@ -7,7 +7,22 @@ struct Show: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print where the display image of one resource is, or why there is none.",
-        discussion: "INDEX is the 0-based `index` of `farm status LIST`.")
+        discussion: """
+            Prints the absolute path of the display image of one resource: the JPG or PNG itself, page 1 of \
+            a PDF rendered to PNG, or the first image inside a ZIP. When there is none yet, it says why on \
+            standard error (queued, downloading 45%, failed: HTTP 404) and exits 1. INDEX is the 0-based \
+            index of farm status LIST. show only reads the spool.
+
+            EXAMPLES:
+              xdg-open "$(farm show "Set 1.json" 0)"
+                  Open the first resource's image.
+
+            EXIT STATUS:
+              0   The path is printed.
+              1   No image yet (the reason is on standard error), no such list or
+                  index, or no spool there.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

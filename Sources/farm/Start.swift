@@ -8,7 +8,46 @@ import Foundation
 struct Start: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
-        abstract: "Start the farm: a detached supervisor, N workers and the watcher.")
+        abstract: "Start the farm: a detached supervisor, N workers and the watcher.",
+        discussion: """
+            Starts this host's supervisor in the background; it starts the workers and a watcher (and a \
+            follower while a paged list has pages to fetch), and start returns once they all run. The \
+            supervisor keeps them running: it replaces a process that dies and hands its jobs back to the \
+            queue at once. Where this host's farm runs already, start says so, exits 0 and changes nothing \
+            but the cap of a --limit-rate given.
+
+            Each worker runs one transfer at a time unless --transfers says otherwise, so --workers N \
+            downloads N resources at once. A worker's transfers share one connection pool: connections and \
+            TLS sessions are reused, and HTTP/2 is multiplexed, which pays for many small files or a server \
+            far away. The settings are kept in the spool: a later start, and a supervisor that replaces a \
+            dead one, use them; farm scale and farm limit change them while the farm runs.
+
+            With --foreground the supervisor runs in this process until farm stop or SIGTERM, as the \
+            systemd unit farm@.service runs it.
+
+            start downloads nothing itself, and never starts a second supervisor on a host.
+
+            EXAMPLES:
+              farm start
+                  The last settings, else 4 workers of one transfer each.
+              farm start --workers 2 --transfers 16
+                  32 downloads at once on two connection pools: many small files, or
+                  a server far away.
+              farm start --per-host 4 --rate-per-host 10 --limit-rate 2M
+                  At most 4 transfers and 10 requests a second to each server, and
+                  2 MiB a second in all.
+              farm start --ca-file /etc/ssl/company-ca.pem
+                  Verify HTTPS servers against a company's CA.
+
+            EXIT STATUS:
+              0   The farm runs: started now, or running already.
+              1   It did not start: a number out of its range, an unreadable
+                  --ca-file, a spool that cannot be used, or a farm that did not come
+                  up within 30 s (the spool's log/farm.log says why). With
+                  --foreground: a supervisor runs already.
+              2   A --limit-rate that is not a rate.
+              64  The command line does not parse.
+            """)
 
     static let createsSpool = true
 

@@ -8,7 +8,25 @@ import FarmTransfer
 struct Supervise: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "supervise",
-        abstract: "Run the supervisor (started by `farm start`).", shouldDisplay: false)
+        abstract: "Run the supervisor (started by `farm start`).",
+        discussion: """
+            Runs this host's supervisor in this process, if no other runs on this host. farm start runs it \
+            (in the background, or in its own process with --foreground), and another farm process that \
+            finds it dead starts a new one. It keeps the wanted number of workers and one watcher running \
+            (and a follower while a paged list has pages to fetch), replaces the dead and hands their jobs \
+            back to the queue, retires extra workers, and hands back jobs whose lease ran out. It is not \
+            meant to be run by hand: use farm start.
+
+            EXAMPLES:
+              farm start --foreground
+                  The supervisor in the foreground, as a service runs it.
+
+            EXIT STATUS:
+              0   Stopped by farm stop or SIGTERM, or another supervisor runs.
+              1   The spool cannot be used.
+              64  The command line does not parse.
+            """,
+        shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions
 

@@ -12,7 +12,33 @@ import Glibc
 /// then 2 when one was refused (its pages still followed, or not a list), else 1.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Bring LIST (or every list) to its source: add, remove, fetch what changed.")
+        commandName: "sync", abstract: "Bring LIST (or every list) to its source: add, remove, fetch what changed.",
+        discussion: """
+            Reads the source of LIST again (its manifest file or URL, or every page of its API) and brings \
+            the list to it, in one step that is atomic for the list: items new in the source are added and \
+            queued, items gone from it are removed with their files, and items whose URL changed are \
+            fetched again. Every done resource is revalidated with a conditional request (If-None-Match \
+            with its ETag, else If-Modified-Since): a 304 changes nothing; a 200 replaces its file and \
+            images, the old image shown until the new one is in place. It prints one line per list: \
+            Books: added 3, removed 1, changed 2, unchanged 40.
+
+            A source that cannot be read changes nothing. A sync killed anywhere and run again ends where \
+            one uninterrupted sync ends. With --all, a list that cannot be synced is one line on standard \
+            error and the others go on. farm reload, not sync, downloads everything again.
+
+            EXAMPLES:
+              farm sync Books
+                  Bring the list Books to its source.
+              farm sync --all --json
+                  Every list, the counts as JSON.
+
+            EXIT STATUS:
+              0   Every list asked for is synced.
+              1   A list could not be synced (its source unreadable, say).
+              2   A list was refused: no such list, or its pages are still being
+                  fetched.
+              64  The command line does not parse (both LIST and --all, or neither).
+            """)
 
     @OptionGroup var options: SpoolOptions
 

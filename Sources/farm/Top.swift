@@ -9,14 +9,40 @@ struct Top: ParsableCommand {
         abstract: "Show the farm live: lists with state and progress, then one list's resources.",
         discussion: """
             In a terminal: the lists (state, done/total, progress bar, failures) under a header with \
-            workers running/wanted, paused or not, files/s, MB/s and an ETA. Enter opens a list (one row \
-            per resource), Esc goes back; Up/Down or j/k select, +/- change the workers (1 to 64), p \
-            pauses or resumes, r downloads the selected list again, R resets the spool (after y/n), ? shows \
-            every key, q quits. The terminal is restored on q, ^C, SIGTERM and crashes; the farm keeps \
-            running.
+            workers running/wanted and transfers each, paused or not, files/s, MB/s and an ETA. Enter opens \
+            a list, one row per resource. The terminal is restored on q, ^C, SIGTERM and crashes, and the \
+            farm keeps running: top stops nothing.
 
-            When standard output is not a terminal, it prints one summary line each time the counts, \
-            workers or paused flag change, and ends when every list is Finished (or on ^C or SIGTERM).
+            When standard input or output is not a terminal (or the terminal cannot be used), it prints one \
+            summary line each time the counts, workers or paused flag change, and ends when every list is \
+            Finished (or on ^C or SIGTERM).
+
+            KEYS:
+              Up/Down, j/k    select a row (PgUp/PgDn, Home/End: a page, an end)
+              Enter           open the selected list
+              Esc, Backspace  back to the lists
+              /               filter a list's resources (Enter keeps it, Esc clears it)
+              d               delete the selected resource from its list (asks)
+              + / -           one worker more / fewer (1 to 64)
+              ] / [           one transfer a worker more / fewer (1 to 256)
+              p               pause or resume every transfer (bytes are kept)
+              r               download the selected list again
+              R               reset: stop everything, delete every list (asks)
+              ?               every key
+              q, Ctrl-C       quit (the farm keeps running)
+
+            EXAMPLES:
+              farm top
+                  Watch the farm of ./spool or $FARM_SPOOL.
+              farm top --spool /var/lib/farm/books
+                  Watch the farm of farm@books.
+              farm top | tee progress.log
+                  Summary lines instead of the screen.
+
+            EXIT STATUS:
+              0   Quit, or every list finished (in summary lines).
+              1   There is no spool there.
+              64  The command line does not parse.
             """)
 
     @OptionGroup var options: SpoolOptions

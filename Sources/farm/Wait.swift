@@ -10,7 +10,26 @@ import Glibc
 struct Wait: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wait",
-        abstract: "Wait until every list is Finished (exit 0; 1 if something failed; 3 on time-out).")
+        abstract: "Wait until every list is Finished (exit 0; 1 if something failed; 3 on time-out).",
+        discussion: """
+            Blocks until every list of the spool is Finished (each resource done or failed, and a paged \
+            list's last page in), then says how many resources are done. The reason for an exit of 1 or 3 \
+            is one line on standard error. wait only reads the spool: it starts nothing, and ending it, by \
+            --timeout, ^C or SIGTERM, stops nothing.
+
+            EXAMPLES:
+              farm add set.zip && farm start && farm wait && farm stop
+                  Download a set, then stop.
+              farm wait --timeout 600 || farm failed
+                  Give up after ten minutes; or say what failed.
+
+            EXIT STATUS:
+              0   Every list is Finished, and nothing failed.
+              1   Every list is Finished, but some resources failed (farm failed
+                  says why); or there is no spool there, or the time-out is negative.
+              3   The time-out came first.
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

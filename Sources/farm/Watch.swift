@@ -9,6 +9,22 @@ struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Run the watcher: keep status/summary.json current (the supervisor starts it).",
+        discussion: """
+            Runs the watcher in this process. It follows the spool with inotify (or polls it, where other \
+            hosts share its file system or with --poll), keeps the summary of every list in \
+            status/summary.json, and syncs the finished downloads to disk every few seconds. One watcher \
+            serves a spool; another waits as its standby and takes over when it dies. The supervisor runs \
+            it: there is no need to start one by hand.
+
+            EXAMPLES:
+              farm ps | grep watcher
+                  The watcher the supervisor runs.
+
+            EXIT STATUS:
+              0   Stopped by SIGTERM or ^C.
+              1   The spool cannot be used.
+              64  The command line does not parse.
+            """,
         shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions

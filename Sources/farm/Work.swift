@@ -8,7 +8,30 @@ import FarmWorker
 /// `farm work`: one worker process. The supervisor starts these; running one by hand works too.
 struct Work: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "work", abstract: "Run one worker: claim, download, convert, complete.")
+        commandName: "work", abstract: "Run one worker: claim, download, convert, complete.",
+        discussion: """
+            Runs one worker in this process, as the supervisor runs them: it claims a queued job, downloads \
+            it (resuming the bytes a previous owner left), makes its display image and thumbnail, and \
+            completes it, up to --transfers jobs at once, renewing each claim's lease meanwhile. It follows \
+            the farm's pause, transfers and bandwidth cap as they change, and its settings are the farm's \
+            (farm start's) unless given here. A transient failure (a 5xx, 408 or 429, a reset, a time-out) \
+            is retried with back-off, resuming by range; a permanent one (another 4xx, bytes of no supported \
+            kind) fails the resource at once.
+
+            A worker started by hand runs until SIGTERM or ^C (or, with --exit-when-idle, until nothing is \
+            queued or active), then hands its jobs back, their bytes kept. This host's supervisor, when one \
+            runs, counts it among its workers, and may retire it; farm stop on this host stops it.
+
+            EXAMPLES:
+              farm work --exit-when-idle
+                  Download what is queued in this process, then exit.
+
+            EXIT STATUS:
+              0   Stopped by a signal, or idle with --exit-when-idle.
+              1   The spool cannot be used, or a failure of the worker itself (the
+                  reason is on standard error).
+              64  The command line does not parse.
+            """)
 
     @OptionGroup var options: SpoolOptions
 

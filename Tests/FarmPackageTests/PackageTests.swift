@@ -96,11 +96,14 @@ import Testing
         #expect(declared == expected, "Depends: \(depends)")
     }
 
-    @Test func passesLintianWithoutErrors() throws {
+    /// No error, and no warning of groff's about a man page (lintian's groff-message: it formats each page
+    /// as man does, with warnings on).
+    @Test func passesLintianWithoutErrorsOrGroffWarnings() throws {
         let package = try package()
         let result = try run("/usr/bin/env", ["lintian", "--tag-display-limit", "0", package.deb], timeout: 600)
         let errors = result.output.split(separator: "\n").filter { $0.hasPrefix("E:") }
         #expect(errors.isEmpty, "\(result.output)\(result.error)")
+        #expect(!result.output.contains("groff-message"), "\(result.output)")
         #expect(result.status == 0, "lintian: \(result.error)")
     }
 
@@ -110,6 +113,65 @@ import Testing
         for page in ["farm", "farm-start", "farm-scale"] {
             let found = try tool("man", ["-w", page], environment: ["MANPATH": manPath])
             #expect(found.hasPrefix(manPath + "/man1/\(page).1"), "\(page): \(found)")
+        }
+    }
+
+    /// `man farm` and `man farm-scale` as a user of the installed package reads them (plain text, 80
+    /// columns): pages to work from, as aria2c(1) or git-commit(1) are, with their sections filled in, and no
+    /// path of the source tree, which an installed system does not have. farm(1)'s FILES names every folder
+    /// of a spool the installed farm makes; farm-scale(1)'s examples are those of `farm scale --help`, the
+    /// one source of both.
+    @Test func manPagesAreOnesAUserCanWorkFrom() throws {
+        let package = try package()
+        let farm = try manText(package, "farm")
+        let sections = Self.sections(of: farm)
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "EVERYDAY COMMANDS", "ENVIRONMENT", "FILES", "EXIT STATUS",
+                        "SIGNALS", "SEE ALSO"] {
+            #expect(sections[heading]?.isEmpty == false, "farm(1) has no \(heading):\n\(farm)")
+        }
+        let everyday = sections["EVERYDAY COMMANDS"] ?? []
+        #expect(everyday.filter { $0.hasPrefix("farm ") }.count >= 8, "\(everyday)")
+        let environment = (sections["ENVIRONMENT"] ?? []).joined(separator: " ")
+        for variable in ["FARM_SPOOL", "http_proxy", "https_proxy", "all_proxy", "no_proxy", "CURL_CA_BUNDLE",
+                         "SSL_CERT_FILE"] {
+            #expect(environment.contains(variable), "ENVIRONMENT does not name \(variable):\n\(environment)")
+        }
+        // Every folder of a spool, as the installed farm makes one, named by a row of the table (a row's names
+        // are what comes before its first two spaces: "hosts/, holds/  per-host slots...").
+        let dir = TemporaryDirectory("farm-package-man")
+        try tool(package.farm, ["recover", "--spool", dir.appending("spool")])
+        let folders = try FileManager.default.contentsOfDirectory(atPath: dir.appending("spool")).filter { !$0.hasPrefix(".") }
+        #expect(folders.count > 10, "\(folders)")
+        let files = sections["FILES"] ?? []
+        let named = files.flatMap { ($0.components(separatedBy: "  ").first ?? "").components(separatedBy: ", ") }
+        for folder in folders {
+            #expect(named.contains { $0.hasPrefix(folder + "/") }, "FILES has no row for \(folder)/:\n\(files.joined(separator: "\n"))")
+        }
+        // A row for each status farm exits with, starting with it.
+        let exits = (sections["EXIT STATUS"] ?? []).compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
+        for status in ["0", "1", "2", "3"] {
+            #expect(exits.contains(status), "EXIT STATUS has no \(status):\n\(sections["EXIT STATUS"] ?? [])")
+        }
+        let signals = (sections["SIGNALS"] ?? []).joined(separator: " ")
+        for word in ["SIGTERM", "SIGKILL", "supervisor", "worker", "watcher", "follower"] {
+            #expect(signals.contains(word), "SIGNALS does not say \(word):\n\(signals)")
+        }
+
+        let scale = try manText(package, "farm-scale")
+        let scaleSections = Self.sections(of: scale)
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "EXAMPLES", "EXIT STATUS"] {
+            #expect(scaleSections[heading]?.isEmpty == false, "farm-scale(1) has no \(heading):\n\(scale)")
+        }
+        #expect((scaleSections["DESCRIPTION"] ?? []).joined(separator: " ").contains("--transfers"), "\(scale)")
+        let examples = (scaleSections["EXAMPLES"] ?? []).filter { $0.hasPrefix("farm scale ") }
+        #expect(!examples.isEmpty, "\(scale)")
+        let help = try tool(package.farm, ["scale", "--help"])
+        for example in examples { #expect(help.contains(example), "--help has no \(example):\n\(help)") }
+
+        for (page, text) in [("farm", farm), ("farm-scale", scale)] {
+            for path in ["Sources/", "README"] {
+                #expect(!text.contains(path), "\(page)(1) points at \(path), which an installed system has not:\n\(text)")
+            }
         }
     }
 
@@ -193,6 +255,28 @@ import Testing
         #expect(supervisor.standardOutput.contains("farm stopped on \(spool)"), "\(supervisor.standardOutput)")
         let after = try run(package.farm, ["ps", "--json", "--spool", spool])
         #expect(after.output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(after.output)")
+    }
+
+    /// `man page` from the package's pages, as plain text 80 columns wide.
+    private func manText(_ package: BuiltPackage, _ page: String) throws -> String {
+        try tool("man", [page], environment: ["MANPATH": package.root + "/usr/share/man", "MANWIDTH": "80",
+                                              "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MANPAGER": "cat"])
+    }
+
+    /// The sections of a page as man prints it: each heading (capitals at the margin) with its lines,
+    /// trimmed, blank ones left out.
+    private static func sections(of text: String) -> [String: [String]] {
+        var sections: [String: [String]] = [:]
+        var heading: String?
+        for line in text.split(separator: "\n").map(String.init) {
+            if !line.hasPrefix(" "), line.allSatisfy({ $0.isUppercase || $0 == " " }), !line.isEmpty {
+                heading = line
+                sections[line] = []
+            } else if let heading, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                sections[heading, default: []].append(line.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return sections
     }
 
     private func unitPath(_ package: BuiltPackage) throws -> String {
