@@ -1,0 +1,112 @@
+import FarmJSON
+import FarmSpool
+import FarmStatus
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// SPEC §4 on a farm at work: every status document is one moment of the spool (its counts, `progress`
+/// and `state` agree with its own resources), and a resource's `changed` moves only when its `status`
+/// does. `farm status LIST --json`, `farm status --json` and a window of the list (`farm serve`'s and
+/// `farm top`'s) are looked at as fast as they answer while two large images, throttled, and two small
+/// ones download, with a watcher (`farm start`) and without one (two `farm work`).
+@Suite struct StatusSnapshotTests {
+    @Test(arguments: [true, false])
+    func everySnapshotAgreesWithItselfAndChangedMovesOnlyWithTheStatus(watcher: Bool) throws {
+        let farm = try RunningFarm()
+        // Two images of about 1 MB at 350 kB/s (almost 3 s each: many looks while they download, past
+        // their first progress write) and two small ones, done in a moment.
+        var urls: [String] = []
+        for n in 0..<4 {
+            let path = "/Mixed/\(n).jpg"
+            let large = n < 2
+            let jpeg = large ? try RunningFarm.noise(width: 1200, height: 900, seed: n)
+                : try JPEGFixture.quadrants(width: 64 + n * 8, height: 48)
+            farm.origin.serve(path: path, bytes: jpeg, contentType: "image/jpeg")
+            if large { farm.origin.inject(.throttle(bytesPerSecond: 350_000), at: path) }
+            urls.append(farm.origin.url(for: path))
+        }
+        let manifest = farm.dir.appending("Mixed.json")
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+
+        var workers: [ChildProcess] = []
+        defer { for worker in workers { worker.kill() } }
+        if watcher {
+            try farm.start(workers: 2)
+        } else {
+            for _ in 0..<2 {
+                workers.append(try ChildProcess("farm", ["work", "--spool", farm.spool.root, "--lease", "3"]))
+            }
+        }
+
+        var problems: [String] = []
+        var lastSeen: [Int: (status: ResourceStatus.Status, changed: String, bytes: Int)] = [:]
+        // Looks at a resource downloading with its bytes moving between them: what makes the check of
+        // `changed` bite (the first progress write of a large image comes a quarter of a second in).
+        var movingLooks = 0
+        var views = 0, finished = false
+        let windows = ListWindows()
+        let deadline = Date().addingTimeInterval(180)
+        while !finished && Date() < deadline {
+            let one = try farm.farm(["status", "Mixed", "--json"])
+            try #require(one.status == 0, "\(one.error)")
+            let view = try #require(JSON.decode(ListStatus.self, from: Array(one.output.utf8)), "\(one.output)")
+            views += 1
+            problems += Self.disagreements(view, label: "farm status Mixed --json #\(views)")
+            for resource in view.resources ?? [] {
+                defer { lastSeen[resource.index] = (resource.status, resource.changed ?? "", resource.bytes) }
+                guard let last = lastSeen[resource.index], last.status == resource.status else { continue }
+                if resource.status == .downloading && last.bytes != resource.bytes { movingLooks += 1 }
+                if last.changed != resource.changed {
+                    problems.append("resource \(resource.index) stayed \(resource.status.rawValue) while its "
+                        + "changed went from \(last.changed) to \(resource.changed ?? "null") (look #\(views))")
+                }
+            }
+            finished = view.state == .finished
+
+            let all = try farm.farm(["status", "--json"])
+            try #require(all.status == 0, "\(all.error)")
+            let summary = try #require(JSON.decode(StatusDocument.self, from: Array(all.output.utf8)), "\(all.output)")
+            for list in summary.lists { problems += Self.disagreements(list, label: "farm status --json #\(views)") }
+
+            // A window of the list as `farm serve` and `farm top` make one, with the summary they hold.
+            let window = try #require(windows.window(farm.spool, listID: view.id, offset: 0, limit: ListWindows.maxLimit,
+                                                     counts: StatusReader.summary(farm.spool).list(id: view.id)))
+            problems += Self.disagreements(window, label: "window #\(views)")
+        }
+        #expect(finished, "the list did not finish in time")
+        #expect(problems.isEmpty, "\(problems.count) disagreements, the first: \(problems.prefix(8))")
+        #expect(movingLooks >= 2, "too few looks at a download in progress to judge `changed` by: \(movingLooks) in \(views)")
+        #expect(lastSeen.values.allSatisfy { $0.status == .done })
+    }
+
+    /// How `list` contradicts itself: its counts against one another and against `total`, `progress`
+    /// against done/total, `state` against the counts, and in the per-list view the counts against its
+    /// resources' statuses (and each resource's text against its status).
+    static func disagreements(_ list: ListStatus, label: String) -> [String] {
+        var found: [String] = []
+        let counts = "total \(list.total) queued \(list.queued) active \(list.active) done \(list.done) failed \(list.failed)"
+        if list.queued + list.active + list.done + list.failed != list.total {
+            found.append("\(label): counts that do not add up: \(counts)")
+        }
+        if list.total > 0 && abs(list.progress - Double(list.done) / Double(list.total)) > 1e-9 {
+            found.append("\(label): progress \(list.progress) with \(counts)")
+        }
+        let state: ListStatus.State = list.done + list.failed >= list.total ? .finished
+            : list.active + list.done + list.failed == 0 ? .queuing : .downloading
+        if list.state != state { found.append("\(label): state \(list.state.rawValue) with \(counts)") }
+        guard let resources = list.resources else { return found }
+        func count(_ statuses: Set<ResourceStatus.Status>) -> Int { resources.count { statuses.contains($0.status) } }
+        let shown = (total: resources.count, queued: count([.queued]),
+                     active: count([.downloading, .unzipping, .rendering]), done: count([.done]), failed: count([.error]))
+        if shown != (list.total, list.queued, list.active, list.done, list.failed) {
+            found.append("\(label): \(counts), its resources \(resources.map(\.status.rawValue))")
+        }
+        for resource in resources where resource.text != ResourceStatus.text(resource.status, bytes: resource.bytes,
+                                                                             size: resource.size) {
+            found.append("\(label): resource \(resource.index) is \(resource.status.rawValue) but says \(resource.text)")
+        }
+        return found
+    }
+}
