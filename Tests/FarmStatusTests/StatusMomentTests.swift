@@ -46,7 +46,8 @@ import Testing
         // Its outcome kept in progress/ (no extended attributes here) just before the completion rename:
         // still in active/, already done to look at.
         try fixture.activate(list, 0)
-        try fixture.writeSidecar(list, 0, Sidecar(status: .done, bytes: 7, size: 7, changed: "2026-11-22T10:00:01.000Z"))
+        let outcome = Sidecar(status: .done, bytes: 7, size: 7, changed: "2026-11-22T10:00:01.000Z")
+        try fixture.writeSidecar(list, 0, outcome)
         try fixture.finish(list, 1)
 
         let view = try #require(ListView.build(fixture.spool, listID: list))

@@ -7,9 +7,10 @@ import Testing
 
 /// SPEC §4 on a farm at work: every status document is one moment of the spool (its counts, `progress`
 /// and `state` agree with its own resources), and a resource's `changed` moves only when its `status`
-/// does. `farm status LIST --json`, `farm status --json` and a window of the list (`farm serve`'s and
-/// `farm top`'s) are looked at as fast as they answer while two large images, throttled, and two small
-/// ones download, with a watcher (`farm start`) and without one (two `farm work`).
+/// does. `farm status LIST --json` and `farm status --json`, and in between the same documents made in
+/// this process with a window of the list (`farm serve`'s and `farm top`'s), are looked at as fast as
+/// they answer while two large images, throttled, and two small ones download, with a watcher
+/// (`farm start`) and without one (two `farm work`).
 @Suite struct StatusSnapshotTests {
     @Test(arguments: [true, false])
     func everySnapshotAgreesWithItselfAndChangedMovesOnlyWithTheStatus(watcher: Bool) throws {
@@ -45,39 +46,55 @@ import Testing
         // Looks at a resource downloading with its bytes moving between them: what makes the check of
         // `changed` bite (the first progress write of a large image comes a quarter of a second in).
         var movingLooks = 0
-        var views = 0, finished = false
+        var looks = 0
+        /// Checks one document of the list with its resources, in the order they were made.
+        func look(at list: ListStatus, _ label: String) {
+            looks += 1
+            problems += Self.disagreements(list, label: "\(label) (look #\(looks))")
+            for resource in list.resources ?? [] {
+                defer { lastSeen[resource.index] = (resource.status, resource.changed ?? "", resource.bytes) }
+                guard let last = lastSeen[resource.index], last.status == resource.status else { continue }
+                if resource.status == .downloading && last.bytes != resource.bytes { movingLooks += 1 }
+                if last.changed != resource.changed {
+                    problems.append("resource \(resource.index) stayed \(resource.status.rawValue) while its changed "
+                        + "went from \(last.changed) to \(resource.changed ?? "null") (\(label), look #\(looks))")
+                }
+            }
+        }
         let windows = ListWindows()
+        var finished = false
         let deadline = Date().addingTimeInterval(180)
         while !finished && Date() < deadline {
             let one = try farm.farm(["status", "Mixed", "--json"])
             try #require(one.status == 0, "\(one.error)")
             let view = try #require(JSON.decode(ListStatus.self, from: Array(one.output.utf8)), "\(one.output)")
-            views += 1
-            problems += Self.disagreements(view, label: "farm status Mixed --json #\(views)")
-            for resource in view.resources ?? [] {
-                defer { lastSeen[resource.index] = (resource.status, resource.changed ?? "", resource.bytes) }
-                guard let last = lastSeen[resource.index], last.status == resource.status else { continue }
-                if resource.status == .downloading && last.bytes != resource.bytes { movingLooks += 1 }
-                if last.changed != resource.changed {
-                    problems.append("resource \(resource.index) stayed \(resource.status.rawValue) while its "
-                        + "changed went from \(last.changed) to \(resource.changed ?? "null") (look #\(views))")
-                }
-            }
+            look(at: view, "farm status Mixed --json")
             finished = view.state == .finished
 
             let all = try farm.farm(["status", "--json"])
             try #require(all.status == 0, "\(all.error)")
             let summary = try #require(JSON.decode(StatusDocument.self, from: Array(all.output.utf8)), "\(all.output)")
-            for list in summary.lists { problems += Self.disagreements(list, label: "farm status --json #\(views)") }
+            for list in summary.lists { problems += Self.disagreements(list, label: "farm status --json") }
 
-            // A window of the list as `farm serve` and `farm top` make one, with the summary they hold.
-            let window = try #require(windows.window(farm.spool, listID: view.id, offset: 0, limit: ListWindows.maxLimit,
-                                                     counts: StatusReader.summary(farm.spool).list(id: view.id)))
-            problems += Self.disagreements(window, label: "window #\(views)")
+            // Between two commands (each takes a good part of a second on two busy cores), many looks in
+            // this process, through the same code: the view as `farm status LIST` builds it (and `farm
+            // serve`'s /api/lists/<id>), a window as `farm serve` and `farm top` make one with the summary
+            // they hold, and that summary (the watcher's, or a scan).
+            let until = Date().addingTimeInterval(0.15)
+            while Date() < until {
+                let summary = StatusReader.summary(farm.spool)
+                for list in summary.lists { problems += Self.disagreements(list, label: "summary") }
+                let counts = summary.list(id: view.id)
+                let window = try #require(windows.window(farm.spool, listID: view.id, offset: 0,
+                                                         limit: ListWindows.maxLimit, counts: counts))
+                look(at: window, "window")
+                look(at: try #require(ListView.build(farm.spool, listID: view.id)), "list view")
+                Thread.sleep(forTimeInterval: 0.005)
+            }
         }
         #expect(finished, "the list did not finish in time")
         #expect(problems.isEmpty, "\(problems.count) disagreements, the first: \(problems.prefix(8))")
-        #expect(movingLooks >= 2, "too few looks at a download in progress to judge `changed` by: \(movingLooks) in \(views)")
+        #expect(movingLooks >= 2, "too few looks at a download under way: \(movingLooks) of \(looks)")
         #expect(lastSeen.values.allSatisfy { $0.status == .done })
     }
 
@@ -86,7 +103,8 @@ import Testing
     /// resources' statuses (and each resource's text against its status).
     static func disagreements(_ list: ListStatus, label: String) -> [String] {
         var found: [String] = []
-        let counts = "total \(list.total) queued \(list.queued) active \(list.active) done \(list.done) failed \(list.failed)"
+        let counts = "total \(list.total) queued \(list.queued) active \(list.active) done \(list.done) "
+            + "failed \(list.failed)"
         if list.queued + list.active + list.done + list.failed != list.total {
             found.append("\(label): counts that do not add up: \(counts)")
         }
@@ -98,14 +116,15 @@ import Testing
         if list.state != state { found.append("\(label): state \(list.state.rawValue) with \(counts)") }
         guard let resources = list.resources else { return found }
         func count(_ statuses: Set<ResourceStatus.Status>) -> Int { resources.count { statuses.contains($0.status) } }
-        let shown = (total: resources.count, queued: count([.queued]),
-                     active: count([.downloading, .unzipping, .rendering]), done: count([.done]), failed: count([.error]))
+        let active = count([.downloading, .unzipping, .rendering])
+        let shown = (total: resources.count, queued: count([.queued]), active: active, done: count([.done]),
+                     failed: count([.error]))
         if shown != (list.total, list.queued, list.active, list.done, list.failed) {
             found.append("\(label): \(counts), its resources \(resources.map(\.status.rawValue))")
         }
         for resource in resources where resource.text != ResourceStatus.text(resource.status, bytes: resource.bytes,
                                                                              size: resource.size) {
-            found.append("\(label): resource \(resource.index) is \(resource.status.rawValue) but says \(resource.text)")
+            found.append("\(label): resource \(resource.index) is \(resource.status.rawValue), says \(resource.text)")
         }
         return found
     }
