@@ -18,7 +18,8 @@ extension Spool {
     /// Records on the job file of `claim` that `attempts` tries were made and the next must not start
     /// before `retryAt` (wall time). Throws `.leaseLost` when the job was reclaimed meanwhile.
     public func recordBackOff(_ claim: Claim, attempts: Int, retryAt: Double) throws(SpoolError) {
-        var record = Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(Clock.wall()))
+        // Downloading since the claim: a back-off is no change of status.
+        var record = Sidecar(status: .downloading, attempts: attempts, changed: Timestamp.iso8601(claim.claimed))
         record.retryAt = retryAt
         _ = try recordOutcome(record, of: claim)
     }

@@ -9,6 +9,9 @@ public struct Claim: Sendable, Hashable {
     public let record: JobRecord
     /// Claimed from an add's batch: never tried before, so it carries no attempts (see Retry.swift).
     public let isFresh: Bool
+    /// When it was claimed, as the job file's mtime says it (see "Claim"): when its resource started
+    /// `downloading`, which its `changed` says until the next status (SPEC §4).
+    public let claimed: Double
 
     public static func == (a: Claim, b: Claim) -> Bool { a.job == b.job && a.owner == b.owner }
     public func hash(into hasher: inout Hasher) {
@@ -58,6 +61,7 @@ public final class Claimer {
         let job: JobName
         let owner: Owner
         let isFresh: Bool
+        let claimed: Double
     }
 
     /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
@@ -176,10 +180,10 @@ public final class Claimer {
             return nil
         }
         let owner = Owner.fresh()
-        guard try spool.moveToActive(shardPath + "/" + name, job: job, owner: owner) else {
+        guard let claimed = try spool.moveToActive(shardPath + "/" + name, job: job, owner: owner) else {
             return nil  // another worker won this one
         }
-        return Taken(job: job, owner: owner, isFresh: cachedBatch.map(BatchName.isAdded) ?? false)
+        return Taken(job: job, owner: owner, isFresh: cachedBatch.map(BatchName.isAdded) ?? false, claimed: claimed)
     }
 }
 
@@ -187,7 +191,7 @@ extension Spool {
     /// `Claimer.claim`'s second half: the record of the job `taken`, now a claim; nil when the file was
     /// set aside or is gone already. Any thread may call it.
     public func load(_ taken: Claimer.Taken) -> Claim? {
-        let job = taken.job, owner = taken.owner, isFresh = taken.isFresh
+        let job = taken.job, owner = taken.owner, isFresh = taken.isFresh, claimed = taken.claimed
         let target = activePath(job, owner)
         let bytes: [UInt8]
         do {
@@ -204,6 +208,6 @@ extension Spool {
         }
         // Handed back after a completion by link whose unlink lost to a reclaim: done already, not to redo.
         if !isFresh && FileSystem.refusesNoReplace && dropIfCompleted(target, job) { return nil }
-        return Claim(job: job, owner: owner, record: record, isFresh: isFresh)
+        return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed)
     }
 }

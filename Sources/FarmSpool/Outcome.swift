@@ -28,7 +28,11 @@ extension Spool {
             // No user xattrs here, or no room: the sidecar file instead, and no older record
             // (from an earlier owner of this job file) left to shadow it.
             try? FileSystem.removeAttribute(path, Self.outcomeAttribute)
-            try writeSidecar(sidecar, for: claim.job)
+            // Named after its claim, as the owner's progress sidecars: should the job come back to the
+            // queue (a back-off's record, a retry), the status does not take it for its next claim's.
+            var record = sidecar
+            record.owner = claim.owner.raw
+            try writeSidecar(record, for: claim.job)
             return false
         }
     }

@@ -38,6 +38,10 @@ public struct Sidecar: Equatable, Sendable {
     public var retryAt: Double?
     /// Where the download was delivered (SPEC §12: the list's `--out`), once it was.
     public var delivered: String?
+    /// The claim that wrote it (`Owner.raw`), in a progress sidecar: one an earlier owner left behind
+    /// (the job was handed back or reclaimed since) says nothing of the job's present claim. Nil in an
+    /// outcome record, and in what an older farm wrote.
+    public var owner: String?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -60,7 +64,8 @@ public struct Sidecar: Equatable, Sendable {
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
-                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0))
+                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0)
+                        + (owner?.utf8.count ?? 0))
     }
 }
 
@@ -79,6 +84,7 @@ extension Sidecar: JSONWritable {
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
+        if let owner { json.member("owner", owner) }
         if let retryAt { json.member("retryAt", retryAt) }
         if shared { json.member("shared", true) }
         if let size { json.member("size", size) }
@@ -112,6 +118,7 @@ extension Sidecar: JSONReadable {
         shared = try json.decodeIfPresent("shared") ?? false
         retryAt = try json.decodeIfPresent("retryAt")
         delivered = try json.decodeIfPresent("delivered")
+        owner = try json.decodeIfPresent("owner")
     }
 }
 

@@ -9,7 +9,8 @@
 //
 //     .farm-spool                    marker: this directory is a spool (reset and the CLI check it)
 //     queue/<batch>/<shard>/<job>    jobs waiting to be claimed
-//     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease
+//     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease, its mtime when it
+//                                    was claimed
 //     done/<list>/<job>              jobs completed for good, each with its outcome record (an xattr)
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
@@ -18,9 +19,10 @@
 //     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (FarmLists)
 //     lists/<list>.request           what the list's requests carry, secrets included (mode 0600), published
 //                                    with its record
-//     progress/<job>.json            the owner's progress sidecar (Sidecar), replaced by rename; only
-//                                    for jobs longer than a tick or stored and waiting for their owner's
-//                                    conversion (which may follow its later transfers), deleted once the job ends
+//     progress/<job>.json            the owner's progress sidecar (Sidecar, naming its claim), replaced by
+//                                    rename; only for jobs longer than a tick or stored and waiting for their
+//                                    owner's conversion (which may follow its later transfers), deleted once
+//                                    the job ends
 //     partial/u<key>                 bytes of a URL downloaded so far; the writer holds an flock on it,
 //                                    which is the URL's lock (FarmDedup); partial/<job>: a job's own
 //     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
@@ -66,23 +68,25 @@
 // the supervisor) finishes the renames. A list therefore never shows up with some of its jobs
 // missing.
 //
-// Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest
-// shard (the shard list is cached between claims), reads one getdents batch of names from it (never
-// the whole directory), and renames one to `active/<job>@<owner>`. While it drains a batch it only
-// checks that queue/0 is absent (every 50 ms at most) instead of listing queue/ again: a new batch
-// sorts after its own.
-// The rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each
-// worker walks the names from a random place and jumps elsewhere at random when it loses one, which
-// keeps concurrent workers off each other's names; a worker's transfers share one walk, taking turns
-// at the rename (each then reads its job file on its own). The rename also sets the file's ctime, which
-// starts the lease. Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job
-// has just arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
+// Claim (Claimer). A worker lists queue/ (a few batches), takes the lowest batch and its lowest shard (the
+// shard list is cached between claims), reads one getdents batch of names from it (never the whole
+// directory), and renames one to `active/<job>@<owner>`. While it drains a batch it only checks that queue/0
+// is absent (every 50 ms at most) instead of listing queue/ again: a new batch sorts after its own. The
+// rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each worker walks
+// the names from a random place and jumps elsewhere at random when it loses one, which keeps concurrent
+// workers off each other's names; a worker's transfers share one walk, taking turns at the rename (each then
+// reads its job file on its own). The rename also sets the file's ctime, which starts the lease. The
+// claimant then sets the file's mtime to the time of its claim (to the millisecond), at once: the time its
+// resource started `downloading`, which the status shows as its `changed` (SPEC §4) until its owner's
+// sidecar says another status; nothing else sets the mtime of a claimed job file (renewals set its
+// atime). Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job has just
+// arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
-// Lease. The owner renews by touching `active/<job>@<owner>` (utimensat sets ctime) every
-// lease/4. A worker may own several claims: the jobs it transfers (up to its transfers at once, SPEC
-// §13, each claimed under an owner name of its own) and the jobs whose downloads it stored and its
-// converter has not completed yet; each is renewed, and lost, on its own. A renewal that finds the name
-// gone (ENOENT) means the lease was lost: the owner stops.
+// Lease. The owner renews by touching `active/<job>@<owner>` (utimensat of its atime, which sets its ctime
+// and leaves the claim's mtime) every lease/4. A worker may own several claims: the jobs it transfers (up to
+// its transfers at once, SPEC §13, each claimed under an owner name of its own) and the jobs whose downloads
+// it stored and its converter has not completed yet; each is renewed, and lost, on its own. A renewal that
+// finds the name gone (ENOENT) means the lease was lost: the owner stops.
 // Anyone may reclaim (supervisor, idle workers, `start`), on any host: an active file whose ctime is
 // older than the lease is renamed back to `queue/0/r/<job>`; two reclaimers race on that rename and
 // one wins. The supervisor does the same at once for a worker of its own host it saw die (the pid and

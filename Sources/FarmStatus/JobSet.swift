@@ -64,6 +64,15 @@ package struct JobSet: Equatable, Sendable {
         for index in other.outliers where !outliers.contains(index) { onlyThere(index) }
     }
 
+    /// Removes every index of `other`.
+    package mutating func subtract(_ other: JobSet) {
+        for word in 0..<min(words.count, other.words.count) where words[word] & other.words[word] != 0 {
+            count -= (words[word] & other.words[word]).nonzeroBitCount
+            words[word] &= ~other.words[word]
+        }
+        for index in other.outliers where outliers.remove(index) != nil { count -= 1 }
+    }
+
     package func contains(_ index: Int) -> Bool {
         guard index >= 0 else { return false }
         if index >= Self.bitmapLimit { return outliers.contains(index) }
@@ -79,4 +88,29 @@ package struct ListJobs: Equatable, Sendable {
     package var active = JobSet()
     package var done = JobSet()
     package var failed = JobSet()
+
+    /// Each job counted once. A job moves from active/ to done/ or failed/ in one rename, but the readers
+    /// of the spool see active/ and the finished folders one after the other (a scan reads active/ first;
+    /// the watcher may write between a rescan and the events the rescan already saw): seen in both, it
+    /// counts where it went, or the list's counts would add up to more than its total.
+    package func settled() -> ListJobs {
+        var jobs = self
+        jobs.active.subtract(done)
+        jobs.active.subtract(failed)
+        return jobs
+    }
+
+    /// Job `index` counted where a row that shows it `status` puts it: rows are read after the folders,
+    /// and a document's counts say what its rows say (SPEC §4).
+    package mutating func place(_ index: Int, as status: ResourceStatus.Status) {
+        active.remove(index)
+        done.remove(index)
+        failed.remove(index)
+        switch status {
+        case .queued: break
+        case .downloading, .unzipping, .rendering: active.insert(index)
+        case .done: done.insert(index)
+        case .error: failed.insert(index)
+        }
+    }
 }

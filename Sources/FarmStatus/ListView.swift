@@ -51,11 +51,12 @@ public enum ListView {
             row.delivers = delivers
             return row
         }
-        // Counted from the rows, so the counts and the rows always agree.
-        func count(_ kind: (Place) -> Bool) -> Int { places.reduce(0) { $0 + (kind($1) ? 1 : 0) } }
-        return ListStatus(id: listID, name: record.name, total: order.count,
-                          active: count { if case .active = $0 { true } else { false } },
-                          done: count { $0 == .done }, failed: count { $0 == .failed }, resources: resources,
+        // Counted from the rows' statuses, not from the places: a row is read after the places (an owner's
+        // sidecar, a job that moved on meanwhile), and the counts must say what the rows say (SPEC §4).
+        var jobs = ListJobs()
+        for (number, row) in zip(order.numbers, resources) { jobs.place(number, as: row.status) }
+        return ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active.count,
+                          done: jobs.done.count, failed: jobs.failed.count, resources: resources,
                           paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
     }
 
@@ -89,7 +90,8 @@ public enum ListView {
 
     /// The row of `job`, at `index` of its list: identity from the table, status from the place, details
     /// from the sidecar. `queued` is when the job was last queued: the time of a resource that has never
-    /// run since (SPEC §4).
+    /// run since (SPEC §4). A claimed job that has left active/ by the time its row is read (completed or
+    /// handed back) shows where it went: the caller counts the rows, not the places.
     static func resource(_ spool: Spool, _ job: JobName, at index: Int, table: JobRecord?, place: Place,
                          queued: String) -> ResourceStatus {
         let id = table?.id ?? job.raw, url = table?.url ?? ""
@@ -99,27 +101,37 @@ public enum ListView {
                                   title: table?.title, caption: table?.caption)
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
-        let sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
+        var sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
         let status: ResourceStatus.Status
         var error = sidecar?.error
-        let path: String
+        let changed: String
         switch place {
         case .queued: preconditionFailure("handled above")
         case .active(let name):
-            status = sidecar.map { ownerStatus($0.status) } ?? .downloading
-            path = spool.active + "/" + name
-        case .done:
-            status = .done
-            path = spool.finishedPath(job, .done)
-        case .failed:
-            status = .error
-            error = error ?? "unknown"
-            path = spool.finishedPath(job, .failed)
+            // Another claim's sidecar (an earlier owner's, left behind) says nothing of this one.
+            if let owner = sidecar?.owner, owner != ActiveName(name)?.owner.raw { sidecar = nil }
+            if let sidecar {
+                status = ownerStatus(sidecar.status)
+                changed = sidecar.changed
+            } else {
+                // No sidecar yet (a claim younger than its owner's first tick): downloading since the
+                // claim, which the job file's mtime keeps (renewals move its ctime, not its mtime).
+                guard let st = try? FileSystem.lstat(spool.active + "/" + name) else {
+                    let now = self.place(spool, job, active: nil)
+                    let requeued = now == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? queued : queued
+                    return resource(spool, job, at: index, table: table, place: now, queued: requeued)
+                }
+                status = .downloading
+                changed = Timestamp.iso8601(st.modificationTime)
+            }
+        case .done, .failed:
+            status = place == .done ? .done : .error
+            if place == .failed { error = error ?? "unknown" }
+            // Without a record (none kept), the job file's ctime is when it last moved: its completion.
+            let path = spool.finishedPath(job, finished ?? .done)
+            changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
+                ?? queued
         }
-        // With no sidecar yet (a claim younger than the worker's first tick) or none kept, the job
-        // file's ctime is when it last moved: its claim, or its completion.
-        let changed = sidecar?.changed ?? (try? FileSystem.lstat(path)).map { Timestamp.iso8601($0.changeTime) }
-            ?? queued
         var row = ResourceStatus(index: index, id: id, url: url, status: status, bytes: sidecar?.bytes ?? 0,
                                  size: sidecar?.size, kind: sidecar?.kind, file: sidecar?.file, image: sidecar?.image,
                                  thumb: sidecar?.thumb, error: error, attempts: sidecar?.attempts ?? 1,

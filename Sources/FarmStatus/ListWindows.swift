@@ -9,7 +9,8 @@ import FarmSystem
 /// A window's cost is proportional to the window, not to the list: its lines of the resource table
 /// (kept in memory, read again only when the table file changes), one readdir of active/, and for each
 /// resource a stat or two (done/<list>, failed/<list>) and its sidecar once it left the queue. The
-/// counts come from the whole-spool summary the caller already holds, else from a scan of the list.
+/// counts of a list longer than a window come from the whole-spool summary the caller already holds;
+/// those of a shorter one (or with no summary) from a scan of the list that agrees with the rows.
 /// A search looks through every resource's id, URL, title and caption (`SearchKeys`, built on the
 /// first search) and through the status texts, reading done/<list> and failed/<list> only when the
 /// search could match "Queueing", "Done" or "Error".
@@ -71,11 +72,24 @@ public final class ListWindows: Sendable {
             row.delivers = record.delivery != nil
             return row
         }
-        let known = counts.flatMap { $0.id == listID ? $0 : nil }
-        var list = ListStatus(id: listID, name: record.name, total: order.count, active: known?.active ?? active.count,
-                              done: known?.done ?? StatusScan.jobSet(spool, listID, .done).count,
-                              failed: known?.failed ?? StatusScan.jobSet(spool, listID, .failed).count,
-                              resources: resources,
+        let jobs: (active: Int, done: Int, failed: Int)
+        if let known = counts.flatMap({ $0.id == listID ? $0 : nil }), order.count > Self.maxLimit {
+            // A list longer than a window: reading its folders for every window would cost as much as
+            // the list, so the counts are the summary's, a moment older than the rows.
+            jobs = (known.active, known.done, known.failed)
+        } else {
+            // From the folders read now, each job shown counted where its row puts it (rows are read
+            // after the folders): a window's counts say what its rows say (SPEC §4).
+            var places = ListJobs()
+            for number in active.keys { places.active.insert(number) }
+            places.done = StatusScan.jobSet(spool, listID, .done)
+            places.failed = StatusScan.jobSet(spool, listID, .failed)
+            places = places.settled()
+            for (row, index) in zip(resources, positions) { places.place(order.numbers[index], as: row.status) }
+            jobs = (places.active.count, places.done.count, places.failed.count)
+        }
+        var list = ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active,
+                              done: jobs.done, failed: jobs.failed, resources: resources,
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         return list

@@ -78,7 +78,7 @@ public enum StatusScan {
     package static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
                          workers: Workers, paused: Bool, disk: DiskRoom?, updated: String) -> StatusDocument {
         let lists = records.map { id, record in
-            let jobs = jobs[id] ?? ListJobs()
+            let jobs = (jobs[id] ?? ListJobs()).settled()
             return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
                               done: jobs.done.count, failed: jobs.failed.count,
                               paging: Paging.of(record, state: pages[id]), request: record.request)

@@ -57,9 +57,25 @@ public enum FileSystem {
         if Glibc.chmod(path, mode) != 0 { throw Errno.current }
     }
 
-    /// Sets the times of `path` to now; the kernel also sets its ctime, which is what a lease reads.
+    /// utimensat(2)'s UTIME_NOW and UTIME_OMIT, macros Swift does not import (<sys/stat.h>).
+    private static let utimeNow = (1 << 30) - 1, utimeOmit = (1 << 30) - 2
+
+    /// Sets the atime of `path` to now and leaves its mtime; the kernel also sets its ctime, which is
+    /// what a lease reads (the mtime of a claimed job file is when it was claimed: `setModificationTime`).
     public static func touch(_ path: String) throws(Errno) {
-        if utimensat(AT_FDCWD, path, nil, 0) != 0 { throw Errno.current }
+        var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+        if utimensat(AT_FDCWD, path, &times, 0) != 0 { throw Errno.current }
+    }
+
+    /// Sets the mtime of `path` to `time` (seconds since the epoch, kept to the millisecond, which any
+    /// file system farm runs on stores exactly) and leaves its atime; the kernel also sets its ctime.
+    /// Returns the mtime as `Stat.modificationTime` reads it back, the very same `Double`.
+    public static func setModificationTime(_ path: String, _ time: Double) throws(Errno) -> Double {
+        let millis = Int((time * 1000).rounded(.down))
+        let seconds = millis / 1000, nanoseconds = millis % 1000 * 1_000_000
+        var times = [timespec(tv_sec: 0, tv_nsec: utimeOmit), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+        if utimensat(AT_FDCWD, path, &times, 0) != 0 { throw Errno.current }
+        return Stat.seconds(times[1])
     }
 
     /// lstat(2): the entry itself, a symbolic link not followed.
@@ -190,12 +206,18 @@ extension Errno {
 }
 
 extension Stat {
-    /// ctime in seconds: set by the claim's rename and by every lease renewal, by nobody else.
-    public var changeTime: Double { Double(st_ctim.tv_sec) + Double(st_ctim.tv_nsec) / 1e9 }
-    /// mtime in seconds: for a directory, when an entry last came or went.
-    public var modificationTime: Double { Double(st_mtim.tv_sec) + Double(st_mtim.tv_nsec) / 1e9 }
+    /// ctime in seconds: of a claimed job file, set by its claim, by every renewal of its lease and by
+    /// the records its owner sets on it.
+    public var changeTime: Double { Self.seconds(st_ctim) }
+    /// mtime in seconds: for a directory, when an entry last came or went; for a claimed job file, when
+    /// it was claimed.
+    public var modificationTime: Double { Self.seconds(st_mtim) }
+
     public var isDirectory: Bool { type == .directory }
     public var isRegularFile: Bool { type == .regular }
+
+    /// A file time in seconds, as every reader of one computes it.
+    static func seconds(_ time: timespec) -> Double { Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
 }
 
 extension FileSystem {

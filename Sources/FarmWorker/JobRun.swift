@@ -29,8 +29,10 @@ struct JobRun: Sendable {
     /// The worker looked at the pause mark at most `Worker.pauseLook` before claiming: the first
     /// look is one interval in.
     private let lastPauseCheck: Box<Double>
-    /// The status last written and when it began: `changed` marks status changes, not every byte.
-    private let lastStatus = Box<(status: Sidecar.Status, since: String)?>(nil)
+    /// The status last written and when it began: `changed` marks status changes, not every byte. The
+    /// job is `downloading` from its claim on (SPEC §4), which is what the status shows before the first
+    /// sidecar (the job file's mtime), not from its first write a tick later.
+    private let lastStatus: Box<(status: Sidecar.Status, since: String)>
 
     init(spool: Spool, kept: LeaseKeeper.Kept, deliveries: Deliveries) {
         self.spool = spool
@@ -38,6 +40,7 @@ struct JobRun: Sendable {
         self.kept = kept
         self.deliveries = deliveries
         lastPauseCheck = Box(started)
+        lastStatus = Box((.downloading, Timestamp.iso8601(kept.claim.claimed)))
     }
 
     /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
@@ -223,12 +226,15 @@ struct JobRun: Sendable {
 
     private func write(_ sidecar: Sidecar) {
         wroteSidecar.value = true
+        var sidecar = sidecar
+        sidecar.owner = claim.owner.raw
         do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
 
-    /// When `status` began: now, unless it is the status this owner last wrote.
+    /// When `status` began: now, unless it is the status this owner is in (`downloading` since its claim).
     private func changedAt(_ status: Sidecar.Status) -> String {
-        if let last = lastStatus.value, last.status == status { return last.since }
+        let last = lastStatus.value
+        if last.status == status { return last.since }
         let since = Timestamp.iso8601(Clock.wall())
         lastStatus.value = (status, since)
         return since

@@ -31,7 +31,7 @@ extension RunningFarm {
     }
 
     /// A JPEG of noise: it compresses badly, so it is large enough to watch its download progress.
-    private static func noise(width: Int, height: Int, seed: Int) throws -> [UInt8] {
+    public static func noise(width: Int, height: Int, seed: Int) throws -> [UInt8] {
         var state = UInt64(seed + 1) &* 0x9E37_79B9_7F4A_7C15
         let pixels = (0..<width * height * 3).map { _ in
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
