@@ -9,7 +9,7 @@ struct Top: ParsableCommand {
         abstract: "Show the farm live: lists with state and progress, then one list's resources.",
         discussion: """
             In a terminal: the lists (state, done/total, progress bar, failures) under a header with \
-            workers running/wanted and transfers each, paused or not, files/s, MB/s and an ETA. Enter opens \
+            the downloads at once (6 at once: 6 workers × 1), paused or not, files/s, MB/s and an ETA. Enter opens \
             a list, one row per resource. The terminal is restored on q, ^C, SIGTERM and crashes, and the \
             farm keeps running: top stops nothing.
 
