@@ -6,14 +6,18 @@ import SystemPackage
 /// when the transfer ends; a process that dies releases it with its locks.
 public final class HostPass {
     private var slot: FileDescriptor?
+    /// The host it was given for (nil: a pass the gate did not give, for a job no limit applies to). A
+    /// request to another host needs the pass moved there first (`HostGate.move`).
+    public private(set) var host: HostKey?
 
-    init(slot: FileDescriptor?) {
+    init(slot: FileDescriptor?, host: HostKey?) {
         self.slot = slot
+        self.host = host
     }
 
     /// A pass that holds no slot: for a job no limit applies to.
     public convenience init() {
-        self.init(slot: nil)
+        self.init(slot: nil, host: nil)
     }
 
     deinit { release() }
@@ -21,6 +25,14 @@ public final class HostPass {
     public func release() {
         slot?.closeQuietly()
         slot = nil
+    }
+
+    /// Becomes `other` (its slot and host), giving back its own slot first.
+    func take(_ other: HostPass) {
+        release()
+        slot = other.slot
+        host = other.host
+        other.slot = nil
     }
 }
 
@@ -86,7 +98,29 @@ public final class HostGate {
             slot?.closeQuietly()
             return .refused(retryAt: now + wait)
         }
-        return .granted(HostPass(slot: slot))
+        return .granted(HostPass(slot: slot, host: host))
+    }
+
+    /// Makes `pass` the leave for a request to `host`: at once when it is `host`'s already and `host` is not
+    /// held; else (a redirect sends the transfer's next request to another host, or a retry brings it back
+    /// to the first) its slot is given back, then the transfer waits here, holding none, until `host` lets
+    /// it in: its hold over, a slot of its own, a token in sight (as `admit`). A redirected transfer waits
+    /// rather than parks: a parked job starts again at its own URL, under its own host's leave. False when
+    /// it stopped waiting because `going` said so.
+    public func move(_ pass: HostPass, to host: HostKey, while going: () -> Bool) -> Bool {
+        if pass.host == host && !isHeld(host) { return true }
+        pass.release()
+        while going() {
+            refreshHolds()
+            switch admit(host) {
+            case .granted(let granted):
+                pass.take(granted)
+                return true
+            case .refused(let retryAt):
+                Clock.sleep(min(max(retryAt - Clock.wall(), 0.001), Self.fullRetry))
+            }
+        }
+        return false
     }
 
     /// How long an admitted transfer may wait for its host's token before its request.

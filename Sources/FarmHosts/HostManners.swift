@@ -17,7 +17,9 @@
 // from one only after its host has let it in, so a full host's jobs are never claimed in a loop.
 // A slot and a hold are asked at the claim; a token is taken just before each request (retries too),
 // so that however many transfers were admitted in a row, their requests reach the host at its rate.
-// Every transfer of a worker (SPEC §13) counts as a worker here: its own slot, its own token.
+// Every transfer of a worker (SPEC §13) counts as a worker here: its own slot, its own token. A request
+// goes to a host only under that host's leave: a redirect to another host moves the transfer's pass
+// there (HostGate.move) before the worker, which follows redirects itself, asks it.
 
 import FarmSpool
 import FarmSystem

@@ -21,6 +21,25 @@ public struct DownloadRequest: Sendable {
     public var ifModifiedSince: String?
     /// The list's headers, cookies, user agent and proxy (SPEC §12); nil: none.
     public var options: RequestOptions?
+    /// Whether curl follows redirects itself (up to `maxRedirects`). False: a redirect ends the download
+    /// with its target in `DownloadResult.redirect`, for a caller that lets each request's host in first
+    /// (the worker: SPEC §10 counts a redirected transfer against the host it went to).
+    public var followsRedirects = true
+    /// Set on a request a redirect asked for, when the caller follows them itself (`followsRedirects`
+    /// false): as curl's own following does, the cookie store is kept as the chain left it (what the
+    /// servers set on the way goes on with it), and the list's Authorization and Cookie headers go only to
+    /// the host the chain began at.
+    public var redirected: Redirected?
+
+    public enum Redirected: Sendable, Equatable {
+        /// To the scheme, host and port the chain began at.
+        case toSameHost
+        /// Elsewhere: no Authorization or Cookie header of the list goes with it.
+        case toAnotherHost
+    }
+
+    /// The most redirects one download follows: curl's own limit, kept by a caller that follows them.
+    public static let maxRedirects = 10
 
     /// The CA file the environment names (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`), as curl's own command
     /// line and OpenSSL read it: libcurl itself reads neither.
@@ -68,6 +87,10 @@ public struct DownloadResult: Sendable, Equatable {
     /// Last-Modified, as sent; what `farm sync` revalidates the resource with.
     public var etag: String?
     public var modified: String?
+    /// With `followsRedirects` off, where a redirect answer (a 3xx with a Location) points, resolved against
+    /// the URL asked, and always http(s): nothing was written, and the caller asks that URL next. Nil for a
+    /// download.
+    public var redirect: String?
     /// The SHA-256 of the file's bytes (64 lowercase hex digits), hashed as they were written: only when
     /// this transfer wrote the whole file from its first byte, in order; nil otherwise (a resumed
     /// transfer), and whoever needs it reads the file back.
@@ -126,11 +149,11 @@ extension EasyHandle {
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try set(CURLOPT_FOLLOWLOCATION, 1)
-        try set(CURLOPT_MAXREDIRS, 10)
+        try set(CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0)
+        try set(CURLOPT_MAXREDIRS, DownloadRequest.maxRedirects)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_USERAGENT, request.options?.userAgent ?? "farm/0.1")
-        try applyCookies(request.options?.cookies ?? [])
+        if request.redirected == nil { try applyCookies(request.options?.cookies ?? []) }
         if let proxy = request.options?.proxy {
             // The list's own proxy, for every one of its requests: the environment's no_proxy is not asked.
             try set(CURLOPT_PROXY, proxy)
@@ -178,7 +201,11 @@ extension EasyHandle {
         }
         // After farm's own, so that one the user names again wins. libcurl sends none of them to another
         // host after a redirect if it is Authorization or Cookie (CVE-2018-1000007, CVE-2022-27776).
-        for header in request.options?.headers ?? [] { headers = curl_slist_append(headers, header) }
+        // A redirect the caller follows itself leaves them out where curl's following would (see `redirected`).
+        for header in request.options?.headers ?? []
+        where request.redirected != .toAnotherHost || !Self.isCredential(header) {
+            headers = curl_slist_append(headers, header)
+        }
         if headers != nil { try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers)) }
         try check(cfarm_curl_setopt_write(curl, writeCallback))
         try set(CURLOPT_WRITEDATA, pointer: opaque)
@@ -200,6 +227,16 @@ extension EasyHandle {
         // A redirect curl refused to follow leaves its 3xx as the status: the refusal is the news.
         if [CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS, CURLE_URL_MALFORMAT].contains(code) {
             throw TransferError.curl(code, detail: lastErrorMessage)
+        }
+        if !request.followsRedirects, code == CURLE_OK, (300..<400).contains(status), status != 304,
+           let target = redirectTarget() {
+            guard Self.isHTTP(target) else {
+                throw TransferError(.permanent, "not an http(s) URL: a redirect to \(Self.scheme(of: target))")
+            }
+            var result = DownloadResult(httpStatus: status, bytes: resumeFrom, resumedFrom: resumeFrom,
+                                        contentType: response.contentType)
+            result.redirect = target
+            return result
         }
         if status == 304, code == CURLE_OK, resumeFrom == 0,
            request.ifNoneMatch != nil || request.ifModifiedSince != nil {
@@ -243,6 +280,32 @@ extension EasyHandle {
     static func isHTTPS(_ url: String) -> Bool {
         let scheme = url.utf8.prefix(6).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         return scheme.elementsEqual("https:".utf8)
+    }
+
+    /// Whether `url`'s scheme is http or https, in any case.
+    static func isHTTP(_ url: String) -> Bool {
+        let scheme = Self.scheme(of: url)
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// `url`'s scheme in lower case (all of it when it has no colon).
+    static func scheme(of url: String) -> String {
+        String(url.prefix { $0 != ":" }).lowercased()
+    }
+
+    /// Whether a header line of the list (`Name: value`, see `RequestOptions.header`) is one curl keeps from
+    /// other hosts after a redirect: Authorization or Cookie, in any case.
+    static func isCredential(_ header: String) -> Bool {
+        let name = header.prefix { $0 != ":" }.lowercased()
+        return name == "authorization" || name == "cookie"
+    }
+
+    /// The absolute URL the last response's redirect points to (curl resolves a relative Location against
+    /// the URL asked); nil when it has none.
+    private func redirectTarget() -> String? {
+        var value: UnsafePointer<CChar>?
+        guard cfarm_curl_getinfo_str(curl, CURLINFO_REDIRECT_URL, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
     }
 
     private func check(_ code: CURLcode) throws(TransferError) {

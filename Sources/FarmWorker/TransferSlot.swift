@@ -159,11 +159,11 @@ final class TransferSlot: @unchecked Sendable {
         // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
         // of the URL that takes it.
         defer { partial.close() }
-        var result = download(&job, partial)
+        var result = download(&job, partial, pass)
         // A download whose SHA-256 is not the list's is fetched once more from its first byte (SPEC §12).
         if result.flatMap({ unexpectedDigest($0, claim, partial) }) != nil {
             partial.discardBytes()
-            result = download(&job, partial)
+            result = download(&job, partial, pass)
             if let expected = claim.record.sha256, let got = result.flatMap({ unexpectedDigest($0, claim, partial) }) {
                 pass.release()
                 job.fail("checksum mismatch: expected \(expected), got \(got)", partial: partial.path)
@@ -231,31 +231,47 @@ final class TransferSlot: @unchecked Sendable {
         FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
     }
 
-    /// Downloads with retries; nil when the job ended here (failed, or no longer ours).
-    private func download(_ job: inout JobRun, _ partial: URLPartial) -> DownloadResult? {
+    /// Downloads with retries; nil when the job ended here (failed, or no longer ours). Follows redirects
+    /// itself, so that each request goes to its host under that host's leave (SPEC §10: a transfer
+    /// redirected to another host counts there): `pass`, the job's, is moved from host to host with them.
+    private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass) -> DownloadResult? {
         let fd = partial.fd
-        let request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
-                                      stallTimeout: options.stallTimeout, caFile: options.caFile,
-                                      options: requestOptions(ofList: job.claim.job.list))
+        var first = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
+                                    stallTimeout: options.stallTimeout, caFile: options.caFile,
+                                    options: requestOptions(ofList: job.claim.job.list))
+        first.followsRedirects = false
+        let start = HostKey(url: first.url)
+        var request = first
+        var redirects = 0
+        let going = { [job] in !self.mustStop && !job.kept.lost }
         while true {
-            // Admitted before another transfer (of this worker or any) was told to wait: no request starts
-            // while its host is held, so the job waits parked as if it had been refused. With no limit set
-            // and no host held (the gate inactive) the URL is not even parsed.
+            // Each request asks its host first. With no limit set and no host held (the gate inactive) the
+            // URL is not even parsed.
             if gate.isActive, let host = HostKey(url: request.url) {
-                if gate.isHeld(host) {
+                // The job's own host held since it was admitted (by another transfer of this worker or any):
+                // no request starts while it is, so the job waits parked as if it had been refused.
+                if request.redirected == nil && gate.isHeld(host) {
                     park(job.claim, for: host)
                     return nil
                 }
-                if !gate.awaitToken(host, while: { !mustStop && !job.kept.lost }) {
+                // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
+                if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }
             }
-            do {
-                return try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
+            do throws(TransferError) {
+                let result = try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
                     try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index] progress in
                         !worker.mustStop(index) && job.progress(progress)
                     }
                 }
+                guard let target = result.redirect else { return result }
+                // As curl would have: at most `maxRedirects`, and no credential of the list to another host.
+                redirects += 1
+                if redirects > DownloadRequest.maxRedirects { throw TransferError(.permanent, "too many redirects") }
+                request.url = target
+                request.redirected = HostKey(url: target) == start ? .toSameHost : .toAnotherHost
+                continue
             } catch where error.kind == .aborted {
                 if job.kept.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
@@ -284,15 +300,19 @@ final class TransferSlot: @unchecked Sendable {
                     where error.code == .leaseLost { return nil } catch { spool.log("\(error)") }
                 // The host asked every client to wait: hold it for the whole farm (for the back-off at
                 // least, whatever it said: a `Retry-After: 0` is no licence to ask again at once) and leave
-                // the job parked (its bytes kept) while this worker does other hosts' work.
+                // the job parked (its bytes kept) while this worker does other hosts' work. The host held is
+                // the one that answered (a redirect's, perhaps); the job waits parked for its own.
                 if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
-                   let host = HostKey(url: job.claim.record.url) {
+                   let host = HostKey(url: request.url), let own = start {
                     gate.hold(host, until: retryAt)
-                    park(job.claim, for: host)
+                    park(job.claim, for: own)
                     return nil
                 }
                 job.attempts += 1
                 guard waitOut(retryAt, job) else { return nil }
+                // Tried again from the job's own URL, as a new download: its redirects may have changed.
+                request = first
+                redirects = 0
             }
         }
     }

@@ -36,7 +36,8 @@ final class WorkerMetrics {
         let start = Clock.monotonic()
         do {
             let result = try transfer()
-            seconds.recordSeconds(Clock.monotonic() - start)
+            // A redirect's answer is a request to its host, not a transfer whose time counts.
+            if result.redirect == nil { seconds.recordSeconds(Clock.monotonic() - start) }
             bytes.increment(by: handle.lastWritten)
             return result
         } catch {

@@ -75,6 +75,55 @@ import Testing
         origin.stop()
     }
 
+    /// With `followsRedirects` off (the worker's: it lets each request's host in first), a redirect ends the
+    /// download with its target, resolved and http(s) only, and no byte written; the request that follows it
+    /// carries what curl's own following would have: the list's cookies, its Authorization and Cookie headers
+    /// to the chain's first host only, its other headers everywhere.
+    @Test func aRedirectLeftToTheCallerNamesItsTargetAndTheNextRequestCarriesWhatCurlsWould() throws {
+        let other = Origin(host: "127.0.0.2")
+        try other.start()
+        defer { other.stop() }
+        origin.inject(.redirect(to: "/data.bin"), at: "/hop")  // relative: resolved against the URL asked
+        other.serve(path: "/elsewhere", bytes: body)
+        origin.inject(.redirect(to: "file:///etc/passwd"), at: "/sneaky")
+        let options = RequestOptions(headers: ["Authorization: Bearer s3cret", "Cookie: extra=1", "X-Key: k"],
+                                     cookies: ["127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tc00kie"])
+        let handle = try EasyHandle()
+        let dir = TemporaryDirectory()
+        let fd = try partial(dir)
+        defer { try? fd.close() }
+        var request = DownloadRequest(url: origin.url(for: "/hop"), options: options)
+        request.followsRedirects = false
+        let hop = try handle.download(request, into: fd) { _ in true }
+        #expect(hop.redirect == origin.url(for: "/data.bin") && hop.httpStatus == 302 && hop.bytes == 0, "\(hop)")
+        #expect(try contents(dir).isEmpty)
+
+        request.url = try #require(hop.redirect)
+        request.redirected = .toSameHost
+        let result = try handle.download(request, into: fd) { _ in true }
+        #expect(result.redirect == nil && result.bytes == body.count)
+        #expect(try contents(dir) == body)
+        let landed = try #require(origin.requests(for: "/data.bin").last)
+        #expect(landed.header("authorization") == ["Bearer s3cret"] && landed.header("x-key") == ["k"])
+        #expect(landed.header("cookie").joined().contains("session=c00kie"), "\(landed.headers)")
+
+        let elsewhere = DownloadRequest(url: other.url(for: "/elsewhere"), options: options)
+        var away = elsewhere
+        away.followsRedirects = false
+        away.redirected = .toAnotherHost
+        try fd.truncate(to: 0)
+        _ = try handle.download(away, into: fd) { _ in true }
+        let there = try #require(other.requests(for: "/elsewhere").last)
+        #expect(there.header("authorization").isEmpty && there.header("cookie").isEmpty, "\(there.headers)")
+        #expect(there.header("x-key") == ["k"])
+
+        var sneaky = DownloadRequest(url: origin.url(for: "/sneaky"))
+        sneaky.followsRedirects = false
+        let refused = try #require(throws: TransferError.self) { try handle.download(sneaky, into: fd) { _ in true } }
+        #expect(refused.kind == .permanent && refused.message == "not an http(s) URL: a redirect to file", "\(refused)")
+        origin.stop()
+    }
+
     @Test func sortsFailuresIntoTransientAndPermanent() throws {
         origin.inject(.status(404), at: "/missing")
         origin.fail(1, with: 503, retryAfter: 2, at: "/busy")

@@ -37,6 +37,9 @@ struct BodyWriter: Sendable {
                 let due = Double(sent + length) / Double(bytesPerSecond) * 1e9
                 try await Connection.sleep(until: start + .nanoseconds(Int64(due.rounded(.up))), on: channel.eventLoop)
             }
+            // With its last bytes the client may have the whole response, end its transfer and start
+            // another: this one is through before they go, so the two are never counted at once.
+            if sent + length == count && ending == .complete { log.through(sequence) }
             try await writer.write(body.getSlice(at: body.readerIndex + sent, length: length)!)
             sent += length
             log.update(sequence) { $0.bodyBytes += length }

@@ -205,6 +205,13 @@ public final class Origin: Sendable {
         log.all.filter { $0.path == path }
     }
 
+    /// The most requests that were in flight at once since the start (or the last `clearRequests()`), counted
+    /// exactly as they come and go, not sampled: a request is in flight from its arrival until just before
+    /// the last bytes of its response are handed to the connection, so one that a client could see whole is
+    /// never counted with the next it starts. A client that leaves mid-body counts until the origin notices.
+    /// With the sequence numbers of the requests that made it (`LoggedRequest.sequence`).
+    public var mostInFlight: (count: Int, sequences: [Int]) { log.mostInFlight }
+
     /// Body bytes handed to clients in all, across every path and response (error bodies included).
     public var bytesServed: Int { log.bodyBytes }
 

@@ -97,6 +97,8 @@ struct OriginResponder: HTTPResponder {
         }
         headers[.contentLength] = String(bytes.count)
         log.update(sequence) { $0.status = status }
+        // An empty body: the head alone is the whole response (see `RequestLog.through`).
+        if bytes.isEmpty { log.through(sequence) }
         if head {
             log.update(sequence) { $0.complete = true }
             log.end(sequence)

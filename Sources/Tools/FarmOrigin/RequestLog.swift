@@ -80,6 +80,10 @@ final class RequestLog: Sendable {
         /// never updates a newer request's record.
         var base = 0
         var list: [LoggedRequest] = []
+        /// The requests in flight (see `InFlight`), and the most there were at once.
+        var inFlight: Set<Int> = []
+        var mostInFlight = 0
+        var atTheMost: [Int] = []
     }
 
     private let entries = Locked(Entries())
@@ -92,9 +96,25 @@ final class RequestLog: Sendable {
             entries.list.append(LoggedRequest(sequence: sequence, method: method, path: path, query: query,
                                               range: range, ifRange: ifRange, clientPort: clientPort, headers: headers, status: nil,
                                               bodyBytes: 0, complete: false, faults: [], arrived: Clock.monotonic()))
+            entries.inFlight.insert(sequence)
+            if entries.inFlight.count > entries.mostInFlight {
+                entries.mostInFlight = entries.inFlight.count
+                entries.atTheMost = entries.inFlight.sorted()
+            }
             return sequence
         }
     }
+
+    /// Request `sequence` is no longer in flight: called before the response's last bytes are handed to
+    /// the connection (the client cannot have the whole response before), and by `end` for any response
+    /// that ends otherwise. Once; later calls change nothing.
+    func through(_ sequence: Int) {
+        _ = entries.withLock { $0.inFlight.remove(sequence) }
+    }
+
+    /// The most requests in flight at once since the start (or the last `clear()`), and their sequence
+    /// numbers the first time there were that many.
+    var mostInFlight: (count: Int, sequences: [Int]) { entries.withLock { ($0.mostInFlight, $0.atTheMost) } }
 
     func update(_ sequence: Int, _ change: (inout LoggedRequest) -> Void) {
         entries.withLock { entries in
@@ -105,6 +125,7 @@ final class RequestLog: Sendable {
 
     /// Marks the response to request `sequence` as ended now.
     func end(_ sequence: Int) {
+        through(sequence)
         update(sequence) { $0.ended = Clock.monotonic() }
     }
 
@@ -112,11 +133,14 @@ final class RequestLog: Sendable {
 
     var bodyBytes: Int { entries.withLock { $0.list.reduce(0) { $0 + $1.bodyBytes } } }
 
-    /// Forgets the requests so far (bodies still in flight are no longer counted).
+    /// Forgets the requests so far (bodies still in flight are no longer counted in the log; they still
+    /// are in flight, and the most at once starts again from them).
     func clear() {
         entries.withLock { entries in
             entries.base += entries.list.count
             entries.list.removeAll()
+            entries.mostInFlight = entries.inFlight.count
+            entries.atTheMost = entries.inFlight.sorted()
         }
     }
 }
