@@ -47,7 +47,7 @@ import Testing
         #expect(try spool.complete(again, .failed, record: failure) == false)
         #expect(spool.outcomeRecord(atPath: spool.finishedPath(again.job, .failed)) == nil)
         #expect(FileManager.default.fileExists(atPath: spool.progress + "/" + again.job.raw + ".json"))
-        // Named after its claim, as a progress sidecar is: the status never takes it for a later claim's.
+        // Named after its claim there, as a progress sidecar is.
         var named = failure
         named.owner = again.owner.raw
         #expect(spool.sidecar(again.job) == named)
