@@ -208,7 +208,6 @@ import Testing
         let late = other.requests.filter { ($0.ended ?? .infinity) >= holdEnds || $0.status != 200 || !$0.complete }
         #expect(late.isEmpty, "requests to the other host waited for the hold: \(late.map { ($0, ($0.ended ?? .infinity) - refusedAt) })")
         #expect(other.requests.count == 8, "\(other.requests)")
-        print("MARGIN other first arrival \((other.requests.map(\.arrived).min() ?? 0) - refusedAt) last end \((other.requests.compactMap(\.ended).max() ?? 0) - refusedAt)")  // TEMP
 
         let status = try farm.must(["status", "first.json", "--json"])
         let list = try #require(JSON.decode(ListStatus.self, from: Array(status.utf8)), "\(status)")
