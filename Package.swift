@@ -313,7 +313,8 @@ let package = Package(
             "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", origin, fixtures, "FarmZip", "FarmStatus", "FarmTestSupport",
+            "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", origin, fixtures, "FarmZip", "FarmStatus",
+            "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",

@@ -17,74 +17,49 @@ extension Dedup {
         return hasher.finalize().withUnsafeBytes(Hex.lowercase)
     }
 
-    /// Hands the bytes of `fd`, from its start, to `body` 64 KiB at a time. Most files are smaller, and
-    /// a buffer this size comes from the stack (on a thread short of stack, from malloc's heap: it is
-    /// under malloc's mapping threshold), never from a mapping made and unmade per call.
-    private static func readChunks(of fd: FileDescriptor, _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void)
-        throws(Errno) {
+    /// The SHA-256 of the file at `path`; nil when it cannot be read.
+    public static func digest(ofFile path: String) -> String? {
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        return try? digest(of: fd)
+    }
+
+    /// Hands `count` bytes of `fd` from `offset` (all of them to its end when nil) to `body` 64 KiB at a
+    /// time. Most files are smaller, and a buffer this size comes from the stack (on a thread short of
+    /// stack, from malloc's heap: it is under malloc's mapping threshold), never from a mapping made and
+    /// unmade per call.
+    static func readChunks(of fd: FileDescriptor, from offset: Int = 0, count: Int? = nil,
+                           _ body: (UnsafeRawBufferPointer) throws(Errno) -> Void) throws(Errno) {
         try withUnsafeTemporaryAllocation(byteCount: 64 << 10, alignment: 16) { buffer throws(Errno) in
-            var offset = 0
-            while true {
-                let count = try fd.read(at: offset, into: buffer)
-                if count == 0 { return }
-                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                offset += count
+            var offset = offset
+            var left = count ?? Int.max
+            while left > 0 {
+                let read = try fd.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, left)]))
+                if read == 0 { return }
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
+                offset += read
+                left -= read
             }
         }
     }
 
     /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`, with the response's
-    /// validators) the valid result of `url`: its bytes become a blob, or, when a blob holds the same bytes already, `path` becomes a
-    /// name of that blob (its own bytes go); then the URL's record names it.
-    /// `sha256`: the digest of those bytes when the caller has it (hashed as they were written), else
-    /// they are read back and hashed here. The caller holds the URL's lock. Returns the blob's digest;
-    /// nil when nothing was recorded (the URL is then simply not shared).
+    /// validators) the valid result of `url`: it takes the first free slot of its size, or, when it meets
+    /// its own bytes in a slot on the way, `path` becomes a name of that blob (its own bytes go); then the
+    /// URL's record names the blob (see BlobSlots.swift). `sha256`: the digest of those bytes when the
+    /// caller has it (a checksum was checked); otherwise they are hashed only if a blob of their size is
+    /// there. The caller holds the URL's lock. Returns the blob's name; nil when nothing was recorded (the
+    /// URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
                         etag: String? = nil, modified: String? = nil, sha256: String? = nil) -> String? {
-        guard let digest = sha256 ?? (try? Self.digest(of: fd)) else { return nil }
-        let blob = blobPath(digest)
-        var stored = false
-        for _ in 0..<3 where !stored {
-            do {
-                try FileSystem.link(path, blob)
-                stored = true
-            } catch where error == .fileExists {
-                guard let mine = try? FileSystem.lstat(path), let theirs = try? FileSystem.lstat(blob) else { continue }
-                if mine.inode == theirs.inode && mine.deviceID == theirs.deviceID {
-                    stored = true
-                    continue
-                }
-                // A blob of another size is not these bytes whatever its name says (a power loss cut it
-                // before the disk had it all): these take its place, so no later name shows the cut bytes.
-                if mine.size != theirs.size {
-                    let scratch = spool.scratchPath("blob")
-                    do {
-                        try FileSystem.link(path, scratch)
-                        try FileSystem.rename(scratch, blob)
-                    } catch {
-                        try? FileSystem.unlink(scratch)
-                        return nil
-                    }
-                    stored = true
-                    continue
-                }
-                // Equal bytes under another URL: this copy gives way to a name of the stored one.
-                let scratch = spool.scratchPath("blob")
-                guard (try? FileSystem.link(blob, scratch)) != nil else { continue }  // collected meanwhile
-                do { try FileSystem.rename(scratch, path) } catch {
-                    try? FileSystem.unlink(scratch)
-                    return nil
-                }
-                stored = true
-            } catch {
-                spool.log("cannot store the blob of \(url): \(error)")
-                return nil
-            }
+        let name: String
+        do { name = try storeOnce(path, fd: fd, size: size, sha256: sha256) } catch {
+            spool.log("cannot store the blob of \(url): \(error)")
+            return nil
         }
-        guard stored else { return nil }
         do {
-            try writeURLRecord(URLRecord(url: url, blob: digest, size: size, kind: kind, etag: etag, modified: modified))
+            try writeURLRecord(URLRecord(url: url, blob: name, size: size, kind: kind, etag: etag, modified: modified))
         } catch {
             spool.log("cannot record the result of \(url): \(error)")
             return nil
@@ -92,7 +67,72 @@ extension Dedup {
         // A removal that saw the blob with no other name just before the link may collect it now: the
         // record then names nothing, which readers see (they check the blob), and the URL's next transfer
         // replaces it. Not looked for here: it would cost every job a stat for that rare race.
-        return digest
+        return name
+    }
+
+    /// Gives the bytes at `path` (open as `fd`, `size` of them) a slot in blobs/, or makes `path` a name of
+    /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name.
+    func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) throws(Errno) -> String {
+        var mine = Fingerprint(fd: fd, size: size, digest: sha256)
+        var level = 1
+        while true {
+            let name = switch level {
+            case 1: Self.sizeSlot(size)
+            case 2: Self.sampleSlot(size, try mine.sample())
+            default: try mine.sha256()
+            }
+            switch try take(name, for: path, &mine, lastLevel: level == 3) {
+            case .taken:
+                if level > 1 { mine.keep() }
+                return name
+            case .occupiedByOthers: level += 1
+            case .raced: continue
+            }
+        }
+    }
+
+    private enum Taking { case taken, occupiedByOthers, raced }
+
+    /// One slot of the walk: `path` linked into it, made a name of its equal occupant (`taken`), or not
+    /// (other bytes are there). In the last level (named by the SHA-256) an occupant of the right size is
+    /// equal by its name; one of another size is bytes a power loss cut, which these replace.
+    private func take(_ name: String, for path: String, _ mine: inout Fingerprint, lastLevel: Bool)
+        throws(Errno) -> Taking {
+        let blob = blobPath(name)
+        do {
+            try FileSystem.link(path, blob)
+            return .taken
+        } catch where error == .fileExists {}
+        guard let me = try? FileSystem.lstat(path) else { throw .noSuchFileOrDirectory }
+        guard let occupant = try? FileSystem.lstat(blob) else { return .raced }  // collected meanwhile
+        if occupant.inode == me.inode && occupant.deviceID == me.deviceID { return .taken }
+        if Int(occupant.size) != mine.size {
+            guard lastLevel else { return .occupiedByOthers }
+            let scratch = spool.scratchPath("blob")
+            defer { try? FileSystem.unlink(scratch) }
+            try FileSystem.link(path, scratch)
+            try FileSystem.rename(scratch, blob)
+            return .taken
+        }
+        if !lastLevel {
+            guard let fd = try? FileDescriptor.open(blob, .readOnly) else { return .raced }
+            defer { fd.closeQuietly() }
+            var theirs = Fingerprint(fd: fd, size: Int(occupant.size), keepsAttributes: true)
+            guard try mine.equals(&theirs) else { return .occupiedByOthers }
+        }
+        // Equal bytes: this copy gives way to a name of the stored one, if that one is still the occupant
+        // (a marker may have replaced it: then the walk looks at the slot again).
+        let scratch = spool.scratchPath("blob")
+        guard (try? FileSystem.link(blob, scratch)) != nil else { return .raced }
+        guard let linked = try? FileSystem.lstat(scratch), linked.inode == occupant.inode else {
+            try? FileSystem.unlink(scratch)
+            return .raced
+        }
+        do { try FileSystem.rename(scratch, path) } catch {
+            try? FileSystem.unlink(scratch)
+            throw error
+        }
+        return .taken
     }
 
     /// Gives the stored result of `url` a new name in tmp/ (`path()`, asked for only when there is one): a
@@ -124,49 +164,64 @@ extension Dedup {
     /// the blob has no other name left, the blob goes too, with the record of `url` (the output's job's
     /// URL, when the caller knows it) if it names that blob (see Dedup.swift).
     public func removeOutput(_ path: String, url: String? = nil) throws(Errno) {
-        guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
-              let digest = blobDigest(of: path, st) else {
+        guard let (name, inode) = blob(ofOutput: path) else {
             try FileSystem.removeTree(path)
             return
         }
         try FileSystem.removeTree(path)
-        collectIfUnused(digest, inode: st.inode, url: url)
+        collectIfUnused(name, inode: inode, url: url)
     }
 
     /// The blob whose name the output at `path` is, and its inode: what `collectIfUnused` takes once
-    /// the output was replaced by another file; nil when it is none.
-    package func blob(ofOutput path: String) -> (digest: String, inode: Inode)? {
+    /// the output was replaced by another file; nil when it is none. The output's slots are looked at in
+    /// the order a download takes them, hashing only to name the next: only an output with another name
+    /// gets here, and removals are rare, so nothing is kept on every output to spare it.
+    package func blob(ofOutput path: String) -> (name: String, inode: Inode)? {
         guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1,
-              let digest = blobDigest(of: path, st) else { return nil }
-        return (digest, st.inode)
-    }
-
-    /// The digest of the blob whose name `path` (stat `st`, a file with more than one name) is; nil
-    /// when it is none. The bytes are hashed: only an output with another name gets here, and removals
-    /// are rare, so nothing is kept on every output to spare it.
-    private func blobDigest(of path: String, _ st: Stat) -> String? {
-        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+              let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.closeQuietly() }
-        guard let digest = try? Self.digest(of: fd), let blob = try? FileSystem.lstat(blobPath(digest)),
-              blob.inode == st.inode, blob.deviceID == st.deviceID else { return nil }
-        return digest
+        var fingerprint = Fingerprint(fd: fd, size: Int(st.size))
+        for level in 1...3 {
+            let name: String?
+            switch level {
+            case 1: name = Self.sizeSlot(Int(st.size))
+            case 2: name = (try? fingerprint.sample()).map { Self.sampleSlot(Int(st.size), $0) }
+            default: name = try? fingerprint.sha256()
+            }
+            guard let name else { return nil }
+            if let blob = try? FileSystem.lstat(blobPath(name)), blob.inode == st.inode, blob.deviceID == st.deviceID {
+                return (name, st.inode)
+            }
+        }
+        return nil
     }
 
-    /// Collects blob `digest` (with the record of `url`, if it names it) when its only name left is
+    /// Collects blob `name` (with the record of `url`, if it names it) when its only name left is
     /// blobs/ and it is still the file `inode`.
-    package func collectIfUnused(_ digest: String, inode: Inode, url: String? = nil) {
-        guard let st = try? FileSystem.lstat(blobPath(digest)), st.inode == inode, st.linkCount == 1 else { return }
-        collectBlob(digest, url: url)
+    package func collectIfUnused(_ name: String, inode: Inode, url: String? = nil) {
+        guard let st = try? FileSystem.lstat(blobPath(name)), st.inode == inode, st.linkCount == 1 else { return }
+        collectBlob(name, url: url)
     }
 
-    /// Deletes blob `digest`, and the record of `url` when it names that blob. Other records that name
-    /// it name nothing from then on (readers check the blob), and fsck deletes them. A worker that links
-    /// the blob at the same moment keeps its bytes (a link made before the unlink holds them); one that
-    /// comes after finds no blob and downloads.
-    func collectBlob(_ digest: String, url: String? = nil) {
-        if let url, let record = urlRecord(key: Self.urlKey(url)), record.url == url, record.blob == digest {
+    /// Deletes blob `name`, and the record of `url` when it names that blob; a slot of level 1 or 2 whose
+    /// occupant was compared with other bytes keeps a marker (see BlobSlots.swift). Other records that name it name nothing from then on (readers check
+    /// the blob's size), and fsck deletes them. A worker that links the blob at the same moment keeps its
+    /// bytes (a link made before the unlink holds them); one that comes after finds no blob and downloads.
+    func collectBlob(_ name: String, url: String? = nil) {
+        if let url, let record = urlRecord(key: Self.urlKey(url)), record.url == url, record.blob == name {
             try? FileSystem.unlink(urlRecordPath(key: Self.urlKey(url)))
         }
-        try? FileSystem.unlink(blobPath(digest))
+        guard let size = Self.slotSize(name), size > 0, Fingerprint.wasCompared(blobPath(name)) else {
+            try? FileSystem.unlink(blobPath(name))
+            return
+        }
+        let marker = spool.scratchPath("marker")
+        do {
+            try FileDescriptor.open(marker, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
+                .closeQuietly()
+            try FileSystem.rename(marker, blobPath(name))
+        } catch {
+            try? FileSystem.unlink(marker)
+        }
     }
 }

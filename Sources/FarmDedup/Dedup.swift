@@ -3,17 +3,19 @@
 //
 // A URL is transferred at most once while its result is valid, and equal bytes are stored once.
 //
-//     blobs/<sha256>     stored bytes: one more name of a downloaded file (the same inode)
+//     blobs/<slot>       stored bytes: one more name of a downloaded file (the same inode), in the first
+//                        free slot of its size (s<size>, s<size>-<sample>, <sha256>: BlobSlots.swift)
 //     urls/<key>         a URL's valid result (URLRecord, JSON: url, blob, size, kind, validators);
 //                        <key> is the SHA-256 of the URL
 //     partial/u<key>     the URL's bytes so far; the flock on it is the URL's lock
 //
-// Publish (Blobs.swift). A worker that stored a download links it as its blob (hashed as the transfer
-// wrote it when it wrote it all from byte 0, else read back) and writes the URL's record. A first record
-// is written in place (a reader that finds it empty or cut reads none and waits on the lock, which its
-// writer holds); a record already there is replaced by rename. When a blob of those bytes exists
-// (another URL, same bytes), the download gives way to a name of it (tmp/blob-*, renamed over the
-// partial); a blob of another size (cut by a power loss) is replaced by the download.
+// Publish (Blobs.swift). A worker that stored a download links it into the first free slot of its size,
+// hashing only to compare with a slot's occupant of that size (BlobSlots.swift), and writes the URL's
+// record. A first record is written in place (a reader that finds it empty or cut reads none and waits on
+// the lock, which its writer holds); a record already there is replaced by rename. When a slot on the way
+// holds those bytes (another URL, same bytes), the download gives way to a name of it (tmp/blob-*,
+// renamed over the partial); a blob named by a SHA-256 of another size (cut by a power loss) is replaced
+// by the download.
 //
 // The URL's lock (URLPartial.swift; the worker's side is FarmWorker's SharedDownload). A worker that
 // claims a job opens or makes `partial/u<key>` and takes its flock without waiting; the file the name
@@ -43,11 +45,11 @@
 // URL's partial with it when nobody holds it; a served job removes what a holder killed after publishing
 // left; `farm stop` (every process gone) sweeps the URL partials nobody can want (PartialSweep.swift).
 //
-// Removal (`removeOutput`). An output with more than one name is hashed to find its blob (the same
-// inode); the blob whose last other name it was (a link count of 1) is collected, with the record of the
-// output's URL when it names that blob (the callers that know the URL pass it: item rm, reload, retry,
-// sync, fsck's repairs). Any other record of a collected blob names nothing (readers check the blob)
-// until fsck deletes it. A worker linking a blob while it is collected keeps the bytes it linked, or
+// Removal (`removeOutput`). An output with more than one name is looked for in its slots (the same
+// inode); the blob whose last other name it was (a link count of 1) is collected (a slot of level 1 or 2
+// keeps an empty marker), with the record of the output's URL when it names that blob (the callers that
+// know the URL pass it: item rm, reload, retry, sync, fsck's repairs). Any other record of a collected blob
+// names nothing (readers check the blob's size) until fsck deletes it. A worker linking a blob while it is collected keeps the bytes it linked, or
 // finds none and downloads.
 import FarmSpool
 

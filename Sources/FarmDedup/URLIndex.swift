@@ -10,7 +10,7 @@ import SystemPackage
 /// required; nils are left out. A value.
 public struct URLRecord: Equatable, Sendable, JSONRecord {
     public var url: String
-    /// The SHA-256 of the bytes, the blob's name in blobs/.
+    /// The blob's name in blobs/ (see BlobSlots.swift): a slot of its size, or the bytes' SHA-256.
     public var blob: String
     public var size: Int
     /// jpg, png, pdf or zip.
@@ -72,21 +72,26 @@ extension Dedup {
     public func urlLockPath(key: String) -> String { spool.urls + "/" + key + Self.urlLockSuffix }
     package static let urlLockSuffix = ".lock"
 
-    /// The record under `key`; nil when there is none, or it does not read, or its blob is no SHA-256
+    /// The record under `key`; nil when there is none, or it does not read, or its blob is no blob's name
     /// (a foreign hand's: it would name a path outside blobs/).
     package func urlRecord(key: String) -> URLRecord? {
         guard let bytes = try? FileSystem.readFile(urlRecordPath(key: key), limit: 1 << 16),
-              let record = JSON.decode(URLRecord.self, from: bytes), Self.isDigest(record.blob) else { return nil }
+              let record = JSON.decode(URLRecord.self, from: bytes), Self.isBlobName(record.blob) else { return nil }
         return record
     }
 
     /// The stored valid result of `url`: its blob's path and record; nil when there is none (no record,
     /// a record of another URL under the same name, or a blob that was collected since).
     public func storedResult(of url: String) -> (blob: String, record: URLRecord)? {
-        guard let record = urlRecord(key: Self.urlKey(url)), record.url == url else { return nil }
-        let path = blobPath(record.blob)
-        guard let st = try? FileSystem.lstat(path), st.type == .regular, Int(st.size) == record.size else { return nil }
-        return (path, record)
+        guard let record = urlRecord(key: Self.urlKey(url)), record.url == url, holdsBytes(of: record) else { return nil }
+        return (blobPath(record.blob), record)
+    }
+
+    /// Whether the blob `record` names holds bytes of its size: not collected (gone, or a marker in its
+    /// slot), nor cut.
+    package func holdsBytes(of record: URLRecord) -> Bool {
+        guard let st = try? FileSystem.lstat(blobPath(record.blob)) else { return false }
+        return st.type == .regular && Int(st.size) == record.size
     }
 
     /// Makes `record` the valid result of its URL; the caller holds the URL's lock, so it is the only

@@ -12,12 +12,13 @@ extension FsckRun {
         var unused: Set<String> = []
         for name in try names(spool.blobs) {
             let path = spool.blobs + "/" + name
-            if Dedup.isDigest(name) {
+            if Dedup.isBlobName(name) {
                 guard let st = try? FileSystem.lstat(path), st.type == .regular else {
                     foreign(path, "not a stored blob")
                     continue
                 }
-                guard st.linkCount == 1 else { continue }
+                // A marker keeps its slot taken for good (see BlobSlots.swift in FarmDedup).
+                guard st.linkCount == 1, !Dedup.isMarker(name, st) else { continue }
                 unused.insert(name)
                 found(.blob, path, "a stored blob that no output uses") { [spool] () throws(SpoolError) in
                     Dedup(spool).collectIfUnused(name, inode: st.inode)
@@ -38,14 +39,14 @@ extension FsckRun {
             if Dedup.isDigest(name) {
                 let record = Dedup(spool).urlRecord(key: name)
                 let isUnused = record.map { unused.contains($0.blob) } ?? false
-                guard record.map({ isUnused || !FileSystem.exists(Dedup(spool).blobPath($0.blob)) }) ?? isSettled(path)
+                guard record.map({ isUnused || !Dedup(spool).holdsBytes(of: $0) }) ?? isSettled(path)
                 else { continue }
                 let detail = record == nil ? "a URL record that does not read"
                     : isUnused ? "a URL record of a stored blob that no output uses" : "a URL record whose blob is gone"
                 // Repaired after the blobs (found first): a record of an unused blob goes once the blob went.
                 found(.blob, path, detail) {
                     [spool] () throws(SpoolError) in
-                    if let now = Dedup(spool).urlRecord(key: name), FileSystem.exists(Dedup(spool).blobPath(now.blob)) {
+                    if let now = Dedup(spool).urlRecord(key: name), Dedup(spool).holdsBytes(of: now) {
                         return .skipped("it names a blob again")
                     }
                     try? FileSystem.unlink(path)

@@ -80,7 +80,7 @@ extension FsckRun {
             return
         }
         let whose: String
-        if let record = Dedup(spool).urlRecord(key: key), FileSystem.exists(Dedup(spool).blobPath(record.blob)) {
+        if let record = Dedup(spool).urlRecord(key: key), Dedup(spool).holdsBytes(of: record) {
             whose = "of \(record.url), whose result is stored"
         } else if let wanted = unfinishedURLKeys, !wanted.contains(key) {
             whose = "of a URL that no unfinished job has"

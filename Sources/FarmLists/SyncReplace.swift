@@ -96,7 +96,7 @@ extension Lists {
             try setDoneRecord(record, of: job)
             Failpoint.hit("sync.recorded")
             dropUnreferenced(job, record: record, url: url)
-            if let oldBlob { Dedup(spool).collectIfUnused(oldBlob.digest, inode: oldBlob.inode, url: url) }
+            if let oldBlob { Dedup(spool).collectIfUnused(oldBlob.name, inode: oldBlob.inode, url: url) }
             return true
         }
     }

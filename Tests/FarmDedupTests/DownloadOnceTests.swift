@@ -5,6 +5,7 @@ import FarmJSON
 import FarmOrigin
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import FarmTestSupport
 import FarmZip
 import Foundation
@@ -36,16 +37,37 @@ import Testing
         return try #require(document.resources)
     }
 
+    private func fileSize(_ path: String) -> Int? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : nil
+    }
+
     private func inode(_ path: String) -> UInt64? {
         var st = stat()
         return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
     }
 
-    /// The entries of blobs/ that are blobs (not their URL lists), and of urls/ that are records.
+    /// The entries of blobs/ that are blobs (not their URL lists, nor the empty markers collected blobs of
+    /// a compared size leave: FarmDedup's BlobSlots.swift), and of urls/ that are records.
     private func stored(_ farm: RunningFarm) -> (blobs: [String], records: [String]) {
-        let blobs = ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []).filter { !$0.contains(".") }
+        let blobs = ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []).filter {
+            !$0.contains(".") && fileSize(farm.spool.blobs + "/" + $0) != 0
+        }
         let records = ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.urls)) ?? []).filter { !$0.contains(".") }
         return (blobs, records)
+    }
+
+    /// The SHA-256 of the file at `path`, as coreutils' sha256sum tells it.
+    private func sha256sum(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output.prefix(64), as: UTF8.self)
     }
 
     private func expectClean(_ farm: RunningFarm) throws {
@@ -128,6 +150,63 @@ import Testing
         #expect(farm.origin.requests.count == 3, "\(farm.origin.requests)")
         #expect(try resources(farm, "Again").allSatisfy(\.shared))
         _ = try expectOutputs(farm, "Again", bodies)
+        try expectClean(farm)
+    }
+
+    /// Equal bytes are found by size first (SPEC §13): a download of a size nobody stored is hashed not at
+    /// all, one of a size stored already is told apart by its first and last 64 KiB, and only one that
+    /// shares those too is hashed whole. Equal bytes still end as one inode, under every URL, and still
+    /// after the first of their size has gone (its slot keeps a marker, so the walk is the same).
+    @Test func equalSizesAreComparedAndOnlyEqualSamplesAreHashedWhole() throws {
+        let farm = try RunningFarm()
+        let size = 400 << 10
+        // The kind is told by the first bytes; the rest is whatever each case needs (no conversion).
+        let base = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (8..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        var endDiffers = base
+        endDiffers[size - 10] ^= 0xFF
+        var middleDiffers = base
+        middleDiffers[size / 2] ^= 0xFF
+        var otherMiddle = base
+        otherMiddle[size / 3] ^= 0xFF
+        let bodies = ["/base.png": base, "/end.png": endDiffers, "/middle.png": middleDiffers, "/other.png": otherMiddle,
+                      "/twin.png": otherMiddle, "/late.png": endDiffers]
+        for (path, body) in bodies { farm.origin.serve(path: path, bytes: body, contentType: "image/png") }
+        try farm.must(["start", "--workers", "1", "--lease", "3", "--no-convert"])
+        _ = farm.processes()
+        func added(_ list: String, _ path: String, total: Int) throws -> String {
+            try add(farm, list, [farm.origin.url(for: path)])
+            #expect(farm.waitUntilAllDone(total, timeout: 60))
+            return try #require(resources(farm, list).first?.file)
+        }
+        func hashedWhole(_ blob: String) -> Bool {
+            (try? FileSystem.attribute(farm.spool.blobs + "/" + blob, "user.farm.sha256")) != nil
+        }
+        let first = try added("Base", "/base.png", total: 1)
+        #expect(stored(farm).blobs == ["s\(size)"], "a size nobody stored: its slot, no hash")
+        let second = try added("End", "/end.png", total: 2)
+        let endSlot = try #require(stored(farm).blobs.first { $0.hasPrefix("s\(size)-") }, "\(stored(farm))")
+        #expect(stored(farm).blobs.count == 2)
+        #expect(!stored(farm).blobs.contains(where: hashedWhole), "told apart by their ends: nothing hashed whole")
+        // The same ends as the first: both hashed whole, and this one takes the slot of its sample.
+        let third = try added("Middle", "/middle.png", total: 3)
+        let middleSlot = try #require(stored(farm).blobs.first { $0.hasPrefix("s\(size)-") && $0 != endSlot })
+        #expect(stored(farm).blobs.count == 3 && hashedWhole("s\(size)") && hashedWhole(middleSlot) && !hashedWhole(endSlot))
+        // The same ends again, but other bytes than both: named by its SHA-256; its twin under another URL meets it.
+        let fourth = try added("Other", "/other.png", total: 4)
+        let digest = try sha256sum(fourth)
+        #expect(Set(stored(farm).blobs) == Set(["s\(size)", endSlot, middleSlot, digest]), "\(stored(farm))")
+        let fifth = try added("Twin", "/twin.png", total: 5)
+        #expect(inode(fifth) != nil && inode(fifth) == inode(fourth), "equal bytes under two URLs: one inode")
+        #expect(Set([first, second, third, fourth].map(inode)).count == 4, "equal sizes, other bytes: each kept")
+        #expect(stored(farm).blobs.count == 4)
+
+        // The first of the size goes: its slot keeps a marker, and bytes that went past it are still met.
+        let id = try #require(resources(farm, "Base").first?.id)
+        try farm.must(["item", "rm", "Base", id])
+        #expect(fileSize(farm.spool.blobs + "/s\(size)") == 0, "a marker")
+        let sixth = try added("Late", "/late.png", total: 5)
+        #expect(inode(sixth) == inode(second), "the marker kept the walk: equal bytes are one inode")
+        for list in ["End", "Middle", "Other", "Twin", "Late"] { _ = try expectOutputs(farm, list, bodies) }
         try expectClean(farm)
     }
 
@@ -249,7 +328,8 @@ import Testing
             try farm.must(["item", "rm", list, id])
         }
         #expect(stored(farm).blobs.isEmpty && stored(farm).records.isEmpty, "\(stored(farm))")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []).isEmpty)
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []
+        #expect(left.allSatisfy { fileSize(farm.spool.blobs + "/" + $0) == 0 }, "markers at most: \(left)")
         try expectClean(farm)
     }
 }

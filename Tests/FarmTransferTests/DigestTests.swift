@@ -7,8 +7,8 @@ import Glibc
 import SystemPackage
 import Testing
 
-/// The SHA-256 a transfer reports: the bytes in the file exactly when it wrote all of them from byte 0,
-/// none otherwise (publishing then reads the file back).
+/// The SHA-256 a transfer reports when asked to hash (a checksum to check): the bytes in the file exactly when
+/// it wrote all of them from byte 0, none otherwise (the checker then reads the file back). Unasked, none.
 @Suite struct DigestTests {
     let origin = Origin()
     let body: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
@@ -22,14 +22,17 @@ import Testing
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func download(_ path: String, prefix: [UInt8] = [], handle: EasyHandle? = nil) throws -> DownloadResult {
+    private func download(_ path: String, prefix: [UInt8] = [], hashes: Bool = true, handle: EasyHandle? = nil) throws
+        -> DownloadResult {
         let dir = TemporaryDirectory()
         let file = dir.appending("partial")
         try Data(prefix).write(to: URL(fileURLWithPath: file))
         let fd = FileDescriptor(rawValue: open(file, O_RDWR))
         try #require(fd.rawValue >= 0)
         defer { try? fd.close() }
-        return try (handle ?? EasyHandle()).download(DownloadRequest(url: origin.url(for: path)), into: fd) { _ in true }
+        var request = DownloadRequest(url: origin.url(for: path))
+        request.hashes = hashes
+        return try (handle ?? EasyHandle()).download(request, into: fd) { _ in true }
     }
 
     @Test func aBodyWrittenFromItsFirstByteIsHashedAsItLands() throws {
@@ -40,6 +43,8 @@ import Testing
         #expect(try download("/big.bin").sha256 == Self.hex(big))
         origin.serve(path: "/empty.bin", bytes: [])
         #expect(try download("/empty.bin").sha256 == Self.hex([]))
+        // Not asked to: nothing is hashed (SPEC §13, a hash only where one can matter).
+        #expect(try download("/big.bin", hashes: false).sha256 == nil)
         origin.stop()
     }
 

@@ -1,0 +1,139 @@
+import Crypto
+import FarmSystem
+import SystemPackage
+
+// Where stored bytes are named, so that equal bytes are found without hashing every download (SPEC §13):
+// bytes can only equal bytes of their own size, so a size that no stored file has needs no hash at all,
+// and two files of one size usually differ within their first or last bytes (rdfind and jdupes compare
+// sizes, then first and last blocks, before they hash a whole file). A download of `S` bytes is named by
+// the first of these slots that is free, unless it finds its own bytes in one on the way:
+//
+//     blobs/s<S>             level 1: the first stored bytes of that size (no hash)
+//     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB (of the whole
+//                            file up to 128 KiB, where it is the file's SHA-256)
+//     blobs/<sha256>         level 3: bytes whose sample another file of their size shares
+//
+// At each level the download compares itself with the slot's occupant: equal bytes (the same sample, and
+// for files over 128 KiB the same SHA-256) give way to a name of the occupant; other bytes go a level
+// down. Why equal bytes always meet: slots are taken by link(2) and occupants never change, so two
+// downloads of equal bytes compare equally with every occupant they meet and walk the same slots; the
+// later one meets the earlier one in the slot the earlier one took, or an occupant equal to both before.
+// A sample or SHA-256 computed for an occupant is kept on it (the attributes `user.farm.sample` and
+// `user.farm.sha256`), so a size shared by many downloads hashes each occupant once.
+//
+// An occupant of level 1 or 2 whose last output goes, and that was compared with other bytes (it keeps a
+// sample or a SHA-256), leaves an empty file in its slot, a marker (unless its size is 0, where every file
+// is equal): the slot stays taken, so downloads that went a level down past the old occupant are still
+// found by those that would meet them there. One never compared is simply deleted: nothing went past it.
+// (A comparison that starts as the occupant is deleted may go past a slot that is then free; a later
+// download of its bytes takes that slot and is stored a second time. Only a removal racing a download of
+// the same size and sample opens that window, and it costs space, never bytes.) An occupant of another size
+// than its slot says (a marker, or bytes a power loss cut) equals nothing: downloads go past it.
+extension Dedup {
+    /// The SHA-256s of a file's bytes that its slots are named by, each computed at most once: as given,
+    /// from an attribute kept on a stored file, or read from the file.
+    struct Fingerprint {
+        let fd: FileDescriptor
+        let size: Int
+        /// Stored bytes keep what was computed for them (see the protocol above); a download does not.
+        let keepsAttributes: Bool
+        private(set) var digest: String?
+        private var sampleDigest: String?
+
+        static let sampleAttribute = "user.farm.sample"
+        static let digestAttribute = "user.farm.sha256"
+        /// The bytes hashed at each end of a file for its sample.
+        static let sampleEnd = 64 << 10
+
+        init(fd: FileDescriptor, size: Int, digest: String? = nil, keepsAttributes: Bool = false) {
+            self.fd = fd
+            self.size = size
+            self.digest = digest
+            self.keepsAttributes = keepsAttributes
+        }
+
+        /// Whether the sample of a file this size is the SHA-256 of all of it.
+        static func sampleIsWhole(_ size: Int) -> Bool { size <= 2 * sampleEnd }
+
+        mutating func sample() throws(Errno) -> String {
+            if let sampleDigest { return sampleDigest }
+            if Self.sampleIsWhole(size) {
+                sampleDigest = try sha256()
+                return sampleDigest!
+            }
+            let sample = try kept(Self.sampleAttribute) { () throws(Errno) in
+                var hasher = SHA256()
+                try Dedup.readChunks(of: fd, from: 0, count: Self.sampleEnd) { hasher.update(bufferPointer: $0) }
+                try Dedup.readChunks(of: fd, from: size - Self.sampleEnd, count: Self.sampleEnd) {
+                    hasher.update(bufferPointer: $0)
+                }
+                return hasher.finalize().withUnsafeBytes(Hex.lowercase)
+            }
+            sampleDigest = sample
+            return sample
+        }
+
+        mutating func sha256() throws(Errno) -> String {
+            if let digest { return digest }
+            let digest = try kept(Self.digestAttribute) { () throws(Errno) in try Dedup.digest(of: fd) }
+            self.digest = digest
+            return digest
+        }
+
+        /// The value of `attribute` on a stored file, or `compute()`, then kept there.
+        private func kept(_ attribute: String, _ compute: () throws(Errno) -> String) throws(Errno) -> String {
+            guard keepsAttributes else { return try compute() }
+            if let bytes = fd.attribute(attribute), let value = Hex.sha256(String(decoding: bytes, as: UTF8.self)) {
+                return value
+            }
+            let value = try compute()
+            try? fd.setAttribute(attribute, Array(value.utf8))
+            return value
+        }
+
+        /// Keeps what was computed of these bytes on them, once they took a slot: the next download of
+        /// their size compares with them without hashing them again.
+        func keep() {
+            if let sampleDigest, !Self.sampleIsWhole(size) { try? fd.setAttribute(Self.sampleAttribute, Array(sampleDigest.utf8)) }
+            if let digest { try? fd.setAttribute(Self.digestAttribute, Array(digest.utf8)) }
+        }
+
+        /// Whether the stored file at `path` was ever compared with other bytes of its size: only then may a
+        /// download have gone past it, to a slot of a level below.
+        static func wasCompared(_ path: String) -> Bool {
+            [sampleAttribute, digestAttribute].contains { (try? FileSystem.attribute(path, $0, limit: 128)) != nil }
+        }
+
+        /// Whether the bytes are equal to `other`'s, of the same size.
+        mutating func equals(_ other: inout Fingerprint) throws(Errno) -> Bool {
+            guard size == other.size else { return false }
+            let (mine, theirs) = (try sample(), try other.sample())
+            guard mine == theirs else { return false }
+            if Self.sampleIsWhole(size) { return true }
+            let (myDigest, theirDigest) = (try sha256(), try other.sha256())
+            return myDigest == theirDigest
+        }
+    }
+
+    /// The slot of level 1 for bytes of `size`.
+    static func sizeSlot(_ size: Int) -> String { "s\(size)" }
+    static func sampleSlot(_ size: Int, _ sample: String) -> String { "s\(size)-\(sample)" }
+
+    /// The size a slot's name says, for levels 1 and 2; nil for a SHA-256 (level 3) or a foreign name.
+    package static func slotSize(_ name: String) -> Int? {
+        guard name.hasPrefix("s") else { return nil }
+        let rest = name.dropFirst()
+        let digits = rest.prefix { $0 != "-" }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let size = Int(digits) else { return nil }
+        if digits.count == rest.count { return size }
+        return isDigest(rest.dropFirst(digits.count + 1)) ? size : nil
+    }
+
+    /// Whether `name` is a blob's name in blobs/ (any level).
+    package static func isBlobName(_ name: String) -> Bool { isDigest(name) || slotSize(name) != nil }
+
+    /// Whether the stored file `name` (stat `st`) is a marker: an empty file in a slot of another size.
+    package static func isMarker(_ name: String, _ st: Stat) -> Bool {
+        st.size == 0 && (slotSize(name).map { $0 > 0 } ?? false)
+    }
+}
