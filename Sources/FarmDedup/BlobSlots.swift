@@ -5,13 +5,19 @@ import SystemPackage
 // Where stored bytes are named, so that equal bytes are found without hashing every download (SPEC §13):
 // bytes can only equal bytes of their own size, so a size that no stored file has needs no hash at all,
 // and two files of one size usually differ within their first or last bytes (rdfind and jdupes compare
-// sizes, then first and last blocks, before they hash a whole file). A download of `S` bytes is named by
-// the first of these slots that is free, unless it finds its own bytes in one on the way:
+// sizes, then first and last blocks, before they hash a whole file). A download of `S` bytes over
+// `hashedAtOnce` is named by the first of these slots that is free, unless it finds its own bytes in one
+// on the way:
 //
 //     blobs/s<S>             level 1: the first stored bytes of that size (no hash)
 //     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB (of the whole
 //                            file up to 128 KiB, where it is the file's SHA-256)
 //     blobs/<sha256>         level 3: bytes whose sample another file of their size shares
+//
+// A download of at most `hashedAtOnce` bytes (128 KiB) is hashed as it is written and named by its SHA-256
+// at once: hashing 16 KiB costs less than the open, attribute read and link of a comparison with another
+// file of its size, and files that small share sizes often (half of the 5,000 of bin/benchmark's small set
+// do). Small and large never meet: a size is one or the other.
 //
 // At each level the download compares itself with the slot's occupant: equal bytes (the same sample, and
 // for files over 128 KiB the same SHA-256) give way to a name of the occupant; other bytes go a level
@@ -114,6 +120,9 @@ extension Dedup {
             return myDigest == theirDigest
         }
     }
+
+    /// The largest download named by its SHA-256 at once (see above): the size of a whole sample.
+    public static let hashedAtOnce = 2 * Fingerprint.sampleEnd
 
     /// The slot of level 1 for bytes of `size`.
     static func sizeSlot(_ size: Int) -> String { "s\(size)" }

@@ -47,8 +47,8 @@ extension Dedup {
     /// validators) the valid result of `url`: it takes the first free slot of its size, or, when it meets
     /// its own bytes in a slot on the way, `path` becomes a name of that blob (its own bytes go); then the
     /// URL's record names the blob (see BlobSlots.swift). `sha256`: the digest of those bytes when the
-    /// caller has it (a checksum was checked); otherwise they are hashed only if a blob of their size is
-    /// there. The caller holds the URL's lock. Returns the blob's name; nil when nothing was recorded (the
+    /// caller has it (hashed as written, up to `hashedAtOnce`, or a checksum was checked); otherwise
+    /// they are hashed only where they must be. The caller holds the URL's lock. Returns the blob's name; nil when nothing was recorded (the
     /// URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
@@ -74,7 +74,7 @@ extension Dedup {
     /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name.
     func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) throws(Errno) -> String {
         var mine = Fingerprint(fd: fd, size: size, digest: sha256)
-        var level = 1
+        var level = size <= Self.hashedAtOnce ? 3 : 1
         while true {
             let name = switch level {
             case 1: Self.sizeSlot(size)
@@ -181,7 +181,7 @@ extension Dedup {
               let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.closeQuietly() }
         var fingerprint = Fingerprint(fd: fd, size: Int(st.size))
-        for level in 1...3 {
+        for level in (Int(st.size) <= Self.hashedAtOnce ? 3 : 1)...3 {
             let name: String?
             switch level {
             case 1: name = Self.sizeSlot(Int(st.size))

@@ -30,9 +30,10 @@ public struct DownloadRequest: Sendable {
     /// servers set on the way goes on with it), and the list's Authorization and Cookie headers go only to
     /// the host the chain began at.
     public var redirected: Redirected?
-    /// Whether the bytes are hashed as they are written (`DownloadResult.sha256`): for a caller that checks
-    /// them against a checksum. Others hash only what they must, when they must (SPEC §13).
-    public var hashes = false
+    /// Bodies of at most this many bytes are hashed as they are written (`DownloadResult.sha256`), longer
+    /// ones not: 0 hashes none, `Int.max` all (a caller that checks a checksum). A hash is paid only where
+    /// one can matter (SPEC §13).
+    public var hashLimit = 0
 
     public enum Redirected: Sendable, Equatable {
         /// To the scheme, host and port the chain began at.
@@ -144,7 +145,7 @@ extension EasyHandle {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
         let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
-                                      maxSize: request.maxSize, hashes: request.hashes, progress: progress)
+                                      maxSize: request.maxSize, hashLimit: request.hashLimit, progress: progress)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
         curl_easy_reset(curl)
@@ -344,7 +345,7 @@ final class TransferContext {
     /// bytes this transfer wrote from byte 0 in order (`hashed` of them): publishing a download then
     /// need not read it back. Nil once a write lands anywhere else (a resumed transfer).
     private var hasher: SHA256?
-    private let hashes: Bool
+    private let hashLimit: Int
     private var hashed = 0
     /// The body's length as the response announced it (-1: not announced), and whether its validator is
     /// still to be written (see `writeValidatorIfDue`).
@@ -356,7 +357,7 @@ final class TransferContext {
     static let headLength = 16
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
-         resumeFrom: Int, maxSize: Int, hashes: Bool, progress: @escaping (TransferProgress) -> Bool) {
+         resumeFrom: Int, maxSize: Int, hashLimit: Int, progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
         self.pool = pool
         self.fd = fd
@@ -365,8 +366,8 @@ final class TransferContext {
         self.maxSize = maxSize
         self.progress = progress
         self.offset = resumeFrom
-        self.hashes = hashes
-        if resumeFrom == 0 && hashes { hasher = SHA256() }
+        self.hashLimit = hashLimit
+        if resumeFrom == 0 && hashLimit > 0 { hasher = SHA256() }
     }
 
     static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferContext {
@@ -385,7 +386,7 @@ final class TransferContext {
         }
         if status == 200 && resumeFrom > 0 {
             // Hashed from here on only when the file is surely empty again.
-            if (try? fd.truncate(to: 0)) != nil, hashes { hasher = SHA256() }
+            if (try? fd.truncate(to: 0)) != nil, hashLimit > 0 { hasher = SHA256() }
             offset = 0
             restarted = true
             head = []
@@ -457,7 +458,7 @@ final class TransferContext {
             return false
         }
         if hasher != nil {
-            if position == hashed {
+            if position == hashed && position + count <= hashLimit {
                 hasher!.update(bufferPointer: bytes)
                 hashed += count
             } else {

@@ -240,9 +240,9 @@ final class TransferSlot: @unchecked Sendable {
                                     stallTimeout: options.stallTimeout, caFile: options.caFile,
                                     options: requestOptions(ofList: job.claim.job.list))
         first.followsRedirects = false
-        // Hashed as written only to check the list's checksum: download once names the bytes by their
-        // size first, and hashes them only when another stored file has that size (FarmDedup's BlobSlots).
-        first.hashes = job.claim.record.sha256 != nil
+        // Hashed as written to check the list's checksum, and when small enough that download once names
+        // them by their SHA-256 at once (FarmDedup's BlobSlots.swift); larger ones by their size first.
+        first.hashLimit = job.claim.record.sha256 != nil ? .max : Dedup.hashedAtOnce
         let start = HostKey(url: first.url)
         var request = first
         var redirects = 0

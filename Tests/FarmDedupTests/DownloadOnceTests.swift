@@ -142,6 +142,8 @@ import Testing
         #expect(inode(files[2]) != nil && inode(files[2]) == inode(files[3]), "equal bytes, one inode")
         #expect(inode(files[0]) == inode(files[1]))
         #expect(stored(farm).blobs.count == 2, "\(stored(farm))")
+        // Small bytes are named by their SHA-256 at once (hashed as they were written), whatever their size.
+        #expect(try Set(stored(farm).blobs) == Set([sha256sum(files[0]), sha256sum(files[2])]))
         #expect(rows.filter(\.shared).count == 1)
         _ = try expectOutputs(farm, "Dup", bodies)
 

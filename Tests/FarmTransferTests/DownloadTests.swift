@@ -196,7 +196,7 @@ import Testing
     private func bodyContext(_ fd: FileDescriptor) throws -> (EasyHandle, TransferContext) {
         let handle = try EasyHandle()
         let context = TransferContext(curl: handle.curl, pool: nil, fd: fd, buffer: handle.bodyBuffer, resumeFrom: 0,
-                                      maxSize: 1 << 30, hashes: true) { _ in true }
+                                      maxSize: 1 << 30, hashLimit: .max) { _ in true }
         context.bodyStarted = true
         return (handle, context)
     }
