@@ -74,7 +74,8 @@ extension Dedup {
     /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name.
     func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) throws(Errno) -> String {
         var mine = Fingerprint(fd: fd, size: size, digest: sha256)
-        var level = size <= Self.hashedAtOnce ? 3 : 1
+        let first = size <= Self.hashedAtOnce ? 3 : 1
+        var level = first
         while true {
             let name = switch level {
             case 1: Self.sizeSlot(size)
@@ -83,7 +84,8 @@ extension Dedup {
             }
             switch try take(name, for: path, &mine, lastLevel: level == 3) {
             case .taken:
-                if level > 1 { mine.keep() }
+                // What it was compared by, once it went past another file: the next of its size needs no hash of it.
+                if level > first { mine.keep() }
                 return name
             case .occupiedByOthers: level += 1
             case .raced: continue
@@ -121,10 +123,10 @@ extension Dedup {
             guard try mine.equals(&theirs) else { return .occupiedByOthers }
         }
         // Equal bytes: this copy gives way to a name of the stored one, if that one is still the occupant
-        // (a marker may have replaced it: then the walk looks at the slot again).
+        // (in a slot of level 1 or 2 a marker may have replaced it: then the walk looks at the slot again).
         let scratch = spool.scratchPath("blob")
         guard (try? FileSystem.link(blob, scratch)) != nil else { return .raced }
-        guard let linked = try? FileSystem.lstat(scratch), linked.inode == occupant.inode else {
+        if !lastLevel, (try? FileSystem.lstat(scratch)).map({ $0.inode != occupant.inode }) ?? true {
             try? FileSystem.unlink(scratch)
             return .raced
         }

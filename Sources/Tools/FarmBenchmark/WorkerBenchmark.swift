@@ -190,13 +190,21 @@ struct SyscallCounts {
 /// A real JPEG of exactly the size asked for, so the worker does all it does for a photo (its thumbnail
 /// too): noise encoded at the largest square that fits, then padded with comment (COM) segments after SOI.
 enum BenchmarkJPEG {
-    /// Has `origin` serve `count` copies of one JPEG of `size` bytes at `<prefix>/<n>.jpg`; returns their
-    /// paths and the image's side.
+    /// Has `origin` serve `count` JPEGs of `size` bytes at `<prefix>/<n>.jpg`, one image whose comment
+    /// holds `n`, so that every file's bytes are its own (as a list's usually are: equal bytes would take
+    /// download once's rarer path, giving way to the first); returns their paths and the image's side.
     static func serve(_ count: Int, size: Int, under prefix: String, by origin: Origin, scratch: String) throws
         -> (paths: [String], side: Int) {
         let (body, side) = try make(size: size, scratch: scratch + "/sample.jpg")
         let paths = (0..<count).map { "\(prefix)/\($0).jpg" }
-        for path in paths { origin.serve(path: path, bytes: body, contentType: "image/jpeg") }
+        let commentAt = 6, hasComment = body[2] == 0xFF && body[3] == 0xFE && Int(body[4]) << 8 | Int(body[5]) >= 10
+        for (n, path) in paths.enumerated() {
+            var bytes = body
+            if hasComment {
+                for i in 0..<8 { bytes[commentAt + i] = UInt8(truncatingIfNeeded: n >> (8 * i)) }
+            }
+            origin.serve(path: path, bytes: bytes, contentType: "image/jpeg")
+        }
         return (paths, side)
     }
 
