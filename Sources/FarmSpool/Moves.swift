@@ -15,9 +15,8 @@ import FarmSystem
 //
 // A new batch enters queue/ by the rename of its whole stage (Enqueue.swift), not job by job.
 extension Spool {
-    /// Claims the queued job file at `source` for `owner` (see "Claim"), and stamps the claim's time on
-    /// it (its mtime) at once, so that no reader of the status finds the claim without it but for a few
-    /// microseconds. The time of the claim, or nil when another process took the job first.
+    /// Claims the queued job file at `source` for `owner` (see "Claim"), whose name says when. The time of
+    /// the claim, or nil when another process took the job first.
     package func moveToActive(_ source: String, job: JobName, owner: Owner) throws(SpoolError) -> Double? {
         let target = activePath(job, owner)
         do {
@@ -27,11 +26,8 @@ extension Spool {
         } catch {
             throw SpoolError(.io, "cannot claim \(job)", cause: error)
         }
-        // Not stamped (the file reclaimed already, or a file system that refuses): the status shows an
-        // older time until the owner's first sidecar, not worth losing the claim for.
-        let claimed = (try? FileSystem.setModificationTime(target, Clock.wall())) ?? Clock.wall()
         Failpoint.hit("claim.renamed")
-        return claimed
+        return owner.claimedAt ?? Clock.wall()
     }
 
     /// Renames active/<activeName> to the returned batch. False when it was gone already.

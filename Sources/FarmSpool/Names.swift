@@ -69,16 +69,31 @@ public struct FNV1a: Sendable {
 /// job never carries the name its earlier owner would try to complete. The pid and the host's tag
 /// (`FarmHost.tag`) say whose process it is, for the one host that may judge it by its pid: its own.
 /// A name without a tag (`<pid>-<nonce>`) was made by an older farm, which ran on one host only, and
-/// counts as this host's.
+/// counts as this host's. The nonce is `t`, the time the name was made for its claim in milliseconds
+/// since the epoch (11 hex digits), and 4 random hex digits: the claim carries its time in its name, so
+/// that the status tells when a job started `downloading` with no system call made at the claim (an
+/// older farm's nonce is 16 random hex digits, and its claims keep their time as the file's mtime). Two
+/// claims of one job are parted by its return to the queue, by one owner's hand-back or a lease's end:
+/// by the same process in the same millisecond, their names still differ in 16 random bits.
 public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public let pid: Int32
     /// The tag of the claimant's host; nil in an older farm's name.
     public let hostTag: String?
     public let raw: String
 
-    public static func fresh() -> Owner {
-        Owner(pid: processID, hostTag: FarmHost.localTag,
-              raw: String(processID) + "-" + hex(Nonce.next()) + "-" + FarmHost.localTag)
+    /// A name for a claim made now (`now`, wall time).
+    public static func fresh(now: Double = Clock.wall()) -> Owner {
+        let nonce = "t" + hex(UInt64(max(0, now * 1000)) & 0xFFF_FFFF_FFFF).suffix(11) + hex(Nonce.next()).suffix(4)
+        return Owner(pid: processID, hostTag: FarmHost.localTag,
+                     raw: String(processID) + "-" + nonce + "-" + FarmHost.localTag)
+    }
+
+    /// When the claim was made, to the millisecond, as its name says; nil for an older farm's name.
+    public var claimedAt: Double? {
+        let nonce = raw.utf8.drop { $0 != UInt8(ascii: "-") }.dropFirst().prefix(16)
+        guard nonce.first == UInt8(ascii: "t"), nonce.count == 16,
+              let ms = UInt64(String(decoding: nonce.dropFirst().prefix(11), as: UTF8.self), radix: 16) else { return nil }
+        return Double(ms) / 1000
     }
 
     /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by

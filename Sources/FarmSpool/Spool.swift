@@ -9,8 +9,8 @@
 //
 //     .farm-spool                    marker: this directory is a spool (reset and the CLI check it)
 //     queue/<batch>/<shard>/<job>    jobs waiting to be claimed
-//     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease, its mtime when it
-//                                    was claimed
+//     active/<job>@<owner>           claimed jobs; the file's ctime is its owner's lease; <owner> says when
+//                                    it was claimed
 //     done/<list>/<job>              jobs completed for good, each with its outcome record (an xattr)
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
@@ -76,14 +76,14 @@
 // the names from a random place and jumps elsewhere at random when it loses one, which keeps concurrent
 // workers off each other's names; a worker's transfers share one walk, taking turns at the rename (each then
 // reads its job file on its own). The rename also sets the file's ctime, which starts the lease. The
-// claimant then sets the file's mtime to the time of its claim (to the millisecond), at once: the time its
-// resource started `downloading`, which the status shows as its `changed` (SPEC §4) until its owner's
-// sidecar says another status; nothing else sets the mtime of a claimed job file (renewals set its
-// atime). Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job has just
+// owner's name carries the time of its claim (to the millisecond, see `Owner`): the time its resource
+// started `downloading`, which the status shows as its `changed` (SPEC §4) until its owner's sidecar says
+// another status, with no system call at the claim (an older farm set the claimed file's mtime, which
+// renewals leave: they set its atime). Empty shards and batches are removed with rmdir(2), which fails harmlessly when a job has just
 // arrived. A claim is not fsynced: if a power loss undoes it, the job is simply queued.
 //
 // Lease. The owner renews by touching `active/<job>@<owner>` (utimensat of its atime, which sets its ctime
-// and leaves the claim's mtime) every lease/4. A worker may own several claims: the jobs it transfers (up to
+// and leaves the mtime) every lease/4. A worker may own several claims: the jobs it transfers (up to
 // its transfers at once, SPEC §13, each claimed under an owner name of its own) and the jobs whose downloads
 // it stored and its converter has not completed yet; each is renewed, and lost, on its own. A renewal that
 // finds the name gone (ENOENT) means the lease was lost: the owner stops.

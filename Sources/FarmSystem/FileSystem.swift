@@ -61,21 +61,10 @@ public enum FileSystem {
     private static let utimeNow = (1 << 30) - 1, utimeOmit = (1 << 30) - 2
 
     /// Sets the atime of `path` to now and leaves its mtime; the kernel also sets its ctime, which is
-    /// what a lease reads (the mtime of a claimed job file is when it was claimed: `setModificationTime`).
+    /// what a lease reads (an older farm kept a claim's time as its job file's mtime).
     public static func touch(_ path: String) throws(Errno) {
         var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
         if utimensat(AT_FDCWD, path, &times, 0) != 0 { throw Errno.current }
-    }
-
-    /// Sets the mtime of `path` to `time` (seconds since the epoch, kept to the millisecond, which any
-    /// file system farm runs on stores exactly) and leaves its atime; the kernel also sets its ctime.
-    /// Returns the mtime as `Stat.modificationTime` reads it back, the very same `Double`.
-    public static func setModificationTime(_ path: String, _ time: Double) throws(Errno) -> Double {
-        let millis = Int((time * 1000).rounded(.down))
-        let seconds = millis / 1000, nanoseconds = millis % 1000 * 1_000_000
-        var times = [timespec(tv_sec: 0, tv_nsec: utimeOmit), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
-        if utimensat(AT_FDCWD, path, &times, 0) != 0 { throw Errno.current }
-        return Stat.seconds(times[1])
     }
 
     /// lstat(2): the entry itself, a symbolic link not followed.

@@ -17,11 +17,14 @@ import Testing
         #expect(host.tag.count == 8 && host.tag != FarmHost(name: "node_2.example").tag)
 
         // Claims: `<pid>-<nonce>-<tag>`; an older farm's `<pid>-<nonce>` is this host's.
-        let fresh = Owner.fresh()
+        let fresh = Owner.fresh(now: 1_795_944_487.6589)
         #expect(fresh.hostTag == FarmHost.local.tag && fresh.isLocal)
         #expect(Owner(fresh.raw) == fresh)
+        // The claim's time, to the millisecond, in its name; two names made in one millisecond differ.
+        #expect(fresh.claimedAt == 1_795_944_487.658 && Owner(fresh.raw)?.claimedAt == fresh.claimedAt)
+        #expect(Set((0..<64).map { _ in Owner.fresh(now: 1_795_944_487.6589).raw }).count == 64)
         let older = try #require(Owner("123-0123456789abcdef"))
-        #expect(older.pid == 123 && older.hostTag == nil && older.isLocal)
+        #expect(older.pid == 123 && older.hostTag == nil && older.isLocal && older.claimedAt == nil)
         let remote = try #require(Owner("123-0123456789abcdef-" + host.tag))
         #expect(remote.hostTag == host.tag && !remote.isLocal)
         #expect(remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: host)))
