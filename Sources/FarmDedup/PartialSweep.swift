@@ -16,7 +16,7 @@ extension Dedup {
         for name in names {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
             guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.partial + "/" + name) else { continue }
-            let stored = urlRecord(key: key).map { FileSystem.exists(blobPath($0.blob)) } ?? false
+            let stored = urlRecord(key: key).map(holdsBytes) ?? false
             guard st.size == 0 || stored || !queued else { continue }
             if FileSystem.unlinkUnlessLocked(spool.partial + "/" + name) { removed += 1 }
         }

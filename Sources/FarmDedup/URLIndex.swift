@@ -69,14 +69,24 @@ extension Dedup {
     }
 
     func urlRecordPath(key: String) -> String { spool.urls + "/" + key }
+    /// The longest text of a symbolic link that every file system farm runs on keeps (PATH_MAX, less room).
+    static let longestLinkText = 4000
     public func urlLockPath(key: String) -> String { spool.urls + "/" + key + Self.urlLockSuffix }
     package static let urlLockSuffix = ".lock"
 
     /// The record under `key`; nil when there is none, or it does not read, or its blob is no blob's name
-    /// (a foreign hand's: it would name a path outside blobs/).
+    /// (a foreign hand's: it would name a path outside blobs/). A record is the text of a symbolic link
+    /// (see `writeURLRecord`), or a file (a record too long for a link's text, or an older farm's).
     package func urlRecord(key: String) -> URLRecord? {
-        guard let bytes = try? FileSystem.readFile(urlRecordPath(key: key), limit: 1 << 16),
-              let record = JSON.decode(URLRecord.self, from: bytes), Self.isBlobName(record.blob) else { return nil }
+        let path = urlRecordPath(key: key)
+        let bytes: [UInt8]
+        do { bytes = Array(try FileSystem.readLink(path).utf8) } catch where error == .invalidArgument {
+            guard let file = try? FileSystem.readFile(path, limit: 1 << 16) else { return nil }
+            bytes = file
+        } catch {
+            return nil
+        }
+        guard let record = JSON.decode(URLRecord.self, from: bytes), Self.isBlobName(record.blob) else { return nil }
         return record
     }
 
@@ -95,13 +105,28 @@ extension Dedup {
     }
 
     /// Makes `record` the valid result of its URL; the caller holds the URL's lock, so it is the only
-    /// writer. A URL with no record yet gets it written in place (one file created, no rename): a reader
-    /// that finds it empty or half-written reads no record, takes the lock and waits for the writer, so
-    /// it never acts on a part. A record there already is replaced by rename: a reader sees the old or
-    /// the new one whole.
+    /// writer. The record is the text of a symbolic link: one symlink(2), which appears whole, where a file
+    /// would take an open, a write and a close (a worker writes one for every download), and one readlink(2)
+    /// to read. A record there already is replaced by rename of a new link: a reader sees the old or the
+    /// new one whole. One too long for a link's text (a URL of kilobytes) is a file, written in place when
+    /// new: a reader that finds it empty or half-written reads no record, takes the lock and waits for the
+    /// writer, so it never acts on a part.
     func writeURLRecord(_ record: URLRecord) throws(Errno) {
         let bytes = JSON.encode(record, capacity: 160 + record.url.utf8.count)
         let path = urlRecordPath(key: Self.urlKey(record.url))
+        // JSON.encode ends the line with a newline, which a link's text does not need; no NUL in JSON text.
+        let text = String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
+        if text.utf8.count < Self.longestLinkText {
+            do { try FileSystem.symlink(text, at: path) } catch where error == .fileExists {
+                let scratch = spool.scratchPath("url")
+                try FileSystem.symlink(text, at: scratch)
+                do { try FileSystem.rename(scratch, path) } catch {
+                    try? FileSystem.unlink(scratch)
+                    throw error
+                }
+            }
+            return
+        }
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)

@@ -89,6 +89,12 @@ public enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// symlink(2): a symbolic link at `path` whose text is `target`. It appears whole or not at all, so a
+    /// short record written this way needs no temporary name, and reads back in one readlink(2).
+    public static func symlink(_ target: String, at path: String) throws(Errno) {
+        if Glibc.symlink(target, path) != 0 { throw Errno.current }
+    }
+
     /// Where the symbolic link `path` points.
     public static func readLink(_ path: String) throws(Errno) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
