@@ -5,14 +5,15 @@
 //
 //     blobs/<slot>       stored bytes: one more name of a downloaded file (the same inode), in the first
 //                        free slot of its size (s<size>, s<size>-<sample>, <sha256>: BlobSlots.swift)
-//     urls/<key>         a URL's valid result (URLRecord, JSON: url, blob, size, kind, validators);
-//                        <key> is the SHA-256 of the URL
+//     urls/<key>         a URL's valid result (URLRecord, JSON: url, blob, size, kind, validators), the
+//                        text of a symbolic link (a file when too long); <key> is the SHA-256 of the URL
 //     partial/u<key>     the URL's bytes so far; the flock on it is the URL's lock
 //
 // Publish (Blobs.swift). A worker that stored a download links it into the first free slot of its size,
 // hashing only to compare with a slot's occupant of that size (BlobSlots.swift), and writes the URL's
-// record. A first record is written in place (a reader that finds it empty or cut reads none and waits on
-// the lock, which its writer holds); a record already there is replaced by rename. When a slot on the way
+// record. A record is created whole by symlink(2) (a record too long for a link's text is a file
+// written in place: a reader that finds it empty or cut reads none and waits on the lock, which its
+// writer holds); a record already there is replaced by rename. When a slot on the way
 // holds those bytes (another URL, same bytes), the download gives way to a name of it (tmp/blob-*,
 // renamed over the partial); a blob named by a SHA-256 of another size (cut by a power loss) is replaced
 // by the download.

@@ -43,8 +43,10 @@
 //     hosts/<host>/                  per-host transfer slots and token bucket (FarmHosts)
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (FarmHosts)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (FarmHosts)
-//     blobs/<sha256>                 stored bytes: one more name of a downloaded file (FarmDedup)
-//     urls/<key>                     the valid result of one URL (<key>: its SHA-256) (FarmDedup)
+//     blobs/<slot>                   stored bytes: one more name of a downloaded file, by size and content
+//                                    (FarmDedup's BlobSlots.swift)
+//     urls/<key>                     the valid result of one URL (<key>: its SHA-256), a symbolic link's
+//                                    text (FarmDedup)
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
 // the list, which is the resource's line in the list's resource table and never changes; it is the
@@ -189,7 +191,7 @@ public struct Spool: Sendable {
     public var hosts: String { root + "/hosts" }
     /// Hosts held after a 429 or 503 with Retry-After (FarmHosts).
     public var holdsDirectory: String { root + "/holds" }
-    /// Stored bytes, `blobs/<sha256>` (FarmDedup).
+    /// Stored bytes, `blobs/<slot>` (FarmDedup).
     public var blobs: String { root + "/blobs" }
     /// The valid result of each URL, `urls/<key>` (FarmDedup).
     public var urls: String { root + "/urls" }
