@@ -58,6 +58,19 @@ extension Dedup {
             self.keepsAttributes = keepsAttributes
         }
 
+        /// The level of the first slot a download of `size` bytes tries, and of the last.
+        static func firstLevel(_ size: Int) -> Int { size <= Dedup.hashedAtOnce ? lastLevel : 1 }
+        static let lastLevel = 3
+
+        /// The name of these bytes' slot at `level` (1 to `lastLevel`), hashing what it takes.
+        mutating func slot(_ level: Int) throws(Errno) -> String {
+            switch level {
+            case 1: Dedup.sizeSlot(size)
+            case 2: Dedup.sampleSlot(size, try sample())
+            default: try sha256()
+            }
+        }
+
         /// Whether the sample of a file this size is the SHA-256 of all of it.
         static func sampleIsWhole(_ size: Int) -> Bool { size <= 2 * sampleEnd }
 

@@ -48,8 +48,8 @@ extension Dedup {
     /// its own bytes in a slot on the way, `path` becomes a name of that blob (its own bytes go); then the
     /// URL's record names the blob (see BlobSlots.swift). `sha256`: the digest of those bytes when the
     /// caller has it (hashed as written, up to `hashedAtOnce`, or a checksum was checked); otherwise
-    /// they are hashed only where they must be. The caller holds the URL's lock. Returns the blob's name; nil when nothing was recorded (the
-    /// URL is then simply not shared).
+    /// they are hashed only where they must be. The caller holds the URL's lock. Returns the blob's name;
+    /// nil when nothing was recorded (the URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
                         etag: String? = nil, modified: String? = nil, sha256: String? = nil) -> String? {
@@ -71,18 +71,16 @@ extension Dedup {
     }
 
     /// Gives the bytes at `path` (open as `fd`, `size` of them) a slot in blobs/, or makes `path` a name of
-    /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name.
+    /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name. A slot
+    /// whose occupant keeps changing under the walk (collected, replaced: `raced`) is tried a few times,
+    /// then the bytes are simply not stored once (thrown: the caller records nothing).
     func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) throws(Errno) -> String {
         var mine = Fingerprint(fd: fd, size: size, digest: sha256)
-        let first = size <= Self.hashedAtOnce ? 3 : 1
+        let first = Fingerprint.firstLevel(size)
         var level = first
-        while true {
-            let name = switch level {
-            case 1: Self.sizeSlot(size)
-            case 2: Self.sampleSlot(size, try mine.sample())
-            default: try mine.sha256()
-            }
-            switch try take(name, for: path, &mine, lastLevel: level == 3) {
+        for _ in 0..<8 {
+            let name = try mine.slot(level)
+            switch try take(name, for: path, &mine, lastLevel: level == Fingerprint.lastLevel) {
             case .taken:
                 // What it was compared by, once it went past another file: the next of its size needs no hash of it.
                 if level > first { mine.keep() }
@@ -91,6 +89,7 @@ extension Dedup {
             case .raced: continue
             }
         }
+        throw .resourceTemporarilyUnavailable
     }
 
     private enum Taking { case taken, occupiedByOthers, raced }
@@ -183,14 +182,8 @@ extension Dedup {
               let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.closeQuietly() }
         var fingerprint = Fingerprint(fd: fd, size: Int(st.size))
-        for level in (Int(st.size) <= Self.hashedAtOnce ? 3 : 1)...3 {
-            let name: String?
-            switch level {
-            case 1: name = Self.sizeSlot(Int(st.size))
-            case 2: name = (try? fingerprint.sample()).map { Self.sampleSlot(Int(st.size), $0) }
-            default: name = try? fingerprint.sha256()
-            }
-            guard let name else { return nil }
+        for level in Fingerprint.firstLevel(Int(st.size))...Fingerprint.lastLevel {
+            guard let name = try? fingerprint.slot(level) else { return nil }
             if let blob = try? FileSystem.lstat(blobPath(name)), blob.inode == st.inode, blob.deviceID == st.deviceID {
                 return (name, st.inode)
             }
