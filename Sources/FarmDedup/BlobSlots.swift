@@ -10,8 +10,7 @@ import SystemPackage
 // on the way:
 //
 //     blobs/s<S>             level 1: the first stored bytes of that size (no hash)
-//     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB (of the whole
-//                            file up to 128 KiB, where it is the file's SHA-256)
+//     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB
 //     blobs/<sha256>         level 3: bytes whose sample another file of their size shares
 //
 // A download of at most `hashedAtOnce` bytes (128 KiB) is hashed as it is written and named by its SHA-256
@@ -19,18 +18,19 @@ import SystemPackage
 // file of its size, and files that small share sizes often (half of the 5,000 of bin/benchmark's small set
 // do). Small and large never meet: a size is one or the other.
 //
-// At each level the download compares itself with the slot's occupant: equal bytes (the same sample, and
-// for files over 128 KiB the same SHA-256) give way to a name of the occupant; other bytes go a level
+// At each level the download compares itself with the slot's occupant: equal bytes (the same sample and
+// the same SHA-256) give way to a name of the occupant; other bytes go a level
 // down. Why equal bytes always meet: slots are taken by link(2) and occupants never change, so two
 // downloads of equal bytes compare equally with every occupant they meet and walk the same slots; the
 // later one meets the earlier one in the slot the earlier one took, or an occupant equal to both before.
 // A sample or SHA-256 computed for an occupant is kept on it (the attributes `user.farm.sample` and
-// `user.farm.sha256`), so a size shared by many downloads hashes each occupant once.
+// `user.farm.sha256`), as is what a download computed once it took a slot past another file, so a size
+// shared by many downloads hashes each file once.
 //
 // An occupant of level 1 or 2 whose last output goes, and that was compared with other bytes (it keeps a
-// sample or a SHA-256), leaves an empty file in its slot, a marker (unless its size is 0, where every file
-// is equal): the slot stays taken, so downloads that went a level down past the old occupant are still
-// found by those that would meet them there. One never compared is simply deleted: nothing went past it.
+// sample or a SHA-256), leaves an empty file in its slot, a marker: the slot stays taken, so downloads that
+// went a level down past the old occupant are still found by those that would meet them there. One never
+// compared is simply deleted: nothing went past it.
 // (A comparison that starts as the occupant is deleted may go past a slot that is then free; a later
 // download of its bytes takes that slot and is stored a second time. Only a removal racing a download of
 // the same size and sample opens that window, and it costs space, never bytes.) An occupant of another size
@@ -41,7 +41,8 @@ extension Dedup {
     struct Fingerprint {
         let fd: FileDescriptor
         let size: Int
-        /// Stored bytes keep what was computed for them (see the protocol above); a download does not.
+        /// Stored bytes keep what was computed for them (see the protocol above); a download keeps it only
+        /// once it took a slot (`keep`).
         let keepsAttributes: Bool
         private(set) var digest: String?
         private var sampleDigest: String?

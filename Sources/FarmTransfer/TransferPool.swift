@@ -100,7 +100,7 @@ public final class TransferPool: @unchecked Sendable {
     private func drive(until mine: Ticket) {
         var stillRunning: Int32 = 0
         var mineEnded = false
-        let end = { [self] (ticket: Ticket, result: CURLcode) in
+        let end = { (ticket: Ticket, result: CURLcode) in
             ticket.result = result
             if ticket === mine { mineEnded = true } else { ticket.ended.signal() }
         }
