@@ -72,15 +72,9 @@ extension Dedup {
             }
         }
 
-        /// Whether the sample of a file this size is the SHA-256 of all of it.
-        static func sampleIsWhole(_ size: Int) -> Bool { size <= 2 * sampleEnd }
-
+        /// Only files over `hashedAtOnce` (two ends) have one: their two ends never overlap.
         mutating func sample() throws(Errno) -> String {
             if let sampleDigest { return sampleDigest }
-            if Self.sampleIsWhole(size) {
-                sampleDigest = try sha256()
-                return sampleDigest!
-            }
             let sample = try kept(Self.sampleAttribute) { () throws(Errno) in
                 var hasher = SHA256()
                 try Dedup.readChunks(of: fd, from: 0, count: Self.sampleEnd) { hasher.update(bufferPointer: $0) }
@@ -114,7 +108,7 @@ extension Dedup {
         /// Keeps what was computed of these bytes on them, once they took a slot: the next download of
         /// their size compares with them without hashing them again.
         func keep() {
-            if let sampleDigest, !Self.sampleIsWhole(size) { try? fd.setAttribute(Self.sampleAttribute, Array(sampleDigest.utf8)) }
+            if let sampleDigest { try? fd.setAttribute(Self.sampleAttribute, Array(sampleDigest.utf8)) }
             if let digest { try? fd.setAttribute(Self.digestAttribute, Array(digest.utf8)) }
         }
 
@@ -129,13 +123,12 @@ extension Dedup {
             guard size == other.size else { return false }
             let (mine, theirs) = (try sample(), try other.sample())
             guard mine == theirs else { return false }
-            if Self.sampleIsWhole(size) { return true }
             let (myDigest, theirDigest) = (try sha256(), try other.sha256())
             return myDigest == theirDigest
         }
     }
 
-    /// The largest download named by its SHA-256 at once (see above): the size of a whole sample.
+    /// The largest download named by its SHA-256 at once (see above): larger ones have two whole ends.
     public static let hashedAtOnce = 2 * Fingerprint.sampleEnd
 
     /// The slot of level 1 for bytes of `size`.

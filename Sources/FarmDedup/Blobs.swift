@@ -17,11 +17,11 @@ extension Dedup {
         return hasher.finalize().withUnsafeBytes(Hex.lowercase)
     }
 
-    /// The SHA-256 of the file at `path`; nil when it cannot be read.
-    public static func digest(ofFile path: String) -> String? {
-        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+    /// The SHA-256 of the file at `path`.
+    public static func digest(ofFile path: String) throws(Errno) -> String {
+        let fd = try FileDescriptor.open(path, .readOnly)
         defer { fd.closeQuietly() }
-        return try? digest(of: fd)
+        return try digest(of: fd)
     }
 
     /// Hands `count` bytes of `fd` from `offset` (all of them to its end when nil) to `body` 64 KiB at a

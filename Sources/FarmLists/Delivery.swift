@@ -51,11 +51,7 @@ public final class Deliveries: Sendable {
         let record = plan.table[job.index]
         var digest = sha256
         if digest == nil, plan.template.uses(.sha256) {
-            do {
-                let fd = try FileDescriptor.open(file, .readOnly)
-                defer { fd.closeQuietly() }
-                digest = try Dedup.digest(of: fd)
-            } catch {
+            do { digest = try Dedup.digest(ofFile: file) } catch {
                 throw DeliveryError("cannot read \(file): \(error)")
             }
         }

@@ -107,7 +107,7 @@ struct SharedDownload {
     private func linkStored() -> Start? {
         guard let linked = Dedup(spool).linkStoredResult(of: claim.record.url, to: { spool.scratchPath("shared") })
         else { return nil }
-        if let expected = claim.record.sha256, linked.record.blob != expected, Dedup.digest(ofFile: linked.path) != expected {
+        if let expected = claim.record.sha256, linked.record.blob != expected, (try? Dedup.digest(ofFile: linked.path)) != expected {
             try? FileSystem.unlink(linked.path)
             return nil
         }
