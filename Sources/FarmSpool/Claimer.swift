@@ -39,6 +39,8 @@ public final class Claimer {
     static let pickWindow = 256
 
     public let spool: Spool
+    /// Where the records of jobs claimed from an add's batch are read (see TableRecords).
+    public let records: TableRecords
     private var cachedBatch: String?
     private var cachedShards: [String] = []
     /// Names read from the first cached shard and not tried yet, in directory order, and where this
@@ -53,6 +55,7 @@ public final class Claimer {
 
     public init(spool: Spool) {
         self.spool = spool
+        self.records = TableRecords(spool: spool)
     }
 
     /// A job file this process renamed into active/ (see "Claim"), whose record is not read yet: a
@@ -69,7 +72,7 @@ public final class Claimer {
     /// job now) they are claimed like any other, after the rest.
     public func claim(skippingParked: Bool = false) throws(SpoolError) -> Claim? {
         while let taken = try take(skippingParked: skippingParked) {
-            if let claim = spool.load(taken) { return claim }
+            if let claim = spool.load(taken, records: records) { return claim }
         }
         return nil
     }
@@ -78,7 +81,7 @@ public final class Claimer {
     /// the host's leave to start it.
     public func claim(parkedFor host: HostKey) throws(SpoolError) -> Claim? {
         while let taken = try take(fromBatch: Spool.parkedBatchPrefix + host.raw) {
-            if let claim = spool.load(taken) { return claim }
+            if let claim = spool.load(taken, records: records) { return claim }
         }
         return nil
     }
@@ -189,9 +192,13 @@ public final class Claimer {
 
 extension Spool {
     /// `Claimer.claim`'s second half: the record of the job `taken`, now a claim; nil when the file was
-    /// set aside or is gone already. Any thread may call it.
-    public func load(_ taken: Claimer.Taken) -> Claim? {
+    /// set aside or is gone already. A job from an add's batch is read from its list's table (`records`)
+    /// when it is there. Any thread may call it.
+    public func load(_ taken: Claimer.Taken, records: TableRecords) -> Claim? {
         let job = taken.job, owner = taken.owner, isFresh = taken.isFresh, claimed = taken.claimed
+        if isFresh, let record = records.record(of: job) {
+            return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed)
+        }
         let target = activePath(job, owner)
         let bytes: [UInt8]
         do {

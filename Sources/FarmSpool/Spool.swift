@@ -77,7 +77,9 @@
 // rename is the claim: exactly one contender wins, the losers get ENOENT and pick again. Each worker walks
 // the names from a random place and jumps elsewhere at random when it loses one, which keeps concurrent
 // workers off each other's names; a worker's transfers share one walk, taking turns at the rename (each then
-// reads its job file on its own). The rename also sets the file's ctime, which starts the lease. The
+// reads its record on its own). A job claimed from an add's batch is read from line N of its list's resource
+// table, which holds the same bytes and never changes (TableRecords.swift): its claim is the rename alone.
+// Any other job, and one whose table is not published yet, is read from its job file. The rename also sets the file's ctime, which starts the lease. The
 // owner's name carries the time of its claim (to the millisecond, see `Owner`): the time its resource
 // started `downloading`, which the status shows as its `changed` (SPEC §4) until its owner's sidecar says
 // another status, with no system call at the claim (an older farm set the claimed file's mtime, which

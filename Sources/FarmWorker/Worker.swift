@@ -68,6 +68,8 @@ public final class Worker: Sendable {
     /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
     /// for a name, nor read a shard each (see Claimer).
     private let claimer: Locked<Claimer>
+    /// The claimer's source of records, read outside its lock.
+    private let records: TableRecords
     /// How many slots may hold a job now: a slot at or above it hands its job back and waits.
     private let allowed: Atomic<Int>
     /// Set when a slot failed in a way that ends the worker (the spool removed, say): the others end too.
@@ -88,7 +90,9 @@ public final class Worker: Sendable {
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics
         self.allowed = Atomic(0)
-        self.claimer = Locked(Claimer(spool: spool))
+        let claimer = Claimer(spool: spool)
+        self.records = claimer.records
+        self.claimer = Locked(claimer)
     }
 
     /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none. Only
@@ -97,7 +101,7 @@ public final class Worker: Sendable {
         while let taken = try claimer.withLock({ claimer throws(SpoolError) in
             try claimer.take(skippingParked: skippingParked)
         }) {
-            if let claim = spool.load(taken) { return claim }
+            if let claim = spool.load(taken, records: records) { return claim }
         }
         return nil
     }

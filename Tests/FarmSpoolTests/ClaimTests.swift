@@ -25,6 +25,53 @@ import Testing
         #expect(spool.listIDs() == [list])
     }
 
+    /// A claim from an add's batch reads its record from the list's table, not from the job file it renamed:
+    /// job files rewritten here behind the farm's back (which nothing in the farm does) show which was read.
+    /// Jobs past the end of the table, jobs of a list with no table, and jobs handed back read their files.
+    @Test func jobsOfAnAddAreReadFromTheirListsTableAndTheRestFromTheirFiles() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let (list, jobs) = SpoolFixtures.jobs(2500)
+        let (other, otherJobs) = SpoolFixtures.jobs(30, listName: "List 2")
+        let batch = try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+        let otherBatch = try spool.enqueue(otherJobs, lists: [])
+        for (batch, shards) in [(batch, ["s000000", "s000001", "s000002"]), (otherBatch, ["s000000"])] {
+            for shard in shards {
+                let path = spool.queue + "/" + batch + "/" + shard
+                for name in try FileManager.default.contentsOfDirectory(atPath: path) {
+                    let job = try #require(JobName(name))
+                    try Data(JobRecord(url: "http://file/\(job.index)", id: "f").encoded())
+                        .write(to: URL(fileURLWithPath: path + "/" + name))
+                }
+            }
+        }
+        try? FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: other))
+        // The table keeps its first 2,000 lines and half of the next: the rest are read from their files.
+        let table = spool.resourceTablePath(ofList: list)
+        let lines = try Data(contentsOf: URL(fileURLWithPath: table)).split(separator: 0x0A, omittingEmptySubsequences: false)
+        try Data((lines[0..<2000].joined(separator: [0x0A]) + [0x0A] + lines[2000].prefix(10)))
+            .write(to: URL(fileURLWithPath: table))
+
+        let claimer = Claimer(spool: spool)
+        var handedBack: Claim?
+        var seen = 0
+        while let claim = try claimer.claim() {
+            seen += 1
+            let fromTable = claim.job.list == list && claim.job.index < 2000 && claim.isFresh
+            #expect(claim.record.url == (fromTable ? "http://127.0.0.1:1/\(claim.job.index).jpg"
+                                                   : "http://file/\(claim.job.index)"), "\(claim.job)")
+            if claim.job == JobName(list: list, index: 5) && handedBack == nil {
+                handedBack = claim
+                try spool.release(claim)
+            } else {
+                try spool.complete(claim, .done)
+            }
+        }
+        #expect(seen == 2531)
+        #expect(handedBack != nil)
+        #expect(SpoolFixtures.counts(spool) == [.done: 2530])
+    }
+
     @Test func spoolIsPrivateAndRefusesForeignDirectories() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
@@ -56,6 +103,9 @@ import Testing
         let (list, jobs) = SpoolFixtures.jobs(20)
         let batch = try spool.enqueue(jobs, lists: [])
         let shard = spool.queue + "/" + batch + "/s000000"
+        // Job files are read where their list has no table (an older farm's list): a claim from a table
+        // never reads its job file.
+        try FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: list))
         // A job file whose content is garbage, a file whose name is no job, a stray file in active/.
         let garbled = JobName(list: list, index: 7).raw
         try Data("{\"url\": tru".utf8).write(to: URL(fileURLWithPath: shard + "/" + garbled))
