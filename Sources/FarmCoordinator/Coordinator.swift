@@ -60,17 +60,22 @@ public enum Coordinator {
         }
         guard !records.isEmpty else { return report }
         let total = adding.reduce(0) { $0 + $1.resources.count }
+        let sharing: Sharing
+        do { sharing = try Sharing(adding.map(\.resources), records: &records, spool: spool) } catch {
+            throw AddError(.enqueue, source, cause: error)
+        }
         var staged = 0
         do {
             try withoutActuallyEscaping(progress) { progress throws(SpoolError) in
                 // Made one at a time as the batch is staged: a million jobs are never all in memory at once.
-                let jobs = adding.lazy.flatMap { list in
+                let jobs = adding.enumerated().lazy.flatMap { number, list in
                     list.resources.inOnePass.enumerated().lazy.map { index, resource in
                         staged += 1
                         if staged % 10_000 == 0 { progress(staged, total) }
                         let name = JobName(list: list.id, index: index)
                         var record = JobRecord(url: resource.url, id: resource.id ?? name.raw, sha256: resource.sha256)
                         record.fresh = fresh
+                        sharing.mark(&record, list: number, index: index)
                         return NewJob(name: name, record: record)
                     }
                 }
@@ -80,6 +85,41 @@ public enum Coordinator {
             throw AddError(.enqueue, source, cause: error)
         }
         return report
+    }
+
+    /// Which jobs of an add are marked own, and which `after` another (FarmLists' URLSharing.swift): read
+    /// before the batch is staged, with the owners its URLs name demoted from their batches already.
+    private struct Sharing {
+        let keys: [[UInt64]]
+        let counts: [UInt64: Int]
+        let named: URLSharing.Named
+
+        /// `records` (one a list of `lists`, in order) gain each list's `.own` file.
+        init(_ lists: [ManifestResources], records: inout [ListRecordFile], spool: Spool) throws(SpoolError) {
+            let sharing = URLSharing(spool)
+            named = sharing.named()
+            keys = lists.map { $0.map { URLSharing.key($0.url) } }
+            var counts: [UInt64: Int] = [:]
+            for key in keys.joined() { counts[key, default: 0] += 1 }
+            self.counts = counts
+            var owners = Set<JobName>()
+            for (number, listKeys) in keys.enumerated() {
+                var owned: [(key: UInt64, index: Int)] = []
+                for (index, key) in listKeys.enumerated() {
+                    if isOwn(key) { owned.append((key, index)) } else if let owner = named.owners[key] { owners.insert(owner) }
+                }
+                if !owned.isEmpty { records[number].owned = URLSharing.ownedFile(owned) }
+            }
+            try sharing.demote(owners)
+        }
+
+        private func isOwn(_ key: UInt64) -> Bool { counts[key] == 1 && named.mayOwn(key) }
+
+        func mark(_ record: inout JobRecord, list number: Int, index: Int) {
+            let key = keys[number][index]
+            record.own = isOwn(key)
+            record.after = named.owners[key]
+        }
     }
 
     /// `farm add URL --items … --url …`: records a paged JSON API as list `name` (the last part of the

@@ -70,6 +70,16 @@ extension Dedup {
         return name
     }
 
+    /// Stores the whole download at `path` (open as `fd`) once, as `publish` does, with no URL record: the
+    /// bytes of a job whose URL no other job names (FarmLists' URLSharing.swift). Nil when not stored.
+    @discardableResult
+    public func storeBytes(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) -> String? {
+        do { return try storeOnce(path, fd: fd, size: size, sha256: sha256) } catch {
+            spool.log("cannot store the blob of \(path.dropFirst(spool.root.count + 1)): \(error)")
+            return nil
+        }
+    }
+
     /// Gives the bytes at `path` (open as `fd`, `size` of them) a slot in blobs/, or makes `path` a name of
     /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name. A slot
     /// whose occupant keeps changing under the walk (collected, replaced: `raced`) is tried a few times,

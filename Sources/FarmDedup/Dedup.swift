@@ -31,6 +31,12 @@
 // - the lock held by another: it looks for the record and, while there is none, polls the lock every
 //   50 ms (its lease renewed, its stop and lost flags looked at).
 //
+// Own URLs (FarmLists' URLSharing.swift). A job whose URL no other job named when it was added is marked
+// own: in its first claim it makes the URL's partial with O_EXCL, locks it, and then neither looks for nor
+// writes a record, nor names itself as holder; its bytes still take a slot in blobs/ (`storeBytes`). Every
+// job added later for the URL waits while that one is claimed, and when it finds no record and the own job
+// done, publishes the own job's output as the URL's record and is served from it.
+//
 // Deaths. A holder that dies leaves the file with its bytes: whoever takes the lock next resumes them by
 // range, once for all who wait. A file that is also a name of stored bytes (a holder that died between
 // publishing and storing, or a job handed back after its store, which links the output back here, never

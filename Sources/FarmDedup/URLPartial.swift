@@ -12,6 +12,9 @@ public final class URLPartial {
     public let fd: FileDescriptor
     /// False for a job's own partial (`partial/<job>`): a transfer that goes without the URL's lock.
     public let isURLs: Bool
+    /// Made by a job marked own, in its first claim (FarmLists' URLSharing.swift): it names no holder, and
+    /// its bytes become no URL record.
+    public private(set) var isOwnJobs = false
     /// Its names when it was taken: more than one when it is also a name of stored bytes (its holder
     /// died after publishing them, or gave back an output), which must never be written (it would
     /// change what every other name shows).
@@ -47,6 +50,22 @@ public final class URLPartial {
     /// Takes the partial of `url` without waiting, making it (empty) when there is none.
     public static func take(_ spool: Spool, url: String) -> Take {
         take(path: Dedup(spool).partialPath(url: url), isURLs: true)
+    }
+
+    /// Makes the partial of `url` for a job marked own in its first claim: held when this call made it
+    /// (O_EXCL) and locked it, with no look at its inode (nobody else touches it; see URLSharing.swift).
+    /// Nil when it was there already, or locked by another first: the job takes the whole protocol.
+    public static func takeNew(_ spool: Spool, url: String) -> URLPartial? {
+        let path = Dedup(spool).partialPath(url: url)
+        guard let fd = try? FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate],
+                                                permissions: 0o600) else { return nil }
+        guard (try? fd.tryLock()) == true else {
+            fd.closeQuietly()
+            return nil
+        }
+        let partial = URLPartial(path: path, fd: fd, isURLs: true, linkCount: 1, size: 0)
+        partial.isOwnJobs = true
+        return partial
     }
 
     /// Takes the job's own partial, for a transfer that cannot wait for its URL's holder.

@@ -37,9 +37,15 @@ extension Lists {
     /// Throws `.refused` (nothing changed) for a duplicate id or a position out of range.
     public func addResource(_ record: JobRecord, toList id: String, at position: Int?) throws(SpoolError)
         -> EditedResource {
-        try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
+        // Under the add lock, as every way of adding a job (URLSharing.swift): the job of its URL marked own
+        // is demoted before this one is queued.
+        let sharing = URLSharing(spool)
+        return try sharing.lockingAdds { () throws(SpoolError) in try editing(id) { (edit: inout ListEditing) throws(SpoolError) in
             var record = record
             if record.id.isEmpty { record.id = JobName(list: id, index: edit.table.count).raw }
+            var shared = [record]
+            try sharing.share(&shared)
+            record = shared[0]
             let position = position ?? edit.order.count
             guard (0...edit.order.count).contains(position) else {
                 throw SpoolError(.refused, "position \(position) is out of range: list has \(edit.order.count) "
@@ -59,7 +65,7 @@ extension Lists {
             edit.order.insert(number, at: position)
             try edit.commit()
             return EditedResource(id: record.id, from: nil, to: position)
-        }
+        } }
     }
 
     /// `farm item rm`: removes the resource with id `itemID` from list `id`: its job ends wherever it is

@@ -15,7 +15,9 @@ extension Lists {
     /// page was recorded by someone else).
     public func appendPage(_ records: [JobRecord], byID: Bool, toList id: String, after expected: PageState,
                            state: PageState) throws(SpoolError) -> Int? {
-        try lockingList(id) { () throws(SpoolError) -> Int? in
+        // Under the add lock, as every way of adding a job (URLSharing.swift).
+        let sharing = URLSharing(spool)
+        return try sharing.lockingAdds { () throws(SpoolError) -> Int? in try lockingList(id) { () throws(SpoolError) -> Int? in
             guard let record = spool.list(id) else { throw SpoolError(.refused, "no list \(id) in the spool") }
             guard pageState(ofList: id) == expected else { return nil }
             let window = try recentResources(ofList: id, since: expected, total: record.total)
@@ -32,6 +34,7 @@ extension Lists {
                 for (offset, number) in numbers.enumerated() where added[offset].id.isEmpty {
                     added[offset].id = JobName(list: id, index: number).raw
                 }
+                try sharing.share(&added)
                 try journal(String(numbers[0]) + "-" + String(numbers[0] + numbers.count), ofList: id)
                 state.bytes = try appendToTable(added.flatMap { $0.encoded() }, ofList: id)
                 state.lines += added.count
@@ -46,7 +49,7 @@ extension Lists {
             }
             try appendPageState(state, ofList: id)
             return added.count
-        }
+        } }
     }
 
     /// `enqueue(_:lists:)` with the choice of resource tables (see `enqueue(next:lists:tables:)`).

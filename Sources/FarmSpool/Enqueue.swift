@@ -11,13 +11,17 @@ public struct ListRecordFile: Sendable {
     /// What the list's requests carry (SPEC §12), secrets included: published as `lists/<list>.request`,
     /// of mode 0600, before the record.
     public var request: [UInt8]?
+    /// Its jobs marked own (FarmLists' URLSharing.swift), published as `lists/<list>.own`.
+    public var owned: [UInt8]?
 
-    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil, request: [UInt8]? = nil) {
+    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil, request: [UInt8]? = nil,
+                owned: [UInt8]? = nil) {
         precondition(ListID.isValid(id), "invalid list id \(id)")
         self.id = id
         self.bytes = bytes
         self.firstPage = firstPage
         self.request = request
+        self.owned = owned
     }
 }
 
@@ -89,6 +93,9 @@ extension Spool {
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage)
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
+                }
+                if let owned = list.owned {
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.ownedSuffix, owned)
                 }
                 if let request = list.request {
                     try FileSystem.createFile(stage + "/.lists/" + list.id + Self.requestSuffix, request, mode: 0o600)
@@ -175,6 +182,8 @@ extension Spool {
     package static let listRecordSuffix = ".json"
     /// A list's request options with their secrets (SPEC §12), mode 0600.
     package static let requestSuffix = ".request"
+    /// The jobs of a list marked own at its add, by their URL's key (FarmLists' URLSharing).
+    package static let ownedSuffix = ".own"
     /// An edited list's order (FarmLists' ListOrder).
     package static let orderSuffix = ".order"
     /// A paged list's page log while it is followed, and once it is done (FarmLists' PageLog).
@@ -195,6 +204,14 @@ extension Spool {
     /// The bytes of `lists/<list>.request`; nil when the list has none (or it cannot be read).
     public func requestOptions(ofList id: String) -> [UInt8]? {
         try? FileSystem.readFile(requestPath(ofList: id))
+    }
+
+    /// `lists/<list>.own`: the list's jobs marked own at its add (FarmLists' URLSharing); absent when none is.
+    public func ownedPath(ofList id: String) -> String { lists + "/" + id + Self.ownedSuffix }
+
+    /// Whether `name` in lists/ (or a batch's pending lists) is a list's jobs marked own.
+    public static func isOwnedFile(_ name: String) -> Bool {
+        name.hasSuffix(ownedSuffix) && ListID.isValid(String(name.dropLast(ownedSuffix.count)))
     }
 
     /// Whether `name` in lists/ is a list's request options.

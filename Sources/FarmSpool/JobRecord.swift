@@ -16,6 +16,12 @@ public struct JobRecord: Equatable, Sendable {
     public var fresh = false
     /// The SHA-256 the download must have (SPEC §12), as 64 lowercase hex digits; nil when the list names none.
     public var sha256: String?
+    /// No other job named the URL when it was added, nor did another in its add (SPEC §13): claimed from its
+    /// add's batch, it downloads with no URL record or holder (FarmLists' URLSharing.swift).
+    public var own = false
+    /// The job marked `own` that named the URL before this one was added: this one waits for it, and is
+    /// served from its output when it is done (URLSharing.swift).
+    public var after: JobName?
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil, sha256: String? = nil) {
         self.url = url
@@ -28,18 +34,21 @@ public struct JobRecord: Equatable, Sendable {
     /// The job file's bytes (`farm add` writes up to a million of them).
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
-                        + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76))
+                        + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76) + (own ? 11 : 0)
+                        + (after == nil ? 0 : 40))
     }
 }
 
-/// `title`, `caption`, `fresh` and `sha256` only when there are some, so the records of other lists keep their bytes.
+/// `after`, `title`, `caption`, `fresh`, `own` and `sha256` only when there are some, so the records of other lists keep their bytes.
 /// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        if let after { json.member("after", after.raw) }
         if let caption { json.member("caption", caption) }
         if fresh { json.member("fresh", true) }
         json.member("id", id)
+        if own { json.member("own", true) }
         if let sha256 { json.member("sha256", sha256) }
         if let title { json.member("title", title) }
         json.member("url", url)
@@ -56,6 +65,11 @@ extension JobRecord: JSONReadable {
         title = try json.decodeIfPresent("title")
         caption = try json.decodeIfPresent("caption")
         fresh = try json.decodeIfPresent("fresh") ?? false
+        own = try json.decodeIfPresent("own") ?? false
+        if let earlier: String = try json.decodeIfPresent("after") {
+            guard let job = JobName(earlier) else { throw JSONMismatch("\"after\": not a job name") }
+            after = job
+        }
         if url.isEmpty { throw JSONMismatch("\"url\": empty") }
         if let digest: String = try json.decodeIfPresent("sha256") {
             guard let sha256 = Hex.sha256(digest), sha256 == digest else {

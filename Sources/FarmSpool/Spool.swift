@@ -15,6 +15,7 @@
 //     failed/<list>/<job>            jobs that failed for good, likewise
 //     lists/<list>.json              list records, published only once all their jobs are queued
 //     lists/<list>.resources         each list's resource table: the job records by job number
+//     lists/<list>.own               its jobs marked own at its add, by their URL's key (FarmLists' URLSharing)
 //     lists/<list>.order             an edited list's order; .lock, .edit and .*.new: its edits' (FarmLists)
 //     lists/<list>.pages             a paged list's page log while it is followed; .paged once done (FarmLists)
 //     lists/<list>.request           what the list's requests carry, secrets included (mode 0600), published

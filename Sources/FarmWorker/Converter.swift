@@ -87,7 +87,7 @@ final class Converter: Sendable {
     /// Stopping: the job goes back to the queue unconverted, its download back in partial/; its next
     /// owner is served the URL's stored bytes without a transfer.
     private func handBack(_ work: Work) {
-        work.job.handBack(work.stored)
+        work.job.handBack(work.stored, bytes: work.bytes, etag: work.etag, modified: work.modified)
         if let served = work.served { SharedDownload.servedFrom(served, work.job) }
     }
 

@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmDedup
 import FarmLists
 import FarmSpool
 import FarmSystem
@@ -128,7 +129,7 @@ struct JobRun: Sendable {
                                   attempts: attempts, changed: changedAt(status)))
                 }
             } catch where error.isNoSpace {
-                handBack(file, to: partialPath, error)
+                handBack(stored, bytes: bytes, etag: etag, modified: modified, error)
                 return false
             } catch {
                 fail(error.description, partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
@@ -140,7 +141,7 @@ struct JobRun: Sendable {
             thumb = made.thumbnail
             if thumb == nil {
                 do { thumb = try Thumbnail.make(for: made.image, base: base) } catch where error.isNoSpace {
-                    handBack(file, to: partialPath, error)
+                    handBack(stored, bytes: bytes, etag: etag, modified: modified, error)
                     return false
                 } catch {
                     spool.log("no thumbnail for \(claim.job): \(error)")
@@ -171,19 +172,31 @@ struct JobRun: Sendable {
     /// back to partial/ (a rename, which needs no room), so the next owner resumes at its last byte (the
     /// server then has nothing left to send) and converts again; what the conversion made is removed,
     /// so a job that is not done shows no output. Nothing is failed and no attempt is spent.
-    private func handBack(_ file: String, to partialPath: String, _ reason: ConvertError) {
+    private func handBack(_ stored: Stored, bytes: Int, etag: String?, modified: String?, _ reason: ConvertError) {
         if kept.lost { return }
-        spool.unstore(file, to: partialPath, of: claim.job)
+        recordOwn(stored, bytes: bytes, etag: etag, modified: modified)
+        spool.unstore(stored.file, to: stored.partialPath, of: claim.job)
         spool.log("\(claim.job) goes back to the queue with its download: \(reason)")
         do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
     }
 
     /// The worker stops before its converter got to the job: it goes back to the queue with its download
     /// back where it was (as `handBack`), so a stop leaves no output of a job that is not done.
-    func handBack(_ stored: Stored) {
+    func handBack(_ stored: Stored, bytes: Int, etag: String?, modified: String?) {
         if kept.lost { return }
+        recordOwn(stored, bytes: bytes, etag: etag, modified: modified)
         spool.unstore(stored.file, to: stored.partialPath, of: claim.job, converted: false)
         do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+    }
+
+    /// A job marked own hands back a stored download (which its blob shares): its next claim takes the whole
+    /// protocol, which serves stored bytes only from a URL record, so the download gets one now, as any other
+    /// job's did when it was stored (FarmLists' URLSharing.swift).
+    private func recordOwn(_ stored: Stored, bytes: Int, etag: String?, modified: String?) {
+        guard claim.record.own, let fd = try? FileDescriptor.open(stored.file, .readOnly) else { return }
+        defer { fd.closeQuietly() }
+        Dedup(spool).publish(stored.file, fd: fd, url: claim.record.url, size: bytes, kind: stored.kind.rawValue,
+                             etag: etag, modified: modified)
     }
 
     /// Ends the job in failed/ with `reason` as its error.

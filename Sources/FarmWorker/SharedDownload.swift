@@ -38,15 +38,23 @@ struct SharedDownload {
     /// new list's) then costs one look-up that finds nothing, not two (one before the lock, and one after
     /// it, in case the holder published in between). A job that finds the lock held looks for the record
     /// before it waits, so a stored result is served at once.
+    ///
+    /// A job marked own, in its first claim, makes the URL's partial and transfers with none of this; a job
+    /// marked `after` another waits while that one is claimed, and is served from its output when it is done
+    /// and the URL has no record (FarmLists' URLSharing.swift).
     func start() -> Start {
         let url = claim.record.url, fresh = claim.record.fresh
+        if claim.isFresh && claim.record.own, let partial = URLPartial.takeNew(spool, url: url) {
+            return .transfer(partial)
+        }
+        if let earlier = claim.record.after, let ended = waitWhileClaimed(earlier) { return ended }
         var stuckSince: Double?
         while true {
             let holder: ActiveName?
             switch URLPartial.take(spool, url: url) {
             case .held(let partial):
                 // Stored already, or by the transfer that held it until now: these bytes serve nobody.
-                if !fresh, let stored = linkStored() {
+                if !fresh, let stored = linkStored() ?? linkOutput(ofEarlier: claim.record.after) {
                     partial.drop()
                     return stored
                 }
@@ -79,6 +87,32 @@ struct SharedDownload {
             }
             Thread.sleep(forTimeInterval: Self.poll)
         }
+    }
+
+    /// Waits while `earlier`, the own job of the URL, is claimed (its first claim may be transferring with
+    /// no lock or record). Nil once it is not; `ended` when this job is no longer this worker's.
+    private func waitWhileClaimed(_ earlier: JobName) -> Start? {
+        let prefix = earlier.raw + "@"
+        while FileSystem.names(spool.active).contains(where: { $0.hasPrefix(prefix) }) {
+            if kept.lost { return .ended }
+            if Worker.stopRequested { return end(nil) }
+            Thread.sleep(forTimeInterval: Self.poll)
+        }
+        return nil
+    }
+
+    /// The output of `earlier`, the own job of the URL, when it is done: published as the URL's record (so
+    /// that every later job finds it), then linked as `linkStored` links. The caller holds the URL's lock.
+    private func linkOutput(ofEarlier earlier: JobName?) -> Start? {
+        guard let earlier, let done = Lists(spool).doneResource(earlier), let file = done.record.file,
+              let name = file.split(separator: "/").last, let size = done.record.size else { return nil }
+        let path = spool.outputDirectory(ofList: earlier.list) + "/" + name
+        guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { fd.closeQuietly() }
+        guard let st = try? fd.status(), Int(st.size) == size else { return nil }
+        Dedup(spool).publish(path, fd: fd, url: claim.record.url, size: size, kind: done.record.kind,
+                             etag: done.record.etag, modified: done.record.modified)
+        return linkStored()
     }
 
     /// The job's own partial, held, for a transfer without its URL's lock; `ended` when a stale owner of
@@ -141,6 +175,11 @@ struct SharedDownload {
     /// publishes nothing.
     static func publish(_ partial: URLPartial, kind: Kind?, _ claim: Claim, spool: Spool, result: DownloadResult) {
         guard partial.isURLs, let kind else { return }
+        // Its URL is this job's alone: its bytes are stored once, with no record (URLSharing.swift).
+        if partial.isOwnJobs {
+            Dedup(spool).storeBytes(partial.path, fd: partial.fd, size: result.bytes, sha256: result.sha256)
+            return
+        }
         Dedup(spool).publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
                       etag: result.etag, modified: result.modified, sha256: result.sha256)
     }
