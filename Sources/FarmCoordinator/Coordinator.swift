@@ -163,16 +163,7 @@ public enum Coordinator {
     }
 
     private static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
-        do {
-            let fd = try FileDescriptor.open(spool.addLock, .readWrite, options: .create, permissions: 0o600)
-            do { try fd.lock() } catch {
-                fd.closeQuietly()
-                throw error
-            }
-            return fd
-        } catch {
-            throw AddError(.lock, spool.addLock, cause: error)
-        }
+        do { return try spool.lockAdds() } catch { throw AddError(.lock, spool.addLock, cause: error) }
     }
 
     /// The last path component of a URL, percent-decoded, for messages and single-JSON list names.

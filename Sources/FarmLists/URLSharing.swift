@@ -152,13 +152,8 @@ public struct URLSharing: Sendable {
     /// Runs `body` under the add lock (control/add.lock), which every way of adding a job takes.
     func lockingAdds<T>(_ body: () throws(SpoolError) -> T) throws(SpoolError) -> T {
         let lock: FileDescriptor
-        do {
-            lock = try FileDescriptor.open(spool.addLock, .readWrite, options: .create, permissions: 0o600)
-        } catch {
-            throw SpoolError(.io, "cannot open \(spool.addLock)", cause: error)
-        }
+        do { lock = try spool.lockAdds() } catch { throw SpoolError(.io, "cannot lock \(spool.addLock)", cause: error) }
         defer { lock.closeQuietly() }
-        do { try lock.lock() } catch { throw SpoolError(.io, "cannot lock \(spool.addLock)", cause: error) }
         return try body()
     }
 }

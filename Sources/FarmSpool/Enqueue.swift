@@ -133,6 +133,18 @@ extension Spool {
         files.reserveCapacity(Self.shardSize)
     }
 
+    /// Takes the add lock (control/add.lock), waiting for it: every way of adding a job holds it while it
+    /// reads which URLs the lists name and queues its jobs (FarmLists' URLSharing.swift), and two adds take
+    /// turns. The caller closes the descriptor to let go.
+    public func lockAdds() throws(Errno) -> FileDescriptor {
+        let fd = try FileDescriptor.open(addLock, .readWrite, options: .create, permissions: 0o600)
+        do { try fd.lock() } catch {
+            fd.closeQuietly()
+            throw error
+        }
+        return fd
+    }
+
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
     /// a batch whose coordinator died half-way.
     package func publishLists(ofBatch batch: String) throws(SpoolError) {

@@ -115,7 +115,7 @@ struct JobRun: Sendable {
     /// Makes the stored download's display image and thumbnail (unless conversions are off) and completes
     /// the job; as `finish`, false when the disk had no room for an output.
     func finish(_ stored: Stored, bytes: Int, etag: String? = nil, modified: String? = nil) -> Bool {
-        let file = stored.file, kind = stored.kind, partialPath = stored.partialPath
+        let file = stored.file, kind = stored.kind
         let base = spool.outputBase(claim.job)
         var image: String?
         var thumb: String?
