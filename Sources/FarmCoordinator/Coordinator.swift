@@ -97,11 +97,11 @@ public enum Coordinator {
         /// `records` (one a list of `lists`, in order) gain each list's `.own` file.
         init(_ lists: [ManifestResources], records: inout [ListRecordFile], spool: Spool) throws(SpoolError) {
             let sharing = URLSharing(spool)
-            named = sharing.named()
             keys = lists.map { $0.map { URLSharing.key($0.url) } }
             var counts: [UInt64: Int] = [:]
             for key in keys.joined() { counts[key, default: 0] += 1 }
             self.counts = counts
+            named = sharing.named(among: Set(counts.keys))
             var owners = Set<JobName>()
             for (number, listKeys) in keys.enumerated() {
                 var owned: [(key: UInt64, index: Int)] = []

@@ -7,7 +7,7 @@
 //
 // - Every way of adding a job (`farm add`, `farm item add`, sync's new resources, a paged list's pages)
 //   takes the add lock (control/add.lock) and, under it, reads which URLs the spool's lists name, from
-//   their resource tables (`named()`), and publishes its jobs' table lines before it lets go.
+//   their resource tables (`named(among:)`), and publishes its jobs' table lines before it lets go.
 // - `farm add` marks `own` each job whose URL no list names and no other job of the add names. A list
 //   with no table (an older farm's) might name any URL: then the add marks none.
 // - A job added for a URL that a job marked own names (A) is marked `after: A`; before the new job is
@@ -41,14 +41,15 @@ public struct URLSharing: Sendable {
         self.spool = spool
     }
 
-    /// The URLs the spool's lists name, by `key`, and the job marked own among those that name each one.
+    /// Which of the URLs of an add the spool's lists name, by `key`, and the job marked own among those that
+    /// name each one.
     public struct Named: Sendable {
         public var keys: Set<UInt64> = []
         public var owners: [UInt64: JobName] = [:]
         /// A list with no table was found: it may name any URL.
         public var unknown = false
 
-        /// Whether a job of `url` may be marked own.
+        /// Whether a job of the URL of `key` may be marked own.
         public func mayOwn(_ key: UInt64) -> Bool { !unknown && !keys.contains(key) }
     }
 
@@ -59,9 +60,32 @@ public struct URLSharing: Sendable {
         return hash.value
     }
 
-    /// Reads every list's table, published or still in a batch's pending lists, and which of their jobs are
-    /// marked own. The caller holds the add lock.
-    public func named() -> Named {
+    /// The key of the URL of a table's line as this farm writes it, without decoding the line: its last member,
+    /// `"url":"…"}`, whose text has no quote or backslash (then it is the URL's bytes as they are). Nil for any
+    /// other line (escapes, an older farm's member order), which is decoded instead. `"url":"` cannot occur
+    /// inside a JSON string (each quote there is escaped), so its last occurrence starts the member.
+    static func key(ofLine line: ArraySlice<UInt8>) -> UInt64? {
+        let member = Array(#""url":""#.utf8)
+        guard line.count > member.count + 2, line.last == UInt8(ascii: "}"),
+              line[line.endIndex - 2] == UInt8(ascii: "\"") else { return nil }
+        let end = line.endIndex - 2
+        var start = end
+        while start > line.startIndex {
+            let byte = line[start - 1]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") { return nil }
+            start -= 1
+        }
+        guard start - line.startIndex >= member.count, line[(start - member.count)..<start].elementsEqual(member)
+        else { return nil }
+        var hash = FNV1a()
+        for byte in line[start..<end] { hash.add(byte) }
+        return hash.value
+    }
+
+    /// Which of the URLs `keys` (an add's) the lists name, read from every list's table, published or still in
+    /// a batch's pending lists, and which of their jobs are marked own. The caller holds the add lock.
+    public func named(among keys: Set<UInt64>) -> Named {
         var named = Named()
         for (list, directory) in listFiles() {
             guard let bytes = try? FileSystem.readFile(directory + "/" + list + Spool.resourceTableSuffix, limit: 1 << 34)
@@ -70,16 +94,17 @@ public struct URLSharing: Sendable {
                 continue
             }
             for line in bytes.split(separator: 0x0A) {
-                guard let record = JSON.decode(JobRecord.self, from: line) else { continue }
-                named.keys.insert(Self.key(record.url))
+                guard let key = Self.key(ofLine: line) ?? JSON.decode(JobRecord.self, from: line).map({ Self.key($0.url) })
+                else { continue }
+                if keys.contains(key) { named.keys.insert(key) }
             }
         }
-        named.owners = owners(of: nil)
+        named.owners = owners(of: named.keys)
         return named
     }
 
-    /// The jobs marked own whose URL's key is one of `keys` (every one, with nil), from the lists' `.own` files.
-    func owners(of keys: Set<UInt64>?) -> [UInt64: JobName] {
+    /// The jobs marked own whose URL's key is one of `keys`, from the lists' `.own` files.
+    func owners(of keys: Set<UInt64>) -> [UInt64: JobName] {
         var owners: [UInt64: JobName] = [:]
         for (list, directory) in listFiles() {
             guard let bytes = try? FileSystem.readFile(directory + "/" + list + Spool.ownedSuffix, limit: 1 << 34)
@@ -88,7 +113,7 @@ public struct URLSharing: Sendable {
                 for offset in stride(from: 0, to: raw.count - 15, by: 16) {
                     let key = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                     let index = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                    if keys?.contains(key) ?? true, index < 1 << 40 { owners[key] = JobName(list: list, index: Int(index)) }
+                    if keys.contains(key), index < 1 << 40 { owners[key] = JobName(list: list, index: Int(index)) }
                 }
             }
         }
