@@ -218,9 +218,6 @@ extension Spool {
         try? FileSystem.readFile(requestPath(ofList: id))
     }
 
-    /// `lists/<list>.own`: the list's jobs marked own at its add (FarmLists' URLSharing); absent when none is.
-    public func ownedPath(ofList id: String) -> String { lists + "/" + id + Self.ownedSuffix }
-
     /// Whether `name` in lists/ (or a batch's pending lists) is a list's jobs marked own.
     public static func isOwnedFile(_ name: String) -> Bool {
         name.hasSuffix(ownedSuffix) && ListID.isValid(String(name.dropLast(ownedSuffix.count)))
