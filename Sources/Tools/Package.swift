@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
@@ -59,8 +60,9 @@ let package = Package(
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster", "FarmFixtures", "FarmOrigin",
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"),
-            farm("FarmSystem"),
+            farm("FarmSystem"), farm("FarmTransfer"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
         // A GlusterFS volume and farm hosts as namespaces on this machine, and the ledger that removes them:
         // for the chaos runner's cluster mode (`bin/cluster`) and the benchmark.

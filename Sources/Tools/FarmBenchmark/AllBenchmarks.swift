@@ -46,7 +46,7 @@ struct AllBenchmarks: ParsableCommand {
     var largeMib = 64
 
     @Option(help: "The tools the peers section compares, comma-separated.")
-    var tools = "farm-off,farm-on,farm-limited-off,wget2,curl,aria2c"
+    var tools = "farm-off,farm-on,farm-limited-off,floor-spool,wget2,curl,aria2c"
 
     @Option(help: "The queue sizes of the claims section (jobs), comma-separated.")
     var sizes = "1000,100000,1000000"
@@ -140,7 +140,7 @@ struct AllBenchmarks: ParsableCommand {
             for parallel in words(httpsParallel) {
                 try section("HTTPS, \(parallel) transfers at once", [
                     "peers", "--corpus", corpus, "--dirs", fastest, "--sets", "small", "--files", files,
-                    "--rounds", rounds, "--tools", "farm-off,wget2,curl", "--parallel", parallel, "--https"])
+                    "--rounds", rounds, "--tools", "farm-off,floor-bare,wget2,curl", "--parallel", parallel, "--https"])
             }
         }
         if only.contains("claims") {

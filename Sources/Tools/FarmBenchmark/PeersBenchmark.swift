@@ -23,7 +23,7 @@ struct PeersBenchmark: ParsableCommand {
     @Option(help: "Files in the large set.") var largeFiles = 8
     @Option(help: "MiB per file of the large set.") var largeMib = 64
     @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
-    @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c, wget2-vips (wget2, then the conversions by unzip and vipsthumbnail).")
+    @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c, wget2-vips (wget2, then the conversions by unzip and vipsthumbnail), floor-bare and floor-spool (farm's transfer engine in farm's shape, with no spool or only the steps its guarantees need: see `floor`).")
     var tools = "farm-off,farm-on,wget2,curl,aria2c"
     @Option(help: "Parallel transfers: farm's transfers in all, wget2 threads, curl and aria2c parallelism.")
     var parallel = 6
@@ -198,10 +198,11 @@ struct PeersBenchmark: ParsableCommand {
                          Double(sampled.map(\.rss).max()!) / 1e6, Double(sampled.map(\.pss).max()!) / 1e6))
         }
         // Ratios of throughput, paired within each round (same machine state), then the median.
-        let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") }
+        let farms = tools.filter { $0.hasPrefix("farm") || $0.hasPrefix("base") || $0.hasPrefix("floor") }
         for farm in farms {
-            // Against every peer, and a baseline farm only in the same mode.
-            let others = tools.filter { !farms.contains($0) || ($0.hasPrefix("base") && farm.hasPrefix("farm")
+            // Against every peer, a baseline farm only in the same mode, and the floors (a farm against them).
+            let others = tools.filter { !farms.contains($0) || ($0.hasPrefix("floor") && !farm.hasPrefix("floor"))
+                || ($0.hasPrefix("base") && farm.hasPrefix("farm")
                 && $0.suffix(3) == farm.suffix(3)) || (farm == "farm-limited-off" && $0 == "farm-off") }
             let ratios = others.compactMap { peer -> String? in
                 guard let mine = results[farm], let theirs = results[peer], mine.count == theirs.count else { return nil }
@@ -264,6 +265,19 @@ struct PeersBenchmark: ParsableCommand {
                 + (farmShape ? ["--transfers", String((parallel + workers - 1) / workers)] : [])
             return try measureFarm(farm, convert: tool.hasSuffix("-on"), manifest: base + "/\(label).json", set: set,
                                    run: run, log: log, startArguments: shape + limit + trust("--ca-file", joined: false))
+        case "floor-bare", "floor-spool":
+            // farm's transfer engine in farm's shape, with no spool or with only its unavoidable steps.
+            let workers = farmWorkers ?? parallel
+            let spool = tool == "floor-spool" ? run + ".spool" : nil
+            if let spool { try FloorBenchmark.prepare(spool: spool, jobs: set.paths.count) }
+            defer { if let spool { try? FileManager.default.removeItem(atPath: spool) } }
+            let result = try Spawned.run(Spawned.sibling("farm-benchmark"), [
+                "floor", "--urls", base + "/urls.txt", "--out", run, "--processes", String(workers),
+                "--transfers", String((parallel + workers - 1) / workers),
+            ] + (spool.map { ["--spool", $0] } ?? []) + trust("--ca-file", joined: false), log: log)
+            try check(run, set: set, tool: tool)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
+                               cpu: result.cpu, launched: result.started)
         case "wget2":
             let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
                                                    "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
