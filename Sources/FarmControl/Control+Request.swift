@@ -7,7 +7,8 @@ extension Control {
     /// the Netscape format, a user agent, a proxy URL. Throws `.badRequestOption` with one sentence that
     /// shows no secret value. Nil when none is given: the list's requests carry nothing of their own.
     public static func requestOptions(headers: [String], cookieFile: String?, userAgent: String?,
-                                      proxy: String?) throws(ControlError) -> RequestOptions? {
+                                      proxy: String?, connections: Int? = nil,
+                                      minPiece: String? = nil) throws(ControlError) -> RequestOptions? {
         do throws(RequestOptionError) {
             var options = RequestOptions()
             for header in headers {
@@ -32,6 +33,18 @@ extension Control {
                 options.userAgent = userAgent
             }
             options.proxy = try proxy.map { (proxy) throws(RequestOptionError) in try RequestOptions.proxy(proxy) }
+            if let connections {
+                guard (1...RequestOptions.maxConnections).contains(connections) else {
+                    throw RequestOptionError("--connections must be from 1 to \(RequestOptions.maxConnections)")
+                }
+                options.connections = connections > 1 ? connections : nil
+            }
+            if let minPiece {
+                guard let bytes = try? Self.bandwidth(minPiece), bytes >= 16 << 10 else {
+                    throw RequestOptionError("--min-piece must be a size of at least 16K (such as 512K or 4M)")
+                }
+                options.minPiece = bytes
+            }
             return options.isEmpty ? nil : options
         } catch {
             throw ControlError(.badRequestOption, error.description)

@@ -34,6 +34,9 @@ public struct DownloadRequest: Sendable {
     /// ones not: 0 hashes none, `Int.max` all (a caller that checks a checksum). A hash is paid only where
     /// one can matter (SPEC §13).
     public var hashLimit = 0
+    /// Only these bytes of the resource, written at their own offsets (SPEC §14's pieces): the answer
+    /// must be a 206 for them, and the transfer ends well where the piece ends. Nil: the whole resource.
+    public var piece: PieceRange?
 
     public enum Redirected: Sendable, Equatable {
         /// To the scheme, host and port the chain began at.
@@ -108,8 +111,12 @@ public struct DownloadResult: Sendable, Equatable {
         head.count == min(TransferContext.headLength, bytes) && !head.isEmpty ? head : nil
     }
 
+    /// The whole resource's size, when a 206 or a 416 said it (`Content-Range`).
+    public var completeSize: Int?
+
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
-                modified: String? = nil, sha256: String? = nil) {
+                modified: String? = nil, sha256: String? = nil, completeSize: Int? = nil) {
+        self.completeSize = completeSize
         self.httpStatus = httpStatus
         self.bytes = bytes
         self.resumedFrom = resumedFrom
@@ -135,7 +142,9 @@ extension EasyHandle {
     public func download(_ request: DownloadRequest, into fd: FileDescriptor, size: Int? = nil,
                          progress: @escaping (TransferProgress) -> Bool) throws(TransferError) -> DownloadResult {
         let resumeFrom: Int
-        if let size {
+        if let piece = request.piece {
+            resumeFrom = piece.start
+        } else if let size {
             resumeFrom = size
         } else {
             guard let st = try? fd.status() else { throw TransferError(.transient, "cannot read the partial file") }
@@ -145,7 +154,8 @@ extension EasyHandle {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
         let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
-                                      maxSize: request.maxSize, hashLimit: request.hashLimit, progress: progress)
+                                      maxSize: request.maxSize, hashLimit: request.piece == nil ? request.hashLimit : 0,
+                                      piece: request.piece, progress: progress)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
         curl_easy_reset(curl)
@@ -193,7 +203,11 @@ extension EasyHandle {
         // (a 200, which makes the file start over) instead of a splice of two versions.
         var headers: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headers) }
-        if resumeFrom > 0 {
+        if let piece = request.piece {
+            guard piece.end > piece.start else { throw TransferError(.permanent, "an empty piece") }
+            try set(CURLOPT_RANGE, "\(piece.start)-\(piece.end - 1)")
+            if let validator = piece.validator { headers = curl_slist_append(headers, "If-Range: " + validator) }
+        } else if resumeFrom > 0 {
             try set(CURLOPT_RANGE, "\(resumeFrom)-")
             if let validator = PartialValidator.read(fd) {
                 headers = curl_slist_append(headers, "If-Range: " + validator)
@@ -227,6 +241,12 @@ extension EasyHandle {
         let response = context.response
         // Our own reasons to stop come first: curl only sees a callback that said no.
         if let failure = context.failure { throw failure }
+        if let piece = request.piece, context.offset >= piece.end, status == 206 {
+            // Ended by its end (reached, or moved closer by another transfer): curl saw a write refused.
+            return DownloadResult(httpStatus: 206, bytes: context.offset, resumedFrom: resumeFrom,
+                                  contentType: response.contentType, etag: response.etag,
+                                  modified: response.lastModified, completeSize: response.completeSize)
+        }
         if context.aborted { throw TransferError(.aborted, "stopped by the worker") }
         // A redirect curl refused to follow leaves its 3xx as the status: the refusal is the news.
         if [CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS, CURLE_URL_MALFORMAT].contains(code) {
@@ -265,7 +285,8 @@ extension EasyHandle {
         var result = DownloadResult(httpStatus: status, bytes: context.offset,
                                     resumedFrom: context.restarted ? 0 : resumeFrom,
                                     contentType: response.contentType, etag: response.etag,
-                                    modified: response.lastModified, sha256: context.digest)
+                                    modified: response.lastModified, sha256: context.digest,
+                                    completeSize: response.completeSize)
         result.head = context.head
         return result
     }
@@ -330,6 +351,8 @@ final class TransferContext {
     var writes = 0
     let resumeFrom: Int
     let maxSize: Int
+    /// Set for a piece: the bytes end at its end, and only a 206 is its bytes.
+    let piece: PieceRange?
     let progress: (TransferProgress) -> Bool
     /// Bytes received so far, resumed ones included: those in the file and the `pending` ones.
     var offset: Int
@@ -357,13 +380,15 @@ final class TransferContext {
     static let headLength = 16
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
-         resumeFrom: Int, maxSize: Int, hashLimit: Int, progress: @escaping (TransferProgress) -> Bool) {
+         resumeFrom: Int, maxSize: Int, hashLimit: Int, piece: PieceRange? = nil,
+         progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
         self.pool = pool
         self.fd = fd
         self.buffer = buffer
         self.resumeFrom = resumeFrom
         self.maxSize = maxSize
+        self.piece = piece
         self.progress = progress
         self.offset = resumeFrom
         self.hashLimit = hashLimit
@@ -382,6 +407,12 @@ final class TransferContext {
         _ = cfarm_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
         if status < 200 || status >= 300 {
             discardBody = true  // an error page is not the resource
+            return
+        }
+        if piece != nil {
+            // A piece's bytes go where they belong, or nowhere: a 200 is the whole resource (ranges
+            // refused, or the validator no longer the resource's), which other pieces are not part of.
+            if status != 206 { failure = TransferError(.transient, "the server answered a range with HTTP \(status)") }
             return
         }
         if status == 200 && resumeFrom > 0 {
@@ -412,6 +443,15 @@ final class TransferContext {
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
         if !bodyStarted { startBody(first: count) }
         if discardBody { return count }
+        if failure != nil { return 0 }
+        if let piece {
+            // Up to the piece's end as it stands now; the rest is refused, which ends the transfer.
+            let room = piece.end - offset
+            if room < count {
+                guard room > 0, write(data, room) == room else { return 0 }
+                return 0
+            }
+        }
         // Over the bandwidth cap: curl keeps these bytes, and hands them over again once resumed.
         if let pool, !pool.admit(count, of: curl) { return Int(CURL_WRITEFUNC_PAUSE) }
         if offset + count > maxSize {

@@ -12,15 +12,27 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     public var userAgent: String?
     /// `scheme://[user:password@]host[:port]`, scheme one of `proxySchemes`.
     public var proxy: String?
+    /// How many connections at once one resource may be fetched over, as pieces (SPEC §14), from 2 to
+    /// `maxConnections`; nil: one. Never fewer than `minPiece` bytes a piece (nil: `defaultMinPiece`).
+    public var connections: Int?
+    public var minPiece: Int?
 
-    public init(headers: [String] = [], cookies: [String] = [], userAgent: String? = nil, proxy: String? = nil) {
+    public static let maxConnections = 64
+    public static let defaultMinPiece = 1 << 20
+
+    public init(headers: [String] = [], cookies: [String] = [], userAgent: String? = nil, proxy: String? = nil,
+                connections: Int? = nil, minPiece: Int? = nil) {
         self.headers = headers
         self.cookies = cookies
         self.userAgent = userAgent
         self.proxy = proxy
+        self.connections = connections
+        self.minPiece = minPiece
     }
 
-    public var isEmpty: Bool { headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil }
+    public var isEmpty: Bool {
+        headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
+    }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
 

@@ -9,7 +9,7 @@ public struct ResponseHeaders: Sendable, Equatable {
     /// Seconds the server asked us to wait (`Retry-After`, as seconds or as an HTTP date), from the
     /// moment its line was read; never negative.
     public var retryAfter: Double?
-    /// The whole size, from `Content-Range: bytes */N` (a 416's).
+    /// The whole size, from `Content-Range`: `bytes */N` (a 416's) or `bytes A-B/N` (a 206's).
     public var completeSize: Int?
     /// The ETag (weak or strong) and Last-Modified, as sent.
     public var etag: String?
@@ -50,8 +50,9 @@ public struct ResponseHeaders: Sendable, Equatable {
         case .etag: etag = value
         case .lastModified: lastModified = value
         case .contentRange:
-            if bytes.starts(with: Self.unsatisfiedPrefix) {
-                completeSize = Self.digits(bytes.dropFirst(Self.unsatisfiedPrefix.count))
+            // `bytes */N` (a 416's) or `bytes A-B/N` (a 206's); `/*` (size unknown) says nothing.
+            if bytes.starts(with: Self.bytesPrefix), let slash = bytes.lastIndex(of: UInt8(ascii: "/")) {
+                completeSize = Self.digits(bytes[(slash + 1)...])
             }
         }
     }
@@ -120,7 +121,7 @@ public struct ResponseHeaders: Sendable, Equatable {
         (Array("content-range".utf8), .contentRange),
     ]
     private static let statusPrefix = Array("HTTP/".utf8)
-    private static let unsatisfiedPrefix = Array("bytes */".utf8)
+    private static let bytesPrefix = Array("bytes ".utf8)
     private static let shortDays: [Substring] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let longDays: [Substring] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
                                                 "Saturday"]

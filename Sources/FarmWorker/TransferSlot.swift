@@ -20,21 +20,23 @@ final class TransferSlot: @unchecked Sendable {
     let index: Int
     /// Takes jobs parked for hosts that refused them, once a host lets this slot in.
     private let parkedClaimer: Claimer
-    private let gate: HostGate
-    private let handle: EasyHandle
+    let gate: HostGate
+    let handle: EasyHandle
     private let metrics: WorkerMetrics
     /// Each list's request options (SPEC §12) as last read, and when: read again after `requestLook`, so
     /// that a list of the same name added again after a reset is fetched with its own.
     private var requestOptions: [String: (options: RequestOptions?, read: Double)] = [:]
     private static let requestLook = 2.0
+    /// Seconds between looks for waiting pieces: a board is one directory listing when there is none.
+    static let piecesLook = 0.2
 
-    private var spool: Spool { worker.spool }
-    private var options: WorkerOptions { worker.options }
+    var spool: Spool { worker.spool }
+    var options: WorkerOptions { worker.options }
     private var keeper: LeaseKeeper { worker.keeper }
     private var disk: DiskGate { worker.disk }
     private var converter: Converter { worker.converter }
     /// The worker ends, or this slot is one more than the farm wants: its job goes back to the queue.
-    private var mustStop: Bool { worker.mustStop(index) }
+    var mustStop: Bool { worker.mustStop(index) }
 
     init(_ worker: Worker, index: Int, metrics: SpoolMetricsFactory) throws {
         self.worker = worker
@@ -51,6 +53,7 @@ final class TransferSlot: @unchecked Sendable {
         var idle = 0.05
         var pauseLooked = -Double.infinity
         var reclaimLooked = -Double.infinity
+        var piecesLooked = -Double.infinity
         while !worker.isEnding {
             if mustStop {
                 // One more than the farm wants now: waits to be wanted again, or for the work to end.
@@ -71,6 +74,11 @@ final class TransferSlot: @unchecked Sendable {
             if !disk.allowsClaim(now: now) {
                 Thread.sleep(forTimeInterval: 0.1)
                 continue
+            }
+            // Pieces of a resource fetched over several connections (SPEC §14) come before new jobs.
+            if now - piecesLooked >= Self.piecesLook {
+                piecesLooked = now
+                if takePieces() { continue }
             }
             let claim: (Claim, HostPass)?
             do { claim = try nextClaim() } catch {
@@ -218,7 +226,7 @@ final class TransferSlot: @unchecked Sendable {
     }
 
     /// List `id`'s request options, read at most once per `requestLook`.
-    private func requestOptions(ofList id: String) -> RequestOptions? {
+    func requestOptions(ofList id: String) -> RequestOptions? {
         let now = Clock.monotonic()
         if let known = requestOptions[id], now - known.read < Self.requestLook { return known.options }
         let options = RequestOptions.decoded(spool.requestOptions(ofList: id))
@@ -235,6 +243,11 @@ final class TransferSlot: @unchecked Sendable {
     /// itself, so that each request goes to its host under that host's leave (SPEC §10: a transfer
     /// redirected to another host counts there): `pass`, the job's, is moved from host to host with them.
     private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass) -> DownloadResult? {
+        switch downloadInPieces(&job, partial) {
+        case .single: break
+        case .whole(let result): return result
+        case .ended: return nil
+        }
         let fd = partial.fd
         var first = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
                                     stallTimeout: options.stallTimeout, caFile: options.caFile,
@@ -345,7 +358,7 @@ final class TransferSlot: @unchecked Sendable {
 
     /// Stopping (stop, scale down): the job goes back to the queue; its bytes stay in partial/ for
     /// whoever claims it next.
-    private func handBack(_ claim: Claim) -> DownloadResult? {
+    func handBack(_ claim: Claim) -> DownloadResult? {
         do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
         return nil
     }

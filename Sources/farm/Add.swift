@@ -82,7 +82,9 @@ struct Add: ParsableCommand {
 
     private func add() throws {
         let request = try Control.requestOptions(headers: requests.header, cookieFile: requests.cookies,
-                                                 userAgent: requests.userAgent, proxy: requests.proxy)
+                                                 userAgent: requests.userAgent, proxy: requests.proxy,
+                                                 connections: requests.connections,
+                                                 minPiece: requests.minPiece)
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
             try Control.delivery(folder: out, template: paged.name)
@@ -182,4 +184,12 @@ struct RequestFlags: ParsableArguments {
                                + "(default: the http_proxy, https_proxy, all_proxy and no_proxy of farm start).",
                                valueName: "url"))
     var proxy: String?
+
+    @Option(help: ArgumentHelp("Connections at once for one resource (1 to 64): a resource whose size is known and "
+                               + "whose server takes ranges is fetched as pieces, by any worker of any host.",
+                               valueName: "n"))
+    var connections: Int?
+
+    @Option(help: ArgumentHelp("The smallest piece: bytes, or with K, M or G (default 1M).", valueName: "size"))
+    var minPiece: String?
 }

@@ -1,0 +1,321 @@
+import FarmJSON
+import FarmSystem
+import SystemPackage
+
+// Pieces (SPEC §14)
+// =================
+//
+// A resource fetched over several connections has a board, `pieces/<partial>/`, named after the partial file
+// its bytes go to (`partial/<job>` or `partial/u<key>`): whoever holds that partial leads the resource (its
+// job's owner, holding the URL's lock where the URL is shared); any transfer of any worker on any host may
+// fetch a piece of it.
+//
+//     plan                 the resource: URL, size, validator, list; written before any piece exists
+//     q/<a>-<b>            a piece waiting: bytes a..<b of the resource
+//     a/<a>-<b>@<owner>    a piece held: claimed by rename from q/, under a fresh owner name
+//     d/<a>-<b>            a piece whose bytes are all in the partial
+//
+// A piece file's size is how many of its bytes, from its start, are in the partial: its holder sets it
+// (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
+// lease (a holder with nothing to write touches it). A holder killed loses what it wrote since it last set
+// it, at most a piece. A reclaim (the lead's or a taker's look at the board, when a held piece's lease
+// is older than the farm's) renames the piece back to q/, its size kept: the next holder asks for the
+// rest only.
+//
+// The board is made whole in tmp/ and renamed into pieces/ (there is one or none), after the partial
+// exists. Pieces may overlap, never leave a gap: the resource is whole when the pieces of d/ cover
+// 0..<size. Overlapping bytes are the same bytes, since every request carries the plan's validator as
+// If-Range and a piece takes nothing but a 206.
+//
+// Taking over. A transfer that finished its piece while none waits takes the second half of what the
+// slowest holder has left: it makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
+// `a/<a>-<b>@<holder>` to `a/<a>-<m>@<holder>`. Killed between the two, the two pieces overlap. If the
+// rename fails (the holder finished, or its piece was reclaimed or taken over meanwhile), the taker
+// removes its piece (killed before, it leaves an overlap). The holder finds its end moved when it next
+// looks for its own name (by its owner, which no other piece has), and stops there; bytes it wrote past
+// the new end are the same bytes. Completing renames the holder's piece, under the name it has then, to
+// d/; a piece no longer in a/ under its owner was reclaimed: its holder stops.
+//
+// The lead removes the board once the resource is whole, before it stores the partial: from then on the
+// partial is an ordinary one, whole, which a next owner would find complete (a 416 to its range).
+
+/// The board of one resource in pieces.
+public struct PieceBoard: Sendable {
+    public let spool: Spool
+    /// `pieces/<partial name>`.
+    public let path: String
+
+    /// The resource, as its lead found it.
+    public struct Plan: JSONRecord, Sendable, Equatable {
+        public var url: String
+        public var size: Int
+        /// The strong ETag or Last-Modified the pieces are asked for with (If-Range); nil: none (then a
+        /// piece is taken as it comes).
+        public var validator: String?
+        /// The list whose request options go with every piece's request.
+        public var list: String
+        public var connections: Int
+        public var minPiece: Int
+        /// The validators of the first answer, which the whole download is recorded with (SPEC §7's sync).
+        public var etag: String?
+        public var modified: String?
+
+        public init(url: String, size: Int, validator: String?, list: String, connections: Int, minPiece: Int,
+                    etag: String? = nil, modified: String? = nil) {
+            self.etag = etag
+            self.modified = modified
+            self.url = url
+            self.size = size
+            self.validator = validator
+            self.list = list
+            self.connections = connections
+            self.minPiece = minPiece
+        }
+    }
+
+    /// Bytes `start..<end` of the resource.
+    public struct Piece: Hashable, Sendable, CustomStringConvertible {
+        public let start: Int
+        public let end: Int
+
+        public init(start: Int, end: Int) {
+            self.start = start
+            self.end = end
+        }
+
+        public var description: String { "\(start)-\(end)" }
+
+        init?(_ name: Substring) {
+            let parts = name.split(separator: "-")
+            guard parts.count == 2, let start = Int(parts[0]), let end = Int(parts[1]), start >= 0, end > start
+            else { return nil }
+            self.init(start: start, end: end)
+        }
+    }
+
+    /// A piece held by this process: its bytes from `piece.start + written` are still to fetch.
+    public final class Held: @unchecked Sendable {
+        public private(set) var piece: Piece
+        public let owner: Owner
+        /// Bytes of it in the partial, as last recorded.
+        public fileprivate(set) var written: Int
+        fileprivate let file: FileDescriptor
+
+        fileprivate init(piece: Piece, owner: Owner, written: Int, file: FileDescriptor) {
+            self.piece = piece
+            self.owner = owner
+            self.written = written
+            self.file = file
+        }
+
+        fileprivate func moveEnd(to end: Int) { piece = Piece(start: piece.start, end: end) }
+
+        deinit { file.closeQuietly() }
+    }
+
+    init(spool: Spool, path: String) {
+        self.spool = spool
+        self.path = path
+    }
+
+    private var queued: String { path + "/q" }
+    private var held: String { path + "/a" }
+    private var finished: String { path + "/d" }
+    private var planPath: String { path + "/plan" }
+
+    /// Whether the board exists (a resource is in pieces).
+    public var exists: Bool { FileSystem.exists(planPath) }
+
+    public func plan() -> Plan? {
+        (try? FileSystem.readFile(planPath)).flatMap { JSON.decode(Plan.self, from: $0) }
+    }
+
+    /// Makes the board with `plan` and its pieces queued, each with the bytes of it already in the partial
+    /// (`written`, by piece). Fails when a board is there already.
+    public func publish(_ plan: Plan, pieces: [Piece], written: [Piece: Int] = [:]) throws(SpoolError) {
+        let stage = spool.scratchPath("pieces")
+        do {
+            try FileSystem.mkdir(stage)
+            for directory in ["q", "a", "d"] { try FileSystem.mkdir(stage + "/" + directory) }
+            try FileSystem.createFile(stage + "/plan", JSON.encode(plan))
+            for piece in pieces {
+                let file = stage + "/q/" + piece.description
+                let fd = try FileDescriptor.open(file, .writeOnly, options: [.create, .exclusiveCreate],
+                                                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                defer { fd.closeQuietly() }
+                if let bytes = written[piece], bytes > 0 { try fd.resize(to: Int64(bytes)) }
+            }
+            try FileSystem.ensureDirectory(spool.pieces)
+            try FileSystem.rename(stage, path)
+        } catch {
+            try? FileSystem.removeTree(stage)
+            throw SpoolError(.io, "cannot make the pieces of \(plan.url)", cause: error)
+        }
+    }
+
+    /// Takes a waiting piece, if any, under a fresh owner name.
+    public func take() -> Held? {
+        for name in FileSystem.names(queued).shuffled() {
+            guard let piece = Piece(name[...]) else { continue }
+            let owner = Owner.fresh()
+            let claimed = heldPath(piece, owner)
+            do { try FileSystem.rename(queued + "/" + name, claimed) } catch { continue }
+            guard let held = open(claimed, piece: piece, owner: owner) else {
+                try? FileSystem.rename(claimed, queued + "/" + name)
+                continue
+            }
+            return held
+        }
+        return nil
+    }
+
+    /// Takes over the second half of what the slowest holder has left, when that half is at least
+    /// `minPiece` bytes (see "Taking over" above); nil when no held piece has that much left.
+    public func takeOver(minPiece: Int) -> Held? {
+        let now = Clock.wall()
+        // Seconds the holder still needs at its pace so far (its bytes since its claim): the largest first.
+        var candidates: [(name: String, piece: Piece, owner: String, from: Int, left: Double)] = []
+        for name in FileSystem.names(held) {
+            guard let (piece, owner) = Self.heldName(name), let ownerName = Owner(owner),
+                  let st = try? FileSystem.lstat(held + "/" + name) else { continue }
+            let from = piece.start + Int(st.size)
+            let rest = piece.end - from
+            guard rest / 2 >= minPiece else { continue }
+            let elapsed = max(0.001, now - (ownerName.claimedAt ?? now))
+            let pace = Double(max(1, Int(st.size))) / elapsed
+            candidates.append((name, piece, owner, from, Double(rest) / pace))
+        }
+        for candidate in candidates.sorted(by: { $0.left > $1.left }) {
+            let middle = candidate.from + (candidate.piece.end - candidate.from + 1) / 2
+            let mine = Piece(start: middle, end: candidate.piece.end)
+            let owner = Owner.fresh()
+            let claimed = heldPath(mine, owner)
+            do { try FileSystem.createFile(claimed, []) } catch { continue }
+            let shortened = held + "/" + Piece(start: candidate.piece.start, end: middle).description
+                + "@" + candidate.owner
+            do { try FileSystem.rename(held + "/" + candidate.name, shortened) } catch {
+                try? FileSystem.unlink(claimed)
+                continue
+            }
+            if let taken = open(claimed, piece: mine, owner: owner) { return taken }
+        }
+        return nil
+    }
+
+    /// Records that `written` bytes of `held` are in the partial, which renews its lease.
+    public func record(_ held: Held, written: Int) {
+        held.written = max(held.written, written)
+        try? held.file.resize(to: Int64(held.written))
+    }
+
+    /// Where `held` ends now (another transfer may have taken its tail); nil when it is no longer this
+    /// holder's: reclaimed, its holder must stop.
+    public func end(of held: Held) -> Int? {
+        let suffix = "@" + held.owner.raw
+        for name in FileSystem.names(self.held) where name.hasSuffix(suffix) {
+            guard let (piece, _) = Self.heldName(name) else { continue }
+            held.moveEnd(to: piece.end)
+            return piece.end
+        }
+        return nil
+    }
+
+    /// `held` is all in the partial: it goes to d/ under the name it has now. False when it is no
+    /// longer this holder's.
+    @discardableResult
+    public func complete(_ held: Held) -> Bool {
+        for _ in 0..<3 {
+            guard end(of: held) != nil else { return false }
+            do {
+                try FileSystem.rename(heldPath(held.piece, held.owner), finished + "/" + held.piece.description)
+                return true
+            } catch {
+                continue  // its end moved between the look and the rename: look again
+            }
+        }
+        return false
+    }
+
+    /// Puts `held` back in the queue with the bytes it has (the holder stops, or its transfer failed).
+    public func handBack(_ held: Held) {
+        guard end(of: held) != nil else { return }
+        try? FileSystem.rename(heldPath(held.piece, held.owner), queued + "/" + held.piece.description)
+    }
+
+    /// Sends back to the queue every held piece whose lease is older than `lease` seconds.
+    public func reclaimExpired(lease: Double) {
+        let now = Clock.wall()
+        for name in FileSystem.names(held) {
+            guard let (piece, _) = Self.heldName(name), let st = try? FileSystem.lstat(held + "/" + name),
+                  now - st.changeTime > lease else { continue }
+            try? FileSystem.rename(held + "/" + name, queued + "/" + piece.description)
+        }
+    }
+
+    /// Pieces done, held and waiting.
+    public func counts() -> (done: Int, active: Int, waiting: Int) {
+        (FileSystem.names(finished).count, FileSystem.names(held).count, FileSystem.names(queued).count)
+    }
+
+    /// Bytes of the resource in the partial as its pieces recorded them (overlaps counted twice): what
+    /// its one percentage is made of.
+    public func bytesIn() -> Int {
+        var bytes = FileSystem.names(finished).compactMap { Piece($0[...]) }.reduce(0) { $0 + $1.end - $1.start }
+        for directory in [held, queued] {
+            for name in FileSystem.names(directory) {
+                bytes += (try? FileSystem.lstat(directory + "/" + name)).map { Int($0.size) } ?? 0
+            }
+        }
+        return bytes
+    }
+
+    /// Whether the done pieces cover the whole resource.
+    public func isWhole(size: Int) -> Bool {
+        var reached = 0
+        for piece in FileSystem.names(finished).compactMap({ Piece($0[...]) }).sorted(by: { $0.start < $1.start }) {
+            if piece.start > reached { return false }
+            reached = max(reached, piece.end)
+        }
+        return reached >= size
+    }
+
+    /// Removes the board: the resource is whole, or is fetched another way.
+    public func remove() {
+        // Out of pieces/ by one rename first, so no transfer takes a piece of a board half removed.
+        let doomed = spool.scratchPath("pieces-gone")
+        guard (try? FileSystem.rename(path, doomed)) != nil else { return }
+        try? FileSystem.removeTree(doomed)
+    }
+
+    private func heldPath(_ piece: Piece, _ owner: Owner) -> String { held + "/" + piece.description + "@" + owner.raw }
+
+    private func open(_ path: String, piece: Piece, owner: Owner) -> Held? {
+        guard let file = try? FileDescriptor.open(path, .writeOnly),
+              let size = try? file.status().size else { return nil }
+        return Held(piece: piece, owner: owner, written: min(Int(size), piece.end - piece.start), file: file)
+    }
+
+    static func heldName(_ name: String) -> (Piece, String)? {
+        guard let at = name.firstIndex(of: "@"), let piece = Piece(name[..<at]) else { return nil }
+        return (piece, String(name[name.index(after: at)...]))
+    }
+}
+
+extension Spool {
+    /// Boards of the resources in pieces, `pieces/<partial>/` (PieceBoard.swift).
+    public var pieces: String { root + "/pieces" }
+
+    /// The board of the resource whose bytes go to `partialPath` (it need not exist).
+    public func pieceBoard(ofPartial partialPath: String) -> PieceBoard {
+        let name = partialPath.lastIndex(of: "/").map { String(partialPath[partialPath.index(after: $0)...]) }
+            ?? partialPath
+        return PieceBoard(spool: self, path: pieces + "/" + name)
+    }
+
+    /// Every board, with the path of the partial its pieces are written to.
+    public func pieceBoards() -> [(board: PieceBoard, partial: String)] {
+        FileSystem.names(pieces).map { name in
+            (PieceBoard(spool: self, path: pieces + "/" + name), partial + "/" + name)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import FarmFixtures
+import FarmJSON
+import FarmOrigin
+import FarmSpool
+import FarmStatus
+import FarmSystem
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// One resource over several connections (SPEC §14; FarmSpool's PieceBoard.swift): pieces taken by several
+/// worker processes, written at their offsets into one partial, and a holder killed mid-piece. Real farms,
+/// a real origin on 127.0.0.1 that caps each response's rate, bytes checked on disk.
+@Suite(.serialized) struct PiecesTests {
+    private static let size = 8 << 20
+    private static let minPiece = 1 << 20
+
+    /// A stored PNG of `size` bytes of noise, each response capped at `rate` bytes a second.
+    private func picture(_ farm: RunningFarm, _ path: String, rate: Int) -> [UInt8] {
+        var random = SplitMix64(seed: 48)
+        let body = StoredPNG.make(width: 16, height: 16, padTo: Self.size) { _ in
+            (0..<48).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        }
+        farm.origin.serve(path: path, bytes: body, contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: rate), at: path)
+        return body
+    }
+
+    private func add(_ farm: RunningFarm, _ urls: [String], connections: Int) throws {
+        let manifest = farm.dir.appending("big.json")
+        try Data(JSON.encode(urls)).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--connections", String(connections), "--min-piece", "1M"])
+    }
+
+    private func expectStored(_ farm: RunningFarm, _ body: [UInt8]) throws {
+        let output = try farm.must(["status", "big.json", "--json"])
+        let rows = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources, "\(output)")
+        let file = try #require(rows.first?.file, "\(rows)")
+        let stored = FileManager.default.contents(atPath: file).map([UInt8].init)
+        #expect(stored?.count == body.count)
+        #expect(stored == body, "the pieces made other bytes than the origin's")
+        #expect(!FileManager.default.fileExists(atPath: farm.spool.pieces + "/" + "x")
+            && ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.pieces)) ?? []).isEmpty,
+                "a board outlived its resource")
+    }
+
+    /// Ranged GETs of the path that overlapped in time: how many were in flight together at most.
+    private func mostAtOnce(_ requests: [LoggedRequest]) -> Int {
+        let ranged = requests.filter { $0.method == "GET" && $0.range != nil && $0.status == 206 }
+        return ranged.map { request in
+            ranged.filter { other in
+                other.arrived <= request.arrived && (other.ended ?? .infinity) > request.arrived
+            }.count
+        }.max() ?? 0
+    }
+
+    @Test func aResourceInPiecesIsFetchedByManyWorkersAndItsBytesAreRight() throws {
+        let farm = try RunningFarm()
+        // 2 MB/s a connection: 4 s over one, about 1 s over four.
+        let body = picture(farm, "/big.png", rate: 2_000_000)
+        try add(farm, [farm.origin.url(for: "/big.png")], connections: 4)
+        try farm.start(workers: 4)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        try expectStored(farm, body)
+        let requests = farm.origin.requests(for: "/big.png")
+        let ports = Set(requests.compactMap(\.clientPort))
+        #expect(ports.count >= 3, "pieces came over \(ports.count) connections: \(requests)")
+        #expect(mostAtOnce(requests) >= 3, "at most \(mostAtOnce(requests)) pieces at once: \(requests)")
+        let served = requests.reduce(0) { $0 + $1.bodyBytes }
+        #expect(served <= Self.size + Self.size / 4, "served \(served) bytes for \(Self.size): \(requests)")
+        // The farm's order of connections: no more than asked.
+        #expect(mostAtOnce(requests) <= 4, "\(requests)")
+    }
+
+    @Test func aWorkerKilledMidPieceCostsAtMostItsPiece() throws {
+        let farm = try RunningFarm()
+        // 1 MB/s a connection: about 2 s a piece, so a kill lands in the middle of one.
+        let body = picture(farm, "/big.png", rate: 1_000_000)
+        try add(farm, [farm.origin.url(for: "/big.png")], connections: 4)
+        try farm.start(workers: 2, lease: 2)
+        let held = farm.spool.pieces
+        var victim: pid_t?
+        #expect(poll(timeout: 60, every: 0.05) {
+            // A piece held by a worker that is not the lead (the lead holds the job in active/).
+            guard let board = try? FileManager.default.contentsOfDirectory(atPath: held).first,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: held + "/" + board + "/a")
+            else { return false }
+            let leads = Set(farm.spool.activeJobs().map(\.owner.pid))
+            let holders = names.compactMap { name -> pid_t? in
+                guard let at = name.firstIndex(of: "@") else { return nil }
+                return pid_t(name[name.index(after: at)...].prefix { $0 != "-" })
+            }
+            victim = holders.first { !leads.contains($0) } ?? holders.first
+            guard let pid = victim, let size = names.first(where: { $0.contains("@\(pid)-") })
+                .flatMap({ try? FileManager.default.attributesOfItem(atPath: held + "/" + board + "/a/" + $0)[.size] as? Int })
+            else { return false }
+            return size > 200_000
+        }, "no piece was held with bytes in it")
+        let pid = try #require(victim)
+        kill(pid, SIGKILL)
+        #expect(poll(timeout: 10) { isGone(pid) })
+        #expect(farm.waitUntilAllDone(1, timeout: 180), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        try expectStored(farm, body)
+        let requests = farm.origin.requests(for: "/big.png")
+        let served = requests.reduce(0) { $0 + $1.bodyBytes }
+        // What the killed holder had fetched and not recorded (a quarter second of its transfer), and
+        // what its lead may refetch of its own piece if the lead was the one killed: at most a piece.
+        #expect(served <= Self.size + 2 * Self.size / 4, "served \(served) bytes for \(Self.size): \(requests)")
+    }
+}
