@@ -16,14 +16,14 @@ import Testing
     private static let size = 8 << 20
     private static let minPiece = 1 << 20
 
-    /// A stored PNG of `size` bytes of noise, each response capped at `rate` bytes a second.
-    private func picture(_ farm: RunningFarm, _ path: String, rate: Int) -> [UInt8] {
+    /// A stored PNG of `size` bytes of noise, each response capped at `rate` bytes a second if given.
+    private func picture(_ farm: RunningFarm, _ path: String, rate: Int?) -> [UInt8] {
         var random = SplitMix64(seed: 48)
         let body = StoredPNG.make(width: 16, height: 16, padTo: Self.size) { _ in
             (0..<48).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         }
         farm.origin.serve(path: path, bytes: body, contentType: "image/png")
-        farm.origin.inject(.throttle(bytesPerSecond: rate), at: path)
+        if let rate { farm.origin.inject(.throttle(bytesPerSecond: rate), at: path) }
         return body
     }
 
@@ -71,6 +71,28 @@ import Testing
         #expect(served <= Self.size + Self.size / 4, "served \(served) bytes for \(Self.size): \(requests)")
         // The farm's order of connections: no more than asked.
         #expect(mostAtOnce(requests) <= 4, "\(requests)")
+    }
+
+    /// One of four connections crawls (its piece's range, alone, served at 150 KB/s): the transfers that
+    /// finish their pieces take over the second half of what it has left, again and again down to the
+    /// smallest piece, and it stops at each new end.
+    @Test func theSlowestHoldersTailIsTakenOver() throws {
+        let farm = try RunningFarm()
+        let body = picture(farm, "/big.png", rate: nil)
+        let slowFrom = 3 * Self.size / 4
+        farm.origin.inject(.throttleRange(from: slowFrom, bytesPerSecond: 150_000), at: "/big.png")
+        let manifest = farm.dir.appending("big.json")
+        try Data(JSON.encode([farm.origin.url(for: "/big.png")])).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--connections", "4", "--min-piece", "256K"])
+        try farm.start(workers: 4)
+        // Alone, the slow piece would take 14 s.
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        try expectStored(farm, body)
+        let requests = farm.origin.requests(for: "/big.png")
+        let slow = try #require(requests.first { $0.rangeStart == slowFrom }, "\(requests)")
+        #expect(slow.bodyBytes < Self.size / 4 / 2, "the slow holder sent \(slow.bodyBytes) bytes: \(requests)")
+        let tails = requests.filter { ($0.rangeStart ?? 0) > slowFrom }
+        #expect(tails.count >= 2, "taken over: \(tails)")
     }
 
     @Test func aWorkerKilledMidPieceCostsAtMostItsPiece() throws {

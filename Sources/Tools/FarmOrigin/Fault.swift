@@ -11,6 +11,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// At most this many body bytes per second in each response on the path, so a transfer lasts long enough
     /// to be killed half-way.
     case throttle(bytesPerSecond: Int)
+    /// As `throttle`, for the responses to a Range that starts at byte `from` alone: one slow connection
+    /// among the pieces of one file (the others, and a piece taken over from it, go at full speed).
+    case throttleRange(from: Int, bytesPerSecond: Int)
     /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and a `Retry-After`
     /// when `retryAfter` is given. With `times: N` it is "fail N times, then serve normally".
     case status(Int, retryAfter: RetryAfter? = nil)
@@ -31,6 +34,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .throttle(let rate): "throttle(\(rate) B/s)"
+        case .throttleRange(let from, let rate): "throttle(\(rate) B/s from byte \(from))"
         case .status(let code, let after): after.map { "status(\(code), Retry-After: \($0.value))" } ?? "status(\(code))"
         case .redirect(let location, let code): "redirect(\(code) → \(location))"
         case .cutShort(let k): "cutShort(after \(k) B)"
@@ -106,7 +110,8 @@ final class FaultTable: Sendable {
     /// Decides what the faults of `path` do to one request, and counts it against the rules applied.
     /// An answer counts every request; the other faults count only the requests they shape, the GET
     /// requests for a resource that exists (a HEAD or a 404 has no body to cut, throttle or stall).
-    func plan(for path: String, sendsBody: Bool) -> FaultPlan {
+    /// `rangeStart`: the first byte the request's Range asks for, if it has one.
+    func plan(for path: String, sendsBody: Bool, rangeStart: Int? = nil) -> FaultPlan {
         rules.withLock { table in
             guard var list = table[path], !list.isEmpty else { return FaultPlan() }
             var plan = FaultPlan()
@@ -118,6 +123,8 @@ final class FaultTable: Sendable {
                 for (index, rule) in list.enumerated() {
                     switch rule.fault {
                     case .throttle(let rate) where plan.bytesPerSecond == nil:
+                        plan.bytesPerSecond = max(rate, 1)
+                    case .throttleRange(let from, let rate) where plan.bytesPerSecond == nil && rangeStart == from:
                         plan.bytesPerSecond = max(rate, 1)
                     case .rangesOff where !plan.rangesOff:
                         plan.rangesOff = true

@@ -37,7 +37,8 @@ struct OriginResponder: HTTPResponder {
             Conditional.notModified(ifNoneMatch: request.headers[.ifNoneMatch],
                                     ifModifiedSince: request.headers[.ifModifiedSince], fixture: $0)
         } ?? false
-        let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil && !notModified)
+        let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil && !notModified,
+                               rangeStart: RangeRequest.firstByte(of: request.headers[.range]))
         log.update(sequence) { $0.faults = plan.applied }
 
         if let refusal = requirements.refusal(for: request.uri.path, headers: request.headers) {
