@@ -27,8 +27,13 @@ import SystemPackage
 // 0..<size. Overlapping bytes are the same bytes, since every request carries the plan's validator as
 // If-Range and a piece takes nothing but a 206.
 //
-// Taking over. A transfer that finished its piece while none waits takes the second half of what the
-// slowest holder has left: it makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
+// Taking over. A transfer that finished its piece while none waits takes the tail of what the slowest
+// holder (the one with the most seconds left at its pace) has left: as much of it as makes both end
+// together at their paces, so half between equals and nearly all of a holder ten times slower. The tail
+// is at least the smallest piece, but for the end game: a holder with more than `endGame` seconds left
+// gives up a tail down to `endGameTail` bytes, so that the last bytes never wait on one slow connection
+// (halves of at least a smallest piece leave a slow holder up to two of them, which at a tenth of the
+// others' pace is most of the whole time). It makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
 // `a/<a>-<b>@<holder>` to `a/<a>-<m>@<holder>`. Killed between the two, the two pieces overlap. If the
 // rename fails (the holder finished, or its piece was reclaimed or taken over meanwhile), the taker
 // removes its piece (killed before, it leaves an overlap). The holder finds its end moved when it next
@@ -169,24 +174,34 @@ public struct PieceBoard: Sendable {
         return nil
     }
 
-    /// Takes over the second half of what the slowest holder has left, when that half is at least
-    /// `minPiece` bytes (see "Taking over" above); nil when no held piece has that much left.
-    public func takeOver(minPiece: Int) -> Held? {
+    /// A holder with more seconds than this left gives up a tail smaller than the smallest piece.
+    public static let endGame = 1.0
+    /// The smallest tail the end game takes: less is not worth a request.
+    public static let endGameTail = 64 << 10
+    /// A holder younger than this has no pace yet to judge it by.
+    static let paceAfter = 0.5
+
+    /// Takes over the tail of what the slowest holder has left (see "Taking over" above), this transfer
+    /// going at `pace` bytes a second (nil: as fast as the holder); nil when no holder has a tail to give.
+    public func takeOver(minPiece: Int, pace: Double?) -> Held? {
         let now = Clock.wall()
-        // Seconds the holder still needs at its pace so far (its bytes since its claim): the largest first.
-        var candidates: [(name: String, piece: Piece, owner: String, from: Int, left: Double)] = []
+        // The seconds each holder still needs at its pace so far (its bytes since its claim): the most first.
+        var candidates: [(name: String, piece: Piece, owner: String, tail: Int, left: Double)] = []
         for name in FileSystem.names(held) {
             guard let (piece, owner) = Self.heldName(name), let ownerName = Owner(owner),
                   let st = try? FileSystem.lstat(held + "/" + name) else { continue }
-            let from = piece.start + Int(st.size)
-            let rest = piece.end - from
-            guard rest / 2 >= minPiece else { continue }
-            let elapsed = max(0.001, now - (ownerName.claimedAt ?? now))
-            let pace = Double(max(1, Int(st.size))) / elapsed
-            candidates.append((name, piece, owner, from, Double(rest) / pace))
+            let elapsed = now - (ownerName.claimedAt ?? now)
+            guard elapsed >= Self.paceAfter else { continue }
+            let rest = piece.end - (piece.start + Int(st.size))
+            let holderPace = Double(max(1, Int(st.size))) / elapsed
+            let left = Double(rest) / holderPace
+            let takerPace = pace ?? holderPace
+            let tail = Int(Double(rest) * takerPace / (takerPace + holderPace))
+            guard tail >= minPiece || (left > Self.endGame && tail >= Self.endGameTail) else { continue }
+            candidates.append((name, piece, owner, tail, left))
         }
         for candidate in candidates.sorted(by: { $0.left > $1.left }) {
-            let middle = candidate.from + (candidate.piece.end - candidate.from + 1) / 2
+            let middle = candidate.piece.end - candidate.tail
             let mine = Piece(start: middle, end: candidate.piece.end)
             let owner = Owner.fresh()
             let claimed = heldPath(mine, owner)

@@ -24,7 +24,8 @@ extension TransferSlot {
 
     /// How one piece's transfer ended.
     private enum PieceEnd {
-        case done
+        /// Its bytes are in, fetched at this pace (bytes a second).
+        case done(pace: Double?)
         /// Handed back with its bytes: the worker stops, the farm pauses, or its transfer failed.
         case stopped
         case failed(TransferError)
@@ -51,6 +52,7 @@ extension TransferSlot {
             plan = made
         }
         var failures = 0
+        var pace: Double?
         while true {
             if job.kept.lost { return .ended }
             if mustStop {
@@ -61,9 +63,12 @@ extension TransferSlot {
                 Thread.sleep(forTimeInterval: 0.1)
                 continue
             }
-            if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece) {
+            if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: pace) {
                 switch fetch(held, of: plan, on: board, into: partial.fd, lead: job) {
-                case .done, .lost: continue
+                case .done(let measured):
+                    pace = measured ?? pace
+                    continue
+                case .lost: continue
                 case .stopped: continue
                 case .failed(let error):
                     failures += 1
@@ -138,11 +143,14 @@ extension TransferSlot {
     /// tail once a piece of that resource is done. True when it fetched any.
     func takePieces() -> Bool {
         var took = false
-        for (board, partialPath) in spool.pieceBoards() {
+        let boards = spool.pieceBoards()
+        piecePaces = piecePaces.filter { path, _ in boards.contains { $0.board.path == path } }
+        for (board, partialPath) in boards {
             guard !mustStop, !spool.isPaused, let plan = board.plan() else { continue }
             board.reclaimExpired(lease: options.lease)
-            var finishedOne = false
-            while !mustStop, let held = board.take() ?? (finishedOne ? board.takeOver(minPiece: plan.minPiece) : nil) {
+            // Set once this transfer finished a piece of the resource: then it may take over a tail.
+            while !mustStop, let held = board.take()
+                ?? piecePaces[board.path].flatMap({ board.takeOver(minPiece: plan.minPiece, pace: $0) }) {
                 took = true
                 let fd: FileDescriptor
                 do { fd = try FileDescriptor.open(partialPath, .writeOnly) } catch {
@@ -162,8 +170,8 @@ extension TransferSlot {
                 }
                 let ended = fetch(held, of: plan, on: board, into: fd, lead: nil)
                 pass.release()
-                guard case .done = ended else { break }
-                finishedOne = true
+                guard case .done(let measured) = ended else { break }
+                piecePaces[board.path] = .some(measured)
             }
         }
         return took
@@ -173,12 +181,13 @@ extension TransferSlot {
     private func fetch(_ held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard,
                        into fd: FileDescriptor, lead: JobRun?) -> PieceEnd {
         let from = held.piece.start + held.written
-        guard from < held.piece.end else { return board.complete(held) ? .done : .lost }
+        guard from < held.piece.end else { return board.complete(held) ? .done(pace: nil) : .lost }
         let range = PieceRange(start: from, end: held.piece.end, validator: plan.validator)
         var request = DownloadRequest(url: plan.url, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
                                       caFile: options.caFile, options: requestOptions(ofList: plan.list))
         request.piece = range
-        var lastLook = Clock.monotonic()
+        let began = Clock.monotonic()
+        var lastLook = began
         var lost = false
         let start = held.piece.start
         do {
@@ -196,7 +205,9 @@ extension TransferSlot {
                 return !self.mustStop && !self.spool.isPaused
             }
             board.record(held, written: result.bytes - start)
-            return board.complete(held) ? .done : .lost
+            let seconds = Clock.monotonic() - began
+            let pace = seconds > 0.05 ? Double(result.bytes - from) / seconds : nil
+            return board.complete(held) ? .done(pace: pace) : .lost
         } catch {
             board.record(held, written: from - start + handle.lastWritten)
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }

@@ -74,8 +74,8 @@ import Testing
     }
 
     /// One of four connections crawls (its piece's range, alone, served at 150 KB/s): the transfers that
-    /// finish their pieces take over the second half of what it has left, again and again down to the
-    /// smallest piece, and it stops at each new end.
+    /// finish their pieces take over the tail of what it has left, as much as their pace warrants, and it
+    /// stops at each new end.
     @Test func theSlowestHoldersTailIsTakenOver() throws {
         let farm = try RunningFarm()
         let body = picture(farm, "/big.png", rate: nil)
