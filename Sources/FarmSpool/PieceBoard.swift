@@ -44,6 +44,19 @@ import SystemPackage
 // The lead removes the board once the resource is whole, before it stores the partial: from then on the
 // partial is an ordinary one, whole, which a next owner would find complete (a 416 to its range).
 
+/// How far a resource in pieces is: its pieces done, held and in all (SPEC §14's `"pieces"`).
+public struct PieceCounts: JSONRecord, Sendable, Equatable {
+    public var done: Int
+    public var active: Int
+    public var total: Int
+
+    public init(done: Int, active: Int, total: Int) {
+        self.done = done
+        self.active = active
+        self.total = total
+    }
+}
+
 /// The board of one resource in pieces.
 public struct PieceBoard: Sendable {
     public let spool: Spool
@@ -267,9 +280,17 @@ public struct PieceBoard: Sendable {
         }
     }
 
-    /// Pieces done, held and waiting.
-    public func counts() -> (done: Int, active: Int, waiting: Int) {
-        (FileSystem.names(finished).count, FileSystem.names(held).count, FileSystem.names(queued).count)
+    /// The pieces held now, with their holders.
+    public func holders() -> [(piece: Piece, owner: Owner)] {
+        FileSystem.names(held).compactMap { name in
+            Self.heldName(name).flatMap { piece, owner in Owner(owner).map { (piece, $0) } }
+        }
+    }
+
+    /// Pieces done and held, and all of them: a piece taken over counts as one more.
+    public func counts() -> PieceCounts {
+        let done = FileSystem.names(finished).count, active = FileSystem.names(held).count
+        return PieceCounts(done: done, active: active, total: done + active + FileSystem.names(queued).count)
     }
 
     /// Bytes of the resource in the partial as its pieces recorded them (overlaps counted twice): what

@@ -42,6 +42,8 @@ public struct Sidecar: Equatable, Sendable {
     /// (the job was handed back or reclaimed since) says nothing of the job's present claim. Nil in an
     /// outcome record, and in what an older farm wrote.
     public var owner: String?
+    /// While the resource is fetched as pieces (SPEC §14): how many are done, held and in all.
+    public var pieces: PieceCounts?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -65,7 +67,7 @@ public struct Sidecar: Equatable, Sendable {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
                         + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0)
-                        + (owner?.utf8.count ?? 0))
+                        + (owner?.utf8.count ?? 0) + (pieces == nil ? 0 : 48))
     }
 }
 
@@ -85,6 +87,7 @@ extension Sidecar: JSONWritable {
         if let kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
         if let owner { json.member("owner", owner) }
+        if let pieces { json.member("pieces", pieces) }
         if let retryAt { json.member("retryAt", retryAt) }
         if shared { json.member("shared", true) }
         if let size { json.member("size", size) }
@@ -119,6 +122,7 @@ extension Sidecar: JSONReadable {
         retryAt = try json.decodeIfPresent("retryAt")
         delivered = try json.decodeIfPresent("delivered")
         owner = try json.decodeIfPresent("owner")
+        pieces = try json.decodeIfPresent("pieces")
     }
 }
 

@@ -138,6 +138,7 @@ public enum ListView {
                                  changed: changed, title: table?.title, caption: table?.caption)
         row.shared = status == .done && sidecar?.shared == true
         if status == .done { row.delivered = sidecar?.delivered }
+        if status == .downloading { row.pieces = sidecar?.pieces }
         return row
     }
 

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 
 /// One resource of a list (SPEC §4), as the per-list view shows it.
 ///
@@ -44,6 +45,8 @@ public struct ResourceStatus: Equatable, Sendable {
     /// the resources of lists with `--out` only.
     public var delivered: String?
     public var delivers = false
+    /// While it is fetched as pieces (SPEC §14): how many are done, held and in all; written only then.
+    public var pieces: PieceCounts?
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -105,6 +108,7 @@ extension ResourceStatus: JSONWritable {
         json.member("image", image)
         json.member("index", index)
         json.member("kind", kind)
+        if let pieces { json.member("pieces", pieces) }
         if shared { json.member("shared", true) }
         json.member("size", size)
         json.member("status", status.rawValue)
@@ -134,5 +138,6 @@ extension ResourceStatus: JSONReadable {
         shared = try json.decodeIfPresent("shared") ?? false
         delivers = json["delivered"] != nil
         delivered = try json.decodeIfPresent("delivered")
+        pieces = try json.decodeIfPresent("pieces")
     }
 }

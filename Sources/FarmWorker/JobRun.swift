@@ -46,7 +46,8 @@ struct JobRun: Sendable {
 
     /// Called from curl's progress callback: writes the sidecar when a tick has passed, and says
     /// whether to go on (false when the lease is lost, the farm is paused or this worker must stop).
-    func progress(_ progress: TransferProgress) -> Bool {
+    /// `pieces`: how far its pieces are, while it is fetched as pieces (SPEC §14).
+    func progress(_ progress: TransferProgress, pieces: PieceCounts? = nil) -> Bool {
         if kept.lost || Worker.stopRequested { return false }
         let now = Clock.monotonic()
         if now - lastPauseCheck.value >= 0.1 {
@@ -55,8 +56,10 @@ struct JobRun: Sendable {
         }
         if now - started >= Self.tick && now - lastWrite.value >= Self.tick {
             lastWrite.value = now
-            write(Sidecar(status: .downloading, bytes: progress.bytes, size: progress.size, attempts: attempts,
-                          changed: changedAt(.downloading)))
+            var sidecar = Sidecar(status: .downloading, bytes: progress.bytes, size: progress.size,
+                                  attempts: attempts, changed: changedAt(.downloading))
+            sidecar.pieces = pieces
+            write(sidecar)
         }
         return true
     }

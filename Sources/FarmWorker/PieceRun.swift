@@ -89,7 +89,8 @@ extension TransferSlot {
                                              etag: plan.etag, modified: plan.modified))
             }
             board.reclaimExpired(lease: options.lease)
-            _ = job.progress(TransferProgress(bytes: board.bytesIn(), size: plan.size))
+            _ = job.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
+                             pieces: board.counts())
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
@@ -201,7 +202,8 @@ extension TransferSlot {
                     return false
                 }
                 range.shrink(to: end)
-                if let lead, !lead.progress(TransferProgress(bytes: board.bytesIn(), size: plan.size)) { return false }
+                if let lead, !lead.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
+                                            pieces: board.counts()) { return false }
                 return !self.mustStop && !self.spool.isPaused
             }
             board.record(held, written: result.bytes - start)

@@ -28,21 +28,28 @@ struct Ps: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Flag(help: "Print a JSON array of {role, pid, host, job} (a worker's jobs too; standby: true for a watcher waiting for another).")
+    @Flag(help: "Print a JSON array of {role, pid, host, job} (a worker's jobs and pieces too; standby: true for a watcher waiting for another).")
     var json = false
 
     func run() throws {
         let spool = try options.open(create: false)
         let claims = spool.activeJobs()
         let serving = spool.servingWatcher()
+        // Pieces held (SPEC §14), named by their bytes and their resource's URL.
+        let pieces = spool.pieceBoards().flatMap { board, _ in
+            let url = board.plan()?.url ?? "?"
+            return board.holders().map { (owner: $0.owner, text: "bytes \($0.piece) of \(url)") }
+        }
         let rows = spool.processes().map { (process: FarmProcess) -> Row in
             let held = claims.filter { $0.owner.isClaimant(process) }
             let transferring = Self.transferring(held, spool)
             // A watcher that is not the one serving waits as its standby.
             let standby = process.role == .watcher && serving != nil && serving != process
+            let holds = pieces.filter { $0.owner.isClaimant(process) }.map(\.text)
             return Row(role: process.role.rawValue, pid: process.pid, host: process.host.description,
                        job: (transferring.first ?? held.first?.job)?.raw,
-                       jobs: process.role == .worker ? transferring.map(\.raw) : nil, standby: standby)
+                       jobs: process.role == .worker ? transferring.map(\.raw) : nil,
+                       pieces: holds.isEmpty ? nil : holds, standby: standby)
         }
         if json {
             print(String(decoding: JSON.encode(rows), as: UTF8.self), terminator: "")
@@ -58,8 +65,9 @@ struct Ps: ParsableCommand {
             print(row.role.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                 + row.host.padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " "
-                + (row.job ?? (row.standby ? "(standby)" : "-"))
-                + ((row.jobs?.count ?? 0) > 1 ? " (+\(row.jobs!.count - 1) more)" : ""))
+                + (row.job ?? row.pieces?.first ?? (row.standby ? "(standby)" : "-"))
+                + ((row.jobs?.count ?? 0) > 1 ? " (+\(row.jobs!.count - 1) more)" : "")
+                + (row.job != nil && row.pieces != nil ? ", " + row.pieces!.joined(separator: ", ") : ""))
         }
     }
 }
@@ -85,6 +93,8 @@ private struct Row: JSONWritable {
     let host: String
     let job: String?
     let jobs: [String]?
+    /// The pieces it holds (SPEC §14), when any.
+    let pieces: [String]?
     let standby: Bool
 
     func write(to json: inout JSONWriter) {
@@ -93,6 +103,7 @@ private struct Row: JSONWritable {
         json.member("job", job)
         if let jobs { json.member("jobs", jobs) }
         json.member("pid", pid)
+        if let pieces { json.member("pieces", pieces) }
         json.member("role", role)
         if standby { json.member("standby", true) }
         json.endObject()

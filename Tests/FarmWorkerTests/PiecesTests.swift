@@ -73,6 +73,42 @@ import Testing
         #expect(mostAtOnce(requests) <= 4, "\(requests)")
     }
 
+    /// While its pieces are fetched the resource is one row with one percentage and its pieces' counts,
+    /// and `farm ps` names the piece each worker holds; once done, the counts are gone.
+    @Test func theStatusAndPsShowOneResourceInPieces() throws {
+        let farm = try RunningFarm()
+        let body = picture(farm, "/big.png", rate: 700_000)
+        try add(farm, [farm.origin.url(for: "/big.png")], connections: 4)
+        try farm.start(workers: 4)
+        var seen: ResourceStatus?
+        #expect(poll(timeout: 60, every: 0.1) {
+            guard let output = try? farm.must(["status", "big.json", "--json"]),
+                  let row = JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources?.first,
+                  let pieces = row.pieces, pieces.active >= 2, row.bytes > 0 else { return false }
+            seen = row
+            return true
+        }, "no status showed the pieces")
+        if let row = seen, let pieces = row.pieces {
+            #expect(row.status == .downloading && row.size == body.count, "\(row)")
+            #expect(row.text == "Downloading \(ResourceStatus.percent(bytes: row.bytes, size: row.size) ?? -1)%")
+            #expect(pieces.total >= 4 && pieces.done + pieces.active <= pieces.total, "\(pieces)")
+        }
+        var holders = 0
+        #expect(poll(timeout: 30, every: 0.1) {
+            guard let output = try? farm.must(["ps", "--json"]),
+                  let rows = JSON.decode([JSONValue].self, from: Array(output.utf8)) else { return false }
+            holders = rows.filter { $0["pieces"] != nil }.count
+            return holders >= 2
+        }, "farm ps named pieces of \(holders) workers")
+        let text = try farm.must(["ps"])
+        #expect(text.contains("bytes ") && text.contains("/big.png"), "\(text)")
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let done = try farm.must(["status", "big.json", "--json"])
+        let row = try #require(JSON.decode(ListStatus.self, from: Array(done.utf8))?.resources?.first)
+        #expect(row.pieces == nil && row.status == .done, "\(row)")
+        try expectStored(farm, body)
+    }
+
     /// One of four connections crawls (its piece's range, alone, served at 150 KB/s): the transfers that
     /// finish their pieces take over the tail of what it has left, as much as their pace warrants, and it
     /// stops at each new end.

@@ -14,6 +14,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// As `throttle`, for the responses to a Range that starts at byte `from` alone: one slow connection
     /// among the pieces of one file (the others, and a piece taken over from it, go at full speed).
     case throttleRange(from: Int, bytesPerSecond: Int)
+    /// As `throttle`, for the responses on the `ordinal`th connection (from 1) that asked for the path
+    /// alone, whatever range it asks: one slow connection among a client's several.
+    case throttleConnection(ordinal: Int, bytesPerSecond: Int)
     /// Answers `status` (500, 503, 429, 408, 404, 410, 403…) with a small text body, and a `Retry-After`
     /// when `retryAfter` is given. With `times: N` it is "fail N times, then serve normally".
     case status(Int, retryAfter: RetryAfter? = nil)
@@ -35,6 +38,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .throttle(let rate): "throttle(\(rate) B/s)"
         case .throttleRange(let from, let rate): "throttle(\(rate) B/s from byte \(from))"
+        case .throttleConnection(let ordinal, let rate): "throttle(\(rate) B/s on connection \(ordinal))"
         case .status(let code, let after): after.map { "status(\(code), Retry-After: \($0.value))" } ?? "status(\(code))"
         case .redirect(let location, let code): "redirect(\(code) → \(location))"
         case .cutShort(let k): "cutShort(after \(k) B)"
@@ -89,6 +93,8 @@ final class FaultTable: Sendable {
     }
 
     private let rules = Locked<[String: [Rule]]>([:])
+    /// The client ports that asked for each path, in the order they first did (`throttleConnection`).
+    private let ports = Locked<[String: [Int]]>([:])
 
     func add(_ fault: Fault, at path: String, times: Int?) {
         precondition(times.map { $0 > 0 } ?? true, "times must be positive")
@@ -111,8 +117,16 @@ final class FaultTable: Sendable {
     /// An answer counts every request; the other faults count only the requests they shape, the GET
     /// requests for a resource that exists (a HEAD or a 404 has no body to cut, throttle or stall).
     /// `rangeStart`: the first byte the request's Range asks for, if it has one.
-    func plan(for path: String, sendsBody: Bool, rangeStart: Int? = nil) -> FaultPlan {
-        rules.withLock { table in
+    /// `clientPort`: the port of the connection it came over.
+    func plan(for path: String, sendsBody: Bool, rangeStart: Int? = nil, clientPort: Int? = nil) -> FaultPlan {
+        let connection = clientPort.map { port in
+            ports.withLock { seen in
+                if let known = seen[path]?.firstIndex(of: port) { return known + 1 }
+                seen[path, default: []].append(port)
+                return seen[path]!.count
+            }
+        }
+        return rules.withLock { table in
             guard var list = table[path], !list.isEmpty else { return FaultPlan() }
             var plan = FaultPlan()
             var used: [Int] = []
@@ -126,6 +140,9 @@ final class FaultTable: Sendable {
                         plan.bytesPerSecond = max(rate, 1)
                     case .throttleRange(let from, let rate) where plan.bytesPerSecond == nil && rangeStart == from:
                         plan.bytesPerSecond = max(rate, 1)
+                    case .throttleConnection(let ordinal, let rate) where connection == ordinal:
+                        // Over a path-wide throttle: the slow connection is slower than the rest.
+                        plan.bytesPerSecond = min(plan.bytesPerSecond ?? .max, max(rate, 1))
                     case .rangesOff where !plan.rangesOff:
                         plan.rangesOff = true
                     case .cutShort(let k) where plan.ending == .complete:

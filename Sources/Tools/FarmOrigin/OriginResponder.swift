@@ -38,7 +38,8 @@ struct OriginResponder: HTTPResponder {
                                     ifModifiedSince: request.headers[.ifModifiedSince], fixture: $0)
         } ?? false
         let plan = faults.plan(for: path, sendsBody: method == .get && fixture != nil && !notModified,
-                               rangeStart: RangeRequest.firstByte(of: request.headers[.range]))
+                               rangeStart: RangeRequest.firstByte(of: request.headers[.range]),
+                               clientPort: context.channel.remoteAddress?.port)
         log.update(sequence) { $0.faults = plan.applied }
 
         if let refusal = requirements.refusal(for: request.uri.path, headers: request.headers) {
