@@ -12,6 +12,7 @@ extension FsckRun {
         try checkSidecars()
         try checkScratch()
         try checkHolds()
+        checkPieces()
         try checkBlobs()
         for name in registry.foreign { foreign(spool.procs + "/" + name, "not a process entry") }
         for name in registry.dead {
@@ -181,6 +182,21 @@ extension FsckRun {
         found(.temporary, path, "a temporary \(whose)") { () throws(SpoolError) in
             try? FileSystem.removeTree(path)
             return .made
+        }
+    }
+
+    /// pieces/: the board of each resource in pieces (SPEC §14), beside its partial download; one whose
+    /// partial is gone (dropped, or removed above) serves nobody.
+    private func checkPieces() {
+        for (board, partial) in spool.pieceBoards() {
+            if board.plan() == nil {
+                foreign(board.path, "not the pieces of a download (no plan)")
+            } else if !FileSystem.exists(partial) {
+                found(.partial, board.path, "the pieces of a download whose partial is gone") { () throws(SpoolError) in
+                    board.remove()
+                    return .made
+                }
+            }
         }
     }
 

@@ -27,8 +27,9 @@ import SystemPackage
 // 0..<size. Overlapping bytes are the same bytes, since every request carries the plan's validator as
 // If-Range and a piece takes nothing but a 206.
 //
-// Taking over. A transfer that finished its piece while none waits takes the tail of what the slowest
-// holder (the one with the most seconds left at its pace) has left: as much of it as makes both end
+// Taking over. A transfer that finished its piece while none waits (or any, while fewer transfers than
+// the resource's connections hold pieces) takes the tail of what the slowest holder (the one with the
+// most seconds left at its pace) has left: as much of it as makes both end
 // together at their paces, so half between equals and nearly all of a holder ten times slower. The tail
 // is at least the smallest piece, but for the end game: a holder with more than `endGame` seconds left
 // gives up a tail down to `endGameTail` bytes, so that the last bytes never wait on one slow connection

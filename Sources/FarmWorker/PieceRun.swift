@@ -149,9 +149,11 @@ extension TransferSlot {
         for (board, partialPath) in boards {
             guard !mustStop, !spool.isPaused, let plan = board.plan() else { continue }
             board.reclaimExpired(lease: options.lease)
-            // Set once this transfer finished a piece of the resource: then it may take over a tail.
-            while !mustStop, let held = board.take()
-                ?? piecePaces[board.path].flatMap({ board.takeOver(minPiece: plan.minPiece, pace: $0) }) {
+            // A tail is taken over by a transfer that finished a piece of the resource (it goes on in its
+            // place), or by another while fewer than the resource's connections hold pieces.
+            while !mustStop, let held = board.take() ?? (piecePaces[board.path] != nil
+                || board.holders().count < plan.connections
+                ? board.takeOver(minPiece: plan.minPiece, pace: piecePaces[board.path] ?? nil) : nil) {
                 took = true
                 let fd: FileDescriptor
                 do { fd = try FileDescriptor.open(partialPath, .writeOnly) } catch {

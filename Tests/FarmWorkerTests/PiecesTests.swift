@@ -1,4 +1,5 @@
 import FarmFixtures
+import FarmFsck
 import FarmJSON
 import FarmOrigin
 import FarmSpool
@@ -43,6 +44,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: farm.spool.pieces + "/" + "x")
             && ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.pieces)) ?? []).isEmpty,
                 "a board outlived its resource")
+        let report = try SpoolCheck(farm.spool).run()
+        #expect(report.isClean, "fsck: \(report.findings)")
     }
 
     /// Ranged GETs of the path that overlapped in time: how many were in flight together at most.
