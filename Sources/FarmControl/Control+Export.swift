@@ -26,7 +26,9 @@ extension Control {
         let order = Lists(spool).order(ofList: list.id, total: list.record.total)
         let resources = order.numbers.filter { $0 < table.count }.map { (number: $0, record: table[$0]) }
         let form = form ?? list.record.shape.flatMap(ListForm.init(rawValue:)) ?? Self.form(of: resources, list: list.id)
-        let document = form.document(resources.lazy.map { (url: $0.record.url, id: $0.record.id, sha256: $0.record.sha256) })
+        let document = form.document(mirrored: resources.lazy.map {
+            (url: $0.record.url, id: $0.record.id, sha256: $0.record.sha256, mirrors: $0.record.mirrors)
+        })
         return Exported(list: list.record.name, form: form, json: JSON.encode(document, .pretty))
     }
 

@@ -75,6 +75,7 @@ public enum Coordinator {
                         let name = JobName(list: list.id, index: index)
                         var record = JobRecord(url: resource.url, id: resource.id ?? name.raw, sha256: resource.sha256)
                         record.fresh = fresh
+                        record.mirrors = resource.mirrors
                         sharing.mark(&record, list: number, index: index)
                         return NewJob(name: name, record: record)
                     }

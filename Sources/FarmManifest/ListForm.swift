@@ -13,6 +13,13 @@ public enum ListForm: String, Sendable, CaseIterable {
     /// A list of `resources` (URL, id and checksum, in order) written in this shape: what `ListShape` reads
     /// back as the same resources. An array of URL strings has no ids or checksums to keep.
     public func document(_ resources: some Sequence<(url: String, id: String, sha256: String?)>) -> JSONValue {
+        document(mirrored: resources.lazy.map { (url: $0.url, id: $0.id, sha256: $0.sha256, mirrors: []) })
+    }
+
+    /// As `document`, with each resource's mirrors (SPEC §14), which only the objects shape can hold: an
+    /// object with mirrors has `"urls"` (its URL first) instead of `"url"`.
+    public func document(mirrored resources: some Sequence<(url: String, id: String, sha256: String?,
+                                                             mirrors: [String])>) -> JSONValue {
         switch self {
         case .urls:
             return .array(resources.map { .string($0.url) })
@@ -24,7 +31,9 @@ public enum ListForm: String, Sendable, CaseIterable {
             return .object([JSONMember("items", .array(items))])
         case .objects:
             return .array(resources.map {
-                .object([JSONMember("id", .string($0.id))] + Self.checksum($0.sha256) + [JSONMember("url", .string($0.url))])
+                let url = $0.mirrors.isEmpty ? JSONMember("url", .string($0.url))
+                    : JSONMember("urls", .array(([$0.url] + $0.mirrors).map(JSONValue.string)))
+                return .object([JSONMember("id", .string($0.id))] + Self.checksum($0.sha256) + [url])
             })
         }
     }

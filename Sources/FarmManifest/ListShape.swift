@@ -102,10 +102,14 @@ struct ListShape {
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) is \(element.kind), not an object with a \"url\"")
             }
-            let url = try Self.string(element, "url", index: index)
+            // `"urls"`: one resource at several mirrors (SPEC §14), the first its URL; else `"url"`.
+            let urls = try strings(element, "urls", index: index)
+            let url: ManifestResources.Text
+            if let first = urls.first { url = .decoded(first) } else { url = try Self.string(element, "url", index: index) }
             var id = try Self.identifier(element, "id", index: index)
             if id == nil { id = try Self.identifier(element, "uuid", index: index) }
-            resources.append(url: url, id: id, sha256: try checksum(element, index: index))
+            resources.append(url: url, id: id, sha256: try checksum(element, index: index),
+                             mirrors: Array(urls.dropFirst()))
         case .itemObjects:
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) of \"items\" is \(element.kind), not an object")
@@ -124,6 +128,28 @@ struct ListShape {
             throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not a string")
         }
         return text
+    }
+
+    /// The optional array of strings `key` of `object` (absent or null: none); one given holds at least one.
+    private func strings(_ object: JSONValue, _ key: String, index: Int) throws(ShapeError) -> [String] {
+        switch object[key] {
+        case nil, .null?: return []
+        case .array(let values)?:
+            guard !values.isEmpty else { throw ShapeError("the \"\(key)\" of the item at index \(index) is empty") }
+            var strings: [String] = []
+            for value in values {
+                switch value {
+                case .string(let string): strings.append(string)
+                case .span(let range):
+                    strings.append(String(decoding: UnsafeBufferPointer(rebasing: source.bytes[range]), as: UTF8.self))
+                default:
+                    throw ShapeError("the \"\(key)\" of the item at index \(index) holds \(value.kind), not a URL string")
+                }
+            }
+            return strings
+        case let value?:
+            throw ShapeError("the \"\(key)\" of the item at index \(index) is \(value.kind), not an array of URL strings")
+        }
     }
 
     /// An optional id: a string, or a number kept as written; absent or null is no id.

@@ -21,10 +21,13 @@ public struct ManifestResource: Sendable, Equatable {
     public var id: String?
     /// The SHA-256 its download must have (SPEC §12), as 64 lowercase hex digits; nil when the item names none.
     public var sha256: String?
+    /// Other URLs of the same bytes (SPEC §14: an object's `"urls"` after its first); empty for most.
+    public var mirrors: [String]
 
-    public init(url: String, id: String? = nil, sha256: String? = nil) {
+    public init(url: String, id: String? = nil, sha256: String? = nil, mirrors: [String] = []) {
         self.url = url
         self.id = id
         self.sha256 = sha256
+        self.mirrors = mirrors
     }
 }

@@ -37,6 +37,8 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     private var spans: [Span] = []
     /// Each resource's checksum, up to the last one that has one (most lists have none, and pay nothing).
     private var checksums: [Span] = []
+    /// Each resource's mirrors, up to the last one that has some (likewise).
+    private var mirrorLists: [[String]] = []
 
     init(source: ManifestText) {
         precondition(source.count < Int(Span.decodedFlag), "a list's JSON text is limited to 2 GiB")
@@ -46,7 +48,8 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     public init(_ resources: [ManifestResource]) {
         self.init(source: ManifestText([]))
         for resource in resources {
-            append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }, sha256: resource.sha256)
+            append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }, sha256: resource.sha256,
+                   mirrors: resource.mirrors)
         }
     }
 
@@ -55,7 +58,11 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     }
 
     /// `sha256`: 64 lowercase hex digits, checked by the caller.
-    mutating func append(url: Text, id: Text?, sha256: String? = nil) {
+    mutating func append(url: Text, id: Text?, sha256: String? = nil, mirrors: [String] = []) {
+        if !mirrors.isEmpty {
+            mirrorLists += repeatElement([], count: count - mirrorLists.count)
+            mirrorLists.append(mirrors)
+        }
         if let sha256 {
             checksums += repeatElement(.absent, count: count - checksums.count)
             checksums.append(span(.decoded(sha256)))
@@ -83,7 +90,8 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         let id = spans[2 * position + 1]
         let sha256 = position < checksums.count ? checksums[position] : .absent
         return ManifestResource(url: string(spans[2 * position]), id: id.count == Span.absent.count ? nil : string(id),
-                                sha256: sha256.count == Span.absent.count ? nil : string(sha256))
+                                sha256: sha256.count == Span.absent.count ? nil : string(sha256),
+                                mirrors: position < mirrorLists.count ? mirrorLists[position] : [])
     }
 
     private func string(_ span: Span) -> String {

@@ -22,6 +22,8 @@ public struct JobRecord: Equatable, Sendable {
     /// The job marked `own` that named the URL before this one was added: this one waits for it, and is
     /// served from its output when it is done (URLSharing.swift).
     public var after: JobName?
+    /// Other URLs of the same bytes (SPEC §14): the resource's pieces are spread over them and its URL.
+    public var mirrors: [String] = []
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil, sha256: String? = nil) {
         self.url = url
@@ -35,11 +37,12 @@ public struct JobRecord: Equatable, Sendable {
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
                         + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76) + (own ? 11 : 0)
-                        + (after == nil ? 0 : 40))
+                        + (after == nil ? 0 : 40) + mirrors.reduce(0) { $0 + $1.utf8.count + 3 })
     }
 }
 
-/// `after`, `title`, `caption`, `fresh`, `own` and `sha256` only when there are some, so the records of other lists keep their bytes.
+/// `after`, `title`, `caption`, `fresh`, `mirrors`, `own` and `sha256` only when there are some, so the records of
+/// other lists keep their bytes; `url` last (URLSharing reads it from a line's end).
 /// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
     public func write(to json: inout JSONWriter) {
@@ -48,6 +51,7 @@ extension JobRecord: JSONWritable {
         if let caption { json.member("caption", caption) }
         if fresh { json.member("fresh", true) }
         json.member("id", id)
+        if !mirrors.isEmpty { json.member("mirrors", mirrors) }
         if own { json.member("own", true) }
         if let sha256 { json.member("sha256", sha256) }
         if let title { json.member("title", title) }
@@ -66,6 +70,7 @@ extension JobRecord: JSONReadable {
         caption = try json.decodeIfPresent("caption")
         fresh = try json.decodeIfPresent("fresh") ?? false
         own = try json.decodeIfPresent("own") ?? false
+        mirrors = try json.decodeIfPresent("mirrors") ?? []
         if let earlier: String = try json.decodeIfPresent("after") {
             guard let job = JobName(earlier) else { throw JSONMismatch("\"after\": not a job name") }
             after = job

@@ -14,6 +14,7 @@ import SystemPackage
 //     q/<a>-<b>            a piece waiting: bytes a..<b of the resource
 //     a/<a>-<b>@<owner>    a piece held: claimed by rename from q/, under a fresh owner name
 //     d/<a>-<b>            a piece whose bytes are all in the partial
+//     m/<n>                a mirror dropped (the plan's URL n, 0 its first): why, as text
 //
 // A piece file's size is how many of its bytes, from its start, are in the partial: its holder sets it
 // (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
@@ -25,7 +26,8 @@ import SystemPackage
 // The board is made whole in tmp/ and renamed into pieces/ (there is one or none), after the partial
 // exists. Pieces may overlap, never leave a gap: the resource is whole when the pieces of d/ cover
 // 0..<size. Overlapping bytes are the same bytes, since every request carries the plan's validator as
-// If-Range and a piece takes nothing but a 206.
+// If-Range and a piece takes nothing but a 206. A resource with mirrors has no validator (each server
+// has its own): there the size each mirror reports must be the plan's, else the mirror is dropped.
 //
 // Taking over. A transfer that finished its piece while none waits (or any, while fewer transfers than
 // the resource's connections hold pieces) takes the tail of what the slowest holder (the one with the
@@ -78,6 +80,11 @@ public struct PieceBoard: Sendable {
         /// The validators of the first answer, which the whole download is recorded with (SPEC §7's sync).
         public var etag: String?
         public var modified: String?
+        /// Other URLs of the same bytes, after `url`; nil: none.
+        public var mirrors: [String]?
+
+        /// Every URL of the resource, `url` first: a mirror is named by its place here.
+        public var urls: [String] { [url] + (mirrors ?? []) }
 
         public init(url: String, size: Int, validator: String?, list: String, connections: Int, minPiece: Int,
                     etag: String? = nil, modified: String? = nil) {
@@ -155,7 +162,7 @@ public struct PieceBoard: Sendable {
         let stage = spool.scratchPath("pieces")
         do {
             try FileSystem.mkdir(stage)
-            for directory in ["q", "a", "d"] { try FileSystem.mkdir(stage + "/" + directory) }
+            for directory in ["q", "a", "d", "m"] { try FileSystem.mkdir(stage + "/" + directory) }
             try FileSystem.createFile(stage + "/plan", JSON.encode(plan))
             for piece in pieces {
                 let file = stage + "/q/" + piece.description
@@ -279,6 +286,22 @@ public struct PieceBoard: Sendable {
                   now - st.changeTime > lease else { continue }
             try? FileSystem.rename(held + "/" + name, queued + "/" + piece.description)
         }
+    }
+
+    /// Drops mirror `index` of the plan's URLs for this resource, saying why (the first reason stays).
+    public func drop(mirror index: Int, reason: String) {
+        try? FileSystem.createFile(path + "/m/" + String(index), Array(reason.utf8))
+    }
+
+    /// The mirrors dropped, by their place in the plan's URLs, with why.
+    public func dropped() -> [Int: String] {
+        var reasons: [Int: String] = [:]
+        for name in FileSystem.names(path + "/m") {
+            guard let index = Int(name) else { continue }
+            reasons[index] = (try? FileSystem.readFile(path + "/m/" + name, limit: 4096))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "failed"
+        }
+        return reasons
     }
 
     /// The pieces held now, with their holders.

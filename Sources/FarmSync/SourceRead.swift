@@ -43,7 +43,9 @@ struct SourceResources {
         records.reserveCapacity(list.resources.count)
         for resource in list.resources.inOnePass {
             if resource.id == nil { byID = false }
-            records.append(JobRecord(url: resource.url, id: resource.id ?? "", sha256: resource.sha256))
+            var record = JobRecord(url: resource.url, id: resource.id ?? "", sha256: resource.sha256)
+            record.mirrors = resource.mirrors
+            records.append(record)
         }
         return SourceResources(records: records, byID: byID && !records.isEmpty)
     }

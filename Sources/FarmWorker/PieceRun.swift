@@ -36,20 +36,26 @@ extension TransferSlot {
     /// Seconds between a holder's looks at its piece: its progress recorded (its lease), its end.
     static let pieceLook = 0.25
 
-    /// Leads `job`'s download in pieces when its list asks for several connections and its server
-    /// takes ranges, or when a board for its partial is there already (an earlier lead's).
+    /// Leads `job`'s download in pieces when its list asks for several connections or it has mirrors, and a
+    /// server of it takes ranges; or when a board for its partial is there already (an earlier lead's).
     func downloadInPieces(_ job: inout JobRun, _ partial: URLPartial) -> PiecesOutcome {
         let board = spool.pieceBoard(ofPartial: partial.path)
         let plan: PieceBoard.Plan
         if let found = board.plan() {
             plan = found
         } else {
-            guard let made = planPieces(job, partial, board) else { return .single }
-            guard made.size > made.minPiece else {
-                return .whole(DownloadResult(httpStatus: 200, bytes: made.size, resumedFrom: 0, contentType: nil,
-                                             etag: made.etag, modified: made.modified))
+            switch planPieces(job, partial, board) {
+            case .single: return .single
+            case .failed(let reason):
+                job.fail(reason, partial: partial.path)
+                return .ended
+            case .plan(let made):
+                guard made.size > made.minPiece else {
+                    return .whole(DownloadResult(httpStatus: 200, bytes: made.size, resumedFrom: 0, contentType: nil,
+                                                 etag: made.etag, modified: made.modified))
+                }
+                plan = made
             }
-            plan = made
         }
         var failures = 0
         var pace: Double?
@@ -57,6 +63,11 @@ extension TransferSlot {
             if job.kept.lost { return .ended }
             if mustStop {
                 _ = handBack(job.claim)
+                return .ended
+            }
+            if let reason = Self.everyMirrorFailed(plan, board) {
+                board.remove()
+                job.fail(reason, partial: partial.path)
                 return .ended
             }
             if spool.isPaused {
@@ -74,12 +85,12 @@ extension TransferSlot {
                     failures += 1
                     spool.log("\(job.claim.job): a piece of \(plan.url) failed: \(error.message)")
                     // The resource as one transfer: its retries, holds and failure are the single path's.
-                    if failures >= 3 || error.kind == .permanent {
+                    if plan.mirrors == nil && (failures >= 3 || error.kind == .permanent) {
                         board.remove()
                         partial.discardBytes()
                         return .single
                     }
-                    Thread.sleep(forTimeInterval: 0.2 * Double(failures))
+                    Thread.sleep(forTimeInterval: 0.2 * Double(min(failures, 5)))
                 }
                 continue
             }
@@ -95,49 +106,90 @@ extension TransferSlot {
         }
     }
 
-    /// Asks for the resource's first piece, which says its size, and publishes its board; nil when its
-    /// list wants one connection, its partial has bytes already, or its server does not answer a range
-    /// with its size (then the partial is empty again).
-    private func planPieces(_ job: JobRun, _ partial: URLPartial, _ board: PieceBoard) -> PieceBoard.Plan? {
-        let list = job.claim.job.list
-        guard let requests = requestOptions(ofList: list), let connections = requests.connections, connections > 1,
-              partial.takeSize() == 0 else { return nil }
-        let minPiece = requests.minPiece ?? RequestOptions.defaultMinPiece
-        var request = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,
-                                      stallTimeout: options.stallTimeout, caFile: options.caFile, options: requests)
-        request.piece = PieceRange(start: 0, end: minPiece, validator: nil)
-        let result: DownloadResult
-        do {
-            result = try handle.download(request, into: partial.fd, size: 0) { [job] _ in
-                !self.mustStop && !job.kept.lost
+    /// What the first request of a resource to fetch in pieces found.
+    private enum Planned {
+        case single
+        case plan(PieceBoard.Plan)
+        /// Every mirror failed it: why, each.
+        case failed(String)
+    }
+
+    /// Asks for the resource's first piece, which says its size, from each of its URLs in turn until one
+    /// answers, and publishes its board; `.single` when its list wants one connection and it has no
+    /// mirror, its partial has bytes already, or its server does not answer a range with its size (then
+    /// the partial is empty again).
+    private func planPieces(_ job: JobRun, _ partial: URLPartial, _ board: PieceBoard) -> Planned {
+        let list = job.claim.job.list, record = job.claim.record
+        let requests = requestOptions(ofList: list)
+        let connections = max(requests?.connections ?? 1, 1)
+        guard connections > 1 || !record.mirrors.isEmpty, partial.takeSize() == 0 else { return .single }
+        let minPiece = requests?.minPiece ?? RequestOptions.defaultMinPiece
+        let urls = [record.url] + record.mirrors
+        var reasons: [Int: String] = [:]
+        for (index, url) in urls.enumerated() {
+            guard Worker.isHTTP(url) else {
+                reasons[index] = "not an http(s) URL"
+                continue
             }
-        } catch {
-            partial.discardBytes()
-            return nil
+            var request = DownloadRequest(url: url, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
+                                          caFile: options.caFile, options: requests)
+            request.piece = PieceRange(start: 0, end: minPiece, validator: nil)
+            let result: DownloadResult
+            do {
+                result = try handle.download(request, into: partial.fd, size: 0) { [job] _ in
+                    !self.mustStop && !job.kept.lost
+                }
+            } catch {
+                partial.discardBytes()
+                if error.kind == .aborted { return .single }
+                reasons[index] = error.message
+                continue
+            }
+            guard let size = result.completeSize, size > 0, size <= options.maxSize else {
+                // No size: no pieces from it. Without mirrors, the single path takes the resource.
+                partial.discardBytes()
+                if record.mirrors.isEmpty { return .single }
+                reasons[index] = "no size for a range"
+                continue
+            }
+            // A strong ETag, else Last-Modified: what If-Range can validate (RFC 9110 §13.1.5); none across
+            // mirrors, whose validators are their own.
+            let validator = record.mirrors.isEmpty
+                ? result.etag.flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? result.modified : nil
+            var plan = PieceBoard.Plan(url: record.url, size: size, validator: validator, list: list,
+                                       connections: connections, minPiece: minPiece, etag: result.etag,
+                                       modified: result.modified)
+            plan.mirrors = record.mirrors.isEmpty ? nil : record.mirrors
+            if size <= minPiece { return .plan(plan) }
+            let count = max(1, min(connections, size / minPiece))
+            let length = (size + count - 1) / count
+            let pieces = stride(from: 0, to: size, by: length).map {
+                PieceBoard.Piece(start: $0, end: min(size, $0 + length))
+            }
+            do {
+                try board.publish(plan, pieces: pieces, written: [pieces[0]: min(size, minPiece, length)])
+            } catch {
+                spool.log("\(job.claim.job): \(error); it is fetched over one connection")
+                partial.discardBytes()
+                return .single
+            }
+            for (failed, reason) in reasons { board.drop(mirror: failed, reason: reason) }
+            return .plan(plan)
         }
-        guard let size = result.completeSize, size > 0, size <= options.maxSize else {
-            partial.discardBytes()
-            return nil
-        }
-        // A strong ETag, else Last-Modified: what If-Range can validate (RFC 9110 §13.1.5).
-        let validator = result.etag.flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? result.modified
-        let plan = PieceBoard.Plan(url: request.url, size: size, validator: validator, list: list,
-                                   connections: connections, minPiece: minPiece, etag: result.etag,
-                                   modified: result.modified)
-        if size <= minPiece { return plan }
-        let count = max(1, min(connections, size / minPiece))
-        let length = (size + count - 1) / count
-        let pieces = stride(from: 0, to: size, by: length).map {
-            PieceBoard.Piece(start: $0, end: min(size, $0 + length))
-        }
-        do {
-            try board.publish(plan, pieces: pieces, written: [pieces[0]: min(minPiece, length)])
-        } catch {
-            spool.log("\(job.claim.job): \(error); it is fetched over one connection")
-            partial.discardBytes()
-            return nil
-        }
-        return plan
+        return .failed(Self.failures(urls, reasons))
+    }
+
+    /// Why the resource failed when no mirror of it is left; nil while one is.
+    private static func everyMirrorFailed(_ plan: PieceBoard.Plan, _ board: PieceBoard) -> String? {
+        let dropped = board.dropped()
+        return dropped.count >= plan.urls.count ? failures(plan.urls, dropped) : nil
+    }
+
+    /// "every mirror failed: URL: reason; …", or the one URL's reason when it had no mirror.
+    private static func failures(_ urls: [String], _ reasons: [Int: String]) -> String {
+        guard urls.count > 1 else { return reasons[0] ?? "failed" }
+        return "every mirror failed: " + urls.indices.map { "\(urls[$0]): \(reasons[$0] ?? "failed")" }
+            .joined(separator: "; ")
     }
 
     /// Between jobs: fetches waiting pieces of any resource in pieces, taking over the slowest holder's
@@ -185,9 +237,19 @@ extension TransferSlot {
                        into fd: FileDescriptor, lead: JobRun?) -> PieceEnd {
         let from = held.piece.start + held.written
         guard from < held.piece.end else { return board.complete(held) ? .done(pace: nil) : .lost }
+        // The pieces spread over the mirrors left, by where they start; a slower mirror's tails are taken
+        // over by transfers on faster ones.
+        let dropped = board.dropped()
+        let live = plan.urls.indices.filter { dropped[$0] == nil }
+        guard !live.isEmpty else {
+            board.handBack(held)
+            return .stopped
+        }
+        let mirror = live[(held.piece.start / max(1, plan.minPiece)) % live.count]
         let range = PieceRange(start: from, end: held.piece.end, validator: plan.validator)
-        var request = DownloadRequest(url: plan.url, maxSize: options.maxSize, stallTimeout: options.stallTimeout,
-                                      caFile: options.caFile, options: requestOptions(ofList: plan.list))
+        var request = DownloadRequest(url: plan.urls[mirror], maxSize: options.maxSize,
+                                      stallTimeout: options.stallTimeout, caFile: options.caFile,
+                                      options: requestOptions(ofList: plan.list))
         request.piece = range
         let began = Clock.monotonic()
         var lastLook = began
@@ -209,6 +271,13 @@ extension TransferSlot {
                 return !self.mustStop && !self.spool.isPaused
             }
             board.record(held, written: result.bytes - start)
+            if let size = result.completeSize, size != plan.size {
+                // Another size: other bytes. Those it wrote are rewritten by another mirror.
+                board.drop(mirror: mirror, reason: "it reports a size of \(size) bytes, not \(plan.size)")
+                board.record(held, written: from - start)
+                board.handBack(held)
+                return .stopped
+            }
             let seconds = Clock.monotonic() - began
             let pace = seconds > 0.05 ? Double(result.bytes - from) / seconds : nil
             return board.complete(held) ? .done(pace: pace) : .lost
@@ -216,7 +285,13 @@ extension TransferSlot {
             board.record(held, written: from - start + handle.lastWritten)
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
             board.handBack(held)
-            return error.kind == .aborted ? .stopped : .failed(error)
+            if error.kind == .aborted { return .stopped }
+            // A mirror that fails a piece is dropped for the resource: its pieces go to the others.
+            if plan.mirrors != nil && error.kind != .noSpace {
+                board.drop(mirror: mirror, reason: error.message)
+                return .stopped
+            }
+            return .failed(error)
         }
     }
 }

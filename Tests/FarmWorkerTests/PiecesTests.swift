@@ -170,3 +170,81 @@ import Testing
         #expect(served <= Self.size + 2 * Self.size / 4, "served \(served) bytes for \(Self.size): \(requests)")
     }
 }
+
+/// Mirrors (SPEC §14): one resource at several URLs, its pieces spread over them; a mirror that fails or
+/// reports another size is dropped and its pieces go to the others; the resource fails only when every
+/// mirror has, with each one's reason.
+@Suite(.serialized) struct MirrorTests {
+    private static let size = 4 << 20
+
+    private func body(_ seed: UInt64, size: Int = MirrorTests.size) -> [UInt8] {
+        var random = SplitMix64(seed: seed)
+        return StoredPNG.make(width: 16, height: 16, padTo: size) { _ in
+            (0..<48).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        }
+    }
+
+    private func add(_ farm: RunningFarm, _ urls: [String], connections: Int = 4) throws {
+        let manifest = farm.dir.appending("mirrored.json")
+        try Data(JSON.encode([JSONValue.object([JSONMember("id", .string("one")),
+                                                JSONMember("urls", .array(urls.map(JSONValue.string)))])]))
+            .write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--connections", String(connections), "--min-piece", "256K"])
+    }
+
+    private func row(_ farm: RunningFarm) throws -> ResourceStatus {
+        let output = try farm.must(["status", "mirrored.json", "--json"])
+        return try #require(JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources?.first, "\(output)")
+    }
+
+    @Test func aFailingMirrorIsDroppedAndTheOthersServeItsPieces() throws {
+        let farm = try RunningFarm()
+        let bytes = body(61)
+        for path in ["/a.png", "/b.png", "/c.png"] { farm.origin.serve(path: path, bytes: bytes, contentType: "image/png") }
+        farm.origin.inject(.status(503), at: "/b.png")
+        farm.origin.inject(.throttle(bytesPerSecond: 200_000), at: "/c.png")
+        farm.origin.inject(.throttle(bytesPerSecond: 2_000_000), at: "/a.png")
+        try add(farm, ["/a.png", "/b.png", "/c.png"].map { farm.origin.url(for: $0) })
+        try farm.start(workers: 4)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let done = try row(farm)
+        let file = try #require(done.file, "\(done)")
+        #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bytes)
+        let failing = farm.origin.requests(for: "/b.png")
+        #expect(!failing.isEmpty && failing.allSatisfy { $0.status == 503 }, "\(failing)")
+        #expect(failing.count <= 4, "the dropped mirror was asked \(failing.count) times")
+        #expect(farm.origin.requests(for: "/a.png").contains { $0.status == 206 })
+        #expect(farm.origin.requests(for: "/c.png").contains { $0.status == 206 }, "the slow mirror took no piece")
+        let report = try SpoolCheck(farm.spool).run()
+        #expect(report.isClean, "fsck: \(report.findings)")
+    }
+
+    @Test func aMirrorOfAnotherSizeIsDropped() throws {
+        let farm = try RunningFarm()
+        let bytes = body(62)
+        farm.origin.serve(path: "/a.png", bytes: bytes, contentType: "image/png")
+        farm.origin.serve(path: "/other.png", bytes: body(63, size: Self.size + 1000), contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: 1_000_000), at: "/a.png")
+        try add(farm, [farm.origin.url(for: "/a.png"), farm.origin.url(for: "/other.png")])
+        try farm.start(workers: 3)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let file = try #require(try row(farm).file)
+        #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bytes,
+                "bytes of the mirror of another size made it into the file")
+        #expect(farm.origin.requests(for: "/other.png").count <= 3)
+    }
+
+    @Test func whenEveryMirrorFailsTheResourceFailsWithEachReason() throws {
+        let farm = try RunningFarm()
+        farm.origin.inject(.status(404), at: "/gone.png")
+        farm.origin.inject(.status(403), at: "/refused.png")
+        try add(farm, [farm.origin.url(for: "/gone.png"), farm.origin.url(for: "/refused.png")])
+        try farm.start(workers: 2)
+        #expect(poll(timeout: 60) { farm.counts == [.failed: 1] }, "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let failed = try row(farm)
+        let error = try #require(failed.error)
+        #expect(error.hasPrefix("every mirror failed: "), "\(error)")
+        #expect(error.contains("/gone.png: ") && error.contains("404"), "\(error)")
+        #expect(error.contains("/refused.png: ") && error.contains("403"), "\(error)")
+    }
+}

@@ -17,7 +17,9 @@ public func fuzzManifest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         lists = [list]
     }
     for list in lists {
-        let written = JSON.encode(list.form.document(list.resources.map { ($0.url, $0.id ?? "", $0.sha256) }))
+        let written = JSON.encode(list.form.document(mirrored: list.resources.map {
+            ($0.url, $0.id ?? "", $0.sha256, $0.mirrors)
+        }))
         guard let again = try? Manifest.parseList(json: written, name: list.name) else {
             fatalError("\(list.name) written back does not read: \(String(decoding: written, as: UTF8.self))")
         }
@@ -25,6 +27,9 @@ public func fuzzManifest(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         precondition(again.resources.map(\.url) == list.resources.map(\.url), "\(list.name): other URLs read back")
         if list.form != .urls {
             precondition(again.resources.map(\.sha256) == list.resources.map(\.sha256), "\(list.name): other checksums")
+        }
+        if list.form == .objects {
+            precondition(again.resources.map(\.mirrors) == list.resources.map(\.mirrors), "\(list.name): other mirrors")
         }
     }
     return 0
