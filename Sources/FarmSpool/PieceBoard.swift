@@ -86,6 +86,17 @@ public struct PieceBoard: Sendable {
         /// Every URL of the resource, `url` first: a mirror is named by its place here.
         public var urls: [String] { [url] + (mirrors ?? []) }
 
+        /// The pieces the resource is cut into at first: as many as its connections, none smaller than
+        /// the smallest piece, each `pieceLength` long but the last.
+        public var firstPieces: [Piece] {
+            stride(from: 0, to: size, by: pieceLength).map { Piece(start: $0, end: min(size, $0 + pieceLength)) }
+        }
+
+        public var pieceLength: Int {
+            let count = max(1, min(connections, size / max(1, minPiece)))
+            return (size + count - 1) / count
+        }
+
         public init(url: String, size: Int, validator: String?, list: String, connections: Int, minPiece: Int,
                     etag: String? = nil, modified: String? = nil) {
             self.etag = etag

@@ -26,6 +26,8 @@
 //                                    the job ends
 //     partial/u<key>                 bytes of a URL downloaded so far; the writer holds an flock on it,
 //                                    which is the URL's lock (FarmDedup); partial/<job>: a job's own
+//     pieces/<partial>/              a resource fetched as pieces (SPEC §14), beside its partial: its plan,
+//                                    and its pieces waiting, held and done (PieceBoard.swift)
 //     files/<list>/                  outputs: the downloaded file and its display image; a paged list's cover.*
 //     control/                       desired state: desired.json, paused, stopping; per host,
 //                                    desired.<host>.json and supervisor.<host>.lock (HostControl.swift);

@@ -409,10 +409,15 @@ final class TransferContext {
             discardBody = true  // an error page is not the resource
             return
         }
-        if piece != nil {
+        if let piece {
             // A piece's bytes go where they belong, or nowhere: a 200 is the whole resource (ranges
-            // refused, or the validator no longer the resource's), which other pieces are not part of.
-            if status != 206 { failure = TransferError(.transient, "the server answered a range with HTTP \(status)") }
+            // refused, or the validator no longer the resource's), which other pieces are not part of;
+            // a 206 of another size is other bytes.
+            if status != 206 {
+                failure = TransferError(.transient, "the server answered a range with HTTP \(status)")
+            } else if let size = piece.size, let total = response.completeSize, total != size {
+                failure = TransferError(.permanent, "it reports a size of \(total) bytes, not \(size)")
+            }
             return
         }
         if status == 200 && resumeFrom > 0 {

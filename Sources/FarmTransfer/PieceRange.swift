@@ -10,11 +10,15 @@ public final class PieceRange: Sendable {
     /// Sent as If-Range: the rest only if the resource is still the one the other pieces came from; any
     /// other answer than a 206 fails the piece instead of splicing two versions into one file.
     public let validator: String?
+    /// The whole resource's size, when known: an answer for another (a mirror of other bytes) fails the
+    /// piece before any byte is written.
+    public let size: Int?
 
-    public init(start: Int, end: Int, validator: String?) {
+    public init(start: Int, end: Int, validator: String?, size: Int? = nil) {
         self.start = start
         currentEnd = Atomic(end)
         self.validator = validator
+        self.size = size
     }
 
     public var end: Int { currentEnd.load(ordering: .acquiring) }

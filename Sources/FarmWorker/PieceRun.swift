@@ -24,8 +24,8 @@ extension TransferSlot {
 
     /// How one piece's transfer ended.
     private enum PieceEnd {
-        /// Its bytes are in, fetched at this pace (bytes a second).
-        case done(pace: Double?)
+        /// Its bytes are in.
+        case done(FinishedPiece)
         /// Handed back with its bytes: the worker stops, the farm pauses, or its transfer failed.
         case stopped
         case failed(TransferError)
@@ -58,7 +58,7 @@ extension TransferSlot {
             }
         }
         var failures = 0
-        var pace: Double?
+        var finished: FinishedPiece?
         while true {
             if job.kept.lost { return .ended }
             if mustStop {
@@ -74,10 +74,10 @@ extension TransferSlot {
                 Thread.sleep(forTimeInterval: 0.1)
                 continue
             }
-            if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: pace) {
-                switch fetch(held, of: plan, on: board, into: partial.fd, lead: job) {
-                case .done(let measured):
-                    pace = measured ?? pace
+            if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: finished?.pace) {
+                switch fetch(held, of: plan, on: board, into: partial.fd, lead: job, after: finished) {
+                case .done(let piece):
+                    finished = piece
                     continue
                 case .lost: continue
                 case .stopped: continue
@@ -161,13 +161,9 @@ extension TransferSlot {
                                        modified: result.modified)
             plan.mirrors = record.mirrors.isEmpty ? nil : record.mirrors
             if size <= minPiece { return .plan(plan) }
-            let count = max(1, min(connections, size / minPiece))
-            let length = (size + count - 1) / count
-            let pieces = stride(from: 0, to: size, by: length).map {
-                PieceBoard.Piece(start: $0, end: min(size, $0 + length))
-            }
+            let pieces = plan.firstPieces
             do {
-                try board.publish(plan, pieces: pieces, written: [pieces[0]: min(size, minPiece, length)])
+                try board.publish(plan, pieces: pieces, written: [pieces[0]: min(minPiece, plan.pieceLength)])
             } catch {
                 spool.log("\(job.claim.job): \(error); it is fetched over one connection")
                 partial.discardBytes()
@@ -197,15 +193,15 @@ extension TransferSlot {
     func takePieces() -> Bool {
         var took = false
         let boards = spool.pieceBoards()
-        piecePaces = piecePaces.filter { path, _ in boards.contains { $0.board.path == path } }
+        finishedPieces = finishedPieces.filter { path, _ in boards.contains { $0.board.path == path } }
         for (board, partialPath) in boards {
             guard !mustStop, !spool.isPaused, let plan = board.plan() else { continue }
             board.reclaimExpired(lease: options.lease)
             // A tail is taken over by a transfer that finished a piece of the resource (it goes on in its
             // place), or by another while fewer than the resource's connections hold pieces.
-            while !mustStop, let held = board.take() ?? (piecePaces[board.path] != nil
+            while !mustStop, let held = board.take() ?? (finishedPieces[board.path] != nil
                 || board.holders().count < plan.connections
-                ? board.takeOver(minPiece: plan.minPiece, pace: piecePaces[board.path] ?? nil) : nil) {
+                ? board.takeOver(minPiece: plan.minPiece, pace: finishedPieces[board.path]?.pace) : nil) {
                 took = true
                 let fd: FileDescriptor
                 do { fd = try FileDescriptor.open(partialPath, .writeOnly) } catch {
@@ -223,30 +219,35 @@ extension TransferSlot {
                     }
                     pass = granted
                 }
-                let ended = fetch(held, of: plan, on: board, into: fd, lead: nil)
+                let ended = fetch(held, of: plan, on: board, into: fd, lead: nil, after: finishedPieces[board.path])
                 pass.release()
-                guard case .done(let measured) = ended else { break }
-                piecePaces[board.path] = .some(measured)
+                guard case .done(let piece) = ended else { break }
+                finishedPieces[board.path] = piece
             }
         }
         return took
     }
 
-    /// Fetches the rest of `held` into the partial `fd`, recording its progress as it goes.
+    /// Fetches the rest of `held` into the partial `fd`, recording its progress as it goes; `after`: the
+    /// piece of the resource this transfer finished last, if any.
     private func fetch(_ held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard,
-                       into fd: FileDescriptor, lead: JobRun?) -> PieceEnd {
+                       into fd: FileDescriptor, lead: JobRun?, after: FinishedPiece?) -> PieceEnd {
         let from = held.piece.start + held.written
-        guard from < held.piece.end else { return board.complete(held) ? .done(pace: nil) : .lost }
-        // The pieces spread over the mirrors left, by where they start; a slower mirror's tails are taken
-        // over by transfers on faster ones.
+        // The first pieces spread over the mirrors left, one each in turn; a tail taken over goes to the
+        // mirror its taker just finished a piece on, which is faster than the holder's.
         let dropped = board.dropped()
         let live = plan.urls.indices.filter { dropped[$0] == nil }
         guard !live.isEmpty else {
             board.handBack(held)
             return .stopped
         }
-        let mirror = live[(held.piece.start / max(1, plan.minPiece)) % live.count]
-        let range = PieceRange(start: from, end: held.piece.end, validator: plan.validator)
+        let firstPiece = held.piece.start / max(1, plan.pieceLength)
+        let mirror = after.flatMap { live.contains($0.mirror) && held.piece.start % plan.pieceLength != 0 ? $0.mirror : nil }
+            ?? live[firstPiece % live.count]
+        guard from < held.piece.end else {
+            return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost
+        }
+        let range = PieceRange(start: from, end: held.piece.end, validator: plan.validator, size: plan.size)
         var request = DownloadRequest(url: plan.urls[mirror], maxSize: options.maxSize,
                                       stallTimeout: options.stallTimeout, caFile: options.caFile,
                                       options: requestOptions(ofList: plan.list))
@@ -271,16 +272,9 @@ extension TransferSlot {
                 return !self.mustStop && !self.spool.isPaused
             }
             board.record(held, written: result.bytes - start)
-            if let size = result.completeSize, size != plan.size {
-                // Another size: other bytes. Those it wrote are rewritten by another mirror.
-                board.drop(mirror: mirror, reason: "it reports a size of \(size) bytes, not \(plan.size)")
-                board.record(held, written: from - start)
-                board.handBack(held)
-                return .stopped
-            }
             let seconds = Clock.monotonic() - began
             let pace = seconds > 0.05 ? Double(result.bytes - from) / seconds : nil
-            return board.complete(held) ? .done(pace: pace) : .lost
+            return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
             board.record(held, written: from - start + handle.lastWritten)
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
@@ -294,4 +288,11 @@ extension TransferSlot {
             return .failed(error)
         }
     }
+}
+
+/// A piece a transfer finished: how fast it came (bytes a second; nil when too quick to tell), and from
+/// which of its resource's URLs.
+struct FinishedPiece {
+    let pace: Double?
+    let mirror: Int
 }

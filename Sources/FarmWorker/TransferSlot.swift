@@ -27,9 +27,9 @@ final class TransferSlot: @unchecked Sendable {
     /// that a list of the same name added again after a reset is fetched with its own.
     private var requestOptions: [String: (options: RequestOptions?, read: Double)] = [:]
     private static let requestLook = 2.0
-    /// The pace of this slot's last piece of each resource in pieces, by board: a slot that finished one
-    /// may take over a slower holder's tail (PieceRun.swift).
-    var piecePaces: [String: Double?] = [:]
+    /// This slot's last finished piece of each resource in pieces, by board: a slot that finished one may
+    /// take over a slower holder's tail, on the mirror it finished on (PieceRun.swift).
+    var finishedPieces: [String: FinishedPiece] = [:]
     /// Seconds between looks for waiting pieces: a board is one directory listing when there is none.
     static let piecesLook = 0.2
 

@@ -49,10 +49,13 @@ import Testing
         #expect(read(["ETag: \"strong\"", "Last-Modified: x"]).rangeValidator == "\"strong\"")
     }
 
-    @Test func aRangeNotSatisfiableTellsTheWholeSizeAndAStatusLineForgetsTheResponseBefore() {
+    /// A 416's `*/N` and a 206's `A-B/N` both tell the whole size (what a resource in pieces is planned by);
+    /// `A-B/*` tells none.
+    @Test func aContentRangeTellsTheWholeSizeAndAStatusLineForgetsTheResponseBefore() {
         #expect(read(["Content-Range: bytes */12345"]).completeSize == 12345)
         #expect(read(["Content-Range: bytes */-3"]).completeSize == nil)
-        #expect(read(["Content-Range: bytes 0-9/100"]).completeSize == nil)
+        #expect(read(["Content-Range: bytes 0-9/100"]).completeSize == 100)
+        #expect(read(["Content-Range: bytes 0-9/*"]).completeSize == nil)
         let redirected = read(["HTTP/1.1 302 Found", "ETag: \"old\"", "Retry-After: 3", "HTTP/1.1 200 OK"])
         #expect(redirected == ResponseHeaders())
     }

@@ -10,6 +10,14 @@ import Foundation
 import Glibc
 import Testing
 
+/// How the file at `path` differs from `expected` (its size, or the first byte that is not), nil when it does not:
+/// a message short enough to read when a test fails on megabytes.
+func difference(_ path: String, _ expected: [UInt8]) -> String? {
+    guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init) else { return "no file at \(path)" }
+    guard bytes.count == expected.count else { return "\(bytes.count) bytes, not \(expected.count)" }
+    return bytes.indices.first { bytes[$0] != expected[$0] }.map { "byte \($0) differs" }
+}
+
 /// One resource over several connections (SPEC §14; FarmSpool's PieceBoard.swift): pieces taken by several
 /// worker processes, written at their offsets into one partial, and a holder killed mid-piece. Real farms,
 /// a real origin on 127.0.0.1 that caps each response's rate, bytes checked on disk.
@@ -38,9 +46,7 @@ import Testing
         let output = try farm.must(["status", "big.json", "--json"])
         let rows = try #require(JSON.decode(ListStatus.self, from: Array(output.utf8))?.resources, "\(output)")
         let file = try #require(rows.first?.file, "\(rows)")
-        let stored = FileManager.default.contents(atPath: file).map([UInt8].init)
-        #expect(stored?.count == body.count)
-        #expect(stored == body, "the pieces made other bytes than the origin's")
+        #expect(difference(file, body) == nil, "the pieces made other bytes than the origin's")
         #expect(!FileManager.default.fileExists(atPath: farm.spool.pieces + "/" + "x")
             && ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.pieces)) ?? []).isEmpty,
                 "a board outlived its resource")
@@ -209,7 +215,7 @@ import Testing
         #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
         let done = try row(farm)
         let file = try #require(done.file, "\(done)")
-        #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bytes)
+        #expect(difference(file, bytes) == nil)
         let failing = farm.origin.requests(for: "/b.png")
         #expect(!failing.isEmpty && failing.allSatisfy { $0.status == 503 }, "\(failing)")
         #expect(failing.count <= 4, "the dropped mirror was asked \(failing.count) times")
@@ -229,8 +235,7 @@ import Testing
         try farm.start(workers: 3)
         #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
         let file = try #require(try row(farm).file)
-        #expect(FileManager.default.contents(atPath: file).map([UInt8].init) == bytes,
-                "bytes of the mirror of another size made it into the file")
+        #expect(difference(file, bytes) == nil, "bytes of the mirror of another size made it into the file")
         #expect(farm.origin.requests(for: "/other.png").count <= 3)
     }
 

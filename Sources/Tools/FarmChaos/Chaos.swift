@@ -72,6 +72,9 @@ struct Chaos: ParsableCommand {
         let delivery = (list: Self.repeatList, folder: work + "/delivered")
         try farm.must(["add", try corpus.makeRepeat(Self.repeatList, count: max(10, resources / 8)),
                        "--out", delivery.folder])
+        // A few large resources fetched as pieces over four connections (SPEC §14), by every worker.
+        try farm.must(["add", try corpus.makePieces(Self.piecesList, count: 3), "--connections", "4",
+                       "--min-piece", "256K"])
         // The pages take about 40% of the chaos to arrive (the follower lives that long, to be killed); its
         // items are small and quick, not to prolong the run.
         let paged = pages == 0 ? nil : try PagedList(corpus: corpus, pages: pages, perPage: perPage,
@@ -128,6 +131,8 @@ struct Chaos: ParsableCommand {
 
     /// The list of URLs that other lists have too.
     static let repeatList = "Again.json"
+    /// The list of resources fetched as pieces.
+    static let piecesList = "Pieces.json"
 
     private func end(_ farm: FarmCommand, _ spool: Spool, _ observer: Observer) {
         FarmChaos.stopFarm([farm], spool: spool, observer: observer)

@@ -154,6 +154,26 @@ final class ChaosCorpus {
         }
     }
 
+    /// A list `name` of `count` PNGs of a few MB, each response slow enough that one connection would take
+    /// twenty small transfers' time: added with several connections (SPEC §14), they are fetched as pieces
+    /// by every worker while workers are killed.
+    func makePieces(_ name: String, count: Int) throws -> String {
+        let made = (0..<count).map { index -> Resource in
+            let bytes = Pictures.png(size: Int.random(in: 2_000_000...4_000_000, using: &random), seed: random.next())
+            let path = "/" + String(name.dropLast(5)) + "/\(index).png"
+            origin.serve(path: path, bytes: bytes)
+            origin.inject(.throttle(bytesPerSecond: max(65_536, Int(Double(bytes.count) / (smallSeconds * 20)))),
+                          at: path)
+            return Resource(list: name, index: index, path: path, kind: .png, size: bytes.count,
+                            sha256: SHA256.hex(bytes), entry: nil)
+        }
+        lists[name] = made
+        let path = directory + "/" + name
+        try Data(manifestJSON(made)).write(to: URL(fileURLWithPath: path))
+        manifests.append(path)
+        return path
+    }
+
     /// `count` small PNG resources of list `name` that no manifest names (a paged API's items: the API
     /// lists them), each transfer lasting about `seconds`.
     func makeItems(of name: String, count: Int, seconds: Double) throws -> [Resource] {
