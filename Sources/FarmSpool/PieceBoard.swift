@@ -31,12 +31,14 @@ import SystemPackage
 //
 // Taking over. A transfer that finished its piece while none waits (or any, while fewer transfers than
 // the resource's connections hold pieces) takes the tail of what the slowest holder (the one with the
-// most seconds left at its pace) has left: as much of it as makes both end
-// together at their paces, so half between equals and nearly all of a holder ten times slower. The tail
-// is at least the smallest piece, but for the end game: a holder with more than `endGame` seconds left
-// gives up a tail down to `endGameTail` bytes, so that the last bytes never wait on one slow connection
-// (halves of at least a smallest piece leave a slow holder up to two of them, which at a tenth of the
-// others' pace is most of the whole time). It makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
+// most seconds left at its pace) has left: as much of it as makes both end together at their paces, so
+// half between equals and nearly all of a holder ten times slower. Only a holder with more than `worthIt`
+// seconds left gives up a tail: a new request on a new connection costs about a second on a server that
+// paces each connection by the second (nginx's limit_rate sends a second's worth at each second's turn,
+// so a holder's recorded bytes may lag a whole burst behind). The tail may be smaller than the smallest
+// piece, down to `endGameTail`: halves of at least a smallest piece would leave a slow holder up to two
+// of them, which at a tenth of the others' pace is most of the whole time, and the last bytes must never
+// wait on one slow connection. It makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
 // `a/<a>-<b>@<holder>` to `a/<a>-<m>@<holder>`. Killed between the two, the two pieces overlap. If the
 // rename fails (the holder finished, or its piece was reclaimed or taken over meanwhile), the taker
 // removes its piece (killed before, it leaves an overlap). The holder finds its end moved when it next
@@ -206,30 +208,37 @@ public struct PieceBoard: Sendable {
         return nil
     }
 
-    /// A holder with more seconds than this left gives up a tail smaller than the smallest piece.
-    public static let endGame = 1.0
-    /// The smallest tail the end game takes: less is not worth a request.
+    /// Only a holder with more seconds than this left gives up a tail.
+    public static let worthIt = 2.0
+    /// The smallest tail taken over: less is not worth a request.
     public static let endGameTail = 64 << 10
-    /// A holder younger than this has no pace yet to judge it by.
-    static let paceAfter = 0.5
+    /// A holder younger than this has no pace yet to judge it by (its first bytes may take a moment: a
+    /// connection to make, a server that starts slowly); one with no byte recorded is judged only after
+    /// `stalledAfter`.
+    static let paceAfter = 1.0
+    static let stalledAfter = 3.0
 
     /// Takes over the tail of what the slowest holder has left (see "Taking over" above), this transfer
     /// going at `pace` bytes a second (nil: as fast as the holder); nil when no holder has a tail to give.
     public func takeOver(minPiece: Int, pace: Double?) -> Held? {
         let now = Clock.wall()
-        // The seconds each holder still needs at its pace so far (its bytes since its claim): the most first.
+        // The seconds each holder still needs, the most first: at the pace its last record shows (the bytes
+        // it had recorded by then, since its claim), less the time since that record, which it spent
+        // fetching too. Its file's mtime is when it last recorded a new size.
         var candidates: [(name: String, piece: Piece, owner: String, tail: Int, left: Double)] = []
         for name in FileSystem.names(held) {
             guard let (piece, owner) = Self.heldName(name), let ownerName = Owner(owner),
                   let st = try? FileSystem.lstat(held + "/" + name) else { continue }
-            let elapsed = now - (ownerName.claimedAt ?? now)
-            guard elapsed >= Self.paceAfter else { continue }
+            let claimed = ownerName.claimedAt ?? now
+            let elapsed = now - claimed
+            guard elapsed >= Self.paceAfter, st.size > 0 || elapsed >= Self.stalledAfter else { continue }
             let rest = piece.end - (piece.start + Int(st.size))
-            let holderPace = Double(max(1, Int(st.size))) / elapsed
-            let left = Double(rest) / holderPace
+            let recorded = st.size > 0 ? max(0.05, st.modificationTime - claimed) : elapsed
+            let holderPace = Double(max(1, Int(st.size))) / recorded
+            let left = Double(rest) / holderPace - (elapsed - recorded)
             let takerPace = pace ?? holderPace
             let tail = Int(Double(rest) * takerPace / (takerPace + holderPace))
-            guard tail >= minPiece || (left > Self.endGame && tail >= Self.endGameTail) else { continue }
+            guard left > Self.worthIt, tail >= min(minPiece, Self.endGameTail) else { continue }
             candidates.append((name, piece, owner, tail, left))
         }
         for candidate in candidates.sorted(by: { $0.left > $1.left }) {
@@ -267,14 +276,16 @@ public struct PieceBoard: Sendable {
         return nil
     }
 
-    /// `held` is all in the partial: it goes to d/ under the name it has now. False when it is no
-    /// longer this holder's.
+    /// `held` is all in the partial: it goes to d/, as far as its holder wrote (past an end moved closer,
+    /// the bytes it wrote before it saw the move are the resource's too, and no taker need wait for them).
+    /// False when it is no longer this holder's.
     @discardableResult
     public func complete(_ held: Held) -> Bool {
         for _ in 0..<3 {
             guard end(of: held) != nil else { return false }
+            let reached = Piece(start: held.piece.start, end: max(held.piece.end, held.piece.start + held.written))
             do {
-                try FileSystem.rename(heldPath(held.piece, held.owner), finished + "/" + held.piece.description)
+                try FileSystem.rename(heldPath(held.piece, held.owner), finished + "/" + reached.description)
                 return true
             } catch {
                 continue  // its end moved between the look and the rename: look again
@@ -341,13 +352,18 @@ public struct PieceBoard: Sendable {
     }
 
     /// Whether the done pieces cover the whole resource.
-    public func isWhole(size: Int) -> Bool {
-        var reached = 0
-        for piece in FileSystem.names(finished).compactMap({ Piece($0[...]) }).sorted(by: { $0.start < $1.start }) {
-            if piece.start > reached { return false }
-            reached = max(reached, piece.end)
+    public func isWhole(size: Int) -> Bool { covers(Piece(start: 0, end: size)) }
+
+    /// Whether the done pieces cover `piece`: its holder has nothing left to fetch.
+    public func covers(_ piece: Piece) -> Bool {
+        var reached = piece.start
+        for done in FileSystem.names(finished).compactMap({ Piece($0[...]) }).sorted(by: { $0.start < $1.start }) {
+            if done.end <= reached { continue }
+            if done.start > reached { return false }
+            reached = done.end
+            if reached >= piece.end { return true }
         }
-        return reached >= size
+        return reached >= piece.end
     }
 
     /// Removes the board: the resource is whole, or is fetched another way.

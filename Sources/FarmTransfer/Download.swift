@@ -206,6 +206,12 @@ extension EasyHandle {
         if let piece = request.piece {
             guard piece.end > piece.start else { throw TransferError(.permanent, "an empty piece") }
             try set(CURLOPT_RANGE, "\(piece.start)-\(piece.end - 1)")
+            // A connection of its own, kept by nobody after: a server that caps each connection counts
+            // what the connection sent before against the next request on it (nginx's limit_rate does),
+            // which would hold a piece on a reused connection back for seconds. A piece is at least a
+            // smallest piece long, which dwarfs a handshake.
+            try set(CURLOPT_FRESH_CONNECT, 1)
+            try set(CURLOPT_FORBID_REUSE, 1)
             if let validator = piece.validator { headers = curl_slist_append(headers, "If-Range: " + validator) }
         } else if resumeFrom > 0 {
             try set(CURLOPT_RANGE, "\(resumeFrom)-")

@@ -35,6 +35,8 @@ extension TransferSlot {
 
     /// Seconds between a holder's looks at its piece: its progress recorded (its lease), its end.
     static let pieceLook = 0.25
+    /// The shortest transfer whose pace a taker trusts.
+    static let paceTime = 1.0
 
     /// Leads `job`'s download in pieces when its list asks for several connections or it has mirrors, and a
     /// server of it takes ranges; or when a board for its partial is there already (an earlier lead's).
@@ -255,6 +257,7 @@ extension TransferSlot {
         let began = Clock.monotonic()
         var lastLook = began
         var lost = false
+        var covered = false
         let start = held.piece.start
         do {
             let result = try handle.download(request, into: fd, size: from) { progress in
@@ -267,19 +270,28 @@ extension TransferSlot {
                     return false
                 }
                 range.shrink(to: end)
+                // Written meanwhile by a holder that went on past the end a taker gave it.
+                if board.covers(PieceBoard.Piece(start: max(start, progress.bytes), end: end)) {
+                    covered = true
+                    return false
+                }
                 if let lead, !lead.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                                             pieces: board.counts()) { return false }
                 return !self.mustStop && !self.spool.isPaused
             }
             board.record(held, written: result.bytes - start)
             let seconds = Clock.monotonic() - began
-            let pace = seconds > 0.05 ? Double(result.bytes - from) / seconds : nil
+            // A pace is told by a second of transfer at least: a server's first moments (nginx sends a
+            // second's worth at once) would make a short piece look many times faster than it goes.
+            let pace = seconds >= Self.paceTime ? Double(result.bytes - from) / seconds : nil
             return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
             board.record(held, written: from - start + handle.lastWritten)
+            if covered { return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost }
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
             board.handBack(held)
             if error.kind == .aborted { return .stopped }
+            spool.log("bytes \(held.piece) of \(plan.urls[mirror]) go back to the queue: \(error.message)")
             // A mirror that fails a piece is dropped for the resource: its pieces go to the others.
             if plan.mirrors != nil && error.kind != .noSpace {
                 board.drop(mirror: mirror, reason: error.message)

@@ -30,8 +30,9 @@ final class TransferSlot: @unchecked Sendable {
     /// This slot's last finished piece of each resource in pieces, by board: a slot that finished one may
     /// take over a slower holder's tail, on the mirror it finished on (PieceRun.swift).
     var finishedPieces: [String: FinishedPiece] = [:]
-    /// Seconds between looks for waiting pieces: a board is one directory listing when there is none.
-    static let piecesLook = 0.2
+    /// Seconds between looks for waiting pieces: one directory listing when there is none, and every
+    /// moment a published piece waits is a connection idle.
+    static let piecesLook = 0.05
 
     var spool: Spool { worker.spool }
     var options: WorkerOptions { worker.options }
@@ -109,8 +110,9 @@ final class TransferSlot: @unchecked Sendable {
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && worker.isIdle() { return }
             Thread.sleep(forTimeInterval: idle)
-            // Jobs parked for a host wait for a slot or a token that frees within moments.
-            idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 0.5)
+            // Jobs parked for a host wait for a slot or a token that frees within moments; pieces of a
+            // resource whose lead just published them are looked for every `piecesLook`.
+            idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 2 * Self.piecesLook)
         }
     }
 

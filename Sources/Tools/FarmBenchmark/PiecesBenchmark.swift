@@ -29,8 +29,8 @@ struct PiecesBenchmark: ParsableCommand {
     @Option(help: "MiB of the file.") var mib = 64
     @Option(help: "The rate a connection, as nginx's limit_rate takes it (2m, 500k).") var rate = "2m"
     @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
-    @Option(help: "Tools, comma-separated: farm-N (N connections), aria2c-N (-xN -sN -k1M, N ≤ 16); with --mode "
-        + "mirrors, either with -mirrors (three URLs).")
+    @Option(help: ArgumentHelp("Tools, comma-separated: farm-N (N connections), aria2c-N (-xN -sN -k1M, N ≤ 16); "
+        + "with --mode mirrors, either with -mirrors (three URLs)."))
     var tools = "farm-1,farm-8,farm-32,aria2c-8,aria2c-16"
     @Option(help: "nginx, slow-connection, kills or mirrors (see the discussion).") var mode = "nginx"
 
