@@ -57,17 +57,22 @@ extension Spool {
     /// The live farm processes of every host (as `processes()`), after sending back every job of this
     /// host whose owner is not one of them, whoever saw it die (or nobody: it died while no supervisor
     /// ran). A claimant registers before its first claim and stays registered until it has handed its
-    /// job back, so such a job has lost its owner. active/ is read before the registry: a claim listed
-    /// was made by a process that was registered by then. One registry read serves both (the
+    /// job back, so such a job has lost its owner; so do the pieces it held (PieceBoard.swift). active/ and
+    /// the pieces are read before the registry: a claim listed was made by a process that was registered
+    /// by then. One registry read serves both (the
     /// supervisor's tick). Other hosts' claims are theirs to judge, or the lease's: a host cut off from
     /// this one may look dead here while its workers still download.
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
         let claims = FileSystem.names(active).compactMap { name in ActiveName(name).map { (name, $0) } }
+        let pieces = heldPieces()
         let live = processes()
         let alive = Set(live.filter(\.isLocal).map(\.pid))
         var released: [JobName] = []
         for (name, entry) in claims where entry.owner.isLocal && !alive.contains(entry.owner.pid) {
             if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
+        }
+        for held in pieces where held.owner.isLocal && !alive.contains(held.owner.pid) {
+            held.board.release(held.piece, of: held.owner)
         }
         return (live, released)
     }
@@ -86,6 +91,7 @@ extension Spool {
     }
 
     private func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
+        releasePieces(ownedBy: isReleased)
         var released: [JobName] = []
         for name in (try? FileSystem.listDirectory(active)) ?? [] {
             guard let entry = ActiveName(name), isReleased(entry.owner) else { continue }

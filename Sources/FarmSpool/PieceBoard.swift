@@ -300,6 +300,11 @@ public struct PieceBoard: Sendable {
         try? FileSystem.rename(heldPath(held.piece, held.owner), queued + "/" + held.piece.description)
     }
 
+    /// Sends `piece`, held by `owner`, back to the queue (its holder is gone).
+    func release(_ piece: Piece, of owner: Owner) {
+        try? FileSystem.rename(heldPath(piece, owner), queued + "/" + piece.description)
+    }
+
     /// Sends back to the queue every held piece whose lease is older than `lease` seconds.
     public func reclaimExpired(lease: Double) {
         let now = Clock.wall()
@@ -397,6 +402,17 @@ extension Spool {
         let name = partialPath.lastIndex(of: "/").map { String(partialPath[partialPath.index(after: $0)...]) }
             ?? partialPath
         return PieceBoard(spool: self, path: pieces + "/" + name)
+    }
+
+    /// Sends back to their boards' queues the pieces held by owners known to be gone (as their jobs are):
+    /// the next taker resumes each from the bytes it recorded, without waiting out its lease.
+    func releasePieces(ownedBy isReleased: (Owner) -> Bool) {
+        for held in heldPieces() where isReleased(held.owner) { held.board.release(held.piece, of: held.owner) }
+    }
+
+    /// Every piece held now, on every board.
+    func heldPieces() -> [(board: PieceBoard, piece: PieceBoard.Piece, owner: Owner)] {
+        pieceBoards().flatMap { board, _ in board.holders().map { (board, $0.piece, $0.owner) } }
     }
 
     /// Every board, with the path of the partial its pieces are written to.

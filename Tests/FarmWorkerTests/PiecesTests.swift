@@ -140,6 +140,39 @@ func difference(_ path: String, _ expected: [UInt8]) -> String? {
         #expect(tails.count >= 2, "taken over: \(tails)")
     }
 
+    /// Paused mid-file, no piece transfers and every piece keeps its bytes; stopped, every piece goes back
+    /// to the board's queue with them; started again, the file ends whole, its bytes fetched about once.
+    @Test func pauseAndStopMidFileKeepEveryPiecesBytes() throws {
+        let farm = try RunningFarm()
+        let body = picture(farm, "/big.png", rate: 1_000_000)
+        try add(farm, [farm.origin.url(for: "/big.png")], connections: 4)
+        try farm.start(workers: 4)
+        let board = farm.spool.pieces
+        func pieces(_ state: String) -> [String] {
+            let boards = (try? FileManager.default.contentsOfDirectory(atPath: board)) ?? []
+            return boards.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: board + "/" + $0 + "/" + state)) ?? [] }
+        }
+        #expect(poll(timeout: 60, every: 0.05) { pieces("a").count >= 3 }, "pieces never held")
+        Thread.sleep(forTimeInterval: 1)
+        try farm.must(["pause"])
+        // Within a second every transfer has stopped: the origin sends nothing more.
+        Thread.sleep(forTimeInterval: 1.5)
+        let paused = farm.origin.bytesServed
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(farm.origin.bytesServed == paused, "bytes flowed while paused")
+        #expect(pieces("q").count + pieces("a").count >= 3, "the board lost its pieces: \(pieces("q")) \(pieces("a"))")
+        try farm.must(["stop"])
+        #expect(pieces("a").isEmpty, "pieces still held after stop: \(pieces("a"))")
+        let kept = pieces("q").count
+        #expect(kept >= 1, "no piece waits after stop")
+        try farm.must(["resume"])
+        try farm.start(workers: 4)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        try expectStored(farm, body)
+        let served = farm.origin.requests(for: "/big.png").reduce(0) { $0 + $1.bodyBytes }
+        #expect(served <= Self.size + Self.size / 4, "served \(served) bytes for \(Self.size)")
+    }
+
     @Test func aWorkerKilledMidPieceCostsAtMostItsPiece() throws {
         let farm = try RunningFarm()
         // 1 MB/s a connection: about 2 s a piece, so a kill lands in the middle of one.
