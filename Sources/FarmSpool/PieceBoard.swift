@@ -46,6 +46,13 @@ import SystemPackage
 // the new end are the same bytes. Completing renames the holder's piece, under the name it has then, to
 // d/; a piece no longer in a/ under its owner was reclaimed: its holder stops.
 //
+// Mirrors. A holder names the mirror it fetches from in its piece's attribute `user.farm.mirror` (its
+// place in the plan's URLs). The pace of each mirror is that of its best holder, by their records; a
+// holder on a mirror four times slower than the fastest leaves the rest of its piece to the queue (it
+// makes `q/<m>-<b>` first, then renames its own to end at m, as a takeover does) and takes a piece again,
+// which then goes to a fast mirror: connections move off a slow mirror within seconds, rather than at the
+// end of their pieces.
+//
 // The lead removes the board once the resource is whole, before it stores the partial: from then on the
 // partial is an ordinary one, whole, which a next owner would find complete (a 416 to its range).
 
@@ -256,6 +263,44 @@ public struct PieceBoard: Sendable {
             if let taken = open(claimed, piece: mine, owner: owner) { return taken }
         }
         return nil
+    }
+
+    /// Names the mirror `held` is fetched from (see "Mirrors" above).
+    public func name(mirror index: Int, of held: Held) {
+        try? held.file.setAttribute(Self.mirrorAttribute, Array(String(index).utf8))
+    }
+
+    static let mirrorAttribute = "user.farm.mirror"
+
+    /// The pace of each mirror that has a holder with a record, by its place in the plan's URLs: that of
+    /// its fastest holder, in bytes a second.
+    public func mirrorPaces() -> [Int: Double] {
+        var paces: [Int: Double] = [:]
+        for name in FileSystem.names(held) {
+            let path = held + "/" + name
+            guard let (_, owner) = Self.heldName(name), let claimed = Owner(owner)?.claimedAt,
+                  let st = try? FileSystem.lstat(path), st.size > 0,
+                  let text = try? FileSystem.attribute(path, Self.mirrorAttribute, limit: 16),
+                  let mirror = Int(String(decoding: text, as: UTF8.self)) else { continue }
+            let pace = Double(st.size) / max(0.05, st.modificationTime - claimed)
+            paces[mirror] = max(paces[mirror] ?? 0, pace)
+        }
+        return paces
+    }
+
+    /// Ends `held` where its holder got to, `reached`, leaving the rest to the queue (its mirror is slow).
+    /// False when the rest is too small to leave, or the piece is no longer this holder's.
+    public func leave(_ held: Held, at reached: Int) -> Bool {
+        guard let end = end(of: held), end - reached >= Self.endGameTail else { return false }
+        let rest = queued + "/" + Piece(start: reached, end: end).description
+        do { try FileSystem.createFile(rest, []) } catch { return false }
+        let shortened = heldPath(Piece(start: held.piece.start, end: reached), held.owner)
+        do { try FileSystem.rename(heldPath(held.piece, held.owner), shortened) } catch {
+            try? FileSystem.unlink(rest)
+            return false
+        }
+        held.moveEnd(to: reached)
+        return true
     }
 
     /// Records that `written` bytes of `held` are in the partial, which renews its lease.

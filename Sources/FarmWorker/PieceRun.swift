@@ -37,6 +37,8 @@ extension TransferSlot {
     static let pieceLook = 0.25
     /// The shortest transfer whose pace a taker trusts.
     static let paceTime = 1.0
+    /// A mirror this many times slower than the fastest takes no new piece, and its holders leave theirs.
+    static let slowMirror = 4.0
 
     /// Leads `job`'s download in pieces when its list asks for several connections or it has mirrors, and a
     /// server of it takes ranges; or when a board for its partial is there already (an earlier lead's).
@@ -235,17 +237,23 @@ extension TransferSlot {
     private func fetch(_ held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard,
                        into fd: FileDescriptor, lead: JobRun?, after: FinishedPiece?) -> PieceEnd {
         let from = held.piece.start + held.written
-        // The first pieces spread over the mirrors left, one each in turn; a tail taken over goes to the
-        // mirror its taker just finished a piece on, which is faster than the holder's.
+        // The first pieces spread over the mirrors left, one each in turn, but for a mirror four times
+        // slower than the fastest (by its holders' records); a tail taken over goes to the mirror its taker
+        // just finished a piece on, which is faster than the holder's.
         let dropped = board.dropped()
+        let mirrored = plan.mirrors != nil
+        let paces = mirrored ? board.mirrorPaces() : [:]
+        let fastest = paces.values.max() ?? 0
         let live = plan.urls.indices.filter { dropped[$0] == nil }
-        guard !live.isEmpty else {
+        let fast = live.filter { paces[$0].map { $0 * Self.slowMirror >= fastest } ?? true }
+        guard !fast.isEmpty else {
             board.handBack(held)
             return .stopped
         }
         let firstPiece = held.piece.start / max(1, plan.pieceLength)
-        let mirror = after.flatMap { live.contains($0.mirror) && held.piece.start % plan.pieceLength != 0 ? $0.mirror : nil }
-            ?? live[firstPiece % live.count]
+        let mirror = after.flatMap { fast.contains($0.mirror) && held.piece.start % plan.pieceLength != 0 ? $0.mirror : nil }
+            ?? fast[firstPiece % fast.count]
+        if mirrored { board.name(mirror: mirror, of: held) }
         guard from < held.piece.end else {
             return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost
         }
@@ -258,6 +266,7 @@ extension TransferSlot {
         var lastLook = began
         var lost = false
         var covered = false
+        var left = false
         let start = held.piece.start
         do {
             let result = try handle.download(request, into: fd, size: from) { progress in
@@ -275,6 +284,13 @@ extension TransferSlot {
                     covered = true
                     return false
                 }
+                // On a slow mirror: leave the rest to the queue, to be taken again on a fast one.
+                if mirrored, now - began >= Self.paceTime * 2, let paces = Optional(board.mirrorPaces()),
+                   let mine = paces[mirror], let best = paces.values.max(), mine * Self.slowMirror < best,
+                   board.leave(held, at: progress.bytes) {
+                    left = true
+                    return false
+                }
                 if let lead, !lead.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                                             pieces: board.counts()) { return false }
                 return !self.mustStop && !self.spool.isPaused
@@ -287,7 +303,7 @@ extension TransferSlot {
             return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
             board.record(held, written: from - start + handle.lastWritten)
-            if covered { return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost }
+            if covered || left { return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost }
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
             board.handBack(held)
             if error.kind == .aborted { return .stopped }
