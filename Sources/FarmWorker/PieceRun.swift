@@ -35,6 +35,8 @@ extension TransferSlot {
 
     /// Seconds between a holder's looks at its piece: its progress recorded (its lease), its end.
     static let pieceLook = 0.25
+    /// Seconds a slot leaves a board alone after a piece of it failed there.
+    static let failedPieceRest = 1.0
     /// The shortest transfer whose pace a taker trusts.
     static let paceTime = 1.0
     /// A mirror this many times slower than the fastest takes no new piece, and its holders leave theirs.
@@ -198,7 +200,9 @@ extension TransferSlot {
         var took = false
         let boards = spool.pieceBoards()
         finishedPieces = finishedPieces.filter { path, _ in boards.contains { $0.board.path == path } }
-        for (board, partialPath) in boards {
+        let now = Clock.monotonic()
+        failedPieces = failedPieces.filter { $0.value > now }
+        for (board, partialPath) in boards where failedPieces[board.path] == nil {
             guard !mustStop, !spool.isPaused, let plan = board.plan() else { continue }
             board.reclaimExpired(lease: options.lease)
             // A tail is taken over by a transfer that finished a piece of the resource (it goes on in its
@@ -225,7 +229,10 @@ extension TransferSlot {
                 }
                 let ended = fetch(held, of: plan, on: board, into: fd, lead: nil, after: finishedPieces[board.path])
                 pass.release()
-                guard case .done(let piece) = ended else { break }
+                guard case .done(let piece) = ended else {
+                    if case .failed = ended { failedPieces[board.path] = Clock.monotonic() + Self.failedPieceRest }
+                    break
+                }
                 finishedPieces[board.path] = piece
             }
         }

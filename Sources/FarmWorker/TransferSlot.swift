@@ -30,6 +30,9 @@ final class TransferSlot: @unchecked Sendable {
     /// This slot's last finished piece of each resource in pieces, by board: a slot that finished one may
     /// take over a slower holder's tail, on the mirror it finished on (PieceRun.swift).
     var finishedPieces: [String: FinishedPiece] = [:]
+    /// Boards whose last piece failed on this slot, with when to look at them again: a server that fails
+    /// every piece is not asked again at every look (its lead falls back to one transfer meanwhile).
+    var failedPieces: [String: Double] = [:]
     /// Seconds between looks for waiting pieces: one directory listing when there is none, and every
     /// moment a published piece waits is a connection idle.
     static let piecesLook = 0.05
