@@ -37,6 +37,9 @@ public final class URLPartial {
         return size
     }
 
+    /// Whether it was empty when taken (and no transfer has written it since): known without a look.
+    public var isSurelyEmpty: Bool { size == 0 }
+
     public enum Take {
         case held(URLPartial)
         /// Another process holds it; the claim it names, when it names one.

@@ -45,6 +45,10 @@ extension TransferSlot {
     /// Leads `job`'s download in pieces when its list asks for several connections or it has mirrors, and a
     /// server of it takes ranges; or when a board for its partial is there already (an earlier lead's).
     func downloadInPieces(_ job: inout JobRun, _ partial: URLPartial) -> PiecesOutcome {
+        // Most jobs: one connection, no mirror, an empty partial, which no earlier lead can have left a
+        // board for. They pay no look at pieces/ (a failed open a job).
+        let asks = (requestOptions(ofList: job.claim.job.list)?.connections ?? 1) > 1 || !job.claim.record.mirrors.isEmpty
+        if !asks && partial.isSurelyEmpty { return .single }
         let board = spool.pieceBoard(ofPartial: partial.path)
         let plan: PieceBoard.Plan
         if let found = board.plan() {
@@ -56,10 +60,7 @@ extension TransferSlot {
                 job.fail(reason, partial: partial.path)
                 return .ended
             case .plan(let made):
-                guard made.size > made.minPiece else {
-                    return .whole(DownloadResult(httpStatus: 200, bytes: made.size, resumedFrom: 0, contentType: nil,
-                                                 etag: made.etag, modified: made.modified))
-                }
+                guard made.size > made.minPiece else { return .whole(Self.whole(made)) }
                 plan = made
             }
         }
@@ -85,8 +86,7 @@ extension TransferSlot {
                 case .done(let piece):
                     finished = piece
                     continue
-                case .lost: continue
-                case .stopped: continue
+                case .lost, .stopped: continue
                 case .failed(let error):
                     failures += 1
                     spool.log("\(job.claim.job): a piece of \(plan.url) failed: \(error.message)")
@@ -102,14 +102,19 @@ extension TransferSlot {
             }
             if board.isWhole(size: plan.size) {
                 board.remove()
-                return .whole(DownloadResult(httpStatus: 200, bytes: plan.size, resumedFrom: 0, contentType: nil,
-                                             etag: plan.etag, modified: plan.modified))
+                return .whole(Self.whole(plan))
             }
             board.reclaimExpired(lease: options.lease)
             _ = job.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                              pieces: board.counts())
             Thread.sleep(forTimeInterval: 0.05)
         }
+    }
+
+    /// The download of a resource whose bytes are all in its partial, as one transfer would have ended it.
+    private static func whole(_ plan: PieceBoard.Plan) -> DownloadResult {
+        DownloadResult(httpStatus: 200, bytes: plan.size, resumedFrom: 0, contentType: nil, etag: plan.etag,
+                       modified: plan.modified)
     }
 
     /// What the first request of a resource to fetch in pieces found.
@@ -128,7 +133,7 @@ extension TransferSlot {
         let list = job.claim.job.list, record = job.claim.record
         let requests = requestOptions(ofList: list)
         let connections = max(requests?.connections ?? 1, 1)
-        guard connections > 1 || !record.mirrors.isEmpty, partial.takeSize() == 0 else { return .single }
+        guard connections > 1 || !record.mirrors.isEmpty, partial.isSurelyEmpty else { return .single }
         let minPiece = requests?.minPiece ?? RequestOptions.defaultMinPiece
         let urls = [record.url] + record.mirrors
         var reasons: [Int: String] = [:]
