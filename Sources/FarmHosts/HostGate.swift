@@ -151,6 +151,9 @@ public final class HostGate {
         return admit(host)
     }
 
+    /// Whether the host of `url` is held now (see `isHeld(_:)`); false when it names none.
+    public func isHeld(url: String) -> Bool { HostKey(url: url).map(isHeld) ?? false }
+
     /// Holds every request to `host` until `until` (wall time), for every worker of the farm and
     /// across restarts; an earlier hold than the one in force changes nothing.
     public func hold(_ host: HostKey, until: Double) {

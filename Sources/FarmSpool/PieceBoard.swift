@@ -15,6 +15,7 @@ import SystemPackage
 //     a/<a>-<b>@<owner>    a piece held: claimed by rename from q/, under a fresh owner name
 //     d/<a>-<b>            a piece whose bytes are all in the partial
 //     m/<n>                a mirror dropped (the plan's URL n, 0 its first): why, as text
+//     p/<n>                the pace of mirror n, bytes a second as text, as a holder of it last measured it
 //
 // A piece file's size is how many of its bytes, from its start, are in the partial: its holder sets it
 // (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
@@ -33,9 +34,8 @@ import SystemPackage
 // the resource's connections hold pieces) takes the tail of what the slowest holder (the one with the
 // most seconds left at its pace) has left: as much of it as makes both end together at their paces, so
 // half between equals and nearly all of a holder ten times slower. Only a holder with more than `worthIt`
-// seconds left gives up a tail: a new request on a new connection costs about a second on a server that
-// paces each connection by the second (nginx's limit_rate sends a second's worth at each second's turn,
-// so a holder's recorded bytes may lag a whole burst behind). The tail may be smaller than the smallest
+// second left gives up a tail: a holder's record may lag a server's burst behind (nginx's limit_rate
+// sends a second's worth at a time), and a tail of less is over before a new request would pay. The tail may be smaller than the smallest
 // piece, down to `endGameTail`: halves of at least a smallest piece would leave a slow holder up to two
 // of them, which at a tenth of the others' pace is most of the whole time, and the last bytes must never
 // wait on one slow connection. It makes its own `a/<m>-<b>@<owner>` first, then renames the holder's
@@ -47,11 +47,15 @@ import SystemPackage
 // d/; a piece no longer in a/ under its owner was reclaimed: its holder stops.
 //
 // Mirrors. A holder names the mirror it fetches from in its piece's attribute `user.farm.mirror` (its
-// place in the plan's URLs). The pace of each mirror is that of its best holder, by their records; a
-// holder on a mirror four times slower than the fastest leaves the rest of its piece to the queue (it
-// makes `q/<m>-<b>` first, then renames its own to end at m, as a takeover does) and takes a piece again,
-// which then goes to a fast mirror: connections move off a slow mirror within seconds, rather than at the
-// end of their pieces.
+// place in the plan's URLs). A mirror's pace is that of its best holder by their records, once a holder
+// has fetched for a second (a server's first moments say little: nginx sends a second's worth at once),
+// else what its last holder measured (p/). A piece goes to a mirror tried by nobody yet, one at a time
+// (the first pieces probe every mirror with one connection each), else to the mirror with the most pace
+// a holder, the one that answered the plan counting as fast until a pace is known: a mirror ten times
+// slower costs one connection for a second, not a share of them. A holder on a mirror four times slower
+// than the fastest leaves the rest of its piece to the queue (it makes `q/<m>-<b>` first, then renames
+// its own to end at m, as a takeover does), which then goes to a fast mirror: connections move off a
+// slow mirror within seconds, rather than at the end of their pieces.
 //
 // The lead removes the board once the resource is whole, before it stores the partial: from then on the
 // partial is an ordinary one, whole, which a next owner would find complete (a 416 to its range).
@@ -91,6 +95,8 @@ public struct PieceBoard: Sendable {
         public var modified: String?
         /// Other URLs of the same bytes, after `url`; nil: none.
         public var mirrors: [String]?
+        /// The URL (by its place in `urls`) that answered the first request.
+        public var answered: Int?
 
         /// Every URL of the resource, `url` first: a mirror is named by its place here.
         public var urls: [String] { [url] + (mirrors ?? []) }
@@ -182,7 +188,7 @@ public struct PieceBoard: Sendable {
         let stage = spool.scratchPath("pieces")
         do {
             try FileSystem.mkdir(stage)
-            for directory in ["q", "a", "d", "m"] { try FileSystem.mkdir(stage + "/" + directory) }
+            for directory in ["q", "a", "d", "m", "p"] { try FileSystem.mkdir(stage + "/" + directory) }
             try FileSystem.createFile(stage + "/plan", JSON.encode(plan))
             for piece in pieces {
                 let file = stage + "/q/" + piece.description
@@ -216,7 +222,7 @@ public struct PieceBoard: Sendable {
     }
 
     /// Only a holder with more seconds than this left gives up a tail.
-    public static let worthIt = 2.0
+    public static let worthIt = 1.0
     /// The smallest tail taken over: less is not worth a request.
     public static let endGameTail = 64 << 10
     /// A holder younger than this has no pace yet to judge it by (its first bytes may take a moment: a
@@ -272,20 +278,45 @@ public struct PieceBoard: Sendable {
 
     static let mirrorAttribute = "user.farm.mirror"
 
-    /// The pace of each mirror that has a holder with a record, by its place in the plan's URLs: that of
-    /// its fastest holder, in bytes a second.
-    public func mirrorPaces() -> [Int: Double] {
-        var paces: [Int: Double] = [:]
+    /// How each mirror is used now, by its place in the plan's URLs: its holders, and its pace in bytes a
+    /// second when one is known (see "Mirrors" above). A mirror nobody holds a piece of and with no pace
+    /// is missing.
+    public func mirrorLoad() -> [Int: MirrorLoad] {
+        var load: [Int: MirrorLoad] = [:]
+        for name in FileSystem.names(path + "/p") {
+            guard let mirror = Int(name), let text = try? FileSystem.readFile(path + "/p/" + name, limit: 32),
+                  let pace = Double(String(decoding: text, as: UTF8.self)) else { continue }
+            load[mirror] = MirrorLoad(holders: 0, pace: pace)
+        }
+        var live: [Int: Double] = [:]
         for name in FileSystem.names(held) {
             let path = held + "/" + name
             guard let (_, owner) = Self.heldName(name), let claimed = Owner(owner)?.claimedAt,
-                  let st = try? FileSystem.lstat(path), st.size > 0,
                   let text = try? FileSystem.attribute(path, Self.mirrorAttribute, limit: 16),
                   let mirror = Int(String(decoding: text, as: UTF8.self)) else { continue }
-            let pace = Double(st.size) / max(0.05, st.modificationTime - claimed)
-            paces[mirror] = max(paces[mirror] ?? 0, pace)
+            load[mirror, default: MirrorLoad(holders: 0, pace: nil)].holders += 1
+            guard let st = try? FileSystem.lstat(path), st.size > 0, st.modificationTime - claimed >= Self.paceAfter
+            else { continue }
+            live[mirror] = max(live[mirror] ?? 0, Double(st.size) / (st.modificationTime - claimed))
         }
-        return paces
+        for (mirror, pace) in live { load[mirror]?.pace = pace }
+        return load
+    }
+
+    public struct MirrorLoad: Sendable {
+        public var holders: Int
+        public var pace: Double?
+    }
+
+    /// Keeps `pace` (bytes a second) as mirror `index`'s, measured by a holder over a second at least.
+    public func record(pace: Double, ofMirror index: Int) {
+        let stage = spool.scratchPath("pace")
+        do {
+            try FileSystem.createFile(stage, Array(String(Int(pace)).utf8))
+            try FileSystem.rename(stage, path + "/p/" + String(index))
+        } catch {
+            try? FileSystem.unlink(stage)
+        }
     }
 
     /// Ends `held` where its holder got to, `reached`, leaving the rest to the queue (its mirror is slow).

@@ -1,3 +1,5 @@
+import FarmSpool
+
 /// The status as text for a terminal: the app's first screen (lists with state and a progress bar)
 /// and its second (one list's resources). Plain ASCII columns, no escape codes, so it can be piped.
 /// Stateless; `top` may reuse the pieces.
@@ -81,6 +83,22 @@ public enum StatusText {
         if unit == 0 { return "\(Int(value)) B" }
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+
+    /// A resource in pieces (SPEC §14) as a bar of segments, one a piece up to `width` of them (else each
+    /// stands for as many pieces, a kind with any piece keeping one): done `#`, held `>`, waiting `.`.
+    public static func pieceBar(_ pieces: PieceCounts, width: Int = 16) -> String {
+        let (done, held, waiting) = pieceSegments(pieces, width: width)
+        return "[" + String(repeating: "#", count: done) + String(repeating: ">", count: held)
+            + String(repeating: ".", count: waiting) + "]"
+    }
+
+    /// How many segments of a bar of about `width` show pieces done, held and waiting.
+    public static func pieceSegments(_ pieces: PieceCounts, width: Int) -> (done: Int, held: Int, waiting: Int) {
+        let waiting = max(0, pieces.total - pieces.done - pieces.active), total = pieces.total
+        guard total > width else { return (pieces.done, pieces.active, waiting) }
+        func share(_ count: Int) -> Int { count == 0 ? 0 : max(1, count * width / total) }
+        return (share(pieces.done), share(pieces.active), share(waiting))
     }
 
     /// A progress bar of `width` cells: `[#######.............]`.

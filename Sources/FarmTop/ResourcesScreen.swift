@@ -92,6 +92,9 @@ enum ResourcesScreen {
             status = resource.text
             style = .normal
         }
+        if let pieces = resource.pieces, resource.status == .downloading {
+            status += " " + StatusText.pieceBar(pieces, width: min(16, max(4, columns.status / 4)))
+        }
         let changed = resource.changed.flatMap(Format.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
         // A paged source's title and caption follow the status, in the column's second half (the first
         // holds "Downloading 100%"), so they stay in place as the status changes.

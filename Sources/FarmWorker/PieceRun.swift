@@ -82,7 +82,13 @@ extension TransferSlot {
                 continue
             }
             if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: finished?.pace) {
-                switch fetch(held, of: plan, on: board, into: partial.fd, lead: job, after: finished) {
+                guard let mirror = mirror(for: held, of: plan, on: board, after: finished) else {
+                    // Every mirror left is held by a Retry-After, or four times slower than a dropped one.
+                    board.handBack(held)
+                    Thread.sleep(forTimeInterval: 0.1)
+                    continue
+                }
+                switch fetch(held, of: plan, on: board, from: mirror, into: partial.fd, lead: job) {
                 case .done(let piece):
                     finished = piece
                     continue
@@ -171,6 +177,7 @@ extension TransferSlot {
                                        connections: connections, minPiece: minPiece, etag: result.etag,
                                        modified: result.modified)
             plan.mirrors = record.mirrors.isEmpty ? nil : record.mirrors
+            plan.answered = index
             if size <= minPiece { return .plan(plan) }
             let pieces = plan.firstPieces
             do {
@@ -224,15 +231,20 @@ extension TransferSlot {
                     break
                 }
                 defer { fd.closeQuietly() }
+                guard let mirror = mirror(for: held, of: plan, on: board, after: finishedPieces[board.path]) else {
+                    board.handBack(held)
+                    break
+                }
+                // The piece's connection counts for its mirror's host, as a job's would.
                 var pass = HostPass()
                 if gate.isActive {
-                    guard case .granted(let granted) = gate.admit(url: plan.url) else {
+                    guard case .granted(let granted) = gate.admit(url: plan.urls[mirror]) else {
                         board.handBack(held)
                         break
                     }
                     pass = granted
                 }
-                let ended = fetch(held, of: plan, on: board, into: fd, lead: nil, after: finishedPieces[board.path])
+                let ended = fetch(held, of: plan, on: board, from: mirror, into: fd, lead: nil)
                 pass.release()
                 guard case .done(let piece) = ended else {
                     if case .failed = ended { failedPieces[board.path] = Clock.monotonic() + Self.failedPieceRest }
@@ -244,27 +256,35 @@ extension TransferSlot {
         return took
     }
 
-    /// Fetches the rest of `held` into the partial `fd`, recording its progress as it goes; `after`: the
-    /// piece of the resource this transfer finished last, if any.
-    private func fetch(_ held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard,
-                       into fd: FileDescriptor, lead: JobRun?, after: FinishedPiece?) -> PieceEnd {
-        let from = held.piece.start + held.written
-        // The first pieces spread over the mirrors left, one each in turn, but for a mirror four times
-        // slower than the fastest (by its holders' records); a tail taken over goes to the mirror its taker
-        // just finished a piece on, which is faster than the holder's.
+    /// The URL (by its place in the plan's) to fetch `held` from; nil when none will do now (see "Mirrors"
+    /// in PieceBoard.swift): dropped, held by a Retry-After, or four times slower than the fastest. A tail
+    /// taken over goes to the mirror its taker just finished a piece on (`after`), which is faster than the
+    /// holder's it came from.
+    private func mirror(for held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard,
+                        after: FinishedPiece?) -> Int? {
+        guard plan.mirrors != nil else { return gate.isHeld(url: plan.url) ? nil : 0 }
         let dropped = board.dropped()
-        let mirrored = plan.mirrors != nil
-        let paces = mirrored ? board.mirrorPaces() : [:]
-        let fastest = paces.values.max() ?? 0
-        let live = plan.urls.indices.filter { dropped[$0] == nil }
-        let fast = live.filter { paces[$0].map { $0 * Self.slowMirror >= fastest } ?? true }
-        guard !fast.isEmpty else {
-            board.handBack(held)
-            return .stopped
+        let live = plan.urls.indices.filter { dropped[$0] == nil && !gate.isHeld(url: plan.urls[$0]) }
+        let load = board.mirrorLoad()
+        let fastest = live.compactMap { load[$0]?.pace }.max() ?? 0
+        let fast = live.filter { load[$0]?.pace.map { $0 * Self.slowMirror >= fastest } ?? true }
+        if let after, fast.contains(after.mirror), held.piece.start % plan.pieceLength != 0 { return after.mirror }
+        if let untried = fast.first(where: { load[$0] == nil && $0 != plan.answered }) { return untried }
+        // The most pace a holder; a mirror being tried (held, no pace yet) only when nothing else is left.
+        func share(_ mirror: Int) -> Double {
+            let holders = Double(load[mirror]?.holders ?? 0) + 1
+            if let pace = load[mirror]?.pace { return pace / holders }
+            return mirror == plan.answered ? max(fastest, 1) / holders : 0
         }
-        let firstPiece = held.piece.start / max(1, plan.pieceLength)
-        let mirror = after.flatMap { fast.contains($0.mirror) && held.piece.start % plan.pieceLength != 0 ? $0.mirror : nil }
-            ?? fast[firstPiece % fast.count]
+        return fast.max { share($0) < share($1) || share($0) == share($1) && $0 > $1 }
+    }
+
+    /// Fetches the rest of `held` from the plan's URL `mirror` into the partial `fd`, recording its
+    /// progress as it goes.
+    private func fetch(_ held: PieceBoard.Held, of plan: PieceBoard.Plan, on board: PieceBoard, from mirror: Int,
+                       into fd: FileDescriptor, lead: JobRun?) -> PieceEnd {
+        let from = held.piece.start + held.written
+        let mirrored = plan.mirrors != nil
         if mirrored { board.name(mirror: mirror, of: held) }
         guard from < held.piece.end else {
             return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost
@@ -297,11 +317,14 @@ extension TransferSlot {
                     return false
                 }
                 // On a slow mirror: leave the rest to the queue, to be taken again on a fast one.
-                if mirrored, now - began >= Self.paceTime * 2, let paces = Optional(board.mirrorPaces()),
-                   let mine = paces[mirror], let best = paces.values.max(), mine * Self.slowMirror < best,
-                   board.leave(held, at: progress.bytes) {
-                    left = true
-                    return false
+                if mirrored, now - began >= Self.paceTime {
+                    let pace = Double(progress.bytes - from) / (now - began)
+                    let best = board.mirrorLoad().compactMap { $0.key == mirror ? nil : $0.value.pace }.max() ?? 0
+                    if pace * Self.slowMirror < best, board.leave(held, at: progress.bytes) {
+                        board.record(pace: pace, ofMirror: mirror)
+                        left = true
+                        return false
+                    }
                 }
                 if let lead, !lead.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                                             pieces: board.counts()) { return false }
@@ -312,6 +335,7 @@ extension TransferSlot {
             // A pace is told by a second of transfer at least: a server's first moments (nginx sends a
             // second's worth at once) would make a short piece look many times faster than it goes.
             let pace = seconds >= Self.paceTime ? Double(result.bytes - from) / seconds : nil
+            if mirrored, let pace { board.record(pace: pace, ofMirror: mirror) }
             return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
             board.record(held, written: from - start + handle.lastWritten)
@@ -320,6 +344,13 @@ extension TransferSlot {
             board.handBack(held)
             if error.kind == .aborted { return .stopped }
             spool.log("bytes \(held.piece) of \(plan.urls[mirror]) go back to the queue: \(error.message)")
+            // The host asked every client to wait: it is held for the whole farm, as for a job, and its
+            // pieces go to the other mirrors meanwhile, or wait.
+            if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
+               let host = HostKey(url: plan.urls[mirror]), let delay = options.retry.delay(after: error, attempt: 1) {
+                gate.hold(host, until: Clock.wall() + delay)
+                return .stopped
+            }
             // A mirror that fails a piece is dropped for the resource: its pieces go to the others.
             if plan.mirrors != nil && error.kind != .noSpace {
                 board.drop(mirror: mirror, reason: error.message)

@@ -123,6 +123,25 @@ import Testing
         #expect(rows[5].contains("zip") && rows[5].contains("Unzipping") && rows[5].hasSuffix("now"))
     }
 
+    @Test func aResourceInPiecesShowsItsPiecesAsABarOfSegments() {
+        var resource = ResourceStatus(index: 0, id: "a", url: "http://x/a", status: .downloading, bytes: 40,
+                                      size: 100)
+        resource.pieces = PieceCounts(done: 3, active: 2, total: 8)
+        let list = ListStatus(id: "0000000000000001", name: "Big.json", total: 1, active: 1, done: 0, failed: 0,
+                              resources: [resource])
+        let row = ResourcesScreen.rows(list, cursor: Cursor(), width: 100, page: 10, now: 0).map(\.text)[1]
+        #expect(row.contains("Downloading 40% [###>>...]"), "\(row)")
+        #expect(Cells.width(row) == 100)
+        // Many pieces: a segment stands for several, and a kind with any piece keeps one.
+        #expect(StatusText.pieceBar(PieceCounts(done: 1, active: 2, total: 64), width: 16) == "[#>...............]")
+        #expect(StatusText.pieceBar(PieceCounts(done: 32, active: 0, total: 64), width: 16) == "[########........]")
+        resource.status = .done
+        let done = ResourcesScreen.rows(ListStatus(id: "0000000000000001", name: "Big.json", total: 1, active: 0,
+                                                   done: 1, failed: 0, resources: [resource]),
+                                        cursor: Cursor(), width: 100, page: 10, now: 0).map(\.text)[1]
+        #expect(!done.contains("["), "\(done)")
+    }
+
     @Test func pagedListsShowTheirTitleAndResourcesTheirTitleAndCaption() {
         var resource = ResourceStatus(index: 0, id: "b0", url: "http://x/a.jpg", status: .downloading, bytes: 10,
                                       size: 100)

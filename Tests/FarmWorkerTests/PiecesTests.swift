@@ -1,5 +1,6 @@
 import FarmFixtures
 import FarmFsck
+import FarmHosts
 import FarmJSON
 import FarmOrigin
 import FarmSpool
@@ -80,6 +81,19 @@ func difference(_ path: String, _ expected: [UInt8]) -> String? {
         #expect(served <= Self.size + Self.size / 4, "served \(served) bytes for \(Self.size): \(requests)")
         // The farm's order of connections: no more than asked.
         #expect(mostAtOnce(requests) <= 4, "\(requests)")
+    }
+
+    /// `--per-host 2` counts every piece's connection: eight asked for, never more than two at once.
+    @Test func perHostLimitsCountEachPiecesConnection() throws {
+        let farm = try RunningFarm()
+        let body = picture(farm, "/big.png", rate: 2_000_000)
+        try add(farm, [farm.origin.url(for: "/big.png")], connections: 8)
+        try farm.must(["start", "--workers", "4", "--transfers", "2", "--lease", "3", "--per-host", "2"])
+        farm.processes()
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        try expectStored(farm, body)
+        let requests = farm.origin.requests(for: "/big.png")
+        #expect(mostAtOnce(requests) == 2, "\(mostAtOnce(requests)) pieces at once under --per-host 2: \(requests)")
     }
 
     /// While its pieces are fetched the resource is one row with one percentage and its pieces' counts,
@@ -256,6 +270,28 @@ func difference(_ path: String, _ expected: [UInt8]) -> String? {
         #expect(farm.origin.requests(for: "/c.png").contains { $0.status == 206 }, "the slow mirror took no piece")
         let report = try SpoolCheck(farm.spool).run()
         #expect(report.isClean, "fsck: \(report.findings)")
+    }
+
+    /// A mirror whose host answers 503 with Retry-After is held for the whole farm, not dropped: its
+    /// pieces go to the other mirror meanwhile, and it is not asked again while the hold lasts.
+    @Test func aMirrorAskingToWaitIsHeldAndTheOtherServesItsPieces() throws {
+        let farm = try RunningFarm()
+        let bytes = body(64)
+        let busy = Origin(host: "127.0.0.2")
+        try busy.start()
+        defer { busy.stop() }
+        busy.inject(.status(503, retryAfter: 60), at: "/a.png")
+        farm.origin.serve(path: "/a.png", bytes: bytes, contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: 1_000_000), at: "/a.png")
+        try add(farm, [farm.origin.url(for: "/a.png"), busy.url(for: "/a.png")])
+        try farm.start(workers: 3)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let file = try #require(try row(farm).file)
+        #expect(difference(file, bytes) == nil)
+        let asked = busy.requests(for: "/a.png")
+        #expect(!asked.isEmpty && asked.count <= 3, "the held mirror was asked \(asked.count) times: \(asked)")
+        let holds = HostManners(farm.spool).holds()
+        #expect(holds.contains { $0.key.contains("127.0.0.2") && $0.value > Clock.wall() + 20 }, "holds: \(holds)")
     }
 
     @Test func aMirrorOfAnotherSizeIsDropped() throws {

@@ -289,6 +289,25 @@ function fillCell(cell, resource, rect, position) {
     fresh.dataset.source = source;
     fresh.src = source;
   }
+  piecesBar(frame, resource.status === "downloading" ? resource.pieces : null);
+}
+
+// A resource in pieces (SPEC §14): a bar of segments across its gray frame, one a piece (up to 32, else
+// each stands for as many, a kind with any piece keeping one), done, held and waiting.
+function piecesBar(frame, pieces) {
+  let bar = frame.querySelector(".pieces");
+  if (!pieces || !pieces.total) { if (bar) bar.remove(); return; }
+  if (!bar) {
+    bar = frame.appendChild(document.createElement("div"));
+    bar.className = "pieces";
+  }
+  const waiting = Math.max(0, pieces.total - pieces.done - pieces.active);
+  const share = (count) => pieces.total <= 32 ? count : count === 0 ? 0 : Math.max(1, Math.floor(count * 32 / pieces.total));
+  const kinds = [["done", share(pieces.done)], ["held", share(pieces.active)], ["waiting", share(waiting)]]
+    .flatMap(([kind, count]) => Array(count).fill(kind));
+  while (bar.children.length > kinds.length) bar.lastChild.remove();
+  while (bar.children.length < kinds.length) bar.appendChild(document.createElement("span"));
+  kinds.forEach((kind, at) => set(bar.children[at], "className", kind));
 }
 
 // A line of a cell (title or caption): there in every cell when the list has it, so the rows line up.

@@ -18,7 +18,9 @@ import Glibc
 /// - `kills`: every worker of the farm is killed (SIGKILL) as the bytes on disk pass a quarter, a half
 ///   and three quarters; the bytes the origin served say what the kills cost;
 /// - `mirrors`: the tools ending in `-mirrors` get three URLs of the file, one answering 503 and one at
-///   a tenth of the rate; the others the fast one alone.
+///   a tenth of the rate; the others the fast one alone;
+/// - `cluster`: farm alone, on two hosts sharing a GlusterFS spool, one of them killed whole
+///   (PiecesClusterBenchmark.swift).
 struct PiecesBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pieces",
@@ -32,9 +34,9 @@ struct PiecesBenchmark: ParsableCommand {
     @Option(help: ArgumentHelp("Tools, comma-separated: farm-N (N connections), aria2c-N (-xN -sN -k1M, N ≤ 16); "
         + "with --mode mirrors, either with -mirrors (three URLs)."))
     var tools = "farm-1,farm-8,farm-32,aria2c-8,aria2c-16"
-    @Option(help: "nginx, slow-connection, kills or mirrors (see the discussion).") var mode = "nginx"
+    @Option(help: "nginx, slow-connection, kills, mirrors or cluster (see the discussion).") var mode = "nginx"
 
-    static let modes = ["nginx", "slow-connection", "kills", "mirrors"]
+    static let modes = ["nginx", "slow-connection", "kills", "mirrors", "cluster"]
 
     /// One timed run: seconds, the bytes on disk as sampled (seconds from the start, bytes), and the bytes
     /// the test origin served for it.
@@ -66,6 +68,7 @@ struct PiecesBenchmark: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let set = try Corpus.large(count: 1, mib: mib, root: root)
         let file = root + "/" + set.paths[0]
+        if mode == "cluster" { return try runOnCluster(file: file, size: set.bytes) }
         let served: Served
         var stop: () -> Void
         if mode == "nginx" {
