@@ -27,15 +27,17 @@ extension Control {
         let resources = order.numbers.filter { $0 < table.count }.map { (number: $0, record: table[$0]) }
         let form = form ?? list.record.shape.flatMap(ListForm.init(rawValue:)) ?? Self.form(of: resources, list: list.id)
         let document = form.document(mirrored: resources.lazy.map {
-            (url: $0.record.url, id: $0.record.id, sha256: $0.record.sha256, mirrors: $0.record.mirrors)
+            (url: $0.record.url, id: $0.record.id, sha256: $0.record.sha256, mirrors: $0.record.mirrors,
+             out: $0.record.out)
         })
         return Exported(list: list.record.name, form: form, json: JSON.encode(document, .pretty))
     }
 
     /// The shape of a list that did not record its own: URL strings when every id is the job name farm
-    /// made up for it and no resource names a checksum, else objects, which keep them.
+    /// made up for it and no resource names a checksum, mirrors or a delivered name, else objects, which keep them.
     private static func form(of resources: [(number: Int, record: JobRecord)], list: String) -> ListForm {
-        let madeUp = resources.allSatisfy { $0.record.id == JobName(list: list, index: $0.number).raw && $0.record.sha256 == nil }
+        let madeUp = resources.allSatisfy { $0.record.id == JobName(list: list, index: $0.number).raw && $0.record.sha256 == nil
+            && $0.record.mirrors.isEmpty && $0.record.out == nil }
         return madeUp ? .urls : .objects
     }
 }

@@ -76,6 +76,7 @@ public enum Coordinator {
                         var record = JobRecord(url: resource.url, id: resource.id ?? name.raw, sha256: resource.sha256)
                         record.fresh = fresh
                         record.mirrors = resource.mirrors
+                        record.out = resource.out
                         sharing.mark(&record, list: number, index: index)
                         return NewJob(name: name, record: record)
                     }

@@ -56,7 +56,8 @@ public final class Deliveries: Sendable {
             }
         }
         let values = DeliveryTemplate.Values(list: plan.name, index: place.position, width: plan.width, id: record.id,
-                                             url: record.url, title: record.title, ext: ext, sha256: digest)
+                                             url: record.url, title: record.title, ext: ext, sha256: digest,
+                                             name: record.out)
         let target = plan.folder + "/" + plan.template.path(values, number: place.number)
         do {
             try makeFolders(of: target, below: plan.folder)
@@ -199,7 +200,7 @@ public final class Deliveries: Sendable {
         for (position, number) in order.enumerated() where number < table.count {
             let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
                                                            id: table[number].id, url: table[number].url,
-                                                           title: table[number].title))
+                                                           title: table[number].title, name: table[number].out))
             let count = (seen[key] ?? 0) + 1
             seen[key] = count
             places[number] = (position, count)

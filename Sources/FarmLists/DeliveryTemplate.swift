@@ -68,9 +68,12 @@ public struct DeliveryTemplate: Equatable, Sendable {
         /// From the bytes' kind, and their SHA-256: known once downloaded (nil leaves a mark in `key`).
         public var ext: String?
         public var sha256: String?
+        /// The name the list gave it (a text list's `out=`, SPEC §15), its `{name}` and `{stem}` rather than
+        /// its URL's.
+        public var name: String?
 
         public init(list: String, index: Int, width: Int, id: String, url: String, title: String?,
-                    ext: String? = nil, sha256: String? = nil) {
+                    ext: String? = nil, sha256: String? = nil, name: String? = nil) {
             self.list = list
             self.index = index
             self.width = width
@@ -79,6 +82,7 @@ public struct DeliveryTemplate: Equatable, Sendable {
             self.title = title
             self.ext = ext
             self.sha256 = sha256
+            self.name = name
         }
     }
 
@@ -127,9 +131,9 @@ public struct DeliveryTemplate: Equatable, Sendable {
             let digits = String(values.index)
             return String(repeating: "0", count: max(0, values.width - digits.count)) + digits
         case .id: return values.id
-        case .name: return Self.name(of: values.url)
+        case .name: return values.name ?? Self.name(of: values.url)
         case .stem:
-            let name = Self.name(of: values.url)
+            let name = values.name ?? Self.name(of: values.url)
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
             return String(name[..<dot])
         case .ext: return values.ext ?? ""

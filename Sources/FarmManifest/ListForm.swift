@@ -13,13 +13,14 @@ public enum ListForm: String, Sendable, CaseIterable {
     /// A list of `resources` (URL, id and checksum, in order) written in this shape: what `ListShape` reads
     /// back as the same resources. An array of URL strings has no ids or checksums to keep.
     public func document(_ resources: some Sequence<(url: String, id: String, sha256: String?)>) -> JSONValue {
-        document(mirrored: resources.lazy.map { (url: $0.url, id: $0.id, sha256: $0.sha256, mirrors: []) })
+        document(mirrored: resources.lazy.map { (url: $0.url, id: $0.id, sha256: $0.sha256, mirrors: [], out: nil) })
     }
 
-    /// As `document`, with each resource's mirrors (SPEC §14), which only the objects shape can hold: an
-    /// object with mirrors has `"urls"` (its URL first) instead of `"url"`.
+    /// As `document`, with each resource's mirrors (SPEC §14) and delivered name (SPEC §15), which only the
+    /// objects shape can hold: an object with mirrors has `"urls"` (its URL first) instead of `"url"`, one with
+    /// a delivered name an `"out"`.
     public func document(mirrored resources: some Sequence<(url: String, id: String, sha256: String?,
-                                                             mirrors: [String])>) -> JSONValue {
+                                                             mirrors: [String], out: String?)>) -> JSONValue {
         switch self {
         case .urls:
             return .array(resources.map { .string($0.url) })
@@ -33,7 +34,8 @@ public enum ListForm: String, Sendable, CaseIterable {
             return .array(resources.map {
                 let url = $0.mirrors.isEmpty ? JSONMember("url", .string($0.url))
                     : JSONMember("urls", .array(([$0.url] + $0.mirrors).map(JSONValue.string)))
-                return .object([JSONMember("id", .string($0.id))] + Self.checksum($0.sha256) + [url])
+                let out = $0.out.map { [JSONMember("out", .string($0))] } ?? []
+                return .object([JSONMember("id", .string($0.id))] + out + Self.checksum($0.sha256) + [url])
             })
         }
     }

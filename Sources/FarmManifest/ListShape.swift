@@ -7,7 +7,8 @@ import FarmSystem
 ///
 /// - an array of URL strings;
 /// - an object whose `items` is an array of `{"uuid": …, "imageUrlString": …}` (the uuid is the id);
-/// - an array of objects with a `url` (an `id`, else a `uuid`, is the id).
+/// - an array of objects with a `url` (an `id`, else a `uuid`, is the id; `"urls"`, `"sha256"` and `"out"`
+///   are its mirrors, checksum and delivered name).
 ///
 /// A misfit is remembered, not thrown at once: the rest of the document is still parsed, so a syntax
 /// error anywhere wins over a shape error, as if the whole document had been read first.
@@ -109,7 +110,7 @@ struct ListShape {
             var id = try Self.identifier(element, "id", index: index)
             if id == nil { id = try Self.identifier(element, "uuid", index: index) }
             resources.append(url: url, id: id, sha256: try checksum(element, index: index),
-                             mirrors: Array(urls.dropFirst()))
+                             mirrors: Array(urls.dropFirst()), out: try out(element, index: index))
         case .itemObjects:
             guard case .object = element else {
                 throw ShapeError("the item at index \(index) of \"items\" is \(element.kind), not an object")
@@ -178,6 +179,18 @@ struct ListShape {
             throw ShapeError("the \"sha256\" of the item at index \(index) is not 64 hex digits")
         }
         return digest
+    }
+
+    /// An optional `"out"`: the name the resource is delivered under (a text list's `out=`, SPEC §15); absent
+    /// or null is none.
+    private func out(_ object: JSONValue, index: Int) throws(ShapeError) -> String? {
+        switch object["out"] {
+        case nil, .null?: return nil
+        case .string(let string)? where !string.isEmpty: return string
+        case .span(let range)? where !range.isEmpty:
+            return String(decoding: UnsafeBufferPointer(rebasing: source.bytes[range]), as: UTF8.self)
+        default: throw ShapeError("the \"out\" of the item at index \(index) is not a file name")
+        }
     }
 
     private static func plural(_ kind: String) -> String {

@@ -23,11 +23,15 @@ public struct ManifestResource: Sendable, Equatable {
     public var sha256: String?
     /// Other URLs of the same bytes (SPEC §14: an object's `"urls"` after its first); empty for most.
     public var mirrors: [String]
+    /// The name its download is delivered under (an object's `"out"`, a text list's `out=`: SPEC §15), the
+    /// `{name}` of the list's template; nil for most, named by their URL.
+    public var out: String?
 
-    public init(url: String, id: String? = nil, sha256: String? = nil, mirrors: [String] = []) {
+    public init(url: String, id: String? = nil, sha256: String? = nil, mirrors: [String] = [], out: String? = nil) {
         self.url = url
         self.id = id
         self.sha256 = sha256
         self.mirrors = mirrors
+        self.out = out
     }
 }

@@ -16,7 +16,7 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         static let absent = Span(start: 0, count: .max)
     }
 
-    /// A URL or id as the parser gave it: a span of the list's text, or a decoded string.
+    /// A URL or id as the parser gave it: a span of the list's text (JSON or a text list), or a decoded string.
     enum Text {
         case span(Range<Int>)
         case decoded(String)
@@ -39,6 +39,8 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     private var checksums: [Span] = []
     /// Each resource's mirrors, up to the last one that has some (likewise).
     private var mirrorLists: [[String]] = []
+    /// Each resource's delivered name, up to the last one that has one (likewise).
+    private var outs: [Span] = []
 
     init(source: ManifestText) {
         precondition(source.count < Int(Span.decodedFlag), "a list's JSON text is limited to 2 GiB")
@@ -49,7 +51,7 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
         self.init(source: ManifestText([]))
         for resource in resources {
             append(url: .decoded(resource.url), id: resource.id.map { .decoded($0) }, sha256: resource.sha256,
-                   mirrors: resource.mirrors)
+                   mirrors: resource.mirrors, out: resource.out)
         }
     }
 
@@ -58,7 +60,11 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     }
 
     /// `sha256`: 64 lowercase hex digits, checked by the caller.
-    mutating func append(url: Text, id: Text?, sha256: String? = nil, mirrors: [String] = []) {
+    mutating func append(url: Text, id: Text?, sha256: String? = nil, mirrors: [String] = [], out: String? = nil) {
+        if let out {
+            outs += repeatElement(.absent, count: count - outs.count)
+            outs.append(span(.decoded(out)))
+        }
         if !mirrors.isEmpty {
             mirrorLists += repeatElement([], count: count - mirrorLists.count)
             mirrorLists.append(mirrors)
@@ -89,9 +95,11 @@ public struct ManifestResources: RandomAccessCollection, Sendable, Equatable, Ex
     public subscript(position: Int) -> ManifestResource {
         let id = spans[2 * position + 1]
         let sha256 = position < checksums.count ? checksums[position] : .absent
+        let out = position < outs.count ? outs[position] : .absent
         return ManifestResource(url: string(spans[2 * position]), id: id.count == Span.absent.count ? nil : string(id),
                                 sha256: sha256.count == Span.absent.count ? nil : string(sha256),
-                                mirrors: position < mirrorLists.count ? mirrorLists[position] : [])
+                                mirrors: position < mirrorLists.count ? mirrorLists[position] : [],
+                                out: out.count == Span.absent.count ? nil : string(out))
     }
 
     private func string(_ span: Span) -> String {

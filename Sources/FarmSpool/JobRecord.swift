@@ -24,6 +24,9 @@ public struct JobRecord: Equatable, Sendable {
     public var after: JobName?
     /// Other URLs of the same bytes (SPEC §14): the resource's pieces are spread over them and its URL.
     public var mirrors: [String] = []
+    /// The name it is delivered under, the `{name}` of its list's template (SPEC §15: a text list's `out=`, an
+    /// object's `"out"`); nil: the last segment of its URL's path.
+    public var out: String?
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil, sha256: String? = nil) {
         self.url = url
@@ -37,11 +40,12 @@ public struct JobRecord: Equatable, Sendable {
     package func encoded() -> [UInt8] {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
                         + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76) + (own ? 11 : 0)
-                        + (after == nil ? 0 : 40) + mirrors.reduce(0) { $0 + $1.utf8.count + 3 })
+                        + (after == nil ? 0 : 40) + mirrors.reduce(0) { $0 + $1.utf8.count + 3 }
+                        + (out.map { $0.utf8.count + 9 } ?? 0))
     }
 }
 
-/// `after`, `title`, `caption`, `fresh`, `mirrors`, `own` and `sha256` only when there are some, so the records of
+/// `after`, `title`, `caption`, `fresh`, `mirrors`, `out`, `own` and `sha256` only when there are some, so the records of
 /// other lists keep their bytes; `url` last (URLSharing reads it from a line's end).
 /// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
@@ -52,6 +56,7 @@ extension JobRecord: JSONWritable {
         if fresh { json.member("fresh", true) }
         json.member("id", id)
         if !mirrors.isEmpty { json.member("mirrors", mirrors) }
+        if let out { json.member("out", out) }
         if own { json.member("own", true) }
         if let sha256 { json.member("sha256", sha256) }
         if let title { json.member("title", title) }
@@ -71,6 +76,7 @@ extension JobRecord: JSONReadable {
         fresh = try json.decodeIfPresent("fresh") ?? false
         own = try json.decodeIfPresent("own") ?? false
         mirrors = try json.decodeIfPresent("mirrors") ?? []
+        out = try json.decodeIfPresent("out")
         if let earlier: String = try json.decodeIfPresent("after") {
             guard let job = JobName(earlier) else { throw JSONMismatch("\"after\": not a job name") }
             after = job

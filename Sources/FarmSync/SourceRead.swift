@@ -45,6 +45,7 @@ struct SourceResources {
             if resource.id == nil { byID = false }
             var record = JobRecord(url: resource.url, id: resource.id ?? "", sha256: resource.sha256)
             record.mirrors = resource.mirrors
+            record.out = resource.out
             records.append(record)
         }
         return SourceResources(records: records, byID: byID && !records.isEmpty)
