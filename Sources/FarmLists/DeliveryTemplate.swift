@@ -126,7 +126,13 @@ public struct DeliveryTemplate: Equatable, Sendable {
 
     private func value(of field: Field, _ values: Values) -> String {
         switch field {
-        case .list: return values.list.hasSuffix(".json") ? String(values.list.dropLast(5)) : values.list
+        case .list:
+            // A text list's `.txt` goes as a JSON list's `.json` does (SPEC §15): a folder named `urls.txt` reads
+            // as a file.
+            for suffix in [".json", ".txt"] where values.list.hasSuffix(suffix) {
+                return String(values.list.dropLast(suffix.count))
+            }
+            return values.list
         case .index:
             let digits = String(values.index)
             return String(repeating: "0", count: max(0, values.width - digits.count)) + digits

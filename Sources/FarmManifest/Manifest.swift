@@ -1,8 +1,8 @@
 import FarmJSON
 import FarmZip
 
-/// Reads a manifest (a zip of JSON lists, or one JSON list) into lists of resources, refusing anything
-/// else with a `ManifestError` that names the file and the reason.
+/// Reads a manifest (a zip of JSON and text lists, or one JSON or text list) into lists of resources,
+/// refusing anything else with a `ManifestError` that names the file and the reason.
 ///
 /// Stateless: every call opens and reads its own file. Any thread may call it. Memory is bounded: a JSON
 /// file or zip entry may hold at most `maxJSONBytes`, all of a zip's lists together `maxZipBytes`.
@@ -22,8 +22,13 @@ public enum Manifest {
     /// "Set 10.json"). Zip or JSON is decided by the first bytes, not the name. `displayName` (a path or a
     /// URL's file name) names the manifest in errors and, for a single JSON file, the list.
     ///
-    /// In a zip every `.json` file at any depth is a list named by its file name, or by its path in the
-    /// zip when two share a file name; anything under `__MACOSX/` or a name starting with `.` is skipped.
+    /// A file that is not a zip is a JSON list when its first character other than white space is `[` or
+    /// `{`, else a text list of one URL a line (SPEC §15, `TextList`).
+    ///
+    /// In a zip every `.json` and `.txt` file at any depth is a list named by its file name, or by its path in
+    /// the zip when two share a file name; anything under `__MACOSX/` or a name starting with `.` is skipped.
+    /// A `.json` file is read as JSON whatever it holds; a `.txt` one as a file outside a zip is, unless it is
+    /// not a list at all (`TextList.isList`: a readme beside the lists), which is skipped as an image would be.
     ///
     /// With a `scratch` folder (the spool's tmp/), a big list is copied there and mapped rather than read
     /// into memory, and the lists keep only its pages in use: a million URLs of any length fit in a few
@@ -35,7 +40,18 @@ public enum Manifest {
         if head.isEmpty { throw ManifestError(.empty, file: file, reason: "empty file") }
         if isZip(head) { return try readZip(path: path, file: file, scratch: scratch) }
         let text = try ManifestFile.text(path, limit: maxJSONBytes, shownAs: file, scratch: scratch)
-        return [try parseList(text: text, name: file)]
+        return [try parseAnyList(text: text, name: file)]
+    }
+
+    /// The list named `name` held by `contents`: JSON in one of the three shapes of SPEC §1 when its first
+    /// character other than white space is `[` or `{`, else a text list (SPEC §15).
+    public static func parseList(contents: [UInt8], name: String) throws(ManifestError) -> ManifestList {
+        try parseAnyList(text: ManifestText(contents), name: name)
+    }
+
+    static func parseAnyList(text: ManifestText, name: String) throws(ManifestError) -> ManifestList {
+        if text.count == 0 { throw ManifestError(.empty, file: name, reason: "empty file") }
+        return try TextList.isJSON(text.bytes) ? parseList(text: text, name: name) : TextList.parse(text, name: name)
     }
 
     /// The list named `name` held by the JSON text `json`, in one of the three shapes of SPEC §1.
@@ -83,11 +99,11 @@ public enum Manifest {
             guard !entry.isDirectory, !entry.isSymlink else { return nil }
             // Some Windows tools write backslashes: split on both so the file name is the last part.
             let components = entry.name.split { $0 == "/" || $0 == "\\" }
-            guard let last = components.last, last.lowercased().hasSuffix(".json"),
+            guard let last = components.last, last.lowercased().hasSuffix(".json") || last.lowercased().hasSuffix(".txt"),
                   !components.contains(where: { $0 == "__MACOSX" || $0.hasPrefix(".") }) else { return nil }
             return (entry, components)
         }
-        if lists.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json file") }
+        if lists.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json or .txt list") }
 
         var baseNameCounts: [Substring: Int] = [:]
         for list in lists { baseNameCounts[list.components.last!, default: 0] += 1 }
@@ -107,8 +123,14 @@ public enum Manifest {
                     throw badZip(error, file)
                 }
             }
-            result.append(try parseList(text: text, name: name))
+            if name.lowercased().hasSuffix(".txt") {
+                guard TextList.isJSON(text.bytes) || TextList.isList(text.bytes) else { continue }
+                result.append(try parseAnyList(text: text, name: name))
+            } else {
+                result.append(try parseList(text: text, name: name))
+            }
         }
+        if result.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json or .txt list") }
         return result.sorted { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
     }
 

@@ -1,7 +1,7 @@
 import FarmSystem
 
 /// Why a manifest was refused, in one sentence that names the file: "Set 3.json: malformed JSON at line 4,
-/// column 17 (expected ',' or ']')", "manifest.zip: holds no .json file".
+/// column 17 (expected ',' or ']')", "manifest.zip: holds no .json or .txt list".
 ///
 /// The subject (`file`) is the list name for a problem inside one JSON file, the manifest's own name
 /// otherwise; the cause is a `ManifestProblem`: the reason, where in the file (`line`, `column`) and the
@@ -20,9 +20,11 @@ public enum ManifestErrorCode: ErrorCode {
     case malformedJSON
     /// Valid JSON, but none of the three list shapes (or a URL that is not a string).
     case unknownShape
+    /// A text list's line that is not a URL, a comment, a blank or an option (SPEC §15): `line` says which.
+    case badLine
     /// A corrupt zip, a CRC error, a zip bomb, an encrypted entry…
     case badZip
-    /// A zip with files, none of them a `.json` list.
+    /// A zip with files, none of them a `.json` or `.txt` list.
     case noLists
     /// Two lists of one zip would carry the same name.
     case duplicateName
@@ -41,7 +43,7 @@ public enum ManifestErrorCode: ErrorCode {
 /// JSON, and the system error behind an unreadable file. A value; any thread.
 public struct ManifestProblem: Error, CustomStringConvertible, Sendable {
     public let reason: String
-    /// For malformed JSON: where, 1-based, columns in characters.
+    /// For malformed JSON: where, 1-based, columns in characters; for a text list's bad line, its number.
     public let line: Int?
     public let column: Int?
     /// The system error behind an `.unreadable` file.

@@ -92,7 +92,7 @@ import Testing
                                                    directories: ["lists/"])
         let listless = manifestError { _ = try Manifest.read(path: noJSON, displayName: "manifest.zip") }
         #expect(listless?.code == .noLists)
-        #expect(listless?.description == "manifest.zip: holds no .json file")
+        #expect(listless?.description == "manifest.zip: holds no .json or .txt list")
 
         let emptyFile = try ManifestFixtures.writeFile("", in: dir, as: "blank.json")
         let blank = manifestError { _ = try Manifest.read(path: emptyFile, displayName: "blank.json") }
@@ -101,8 +101,13 @@ import Testing
 
         let whitespace = try ManifestFixtures.writeFile("  \n", in: dir, as: "spaces.json")
         let spaces = manifestError { _ = try Manifest.read(path: whitespace, displayName: "spaces.json") }
-        #expect(spaces?.description
-            == "spaces.json: malformed JSON at line 2, column 1 (unexpected end of file; expected a value)")
+        // No `[` or `{` first: a text list (SPEC §15), which has no line of a URL.
+        #expect(spaces?.code == .empty)
+        #expect(spaces?.description == "spaces.json: holds no URL (only blank lines and # comments)")
+        let spacesInZip = try ManifestFixtures.writeZip([("Set 1.json", "  \n")], in: dir, as: "spaces.zip")
+        let zippedSpaces = manifestError { _ = try Manifest.read(path: spacesInZip, displayName: "spaces.zip") }
+        #expect(zippedSpaces?.description
+            == "Set 1.json: malformed JSON at line 2, column 1 (unexpected end of file; expected a value)")
 
         let emptyListInZip = try ManifestFixtures.writeZip([("Set 1.json", "")], in: dir, as: "hollow.zip")
         let hollow = manifestError { _ = try Manifest.read(path: emptyListInZip, displayName: "hollow.zip") }
