@@ -4,11 +4,23 @@ import FarmSystem
 import FarmTransfer
 
 extension Coordinator {
-    /// The lists of the manifest at `source` (an http(s) URL, fetched into tmp/ and deleted after, or a
-    /// local path), read and named as `add` and `farm sync` read them. A URL is fetched with `request`'s
-    /// headers, cookies and proxy (SPEC §12).
+    /// The lists of the manifest at `source` (an http(s) URL, fetched into tmp/ and deleted after, `-` for
+    /// standard input, copied into tmp/ likewise, or a local path), read and named as `add` and `farm sync`
+    /// read them. A URL is fetched with `request`'s headers, cookies and proxy (SPEC §12).
     public static func lists(from source: String, spool: Spool, request: RequestOptions? = nil) throws(AddError)
         -> [ManifestList] {
+        if source == ManifestSource.standardInput {
+            let path = try ManifestSource.readStandardInput(into: spool)
+            defer { try? FileSystem.unlink(path) }
+            var lists = try readLists(path: path, displayName: ManifestSource.standardInputName, spool: spool)
+            // One list piped in is named by what it holds: a second `farm add -` of other URLs is another list,
+            // not a conflict with the first, and the same URLs again add nothing, as for any manifest. (A zip's
+            // lists keep their file names; none of them can be named `stdin`, which has no .json or .txt.)
+            if lists.count == 1, lists[0].name == ManifestSource.standardInputName {
+                lists[0].name += "-" + digest(of: lists[0]).prefix(8)
+            }
+            return lists
+        }
         if ManifestSource.isURL(source) {
             let path = try ManifestSource.fetch(source, into: spool, request: request)
             defer { try? FileSystem.unlink(path) }

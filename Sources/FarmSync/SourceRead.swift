@@ -31,6 +31,8 @@ struct SourceResources {
                                                                   caption: $0.caption) },
                                    byID: paged.id != nil)
         }
+        // What was piped into `farm add -` is gone: reading standard input again would read sync's own.
+        guard record.source != "-" else { throw SyncFailure("it was read from standard input, which cannot be read again") }
         let lists: [ManifestList]
         do { lists = try Coordinator.lists(from: record.source, spool: spool, request: request) } catch {
             throw SyncFailure("cannot read its source: \(error)")

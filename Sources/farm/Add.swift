@@ -11,13 +11,19 @@ import SystemPackage
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Enqueue every resource of a manifest (a zip of JSON lists, or one JSON list).",
+        abstract: "Enqueue every resource of a manifest (a zip of lists, one JSON list, or a text list of URLs).",
         discussion: """
             SOURCE is an http(s) URL or a local path: a .zip holding .json files at any depth, each one list \
             named by its file name, or one .json file. A list is an array of URL strings, an object \
             {"items": [{"uuid": ID, "imageUrlString": URL}]}, or an array of objects with a "url" (and an \
             "id", and a "sha256" the download must have). Without SOURCE, the original app's manifest is \
             fetched.
+
+            A file that is not JSON (its first character other than white space is not [ or {) is a text \
+            list: one URL a line; blank lines and lines starting with # are skipped; several URLs separated \
+            by TAB are one resource at mirrors; an indented name=value line below a URL gives it an option: \
+            out=NAME (its {name} in --out) or sha256=HEX. A bad line is refused with its number. A zip may \
+            hold .txt lists beside .json ones. SOURCE - reads standard input (JSON, text or a zip).
 
             add only queues the resources: the workers of a running farm download them (farm start). It is \
             atomic: a manifest that is refused adds nothing, and adding the same manifest twice adds nothing \
@@ -37,6 +43,8 @@ struct Add: ParsableCommand {
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
+              gallery-dl -g URL | farm add -
+                  Queue the URLs of a text list read from standard input.
               farm add https://example.org/birds.json --out ~/Pictures
                   Queue one list; put each file in ~/Pictures/birds/ once downloaded.
               farm add https://example.org/set.zip --header @headers.txt --cookies c.txt
@@ -55,7 +63,7 @@ struct Add: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "An http(s) URL or a path to a .zip or .json manifest.")
+    @Argument(help: "An http(s) URL, a path to a .zip, .json or text manifest, or - for standard input.")
     var source: String?
 
     @Flag(help: "Download every resource again, even one whose URL the spool already holds.")
