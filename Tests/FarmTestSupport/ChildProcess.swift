@@ -98,10 +98,15 @@ public final class ChildProcess: @unchecked Sendable {
 
 /// Runs `executable` to completion and returns (status, stdout, stderr). Its output goes to files,
 /// read once it has exited: nothing is lost to a pipe reader that had not caught up, and a detached
-/// descendant that inherits them (a farm's supervisor) blocks nobody.
+/// descendant that inherits them (a farm's supervisor) blocks nobody. `input`, when given, is its standard
+/// input (from a file too, so a process that does not read it all blocks nobody either).
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
+                timeout: Double = 120, input: [UInt8]? = nil) throws -> (status: Int32, output: String, error: String) {
     let dir = TemporaryDirectory()
+    if let input {
+        let inPath = dir.appending("stdin")
+        FileManager.default.createFile(atPath: inPath, contents: Data(input))
+    }
     let outPath = dir.appending("stdout"), errPath = dir.appending("stderr")
     FileManager.default.createFile(atPath: outPath, contents: nil)
     FileManager.default.createFile(atPath: errPath, contents: nil)
@@ -113,9 +118,12 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = out
     process.standardError = err
+    let inHandle = try input.map { _ in try FileHandle(forReadingFrom: URL(fileURLWithPath: dir.appending("stdin"))) }
+    if let inHandle { process.standardInput = inHandle }
     try process.run()
     try? out.close()
     try? err.close()
+    try? inHandle?.close()
     let exited = poll(timeout: timeout) { !process.isRunning }
     if !exited {
         Glibc.kill(process.processIdentifier, SIGKILL)

@@ -42,10 +42,11 @@ public final class RunningFarm {
         origin.stop()
     }
 
-    /// Runs `farm <arguments> --spool <spool>`.
+    /// Runs `farm <arguments> --spool <spool>`, with `input` as its standard input when given.
     @discardableResult
-    public func farm(_ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String, error: String) {
-        try run("farm", arguments + ["--spool", spool.root], environment: environment, timeout: timeout)
+    public func farm(_ arguments: [String], timeout: Double = 120, input: [UInt8]? = nil) throws
+        -> (status: Int32, output: String, error: String) {
+        try run("farm", arguments + ["--spool", spool.root], environment: environment, timeout: timeout, input: input)
     }
 
     /// Runs `farm <arguments>`, throwing (which fails the test) unless it succeeds.
