@@ -17,13 +17,14 @@ struct AllBenchmarks: ParsableCommand {
             (tmpfs and disk); from a slow origin, the whole job and over HTTPS; claim cost, farm add, each \
             role's peak RSS and farm fsck on large queues; one worker's jobs/s; the running farm's \
             latencies; the status lag; page-1 rendering; farm serve's windows; farm on a GlusterFS \
-            volume; an unchanged list's sync; the paged-API follower. Each section is a run of one of \
+            volume; an unchanged list's sync; the paged-API follower; one large file over many connections. \
+            Each section is a run of one of \
             the other subcommands, which --help of each describes.
             """)
 
     /// The sections, in the order they run.
     static let sections = ["peers", "slow", "whole", "https", "claims", "roles", "add", "worker", "control", "sync",
-                           "lag", "render", "window", "cluster", "pages"]
+                           "lag", "render", "window", "cluster", "pages", "pieces"]
 
     @Option(help: ArgumentHelp(
         "The disk directory: the corpus, and the spools of the runs on a disk (default: .build/bench of the "
@@ -61,7 +62,8 @@ struct AllBenchmarks: ParsableCommand {
             + "on), https, claims, roles, add (farm add of one large list), worker (one worker's jobs/s), "
             + "control (the running farm's latencies), sync (an unchanged list), lag (the status lag), render "
             + "(page 1 of a PDF), window (farm serve's windows), cluster (a GlusterFS volume: root and "
-            + "/dev/fuse), pages (paged APIs).", valueName: "sections"))
+            + "/dev/fuse), pages (paged APIs), pieces (one large file over many connections, mirrors, and on two "
+            + "hosts of a GlusterFS volume).", valueName: "sections"))
     var only = sections.joined(separator: ",")
 
     @Option(help: ArgumentHelp(
@@ -194,6 +196,20 @@ struct AllBenchmarks: ParsableCommand {
         if only.contains("pages") {
             try section("paged JSON APIs: the follower's pages/s and peak RSS (spool under \(disk))",
                         ["pages", "--dir", disk, "--pages", pages])
+        }
+        // Issue 48's goals, a run a mode: nginx's cap a connection, one slow connection, kills, mirrors, and
+        // two hosts on GlusterFS (root and /dev/fuse).
+        if only.contains("pieces") {
+            let modes = [("nginx", "farm-1,farm-8,farm-32,aria2c-8,aria2c-16"), ("slow-connection", "farm-8,aria2c-8"),
+                         ("kills", "farm-8"), ("mirrors", "farm-8,farm-8-mirrors,aria2c-8-mirrors")]
+            for (mode, tools) in modes {
+                try section("one large file over many connections (\(mode))", [
+                    "pieces", "--corpus", corpus, "--dir", fastest, "--mode", mode, "--tools", tools, "--rounds", "3"])
+            }
+            if geteuid() == 0 && (try? FileSystem.stat("/dev/fuse").type) == .characterSpecial {
+                try section("one large file on two hosts of a GlusterFS volume",
+                            ["pieces", "--corpus", corpus, "--mode", "cluster", "--rounds", "2"])
+            }
         }
     }
 
