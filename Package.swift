@@ -116,7 +116,7 @@ let package = Package(
         ]),
         // `farm fsck`: every invariant of the spool and its concerns, checked and repaired.
         .target(name: "FarmFsck", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmJSON", "FarmSystem",
+            "FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
@@ -129,7 +129,7 @@ let package = Package(
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
         // them while the farm downloads, adding each page's items to its list.
         .target(name: "FarmPages", dependencies: [
-            "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
+            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
@@ -162,18 +162,15 @@ let package = Package(
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
-            "FarmSpool", "FarmLists", "FarmSystem", "FarmManifest", "FarmJSON",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmJSON",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
         // the spool and the others standing by.
-        .target(name: "FarmWatcher", dependencies: [
-            "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem",
-            .product(name: "SystemPackage", package: "swift-system"),
-        ]),
+        .target(name: "FarmWatcher", dependencies: ["FarmStatus", "FarmSpool", "FarmLists", "FarmSystem"]),
         // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
         .target(name: "FarmFollower", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTransfer", "FarmConvert",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmSystem", "FarmTransfer", "FarmConvert",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
@@ -182,12 +179,11 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, summed
-        // with the status's gauges into Prometheus' text format for `GET /metrics` and `farm metrics`.
+        // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
+        // summed; FarmServe's MetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
         .target(name: "FarmMetrics", dependencies: [
-            "FarmSpool", "FarmStatus", "FarmSystem", "FarmJSON",
+            "FarmSpool", "FarmSystem", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm top`: the app's first two screens in a terminal, live.
@@ -206,6 +202,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], resources: [.embedInCode("Assets")]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
@@ -244,8 +241,6 @@ let package = Package(
             "FarmTop",
             "FarmManifest",
             "FarmServe",
-            "FarmMetrics",
-            "FarmPages",
             "FarmFollower",
             "FarmWatcher",
             "FarmSync",
@@ -264,6 +259,7 @@ let package = Package(
             "FarmSpool", "FarmLists", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        .testTarget(name: "FarmSystemTests", dependencies: ["FarmSystem"]),
         .testTarget(name: "FarmManifestTests", dependencies: [
             "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",
         ]),
@@ -321,7 +317,7 @@ let package = Package(
         ]),
         // Builds the .deb with bin/package and checks it installed: contents, dependencies, lintian, man pages,
         // completions, `farm --version`, and farm@.service's command lines run by hand.
-        .testTarget(name: "FarmPackageTests", dependencies: ["FarmSpool", "FarmJSON", "FarmTestSupport"]),
+        .testTarget(name: "FarmPackageTests", dependencies: ["FarmJSON", "FarmTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

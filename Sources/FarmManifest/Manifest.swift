@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSystem
 import FarmZip
 
 /// Reads a manifest (a zip of JSON and text lists, or one JSON or text list) into lists of resources,

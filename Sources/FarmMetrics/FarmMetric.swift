@@ -28,7 +28,7 @@ public enum FarmMetric {
     /// From a small file fetched on loopback to a large one on a slow link.
     public static let transferBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
 
-    static let help: [String: String] = [
+    public static let help: [String: String] = [
         downloadedBytes: "Bytes the workers downloaded (each byte once, however often its transfer resumed).",
         retries: "Transfers tried again after a transient failure (5xx, 408, 429, reset, time-out, cut short).",
         reclaims: "Jobs taken back from a worker that died or whose lease expired.",
@@ -45,13 +45,13 @@ public enum FarmMetric {
     ]
 
     /// Every metric, in the order a page shows them.
-    static let all = [
+    public static let all = [
         queued, active, done, failed, workersDesired, workersRunning, paused,
         downloadedBytes, retries, reclaims, requests, requestErrors, transferSeconds,
     ]
     /// The counters and histograms recorders write, with the names of their labels.
-    static let counterLabels = [
+    public static let counterLabels = [
         downloadedBytes: [], retries: [], reclaims: [], requests: [hostLabel], requestErrors: [hostLabel],
     ]
-    static let histogramLabels: [String: [String]] = [transferSeconds: []]
+    public static let histogramLabels: [String: [String]] = [transferSeconds: []]
 }

@@ -1,4 +1,3 @@
-import FarmManifest
 import FarmSpool
 import FarmSystem
 

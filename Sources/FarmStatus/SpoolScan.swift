@@ -1,5 +1,4 @@
 import FarmLists
-import FarmManifest
 import FarmSpool
 import FarmSystem
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FarmMetrics
+import FarmServe
 
 /// `farm metrics`: what `GET /metrics` of `farm serve` answers, printed once (Prometheus' text format).
 struct Metrics: ParsableCommand {

@@ -1,10 +1,11 @@
 import FarmSpool
+import FarmMetrics
 import FarmStatus
 import Prometheus
 
 /// The metrics of a spool in Prometheus' text format (version 0.0.4), as `GET /metrics` answers and
 /// `farm metrics` prints: the gauges read from the spool now and the counters of every process summed
-/// (MetricFiles.swift), written by swift-prometheus from a registry made for this one answer. Stateless;
+/// (FarmMetrics' MetricFiles.swift), written by swift-prometheus from a registry made for this one answer. Stateless;
 /// any thread (it reads the spool: keep it off an event loop).
 public enum MetricsPage {
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"

@@ -1,5 +1,5 @@
 import Testing
-@testable import FarmManifest
+import FarmSystem
 
 @Suite struct NaturalOrderTests {
     @Test func numbersCompareByValueAndCaseIsIgnored() {
