@@ -272,6 +272,28 @@ func difference(_ path: String, _ expected: [UInt8]) -> String? {
         #expect(report.isClean, "fsck: \(report.findings)")
     }
 
+    /// A mirror that fails mid-file (its connections cut after some of a piece's bytes): the bytes it
+    /// wrote are kept, the mirror is dropped with why, and the other serves the rest of its piece.
+    @Test func aMirrorFailingMidFileIsDroppedAndItsBytesKept() throws {
+        let farm = try RunningFarm()
+        let bytes = body(65)
+        for path in ["/a.png", "/cut.png"] { farm.origin.serve(path: path, bytes: bytes, contentType: "image/png") }
+        farm.origin.inject(.throttle(bytesPerSecond: 1_000_000), at: "/a.png")
+        farm.origin.inject(.throttle(bytesPerSecond: 1_000_000), at: "/cut.png")
+        farm.origin.inject(.reset(afterBytes: 300_000), at: "/cut.png")
+        try add(farm, [farm.origin.url(for: "/a.png"), farm.origin.url(for: "/cut.png")])
+        try farm.start(workers: 3)
+        #expect(farm.waitUntilAllDone(1, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let file = try #require(try row(farm).file)
+        #expect(difference(file, bytes) == nil)
+        let cut = farm.origin.requests(for: "/cut.png").filter { $0.range != nil }
+        #expect(!cut.isEmpty && cut.count <= 3, "the failing mirror was asked \(cut.count) times: \(cut)")
+        #expect(cut.contains { $0.bodyBytes > 0 }, "the failing mirror served nothing before it failed: \(cut)")
+        let served = (farm.origin.requests(for: "/a.png") + cut).reduce(0) { $0 + $1.bodyBytes }
+        #expect(served < Self.size + Self.size / 4, "served \(served) bytes for \(Self.size)")
+        #expect(SpoolFixtures.log(farm.spool).contains("/cut.png"), "no log line says why the mirror went")
+    }
+
     /// A mirror whose host answers 503 with Retry-After is held for the whole farm, not dropped: its
     /// pieces go to the other mirror meanwhile, and it is not asked again while the hold lasts.
     @Test func aMirrorAskingToWaitIsHeldAndTheOtherServesItsPieces() throws {
