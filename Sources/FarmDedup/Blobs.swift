@@ -6,7 +6,7 @@ import SystemPackage
 // The stored bytes of download once (see Dedup.swift): `blobs/<sha256>` is one more name of a downloaded file.
 extension Dedup {
 
-    public func blobPath(_ digest: String) -> String { spool.blobs + "/" + digest }
+    public func blobPath(_ digest: String) -> String { spool.path(\.blobs, digest) }
     /// What an older farm kept beside a blob (the keys of the URL records that named it): fsck deletes it.
     package static let oldBlobURLsSuffix = ".urls"
 

@@ -15,10 +15,10 @@ extension Dedup {
         let queued = hasFile(under: spool.queue)
         for name in names {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
-            guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.partial + "/" + name) else { continue }
+            guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.path(\.partial, name)) else { continue }
             let stored = urlRecord(key: key).map(holdsBytes) ?? false
             guard st.size == 0 || stored || !queued else { continue }
-            if FileSystem.unlinkUnlessLocked(spool.partial + "/" + name) { removed += 1 }
+            if FileSystem.unlinkUnlessLocked(spool.path(\.partial, name)) { removed += 1 }
         }
         return removed
     }

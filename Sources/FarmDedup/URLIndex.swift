@@ -68,10 +68,10 @@ extension Dedup {
         bytes.count == 64 && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    func urlRecordPath(key: String) -> String { spool.urls + "/" + key }
+    func urlRecordPath(key: String) -> String { spool.path(\.urls, key) }
     /// The longest text of a symbolic link that every file system farm runs on keeps (PATH_MAX, less room).
     static let longestLinkText = 4000
-    public func urlLockPath(key: String) -> String { spool.urls + "/" + key + Self.urlLockSuffix }
+    public func urlLockPath(key: String) -> String { spool.path(\.urls, key + Self.urlLockSuffix) }
     package static let urlLockSuffix = ".lock"
 
     /// The record under `key`; nil when there is none, or it does not read, or its blob is no blob's name

@@ -22,7 +22,7 @@ extension FsckRun {
             for name in try names(pending) { Self.file(name, in: pending, records: &records, tables: &tables) }
         }
         for name in try names(spool.lists) where !Self.file(name, in: spool.lists, records: &records, tables: &tables) {
-            foreign(spool.lists + "/" + name, "not a list record nor a resource table")
+            foreign(spool.path(\.lists, name), "not a list record nor a resource table")
         }
         for (id, path) in tables where records[id] == nil {
             foreign(path, "a resource table of no list")
@@ -194,7 +194,7 @@ extension FsckRun {
         let published = spool.resourceTablePath(ofList: id)
         if FileSystem.exists(published) { return published }
         for batch in FileSystem.names(spool.queue) {
-            let path = spool.pendingLists(ofBatch: batch) + "/" + id + Spool.resourceTableSuffix
+            let path = spool.pendingListFile(id, suffix: Spool.resourceTableSuffix, ofBatch: batch)
             if FileSystem.exists(path) { return path }
         }
         return published
@@ -229,7 +229,7 @@ extension FsckRun {
     func hasList(_ id: String) -> Bool {
         if FileSystem.exists(spool.listRecordPath(id)) { return true }
         return FileSystem.names(spool.queue).contains {
-            FileSystem.exists(spool.pendingLists(ofBatch: $0) + "/" + id + Spool.listRecordSuffix)
+            FileSystem.exists(spool.pendingListFile(id, suffix: Spool.listRecordSuffix, ofBatch: $0))
         }
     }
 }

@@ -176,7 +176,7 @@ final class FsckRun {
     /// registry entries may look alive (or dead) while it is cut off.
     func isDeadClaim(_ name: String) -> Bool {
         guard let entry = ActiveName(name), !(entry.owner.isLocal && livePids.contains(entry.owner.pid)),
-              let st = try? FileSystem.lstat(spool.active + "/" + name) else { return false }
+              let st = try? FileSystem.lstat(spool.path(\.active, name)) else { return false }
         return now - st.changeTime > lease
     }
 

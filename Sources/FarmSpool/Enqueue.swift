@@ -169,6 +169,10 @@ extension Spool {
 
     /// Where a committed batch keeps the list records it has not published yet: `queue/<batch>/.lists`.
     package func pendingLists(ofBatch batch: String) -> String { queue + "/" + batch + "/" + Self.pendingListsName }
+    /// The file of list `id` with `suffix` (its record, its resource table) in batch `batch`'s pending lists.
+    package func pendingListFile(_ id: String, suffix: String, ofBatch batch: String) -> String {
+        pendingLists(ofBatch: batch) + "/" + id + suffix
+    }
 
     package static let pendingListsName = ".lists"
 

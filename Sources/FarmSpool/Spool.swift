@@ -202,6 +202,31 @@ public struct Spool: Sendable {
     public var urls: String { root + "/urls" }
     var marker: String { root + "/.farm-spool" }
 
+    /// The entry `names` (a name, or a path of names below it) of the spool's folder `folder`, as in
+    /// `spool.path(\.active, name)` or `spool.path(\.queue, batch, shard, job)`: the one way other modules
+    /// name what a walk of a folder found, so that every path of the spool is built here.
+    public func path(_ folder: KeyPath<Spool, String>, _ names: String...) -> String {
+        names.reduce(self[keyPath: folder]) { $0 + "/" + $1 }
+    }
+
+    /// A shard of a new batch of the queue, claimed after every batch before it: where a job added at a
+    /// list's end goes, as if added with the list.
+    public func freshShard() -> String { path(\.queue, BatchName.fresh(), BatchName.shard(0)) }
+
+    /// The queue shard that puts a resource moved or added at `position` ahead of its list's other queued
+    /// resources: in the batch of handed-back jobs, which is claimed first, ahead of them too (shards sort
+    /// before `r`), lower positions first and, at one position, the latest edit first.
+    public func priorityShard(_ position: Int) -> String {
+        let digits = String(position), age = String(UInt64(9_999_999_999_999_999) - UInt64(Clock.wall() * 1e6))
+        return path(\.queue, Self.returnedBatch, "p" + String(repeating: "0", count: max(0, 10 - digits.count))
+            + digits + "-" + age)
+    }
+
+    /// Whether `path` is an entry of `folder` (or below one).
+    public func contains(_ path: String, in folder: KeyPath<Spool, String>) -> Bool {
+        path.hasPrefix(self[keyPath: folder] + "/")
+    }
+
     /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.
     public var summaryFile: String { status + "/" + Self.summaryFileName }
     public static let summaryFileName = "summary.json"
