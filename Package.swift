@@ -260,6 +260,13 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmSystemTests", dependencies: ["FarmSystem"]),
+        .testTarget(name: "FarmFsckTests", dependencies: ["FarmFsck", "FarmSpool", "FarmJSON", "FarmTestSupport"]),
+        .testTarget(name: "FarmHostsTests", dependencies: [
+            "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmControlTests", dependencies: [
+            "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
             "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",
         ]),
@@ -273,7 +280,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
-            "FarmStatus", "FarmControl", "FarmTestSupport",
+            "FarmStatus", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -297,9 +304,7 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmCLITests", dependencies: [
-            "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", "FarmFsck", "FarmTestSupport",
-        ]),
+        .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmJSON", "FarmStatus", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
