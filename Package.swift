@@ -146,7 +146,7 @@ let package = Package(
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
-            "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
+            "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
             "FarmTransfer",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
@@ -157,6 +157,7 @@ let package = Package(
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
+            "FarmProcess",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -167,20 +168,26 @@ let package = Package(
         ]),
         // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
         // the spool and the others standing by.
-        .target(name: "FarmWatcher", dependencies: ["FarmStatus", "FarmSpool", "FarmLists", "FarmSystem"]),
+        .target(name: "FarmWatcher", dependencies: ["FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
         // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
         .target(name: "FarmFollower", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmSystem", "FarmTransfer", "FarmConvert",
+            "FarmPages", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess", "FarmTransfer", "FarmConvert",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
-            "FarmSpool", "FarmDedup", "FarmLists", "FarmSystem", "FarmMetrics",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmWorker", "FarmWatcher",
+            "FarmFollower", "FarmTransfer",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
         // summed; FarmServe's MetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
+        // A process's life, whatever its role: its lock, its entry in the registry, its stop signals, the
+        // hand-over to a new supervisor, copies of itself, and `farm stop`'s end of them all.
+        .target(name: "FarmProcess", dependencies: [
+            "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "FarmMetrics", dependencies: [
             "FarmSpool", "FarmSystem", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -297,7 +304,7 @@ let package = Package(
         ]),
         // Screenshots/: what the browser test saw during one real run, kept for the README.
         .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmServe", "FarmSpool", "FarmLists", origin, "FarmJSON", "FarmStatus", "FarmTestSupport",
+            "FarmSpool", "FarmLists", origin, "FarmJSON", "FarmStatus", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",

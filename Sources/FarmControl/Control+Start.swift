@@ -46,9 +46,9 @@ extension Control {
     /// state; returns once they all run. A farm that runs already is left as it is.
     /// `change.minFree`: the bytes the spool's file system keeps free, below which no new transfer starts
     /// (0: no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
-    public func start(_ change: DesiredChange = DesiredChange(), roles: SupervisedRoles) throws(ControlError) -> Started {
+    public func start(_ change: DesiredChange = DesiredChange()) throws(ControlError) -> Started {
         try checkStart(change)
-        let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: roles) }
+        let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change) }
         switch outcome {
         case .alreadyRunning(let supervisor):
             return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
@@ -61,10 +61,9 @@ extension Control {
     /// `farm start --foreground` (systemd's farm@.service): `start` with this host's supervisor run in this
     /// process until `farm stop` or SIGTERM. Returns its exit status, or nil when a supervisor already ran:
     /// then nothing was changed.
-    public func startInForeground(_ change: DesiredChange = DesiredChange(),
-                                  roles: SupervisedRoles) throws(ControlError) -> Int32? {
+    public func startInForeground(_ change: DesiredChange = DesiredChange()) throws(ControlError) -> Int32? {
         try checkStart(change)
-        return try spoolCall { () throws(SpoolError) in try Launch.supervise(spool, change, roles: roles) }
+        return try spoolCall { () throws(SpoolError) in try Launch.supervise(spool, change) }
     }
 
     private func checkStart(_ change: DesiredChange) throws(ControlError) {

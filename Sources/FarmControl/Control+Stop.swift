@@ -1,5 +1,5 @@
+import FarmProcess
 import FarmSpool
-import FarmSupervisor
 
 extension Control {
     /// What `stop` did.

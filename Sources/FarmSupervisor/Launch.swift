@@ -1,3 +1,4 @@
+import FarmProcess
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -16,8 +17,7 @@ public enum Launch {
 
     /// Starts the farm with `change` made to its desired state. Throws when it does not come up within
     /// `timeout` seconds.
-    public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), timeout: Double = 30,
-                             roles: SupervisedRoles) throws(SpoolError) -> Outcome {
+    public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), timeout: Double = 30) throws(SpoolError) -> Outcome {
         guard let lock = try takeOver(spool, change) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
@@ -26,7 +26,7 @@ public enum Launch {
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
-            roles.supervisor(spool, Spawn.lockDescriptor)
+            Roles.supervisor(spool, lock: Spawn.lockDescriptor)
         }
 
         let deadline = Date().addingTimeInterval(timeout)
@@ -52,11 +52,10 @@ public enum Launch {
     /// farm@.service watches the process it started, and sends its journal what that process writes.
     /// Returns the supervisor's exit status, or nil when this host's supervisor already runs (then
     /// nothing was changed).
-    public static func supervise(_ spool: Spool, _ change: DesiredChange = DesiredChange(),
-                                 roles: SupervisedRoles) throws(SpoolError) -> Int32? {
+    public static func supervise(_ spool: Spool, _ change: DesiredChange = DesiredChange()) throws(SpoolError) -> Int32? {
         guard let lock = try takeOver(spool, change) else { return nil }
         defer { lock.closeQuietly() }
-        return roles.supervisor(spool, lock.rawValue)
+        return Roles.supervisor(spool, lock: lock.rawValue)
     }
 
     /// What every start does before its supervisor runs: takes this host's supervisor lock, then writes

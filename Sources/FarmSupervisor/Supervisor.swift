@@ -1,6 +1,7 @@
 import CoreMetrics
 import FarmLists
 import FarmMetrics
+import FarmProcess
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -27,7 +28,6 @@ public final class Supervisor {
 
     private let spool: Spool
     private let registration: Registration
-    private let roles: SupervisedRoles
     /// This host's workers by pid, each in its state (WorkerLife's table): spawned and not registered yet,
     /// registered, or retiring. One registered no longer has died (or exited).
     private var workers: [Int32: WorkerLife] = [:]
@@ -45,12 +45,11 @@ public final class Supervisor {
     static let foldInterval = 10.0
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
-    public init(spool: Spool, lock: Int32, roles: SupervisedRoles) throws(SpoolError) {
+    public init(spool: Spool, lock: Int32) throws(SpoolError) {
         guard (try? FileDescriptor(rawValue: lock).tryLock()) == true else {
             throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
         }
         self.spool = spool
-        self.roles = roles
         self.registration = try spool.register(.supervisor)
         metrics = MetricsRecorder(spool: spool, registration: registration)
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
@@ -171,7 +170,7 @@ public final class Supervisor {
             + (desired.convert ? [] : ["--no-convert"])
         do {
             let pid = try Spawn.copy(arguments, title: title, spool: spool) {
-                roles.worker(spool, desired)
+                Roles.worker(spool, desired)
             }
             workers[pid] = .starting(since: Clock.monotonic())
         } catch {
@@ -197,7 +196,7 @@ public final class Supervisor {
         guard watchers.isEmpty, startingWatcher == nil else { return }
         do {
             let pid = try Spawn.copy(["watch", "--spool", spool.root, "--supervised"], spool: spool) {
-                roles.watcher(spool)
+                Roles.watcher(spool)
             }
             startingWatcher = (pid, now)
         } catch {
@@ -214,7 +213,7 @@ public final class Supervisor {
         guard followers.isEmpty, startingFollower == nil, !Lists(spool).listsFollowingPages().isEmpty else { return }
         do {
             let pid = try Spawn.copy(["follow", "--spool", spool.root, "--supervised"], spool: spool) {
-                roles.follower(spool, desired)
+                Roles.follower(spool, desired)
             }
             startingFollower = (pid, now)
         } catch {
@@ -267,25 +266,5 @@ public final class Supervisor {
             left.subtract(Processes.reapChildren())
             left = left.filter { Processes.exists($0) }
         }
-    }
-}
-
-/// What the supervisor (given its lock's descriptor), a supervised worker, the watcher and the follower
-/// run, as `farm supervise`, `farm work --supervised`, `farm watch --supervised` and `farm follow
-/// --supervised` do, for `farm start` and the supervisor to run them in copies of themselves (see
-/// `Spawn.copy`). Each returns its exit status.
-public struct SupervisedRoles: Sendable {
-    public var supervisor: @Sendable (Spool, Int32) -> Int32
-    public var worker: @Sendable (Spool, Desired) -> Int32
-    public var watcher: @Sendable (Spool) -> Int32
-    public var follower: @Sendable (Spool, Desired) -> Int32
-
-    public init(supervisor: @escaping @Sendable (Spool, Int32) -> Int32,
-                worker: @escaping @Sendable (Spool, Desired) -> Int32, watcher: @escaping @Sendable (Spool) -> Int32,
-                follower: @escaping @Sendable (Spool, Desired) -> Int32 = { _, _ in 0 }) {
-        self.supervisor = supervisor
-        self.worker = worker
-        self.watcher = watcher
-        self.follower = follower
     }
 }

@@ -68,7 +68,7 @@ struct Demo: ParsableCommand {
         print("demo: serving \(samples.lists.reduce(0) { $0 + $1.resources.count }) resources in \(lists) lists "
             + "from \(origin.url(for: "/"))")
 
-        let startedHere = try control.start(DesiredChange(workers: workers), roles: .farm).started
+        let startedHere = try control.start(DesiredChange(workers: workers)).started
         if !startedHere { _ = try control.scale(to: workers) }
         defer {
             // Leave the farm as we found it: stop it if the demo started it.

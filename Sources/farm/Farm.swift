@@ -140,17 +140,3 @@ struct Farm: ParsableCommand {
                       Demo.self]
     )
 }
-
-extension Farm {
-    /// Runs a command's body outside argument parsing (a role in a copy of the supervisor, see
-    /// `SupervisedRoles`): a thrown error is printed as `farm` prints it, and its status returned.
-    static func exitStatus(_ body: () throws -> Void) -> Int32 {
-        do {
-            try body()
-            return 0
-        } catch {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            return exitCode(for: error).rawValue
-        }
-    }
-}

@@ -1,7 +1,6 @@
 import ArgumentParser
 import FarmFollower
 import FarmSpool
-import FarmSupervisor
 
 /// `farm follow`: the follower process. The supervisor starts it while some paged list has pages to
 /// follow (SPEC §7); it fetches them, adds their items to their lists, and exits once none is left.
@@ -34,17 +33,6 @@ struct Follow: ParsableCommand {
 
     func run() throws {
         let spool = try options.open(create: false)
-        try Self.follow(spool, FollowerOptions(spool.desired()), supervised: supervised)
-    }
-
-    static func follow(_ spool: Spool, _ options: FollowerOptions, supervised: Bool) throws {
-        try RoleLife.run(spool, as: .follower, supervised: supervised) { _ in
-            _ = try Follower(spool: spool, options: options).run()
-        }
-    }
-
-    /// `farm follow --supervised` in a copy of the supervisor (`SupervisedRoles`).
-    static func supervised(_ spool: Spool, _ desired: Desired) -> Int32 {
-        Farm.exitStatus { try follow(spool, FollowerOptions(desired), supervised: true) }
+        try Follower.run(spool, FollowerOptions(spool.desired()), supervised: supervised)
     }
 }

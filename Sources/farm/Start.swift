@@ -113,9 +113,9 @@ struct Start: ControlCommand {
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         // Set before the workers start, so that none of them takes a byte over it.
         if let limitRate { _ = try control.setBandwidthLimit(try Control.bandwidth(limitRate)) }
-        guard foreground else { return try control.start(change, roles: .farm) }
+        guard foreground else { return try control.start(change) }
         // A supervisor that runs already is a failure here: the service manager must not think it started one.
-        guard let status = try control.startInForeground(change, roles: .farm) else {
+        guard let status = try control.startInForeground(change) else {
             throw FarmError("farm is already running on \(control.spool.root); nothing changed")
         }
         if status != 0 { throw ExitCode(status) }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import FarmSpool
+import FarmProcess
 import FarmSupervisor
-import FarmTransfer
 
 /// `farm supervise`: the supervisor process. `farm start` (or a worker that saw the last one die)
 /// starts it detached, handing down the supervisor lock; it is not meant to be run by hand.
@@ -42,24 +42,6 @@ struct Supervise: ParsableCommand {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
             lock = taken.rawValue
         }
-        try Self.supervise(spool, lock: lock)
+        try Supervisor.run(spool, lock: lock)
     }
-
-    /// `farm supervise` in a copy of `farm start` (`SupervisedRoles`).
-    static func supervised(_ spool: Spool, lock: Int32) -> Int32 {
-        Farm.exitStatus { try Self.supervise(spool, lock: lock) }
-    }
-
-    private static func supervise(_ spool: Spool, lock: Int32) throws {
-        // Its workers are copies of this process: libcurl is loaded once here, not in each of them.
-        // Where it cannot be, each worker says why in log/farm.log as it exits.
-        EasyHandle.loadLibrary()
-        try Supervisor(spool: spool, lock: lock, roles: .farm).run()
-    }
-}
-
-extension SupervisedRoles {
-    /// The farm's processes, for copies (see `Spawn.copy`).
-    static let farm: SupervisedRoles = SupervisedRoles(supervisor: Supervise.supervised, worker: Work.supervised,
-                                                       watcher: Watch.supervised, follower: Follow.supervised)
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import FarmSpool
-import FarmSupervisor
 import FarmWatcher
 
 /// `farm watch`: the watcher process (FarmWatcher's `WatcherRole`), which keeps status/summary.json current
@@ -34,17 +33,6 @@ struct Watch: ParsableCommand {
     @OptionGroup var polling: PollOption
 
     func run() throws {
-        try Self.watch(try options.open(), supervised: supervised, poll: polling.poll)
-    }
-
-    static func watch(_ spool: Spool, supervised: Bool, poll: Bool = false) throws {
-        try RoleLife.run(spool, as: .watcher, supervised: supervised) { life in
-            try WatcherRole.run(spool, as: life.registration, poll: poll)
-        }
-    }
-
-    /// `farm watch --supervised` in a copy of the supervisor (`SupervisedRoles`).
-    static func supervised(_ spool: Spool) -> Int32 {
-        Farm.exitStatus { try watch(spool, supervised: true) }
+        try Watcher.run(try options.open(), supervised: supervised, poll: polling.poll)
     }
 }

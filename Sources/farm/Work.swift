@@ -1,7 +1,6 @@
 import ArgumentParser
 import FarmControl
 import FarmSpool
-import FarmSupervisor
 import FarmTransfer
 import FarmWorker
 
@@ -78,18 +77,6 @@ struct Work: ParsableCommand {
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
         settings.transfers = transfers
-        try Self.work(spool, settings, supervised: supervised)
-    }
-
-    /// One worker's life, from registration to exit.
-    static func work(_ spool: Spool, _ settings: WorkerOptions, supervised: Bool) throws {
-        try RoleLife.run(spool, as: .worker, supervised: supervised, metrics: true) { life in
-            try Worker(spool: spool, options: settings, metrics: life.metrics).run()
-        }
-    }
-
-    /// `farm work --supervised` in a copy of the supervisor (`SupervisedRoles`).
-    static func supervised(_ spool: Spool, _ desired: Desired) -> Int32 {
-        Farm.exitStatus { try work(spool, WorkerOptions(desired), supervised: true) }
+        try Worker.run(spool, settings, supervised: supervised)
     }
 }

@@ -1,6 +1,7 @@
 import FarmMetrics
 import FarmSpool
 import FarmSystem
+import Foundation
 
 /// What every long-running role (worker, watcher, follower) does around its work, in one place: the stop
 /// signals caught, its entry in the registry for its lifetime, its counters in metrics/ (a worker's), and,
@@ -30,5 +31,18 @@ public enum RoleLife {
         // Started by a supervisor: replace it if it dies. A role run by hand has none to replace.
         if supervised { SupervisorGuard.start(spool) }
         try work(Context(registration: registration, metrics: recorder?.factory ?? SpoolMetricsFactory()))
+    }
+
+    /// Runs a role's body where no command line is parsed (a copy of the supervisor, see `Spawn.copy`): a
+    /// thrown error is said on standard error (the spool's log, in a copy) as `farm` says one, and the
+    /// status is 1; else 0.
+    public static func exitStatus(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            return 1
+        }
     }
 }
