@@ -39,7 +39,7 @@ let package = Package(
         .executable(name: "farm", targets: ["farm"]),
         // For the tools' package (Sources/Tools), which builds on farm's modules.
     ] + ["FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // farm serve off this machine (SPEC §12): HTTP Basic from hummingbird-auth, TLS from swift-nio-ssl.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        // aria2's JSON-RPC over WebSocket at /jsonrpc (SPEC §16), with its notifications.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Hummingbird's own dependencies, declared because farm's servers import them too.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -200,8 +202,9 @@ let package = Package(
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics",
+            "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics", "FarmRPC",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -212,6 +215,11 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], resources: [.embedInCode("Assets")]),
+        // aria2's JSON-RPC 2.0 (SPEC §16): requests parsed, answered through Control's verbs, farm's resources shown
+        // as aria2's downloads (GIDs, status objects, numbers as strings). No transport: FarmServe routes to it.
+        .target(name: "FarmRPC", dependencies: [
+            "FarmJSON", "FarmControl", "FarmStatus", "FarmSpool", "FarmLists", "FarmTransfer", "FarmSystem",
+        ]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
         .target(name: "FarmHTTP", dependencies: [
             "FarmSystem", .product(name: "Hummingbird", package: "hummingbird"),
@@ -306,6 +314,10 @@ let package = Package(
         .testTarget(name: "FarmServeTests", dependencies: [
             "FarmSpool", "FarmLists", origin, "FarmJSON", "FarmStatus", "FarmTestSupport",
         ], exclude: ["Screenshots"]),
+        // drive_aria2p.py: the same script drives farm serve and a real aria2c (SPEC §16).
+        .testTarget(name: "FarmRPCTests", dependencies: [
+            "FarmRPC", "FarmServe", "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", origin, "FarmTestSupport",
+        ], exclude: ["drive_aria2p.py"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),

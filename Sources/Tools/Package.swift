@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "farm-fuzz-image", targets: ["farm-fuzz-image"]),
         .executable(name: "farm-fuzz-requests", targets: ["farm-fuzz-requests"]),
         .executable(name: "farm-fuzz-headers", targets: ["farm-fuzz-headers"]),
+        .executable(name: "farm-fuzz-rpc", targets: ["farm-fuzz-rpc"]),
     ],
     dependencies: [
         .package(name: "farm", path: "../.."),
@@ -91,6 +92,7 @@ let package = Package(
                           path: "FarmFuzz/Image"),
         .executableTarget(name: "farm-fuzz-requests", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Requests"),
         .executableTarget(name: "farm-fuzz-headers", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Headers"),
+        .executableTarget(name: "farm-fuzz-rpc", dependencies: [farm("FarmRPC"), farm("FarmJSON")], path: "FarmFuzz/RPC"),
         // Where the fuzz targets that read files write each input and what they extract.
         .target(name: "FarmFuzzScratch", path: "FarmFuzz/Scratch"),
     ],
