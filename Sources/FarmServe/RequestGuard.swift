@@ -40,7 +40,12 @@ final class RequestGuard: Sendable {
 
     /// Refuses a request that does not name this server in its Host header.
     func checkHost(_ request: Request) throws(ServeError) {
-        let host = request.head.authority?.lowercased() ?? ""
+        try checkHost(authority: request.head.authority)
+    }
+
+    /// Refuses an `authority` (Host) that does not name this server.
+    func checkHost(authority: String?) throws(ServeError) {
+        let host = authority?.lowercased() ?? ""
         if let hosts, !hosts.contains(host) {
             throw ServeError(.forbidden, "refused: this server answers only to \(hosts.sorted().first ?? "its own address"), not to Host \"\(host)\"")
         }
@@ -55,6 +60,11 @@ final class RequestGuard: Sendable {
         guard let given = request.headers[Self.tokenHeader], Self.same(Array(given.utf8), Array(token.utf8)) else {
             throw ServeError(.forbidden, "refused: requests that change the farm need the token of this server's page (header X-Farm-Token)")
         }
+    }
+
+    /// Whether `origin` is this server's own, as a page it served sends it.
+    func isOwnOrigin(_ origin: String, authority: String?) -> Bool {
+        origin.lowercased() == scheme + "://" + (authority?.lowercased() ?? "")
     }
 
     /// Compares in time that depends on the lengths only, so a token or a password cannot be guessed byte

@@ -26,6 +26,11 @@ final class ServeAccess: Sendable {
     /// Lets the request by, or throws the 401 (with the challenge) or 429 it gets. A request without
     /// credentials is not an attempt: a browser sends one before it asks its user.
     func check(_ request: Request, from address: String) throws(ServeError) {
+        try check(request.headers, from: address)
+    }
+
+    /// `check` of a request's headers alone (a WebSocket's upgrade).
+    func check(_ headers: HTTPFields, from address: String) throws(ServeError) {
         guard let password else { return }
         let now = ProcessInfo.processInfo.systemUptime
         let recent = failures.withLock { failures in
@@ -36,7 +41,7 @@ final class ServeAccess: Sendable {
         if recent > Self.allowedFailures {
             throw ServeError(.tooManyRequests, "refused: too many failed passwords from \(address); try again in a minute")
         }
-        guard let given = request.headers.basic else {
+        guard let given = headers.basic else {
             throw ServeError(.unauthorized, "refused: this server needs the password of user \(Self.user) (HTTP Basic)")
         }
         // Both compared whole, each in time that depends on its length only.

@@ -22,6 +22,7 @@ import Hummingbird
 ///     POST /api/lists/<id>/items {"url": "…", "id"?: "…", "at"?: N}   DELETE /api/lists/<id>/items/<itemId>
 ///     POST /api/lists/<id>/items/<itemId>/move {"to": N}
 ///     GET  /metrics                              the farm's metrics in Prometheus' text format (SPEC §10)
+///     POST /jsonrpc                              aria2's JSON-RPC 2.0 (SPEC §16; `RPCEndpoint`)
 struct ServeResponder: HTTPResponder {
     typealias Context = ServeContext
 
@@ -33,11 +34,14 @@ struct ServeResponder: HTTPResponder {
     let actions: Actions
     /// The windows of lists' views that `GET /api/lists/<id>?offset…` and the event streams answer with.
     let windows: ListWindows
+    /// aria2's JSON-RPC at /jsonrpc, guarded by its token rather than the page's.
+    let rpc: RPCEndpoint
 
     func respond(to request: Request, context: ServeContext) async throws -> Response {
         do {
             try access.check(request, from: context.remoteAddress)
             try guarding.checkHost(request)
+            if request.uri.path == RPCEndpoint.path { return try await rpc.respond(to: request) }
             return try await route(request)
         } catch let refusal as Refusal {
             return Reply.error(refusal.error, allow: refusal.allow)
@@ -234,8 +238,8 @@ struct ServeResponder: HTTPResponder {
     }
 }
 
-/// A 405, with the method the route takes.
-private struct Refusal: Error {
+/// A 405, with the method(s) the route takes.
+struct Refusal: Error {
     let error: ServeError
     let allow: String
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import FarmControl
+import FarmRPC
 import FarmSpool
 import FarmStatus
 import FarmSystem
@@ -7,6 +8,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
@@ -34,6 +36,8 @@ public final class WebServer: Sendable {
     private let access: ServeAccess
     /// The certificate and key to serve HTTPS with; nil: plain HTTP.
     private let tls: TLSConfiguration?
+    /// aria2's JSON-RPC at /jsonrpc (SPEC §16).
+    private let rpc: Aria2RPC
     private let running = Locked<Running?>(nil)
 
     private struct Running: Sendable {
@@ -47,7 +51,8 @@ public final class WebServer: Sendable {
     /// `farm`); required on an address other machines can reach. `tls`: serve HTTPS with this certificate
     /// chain and key (PEM files).
     public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort, poll: Bool = false,
-                password: String? = nil, tls: (certificate: String, key: String)? = nil) throws(ServeError) {
+                password: String? = nil, tls: (certificate: String, key: String)? = nil, rpcSecret: String? = nil,
+                rpcFolder: String? = nil) throws(ServeError) {
         guard (0...65535).contains(port) else {
             throw ServeError(.badRequest, "--port must be from 0 to 65535 (got \(port))")
         }
@@ -66,6 +71,8 @@ public final class WebServer: Sendable {
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
         hub = StatusHub(spool: spool, poll: poll)
+        rpc = Aria2RPC(control: Control(spool: spool), secret: rpcSecret,
+                       folder: rpcFolder ?? FileManager.default.currentDirectoryPath)
     }
 
     /// The page's address, e.g. `http://127.0.0.1:8771/`.
@@ -105,13 +112,20 @@ public final class WebServer: Sendable {
         hub.start()
         // The guard needs the bound port, known only once listening (it is set before any request).
         let guarding = RequestGuard(token: token, host: host, scheme: scheme)
+        // HTTP/1.1 that also takes aria2's RPC as a WebSocket at /jsonrpc (SPEC §16).
+        let sockets = RPCSockets(rpc: rpc, hub: hub, spool: spool, access: access)
+        let http: HTTPServerBuilder = .http1WebSocketUpgrade(
+            configuration: .init(ws: WebSocketServerConfiguration(maxFrameSize: RPCMessage.maxBytes))) {
+            head, channel, _ in sockets.shouldUpgrade(head, channel: channel, guarding: guarding)
+        }
         let server: HTTPServerBuilder
-        do { server = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1() } catch {
+        do { server = try tls.map { try .tls(http, tlsConfiguration: $0) } ?? http } catch {
             throw ServeError(.badRequest, "cannot serve HTTPS with that certificate and key: \(error)", cause: error)
         }
         let app = Application(
             responder: ServeResponder(spool: spool, page: Page(token: token), hub: hub, access: access, guarding: guarding,
-                                      actions: Actions(control: Control(spool: spool)), windows: ListWindows()),
+                                      actions: Actions(control: Control(spool: spool)), windows: ListWindows(),
+                                      rpc: RPCEndpoint(rpc: rpc, guarding: guarding)),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "farm"),
             onServerRunning: { channel in

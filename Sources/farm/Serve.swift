@@ -22,7 +22,12 @@ struct Serve: ParsableCommand {
             list's grid of thumbnails, searchable, whose cells can be added, deleted and dragged to reorder; \
             and a viewer. It is live: the server pushes each change (server-sent events), and the browser \
             never polls. The same server answers GET /metrics in Prometheus' text format (see farm \
-            metrics). It prints the address it listens on, then serves until ^C or SIGTERM; the farm keeps \
+            metrics), and aria2's JSON-RPC at /jsonrpc, over HTTP POST and WebSocket, so the tools that \
+            drive aria2 (aria2p, AriaNg, browser extensions) drive farm: each addUri is a list of one \
+            resource delivered to its dir (--rpc-dir, default the current folder), max-concurrent-downloads \
+            is farm scale and max-overall-download-limit farm limit. With --rpc-secret (or --rpc-secret-file, \
+            which keeps it off the command line) every call needs aria2's token:SECRET first parameter, and \
+            pages of other origins may call it; without, they may not. It prints the address it listens on, then serves until ^C or SIGTERM; the farm keeps \
             running after it.
 
             EXAMPLES:
@@ -30,6 +35,9 @@ struct Serve: ParsableCommand {
                   http://127.0.0.1:8771/ on this machine.
               farm serve --port 0
                   Any free port; the line printed says which.
+              farm serve --rpc-secret-file ~/.farm-rpc --rpc-dir ~/Downloads
+                  Also aria2's RPC at http://127.0.0.1:8771/jsonrpc, behind the secret
+                  in ~/.farm-rpc.
               farm serve --host 0.0.0.0 --password-file ~/.farm-password
                   For every machine that can reach this one, behind a password (add
                   --tls-cert and --tls-key for HTTPS).
@@ -60,11 +68,25 @@ struct Serve: ParsableCommand {
     @Option(help: "The port to listen on (0: any free port; the line printed says which).")
     var port = WebServer.defaultPort
 
+    @Option(help: ArgumentHelp("aria2's --rpc-secret: calls to /jsonrpc need token:SECRET first.", valueName: "secret"))
+    var rpcSecret: String?
+
+    @Option(help: ArgumentHelp("A file whose first line is the RPC secret (kept off the command line).",
+                               valueName: "file"))
+    var rpcSecretFile: String?
+
+    @Option(help: ArgumentHelp("aria2's dir: where an addUri without its own dir delivers (default: the current folder).",
+                               valueName: "dir"))
+    var rpcDir: String?
+
     @OptionGroup var polling: PollOption
 
     func validate() throws {
         guard (tlsCert == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
+        }
+        guard rpcSecret == nil || rpcSecretFile == nil else {
+            throw ValidationError("give --rpc-secret or --rpc-secret-file, not both")
         }
     }
 
@@ -72,8 +94,14 @@ struct Serve: ParsableCommand {
         let spool = try options.open()
         StopSignal.install()
         let tls = tlsCert.flatMap { cert in tlsKey.map { (certificate: cert, key: $0) } }
-        let password = try password()
-        let server = try Self.server(spool: spool, host: host, port: port, poll: polling.poll, password: password, tls: tls)
+        let password = try firstLine(of: passwordFile, "password")
+        let secret = try rpcSecret ?? firstLine(of: rpcSecretFile, "RPC secret")
+        guard secret?.isEmpty != true else {
+            FileHandle.standardError.write(Data("Error: --rpc-secret may not be empty\n".utf8))
+            throw ExitCode(2)
+        }
+        let server = try Self.server(spool: spool, host: host, port: port, poll: polling.poll, password: password, tls: tls,
+                                     rpcSecret: secret, rpcDir: rpcDir)
         try server.start()
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
         FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))
@@ -85,9 +113,12 @@ struct Serve: ParsableCommand {
     /// The server as asked for; what it refuses (a public address without a password, a certificate that
     /// does not read) is the user's to fix: one line, exit 2 (SPEC §12).
     private static func server(spool: Spool, host: String, port: Int, poll: Bool, password: String?,
-                               tls: (certificate: String, key: String)?) throws -> WebServer {
+                               tls: (certificate: String, key: String)?, rpcSecret: String?,
+                               rpcDir: String?) throws -> WebServer {
         do {
-            return try WebServer(spool: spool, host: host, port: port, poll: poll, password: password, tls: tls)
+            let folder = rpcDir.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+            return try WebServer(spool: spool, host: host, port: port, poll: poll, password: password, tls: tls,
+                                 rpcSecret: rpcSecret, rpcFolder: folder)
         } catch {
             guard error.code == .badRequest else { throw error }
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
@@ -95,17 +126,17 @@ struct Serve: ParsableCommand {
         }
     }
 
-    /// The first line of --password-file; refused when it cannot be read or is empty.
-    private func password() throws -> String? {
-        guard let passwordFile else { return nil }
-        guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-            FileHandle.standardError.write(Data("Error: cannot read the password file \(passwordFile)\n".utf8))
+    /// The first line of --password-file or --rpc-secret-file; refused when it cannot be read or is empty.
+    private func firstLine(of file: String?, _ what: String) throws -> String? {
+        guard let file else { return nil }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            FileHandle.standardError.write(Data("Error: cannot read the \(what) file \(file)\n".utf8))
             throw ExitCode(2)
         }
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
             .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
         guard !line.isEmpty else {
-            FileHandle.standardError.write(Data("Error: the password file \(passwordFile) has no password on its first line\n".utf8))
+            FileHandle.standardError.write(Data("Error: the \(what) file \(file) has nothing on its first line\n".utf8))
             throw ExitCode(2)
         }
         return line
