@@ -70,6 +70,11 @@ let package = Package(
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
         // libjpeg-turbo: decodes JPEGs for thumbnails, scaling in the DCT (1/2 to 1/8) for speed.
         .systemLibrary(name: "CJpeg", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // giflib (libgif-dev): decodes a GIF's first frame. Its .pc file is not shipped everywhere, and its
+        // header is in the default path: the module map links "gif" itself.
+        .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
+        // libwebp and its demuxer (libwebp-dev): decodes WebPs, the first frame of an animated one.
+        .systemLibrary(name: "CWebp", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // What Swift cannot call directly: renameat2, syncfs, POSIX_SPAWN_SETSID, fork without exec.
         .target(name: "CFarmShims"),
         // libcurl (libcurl4-openssl-dev), loaded on its first call instead of at every process's
@@ -79,6 +84,11 @@ let package = Package(
         .target(name: "CFarmLoader"),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode and encode loops live in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
+        // giflib reads through a callback, and a first frame is a walk over records: the decode lives in C.
+        // CGif's module map links "gif" for Swift importers only; a C target's #include does not.
+        .target(name: "CFarmGif", dependencies: ["CGif"], linkerSettings: [.linkedLibrary("gif")]),
+        // libwebp's feature probe and animation options are inline functions: the decode lives in C.
+        .target(name: "CFarmWebp", dependencies: ["CWebp"]),
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
         // for its slow default level, and libpng's row handling cost as much as the compression).
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
@@ -151,9 +161,10 @@ let package = Package(
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
             "FarmTransfer",
         ]),
-        // Bytes to images: kinds by magic number, PDF page 1 rendered, ZIPs unpacked safely.
+        // Bytes to images: kinds by magic number, PDF page 1 rendered, GIF and WebP first frames, ZIPs unpacked
+        // safely.
         .target(name: "FarmConvert", dependencies: [
-            "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "FarmSystem", "FarmZip",
+            "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "CFarmGif", "CFarmWebp", "FarmSystem", "FarmZip",
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
@@ -265,8 +276,9 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
-        // What the tests share: child processes, a running farm, spool and image fixtures.
-        .target(name: "FarmTestSupport", dependencies: ["FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
+        // What the tests share: child processes, a running farm, spool and image fixtures (GIFs and WebPs
+        // encoded by giflib and libwebp).
+        .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),

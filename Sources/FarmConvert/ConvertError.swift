@@ -7,7 +7,7 @@ public typealias ConvertError = DomainError<ConvertErrorCode>
 
 /// What kept bytes from becoming a display image or a thumbnail.
 public enum ConvertErrorCode: ErrorCode {
-    /// Bytes of a kind farm does not convert: not a JPG, PNG or PDF, or a ZIP without one.
+    /// Bytes of a kind farm does not convert: not a JPG, PNG, GIF, WebP or PDF, or a ZIP without one.
     case unsupportedContent
     /// An image or PDF that does not decode: damaged, encrypted, without pages, too large.
     case undecodable

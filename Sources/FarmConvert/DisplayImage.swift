@@ -4,8 +4,9 @@ import Foundation
 import SystemPackage
 
 /// Turns a downloaded file into the image farm displays for it (SPEC §4 `image`):
-/// a JPG or PNG is its own image; a PDF's page 1 is rendered to PNG; a ZIP's first image by name
-/// (or, with none, its first PDF, rendered) is extracted. Stateless; any thread may call it.
+/// a JPG or PNG is its own image; a GIF's or WebP's first frame is decoded to PNG (SPEC §15); a PDF's page 1
+/// is rendered to PNG; a ZIP's first image by name (or, with none, its first PDF, rendered) is extracted.
+/// Bytes of another kind have none. Stateless; any thread may call it.
 public enum DisplayImage {
     /// The long-running steps, reported so the status can show them.
     public enum Stage: Sendable { case unzipping, rendering }
@@ -27,13 +28,38 @@ public enum DisplayImage {
         switch kind {
         case .jpg, .png:
             return Made(image: file)
+        case .gif, .webp:
+            stage(.rendering)
+            return try firstFrame(of: file, kind: kind, base: base, maxSide: maxSide)
         case .pdf:
             stage(.rendering)
             return try render(pdf: file, base: base, maxSide: maxSide)
         case .zip:
             stage(.unzipping)
             return try unzip(file, into: base + ".unzipped", base: base, maxSide: maxSide, stage: stage)
+        case .other:
+            throw ConvertError(.invalidRequest, "no display image of bytes of another kind: they are kept as they are")
         }
+    }
+
+    /// Where the display image of a GIF or WebP whose outputs are at `base` goes.
+    public static func framePath(base: String) -> String { base + ".frame1.png" }
+
+    /// Decodes the first frame once and writes from it both the display image (at most `maxSide`) and, when
+    /// that is larger than a thumbnail, the thumbnail: each under a temporary name, then renamed into place.
+    private static func firstFrame(of file: String, kind: Kind, base: String, maxSide: Int) throws(ConvertError) -> Made {
+        let png = framePath(base: base), thumbnail = Thumbnail.path(base: base)
+        let image = try FirstFrame.decode(file, kind: kind).fitted(in: maxSide)
+        try OutputFile.replace(png, what: "first frame") { temporary throws(ConvertError) in
+            try image.writePNG(to: temporary)
+        }
+        // No larger than a thumbnail: `Thumbnail.make` then gives the image itself, from its header alone.
+        guard max(image.width, image.height) > Thumbnail.defaultMaxSide else { return Made(image: png) }
+        let small = try image.fitted(in: Thumbnail.defaultMaxSide)
+        try OutputFile.replace(thumbnail, what: "thumbnail") { temporary throws(ConvertError) in
+            try small.writePNG(to: temporary)
+        }
+        return Made(image: png, thumbnail: thumbnail)
     }
 
     /// Renders page 1 and its thumbnail, each into a temporary name, then renamed into place: no
@@ -60,7 +86,7 @@ public enum DisplayImage {
         }
         let candidates = entries.filter { !$0.isDirectory && !$0.isSymlink && !isHidden($0.name) }
             .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
-        let images = candidates.filter { ["jpg", "jpeg", "png"].contains(fileExtension($0.name)) }
+        let images = candidates.filter { ["jpg", "jpeg", "png", "gif", "webp"].contains(fileExtension($0.name)) }
         let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
         guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError(.unsupportedContent, "ZIP holds no image or PDF") }
         do { try FileSystem.ensureDirectory(directory) } catch {
@@ -80,11 +106,14 @@ public enum DisplayImage {
             switch sniff(path) {
             case .jpg?, .png?:
                 return Made(image: path)
+            case let kind? where kind == .gif || kind == .webp:
+                stage(.rendering)
+                return try firstFrame(of: path, kind: kind, base: base, maxSide: maxSide)
             case .pdf?:
                 stage(.rendering)
                 return try render(pdf: path, base: base, maxSide: maxSide)
             default:
-                lastError = ConvertError(.unsupportedContent, "\(entry.printableName) in the ZIP is not a JPG, PNG or PDF")
+                lastError = ConvertError(.unsupportedContent, "\(entry.printableName) in the ZIP is not a JPG, PNG, GIF, WebP or PDF")
             }
         }
         throw lastError ?? ConvertError(.unsupportedContent, "ZIP holds no image or PDF")

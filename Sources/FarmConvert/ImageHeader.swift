@@ -14,7 +14,7 @@ enum ImageHeader {
         switch kind {
         case .png: return (kind, png(bytes[...]))
         case .jpg: return (kind, jpeg(bytes[...]))
-        case .pdf, .zip: return (kind, nil)
+        case .gif, .webp, .pdf, .zip, .other: return (kind, nil)
         }
     }
 

@@ -59,6 +59,31 @@ public final class ImageSurface {
         cairo_surface_mark_dirty(surface)
     }
 
+    /// `width` × `height` pixels of 4 bytes (red, green, blue, alpha; not premultiplied; rows not padded), as
+    /// GIF and WebP frames are decoded: RGB24 when every pixel is opaque (written by the fast PNG writer),
+    /// else ARGB32, premultiplied as cairo keeps it.
+    convenience init(rgba pixels: UnsafePointer<UInt8>, width: Int, height: Int) throws(ConvertError) {
+        let opaque = (0..<width * height).allSatisfy { pixels[$0 * 4 + 3] == 255 }
+        try self.init(width: width, height: height, alpha: !opaque)
+        guard let data = cairo_image_surface_get_data(surface) else {
+            throw ConvertError(.renderFailed, "cannot reach the pixels of a \(width)×\(height) image")
+        }
+        let ownStride = Int(cairo_image_surface_get_stride(surface))
+        for y in 0..<height {
+            let from = pixels + y * width * 4
+            let row = UnsafeMutableRawPointer(data + y * ownStride)
+            for x in 0..<width {
+                let pixel = from + x * 4
+                let alpha = UInt32(pixel[3])
+                // cairo's words: 0xAARRGGBB premultiplied (rounded), or 0x00RRGGBB, in native byte order.
+                func channel(_ value: UInt8) -> UInt32 { opaque ? UInt32(value) : (UInt32(value) * alpha + 127) / 255 }
+                let word = (opaque ? 0 : alpha) << 24 | channel(pixel[0]) << 16 | channel(pixel[1]) << 8 | channel(pixel[2])
+                row.storeBytes(of: word, toByteOffset: x * 4, as: UInt32.self)
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+    }
+
     deinit { cairo_surface_destroy(surface) }
 
     public var hasAlpha: Bool { cairo_image_surface_get_format(surface) == CAIRO_FORMAT_ARGB32 }
@@ -82,6 +107,12 @@ public final class ImageSurface {
         }
         cairo_surface_flush(target.surface)
         return target
+    }
+
+    /// This image shrunk so its longest side is at most `maxSide` (the aspect kept), or itself when it fits.
+    func fitted(in maxSide: Int) throws(ConvertError) -> ImageSurface {
+        let size = Thumbnail.fit(width: width, height: height, maxSide: maxSide)
+        return (width, height) == size ? self : try scaled(width: size.width, height: size.height)
     }
 
     /// An 8-bit grey copy (cairo's A8, which it writes as a grey PNG) when every pixel of this RGB24

@@ -2,7 +2,7 @@ import FarmSystem
 
 /// Small PNGs of display images for grid views: the longest side at most `maxSide` (never upscaled),
 /// the aspect ratio kept, alpha kept. JPEGs are decoded by libjpeg-turbo straight at 1/2 to 1/8 size;
-/// PNGs by cairo; both are scaled and written by cairo. Stateless; any thread may call it.
+/// PNGs by cairo; GIFs and WebPs (their first frame) by giflib and libwebp; all are scaled and written by cairo. Stateless; any thread may call it.
 public enum Thumbnail {
     /// The longest side of a thumbnail, in pixels.
     public static let defaultMaxSide = 256
@@ -21,7 +21,7 @@ public enum Thumbnail {
         -> String {
         let thumbnail = path(base: base)
         do throws(ConvertError) {
-            guard let header = ImageHeader.read(image) else { throw ConvertError(.unsupportedContent, "the image is not a JPG or PNG") }
+            guard let header = ImageHeader.read(image) else { throw ConvertError(.unsupportedContent, "the image is not a JPG, PNG, GIF or WebP") }
             if let size = header.size, max(size.width, size.height) <= maxSide {
                 try? FileSystem.unlink(thumbnail)
                 return image
@@ -34,7 +34,7 @@ public enum Thumbnail {
         }
     }
 
-    /// Makes a PNG thumbnail of `image` (a JPG or PNG, as `kind` says) at `path`, written under a
+    /// Makes a PNG thumbnail of `image` (a JPG, PNG, GIF or WebP, as `kind` says) at `path`, written under a
     /// temporary name and renamed into place. Returns the thumbnail's size.
     @discardableResult
     public static func make(from image: String, kind: Kind, to path: String, maxSide: Int = defaultMaxSide)
@@ -49,7 +49,10 @@ public enum Thumbnail {
             try checkPNGSize(image)
             source = try ImageSurface(png: image)
             (sourceWidth, sourceHeight) = (source.width, source.height)
-        case .pdf, .zip:
+        case .gif, .webp:
+            source = try FirstFrame.decode(image, kind: kind)
+            (sourceWidth, sourceHeight) = (source.width, source.height)
+        case .pdf, .zip, .other:
             throw ConvertError(.unsupportedContent, "no thumbnail of a \(kind.rawValue) file: make one of its display image")
         }
         let size = fit(width: sourceWidth, height: sourceHeight, maxSide: maxSide)

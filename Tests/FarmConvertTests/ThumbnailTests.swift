@@ -215,7 +215,7 @@ import Testing
         // A thumbnail left by an earlier download of other bytes must not survive.
         try #require(FileManager.default.createFile(atPath: Thumbnail.path(base: base), contents: Data([1, 2, 3])))
         let error = try #require(throws: ConvertError.self) { try Thumbnail.make(for: html, base: base) }
-        #expect(error.description == "the image is not a JPG or PNG")
+        #expect(error.description == "the image is not a JPG, PNG, GIF or WebP")
         #expect(!FileManager.default.fileExists(atPath: Thumbnail.path(base: base)))
 
         let pdf = try write(PDFFixture.make(), "doc.pdf")
