@@ -8,7 +8,8 @@ extension Control {
     /// shows no secret value. Nil when none is given: the list's requests carry nothing of their own.
     public static func requestOptions(headers: [String], cookieFile: String?, userAgent: String?,
                                       proxy: String?, connections: Int? = nil,
-                                      minPiece: String? = nil) throws(ControlError) -> RequestOptions? {
+                                      minPiece: String? = nil, accept: String? = nil) throws(ControlError)
+        -> RequestOptions? {
         do throws(RequestOptionError) {
             var options = RequestOptions()
             for header in headers {
@@ -44,6 +45,11 @@ extension Control {
                     throw RequestOptionError("--min-piece must be a size of at least 16K (such as 512K or 4M)")
                 }
                 options.minPiece = bytes
+            }
+            if let accept {
+                // Only "any" for now (SPEC §15); without the option, the kinds farm converts.
+                guard accept == "any" else { throw RequestOptionError("--accept takes 'any' (bytes of any kind)") }
+                options.acceptAny = true
             }
             return options.isEmpty ? nil : options
         } catch {

@@ -16,22 +16,28 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     /// `maxConnections`; nil: one. Never fewer than `minPiece` bytes a piece (nil: `defaultMinPiece`).
     public var connections: Int?
     public var minPiece: Int?
+    /// True: bytes of no kind farm knows are kept as downloaded, of kind `other` (`farm add --accept any`,
+    /// SPEC §15), where they would fail with "unsupported content". Not a request's, but the list's: kept
+    /// here with its connections, in the file every worker reads for the list.
+    public var acceptAny: Bool?
 
     public static let maxConnections = 64
     public static let defaultMinPiece = 1 << 20
 
     public init(headers: [String] = [], cookies: [String] = [], userAgent: String? = nil, proxy: String? = nil,
-                connections: Int? = nil, minPiece: Int? = nil) {
+                connections: Int? = nil, minPiece: Int? = nil, acceptAny: Bool? = nil) {
         self.headers = headers
         self.cookies = cookies
         self.userAgent = userAgent
         self.proxy = proxy
         self.connections = connections
         self.minPiece = minPiece
+        self.acceptAny = acceptAny
     }
 
     public var isEmpty: Bool {
         headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
+            && acceptAny != true
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

@@ -93,13 +93,14 @@ struct JobRun: Sendable {
         case noRoom
     }
 
-    /// Stores the download at `partialPath` as the job's file: what `finish` converts.
+    /// Stores the download at `partialPath` as the job's file: what `finish` converts. Bytes of kind `other`
+    /// keep their URL's extension, or get `.other` (a spool output is always `<index>.<suffix>`).
     func store(partialPath: String, kind: Kind?) -> Storing {
         guard let kind else {
             fail("unsupported content", partial: partialPath)
             return .ended
         }
-        let file = spool.outputBase(claim.job) + "." + kind.fileExtension
+        let file = spool.outputBase(claim.job) + "." + (storedExtension(kind) ?? "other")
         do { try spool.store(partialPath, as: file, of: claim.job) } catch {
             spool.log("cannot store \(file): \(error)")
             try? spool.release(claim)
@@ -122,8 +123,9 @@ struct JobRun: Sendable {
         let base = spool.outputBase(claim.job)
         var image: String?
         var thumb: String?
-        // Lost while it waited for the converter: converting would be work for nothing.
-        if convert && !kept.lost {
+        // Lost while it waited for the converter: converting would be work for nothing. Bytes of another
+        // kind are kept as they are, with no display image.
+        if convert && kind != .other && !kept.lost {
             let made: DisplayImage.Made
             do {
                 made = try DisplayImage.make(for: file, kind: kind, base: base) { stage in
@@ -159,7 +161,7 @@ struct JobRun: Sendable {
         // kill between the two delivers again to the same name (the delivery's mark says it is ours).
         let delivered: String?
         do {
-            delivered = try deliveries.deliver(claim.job, file: file, ext: kind.fileExtension, sha256: nil)
+            delivered = try deliveries.deliver(claim.job, file: file, ext: storedExtension(kind) ?? "", sha256: nil)
         } catch {
             fail("delivery failed: \(error)", partial: nil, kind: kind.rawValue, file: file, bytes: bytes)
             return true
@@ -200,6 +202,12 @@ struct JobRun: Sendable {
         defer { fd.closeQuietly() }
         Dedup(spool).publish(stored.file, fd: fd, url: claim.record.url, size: bytes, kind: stored.kind.rawValue,
                              etag: etag, modified: modified)
+    }
+
+    /// The extension a download of `kind` is stored and delivered (`{ext}`) with: its kind's, or for bytes
+    /// of another kind their URL's, if any.
+    private func storedExtension(_ kind: Kind) -> String? {
+        kind == .other ? Kind.otherExtension(url: claim.record.url) : kind.fileExtension
     }
 
     /// Ends the job in failed/ with `reason` as its error.

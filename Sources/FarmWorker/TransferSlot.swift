@@ -197,7 +197,8 @@ final class TransferSlot: @unchecked Sendable {
             return
         }
         // Told by the bytes this transfer wrote first when it did (no read), else by the file's.
-        let kind = result.fileHead.map { Kind.sniff($0) } ?? DisplayImage.sniff(descriptor: partial.fd)
+        let sniffed = result.fileHead.map { Kind.sniff($0) } ?? DisplayImage.sniff(descriptor: partial.fd)
+        let kind = accepted(sniffed, ofList: claim.job.list)
         SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
         handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
                             modified: result.modified, served: false)
@@ -216,11 +217,12 @@ final class TransferSlot: @unchecked Sendable {
     /// `served`: the bytes are the URL's stored ones, linked there for this job (`SharedDownload.serve`).
     private func finish(_ job: JobRun, partialPath: String, kind: Kind?, bytes: Int, etag: String?,
                         modified: String?, served: Bool) -> Bool {
-        switch job.store(partialPath: partialPath, kind: kind) {
+        switch job.store(partialPath: partialPath, kind: accepted(kind, ofList: job.claim.job.list)) {
         case .stored(let stored):
             let work = Converter.Work(job: job, stored: stored, bytes: bytes, etag: etag, modified: modified,
                                       served: served ? partialPath : nil)
-            guard options.convert else {
+            // Bytes of another kind have nothing to convert: completed here, as with conversions off.
+            guard options.convert && stored.kind != .other else {
                 converter.finish(work)
                 return false
             }
@@ -231,6 +233,12 @@ final class TransferSlot: @unchecked Sendable {
         }
         if served { SharedDownload.servedFrom(partialPath, job) }
         return false
+    }
+
+    /// The kind bytes sniffed as `sniffed` are stored as: theirs, else `other` when list `id` accepts any
+    /// (`farm add --accept any`, SPEC §15), else none (the job fails with "unsupported content").
+    private func accepted(_ sniffed: Kind?, ofList id: String) -> Kind? {
+        sniffed ?? (requestOptions(ofList: id)?.acceptAny == true ? .other : nil)
     }
 
     /// List `id`'s request options, read at most once per `requestLook`.

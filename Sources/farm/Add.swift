@@ -40,6 +40,11 @@ struct Add: ParsableCommand {
             spool in a file of mode 0600 and never shown. With --out DIR, each finished download also \
             appears in DIR, named by the --name template.
 
+            A download is told by its bytes: JPG, PNG, GIF and WebP are pictures (a GIF's or WebP's display \
+            image is its first frame), PDF and ZIP are converted. Bytes of any other kind (an HTML page named \
+            .jpg) fail with "unsupported content", unless the list was added with --accept any: they are then \
+            kept as downloaded, of kind "other", with no display image.
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -77,6 +82,10 @@ struct Add: ParsableCommand {
                                + "system, else a copy).", valueName: "dir"))
     var out: String?
 
+    @Option(help: ArgumentHelp("any: keep bytes of any other kind as downloaded (kind \"other\", no display image) "
+                               + "instead of failing them with \"unsupported content\".", valueName: "kinds"))
+    var accept: String?
+
     func run() throws {
         do { try add() } catch let error as ControlError
             where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
@@ -92,7 +101,7 @@ struct Add: ParsableCommand {
         let request = try Control.requestOptions(headers: requests.header, cookieFile: requests.cookies,
                                                  userAgent: requests.userAgent, proxy: requests.proxy,
                                                  connections: requests.connections,
-                                                 minPiece: requests.minPiece)
+                                                 minPiece: requests.minPiece, accept: accept)
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
             try Control.delivery(folder: out, template: paged.name)
