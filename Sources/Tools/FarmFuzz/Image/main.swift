@@ -3,12 +3,13 @@ import FarmFuzzScratch
 import Foundation
 
 /// libFuzzer's entry (`bin/fuzz image`): any bytes as a downloaded picture, told by its first bytes and made
-/// into a thumbnail as a worker does (libjpeg-turbo through farm's C shim, PNGs through cairo). A thumbnail
+/// into a thumbnail as a worker does (libjpeg-turbo through farm's C shim, PNGs through cairo, the first frame
+/// of GIFs and WebPs through giflib and libwebp, each behind its C shim). A thumbnail
 /// made is a whole PNG no larger than asked; a picture that fails leaves no thumbnail, whole or half-written.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImage(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: start, count: count)
-    guard let kind = Kind.sniff(bytes.prefix(16)), kind == .jpg || kind == .png else { return 0 }
+    guard let kind = Kind.sniff(bytes.prefix(16)), kind.isPicture else { return 0 }
     let picture = Scratch.file(bytes, named: "picture." + kind.rawValue)
     let thumbnail = Scratch.fresh("thumbnail") + "/thumb.png"
     let made = try? Thumbnail.make(from: picture, kind: kind, to: thumbnail, maxSide: 64)
