@@ -25,16 +25,21 @@ enum ManifestSource {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
-    /// deletes it, with the list's `request` options (SPEC §12). Errors say that the network or the URL is the problem.
-    static func fetch(_ url: String, into spool: Spool, request: RequestOptions?) throws(AddError) -> String {
+    /// A fresh file under the spool's tmp/ for a manifest on its way in, open to write; the caller closes it.
+    private static func scratchFile(in spool: Spool) throws(AddError) -> (String, FileDescriptor) {
         let path = spool.scratchPath("manifest")
-        let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
+            return (path, try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate],
+                                                  permissions: 0o600))
         } catch {
             throw AddError(.scratch, spool.tmp, cause: error)
         }
+    }
+
+    /// Downloads `url` to a fresh file under the spool's tmp/ and returns its path; the caller
+    /// deletes it, with the list's `request` options (SPEC §12). Errors say that the network or the URL is the problem.
+    static func fetch(_ url: String, into spool: Spool, request: RequestOptions?) throws(AddError) -> String {
+        let (path, fd) = try scratchFile(in: spool)
         defer { fd.closeQuietly() }
         do {
             let handle = try EasyHandle()
@@ -52,13 +57,7 @@ enum ManifestSource {
     /// caller deletes it. A file rather than memory: a zip needs one, and a big list is mapped from it as a
     /// local file is. More than `maxBytes` is refused as a fetched manifest is.
     static func readStandardInput(into spool: Spool) throws(AddError) -> String {
-        let path = spool.scratchPath("manifest")
-        let fd: FileDescriptor
-        do {
-            fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
-        } catch {
-            throw AddError(.scratch, spool.tmp, cause: error)
-        }
+        let (path, fd) = try scratchFile(in: spool)
         defer { fd.closeQuietly() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }

@@ -319,7 +319,9 @@ extension TransferSlot {
                 // On a slow mirror: leave the rest to the queue, to be taken again on a fast one.
                 if mirrored, now - began >= Self.paceTime {
                     let pace = Double(progress.bytes - from) / (now - began)
-                    let best = board.mirrorLoad().compactMap { $0.key == mirror ? nil : $0.value.pace }.max() ?? 0
+                    let dropped = board.dropped()
+                    let best = board.mirrorLoad().compactMap { $0.key == mirror || dropped[$0.key] != nil ? nil : $0.value.pace }
+                        .max() ?? 0
                     if pace * Self.slowMirror < best, board.leave(held, at: progress.bytes) {
                         board.record(pace: pace, ofMirror: mirror)
                         left = true

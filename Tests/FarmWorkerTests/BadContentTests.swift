@@ -52,7 +52,7 @@ import Testing
 
         try h.expectFailed(0, attempts: 1) { $0.hasPrefix("corrupt zip") }
         try h.expectFailed(1, attempts: 1) { $0 == "ZIP holds no image or PDF" }
-        try h.expectFailed(2, attempts: 1) { $0 == "fake.png in the ZIP is not a JPG, PNG or PDF" }
+        try h.expectFailed(2, attempts: 1) { $0 == "fake.png in the ZIP is not a JPG, PNG, GIF, WebP or PDF" }
         try h.expectFailed(3, attempts: 1) { $0 == "PDF has no pages" }
         for index in 0..<4 { #expect(try h.sidecar(index).kind == "zip") }
         // The link entry was never made, nor anything that reads through it. (URL records are links whose
