@@ -166,8 +166,8 @@ final class TransferSlot: @unchecked Sendable {
         case .stored(let path, let record):
             pass.release()
             handedOver = SharedDownload.serve(&job, from: path) { job, kind in
-                finish(job, partialPath: path, kind: kind, bytes: record.size, etag: record.etag,
-                       modified: record.modified, served: true)
+                finish(job, partialPath: path, kind: accepted(kind, ofList: job.claim.job.list), bytes: record.size,
+                       etag: record.etag, modified: record.modified, served: true)
             }
             return
         case .transfer(let held): partial = held
@@ -215,9 +215,10 @@ final class TransferSlot: @unchecked Sendable {
     /// Stores the whole download at `partialPath` as the job's file, then hands the job to the converter
     /// (true: its claim is the converter's to end) or, with conversions off, completes it here.
     /// `served`: the bytes are the URL's stored ones, linked there for this job (`SharedDownload.serve`).
+    /// `kind`: as the list takes it (`accepted`).
     private func finish(_ job: JobRun, partialPath: String, kind: Kind?, bytes: Int, etag: String?,
                         modified: String?, served: Bool) -> Bool {
-        switch job.store(partialPath: partialPath, kind: accepted(kind, ofList: job.claim.job.list)) {
+        switch job.store(partialPath: partialPath, kind: kind) {
         case .stored(let stored):
             let work = Converter.Work(job: job, stored: stored, bytes: bytes, etag: etag, modified: modified,
                                       served: served ? partialPath : nil)
