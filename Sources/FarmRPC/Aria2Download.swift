@@ -117,18 +117,21 @@ public struct Aria2Download: Equatable, Sendable {
 /// it. Stateless; any thread.
 public enum Aria2Downloads {
     public static func read(_ spool: Spool) -> [Aria2Download] {
-        let summary = StatusReader.summary(spool)
+        // The lists from the spool itself, not the watcher's summary: a list added a moment ago must be
+        // found by the call that follows its addUri.
+        let lists = StatusScan.orderedListRecords(spool)
+        let paused = spool.isPaused
         var downloads: [Aria2Download] = []
-        for list in summary.lists {
-            guard let record = spool.list(list.id), let view = ListView.build(spool, listID: list.id) else { continue }
+        for (listID, record) in lists {
+            guard let view = ListView.build(spool, listID: listID) else { continue }
             var records: [String: JobRecord] = [:]
-            for row in spool.resources(ofList: list.id) ?? [] { records[row.id] = row }
+            for row in spool.resources(ofList: listID) ?? [] { records[row.id] = row }
             for resource in view.resources ?? [] {
                 let job = records[resource.id]
                 downloads.append(Aria2Download(
-                    gid: GID.of(list: list.id, resource: resource.id), listID: list.id, listName: record.name,
+                    gid: GID.of(list: listID, resource: resource.id), listID: listID, listName: record.name,
                     resource: resource, mirrors: job?.mirrors ?? [], folder: record.delivery?.folder, out: job?.out,
-                    farmPaused: summary.paused))
+                    farmPaused: paused))
             }
         }
         return downloads

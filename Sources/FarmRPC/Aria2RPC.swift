@@ -220,10 +220,11 @@ public final class Aria2RPC: Sendable {
                 JSONMember("numStopped", count(\.isStopped)), JSONMember("numStoppedTotal", count(\.isStopped)),
             ])
         case "aria2.getGlobalOption":
-            let workers = StatusReader.summary(control.spool).workers
+            // From the desired state itself: the watcher's summary may be a second behind a change just made.
+            let downloads = control.spool.workerCounts().desired * control.spool.desired().transfers
             return .object([
                 JSONMember("dir", .string(folder)),
-                JSONMember("max-concurrent-downloads", .string(String(workers.desired * workers.transfers))),
+                JSONMember("max-concurrent-downloads", .string(String(downloads))),
                 JSONMember("max-overall-download-limit", .string(String(control.bandwidthLimit.bytesPerSecond ?? 0))),
                 JSONMember("split", .string("5")),
                 JSONMember("max-connection-per-server", .string("1")),

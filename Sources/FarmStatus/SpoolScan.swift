@@ -89,8 +89,16 @@ public enum StatusScan {
 
     /// Lists in natural order of their names (ids break ties, so the order is stable).
     static func sorted(_ lists: [ListStatus]) -> [ListStatus] {
-        lists.sorted {
-            $0.name == $1.name ? $0.id < $1.id : NaturalOrder.areInIncreasingOrder($0.name, $1.name)
-        }
+        lists.sorted { precedes(($0.name, $0.id), ($1.name, $1.id)) }
+    }
+
+    /// The published lists in the status's order, read from the spool now (not from the watcher's summary).
+    package static func orderedListRecords(_ spool: Spool) -> [(id: String, record: ListRecord)] {
+        listRecords(spool).map { (id: $0.key, record: $0.value) }
+            .sorted { precedes(($0.record.name, $0.id), ($1.record.name, $1.id)) }
+    }
+
+    private static func precedes(_ a: (name: String, id: String), _ b: (name: String, id: String)) -> Bool {
+        a.name == b.name ? a.id < b.id : NaturalOrder.areInIncreasingOrder(a.name, b.name)
     }
 }
