@@ -29,16 +29,17 @@ let revision = ProcessInfo.processInfo.environment["FARM_REVISION"].map { value 
     return [.define("FARM_REVISION", to: "\"\(safe)\"")]
 } ?? []
 
-/// What the tests take from the tools' package: the origin and the fixtures.
-let origin = Target.Dependency.product(name: "FarmOrigin", package: "farm-tools")
-let fixtures = Target.Dependency.product(name: "FarmFixtures", package: "farm-tools")
+/// What the tests and the tools' package share: the origin and the fixtures (Tests/FarmOrigin, Tests/FarmFixtures).
+let origin = Target.Dependency(stringLiteral: "FarmOrigin")
+let fixtures = Target.Dependency(stringLiteral: "FarmFixtures")
 
 let package = Package(
     name: "farm",
     products: [
         .executable(name: "farm", targets: ["farm"]),
-        // For the tools' package (Sources/Tools), which builds on farm's modules.
-    ] + ["FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
+        // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
+        // fixtures; it depends on this package, never the other way.
+    ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
          "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
@@ -60,8 +61,8 @@ let package = Package(
         // SHA-256 of downloads and URLs, so a spool stores equal bytes once (SPEC §7); already in the
         // graph through Hummingbird's dependencies.
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        // The tools (origin, fixtures, chaos runner, benchmark, probe): a package of their own.
-        .package(name: "farm-tools", path: "Sources/Tools"),
+        // The origin's HTTP/1 pipeline speaks HTTPTypes (Tests/FarmOrigin).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // One bare system-library target per C library; see ../shared/C-LIBRARIES.md for what each needs.
@@ -276,6 +277,16 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests, the chaos runner and the benchmark.
+        .target(name: "FarmOrigin", dependencies: [
+            "FarmHTTP", "FarmSystem", "FarmJSON",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ] + ["NIOCore", "NIOHTTP1", "NIOPosix"].map { .product(name: $0, package: "swift-nio") }, path: "Tests/FarmOrigin"),
+        // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
+        .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Tests/FarmFixtures"),
         // What the tests share: child processes, a running farm, spool and image fixtures (GIFs and WebPs
         // encoded by giflib and libwebp).
         .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],

@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
-// farm's tools: what tests, bin/chaos, bin/cluster and bin/benchmark run beside farm, kept in a package of
-// their own so that building farm builds none of them and none of their dependencies (swift-nio-extras is
-// here for the origin alone). Built from the top level like farm's own products
-// (`swift build --product farm-chaos`); farm's tests use the origin and the fixtures.
+// farm's tools: what bin/chaos, bin/cluster, bin/benchmark and bin/fuzz run beside farm, and the probe the
+// crash tests drive, in a package of their own that depends on farm's (its modules, and the origin and fixtures
+// its tests keep in Tests/) and never the other way. Built into farm's own build folder, so that the modules
+// both use are compiled once: `swift build --package-path Sources/Tools --scratch-path .build --product farm-chaos`.
 import PackageDescription
 
 /// A module of farm's (its package's library products, one a module).
@@ -11,8 +11,6 @@ func farm(_ module: String) -> Target.Dependency { .product(name: module, packag
 let package = Package(
     name: "farm-tools",
     products: [
-        .library(name: "FarmFixtures", targets: ["FarmFixtures"]),
-        .library(name: "FarmOrigin", targets: ["FarmOrigin"]),
         .executable(name: "farm-probe", targets: ["farm-probe"]),
         .executable(name: "farm-benchmark", targets: ["farm-benchmark"]),
         .executable(name: "farm-chaos", targets: ["farm-chaos"]),
@@ -29,27 +27,10 @@ let package = Package(
     dependencies: [
         .package(name: "farm", path: "../.."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
-        // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
-        .target(name: "FarmFixtures", dependencies: [
-            farm("FarmConvert"), farm("FarmZip"),
-        ], path: "FarmFixtures"),
-        // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests and the chaos runner.
-        .target(name: "FarmOrigin", dependencies: [
-            farm("FarmHTTP"), farm("FarmSystem"), farm("FarmJSON"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-        ] + ["NIOCore", "NIOHTTP1", "NIOPosix"].map { .product(name: $0, package: "swift-nio") }, path: "FarmOrigin"),
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
             farm("FarmSpool"), farm("FarmLists"), farm("FarmControl"), farm("FarmPages"), farm("FarmFollower"),
@@ -59,7 +40,7 @@ let package = Package(
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
         // RESULTS.md keeps what it measured.
         .executableTarget(name: "farm-benchmark", dependencies: [
-            "FarmCluster", "FarmFixtures", "FarmOrigin",
+            "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"),
             farm("FarmSystem"), farm("FarmTransfer"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,7 +52,7 @@ let package = Package(
         // The chaos runner (`bin/chaos`, `bin/cluster`): kills farm processes at random under load, then proves
         // nothing was lost.
         .executableTarget(name: "farm-chaos", dependencies: [
-            "FarmCluster", "FarmFixtures", "FarmOrigin",
+            "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmZip"),
             farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
