@@ -175,6 +175,11 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // How every reader learns the spool changed, and how a loop waits for a folder of it to: inotify, or
+        // looks where the kernel cannot see other hosts' changes.
+        .target(name: "FarmChangeFeed", dependencies: [
+            "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
             "FarmSpool", "FarmLists", "FarmSystem", "FarmJSON",
@@ -182,7 +187,7 @@ let package = Package(
         ]),
         // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
         // the spool and the others standing by.
-        .target(name: "FarmWatcher", dependencies: ["FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
+        .target(name: "FarmWatcher", dependencies: ["FarmChangeFeed", "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
         // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
         .target(name: "FarmFollower", dependencies: [
             "FarmPages", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess", "FarmTransfer", "FarmConvert",
@@ -209,12 +214,12 @@ let package = Package(
         ]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
-            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmStatus", "FarmControl", "FarmSystem",
+            "CNcurses", "CFarmTerminal", "FarmSpool", "FarmChangeFeed", "FarmStatus", "FarmControl", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
-            "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics", "FarmRPC",
+            "FarmSpool", "FarmChangeFeed", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics", "FarmRPC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -259,6 +264,7 @@ let package = Package(
             "CFarmRevision",
             "FarmJSON",
             "FarmSpool",
+            "FarmChangeFeed",
             "FarmControl",
             "FarmCoordinator",
             "FarmWorker",
@@ -298,6 +304,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmSystemTests", dependencies: ["FarmSystem"]),
+        .testTarget(name: "FarmChangeFeedTests", dependencies: ["FarmChangeFeed", "FarmSpool", "FarmSystem", "FarmTestSupport"]),
         .testTarget(name: "FarmFsckTests", dependencies: ["FarmFsck", "FarmSpool", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmHostsTests", dependencies: [
             "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",

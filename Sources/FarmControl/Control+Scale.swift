@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import Foundation
 
 extension Control {
@@ -70,13 +71,11 @@ extension Control {
         guard settle > 0 else {
             return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: nil, host: named)
         }
-        let deadline = Date().addingTimeInterval(settle)
         var running = 0
-        repeat {
+        Clock.poll(every: 0.05, for: settle) {
             running = spool.processes().filter { $0.host == target && $0.role == .worker }.count
-            if running == workers { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        } while Date() < deadline
+            return running == workers
+        }
         return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: running, host: named)
     }
 }

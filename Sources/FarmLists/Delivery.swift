@@ -181,10 +181,10 @@ public final class Deliveries: Sendable {
         if let plan = known?.plan, plan.stamp == stamp { return plan }
         // A batch's jobs are in the queue a moment before its list records are published (see "Add" in
         // the protocol): a job claimed in that moment waits for its record.
-        var record = spool.list(id)
-        for _ in 0..<40 where record == nil {
-            Clock.sleep(0.05)
+        var record: ListRecord?
+        Clock.poll(every: 0.05, for: 2) {
             record = spool.list(id)
+            return record != nil
         }
         guard let record, let delivery = record.delivery else {
             plans.withLock { $0[id] = (nil, now) }

@@ -48,7 +48,7 @@ public final class MetricsRecorder: Sendable {
     public func flushEverySecond() {
         Thread.detachNewThread { [self] in
             while !state.withLock({ $0.finished }) {
-                Thread.sleep(forTimeInterval: Self.interval)
+                Clock.sleep(Self.interval)
                 flushIfDue()
             }
         }

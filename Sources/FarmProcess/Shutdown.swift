@@ -33,10 +33,7 @@ public enum Shutdown {
         let running = spool.processes()
         report.stopped = running.count
         for process in running where process.isLocal { Processes.send(.terminate, to: process.pid) }
-        let deadline = Clock.monotonic() + grace
-        while !spool.processes().isEmpty && Clock.monotonic() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        Clock.poll(every: 0.05, for: grace) { spool.processes().isEmpty }
         var ours = Set(running.filter(\.isLocal).map(\.pid))
         for process in spool.processes() where process.isLocal {
             Processes.send(.kill, to: process.pid)
@@ -46,16 +43,12 @@ public enum Shutdown {
         // Nothing of this host runs now: every claim left but another host's live process's is an
         // orphan. (A SIGKILL'ed process's lock is released as it dies; wait for that before judging.)
         let killDeadline = Clock.monotonic() + 5
-        while spool.processes().contains(where: \.isLocal) && Clock.monotonic() < killDeadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        Clock.poll(every: 0.02, for: 5) { !spool.processes().contains(where: \.isLocal) }
         // A process leaves the registry a moment before it exits, and may still act in that moment (a
         // supervised one's hand-over starts a supervisor unless the farm is stopping): wait for the exits
         // too, so that none outlives the stop (nor writes into the spool `farm reset` empties next, where
         // no stop flag is left). A sanitizer's runtime, say, makes that moment a second.
-        while ours.contains(where: { !Processes.hasEnded($0) }) && Clock.monotonic() < killDeadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        Clock.poll(every: 0.02, for: killDeadline - Clock.monotonic()) { ours.allSatisfy(Processes.hasEnded) }
         let elsewhere = spool.processes().filter { !$0.isLocal }
         report.elsewhere = elsewhere.count
         if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }

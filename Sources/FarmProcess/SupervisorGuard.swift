@@ -13,26 +13,22 @@ public enum SupervisorGuard {
     /// supervisor killed a moment ago still holds its lock until the kernel has torn it down, so a
     /// held lock is tried again for up to a second before it counts as a live supervisor's.
     public static func handOver(_ spool: Spool) {
-        let deadline = Clock.monotonic() + 1
-        while !spool.isStopping && !spool.isGone {
+        Clock.poll(every: 0.05, for: 1) {
+            guard !spool.isStopping, !spool.isGone else { return true }
             do {
-                if let pid = try SupervisorLock.launchSupervisor(spool) {
-                    spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
-                    return
-                }
+                guard let pid = try SupervisorLock.launchSupervisor(spool) else { return false }
+                spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
             } catch {
                 spool.log("cannot start a supervisor on the way out: \(error)")
-                return
             }
-            guard Clock.monotonic() < deadline else { return }
-            Thread.sleep(forTimeInterval: 0.05)
+            return true
         }
     }
 
     public static func start(_ spool: Spool) {
         Thread.detachNewThread {
             while true {
-                Thread.sleep(forTimeInterval: 0.8 + Double.random(in: 0...0.4))
+                Clock.sleep(0.8 + Double.random(in: 0...0.4))
                 // A removed spool has no supervisor to replace: its process stops on its own.
                 if spool.isGone { return }
                 guard !spool.isStopping else { continue }

@@ -1,10 +1,11 @@
+import FarmChangeFeed
 import FarmJSON
 import FarmSpool
 import FarmStatus
 import FarmSystem
 import Foundation
 
-/// Wakes every open event stream from one inotify watch (FarmStatus's `SpoolWatch`) on its own thread: when the
+/// Wakes every open event stream from one inotify watch (FarmChangeFeed's `SpoolWatch`) on its own thread: when the
 /// watcher replaces status/summary.json (within 25 ms of any change, and at least once a second) or a
 /// control file changes, the hub reads the summary once (`latest`) and wakes every subscriber; sidecar
 /// changes wake them too, for the streams that show one list. With no watcher running nothing replaces
@@ -97,7 +98,7 @@ final class StatusHub: Sendable {
                 watch.wait(timeout: 1)
                 changes = watch.drain()
             } else {
-                Thread.sleep(forTimeInterval: 1)
+                Clock.sleep(1)  // no inotify instance left: a look a second stands for the feed
             }
             let jobs = !changes.jobs.isEmpty || changes.overflow
             var changed = jobs

@@ -47,7 +47,7 @@ public final class WebServer: Sendable {
     }
 
     /// A server for `spool` that will listen on `host:port` (port 0: any free port).
-    /// `poll`: `--poll` (see FarmStatus's `Polling`). `password`: every request needs it (HTTP Basic, user
+    /// `poll`: `--poll` (see FarmChangeFeed's `Polling`). `password`: every request needs it (HTTP Basic, user
     /// `farm`); required on an address other machines can reach. `tls`: serve HTTPS with this certificate
     /// chain and key (PEM files).
     public init(spool: Spool, host: String = "127.0.0.1", port: Int = defaultPort, poll: Bool = false,

@@ -43,7 +43,7 @@ public enum Launch {
             }
             // A poll, not inotify on procs/: closing an inotify instance waits for the kernel's SRCU
             // grace period, 10-20 ms on a busy machine, about as long as the whole start.
-            Thread.sleep(forTimeInterval: 0.002)
+            Clock.sleep(0.002)
         }
     }
 

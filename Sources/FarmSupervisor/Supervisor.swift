@@ -68,7 +68,9 @@ public final class Supervisor {
                 return
             }
             converge()
-            Thread.sleep(forTimeInterval: Self.tick)
+            // A tick, not the change feed: what it converges on (children's exits, other hosts' processes
+            // and numbers) reaches no inotify here.
+            Clock.sleep(Self.tick)
         }
         stopEverything()
         metrics.finish()
@@ -229,13 +231,12 @@ public final class Supervisor {
         let pids = Set(others).union(starting).union(startingWatcher.map { [$0.pid] } ?? [])
             .union(startingFollower.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
-        let deadline = Clock.monotonic() + Self.graceful
         var left = pids
-        while !left.isEmpty && Clock.monotonic() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        Clock.poll(every: 0.05, for: Self.graceful) {
             _ = Processes.reapChildren()
             let alive = Set(spool.processes().filter(\.isLocal).map(\.pid))
             left = left.filter { alive.contains($0) || (starting.contains($0) && Processes.exists($0)) }
+            return left.isEmpty
         }
         for pid in left { Processes.send(.kill, to: pid) }
         _ = Processes.reapChildren()
@@ -259,12 +260,11 @@ public final class Supervisor {
         let pids = Set(workers.keys).union(knownWatchers)
             .union(startingWatcher.map { [$0.pid] } ?? [])
         for pid in pids { Processes.send(.terminate, to: pid) }
-        let deadline = Clock.monotonic() + 2
         var left = pids
-        while !left.isEmpty && Clock.monotonic() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        Clock.poll(every: 0.05, for: 2) {
             left.subtract(Processes.reapChildren())
             left = left.filter { Processes.exists($0) }
+            return left.isEmpty
         }
     }
 }

@@ -16,6 +16,21 @@ public enum Clock {
         usleep(UInt32(max(0, min(seconds, 60)) * 1e6))
     }
 
+    /// Looks at `condition` every `interval` seconds until it holds (true) or `timeout` seconds have passed
+    /// (false, after a last look). farm's one sleep-and-look loop, for what no change feed reports: a child's
+    /// exit, another host's process, a registration a start waits milliseconds for (where an inotify
+    /// instance would cost more than the wait: closing one waits for the kernel's RCU grace period).
+    @discardableResult
+    public static func poll(every interval: Double, for timeout: Double, until condition: () -> Bool) -> Bool {
+        let deadline = monotonic() + timeout
+        while true {
+            if condition() { return true }
+            let left = deadline - monotonic()
+            if left <= 0 { return false }
+            sleep(min(interval, left))
+        }
+    }
+
     private static func read(_ clock: clockid_t) -> Double {
         var ts = timespec()
         clock_gettime(clock, &ts)

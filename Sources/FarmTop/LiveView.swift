@@ -11,7 +11,7 @@ public enum LiveView {
     /// Runs until `q`, ^C or SIGTERM (or, in plain lines, until every list is Finished). The
     /// terminal is given back as it was found on every way out, a crash included. `afterFrame` hears
     /// how many frames the terminal view has drawn, after each one: farm passes none; farm-probe
-    /// crashes there to prove the terminal is given back. `poll`: `--poll` (see FarmStatus's `Polling`).
+    /// crashes there to prove the terminal is given back. `poll`: `--poll` (see FarmChangeFeed's `Polling`).
     public static func run(_ spool: Spool, poll: Bool = false, afterFrame: ((Int) -> Void)? = nil) {
         // Before ncurses starts: it installs its own ^C and SIGTERM handlers only where none is set,
         // and ours let the loop end and restore the terminal itself.

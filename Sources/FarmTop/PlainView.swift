@@ -1,3 +1,4 @@
+import FarmChangeFeed
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,3 +1,4 @@
+import FarmChangeFeed
 import FarmControl
 import FarmSpool
 import FarmStatus

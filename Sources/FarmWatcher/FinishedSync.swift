@@ -1,6 +1,7 @@
 import FarmLists
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 
 /// The watcher process's second thread (see Durability.swift in FarmSpool): first, after a reboot,
@@ -22,7 +23,7 @@ public enum FinishedSync {
                 spool.log("cannot check the finished jobs after a reboot: \(error)")
             }
             while true {
-                Thread.sleep(forTimeInterval: interval)
+                Clock.sleep(interval)
                 do { try spool.syncFinished() } catch { spool.log("\(error)") }
             }
         }

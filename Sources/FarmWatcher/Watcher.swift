@@ -1,3 +1,4 @@
+import FarmChangeFeed
 import Glibc
 import FarmLists
 import FarmSpool

@@ -1,3 +1,4 @@
+import FarmChangeFeed
 import FarmSpool
 import FarmStatus
 import FarmSystem
@@ -34,7 +35,9 @@ public enum WatcherRole {
             }
             if !waited { spool.log("watcher: another watcher serves the spool; standing by") }
             waited = true
-            Thread.sleep(forTimeInterval: standbyTry)
+            // A try of the lock, not the change feed: the serving watcher may be on another host, whose
+            // death no inotify here reports; only its lock's release (flock over the network file system) does.
+            Clock.sleep(standbyTry)
         }
         return nil
     }

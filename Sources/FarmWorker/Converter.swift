@@ -81,7 +81,7 @@ final class Converter: Sendable {
 
     /// Returns once every job handed over is finished: a worker that exits holds no claim.
     func waitUntilIdle() {
-        while !isIdle { Thread.sleep(forTimeInterval: 0.05) }
+        Clock.poll(every: 0.05, for: .infinity) { isIdle }
     }
 
     /// Stopping: the job goes back to the queue unconverted, its download back in partial/; its next

@@ -29,7 +29,7 @@ final class LeaseKeeper: Sendable {
         let interval = max(0.05, lease / 4)
         Thread.detachNewThread { [self] in
             while true {
-                Thread.sleep(forTimeInterval: interval / 2)
+                Clock.sleep(interval / 2)
                 let now = Clock.monotonic()
                 let due = kept.withLock { kept in
                     kept.values.filter { !$0.claim.lost && now - $0.since >= interval }.map(\.claim)

@@ -78,14 +78,14 @@ extension TransferSlot {
                 return .ended
             }
             if spool.isPaused {
-                Thread.sleep(forTimeInterval: 0.1)
+                Clock.sleep(0.1)
                 continue
             }
             if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: finished?.pace) {
                 guard let mirror = mirror(for: held, of: plan, on: board, after: finished) else {
                     // Every mirror left is held by a Retry-After, or four times slower than a dropped one.
                     board.handBack(held)
-                    Thread.sleep(forTimeInterval: 0.1)
+                    Clock.sleep(0.1)
                     continue
                 }
                 switch fetch(held, of: plan, on: board, from: mirror, into: partial.fd, lead: job) {
@@ -102,7 +102,7 @@ extension TransferSlot {
                         partial.discardBytes()
                         return .single
                     }
-                    Thread.sleep(forTimeInterval: 0.2 * Double(min(failures, 5)))
+                    Clock.sleep(0.2 * Double(min(failures, 5)))
                 }
                 continue
             }
@@ -113,7 +113,7 @@ extension TransferSlot {
             board.reclaimExpired(lease: options.lease)
             _ = job.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                              pieces: board.counts())
-            Thread.sleep(forTimeInterval: 0.05)
+            Clock.sleep(0.05)
         }
     }
 

@@ -85,7 +85,7 @@ struct SharedDownload {
             } else {
                 stuckSince = nil
             }
-            Thread.sleep(forTimeInterval: Self.poll)
+            Clock.sleep(Self.poll)
         }
     }
 
@@ -96,7 +96,7 @@ struct SharedDownload {
         while FileSystem.names(spool.active).contains(where: { $0.hasPrefix(prefix) }) {
             if kept.lost { return .ended }
             if Worker.stopRequested { return end(nil) }
-            Thread.sleep(forTimeInterval: Self.poll)
+            Clock.sleep(Self.poll)
         }
         return nil
     }
@@ -123,7 +123,7 @@ struct SharedDownload {
         case .failed(let error): return end("cannot make the partial download of \(claim.job): \(error)")
         case .busy:
             let ended = end(nil)
-            Thread.sleep(forTimeInterval: 0.2)
+            Clock.sleep(0.2)
             return ended
         }
     }

@@ -65,7 +65,7 @@ final class TransferSlot: @unchecked Sendable {
             if mustStop {
                 // One more than the farm wants now: waits to be wanted again, or for the work to end.
                 if options.exitWhenIdle && worker.isIdle() { return }
-                Thread.sleep(forTimeInterval: 0.1)
+                Clock.sleep(0.1)
                 continue
             }
             // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
@@ -74,12 +74,12 @@ final class TransferSlot: @unchecked Sendable {
             if now - pauseLooked >= Worker.pauseLook {
                 pauseLooked = now
                 if spool.isPaused {
-                    Thread.sleep(forTimeInterval: 0.1)
+                    Clock.sleep(0.1)
                     continue
                 }
             }
             if !disk.allowsClaim(now: now) {
-                Thread.sleep(forTimeInterval: 0.1)
+                Clock.sleep(0.1)
                 continue
             }
             // Pieces of a resource fetched over several connections (SPEC §14) come before new jobs.
@@ -112,7 +112,9 @@ final class TransferSlot: @unchecked Sendable {
             }
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && worker.isIdle() { return }
-            Thread.sleep(forTimeInterval: idle)
+            // A backing-off look, not the change feed: an inotify watch on every queue shard would wake each
+            // slot of each worker at every add and claim, and other hosts' adds reach no inotify anyway.
+            Clock.sleep(idle)
             // Jobs parked for a host wait for a slot or a token that frees within moments; pieces of a
             // resource whose lead just published them are looked for every `piecesLook`.
             idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 2 * Self.piecesLook)
@@ -308,9 +310,7 @@ final class TransferSlot: @unchecked Sendable {
             } catch where error.kind == .aborted {
                 if job.kept.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                while job.spool.isPaused && !job.kept.lost && !mustStop {
-                    Thread.sleep(forTimeInterval: 0.1)
-                }
+                Clock.poll(every: 0.1, for: .infinity) { !job.spool.isPaused || job.kept.lost || mustStop }
                 if job.kept.lost { return nil }
                 if mustStop { return handBack(job.claim) }
             } catch where error.kind == .noSpace {
@@ -360,11 +360,7 @@ final class TransferSlot: @unchecked Sendable {
     /// Waits until the wall time `retryAt` with the job's claim kept (its lease renewed by the keeper).
     /// False when the job is no longer this worker's to run: lost, or handed back as the worker stops.
     private func waitOut(_ retryAt: Double, _ job: JobRun) -> Bool {
-        while !mustStop && !job.kept.lost {
-            let left = retryAt - Clock.wall()
-            if left <= 0 { break }
-            Thread.sleep(forTimeInterval: min(0.1, left))
-        }
+        Clock.poll(every: 0.1, for: retryAt - Clock.wall()) { mustStop || job.kept.lost }
         if job.kept.lost { return false }
         if mustStop {
             _ = handBack(job.claim)

@@ -89,7 +89,7 @@ struct Demo: ParsableCommand {
             if line != last { print(line) }
             last = line
             if summary.isFinished && !summary.lists.isEmpty { break }
-            Thread.sleep(forTimeInterval: 0.5)
+            Clock.sleep(0.5)
         }
         let summary = StatusScan.summary(spool)
         print("\n" + StatusText.summary(summary))

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `--poll`, shared by the commands that follow the spool live: `start` (kept for the watcher and the
-/// views of the spool), `watch`, `top`, `serve` and `wait` (see FarmStatus's `Polling`).
+/// views of the spool), `watch`, `top`, `serve` and `wait` (see FarmChangeFeed's `Polling`).
 struct PollOption: ParsableArguments {
     @Flag(help: """
         Poll the spool instead of trusting inotify, as is done without asking on FUSE (GlusterFS), NFS and \

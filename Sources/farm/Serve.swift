@@ -106,7 +106,7 @@ struct Serve: ParsableCommand {
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
         FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))
         // The server runs on its own threads; this one only waits for ^C or SIGTERM.
-        while !StopSignal.received { Thread.sleep(forTimeInterval: 0.1) }
+        Clock.poll(every: 0.1, for: .infinity) { StopSignal.received }
         server.stop()
     }
 

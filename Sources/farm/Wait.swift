@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmChangeFeed
 import FarmSpool
 import FarmStatus
 import FarmSystem
@@ -100,7 +101,7 @@ struct Wait: ParsableCommand {
     private func pause(_ spool: Spool, every look: Double, until: Date) {
         let feed = PollWatch(interval: look)
         guard (try? feed.watch(spool.status, events: UInt32(IN_MOVED_TO | IN_CREATE))) != nil else {
-            Thread.sleep(forTimeInterval: max(0, min(look, until.timeIntervalSinceNow)))
+            Clock.sleep(max(0, min(look, until.timeIntervalSinceNow)))
             return
         }
         while until.timeIntervalSinceNow > 0 {

@@ -38,7 +38,7 @@ public struct Desired: Equatable, Sendable {
     /// The CA certificates (PEM, absolute path) HTTPS servers are verified against; nil: the system's.
     public var caFile: String?
     /// `farm start --poll`: the watcher and the views poll the spool even where its file system does not
-    /// call for it (see FarmStatus's `Polling`).
+    /// call for it (see FarmChangeFeed's `Polling`).
     public var poll = false
 
     public init(workers: Int = 4, lease: Double = 10, maxSize: Int = 1 << 30, convert: Bool = true,

@@ -1,5 +1,5 @@
 import FarmSpool
-import FarmStatus
+import FarmChangeFeed
 import FarmTestSupport
 import Testing
 

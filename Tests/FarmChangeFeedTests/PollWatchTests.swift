@@ -1,4 +1,4 @@
-@testable import FarmStatus
+@testable import FarmChangeFeed
 import FarmSystem
 import FarmTestSupport
 import Glibc
