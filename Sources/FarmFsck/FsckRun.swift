@@ -183,7 +183,7 @@ final class FsckRun {
     /// Whether `job` is claimed or done now: a fresh look at active/ and done/.
     func isClaimedOrDone(_ job: JobName) -> Bool {
         FileSystem.exists(spool.finishedPath(job, .done))
-            || FileSystem.names(spool.active).contains { ActiveName($0)?.job == job }
+            || spool.isClaimed(job)
     }
 
     /// The entries of directory `path` (none when it is gone); throws when it cannot be read.

@@ -92,8 +92,7 @@ struct SharedDownload {
     /// Waits while `earlier`, the own job of the URL, is claimed (its first claim may be transferring with
     /// no lock or record). Nil once it is not; `ended` when this job is no longer this worker's.
     private func waitWhileClaimed(_ earlier: JobName) -> Start? {
-        let prefix = earlier.raw + "@"
-        while FileSystem.names(spool.active).contains(where: { $0.hasPrefix(prefix) }) {
+        while spool.isClaimed(earlier) {
             if kept.lost { return .ended }
             if Worker.stopRequested { return end(nil) }
             Clock.sleep(Self.poll)

@@ -72,13 +72,14 @@ struct FloorBenchmark: ParsableCommand {
         if let first = failures.withLock({ $0.first }) { throw ValidationError("floor worker \(worker): \(first)") }
     }
 
-    /// Jobs `urls` in packs: `queue/<pack>/<job>` (empty files), with `active`, `done` and `partial` beside.
+    /// Jobs `urls` in packs: `todo/<pack>/<job>` (empty files), with `taken`, `fetched` and `writing` beside: the
+    /// floor's own folders, named apart from a spool's, since the floor is the least any such protocol does.
     static func prepare(spool: String, jobs: Int) throws {
-        for directory in ["queue", "active", "done", "partial"] {
+        for directory in ["todo", "taken", "fetched", "writing"] {
             try FileManager.default.createDirectory(atPath: spool + "/" + directory, withIntermediateDirectories: true)
         }
         for pack in 0..<(jobs + Self.pack - 1) / Self.pack {
-            let directory = spool + "/queue/\(pack)"
+            let directory = spool + "/todo/\(pack)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
             for job in pack * Self.pack..<min(jobs, (pack + 1) * Self.pack) {
                 guard FileManager.default.createFile(atPath: directory + "/\(job)", contents: nil) else {
@@ -91,14 +92,14 @@ struct FloorBenchmark: ParsableCommand {
     private static func takePacks(of slot: Int, among slots: Int, urls: [String], spool: String, out: String,
                                   caFile: String?, handle: EasyHandle) throws {
         for pack in stride(from: slot, to: (urls.count + Self.pack - 1) / Self.pack, by: slots) {
-            let claimed = spool + "/active/\(pack)"
-            try FileSystem.rename(spool + "/queue/\(pack)", claimed)
+            let claimed = spool + "/taken/\(pack)"
+            try FileSystem.rename(spool + "/todo/\(pack)", claimed)
             for job in pack * Self.pack..<min(urls.count, (pack + 1) * Self.pack) {
-                let partial = spool + "/partial/\(job)"
+                let partial = spool + "/writing/\(job)"
                 try fetch(urls[job], to: partial, flags: [.create, .exclusiveCreate], caFile: caFile,
                           handle: handle)
                 try FileSystem.rename(partial, out + "/" + name(urls[job]))
-                try FileSystem.rename(claimed + "/\(job)", spool + "/done/\(job)")
+                try FileSystem.rename(claimed + "/\(job)", spool + "/fetched/\(job)")
             }
             guard rmdir(claimed) == 0 else { throw ValidationError("cannot remove \(claimed): errno \(errno)") }
         }

@@ -48,7 +48,7 @@ struct RolesBenchmark: ParsableCommand {
             let opened = try Spool(root: spool, create: false)
             let running = opened.processes()
             func peak(_ role: Role) -> Int { running.filter { $0.role == role }.map { Spawned.peakRSS(of: $0.pid) }.max() ?? 0 }
-            let done = (try? FileManager.default.subpathsOfDirectory(atPath: spool + "/done").count) ?? 0
+            let done = (try? FileManager.default.subpathsOfDirectory(atPath: opened.done).count) ?? 0
             let peaks = [peak(.supervisor), peak(.worker), peak(.watcher)]
             _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false)
             // Exit 1 would be a finding: the spool of a stopped farm must be clean.

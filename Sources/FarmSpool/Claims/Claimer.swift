@@ -2,24 +2,6 @@ import FarmJSON
 import FarmSystem
 import SystemPackage
 
-/// A job this process holds: the name it was queued under, the per-claim owner, and its record.
-public struct Claim: Sendable, Hashable {
-    public let job: JobName
-    public let owner: Owner
-    public let record: JobRecord
-    /// Claimed from an add's batch: never tried before, so it carries no attempts (see Retry.swift).
-    public let isFresh: Bool
-    /// When it was claimed, as the job file's mtime says it (see "Claim"): when its resource started
-    /// `downloading`, which its `changed` says until the next status (SPEC §4).
-    public let claimed: Double
-
-    public static func == (a: Claim, b: Claim) -> Bool { a.job == b.job && a.owner == b.owner }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(job)
-        hasher.combine(owner)
-    }
-}
-
 /// Takes jobs off the queue for one worker (see "Claim" in the protocol).
 ///
 /// Keeps the sorted shard list of the batch it is draining, so a claim looks for queue/0 (handed-back

@@ -28,6 +28,11 @@ extension Spool {
         }
     }
 
+    /// Whether `job` is claimed now, by anyone: a fresh look at active/.
+    public func isClaimed(_ job: JobName) -> Bool {
+        FileSystem.names(active).contains { ActiveName($0)?.job == job }
+    }
+
     /// Every claimed job, with the age of its lease.
     public func activeJobs() -> [ActiveJob] {
         let now = Clock.wall()
