@@ -366,8 +366,16 @@ let package = Package(
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", origin, fixtures, "FarmZip", "FarmStatus",
             "FarmTestSupport",
         ]),
-        .testTarget(name: "FarmPagesTests", dependencies: [
-            "FarmPages", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
+        .testTarget(name: "FarmPagesTests", dependencies: ["FarmPages", "FarmSpool", "FarmJSON"]),
+        // The follower process (`farm follow`) against a paged origin: pages in order, kills, bad pages.
+        .testTarget(name: "FarmFollowerTests", dependencies: [
+            "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
+        ]),
+        .testTarget(name: "FarmHTTPTests", dependencies: [
+            "FarmHTTP", origin, "FarmTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // Builds the .deb with bin/package and checks it installed: contents, dependencies, lintian, man pages,
         // completions, `farm --version`, and farm@.service's command lines run by hand.
