@@ -333,6 +333,10 @@ let package = Package(
         .testTarget(name: "FarmWatcherTests", dependencies: [
             "FarmWatcher", "FarmStatus", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
+        // A process's life: copies of the supervisor in ps, the supervisor kept alive with none running.
+        .testTarget(name: "FarmProcessTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
+        // `farm demo` to the end, with exactly the errors its samples plan.
+        .testTarget(name: "FarmDemoTests", dependencies: ["FarmSpool", "FarmStatus", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmSupervisor",
             "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmJSON", "FarmTestSupport", "FarmZip",

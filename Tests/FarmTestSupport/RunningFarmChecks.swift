@@ -1,11 +1,10 @@
 import FarmSpool
-import FarmTestSupport
 import Foundation
 import Testing
 
 extension RunningFarm {
     /// Every job done once, nowhere else, nothing set aside, and each stored file byte-equal to the origin's.
-    func expectEverythingDownloadedOnce(_ paths: [String], list: String) throws {
+    public func expectEverythingDownloadedOnce(_ paths: [String], list: String) throws {
         #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
         #expect(SpoolFixtures.corruptFiles(spool).isEmpty)
         #expect(!SpoolFixtures.log(spool).contains("twice"))
