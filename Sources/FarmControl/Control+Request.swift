@@ -56,7 +56,19 @@ extension Control {
             throw ControlError(.badRequestOption, error.description)
         }
     }
+}
 
+extension RequestOptions? {
+    /// These options with `hooks` too (none given: as they are).
+    public func adding(hooks: ListHooks?) -> RequestOptions? {
+        guard let hooks else { return self }
+        var options = self ?? RequestOptions()
+        options.hooks = hooks
+        return options
+    }
+}
+
+extension Control {
     private static func lines(ofFile path: String, _ what: String) throws(RequestOptionError) -> [String] {
         do {
             let bytes = try FileSystem.readFile(path)

@@ -50,6 +50,8 @@
 //                                    (FarmDedup's BlobSlots.swift)
 //     urls/<key>                     the valid result of one URL (<key>: its SHA-256), a symbolic link's
 //                                    text (FarmDedup)
+//     hooks/                         the hooks of lists that have one (SPEC §15): due, running, and how each
+//                                    ended (Hooks.swift)
 //
 // Names. A <job> is `<list>.<n>`: the list id (16 lowercase hex digits) and the job's number in
 // the list, which is the resource's line in the list's resource table and never changes; it is the
@@ -287,7 +289,7 @@ public struct Spool: Sendable {
 
     static let subdirectories = [
         "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
-        "tmp", "corrupt", "log", "hosts", "holds", "metrics", "blobs", "urls",
+        "tmp", "corrupt", "log", "hosts", "holds", "metrics", "blobs", "urls", "hooks",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.

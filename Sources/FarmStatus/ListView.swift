@@ -42,6 +42,7 @@ public enum ListView {
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
         let labelled = record.paged != nil, delivers = record.delivery != nil
+        let hooks = spool.hookResults(ofList: listID)
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
@@ -49,6 +50,7 @@ public enum ListView {
                                table: number < table.count ? table[number] : nil, place: place, queued: queuedAt)
             row.labelled = labelled
             row.delivers = delivers
+            row.hook = hooks[number]
             return row
         }
         // Counted from the rows' statuses, not from the places: a row is read after the places (an owner's
@@ -76,6 +78,7 @@ public enum ListView {
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil
         row.delivers = record.delivery != nil
+        row.hook = spool.hookResults(ofList: listID)[job.index]
         return row
     }
 

@@ -61,6 +61,7 @@ public final class ListWindows: Sendable {
         } else {
             positions = offset < order.count ? Array(offset..<min(order.count, offset + limit)) : []
         }
+        let hooks = spool.hookResults(ofList: listID)
         let resources = positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)
@@ -70,6 +71,7 @@ public final class ListWindows: Sendable {
             var row = ListView.resource(spool, job, at: index, table: lines.record(number), place: place, queued: queued)
             row.labelled = record.paged != nil
             row.delivers = record.delivery != nil
+            row.hook = hooks[number]
             return row
         }
         let jobs: (active: Int, done: Int, failed: Int)

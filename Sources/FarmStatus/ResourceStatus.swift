@@ -47,6 +47,8 @@ public struct ResourceStatus: Equatable, Sendable {
     public var delivers = false
     /// While it is fetched as pieces (SPEC §14): how many are done, held and in all; written only then.
     public var pieces: PieceCounts?
+    /// How its list's hook (SPEC §15) last ended for it, `{"exit": 3}`; written only once it has run.
+    public var hook: HookResult?
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -104,6 +106,7 @@ extension ResourceStatus: JSONWritable {
         if delivers { json.member("delivered", delivered) }
         json.member("error", error)
         json.member("file", file)
+        if let hook { json.member("hook", hook) }
         json.member("id", id)
         json.member("image", image)
         json.member("index", index)
@@ -139,5 +142,6 @@ extension ResourceStatus: JSONReadable {
         delivers = json["delivered"] != nil
         delivered = try json.decodeIfPresent("delivered")
         pieces = try json.decodeIfPresent("pieces")
+        hook = try json.decodeIfPresent("hook")
     }
 }

@@ -239,3 +239,10 @@ extension FileSystem {
         if access(path, R_OK) != 0 { throw Errno.current }
     }
 }
+
+extension FileSystem {
+    /// Whether `path` is a regular file this process may execute (access(2) with X_OK, and a stat).
+    public static func isExecutableFile(_ path: String) -> Bool {
+        access(path, X_OK) == 0 && ((try? stat(path))?.isRegularFile ?? false)
+    }
+}

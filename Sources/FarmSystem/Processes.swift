@@ -64,10 +64,13 @@ public enum Processes {
     /// and returns its pid: standard input from /dev/null, standard output and error appended to
     /// `output`, `handingDown` (unless nil) at descriptor `handedDownAt` (dup2 clears its close-on-exec),
     /// every other descriptor closed, stop signals at their defaults and none blocked; with `newSession`
-    /// a session of its own, so it outlives this process and any terminal.
+    /// a session of its own, so it outlives this process and any terminal; with `ownGroup` a process group of
+    /// its own (whose id is its pid), so that `sendToGroup` reaches whatever it starts too. `environment`
+    /// (`NAME=value` strings): the child's whole environment; nil: this process's.
     public static func spawn(_ executable: String, _ arguments: [String], output: String, newSession: Bool = false,
                              handingDown: FileDescriptor? = nil, at handedDownAt: Int32 = 3,
-                             searchingPath: Bool = false) throws(Errno) -> Int32 {
+                             searchingPath: Bool = false, ownGroup: Bool = false,
+                             environment: [String]? = nil) throws(Errno) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -91,7 +94,11 @@ public enum Processes {
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
-        let flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if ownGroup && !newSession {
+            flags |= Int16(POSIX_SPAWN_SETPGROUP)
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
         if newSession {
             cfarm_spawnattr_setsid(&attributes, flags)
         } else {
@@ -100,11 +107,55 @@ public enum Processes {
 
         var cArguments: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
+        var cEnvironment: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0) } + [nil] }
+        defer { for variable in cEnvironment ?? [] { free(variable) } }
         var pid: pid_t = 0
-        let status = searchingPath ? posix_spawnp(&pid, executable, &actions, &attributes, &cArguments, environ)
-            : posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environ)
+        let status = withEnvironment(&cEnvironment) { environment in
+            searchingPath ? posix_spawnp(&pid, executable, &actions, &attributes, &cArguments, environment)
+                : posix_spawn(&pid, executable, &actions, &attributes, &cArguments, environment)
+        }
         guard status == 0 else { throw Errno(rawValue: status) }
         return pid
+    }
+
+    /// `body` given `strings` as a C array (nil: this process's `environ`).
+    private static func withEnvironment(_ strings: inout [UnsafeMutablePointer<CChar>?]?,
+                                        _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32) -> Int32 {
+        guard strings != nil else { return body(UnsafePointer(environ)) }
+        return strings!.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+
+    /// This process's environment, as `NAME=value` strings.
+    public static func environmentStrings() -> [String] {
+        var strings: [String] = []
+        var next = environ
+        while let variable = next.pointee {
+            strings.append(String(cString: variable))
+            next += 1
+        }
+        return strings
+    }
+
+    /// How a child ended.
+    public enum Exit: Equatable, Sendable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    /// How child `pid` ended, collected (waitpid(2) on it alone, so no other child's exit is taken); nil
+    /// while it runs (without `blocking`), or when it is not a child of this process (any more).
+    public static func exit(ofChild pid: Int32, blocking: Bool = false) -> Exit? {
+        var status: Int32 = 0
+        let got = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+        guard got == pid else { return nil }
+        // WIFEXITED and WTERMSIG are macros Swift does not import.
+        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
+    }
+
+    /// Sends `signal` to every process of the group `group` (a child started with `ownGroup`: its pid).
+    @discardableResult
+    public static func sendToGroup(_ signal: Signal, _ group: Int32) -> Bool {
+        group > 0 && Glibc.kill(-group, signal.number) == 0
     }
 
     /// What `copy` did.

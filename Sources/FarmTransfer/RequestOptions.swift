@@ -20,12 +20,15 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     /// SPEC §15), where they would fail with "unsupported content". Not a request's, but the list's: kept
     /// here with its connections, in the file every worker reads for the list.
     public var acceptAny: Bool?
+    /// What runs after each resource of the list ends (SPEC §15); nil: nothing. The list's too, kept here
+    /// for the same reason, and because an argument may be a secret.
+    public var hooks: ListHooks?
 
     public static let maxConnections = 64
     public static let defaultMinPiece = 1 << 20
 
     public init(headers: [String] = [], cookies: [String] = [], userAgent: String? = nil, proxy: String? = nil,
-                connections: Int? = nil, minPiece: Int? = nil, acceptAny: Bool? = nil) {
+                connections: Int? = nil, minPiece: Int? = nil, acceptAny: Bool? = nil, hooks: ListHooks? = nil) {
         self.headers = headers
         self.cookies = cookies
         self.userAgent = userAgent
@@ -33,11 +36,12 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
         self.connections = connections
         self.minPiece = minPiece
         self.acceptAny = acceptAny
+        self.hooks = hooks
     }
 
     public var isEmpty: Bool {
         headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
-            && acceptAny != true
+            && acceptAny != true && hooks == nil
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

@@ -19,6 +19,10 @@ struct JobRun: Sendable {
     let kept: LeaseKeeper.Kept
     /// Where a done resource of a list with `--out` goes too (SPEC §12).
     let deliveries: Deliveries
+    /// The worker's hook runner, told when a job of a list with hooks is completed.
+    let hookRunner: HookRunner?
+    /// The list's hooks (SPEC §15): a completion they apply to marks its hook due first.
+    var hooks: ListHooks?
     /// False: the download is stored and completed with no display image and no thumbnail.
     var convert = true
     var attempts = 1
@@ -35,11 +39,12 @@ struct JobRun: Sendable {
     /// sidecar (the job file's mtime), not from its first write a tick later.
     private let lastStatus: Box<(status: Sidecar.Status, since: String)>
 
-    init(spool: Spool, kept: LeaseKeeper.Kept, deliveries: Deliveries) {
+    init(spool: Spool, kept: LeaseKeeper.Kept, deliveries: Deliveries, hookRunner: HookRunner? = nil) {
         self.spool = spool
         self.claim = kept.claim
         self.kept = kept
         self.deliveries = deliveries
+        self.hookRunner = hookRunner
         lastPauseCheck = Box(started)
         lastStatus = Box((.downloading, Timestamp.iso8601(kept.claim.claimed)))
     }
@@ -225,6 +230,18 @@ struct JobRun: Sendable {
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
         var record = record
         record.shared = shared && outcome == .done
+        // The hook is marked due before the completion that makes it so: a kill between the two leaves a mark
+        // whose job is not finished, which waits for the job's next completion (FarmSpool's Hooks.swift);
+        // the other way round, a kill would lose the hook. No mark, no completion: the job is redone.
+        let hooked = hooks?.command(failed: outcome == .failed) != nil
+        if hooked {
+            do { try spool.queueHook(claim.job) } catch {
+                spool.log("\(error); \(claim.job) goes back to the queue")
+                do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+                return
+            }
+        }
+        defer { if hooked { hookRunner?.wake() } }
         do {
             // The record supersedes the progress sidecar: no stale "downloading" left behind (unless
             // the record itself had to go there).

@@ -149,8 +149,9 @@ final class TransferSlot: @unchecked Sendable {
         var handedOver = false
         defer { if !handedOver { keeper.release(kept) } }
         defer { pass.release() }
-        var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries)
+        var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
         job.convert = options.convert
+        job.hooks = requestOptions(ofList: claim.job.list)?.hooks
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
         guard Worker.isHTTP(claim.record.url) else {

@@ -64,6 +64,8 @@ public final class Worker: Sendable {
     let converter: Converter
     /// Delivers done resources of lists that name a folder (SPEC §12).
     let deliveries: Deliveries
+    /// Runs the hooks of lists that have one (SPEC §15), beside the transfers.
+    let hooks: HookRunner
     private let metrics: SpoolMetricsFactory
     /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
     /// for a name, nor read a shard each (see Claimer).
@@ -86,6 +88,7 @@ public final class Worker: Sendable {
         self.pool = try TransferPool(bandwidth: bandwidth)
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.deliveries = Deliveries(spool: spool)
+        self.hooks = HookRunner(spool: spool, lease: options.lease)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics
@@ -158,6 +161,8 @@ public final class Worker: Sendable {
         }
         // The converter hands back what still waits for it: the worker exits holding no claim.
         converter.waitUntilIdle()
+        // Hooks running are killed and handed back (stopping), or there are none (idle).
+        hooks.stop()
         // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
         // hand-back then found nothing: the reason still deserves its line.
         if spool.isGone { spool.logGone("worker") }
@@ -165,9 +170,9 @@ public final class Worker: Sendable {
     }
 
     /// Whether a slot that found nothing to claim may end (with `exitWhenIdle`): nothing claimed by anyone,
-    /// nothing waiting for the converter, no job parked for a host.
+    /// nothing waiting for the converter, no job parked for a host, no hook due or running.
     func isIdle() -> Bool {
-        converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty
+        converter.isIdle && spool.activeJobs().isEmpty && HostManners(spool).parkedHosts().isEmpty && hooks.isIdle
     }
 
     /// Ends every slot: the spool is gone.

@@ -45,6 +45,21 @@ struct Add: ParsableCommand {
             .jpg) fail with "unsupported content", unless the list was added with --accept any: they are then \
             kept as downloaded, of kind "other", with no display image.
 
+            HOOKS. With --on-done PROGRAM, PROGRAM runs after each resource of the list is done (and \
+            delivered, with --out), and after each one that failed for good too unless --on-error PROGRAM \
+            is given for those. It runs with no shell: its arguments are only the --on-done-arg (or \
+            --on-error-arg) values, in order, each taken as it is (even one starting with -). The resource \
+            is in its environment: FARM_LIST (the list's name), FARM_INDEX, FARM_ID, FARM_URL, FARM_FILE \
+            (the download in the spool), FARM_DELIVERED (its copy in --out), FARM_KIND, FARM_SIZE, \
+            FARM_SHA256 (when the list gave one), FARM_ERROR (why it failed) and FARM_STATUS (done or \
+            error); a variable of nothing known is empty. PROGRAM is found when the list is added (a path, \
+            or a name in PATH). It runs at least once per resource, across kills: a worker killed before \
+            or during a hook leaves it to another, which runs it again. Its output goes to the spool's log. \
+            One that runs longer than --hook-timeout (default 60 s) is killed. Its exit status shows in \
+            farm status LIST --json as "hook": {"exit": N}; farm failed --hooks lists those that did not \
+            exit 0 and farm retry --hooks runs them again. Hooks run beside the downloads, never in their \
+            place.
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -56,6 +71,9 @@ struct Add: ParsableCommand {
                   Send the headers in headers.txt and the cookies of c.txt.
               farm add https://example.org/photos --items /items --url /src --next /next
                   A paged API: each page's items, their URLs, and the next page.
+              farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
+                  Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
+                  environment.
 
             EXIT STATUS:
               0   The manifest was added.
@@ -86,6 +104,8 @@ struct Add: ParsableCommand {
                                + "instead of failing them with \"unsupported content\".", valueName: "kinds"))
     var accept: String?
 
+    @OptionGroup(title: "Hooks: a program run after each resource ends") var hooks: HookFlags
+
     func run() throws {
         do { try add() } catch let error as ControlError
             where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
@@ -102,6 +122,7 @@ struct Add: ParsableCommand {
                                                  userAgent: requests.userAgent, proxy: requests.proxy,
                                                  connections: requests.connections,
                                                  minPiece: requests.minPiece, accept: accept)
+            .adding(hooks: try hooks.hooks())
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
             try Control.delivery(folder: out, template: paged.name)
@@ -126,6 +147,35 @@ struct Add: ParsableCommand {
         }
         if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         for line in added.lines { print(line) }
+    }
+}
+
+/// The options of `farm add` for its hooks (SPEC §15).
+struct HookFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("A program to run after each resource is done (and after each that failed, "
+                               + "unless --on-error is given), with no shell.", valueName: "program"))
+    var onDone: String?
+
+    @Option(parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("An argument of the --on-done program (repeatable, in order; taken as is).",
+                               valueName: "arg"))
+    var onDoneArg: [String] = []
+
+    @Option(help: ArgumentHelp("A program to run after each resource that failed for good.", valueName: "program"))
+    var onError: String?
+
+    @Option(parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("An argument of the --on-error program (repeatable, in order; taken as is).",
+                               valueName: "arg"))
+    var onErrorArg: [String] = []
+
+    @Option(help: ArgumentHelp("Seconds a hook may run before it is killed and counts as failed (default 60).",
+                               valueName: "seconds"))
+    var hookTimeout: Double?
+
+    func hooks() throws -> ListHooks? {
+        try Control.hooks(onDone: onDone, onDoneArguments: onDoneArg, onError: onError,
+                          onErrorArguments: onErrorArg, timeout: hookTimeout)
     }
 }
 

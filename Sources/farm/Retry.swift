@@ -9,7 +9,8 @@ struct Retry: ControlCommand {
             Queues again the failed resources that match, all of them when neither LIST nor --reason is \
             given, and says how many; the running farm downloads them again. Their attempts go on counting \
             from the last try. A resource whose delivery to an --out folder failed is delivered again. \
-            Done resources are never touched (farm reload fetches a whole list again).
+            Done resources are never touched (farm reload fetches a whole list again). With --hooks, the \
+            hooks that failed run again, by the running farm's workers.
 
             EXAMPLES:
               farm retry
@@ -27,7 +28,11 @@ struct Retry: ControlCommand {
 
     @OptionGroup var filter: FailedFilter
 
+    @Flag(help: "Run the failed hooks again instead (farm failed --hooks lists them); the resources stay as they are.")
+    var hooks = false
+
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.retry(filter.listRef, reason: filter.reason)
+        hooks ? try control.retryHooks(filter.listRef, reason: filter.reason)
+            : try control.retry(filter.listRef, reason: filter.reason)
     }
 }

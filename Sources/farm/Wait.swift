@@ -13,7 +13,8 @@ struct Wait: ParsableCommand {
         commandName: "wait",
         abstract: "Wait until every list is Finished (exit 0; 1 if something failed; 3 on time-out).",
         discussion: """
-            Blocks until every list of the spool is Finished (each resource done or failed, and a paged \
+            Blocks until every list of the spool is Finished (each resource done or failed, its hook run when \
+            its list has one, and a paged \
             list's last page in), then says how many resources are done. The reason for an exit of 1 or 3 \
             is one line on standard error. wait only reads the spool: it starts nothing, and ending it, by \
             --timeout, ^C or SIGTERM, stops nothing.
@@ -68,7 +69,9 @@ struct Wait: ParsableCommand {
             // watcher's is up to a poll behind): an end that misses a published list, or counts one's
             // resources otherwise than its record, is read again from the spool itself.
             if summary.isFinished && !Self.knowsEveryList(summary, spool) { summary = StatusScan.summary(spool) }
-            if summary.isFinished {
+            // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
+            let hooks = summary.isFinished ? spool.hooksOutstanding() : 0
+            if summary.isFinished && hooks == 0 {
                 guard summary.failed == 0 else {
                     let lists = summary.lists.filter { $0.failed > 0 }.map { "\($0.name): \($0.failed)" }
                     fail("finished, but \(summary.failed) resource(s) failed (\(lists.joined(separator: ", "))); "
@@ -79,6 +82,7 @@ struct Wait: ParsableCommand {
                 return
             }
             if let deadline, Date() >= deadline {
+                if hooks > 0 { fail("timed out after \(formatted(timeout ?? 0)) s: \(hooks) hook(s) still to run", code: 3) }
                 let open = summary.lists.filter { $0.state != .finished }
                 let detail = open.prefix(3).map { "\($0.name) \($0.done + $0.failed)/\($0.total)" }
                     .joined(separator: ", ") + (open.count > 3 ? ", …" : "")

@@ -69,9 +69,11 @@ struct Chaos: ParsableCommand {
         try farm.must(["add", base])
         // Some URLs twice, in another list: each transferred once for both (download once); that list's
         // done resources are delivered to a folder too (SPEC §12), while workers are killed.
+        // Each of its resources runs a hook too (SPEC §15), at least once whatever is killed: one line a run.
         let delivery = (list: Self.repeatList, folder: work + "/delivered")
+        let hooks = (list: Self.repeatList, ran: work + "/hooks-ran")
         try farm.must(["add", try corpus.makeRepeat(Self.repeatList, count: max(10, resources / 8)),
-                       "--out", delivery.folder])
+                       "--out", delivery.folder, "--on-done", try Self.writeHook(in: work), "--on-done-arg", hooks.ran])
         // A few large resources fetched as pieces over four connections (SPEC §14), by every worker.
         try farm.must(["add", try corpus.makePieces(Self.piecesList, count: 3), "--connections", "4",
                        "--min-piece", "256K"])
@@ -110,7 +112,8 @@ struct Chaos: ParsableCommand {
         ended = true
         end(farm, spool, observer)
 
-        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged, delivery: delivery)
+        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged, delivery: delivery,
+                                    hooks: hooks)
         var figures = Report(seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease, corpus: corpus,
                              bytesServed: origin.bytesServed, verdict: verdict, tally: mayhem.tally,
                              reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged)
@@ -127,6 +130,15 @@ struct Chaos: ParsableCommand {
         }
         if options.dir == nil { try? FileManager.default.removeItem(atPath: work) }
         print("farm-chaos: nothing lost, nothing doubled")
+    }
+
+    /// A hook that appends the resource's file to the file its first argument names, one line a run (a
+    /// write with O_APPEND, whole whatever runs beside it).
+    static func writeHook(in work: String) throws -> String {
+        let path = work + "/hook.sh"
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$FARM_FILE\" >> \"$1\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        guard chmod(path, 0o755) == 0 else { throw ValidationError("cannot make \(path) executable") }
+        return path
     }
 
     /// The list of URLs that other lists have too.

@@ -13,7 +13,8 @@ import Glibc
 /// nothing left in active/, tmp/ or partial/, nothing set aside in corrupt/, `farm status` agreeing, the
 /// paged list (when there is one) finished with exactly its API's items in order, every done resource of
 /// the delivering list (when there is one) in its folder with the same bytes and nothing else there (no
-/// half-written copy), and `farm fsck` finding the spool sound.
+/// half-written copy), every done resource of the list with a hook (when there is one) run through it at
+/// least once with its run recorded and none left to run, and `farm fsck` finding the spool sound.
 struct Verdict {
     var resources = 0
     /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
@@ -47,7 +48,8 @@ struct Verdict {
     /// files as the spool's own path.
     /// `delivery`: the list added with `--out`, and its folder.
     static func check(spool: Spool, corpus: ChaosCorpus, farm: FarmCommand, mounts: [String] = [],
-                      paged: PagedList? = nil, delivery: (list: String, folder: String)? = nil) -> Verdict {
+                      paged: PagedList? = nil, delivery: (list: String, folder: String)? = nil,
+                      hooks: (list: String, ran: String)? = nil) -> Verdict {
         // The spool's path in place of the mount it was written through.
         let local = { (path: String?) -> String? in
             guard let path, let mount = mounts.first(where: { path.hasPrefix($0 + "/") }) else { return path }
@@ -56,6 +58,9 @@ struct Verdict {
         var verdict = Verdict()
         var delivered: Set<String> = []
         let places = jobPlaces(spool)
+        // The files the hook was run for, a line each run.
+        let ran = Set(((try? String(contentsOfFile: hooks?.ran ?? "", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map { local(String($0)) ?? "" })
         var expectedJobs: Set<String> = []
         for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
             let id = ListID.of(name: name)
@@ -96,6 +101,14 @@ struct Verdict {
                         return entry
                     }
                     checkStatus(entry, job: job, file: outputs.file, image: outputs.image, &verdict)
+                    if name == hooks?.list {
+                        let file = local(spool.sidecar(jobName)?.file)
+                        if file == nil || !ran.contains(file!) {
+                            verdict.lost.append("\(job): its hook never ran for \(file ?? "its file")")
+                        } else if spool.hookResults(ofList: id)[jobName.index]?.succeeded != true {
+                            verdict.statusErrors.append("\(job): its hook's run was not recorded")
+                        }
+                    }
                     if name == delivery?.list {
                         let path = spool.sidecar(jobName)?.delivered
                         if let path, digest(path) == resource.sha256 {
@@ -135,7 +148,7 @@ struct Verdict {
         where !knownLists.contains(String(name.prefix { $0 != "." })) {
             verdict.duplicated.append("list record \(name) belongs to no manifest")
         }
-        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt] {
+        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt, spool.hookQueue, spool.hookActive] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
                 verdict.leftovers.append(directory + "/" + name)
             }

@@ -1,0 +1,195 @@
+import FarmJSON
+import FarmSystem
+import SystemPackage
+
+// Hooks (SPEC §15). A list added with `--on-done` or `--on-error` runs a program after each of its resources
+// is done (and delivered) or failed for good, at least once whatever is killed. The hook is a job of its own,
+// with the same moves as a download's, under hooks/:
+//
+//     hooks/queue/<job>            a hook to run: an empty mark the job's owner makes just BEFORE its
+//                                  completion rename, so that no completion is ever without one (killed in
+//                                  between, the job is redone, and its next completion makes it again)
+//     hooks/active/<job>@<owner>   a hook running, claimed from queue/ by rename (one contender wins); its
+//                                  ctime is the lease, renewed by touch as a job's; an expired one goes back
+//                                  to queue/, and runs again: a hook runs at least once, not exactly once
+//     hooks/ok/<list>/<job>        the hook ran and exited 0: its claim renamed here
+//     hooks/failed/<list>/<job>    it ran and failed: its claim, holding its `HookResult`, renamed here;
+//                                  `farm retry --hooks` renames it back to queue/
+//
+// Recording a result is the rename of the claim (after writing the result into it): a runner whose claim
+// was reclaimed meanwhile records nothing, and the next owner's run is the one that counts. The other
+// folder's result of the same job (from a run before a reload or a retry) is removed after, so a job has
+// one result; a kill between the two leaves both, and the newer file is the one read. A mark whose job is
+// not finished yet is the moment before a completion (or a completion lost with its claim, which the
+// job's next owner makes again): runners leave it for later. Hooks never hold a job or a transfer slot:
+// the worker runs them on threads of their own (FarmWorker's HookRunner).
+extension Spool {
+    /// The hooks' folder, `hooks/`.
+    public var hooks: String { root + "/hooks" }
+    /// Hooks due, `hooks/queue/<job>`, and running, `hooks/active/<job>@<owner>`.
+    public var hookQueue: String { hooks + "/queue" }
+    public var hookActive: String { hooks + "/active" }
+
+    /// Where the results of list `id`'s hooks that ended as `ok` are kept: hooks/ok/<list> or hooks/failed/<list>.
+    public func hookResultDirectory(ofList id: String, ok: Bool) -> String {
+        hooks + (ok ? "/ok/" : "/failed/") + id
+    }
+
+    /// A hook claimed by one runner, under an owner name fresh for the claim (as a job's).
+    public struct HookClaim: Sendable {
+        public let job: JobName
+        public let owner: Owner
+    }
+
+    func hookClaimPath(_ claim: HookClaim) -> String { hookActive + "/" + ActiveName.raw(claim.job, claim.owner) }
+
+    /// Marks `job`'s hook as due: called by its owner before the completion that makes it due.
+    public func queueHook(_ job: JobName) throws(SpoolError) {
+        let path = hookQueue + "/" + job.raw
+        do {
+            do { try FileSystem.createFile(path, []) } catch where error == .noSuchFileOrDirectory {
+                try FileSystem.ensureDirectory(hookQueue)
+                try FileSystem.createFile(path, [])
+            }
+        } catch where error == .fileExists {
+            // Due already (an earlier owner's mark, or a run not yet taken): one mark is enough.
+        } catch {
+            throw SpoolError(.io, "cannot mark the hook of \(job) as due", cause: error)
+        }
+    }
+
+    /// The jobs whose hooks are due and not taken; foreign names are set aside.
+    public func dueHooks() -> [JobName] {
+        FileSystem.names(hookQueue).compactMap { name in
+            guard let job = JobName(name) else {
+                setAside(hookQueue + "/" + name, reason: "not a hook's name")
+                return nil
+            }
+            return job
+        }
+    }
+
+    /// How many hooks are due or running: `farm wait` waits for none.
+    public func hooksOutstanding() -> Int {
+        FileSystem.names(hookQueue).count + FileSystem.names(hookActive).count
+    }
+
+    /// Claims the due hook of `job` by rename; nil when another runner took it first.
+    public func claimHook(_ job: JobName) -> HookClaim? {
+        let claim = HookClaim(job: job, owner: Owner.fresh())
+        func take() throws(Errno) { try FileSystem.rename(hookQueue + "/" + job.raw, hookClaimPath(claim)) }
+        do { try take() } catch where error == .noSuchFileOrDirectory {
+            // The queue's mark is gone (taken), or active/ is missing the first time.
+            guard FileSystem.exists(hookQueue + "/" + job.raw), (try? FileSystem.ensureDirectory(hookActive)) != nil,
+                  (try? take()) != nil else { return nil }
+        } catch {
+            log("cannot claim the hook of \(job): \(error)")
+            return nil
+        }
+        return claim
+    }
+
+    /// Renews the lease of `claim`; `.leaseLost` when it was reclaimed.
+    public func renewHook(_ claim: HookClaim) throws(SpoolError) {
+        do { try FileSystem.touch(hookClaimPath(claim)) } catch where error == .noSuchFileOrDirectory {
+            throw SpoolError(.leaseLost, "the hook of \(claim.job) was reclaimed from this worker")
+        } catch {
+            throw SpoolError(.io, "cannot renew the lease of the hook of \(claim.job)", cause: error)
+        }
+    }
+
+    /// Puts `claim` back in the queue, not run (a worker stopping, a job not finished yet).
+    public func handBackHook(_ claim: HookClaim) {
+        try? FileSystem.rename(hookClaimPath(claim), hookQueue + "/" + claim.job.raw)
+    }
+
+    /// Drops `claim`: its job is no longer a resource of any list, so there is nothing to run.
+    public func dropHook(_ claim: HookClaim) {
+        try? FileSystem.unlink(hookClaimPath(claim))
+    }
+
+    /// Records how the hook of `claim` ended (see the protocol above); `.leaseLost` when it was reclaimed
+    /// meanwhile (its next owner runs it again, and records that run).
+    public func recordHook(_ claim: HookClaim, _ result: HookResult) throws(SpoolError) {
+        let path = hookClaimPath(claim)
+        let ok = result.succeeded
+        let target = hookResultDirectory(ofList: claim.job.list, ok: ok) + "/" + claim.job.raw
+        do {
+            if !ok {
+                // Written into the claim itself, which nobody else reads while it is claimed.
+                let fd = try FileDescriptor.open(path, .writeOnly, options: [.truncate])
+                defer { fd.closeQuietly() }
+                try fd.write(contentsOf: result.encoded())
+            }
+            do { try FileSystem.rename(path, target) } catch where error == .noSuchFileOrDirectory
+                && FileSystem.exists(path) {
+                try FileSystem.ensureDirectory(hooks + (ok ? "/ok" : "/failed"))
+                try FileSystem.ensureDirectory(hookResultDirectory(ofList: claim.job.list, ok: ok))
+                try FileSystem.rename(path, target)
+            }
+        } catch where error == .noSuchFileOrDirectory {
+            throw SpoolError(.leaseLost, "the hook of \(claim.job) was reclaimed before it was recorded")
+        } catch {
+            throw SpoolError(.io, "cannot record the hook of \(claim.job)", cause: error)
+        }
+        try? FileSystem.unlink(hookResultDirectory(ofList: claim.job.list, ok: !ok) + "/" + claim.job.raw)
+    }
+
+    /// Sends back to the queue every running hook whose lease is older than `lease` seconds (its runner
+    /// died); any process may, as many at once as like. Returns how many.
+    @discardableResult
+    public func reclaimExpiredHooks(lease: Double) -> Int {
+        let now = Clock.wall()
+        var reclaimed = 0
+        for name in FileSystem.names(hookActive) {
+            guard let entry = ActiveName(name) else {
+                setAside(hookActive + "/" + name, reason: "not a claimed hook's name")
+                continue
+            }
+            guard let st = try? FileSystem.lstat(hookActive + "/" + name), now - st.changeTime > lease else { continue }
+            if (try? FileSystem.rename(hookActive + "/" + name, hookQueue + "/" + entry.job.raw)) != nil {
+                reclaimed += 1
+            }
+        }
+        return reclaimed
+    }
+
+    /// How the hooks of list `id` ended, by job number (the last run of each).
+    public func hookResults(ofList id: String) -> [Int: HookResult] {
+        var results: [Int: (result: HookResult, at: Double)] = [:]
+        for ok in [true, false] {
+            let directory = hookResultDirectory(ofList: id, ok: ok)
+            for name in FileSystem.names(directory) {
+                guard let job = JobName(name), job.list == id,
+                      let st = try? FileSystem.lstat(directory + "/" + name) else { continue }
+                let result = ok ? HookResult(exit: 0) : (try? FileSystem.readFile(directory + "/" + name, limit: 1 << 16))
+                    .flatMap { JSON.decode(HookResult.self, from: $0) } ?? HookResult(error: "unknown")
+                // Both kept (a kill between a record and the removal of the older one): the newer counts.
+                if let known = results[job.index], known.at > st.changeTime { continue }
+                results[job.index] = (result, st.changeTime)
+            }
+        }
+        return results.mapValues(\.result)
+    }
+
+    /// Queues again the failed hooks of `jobs` (`farm retry --hooks`); returns how many.
+    public func retryHooks(_ jobs: [JobName]) throws(SpoolError) -> Int {
+        var queued = 0
+        for job in jobs {
+            let source = hookResultDirectory(ofList: job.list, ok: false) + "/" + job.raw
+            do {
+                do { try FileSystem.rename(source, hookQueue + "/" + job.raw) } catch where error == .noSuchFileOrDirectory
+                    && FileSystem.exists(source) {
+                    try FileSystem.ensureDirectory(hookQueue)
+                    try FileSystem.rename(source, hookQueue + "/" + job.raw)
+                }
+                queued += 1
+            } catch where error == .noSuchFileOrDirectory {
+                continue
+            } catch {
+                throw SpoolError(.io, "cannot queue the hook of \(job) again", cause: error)
+            }
+        }
+        return queued
+    }
+}
