@@ -55,10 +55,10 @@ import Testing
     }
 
     /// The `"hook"` of every resource of `list` in `farm status LIST --json`, by index (nil: none shown).
-    private static func hooks(_ farm: RunningFarm, _ list: String) throws -> [JSONValue?] {
+    private static func hooks(_ farm: RunningFarm, _ list: String) throws -> [HookResult?] {
         let status = try JSONParser.parse(Array(try farm.must(["status", list, "--json"]).utf8))
         guard case .array(let rows)? = status["resources"] else { return [] }
-        return rows.map { $0["hook"] }
+        return try rows.map { row in try row["hook"].map { try HookResult(json: $0) } }
     }
 
     private static func files(_ farm: RunningFarm, _ list: String, _ count: Int) -> [(path: String, body: [UInt8])] {
@@ -121,9 +121,9 @@ import Testing
         let failure = try Self.environment(try #require(errorRuns[3]?.first))
         #expect(failure["FARM_STATUS"] == "error" && failure["FARM_SHA256"] == checksum && failure["FARM_FILE"] == ""
                 && failure["FARM_ERROR"]?.contains("404") == true, "\(failure)")
-        #expect(try Self.hooks(farm, "Hooked.json") == Array(repeating: .object(["exit": .number(0)]), count: 4))
+        #expect(try Self.hooks(farm, "Hooked.json") == Array(repeating: HookResult(exit: 0), count: 4))
         let none = try farm.must(["failed", "--hooks"])
-        #expect(none.contains("no failed resources"), none)
+        #expect(none.contains("no failed resources"), "\(none)")
     }
 
     @Test func aHookKilledBeforeOrWhileItRunsRunsAgainAtLeastOnce() throws {
@@ -144,14 +144,14 @@ import Testing
         // kill now is one between a completion and its hook, and one during hooks.
         let window = poll(timeout: 120, every: 0.02) {
             Self.runs(records, "start").count >= 2
-                && farm.spool.dueHooks().contains { FileSystem.exists(farm.spool.finishedPath($0, .done)) }
+                && farm.spool.dueHooks().contains { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
         }
         try #require(window, "no hook due beside hooks running: \(Self.runs(records, "start"))")
         let worker = try #require(farm.pids(.worker).first)
         kill(worker, SIGKILL)
         // What the kill caught: hooks started (running, or past their gate: none is) and hooks due.
         let running = Set(Self.runs(records, "start").keys)
-        let due = Set(farm.spool.dueHooks().filter { FileSystem.exists(farm.spool.finishedPath($0, .done)) }
+        let due = Set(farm.spool.dueHooks().filter { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
             .map(\.index))
         #expect(!running.isEmpty && !due.isEmpty && running.isDisjoint(with: due), "\(running) \(due)")
         #expect(poll(timeout: 30) { isGone(worker) })
@@ -172,7 +172,7 @@ import Testing
             #expect(variables["FARM_FILE"] == farm.spool.sidecar(JobName(list: list, index: index))?.file)
         }
         // Recorded by the runs of the next worker (the killed one's runs went on, but recorded nothing).
-        #expect(try Self.hooks(farm, "Killed.json") == Array(repeating: .object(["exit": .number(0)]), count: count))
+        #expect(try Self.hooks(farm, "Killed.json") == Array(repeating: HookResult(exit: 0), count: count))
         let again = runs.values.reduce(0) { $0 + $1.count - 1 }
         print("hooks: \(count) resources, \(running.count) killed while running, \(due.count) killed while due; "
             + "\(again) second run(s)")
@@ -202,26 +202,26 @@ import Testing
         let failing = try farm.farm(["wait", "--timeout", "180"])
         #expect(failing.status == 0, "\(failing)")
         let shown = try Self.hooks(farm, "Failing.json")
-        #expect(shown[0] == .object(["exit": .number(0)]) && shown[1] == .object(["exit": .number(3)]), "\(shown)")
-        #expect(shown[2] == .object(["signal": .number(9), "error": .string("timed out after 2 s")]), "\(shown)")
+        #expect(shown[0] == HookResult(exit: 0) && shown[1] == HookResult(exit: 3), "\(shown)")
+        #expect(shown[2] == HookResult(signal: 9, error: "timed out after 2 s"), "\(shown)")
         for name in ["slow", "sleeper"] {
             let pid = try #require(Int32(String(contentsOfFile: records + "/" + name, encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)))
             #expect(poll(timeout: 30) { isGone(pid) }, "\(name) \(pid) outlived its time-out")
         }
         let listed = try JSONParser.parse(Array(try farm.must(["failed", "--hooks", "--json"]).utf8))
-        #expect(listed["total"] == .number(2), "\(listed)")
+        #expect(listed["total"] == JSONValue.number(JSONNumber(2)), "\(listed)")
         let text = try farm.must(["failed", "--hooks", "Failing.json"])
-        #expect(text.contains("exit 3") && text.contains("timed out after 2 s") && text.contains("/f/1.png"), text)
+        #expect(text.contains("exit 3") && text.contains("timed out after 2 s") && text.contains("/f/1.png"), "\(text)")
 
         // Fixed, then run again: only the failed ones.
         try FileManager.default.removeItem(atPath: records + "/exit.1")
         FileManager.default.createFile(atPath: records + "/quick", contents: nil)
         let retried = try farm.must(["retry", "--hooks"])
-        #expect(retried.contains("queued 2 failed hook(s) again"), retried)
+        #expect(retried.contains("queued 2 failed hook(s) again"), "\(retried)")
         let rerun = try farm.farm(["wait", "--timeout", "180"])
         #expect(rerun.status == 0, "\(rerun)")
-        #expect(try Self.hooks(farm, "Failing.json") == Array(repeating: .object(["exit": .number(0)]), count: 3))
+        #expect(try Self.hooks(farm, "Failing.json") == Array(repeating: HookResult(exit: 0), count: 3))
         let runs = Self.runs(records, "env")
         #expect(runs[0]?.count == 1 && runs[1]?.count == 2 && runs[2]?.count == 1, "\(runs)")
         #expect(try farm.must(["failed", "--hooks"]).contains("no failed resources"))
