@@ -80,7 +80,7 @@ struct Add: ParsableCommand {
               1   It could not be read or fetched, a list of the same name has other
                   URLs, or the spool failed: nothing added.
               2   A malformed manifest, a header, cookie file, proxy or checksum that
-                  is not one, an unusable --out or --name: nothing added.
+                  is not one, an unusable --out or --name, a hook that cannot run: nothing added.
               64  The command line does not parse.
             """)
 
