@@ -64,9 +64,10 @@ extension HostManners {
         return holds
     }
 
-    /// Records that `host` is held until `until` (wall time).
+    /// Records that `host` is held until `until` (wall time). Not synced: no command waits on it, and a hold
+    /// a power cut undoes is only a request the host answers with a 429 again.
     func setHold(_ host: HostKey, until: Double) throws(SpoolError) {
-        try spool.replace(holdPath(host), with: Array(String(until).utf8))
+        try spool.replace(holdPath(host), with: Array(String(until).utf8), durable: false)
     }
 
     /// Parks the job `claim` holds in its host's batch, where it stays queued until a worker that the

@@ -141,6 +141,25 @@
 // serves the whole spool, the others stand by (ServingWatcher.swift). stop, pause, resume and reset
 // act on every host.
 //
+// Power cuts (SPEC §17): which write is made durable by which sync, step by step. What a command
+// acknowledges (exits 0 after) is on disk before it exits; what the farm does on its own may be undone by a
+// power cut, and every such undo is a redo, never a loss:
+//   add         job files and list records staged in tmp/stage-*  <- one syncfs of the stage;
+//               the rename of the stage to queue/<batch> (the commit)  <- fsync of queue/;
+//               the list records' renames into lists/  <- fsync of lists/ (recovery redoes them otherwise).
+//   item add/rm/move, sync (FarmLists)  the edit's journal, the table's new lines and a new job file  <- fsync
+//               of each; the order, renamed into place (the commit)  <- fsync of the order, then of lists/.
+//   scale, start's settings, limit (`replace`)  the file staged in tmp/  <- fdatasync before its rename into
+//               control/; the rename  <- fsync of control/ (`writeWhole(durable:)`).
+//   pause, resume  control/paused created or removed  <- fsync of control/ (`setFlag`).
+//   claim, lease renewal, hand-back, reclaim  not synced: undone, the job is queued or active again with an
+//               expired lease, and reclaimed.
+//   complete    outputs and the rename into done/ not synced: the watcher's syncfs every few seconds makes
+//               every completion before it durable, then the mark control/synced (not synced: an older mark
+//               only widens the check); after a reboot, done jobs since the mark whose outputs the disk did
+//               not keep go back to the queue (Durability.swift).
+//   sync marks, host holds, sidecars, metrics, status  not synced: rebuilt or harmless when lost.
+//
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.
 //
@@ -243,10 +262,12 @@ public struct Spool: Sendable {
     }
 
     /// Writes `bytes` to `path` whole or not at all: staged in tmp/ under a scratch name (so what a writer
-    /// killed half-way leaves is known for garbage once it is gone), then renamed into place.
-    public func writeWhole(_ bytes: some Collection<UInt8>, to path: String) throws(Errno) {
+    /// killed half-way leaves is known for garbage once it is gone), then renamed into place. `durable`: on
+    /// disk before this returns, the bytes synced before the rename and the folder of `path` after it.
+    public func writeWhole(_ bytes: some Collection<UInt8>, to path: String, durable: Bool = false) throws(Errno) {
         let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name))
+        try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name), sync: durable)
+        if durable { try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])) }
     }
 
     /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm

@@ -9,7 +9,7 @@ import SystemPackage
 /// half-way leaves one behind, which `isTemporary` recognises (the spool's sweep removes them once every
 /// farm process is gone). A temporary staged elsewhere (the spool's tmp/) is named by the caller, whose
 /// name says its writer (`Spool.scratchPath`), so a sweep knows it for garbage once that writer is gone.
-/// Nothing is fsynced. Stateless; any thread.
+/// Nothing is fsynced unless the caller asks (`sync`). Stateless; any thread.
 public enum AtomicFile {
     /// The temporary name of `name` (a file name, or a path) for this process: `<name>.tmp-<pid>`.
     public static func temporaryName(for name: String) -> String {
@@ -32,9 +32,10 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` to `path` through the temporary file `staged` (a fresh name on the same file system,
-    /// created exclusively), or beside `path` when there is none, and a rename.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String, stagedAt staged: String? = nil)
-        throws(Errno) {
+    /// created exclusively), or beside `path` when there is none, and a rename. With `sync`, the bytes are on
+    /// disk before the rename (fdatasync): a power cut after it leaves the new file whole, never empty.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, stagedAt staged: String? = nil,
+                             sync: Bool = false) throws(Errno) {
         let temporary: String
         let options: FileDescriptor.OpenOptions
         if let staged {
@@ -49,6 +50,7 @@ public enum AtomicFile {
             let fd = try FileDescriptor.open(temporary, .writeOnly, options: options)
             defer { fd.closeQuietly() }
             try fd.write(contentsOf: bytes)
+            if sync { try fd.syncData() }
             try FileSystem.rename(temporary, path)
         } catch {
             try? FileSystem.unlink(temporary)

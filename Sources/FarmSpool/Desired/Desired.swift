@@ -206,18 +206,22 @@ extension Spool {
     }
 
     /// Creates the empty control file at `path`, or removes it: its presence is the state. Either is
-    /// done when it is so already.
+    /// done when it is so already, and on disk before this returns (control/ fsynced: `farm pause` that
+    /// exited 0 survives a power cut, SPEC §17).
     private static func setFlag(_ path: String, _ present: Bool) throws(Errno) {
         if present {
             do { try FileSystem.createFile(path, []) } catch where error == .fileExists {}
         } else {
             do { try FileSystem.unlink(path) } catch where error == .noSuchFileOrDirectory {}
         }
+        try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
     }
 
     /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
-    package func replace(_ path: String, with bytes: [UInt8]) throws(SpoolError) {
-        do { try writeWhole(bytes, to: path) } catch {
+    /// `durable` (the default: what a command writes is acknowledged when it exits, SPEC §17): synced before
+    /// this returns.
+    package func replace(_ path: String, with bytes: [UInt8], durable: Bool = true) throws(SpoolError) {
+        do { try writeWhole(bytes, to: path, durable: durable) } catch {
             throw SpoolError(.io, "cannot write \(path)", cause: error)
         }
     }

@@ -51,7 +51,7 @@ extension Spool {
     }
 
     func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
-        try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8))
+        try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8), durable: false)
     }
 
     /// When a job reached done/ since the last mark: one syncfs, then a new mark. Returns whether it

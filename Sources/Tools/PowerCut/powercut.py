@@ -277,6 +277,8 @@ class Guest:
             emit("PC BEGIN " + json.dumps([step, cmd]))
             printed = self.execute(cmd, model)
             emit("PC ACK " + json.dumps([step, cmd, printed]))
+            if self.plan.get("hold_after") == cmd[0]:
+                time.sleep(3600)  # the chosen cut: nothing else runs (no other fsync) until it comes
             model = apply(self.seed, model, cmd, printed)
             step += 1
             if step == 3:
@@ -508,7 +510,7 @@ class Host:
 
     def cleanup(self):
         self.kill()
-        if not self.o.keep:
+        if not self.o.keep and os.path.isdir(self.run):
             for name in os.listdir(self.run):
                 os.unlink(os.path.join(self.run, name))
             os.rmdir(self.run)
@@ -553,7 +555,7 @@ class Host:
 
     def boot(self, number, model, candidates, final):
         plan = {"seed": self.o.seed, "farm": self.o.farm, "boot": number, "model": model, "candidates": candidates,
-                "final": final}
+                "final": final, "hold_after": self.o.cut_after if number == 0 else None}
         with open(os.path.join(self.run, "plan.json"), "w") as f:
             json.dump(plan, f)
         me = os.path.abspath(__file__)
