@@ -310,7 +310,7 @@ let package = Package(
             "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmControlTests", dependencies: [
-            "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", "FarmTestSupport",
+            "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
             "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",

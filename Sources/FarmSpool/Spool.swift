@@ -46,6 +46,8 @@
 //     hosts/<host>/                  per-host transfer slots and token bucket (FarmHosts)
 //     holds/<host>                   a host held after a 429 or 503 with Retry-After (FarmHosts)
 //     queue/h<host>/p/<job>          queued jobs parked until their host lets a worker in (FarmHosts)
+//     queue/l<list>/s/<job>          queued jobs of a held list, which no claimer takes until it is let go
+//                                    (Hold.swift: `farm get`'s ^C on a farm that runs other lists)
 //     blobs/<slot>                   stored bytes: one more name of a downloaded file, by size and content
 //                                    (FarmDedup's BlobSlots.swift)
 //     urls/<key>                     the valid result of one URL (<key>: its SHA-256), a symbolic link's
@@ -159,6 +161,11 @@
 //               only widens the check); after a reboot, done jobs since the mark whose outputs the disk did
 //               not keep go back to the queue (Durability.swift).
 //   sync marks, host holds, sidecars, metrics, status  not synced: rebuilt or harmless when lost.
+//
+// Hold (Hold.swift). `hold(list:)` renames every queued and claimed job of one list into its held batch
+// `queue/l<list>/s`, which claimers skip; a claim taken so is lost to its owner as after a reclaim (its
+// renewal or completion finds the name gone; its partial bytes stay). `release(list:)` renames them to
+// the batch of handed-back jobs. Held jobs are queued jobs: every count and check sees them so.
 //
 // Corruption. A job file that does not parse, or a name that does not belong where it is, is
 // renamed into corrupt/ with a line in log/farm.log; the caller moves on to the next job.

@@ -175,6 +175,13 @@ extension FileDescriptor {
     /// Whether this descriptor is a terminal.
     public var isTerminal: Bool { isatty(rawValue) != 0 }
 
+    /// The width of the terminal this descriptor is, in columns (TIOCGWINSZ); nil when it is none, or says 0.
+    public var terminalColumns: Int? {
+        var size = winsize()
+        guard ioctl(rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// The extended attribute `name` of the open file, when it has one of at most `limit` bytes.
     public func attribute(_ name: String, limit: Int = 512) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: limit)

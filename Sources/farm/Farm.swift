@@ -35,6 +35,9 @@ struct Farm: ParsableCommand {
               farm add manifest.zip
                   Queue every resource of a manifest: a zip of JSON lists, or one JSON
                   list, as a path or an http(s) URL.
+              farm get https://example.org/big.iso
+                  Fetch URLs into the current folder and return, as wget does, in the
+                  user's own spool (~/.local/state/farm); ^C and the same again resumes.
               farm start --workers 4
                   Start the supervisor, 4 workers and the watcher, in the background.
               farm status
@@ -133,7 +136,7 @@ struct Farm: ParsableCommand {
             curl(1), systemctl(1), journalctl(1)
             """,
         version: FarmVersion.description,
-        subcommands: [Add.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Limit.self, Reset.self, Reload.self, Ps.self,
+        subcommands: [Add.self, Get.self, Start.self, Stop.self, Scale.self, Pause.self, Resume.self, Limit.self, Reset.self, Reload.self, Ps.self,
                       Status.self, Top.self, Serve.self, Metrics.self, Watch.self, Wait.self, Show.self,
                       Failed.self, Retry.self, Hosts.self, Fsck.self, Item.self, Sync.self, Export.self, Work.self,
                       Supervise.self, Follow.self, Recover.self,

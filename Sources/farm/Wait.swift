@@ -69,6 +69,11 @@ struct Wait: ParsableCommand {
             // watcher's is up to a poll behind): an end that misses a published list, or counts one's
             // resources otherwise than its record, is read again from the spool itself.
             if summary.isFinished && !Self.knowsEveryList(summary, spool) { summary = StatusScan.summary(spool) }
+            // A list whose `farm get` was stopped by ^C is held (Hold.swift): no worker takes it until that get
+            // runs again, so it is not waited for.
+            let heldIDs = summary.isFinished ? [] : spool.heldLists()
+            let held = summary.lists.filter { $0.state != .finished && heldIDs.contains($0.id) }
+            summary.lists.removeAll { list in held.contains { $0.id == list.id } }
             // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
             let hooks = summary.isFinished ? spool.hooksOutstanding() : 0
             if summary.isFinished && hooks == 0 {
@@ -78,7 +83,8 @@ struct Wait: ParsableCommand {
                         + "`farm status LIST` shows why", code: 1)
                 }
                 let done = summary.lists.reduce(0) { $0 + $1.done }
-                print("finished: \(summary.lists.count) list(s), \(done) resource(s) done")
+                print("finished: \(summary.lists.count) list(s), \(done) resource(s) done"
+                    + (held.isEmpty ? "" : "; \(held.count) list(s) held by a stopped farm get, not waited for"))
                 return
             }
             if let deadline, Date() >= deadline {

@@ -129,6 +129,12 @@ public final class RunningFarm {
         return sizes
     }
 
+    /// Bytes of the partial download of `url` so far (0 when there is none).
+    public func partialSize(url: String) -> Int {
+        var st = stat()
+        return stat(Dedup(spool).partialPath(url: url), &st) == 0 ? Int(st.st_size) : 0
+    }
+
     /// Waits until every job is done.
     public func waitUntilAllDone(_ total: Int, timeout: Double = 180) -> Bool {
         poll(timeout: timeout, every: 0.1) { counts == [.done: total] }

@@ -80,9 +80,11 @@ public final class Claimer {
         let batches: [String]
         do {
             // While hosts may refuse jobs, parked ones are taken only through `claim(parkedFor:)`,
-            // once their host has let the worker in: claiming them here would park them again.
+            // once their host has let the worker in: claiming them here would park them again. A held
+            // list's jobs (Hold.swift) are nobody's until it is let go.
             batches = try FileSystem.listDirectory(spool.queue).filter {
-                !$0.hasPrefix(".") && !(skippingParked && Spool.parkedHost(ofBatch: $0) != nil)
+                !$0.hasPrefix(".") && !Spool.isHeld(batch: $0)
+                    && !(skippingParked && Spool.parkedHost(ofBatch: $0) != nil)
             }.sorted()
         } catch {
             throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)

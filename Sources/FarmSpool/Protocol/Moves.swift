@@ -8,7 +8,8 @@ import FarmSystem
 //
 //     queue/<batch>/<shard>/<job>  ->  active/<job>@<owner>      moveToActive    a claim
 //     active/, done/, failed/      ->  queue/<batch>/<shard>/    moveToQueue     hand-back, reclaim, park, reload,
-//                                                                                retry, an edit's priority
+//                                                                                retry, an edit's priority, a list's
+//                                                                                hold and its letting go (Hold.swift)
 //     active/<job>@<owner>         ->  done/ or failed/<list>/   moveToFinished  completion, by its owner only
 //     anywhere                     ->  corrupt/<name>.<nonce>    setAside        a damaged or foreign file
 //     anywhere                     ->  tmp/removed-<job>-…       moveToRemoved   `farm item rm`, an undone edit

@@ -1,0 +1,75 @@
+import FarmSpool
+import FarmSystem
+import Foundation
+
+extension Control {
+    /// What `farm get` is asked to fetch (SPEC §15), as the user gave it. A value.
+    public struct GetRequest: Sendable, Equatable {
+        /// http(s) URLs, and paths of text lists of them (SPEC §15), in the order given.
+        public var sources: [String]
+        /// The name of the one file fetched (`-o`): only with one URL.
+        public var name: String?
+        /// Where the files go (`--out`), made if missing; relative to the current folder.
+        public var folder: String
+        /// Connections at once for one resource, as pieces (SPEC §14); nil: one.
+        public var connections: Int?
+
+        public init(sources: [String], name: String? = nil, folder: String, connections: Int? = nil) {
+            self.sources = sources
+            self.name = name
+            self.folder = folder
+            self.connections = connections
+        }
+    }
+
+    /// The list a `farm get` adds: a text list (SPEC §15) of its URLs, with `out=` for `-o`, and a name
+    /// made from everything that decides what lands where (the list's text and the real folder). The same
+    /// command again, from any folder that resolves to the same one, so names the same list and finds it
+    /// with its partial bytes instead of adding another; a different command never names another's list.
+    struct GetList: Equatable {
+        let name: String
+        let text: String
+
+        /// Refuses, with one sentence (`.editRefused`: the CLI exits 2), an argument that is neither an
+        /// http(s) URL nor a readable file, a JSON file, `-o` with anything but one URL, and no URL at all.
+        init(_ request: GetRequest, folder: String) throws(ControlError) {
+            var text = ""
+            var urls = 0
+            for source in request.sources {
+                if HostKey(url: source) != nil {
+                    guard !source.contains(where: { $0.isWhitespace }) else {
+                        throw ControlError(.editRefused, "\(source) is not a URL: it has white space in it")
+                    }
+                    text += source + "\n"
+                    urls += 1
+                    continue
+                }
+                guard let bytes = FileManager.default.contents(atPath: source) else {
+                    throw ControlError(.editRefused, "\(source) is neither an http(s) URL nor a readable file")
+                }
+                let list = String(decoding: bytes, as: UTF8.self)
+                if let first = list.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }), first == "[" || first == "{" {
+                    throw ControlError(.editRefused, "\(source) is JSON: farm get reads text lists, one URL a line; "
+                        + "`farm add \(source) --out DIR` takes JSON lists")
+                }
+                text += list.hasSuffix("\n") || list.isEmpty ? list : list + "\n"
+                urls += 2  // a file counts as many: -o names one URL's file only
+            }
+            guard !text.isEmpty else { throw ControlError(.editRefused, "give farm get a URL, or a file of them") }
+            if let name = request.name {
+                guard urls == 1 else { throw ControlError(.editRefused, "-o names one file: give one URL with it") }
+                guard !name.isEmpty, !name.contains("/"), !name.contains(where: \.isNewline), name != ".", name != ".."
+                else {
+                    throw ControlError(.editRefused, "-o takes a file name, without '/' (--out gives its folder)")
+                }
+                text += "  out=" + name + "\n"
+            }
+            var hash = FNV1a()
+            hash.add(folder)
+            hash.add(0)
+            hash.add(text)
+            self.name = "get-" + hash.hex + ".txt"
+            self.text = text
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import FarmSystem
+
+// Held lists (see "Hold" in the protocol): the jobs of one list taken out of the workers' reach, queued
+// still, for `farm get`'s ^C on a farm that runs other lists too (SPEC §15). A held job is a queued job
+// in its list's held batch, `queue/l<list>/s/<job>`, which no claimer reads: fsck, the status (queued =
+// total − active − done − failed) and `farm stop`'s sweep of partials count it as queued, as it is. Its
+// partial bytes stay where they are, for the next owner once the list is let go.
+extension Spool {
+    /// The queue batch of the held jobs of a list, by its name in queue/ (`l<list>`).
+    package static let heldBatchPrefix = "l"
+
+    /// The shard the held jobs of list `id` wait in.
+    func heldShard(ofList id: String) -> String { path(\.queue, Self.heldBatchPrefix + id, "s") }
+
+    /// Whether the queue batch named `batch` holds a held list's jobs (no claimer takes them).
+    public static func isHeld(batch: String) -> Bool {
+        batch.hasPrefix(heldBatchPrefix) && ListID.isValid(String(batch.dropFirst()))
+    }
+
+    /// Whether list `id` has jobs held.
+    public func isHeld(list id: String) -> Bool { !FileSystem.names(heldShard(ofList: id)).isEmpty }
+
+    /// The lists that have held batches: one read of queue/, which holds a few names.
+    public func heldLists() -> Set<String> {
+        Set(FileSystem.names(queue).filter(Self.isHeld(batch:)).map { String($0.dropFirst()) })
+    }
+
+    /// Takes every job of list `id` that is queued or claimed out of the workers' reach, into its held
+    /// batch, and returns how many it moved. A claimed job is taken from its owner as a reclaim takes it:
+    /// the owner's next renewal finds it gone and stops its transfer, keeping the bytes it wrote. Walks
+    /// the queue, then active/, again until a walk finds none: a job handed back or claimed during one
+    /// walk is found by the next. Jobs done or failed are left alone.
+    public func hold(list id: String) throws(SpoolError) -> Int {
+        let target = heldShard(ofList: id)
+        var moved = 0
+        for _ in 0..<8 {
+            var found = 0
+            for (path, job) in queuedJobs(ofList: id) + claimedJobs(ofList: id) {
+                found += 1
+                if try moveToQueue(path, job: job, shard: target) { moved += 1 }
+            }
+            if found == 0 { return moved }
+        }
+        return moved
+    }
+
+    /// Lets the held jobs of list `id` go: back in the batch of handed-back jobs, claimed first, each to
+    /// resume from the bytes it has. Returns how many.
+    public func release(list id: String) throws(SpoolError) -> Int {
+        let shard = heldShard(ofList: id)
+        var moved = 0
+        for name in FileSystem.names(shard) {
+            guard let job = JobName(name), job.list == id else {
+                setAside(shard + "/" + name, reason: "not a job of the held list \(id)")
+                continue
+            }
+            if try returnToQueue(shard + "/" + name, job: job) { moved += 1 }
+        }
+        try? FileSystem.rmdir(shard)
+        try? FileSystem.rmdir(path(\.queue, Self.heldBatchPrefix + id))
+        return moved
+    }
+
+    /// The queued job files of list `id` outside its held batch, parked ones included.
+    private func queuedJobs(ofList id: String) -> [(String, JobName)] {
+        var jobs: [(String, JobName)] = []
+        for batch in FileSystem.names(queue) where !batch.hasPrefix(".") && !Self.isHeld(batch: batch) {
+            for shard in FileSystem.names(path(\.queue, batch)) where !shard.hasPrefix(".") {
+                for name in FileSystem.names(path(\.queue, batch, shard)) where name.hasPrefix(id) {
+                    if let job = JobName(name), job.list == id { jobs.append((path(\.queue, batch, shard, name), job)) }
+                }
+            }
+        }
+        return jobs
+    }
+
+    /// The claimed job files of list `id` in active/.
+    private func claimedJobs(ofList id: String) -> [(String, JobName)] {
+        FileSystem.names(active).compactMap { name in
+            guard name.hasPrefix(id), let entry = ActiveName(name), entry.job.list == id else { return nil }
+            return (path(\.active, name), entry.job)
+        }
+    }
+}

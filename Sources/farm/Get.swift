@@ -1,0 +1,126 @@
+import ArgumentParser
+import FarmControl
+import FarmSpool
+import FarmStatus
+import FarmSystem
+import Foundation
+import SystemPackage
+
+/// `farm get URL|FILE… [-o NAME] [--out DIR] [--connections N]`: fetches and returns, as wget does (SPEC §15).
+/// Parses, shows and exits; the verb is `Control.get`.
+struct Get: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Fetch URLs into a folder and return, as wget does, with a progress bar per file.",
+        discussion: """
+            Fetches each URL, and each URL of each FILE (a text list, as farm add reads it: one URL a \
+            line, TAB-separated mirrors, out= and sha256= lines), into DIR (default: the current folder) \
+            under its name, and returns once all are done or failed. It works in the user's own spool, \
+            $XDG_STATE_HOME/farm, else ~/.local/state/farm, unless --spool or $FARM_SPOOL names another, \
+            and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
+            a progress bar per file and one for the whole; otherwise a line each time a file changes status.
+
+            ^C stops its downloads, keeping their bytes; the same command again goes on from them, by \
+            range where the server allows it. get never touches another list of the spool: on a farm that \
+            was running already, its other lists go on.
+
+            EXAMPLES:
+              farm get https://example.org/big.iso
+                  Fetch one file into the current folder.
+              farm get https://example.org/big.iso -o debian.iso --connections 8
+                  Under another name, as up to 8 pieces at once.
+              farm get urls.txt --out ~/Downloads
+                  Every URL of a text list.
+
+            EXIT STATUS:
+              0   Every file is done.
+              1   Some failed (farm status LIST says why), or the spool failed.
+              2   An argument that is neither a URL nor a readable text list, a -o
+                  with several URLs, an unusable --out: nothing fetched.
+              130 Stopped by ^C; the same command resumes.
+              64  The command line does not parse.
+            """)
+
+    @OptionGroup var options: SpoolOptions
+
+    @Argument(help: ArgumentHelp("http(s) URLs, and text lists of them.", valueName: "url-or-file"))
+    var sources: [String] = []
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("The name of the file (one URL only).", valueName: "name"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("The folder the files go to (default: the current folder).", valueName: "dir"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("Connections at once for one file (1 to 64): a file whose size is known and whose "
+                               + "server takes ranges is fetched as pieces.", valueName: "n"))
+    var connections: Int?
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("give farm get a URL, or a text file of URLs") }
+    }
+
+    func run() throws {
+        let request = Control.GetRequest(sources: sources, name: name, folder: out ?? ".", connections: connections)
+        let root = options.path(default: SpoolOptions.userSpool)
+        if options.spool == nil {
+            // The user's state folder may not exist yet: the spool itself is made (mode 0700) by its opening.
+            try? FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+        }
+        let spool = try Spool(root: root)
+        StopSignal.install()
+        let output = FileDescriptor.standardOutput
+        var screen = GetScreen(terminal: output.isTerminal)
+        let control = Control(spool: spool)
+        // A Result, not a do-catch around the typed throw: Swift 6.3.1's SILGen crashes on that one here.
+        let outcome = Result { () throws(ControlError) -> Control.Fetched in
+            try control.get(request, interrupted: { StopSignal.received }) { list in
+                screen.show(list, width: output.terminalColumns ?? 80)
+            }
+        }
+        let fetched: Control.Fetched
+        switch outcome {
+        case .success(let value): fetched = value
+        case .failure(let error):
+            // A URL, file, -o or folder that cannot be used: the user's mistake, refused with nothing fetched.
+            guard [.editRefused, .badDelivery, .badRequestOption].contains(error.code) else { throw error }
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        guard !fetched.interrupted else { fail(fetched.description, code: 130) }
+        guard fetched.failed == 0 else { fail(fetched.description, code: 1) }
+        print(fetched.description)
+    }
+
+    private func fail(_ reason: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data(("farm get: " + reason + "\n").utf8))
+        Self.exit(withError: ExitCode(code))
+    }
+}
+
+/// Where `farm get` shows its list: bars redrawn in place on a terminal, plain lines otherwise.
+private struct GetScreen {
+    let terminal: Bool
+    private var drawn = 0
+    private var plain = ProgressBars()
+
+    init(terminal: Bool) { self.terminal = terminal }
+
+    mutating func show(_ list: ListStatus, width: Int) {
+        guard terminal else {
+            // Unbuffered, so that a pipe sees each line when it happens.
+            let lines = plain.changes(list)
+            if !lines.isEmpty { FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8)) }
+            return
+        }
+        let lines = ProgressBars.bars(list, width: width)
+        // Back to the first line drawn, then each line over the old one, cleared to its end.
+        var text = drawn > 0 ? "\u{1B}[\(drawn)A\r" : "\r"
+        for line in lines { text += line + "\u{1B}[K\n" }
+        // Fewer lines than last time (resources finished off the list of those under way): clear the rest.
+        for _ in lines.count..<max(lines.count, drawn) { text += "\u{1B}[K\n" }
+        drawn = max(lines.count, drawn)
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

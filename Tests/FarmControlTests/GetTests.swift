@@ -1,0 +1,131 @@
+import FarmControl
+import FarmOrigin
+import FarmSpool
+import FarmStatus
+import FarmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// `farm get` (SPEC §15) on a real origin, run as a user runs it: under a pseudo-terminal and in a pipe,
+/// stopped by SIGINT (what ^C sends it) and run again, alone and beside a farm that runs other lists.
+@Suite struct GetTests {
+    /// Serves `count` bodies of `size` bytes under /get/<n>.bin, throttled to `rate` bytes a second each.
+    private func serve(_ farm: RunningFarm, _ count: Int, size: Int, rate: Int?, prefix: String = "get")
+        -> [(path: String, body: [UInt8])] {
+        (0..<count).map { n in
+            let path = "/\(prefix)/\(n).bin"
+            let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n &* 13 &+ $0 >> 9) }
+            farm.origin.serve(path: path, bytes: body)
+            if let rate { farm.origin.inject(.throttle(bytesPerSecond: rate), at: path) }
+            return (path, body)
+        }
+    }
+
+    /// Whether every file of `files` is in `folder` under its URL's name, with the origin's bytes.
+    private func delivered(_ files: [(path: String, body: [UInt8])], in folder: String) -> Bool {
+        files.allSatisfy { file in
+            let name = String(file.path.split(separator: "/").last!)
+            return FileManager.default.contents(atPath: folder + "/" + name).map { [UInt8]($0) } == file.body
+        }
+    }
+
+    @Test func underATerminalShowsBarsStopsOnCtrlCAndResumesByRange() throws {
+        let farm = try RunningFarm()
+        let files = serve(farm, 3, size: 600_000, rate: 60_000)
+        let out = farm.dir.appending("out")
+        let arguments = ["get"] + files.map { farm.origin.url(for: $0.path) } + ["--out", out, "--spool", farm.spool.root]
+        let get = try TerminalProcess("farm", arguments, environment: farm.environment)
+        // Under way: each of the three has bytes on disk.
+        #expect(poll(timeout: 60, every: 0.1) { farm.processes().count > 0 && Self.kept(farm, files).allSatisfy { $0 > 50_000 } },
+                "\(get.output)")
+        let screen = get.output
+        for name in ["0.bin", "1.bin", "2.bin", "total"] { #expect(screen.contains(name), "\(screen)") }
+        #expect(screen.contains("[#"), "a bar with something done: \(screen)")
+        #expect(screen.contains("\u{1B}["), "drawn in place, as a terminal is: \(screen)")
+
+        get.kill(SIGINT)
+        #expect(get.wait(timeout: 60) == 130, "\(get.output)")
+        #expect(get.output.contains("the same farm get resumes"), "\(get.output)")
+        // The farm it started is stopped, and the bytes stay.
+        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty })
+        let kept = Self.kept(farm, files)
+        #expect(kept.allSatisfy { $0 > 50_000 && $0 < 600_000 }, "\(kept)")
+        #expect(!delivered(files, in: out))
+
+        farm.origin.clearFaults()
+        let again = try run("farm", arguments, environment: farm.environment, timeout: 180)
+        #expect(again.status == 0, "\(again.output) \(again.error)")
+        #expect(again.output.contains("finished: 3 resource(s)"), "\(again.output)")
+        #expect(delivered(files, in: out), "each file with the origin's bytes")
+        for (file, first) in zip(files, kept) {
+            let ranges = farm.origin.requests(for: file.path).compactMap(\.rangeStart)
+            // The origin's log: the second get asked for the rest, from at least the bytes kept.
+            #expect(ranges.contains { $0 >= first }, "\(file.path): \(farm.origin.requests(for: file.path))")
+            #expect(farm.origin.requests(for: file.path).count == 2, "one request before ^C, one ranged after")
+        }
+        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty }, "a farm get started is stopped when it is done")
+    }
+
+    @Test func plainLinesWhenNotATerminalAndOneFileNamedByO() throws {
+        let farm = try RunningFarm()
+        let files = serve(farm, 1, size: 200_000, rate: nil)
+        let out = farm.dir.appending("plain")
+        let result = try run("farm", ["get", farm.origin.url(for: files[0].path), "-o", "renamed.dat", "--out", out,
+                                      "--spool", farm.spool.root], environment: farm.environment, timeout: 180)
+        #expect(result.status == 0, "\(result.output) \(result.error)")
+        #expect(FileManager.default.contents(atPath: out + "/renamed.dat").map { [UInt8]($0) } == files[0].body)
+        #expect(!FileManager.default.fileExists(atPath: out + "/0.bin"))
+        #expect(result.output.contains("renamed.dat: Done"), "\(result.output)")
+        #expect(!result.output.contains("\u{1B}") && !result.output.contains("[#"), "no bars in a pipe: \(result.output)")
+        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty }, "the farm it started is stopped")
+
+        let refused = try run("farm", ["get", farm.origin.url(for: files[0].path), farm.origin.url(for: "/x.bin"),
+                                       "-o", "one.dat", "--spool", farm.spool.root], environment: farm.environment)
+        #expect(refused.status == 2, "\(refused.error)")
+        #expect(refused.error.contains("-o names one file"), "\(refused.error)")
+    }
+
+    @Test func ctrlCOnAFarmRunningOtherListsStopsOnlyItsOwn() throws {
+        let farm = try RunningFarm()
+        let others = try farm.addList("Other", count: 2, size: 300_000, rate: 40_000)
+        try farm.start(workers: 4)
+        let supervisor = farm.pids(.supervisor)
+        let files = serve(farm, 2, size: 600_000, rate: 60_000)
+        let out = farm.dir.appending("mine")
+        let arguments = ["get"] + files.map { farm.origin.url(for: $0.path) } + ["--out", out, "--spool", farm.spool.root]
+        let get = try TerminalProcess("farm", arguments, environment: farm.environment)
+        #expect(poll(timeout: 60, every: 0.1) { Self.kept(farm, files).allSatisfy { $0 > 50_000 } }, "\(get.output)")
+        get.kill(SIGINT)
+        #expect(get.wait(timeout: 60) == 130, "\(get.output)")
+
+        // The farm runs on, with the same supervisor, and finishes the other list, never interrupted.
+        #expect(farm.pids(.supervisor) == supervisor)
+        let wait = try farm.farm(["wait", "--timeout", "120"])
+        #expect(wait.status == 0, "\(wait.output) \(wait.error)")
+        #expect(wait.output.contains("held by a stopped farm get"), "\(wait.output)")
+        for path in others {
+            #expect(farm.origin.requests(for: path).count == 1, "\(path) was fetched once, without a break")
+        }
+        // Its list is held: no worker takes it, its bytes stay as they were.
+        let kept = Self.kept(farm, files)
+        Thread.sleep(forTimeInterval: 2)
+        #expect(Self.kept(farm, files) == kept, "nobody downloads a held list")
+        #expect(kept.allSatisfy { $0 > 50_000 && $0 < 600_000 }, "\(kept)")
+        #expect(farm.spool.activeJobs().isEmpty)
+
+        farm.origin.clearFaults()
+        let again = try run("farm", arguments, environment: farm.environment, timeout: 180)
+        #expect(again.status == 0, "\(again.output) \(again.error)")
+        #expect(delivered(files, in: out))
+        for (file, first) in zip(files, kept) {
+            #expect(farm.origin.requests(for: file.path).compactMap(\.rangeStart).contains { $0 >= first })
+        }
+        #expect(farm.pids(.supervisor) == supervisor, "a farm get did not start is left running")
+    }
+
+    /// The bytes kept of each file, in order, from the URL partials in the spool (0 for none).
+    private static func kept(_ farm: RunningFarm, _ files: [(path: String, body: [UInt8])]) -> [Int] {
+        files.map { farm.partialSize(url: farm.origin.url(for: $0.path)) }
+    }
+}
