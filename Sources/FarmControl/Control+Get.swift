@@ -42,8 +42,10 @@ extension Control {
     /// and one that this get started is stopped. Another list of the spool is never touched.
     public func get(_ request: GetRequest, interval: Double = 0.2, interrupted: () -> Bool,
                     progress: (ListStatus) -> Void) throws(ControlError) -> Fetched {
+        // Any kind of bytes, as wget keeps them: a get of an .iso or a .tar.gz is no mistake (SPEC §15's
+        // `--accept any`).
         let options = try Self.requestOptions(headers: [], cookieFile: nil, userAgent: nil, proxy: nil,
-                                              connections: request.connections)
+                                              connections: request.connections, accept: "any")
         let delivery = try Self.delivery(folder: request.folder, template: "{name}")
         let list = try GetList(request, folder: delivery.folder)
         let listID = ListID.of(name: list.name)
