@@ -33,6 +33,14 @@ extension Spool {
         FileSystem.names(active).contains { ActiveName($0)?.job == job }
     }
 
+    /// The claimed job files of list `id` in active/.
+    func claimedJobs(ofList id: String) -> [(String, JobName)] {
+        FileSystem.names(active).compactMap { name in
+            guard name.hasPrefix(id), let entry = ActiveName(name), entry.job.list == id else { return nil }
+            return (path(\.active, name), entry.job)
+        }
+    }
+
     /// Every claimed job, with the age of its lease.
     public func activeJobs() -> [ActiveJob] {
         let now = Clock.wall()

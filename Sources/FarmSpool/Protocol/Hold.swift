@@ -73,12 +73,4 @@ extension Spool {
         }
         return jobs
     }
-
-    /// The claimed job files of list `id` in active/.
-    private func claimedJobs(ofList id: String) -> [(String, JobName)] {
-        FileSystem.names(active).compactMap { name in
-            guard name.hasPrefix(id), let entry = ActiveName(name), entry.job.list == id else { return nil }
-            return (path(\.active, name), entry.job)
-        }
-    }
 }
