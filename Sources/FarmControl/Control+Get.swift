@@ -52,7 +52,7 @@ extension Control {
         let added = try addGetList(list, request: options, delivery: delivery)
         if !added {
             // The same command before: take its list up again where it stopped.
-            _ = try spoolCall { () throws(SpoolError) in try spool.release(list: listID) }
+            _ = try release(list: listID)
             if (spool.list(listID)?.total ?? 0) > 0, try !failures(of: .id(listID)).groups.isEmpty {
                 _ = try retry(.id(listID))
             }
@@ -68,14 +68,14 @@ extension Control {
                 if status.state == .finished { break }
             }
             if interrupted() {
-                _ = try spoolCall { () throws(SpoolError) in try spool.hold(list: listID) }
+                _ = try hold(list: listID)
                 if startedFarm { _ = try stop() }
                 let status = ListView.build(spool, listID: listID) ?? last
                 return Fetched(list: list.name, total: status?.total ?? 0, done: status?.done ?? 0,
                                failed: status?.failed ?? 0, interrupted: true, startedFarm: startedFarm,
                                folder: delivery.folder)
             }
-            Thread.sleep(forTimeInterval: interval)
+            Clock.sleep(interval)
         }
         if startedFarm && !othersHaveWork(besides: listID) { _ = try stop() }
         return Fetched(list: list.name, total: last?.total ?? 0, done: last?.done ?? 0, failed: last?.failed ?? 0,

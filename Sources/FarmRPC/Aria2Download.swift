@@ -24,13 +24,15 @@ public struct Aria2Download: Equatable, Sendable {
     public let out: String?
     /// The whole farm is paused (`farm pause`, `aria2.pauseAll`): what would run waits, as aria2's paused.
     public let farmPaused: Bool
+    /// Its list is held (`aria2.pause` of this download): it waits, paused, while the others go on.
+    public let held: Bool
 
     public var state: State {
         switch resource.status {
         case .done: .complete
         case .error: .error
-        case .queued: farmPaused ? .paused : .waiting
-        case .downloading, .unzipping, .rendering: farmPaused ? .paused : .active
+        case .queued: farmPaused || held ? .paused : .waiting
+        case .downloading, .unzipping, .rendering: farmPaused || held ? .paused : .active
         }
     }
 
@@ -120,7 +122,7 @@ public enum Aria2Downloads {
         // The lists from the spool itself, not the watcher's summary: a list added a moment ago must be
         // found by the call that follows its addUri.
         let lists = StatusScan.orderedListRecords(spool)
-        let paused = spool.isPaused
+        let paused = spool.isPaused, held = spool.heldLists()
         var downloads: [Aria2Download] = []
         for (listID, record) in lists {
             guard let view = ListView.build(spool, listID: listID) else { continue }
@@ -131,7 +133,7 @@ public enum Aria2Downloads {
                 downloads.append(Aria2Download(
                     gid: GID.of(list: listID, resource: resource.id), listID: listID, listName: record.name,
                     resource: resource, mirrors: job?.mirrors ?? [], folder: record.delivery?.folder, out: job?.out,
-                    farmPaused: paused))
+                    farmPaused: paused, held: held.contains(listID)))
             }
         }
         return downloads

@@ -198,14 +198,22 @@ public final class Aria2RPC: Sendable {
             }
             return .string(download.gid)
         case "aria2.pause", "aria2.forcePause":
-            // farm pauses the whole farm, not one download (`farm pause`): aria2's refusal of a download it
-            // cannot pause now.
+            // A download added here is a list of its own, held alone while the others go on (Hold.swift); one
+            // of a list of many (`farm add`) cannot be: aria2's refusal of a download it cannot pause now.
             let download = try find(params.gid(0))
-            throw RPCError("GID#\(download.gid) cannot be paused now")
+            guard !download.isStopped, !download.held, control.spool.list(download.listID)?.total == 1 else {
+                throw RPCError("GID#\(download.gid) cannot be paused now")
+            }
+            try run { () throws(ControlError) in _ = try control.hold(list: download.listID) }
+            return .string(download.gid)
         case "aria2.unpause":
             let download = try find(params.gid(0))
-            guard download.state == .paused else { throw RPCError("GID#\(download.gid) cannot be unpaused now") }
-            throw RPCError("GID#\(download.gid) cannot be unpaused now: the whole farm is paused; aria2.unpauseAll resumes it")
+            guard download.held else {
+                guard download.state == .paused else { throw RPCError("GID#\(download.gid) cannot be unpaused now") }
+                throw RPCError("GID#\(download.gid) cannot be unpaused now: the whole farm is paused; aria2.unpauseAll resumes it")
+            }
+            try run { () throws(ControlError) in _ = try control.release(list: download.listID) }
+            return .string(download.gid)
         case "aria2.pauseAll", "aria2.forcePauseAll", "aria2.unpauseAll":
             try run { () throws(ControlError) in _ = try control.setPaused(method != "aria2.unpauseAll") }
             return .string("OK")

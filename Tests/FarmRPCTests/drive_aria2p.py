@@ -188,6 +188,14 @@ def main():
     options = api.get_global_options()
     check(options.max_concurrent_downloads == 2 and options.max_overall_download_limit == 102400,
           f"getGlobalOption says 2 at once, 100K: {options.max_concurrent_downloads} {options.max_overall_download_limit}")
+
+    # One download paused by its GID while the other rules stand, then let go.
+    check(client.pause(other) == other, "pause answers the GID")
+    until("the paused download is paused", lambda: client.tell_status(other, ["status"])["status"] == "paused")
+    check(other not in [d["gid"] for d in client.tell_active(["gid"])], "a paused download is not active")
+    check(client.unpause(other) == other, "unpause answers the GID")
+    until("the unpaused download waits or runs again",
+          lambda: client.tell_status(other, ["status"])["status"] in ("waiting", "active"))
     api.set_global_options({"max-overall-download-limit": "0"})
     until("the other slow download completes", lambda: api.get_download(other).status == "complete")
     item = config["slow"][slow.index(other)]
