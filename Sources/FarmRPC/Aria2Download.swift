@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import Foundation
 
 /// One farm resource seen as an aria2 download (SPEC §16): its GID, its state in aria2's words, and the
@@ -59,6 +60,20 @@ public struct Aria2Download: Equatable, Sendable {
         })
     }
 
+    /// Bytes a second while active: those it has over the time since its transfer began (the status's
+    /// `changed`), an average rather than aria2's last seconds, since farm's status keeps no rate; 0 otherwise.
+    public var downloadSpeed: Int {
+        guard state == .active, let changed = resource.changed,
+              let since = Self.iso8601.withLock({ $0.date(from: changed) }) else { return 0 }
+        return Int(Double(resource.bytes) / max(1, Date().timeIntervalSince(since)))
+    }
+
+    private static let iso8601 = Locked({
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }())
+
     /// `getFiles`: farm's download is one file.
     public var files: JSONValue {
         .array([.object([
@@ -80,7 +95,7 @@ public struct Aria2Download: Equatable, Sendable {
             JSONMember("totalLength", .string(String(totalLength))),
             JSONMember("completedLength", .string(String(completedLength))),
             JSONMember("uploadLength", .string("0")),
-            JSONMember("downloadSpeed", .string("0")),
+            JSONMember("downloadSpeed", .string(String(downloadSpeed))),
             JSONMember("uploadSpeed", .string("0")),
             JSONMember("connections", .string(state == .active ? String(max(1, resource.pieces?.active ?? 1)) : "0")),
             JSONMember("numPieces", .string(String(resource.pieces?.total ?? (totalLength + pieceLength - 1) / pieceLength))),

@@ -223,7 +223,8 @@ public final class Aria2RPC: Sendable {
             let downloads = visible()
             let count = { (keep: (Aria2Download) -> Bool) in JSONValue.string(String(downloads.filter(keep).count)) }
             return .object([
-                JSONMember("downloadSpeed", .string("0")), JSONMember("uploadSpeed", .string("0")),
+                JSONMember("downloadSpeed", .string(String(downloads.reduce(0) { $0 + $1.downloadSpeed }))),
+                JSONMember("uploadSpeed", .string("0")),
                 JSONMember("numActive", count { $0.state == .active }), JSONMember("numWaiting", count(\.isWaiting)),
                 JSONMember("numStopped", count(\.isStopped)), JSONMember("numStoppedTotal", count(\.isStopped)),
             ])

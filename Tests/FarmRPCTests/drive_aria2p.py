@@ -189,6 +189,10 @@ def main():
     check(options.max_concurrent_downloads == 2 and options.max_overall_download_limit == 102400,
           f"getGlobalOption says 2 at once, 100K: {options.max_concurrent_downloads} {options.max_overall_download_limit}")
 
+    until("the running download has a speed, as a string",
+          lambda: int(client.tell_status(other, ["downloadSpeed"])["downloadSpeed"]) > 0)
+    until("getGlobalStat sums the speeds", lambda: int(client.get_global_stat()["downloadSpeed"]) > 0)
+
     # One download paused by its GID while the other rules stand, then let go.
     check(client.pause(other) == other, "pause answers the GID")
     until("the paused download is paused", lambda: client.tell_status(other, ["status"])["status"] == "paused")
