@@ -8,9 +8,10 @@ import Foundation
 /// status object of `aria2.tellStatus`, with aria2's keys and every number a string, as aria2 sends them. A
 /// value, read from the spool by `Aria2Downloads`.
 public struct Aria2Download: Equatable, Sendable {
-    /// aria2's states. `waiting` and `paused` make the waiting queue; `complete` and `error` the stopped.
+    /// aria2's states. `waiting` and `paused` make the waiting queue; `complete`, `error` and `removed` the
+    /// stopped.
     public enum State: String, Sendable {
-        case active, waiting, paused, complete, error
+        case active, waiting, paused, complete, error, removed
     }
 
     public let gid: String
@@ -27,9 +28,12 @@ public struct Aria2Download: Equatable, Sendable {
     public let farmPaused: Bool
     /// Its list is held (`aria2.pause` of this download): it waits, paused, while the others go on.
     public let held: Bool
+    /// Removed by `aria2.remove`: no longer in the spool, kept as a result until purged, as aria2 keeps it.
+    public var removed = false
 
     public var state: State {
-        switch resource.status {
+        if removed { return .removed }
+        return switch resource.status {
         case .done: .complete
         case .error: .error
         case .queued: farmPaused || held ? .paused : .waiting
@@ -37,7 +41,7 @@ public struct Aria2Download: Equatable, Sendable {
         }
     }
 
-    public var isStopped: Bool { state == .complete || state == .error }
+    public var isStopped: Bool { state == .complete || state == .error || state == .removed }
     public var isWaiting: Bool { state == .waiting || state == .paused }
 
     public var uris: [String] { [resource.url] + mirrors }
@@ -103,7 +107,7 @@ public struct Aria2Download: Equatable, Sendable {
             JSONMember("dir", .string(folder ?? "")),
             JSONMember("files", files),
         ]
-        if isStopped {
+        if state == .complete || state == .error {
             members.append(JSONMember("errorCode", .string(state == .complete ? "0" : Self.errorCode(resource.error))))
             members.append(JSONMember("errorMessage", .string(resource.error ?? "")))
         }

@@ -30,11 +30,12 @@ public final class Aria2Notifier: Sendable {
             switch download.state {
             case .active: say("onDownloadStart", download.gid)
             case .paused:
-                // Paused while it ran (its transfer holds its place): it started, if no look saw it run.
-                guard download.resource.status != .queued else { continue }
+                // Paused while it ran (its transfer holds its place, or its list was held as it ran): it
+                // started, if no look saw it run.
+                guard download.resource.status != .queued || (download.held && was == .active) else { continue }
                 if was != .active { say("onDownloadStart", download.gid) }
                 say("onDownloadPause", download.gid)
-            case .waiting: continue
+            case .waiting, .removed: continue
             case .complete, .error:
                 if !ran { say("onDownloadStart", download.gid) }
                 say(download.state == .complete ? "onDownloadComplete" : "onDownloadError", download.gid)

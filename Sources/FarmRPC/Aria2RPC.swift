@@ -50,6 +50,9 @@ public final class Aria2RPC: Sendable {
     /// The stopped downloads `purgeDownloadResult` and `removeDownloadResult` took out of `tellStopped`; their
     /// files stay, as aria2's do. Kept while this server runs, as aria2 keeps its results.
     private let forgotten = Locked<Set<String>>([])
+    /// The downloads `aria2.remove` took out of the spool, shown stopped (`removed`) until purged: in memory,
+    /// as aria2 keeps its results.
+    private let removed = Locked<[String: Aria2Download]>([:])
 
     /// Whether calls need `token:SECRET`.
     public var hasSecret: Bool { secret != nil }
@@ -196,6 +199,9 @@ public final class Aria2RPC: Sendable {
             try run { () throws(ControlError) in
                 _ = try control.removeItem(.id(download.listID), id: download.resource.id)
             }
+            var result = download
+            result.removed = true
+            removed.withLock { $0[download.gid] = result }
             return .string(download.gid)
         case "aria2.pause", "aria2.forcePause":
             // A download added here is a list of its own, held alone while the others go on (Hold.swift); one
@@ -244,6 +250,7 @@ public final class Aria2RPC: Sendable {
         case "aria2.purgeDownloadResult":
             let stopped = visible().filter(\.isStopped).map(\.gid)
             forgotten.withLock { $0.formUnion(stopped) }
+            removed.withLock { $0.removeAll() }
             return .string("OK")
         case "aria2.removeDownloadResult":
             let gid = try params.gid(0)
@@ -251,6 +258,7 @@ public final class Aria2RPC: Sendable {
                 throw RPCError("Could not remove download result of GID#\(gid)")
             }
             forgotten.withLock { _ = $0.insert(download.gid) }
+            removed.withLock { $0[download.gid] = nil }
             return .string("OK")
         default:
             throw RPCError.noSuchMethod(method)
@@ -393,7 +401,10 @@ public final class Aria2RPC: Sendable {
     /// Every download a client sees: the spool's resources but the results it purged.
     private func visible() -> [Aria2Download] {
         let forgotten = forgotten.withLock { $0 }
-        return Aria2Downloads.read(control.spool).filter { !($0.isStopped && forgotten.contains($0.gid)) }
+        let inSpool = Aria2Downloads.read(control.spool)
+        let gids = Set(inSpool.map(\.gid))
+        let removed = removed.withLock { removed in Array(removed.values).filter { !gids.contains($0.gid) } }
+        return (inSpool + removed.sorted { $0.gid < $1.gid }).filter { !($0.isStopped && forgotten.contains($0.gid)) }
     }
 
     /// The download `gid` names (a GID or a unique prefix of one), or aria2's refusal.

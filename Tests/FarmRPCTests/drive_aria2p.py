@@ -178,10 +178,15 @@ def main():
     running = until("one runs again", lambda: [d["gid"] for d in client.tell_active(["gid"])])
 
     # Remove the running one; the cap and two at once for the other.
-    check(api.remove([api.get_download(running[0])]) == [True], "remove the running download")
+    # The client's call, not aria2p's API.remove, which also removes the download's result.
+    check(client.remove(running[0]) == running[0], "remove the running download")
     until("the removed one is neither active nor waiting",
           lambda: running[0] not in [d["gid"] for d in client.tell_active(["gid"])
                                      + client.tell_waiting(0, 10, ["gid"])])
+    removed = until("tellStopped has it, removed",
+                    lambda: [d for d in client.tell_stopped(0, 10, ["gid", "status"]) if d["gid"] == running[0]])
+    check(removed[0]["status"] == "removed", f"its status says removed: {removed}")
+    check(client.tell_status(running[0], ["status"])["status"] == "removed", "tellStatus finds it, removed")
     other = [g for g in slow if g != running[0]][0]
     check(api.set_global_options({"max-concurrent-downloads": "2", "max-overall-download-limit": "100K"}),
           "changeGlobalOption takes the cap")
