@@ -29,11 +29,13 @@ struct Add: ParsableCommand {
             atomic: a manifest that is refused adds nothing, and adding the same manifest twice adds nothing \
             more. A URL this spool has downloaded before, in any list, is not fetched again: its bytes are \
             linked (--fresh downloads it anyway). No URL or name from a manifest reaches a shell or becomes \
-            a path outside the spool.
+            a path outside the spool. A download shared that way is still converted again for each list \
+            that has it, and a URL whose bytes are of no supported kind is not recorded: each list fetches it.
 
             With --items and --url, SOURCE is a JSON API that hands out one page of items at a time, read by \
             JSON Pointers (RFC 6901; a * segment maps over every element of an array): add records it and \
-            returns, and the running farm's follower fetches its pages while the workers download.
+            returns, and the running farm's follower fetches its pages while the workers download. Item and \
+            cover URLs may be relative to the page's URL.
 
             --header, --cookies, --user-agent and --proxy go with every request made for the list: its \
             manifest or pages, its resources, their retries, and farm sync. Their values are kept in the \
@@ -45,7 +47,63 @@ struct Add: ParsableCommand {
             .jpg) fail with "unsupported content", unless the list was added with --accept any: they are then \
             kept as downloaded, of kind "other", with no display image.
 
-            HOOKS. With --on-done PROGRAM, PROGRAM runs after each resource of the list is done (and \
+            TEXT LISTS:
+            A text list is named by its file (urls.txt: the list urls, delivered to DIR/urls/ by the default \
+            --name). One list read from standard input is named stdin- and 8 hex digits of its URLs, so the \
+            same list piped twice adds nothing. In a zip, a .txt whose first line is not a URL (a readme) is \
+            skipped. A line that is not an http(s) URL, an option with no URL above it, an unknown option or \
+            a checksum that is not one is refused with its number (urls.txt: line 4: unknown option \
+            "referer"=), exit 2, and nothing is added.
+
+            CHECKSUMS:
+            A "sha256" (64 hex digits, either case) of an item, or a text list's sha256= line, is the SHA-256 \
+            its download must have. A download that differs is fetched once more from its first byte; if it \
+            still differs the resource fails with "checksum mismatch: expected HEX, got HEX" and leaves no \
+            output. Bytes the spool already holds for the URL serve it only when their digest is that one. \
+            The one fresh try is counted within a claim: a worker killed between the two downloads leaves the \
+            next owner two tries again.
+
+            CREDENTIALS:
+            A redirect to another host carries no Authorization header and no cookie (cookies go by their own \
+            domain and path); other headers follow it, as curl's do. farm status LIST --json shows only the \
+            names and counts: "request": {"headers": ["Authorization"], "cookies": 3, "proxy": URL}. A header \
+            that is not Name: value, a cookie file that cannot be read or holds a line that is not a cookie, \
+            and a proxy of another scheme are refused (exit 2, nothing added).
+
+            DELIVERY:
+            With --out DIR, each done resource's download is put at DIR/TEMPLATE (--name, default \
+            {list}/{name}): a hard link on the spool's file system, else a copy, written whole before it gets \
+            its name, so a kill never leaves half a file in DIR. {index} is zero-padded to the list's width, \
+            {name} is the URL path's last segment percent-decoded, {ext} comes from the bytes' kind. Each field \
+            is made safe (a / becomes _, control characters go, . and .. become _, a segment is cut to 255 \
+            bytes keeping its extension); resources that would share a path get " (2)", " (3)"... in list \
+            order. A resource is done once delivered; a delivery that fails is its error ("delivery failed: \
+            ..."), and farm retry delivers again. farm never replaces or removes a file it did not deliver \
+            (its deliveries carry the attribute user.farm.delivered; where the file system has no user \
+            attributes, a reload's or sync's new version fails its delivery instead). farm item rm removes the \
+            delivered file, farm sync and farm reload replace it, farm reset leaves DIR alone; the status \
+            shows each resource's "delivered" path.
+
+            PIECES AND MIRRORS:
+            With --connections N, each resource whose server answers a range with its size is fetched as \
+            pieces (at least --min-piece), up to N at once, by any worker of any host: each piece is a claim \
+            of its own, with its own lease, written at its offset into the resource's one partial file. A \
+            worker killed mid-piece costs what it fetched since its last progress (a few times a second); \
+            farm stop, a scale-down and pause hand pieces back with their bytes. A transfer that finishes its \
+            piece takes over the tail of the slowest holder, so the last bytes never wait on one slow \
+            connection. The status shows the resource as one row with "pieces": {"done", "active", \
+            "total"}; conversions, delivery, checksums and download once act on the whole file. Another \
+            server's resources are fetched over one connection.
+
+            An item of the objects shape may give mirrors of the same bytes, {"id": "iso", "urls": [URL, \
+            URL...]} (a text list: URLs separated by TAB); the first is its URL. Pieces are spread over them; \
+            a mirror that fails a piece or reports another size is dropped for that resource, which fails \
+            only when every mirror has (every mirror failed: URL: reason; ...). Once paces are known, a \
+            mirror four times slower than the fastest takes no new piece; one held by a Retry-After leaves \
+            its pieces to the others.
+
+            HOOKS:
+            With --on-done PROGRAM, PROGRAM runs after each resource of the list is done (and \
             delivered, with --out), and after each one that failed for good too unless --on-error PROGRAM \
             is given for those. It runs with no shell: its arguments are only the --on-done-arg (or \
             --on-error-arg) values, in order, each taken as it is (even one starting with -). The resource \

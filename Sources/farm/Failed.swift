@@ -14,6 +14,21 @@ struct Failed: ParsableCommand {
             instead (an exit status other than 0, a time-out, a program that could not start), grouped by \
             how; farm retry --hooks runs them again.
 
+            WHAT FAILS, WHAT IS RETRIED:
+            A 404, 410 or other 4xx fails at once with its status. A 5xx, 408 or 429, a reset, a time-out and \
+            a body cut short are retried with exponential back-off (0.5, 1, 2, 4 s..., each lengthened by up \
+            to half again, never shortened, and never sooner than a Retry-After; a Retry-After: 0 holds its \
+            host for the back-off all the same), resuming by range. The wait is recorded on the job before \
+            it starts, so whichever worker takes the job next (after a stop, a scale-down or a kill) waits \
+            out the rest. Anything that is not http(s), also as a redirect's target, is never fetched. An \
+            HTML page named .jpg is unsupported content (unless its list was added with --accept any); \
+            corrupt, encrypted and page-less PDFs, corrupt ZIPs, ZIPs with nothing to show, ZIP bombs and \
+            downloads over farm start's --max-size each fail with their reason, and a ZIP entry named ../x or \
+            /etc/x is never written outside its folder. An HTTPS certificate that fails verification fails \
+            at once, with its reason. A full disk is no resource's fault: a download or conversion that finds \
+            no room goes back to the queue with its bytes, not counted as an attempt, and its worker claims \
+            nothing more until space is freed.
+
             EXAMPLES:
               farm failed
                   Every failure, by reason.

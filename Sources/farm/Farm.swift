@@ -14,8 +14,9 @@ struct Farm: ParsableCommand {
         abstract: "A bulk download manager run by a farm of worker processes sharing a spool directory.",
         // Also the man page farm(1): bin/package lays out its sections (Sources/Packaging/man-sections.pl).
         discussion: """
-            farm downloads every resource listed in a manifest (JPG, PNG, PDF and ZIP files), renders page 1 \
-            of each PDF and unpacks each ZIP into an image to show, and keeps the status of every list and \
+            farm downloads every resource listed in a manifest (JPG, PNG, GIF, WebP, PDF and ZIP files), makes \
+            a display image and a thumbnail of each (a GIF's or WebP's first frame, a PDF's page 1, a ZIP's \
+            first image), and keeps the status of every list and \
             resource. The work is done by separate processes that share nothing but a spool directory: a \
             supervisor, the workers it keeps running, which claim jobs and download them, a watcher that keeps \
             the status current, and a follower that fetches the pages of paged lists. Any of them can be \

@@ -19,6 +19,10 @@ struct Fsck: ParsableCommand {
             owners' claims, sets foreign files aside in corrupt/ and removes dead temporaries. It never \
             deletes a done resource's files.
 
+            A writer is judged dead by its pid on this host. Claims carry their host, so another host's are \
+            judged by their lease alone; temporaries carry only a pid, so while another host runs farm, a \
+            temporary whose pid is gone here is left until it is a minute old.
+
             EXAMPLES:
               farm fsck
                   Check, and change nothing.

@@ -13,6 +13,10 @@ struct Item: ParsableCommand {
             is not http(s), an id the list has already) changes nothing, says why in one line and exits 2. \
             farm export prints the edited list.
 
+            A resource added or moved ahead of a list's queued resources is claimed before all of them (and \
+            before other lists' queued resources too); the rest keep the order they were queued in, and one \
+            moved behind others keeps its place in the queue.
+
             EXAMPLES:
               farm item add "Set 1.json" https://example.org/new.jpg --at 0
                   Add a resource first in line; prints its id.

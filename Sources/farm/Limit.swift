@@ -11,7 +11,8 @@ struct Limit: ControlCommand {
             this host together, all workers included; they follow within a second, whatever they are \
             downloading. RATE is bytes a second, with K, M or G for powers of 1024; 0 lifts the cap. The \
             cap is kept in the spool, as farm start --limit-rate sets it, and lasts through restarts. Other \
-            hosts keep their own.
+            hosts keep their own. A transfer with no allowance left is paused, its bytes held, until the \
+            allowance refills: over any 5 seconds the farm stays within a few percent of the cap.
 
             EXAMPLES:
               farm limit 500K

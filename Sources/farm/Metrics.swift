@@ -14,6 +14,14 @@ struct Metrics: ParsableCommand {
             them: each writes its own file in metrics/ about once a second. metrics changes nothing but \
             that folder, where it may fold the files of processes gone into one.
 
+            The gauges, read from the spool when asked: farm_resources_queued, farm_resources_active, \
+            farm_resources_done, farm_resources_failed{reason} (the error up to its first colon, such as HTTP \
+            404), farm_workers_desired, farm_workers_running, farm_paused. The counters: \
+            farm_downloaded_bytes_total, farm_retries_total, farm_reclaims_total, farm_requests_total{host} \
+            and farm_request_errors_total{host} (host: scheme://host:port), and the histogram \
+            farm_transfer_seconds. A SIGKILL costs at most the last second of one process's counts. \
+            Prometheus scrapes farm serve's address, 127.0.0.1:8771 by default, at /metrics.
+
             EXAMPLES:
               farm metrics | grep farm_resources_failed
                   The failures by reason.

@@ -12,7 +12,9 @@ struct Ps: ParsableCommand {
             (supervisor, worker, watcher, follower), pid, host, and the job it transfers (a worker with \
             several says how many more). A watcher waiting while another serves the spool shows as standby. \
             A process is listed while it holds the lock on its entry in procs/, so a killed one disappears \
-            at once. ps only reads the spool.
+            at once. ps only reads the spool. --json gives each process's role, pid, host and job, a \
+            worker's "pieces" while it holds some (bytes 0-8388608 of URL), and "standby": true for a watcher \
+            that waits.
 
             EXAMPLES:
               farm ps

@@ -30,6 +30,52 @@ struct Serve: ParsableCommand {
             pages of other origins may call it; without, they may not. It prints the address it listens on, then serves until ^C or SIGTERM; the farm keeps \
             running after it.
 
+            Screens have addresses: #/list/<id> and #/list/<id>/view/<index>. Every request must name this \
+            server in its Host header (no DNS rebinding); images are asked for by list id and index, never \
+            by path, and served only when the file resolves, symlinks included, inside the spool; the page \
+            may load only its own scripts and images. Every refusal is a 4xx with {"error": "one sentence"}.
+
+            API:
+            Each call runs the same verb as the command line.
+              GET /api/status, /api/lists/<id>
+                  The status, and one list as farm status LIST --json prints it.
+              GET /api/lists/<id>?offset=O&limit=L&q=TEXT
+                  A window of at most 500 resources, among those matching q, with
+                  total, offset, limit and, with q, matched.
+              GET /api/lists/<id>/<index>/image, .../thumb, /api/lists/<id>/cover
+                  A resource's images; a paged list's cover.
+              GET /api/events[?list=<id>[&offset=O&limit=L&q=TEXT]]
+                  Server-sent events: the status, or a window of one list.
+              POST /api/scale {"workers": N}, /api/limit {"rate": R}
+                  farm scale, farm limit.
+              POST /api/pause, /api/resume, /api/reset, /api/add {"source": S}
+                  farm pause, resume, reset, add.
+              POST /api/lists/<id>/reload
+                  farm reload.
+              POST /api/lists/<id>/items {"url": U, "id"?, "at"?}
+                  farm item add.
+              POST /api/lists/<id>/items/<item>/move {"to": N}
+                  farm item move.
+              DELETE /api/lists/<id>/items/<item>
+                  farm item rm.
+
+            ARIA2 RPC:
+            addUri([URL, MIRROR...], {options}) adds a list of one resource (aria2-<hex>.json) at those \
+            mirrors, delivered to its dir under out or the URL's name; header, checksum (sha-256= only) and \
+            split or max-connection-per-server (farm add's --connections) are its list's options. Every \
+            resource of the spool is a download whose GID (16 hex digits of its list's id and its own) never \
+            changes: tellActive, tellWaiting, tellStopped, tellStatus, getFiles and getUris show them with \
+            aria2's keys, every number a string; remove is farm item rm, changePosition farm item move, \
+            pauseAll and unpauseAll farm pause and resume; purgeDownloadResult and removeDownloadResult take \
+            finished downloads out of tellStopped (their files stay) while the server runs. Also \
+            getGlobalStat, getGlobalOption, getOption, getVersion (as aria2 1.37.0), getSessionInfo, \
+            system.multicall, system.listMethods and system.listNotifications. A WebSocket hears \
+            onDownloadStart, onDownloadPause, onDownloadComplete, onDownloadError and onDownloadStop. Errors \
+            are aria2's: a wrong token is code 1 "Unauthorized", a second late; an unknown method, \
+            BitTorrent's and Metalink's among them, 1 "No such method". farm pauses the whole farm, not one \
+            download (aria2.pause(gid) answers "cannot be paused now"), speeds are "0", and tell* read every \
+            list of the spool on each call.
+
             EXAMPLES:
               farm serve
                   http://127.0.0.1:8771/ on this machine.

@@ -27,6 +27,32 @@ struct Start: ControlCommand {
 
             start downloads nothing itself, and never starts a second supervisor on a host.
 
+            With conversions on, a worker stores each download and leaves its display image and thumbnail to \
+            a thread of its own at a low CPU priority (nice 10), holding the job (shown Rendering) until they \
+            are made, so the status may count many jobs active at once. --per-host and --rate-per-host are \
+            shared through the spool by every worker of every host; they cost each transfer an open, an flock \
+            and a close (about 10 % of a set of small files' throughput at --per-host equal to the workers).
+
+            SEVERAL HOSTS:
+            Hosts that mount one spool on a shared file system each run farm start --workers N on it, at the \
+            same mount point everywhere (the status names files by their path): each host runs its own \
+            supervisor and workers, one watcher serves the whole spool and the others stand by, and stop, \
+            pause, resume and reset act on every host. On such a file system (FUSE, so GlusterFS; NFS; SMB; \
+            Ceph) the watcher and the views poll the spool, as --poll asks elsewhere. A host killed whole \
+            leaves its claims and pieces to their lease before another host takes them. With GlusterFS:
+              gluster volume create farm transport tcp gluster1:/srv/farm-brick force
+                  On the server: one brick.
+              gluster volume set farm performance.stat-prefetch off
+                  No caching that would hide the other hosts' changes.
+              gluster volume set farm network.ping-timeout 5
+                  A cut-off host's mount fails within about 10 s, not a minute; then
+                  gluster volume start farm.
+              mount -t glusterfs -o OPTIONS gluster1:/farm /mnt/farm
+                  On every farm host, OPTIONS being attribute-timeout=0,
+                  entry-timeout=0, negative-timeout=0 and use-readdirp=no, joined by
+                  commas (use-readdirp=no lists a folder of 20,000 names five times
+                  faster); then farm start --workers 4 --spool /mnt/farm.
+
             EXAMPLES:
               farm start
                   The last settings, else 4 workers of one transfer each.

@@ -21,6 +21,40 @@ struct Status: ParsableCommand {
             status answers whether or not a farm runs: from the watcher's summary when one is running, \
             else from a scan of the spool. It only reads the spool.
 
+            JSON:
+            farm status --json has updated, paused, pausedBy ("user" after farm pause, "disk" while the \
+            spool's disk has less than farm start's --min-free free, null), disk {free, minFree} in bytes, \
+            workers {desired, running}, and per list name, id, state, total, queued, active, done, failed and \
+            progress; it stays small however many resources there are. With LIST, the list has its \
+            resources, each with index, id, url, status (queued, downloading, done, error...), text (what \
+            the app shows: Queueing, Downloading 45% (0% until the server says the size), Unzipping, \
+            Rendering, Done, Error), bytes, size, kind, file, image, thumb, error, attempts and changed (which \
+            moves when status does, not with every byte). Every key is always there, null when unknown. A \
+            resource served from bytes the spool already had (the same URL in another list, or equal bytes) \
+            has "shared": true. A paged list also has "pages": {"fetched", "done", "skipped"} (items without \
+            a URL are skipped), "error" (why a page stopped it: "page 2: HTTP 404"), and with --list-title \
+            and --list-cover its "title" and "cover"; its total grows as pages arrive, and it is not \
+            Finished before its last page is in.
+
+            FILES OF A RESOURCE:
+            The kind comes from the bytes' magic number, never the URL. A resource's files are in the \
+            spool's files/<list id>/:
+              JPG, PNG
+                  <index>.jpg or .png, itself the display image; <index>.thumb.png (256 px)
+                  the thumbnail, as for every kind with a display image.
+              GIF, WebP
+                  <index>.gif or .webp; the display image is its first frame,
+                  <index>.frame1.png (1600 px).
+              PDF
+                  <index>.pdf; page 1 rendered with poppler and cairo, <index>.page1.png
+                  (1600 px).
+              ZIP
+                  <index>.zip, unpacked safely under <index>.unzipped/; the display
+                  image is its first image by name (else its first PDF, rendered).
+              other
+                  With farm add --accept any: <index>.<the URL's extension>, else
+                  <index>.other, as downloaded; no display image, no thumbnail.
+
             EXAMPLES:
               farm status
                   Every list, one line each.

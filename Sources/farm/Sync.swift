@@ -26,6 +26,12 @@ struct Sync: ParsableCommand {
             one uninterrupted sync ends. With --all, a list that cannot be synced is one line on standard \
             error and the others go on. farm reload, not sync, downloads everything again.
 
+            Each done resource is revalidated with its own request, also where several share one URL. A \
+            resource whose revalidation fails (a network error, new bytes of no supported kind) is kept as \
+            it is, counted as unchanged, with a line in the spool's log/farm.log. New titles or captions of a \
+            paged list's existing items are not carried over. A local source given as a relative path is \
+            read relative to the folder farm sync runs in.
+
             EXAMPLES:
               farm sync Books
                   Bring the list Books to its source.

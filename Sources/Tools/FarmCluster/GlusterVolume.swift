@@ -23,7 +23,7 @@ public struct GlusterVolume: Sendable {
 
     /// The mount options: no attribute, entry or negative caching, so each mount sees the others' changes
     /// at once (claims, leases by ctime); no readdirplus, which makes listing a large folder five times
-    /// slower (the README's advice).
+    /// slower (farm-start(1)'s advice, SEVERAL HOSTS).
     public static let mountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0,use-readdirp=no"
     /// Seconds a client waits for a silent server before its calls fail: a cut-off host's mount fails
     /// after about twice this, instead of after minutes.
