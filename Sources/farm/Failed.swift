@@ -14,7 +14,7 @@ struct Failed: ParsableCommand {
             instead (an exit status other than 0, a time-out, a program that could not start), grouped by \
             how; farm retry --hooks runs them again.
 
-            WHAT FAILS, WHAT IS RETRIED:
+            FAILURES AND RETRIES:
             A 404, 410 or other 4xx fails at once with its status. A 5xx, 408 or 429, a reset, a time-out and \
             a body cut short are retried with exponential back-off (0.5, 1, 2, 4 s..., each lengthened by up \
             to half again, never shortened, and never sooner than a Retry-After; a Retry-After: 0 holds its \

@@ -59,10 +59,11 @@ struct Serve: ParsableCommand {
               DELETE /api/lists/<id>/items/<item>
                   farm item rm.
 
-            ARIA2 RPC:
-            addUri([URL, MIRROR...], {options}) adds a list of one resource (aria2-<hex>.json) at those \
-            mirrors, delivered to its dir under out or the URL's name; header, checksum (sha-256= only) and \
-            split or max-connection-per-server (farm add's --connections) are its list's options. Every \
+            RPC:
+            aria2's JSON-RPC 2.0 at /jsonrpc: addUri([URL, MIRROR...], {options}) adds a list of one \
+            resource (aria2-<hex>.json) at those mirrors, delivered to its dir under out or the URL's \
+            name; header, checksum (sha-256= only) and split or max-connection-per-server (farm add's \
+            --connections) are its list's options. Every \
             resource of the spool is a download whose GID (16 hex digits of its list's id and its own) never \
             changes: tellActive, tellWaiting, tellStopped, tellStatus, getFiles and getUris show them with \
             aria2's keys, every number a string; remove is farm item rm, changePosition farm item move, \
