@@ -92,8 +92,8 @@ struct Add: ParsableCommand {
             farm stop, a scale-down and pause hand pieces back with their bytes. A transfer that finishes its \
             piece takes over the tail of the slowest holder, so the last bytes never wait on one slow \
             connection. The status shows the resource as one row with "pieces": {"done", "active", \
-            "total"}; conversions, delivery, checksums and download once act on the whole file. Another \
-            server's resources are fetched over one connection.
+            "total"}; conversions, delivery, checksums and download once act on the whole file. A resource \
+            whose server does not answer a range with its size is fetched over one connection.
 
             An item of the objects shape may give mirrors of the same bytes, {"id": "iso", "urls": [URL, \
             URL...]} (a text list: URLs separated by TAB); the first is its URL. Pieces are spread over them; \
