@@ -66,16 +66,18 @@ struct Serve: ParsableCommand {
             --connections) are its list's options. Every \
             resource of the spool is a download whose GID (16 hex digits of its list's id and its own) never \
             changes: tellActive, tellWaiting, tellStopped, tellStatus, getFiles and getUris show them with \
-            aria2's keys, every number a string; remove is farm item rm, changePosition farm item move, \
-            pauseAll and unpauseAll farm pause and resume; purgeDownloadResult and removeDownloadResult take \
+            aria2's keys, every number a string; remove is farm item rm (the download stays in tellStopped, \
+            removed, until purged), changePosition farm item move, pause and unpause hold and let go the \
+            download's list (one added by addUri; one of a list of many cannot be paused alone), pauseAll \
+            and unpauseAll farm pause and resume; purgeDownloadResult and removeDownloadResult take \
             finished downloads out of tellStopped (their files stay) while the server runs. Also \
             getGlobalStat, getGlobalOption, getOption, getVersion (as aria2 1.37.0), getSessionInfo, \
             system.multicall, system.listMethods and system.listNotifications. A WebSocket hears \
             onDownloadStart, onDownloadPause, onDownloadComplete, onDownloadError and onDownloadStop. Errors \
             are aria2's: a wrong token is code 1 "Unauthorized", a second late; an unknown method, \
-            BitTorrent's and Metalink's among them, 1 "No such method". farm pauses the whole farm, not one \
-            download (aria2.pause(gid) answers "cannot be paused now"), speeds are "0", and tell* read every \
-            list of the spool on each call.
+            BitTorrent's and Metalink's among them, 1 "No such method". A download's speed is its bytes over \
+            the time since its transfer began (aria2's is of the last seconds), and tell* read every list of \
+            the spool on each call.
 
             EXAMPLES:
               farm serve
