@@ -89,6 +89,7 @@ struct Farm: ParsableCommand {
               procs/          one entry per running process, locked by it
               metrics/        each process's counters
               hosts/, holds/  per-host slots and rates; Retry-After holds
+              hooks/          --on-done hooks due, running, and their results
               tmp/            staging; swept once its writer is gone
               corrupt/        damaged or foreign files, set aside
               log/farm.log    one line per event worth a look
