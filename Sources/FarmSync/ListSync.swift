@@ -53,7 +53,7 @@ public struct ListSync {
         var report = SyncReport(list: record.name)
         let touched = try edit(to: source, report: &report)
         var revalidation = Revalidation(spool: spool, concurrency: concurrency, limits: limits, progress: progress)
-        let (changed, unchanged) = revalidation.run(list: id, skipping: touched)
+        let (changed, unchanged) = revalidation.run(list: id, skipping: touched, keys: source.keys)
         report.changed += changed
         report.unchanged = unchanged
         return report
@@ -62,16 +62,16 @@ public struct ListSync {
     /// Step 3: the list's resources become the source's. Returns the ids (keys) it added or fetched again.
     private func edit(to source: SourceResources, report: inout SyncReport) throws(SyncFailure) -> Set<String> {
         let wanted = source.records
+        let wantedKeys = source.keys(wanted)
         var current = members()
-        var wantedKeys: [String: Int] = [:]
-        for (index, record) in wanted.enumerated() where wantedKeys[source.key(record)] == nil {
-            wantedKeys[source.key(record)] = index
+        var wantedIndex: [String: Int] = [:]
+        for (index, key) in wantedKeys.enumerated() where wantedIndex[key] == nil {
+            wantedIndex[key] = index
         }
         // Gone from the source, or there under another URL: removed (the latter added again below).
         var refetch: Set<String> = []
-        for member in current {
-            let key = source.key(member.record)
-            guard let index = wantedKeys[key] else {
+        for (member, key) in zip(current, source.keys(current.map(\.record))) {
+            guard let index = wantedIndex[key] else {
                 try call { () throws(SpoolError) in
                     _ = try Lists(spool).removeResource(id: member.record.id, fromList: id)
                 }
@@ -86,11 +86,11 @@ public struct ListSync {
             }
         }
         current = members()
-        var present = Set(current.map { source.key($0.record) })
+        var present = Set(source.keys(current.map(\.record)))
         var count = current.count
         var touched: Set<String> = []
-        for (index, var record) in wanted.enumerated() where !present.contains(source.key(record)) {
-            let key = source.key(record)
+        for (index, var record) in wanted.enumerated() where !present.contains(wantedKeys[index]) {
+            let key = wantedKeys[index]
             present.insert(key)
             touched.insert(key)
             if !source.byID { record.id = "" }

@@ -25,15 +25,18 @@ struct Revalidation {
         var maxSize: Int
     }
 
-    /// Revalidates the resources of list `id` whose key is not in `skipping` (just added or fetched again);
-    /// returns how many changed and how many did not (those not done included).
-    mutating func run(list id: String, skipping: Set<String>) -> (changed: Int, unchanged: Int) {
+    /// Revalidates the resources of list `id` whose key (by `keys`, given the list's records in order) is
+    /// not in `skipping` (just added or fetched again); returns how many changed and how many did not (those
+    /// not done included).
+    mutating func run(list id: String, skipping: Set<String>, keys: ([JobRecord]) -> [String])
+        -> (changed: Int, unchanged: Int) {
         guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return (0, 0) }
         var candidates: [(resource: DoneResource, url: String)] = []
         var unchanged = 0
-        for number in Lists(spool).order(ofList: id, total: record.total).numbers where number < table.count {
+        let numbers = Lists(spool).order(ofList: id, total: record.total).numbers.filter { $0 < table.count }
+        for (number, key) in zip(numbers, keys(numbers.map { table[$0] })) {
             let entry = table[number]
-            if skipping.contains(entry.id) || skipping.contains(entry.url) { continue }
+            if skipping.contains(key) { continue }
             guard let resource = Lists(spool).doneResource(JobName(list: id, index: number)),
                   resource.record.etag != nil || resource.record.modified != nil else {
                 unchanged += 1

@@ -11,8 +11,18 @@ struct SourceResources {
     var records: [JobRecord]
     var byID: Bool
 
-    /// What tells `record` from the list's other resources.
-    func key(_ record: JobRecord) -> String { byID ? record.id : record.url }
+    /// What tells each of `records` (in their order) from the others: its id; or, without ids, its URL and
+    /// which occurrence of that URL it is, so that a URL twice in a list and once in its source is one
+    /// resource kept and one removed (the first kept, as the source's first is the list's first).
+    func keys(_ records: [JobRecord]) -> [String] {
+        guard !byID else { return records.map(\.id) }
+        var seen: [String: Int] = [:]
+        return records.map { record in
+            let earlier = seen[record.url, default: 0]
+            seen[record.url] = earlier + 1
+            return earlier == 0 ? record.url : "\(record.url) #\(earlier + 1)"
+        }
+    }
 
     /// Reads the source of list `list` (named `record.name`): its manifest, fetched again (a URL) or read
     /// again (a local path, relative to the working directory as `farm add` was given it), the list found by

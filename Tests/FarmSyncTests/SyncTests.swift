@@ -149,6 +149,38 @@ import Testing
         #expect(books.waitDone("Local.json", count: 4))
     }
 
+    /// A source without ids is matched by URL, each occurrence on its own: a URL twice in the list and once
+    /// in its source is one resource kept (the first) and one removed.
+    @Test func aURLTwiceInAListAndOnceInItsSourceIsOneResourceRemoved() throws {
+        let books = try SyncFarm()
+        let paths = ["a", "b", "c"].map { books.serve($0, seed: Int($0.unicodeScalars.first!.value)) }
+        func write(_ order: [Int]) throws -> String {
+            let urls = order.map { #"{"url":"\#(books.origin.url(for: paths[$0]))"}"# }
+            let path = books.farm.dir.appending("Twice.json")
+            try Data("[\(urls.joined(separator: ","))]".utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        try books.farm.must(["add", try write([0, 1, 0, 2])])
+        try books.farm.start(workers: 2)
+        #expect(books.waitDone("Twice.json", count: 4))
+        let first = try #require(try books.rows("Twice.json").first)
+
+        _ = try write([0, 1, 2])
+        let sync = try books.farm.farm(["sync", "Twice.json"])
+        #expect(sync.status == 0, "\(sync.error)")
+        #expect(sync.output == "Twice.json: added 0, removed 1, changed 0, unchanged 3\n")
+        let rows = try books.rows("Twice.json")
+        #expect(rows.map(\.url) == paths.map { books.origin.url(for: $0) })
+        #expect(rows.first?.id == first.id, "the first occurrence is the one kept")
+
+        _ = try write([0, 1, 2, 0])
+        let again = try books.farm.farm(["sync", "Twice.json"])
+        #expect(again.output == "Twice.json: added 1, removed 0, changed 0, unchanged 3\n", "\(again.error)")
+        #expect(books.waitDone("Twice.json", count: 4))
+        let fsck = try books.farm.farm(["fsck"])
+        #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
+    }
+
     /// A paged list is synced from every page of its API; one still being followed is refused (exit 2).
     @Test func aPagedListIsSyncedFromEveryPage() throws {
         let books = try SyncFarm()
