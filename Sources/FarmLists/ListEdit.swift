@@ -221,6 +221,11 @@ extension Lists {
                 misses += 1
             }
         }
+        // An edit taken up again after its removal was cut short finds no job file to read the URL from:
+        // the list's table keeps every line it ever had, so its blob's URL record still goes with it.
+        if url == nil, let table = spool.resources(ofList: job.list), job.index < table.count {
+            url = table[job.index].url
+        }
         removeOutputs(of: job, url: url)
         if let delivered { Deliveries(spool: spool).remove(delivered, of: job) }
         Dedup(spool).dropPartials(of: job, url: url)

@@ -1,0 +1,57 @@
+import FarmDedup
+import FarmFsck
+import FarmSpool
+import FarmSystem
+import FarmTestSupport
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// A removal of an output that is a blob's last other name, cut between its two steps (the power cut
+/// bin/powercut found: `farm sync` cut while it removed an item): what the disk holds at that step is a
+/// spool fsck finds nothing in, the output left a file of its own rather than a blob no output names.
+@Suite struct RemovalCutTests {
+    @Test func aRemovalCutBetweenItsBlobAndItsOutputLeavesNoBlobThatNoOutputUses() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let bytes: [UInt8] = Array("the only bytes of this resource".utf8)
+        let name = try {
+            let path = dir.appending("bytes")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            return try Dedup.digest(ofFile: path)
+        }()
+        let blob = Dedup(spool).blobPath(name)
+        #expect(FileManager.default.createFile(atPath: blob, contents: Data(bytes)))
+        try FileManager.default.createDirectory(atPath: spool.files + "/list", withIntermediateDirectories: true)
+        let output = spool.files + "/list/0.jpg"
+        #expect(link(blob, output) == 0)
+        let url = "http://127.0.0.1:1/only.jpg"
+        let record = #"{"blob":"\#(name)","size":\#(bytes.count),"url":"\#(url)"}"#
+        #expect(FileManager.default.createFile(atPath: spool.urls + "/" + Dedup.urlKey(url), contents: Data(record.utf8)))
+        #expect(try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.isEmpty)
+
+        // What the disk holds at the step: the spool copied there, hard links kept (cp -a), by this thread.
+        let snapshot = dir.appending("at-the-cut")
+        let me = pthread_self()
+        let copied = Atomic<Int>(0)
+        Failpoint.install { point in
+            guard point == "remove.blob-collected", pthread_equal(pthread_self(), me) != 0 else { return }
+            let copy = Process()
+            copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+            copy.arguments = ["-a", spool.root, snapshot]
+            if (try? copy.run()) != nil {
+                copy.waitUntilExit()
+                if copy.terminationStatus == 0 { copied.add(1, ordering: .relaxed) }
+            }
+        }
+        try Dedup(spool).removeOutput(output, url: url)
+        #expect(copied.load(ordering: .relaxed) == 1, "the removal passes its step once")
+        #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: blob))
+
+        let cut = try Spool(root: snapshot)
+        #expect(FileManager.default.fileExists(atPath: cut.files + "/list/0.jpg"), "the output is still there")
+        let findings = try SpoolCheck(cut).run().findings.filter { $0.kind == .blob }
+        #expect(findings.isEmpty, "\(findings)")
+    }
+}
