@@ -175,7 +175,7 @@ extension Dedup {
     /// the blob has no other name left, the blob goes too, with the record of `url` (the output's job's
     /// URL, when the caller knows it) if it names that blob (see Dedup.swift).
     public func removeOutput(_ path: String, url: String? = nil) throws(Errno) {
-        guard let (name, inode) = blob(ofOutput: path) else {
+        guard let (name, inode) = blob(ofOutput: path) ?? blob(sharingInodeOf: path, url: url) else {
             try FileSystem.removeTree(path)
             return
         }
@@ -210,6 +210,21 @@ extension Dedup {
 
     /// Collects blob `name` (with the record of `url`, if it names it) when its only name left is
     /// blobs/ and it is still the file `inode`.
+    /// The blob that is the output at `path` (the same inode) when the output's bytes no longer name it:
+    /// a power cut kept the names a download was given but not all its bytes, and the redo deletes the
+    /// output. Found by its URL's record, else by a look through blobs/ (only such outputs get here:
+    /// every other output that is a blob's name is found by its bytes).
+    func blob(sharingInodeOf path: String, url: String?) -> (name: String, inode: Inode)? {
+        guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1 else { return nil }
+        func isOutput(_ name: String) -> Bool {
+            guard let blob = try? FileSystem.lstat(blobPath(name)) else { return false }
+            return blob.inode == st.inode && blob.deviceID == st.deviceID
+        }
+        if let url, let record = urlRecord(key: Self.urlKey(url)), isOutput(record.blob) { return (record.blob, st.inode) }
+        let name = FileSystem.names(spool.blobs).first { Self.isBlobName($0) && isOutput($0) }
+        return name.map { ($0, st.inode) }
+    }
+
     package func collectIfUnused(_ name: String, inode: Inode, url: String? = nil) {
         guard let st = try? FileSystem.lstat(blobPath(name)), st.inode == inode, st.linkCount == 1 else { return }
         collectBlob(name, url: url)

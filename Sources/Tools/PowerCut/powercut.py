@@ -700,13 +700,17 @@ class Host:
                 # Bytes of a file served again in this boot that it had served before the cut.
                 again = 0
                 files = 0
+                which = []
                 for name, ranges in this_boot.items():
                     old = coverage.get(name, [])
                     overlap = sum(max(0, min(end, e) - max(start, s)) for start, end in merge(ranges) for s, e in old)
                     if overlap:
                         files += 1
+                        which.append(f"{name} {overlap} of {self.sizes[name]}")
                     again += overlap
                 redo_bytes.append(again)
+                if which:
+                    say(f"boot {number}: fetched again {again} bytes: " + ", ".join(sorted(which)))
                 redo_files.append(files)
             for name, ranges in this_boot.items():
                 coverage[name] = merge(coverage.get(name, []) + ranges)
