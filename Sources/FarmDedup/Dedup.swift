@@ -53,11 +53,16 @@
 // left; `farm stop` (every process gone) sweeps the URL partials nobody can want (PartialSweep.swift).
 //
 // Removal (`removeOutput`). An output with more than one name is looked for in its slots (the same
-// inode); the blob whose last other name it was (a link count of 1) is collected (a slot of level 1 or 2
-// keeps an empty marker), with the record of the output's URL when it names that blob (the callers that
-// know the URL pass it: item rm, reload, retry, sync, fsck's repairs). Any other record of a collected blob
-// names nothing (readers check the blob's size) until fsck deletes it. A worker linking a blob while it is collected keeps the bytes it linked, or
-// finds none and downloads.
+// inode), else, when its bytes no longer name it (a power cut kept the names of a download but not all of
+// its bytes, and the redo after the reboot deletes it), by its inode among its URL's record and blobs/.
+// The blob whose last other name it is (a link count of 2) is collected first, then the output: a removal
+// cut in between (a kill, or a power cut: ext4 keeps metadata in the order it was written) leaves an
+// output of its own, which the removal taken up again deletes, never a blob no output names. Collected
+// (a slot of level 1 or 2 keeps an empty marker) with the record of the output's URL when it names that
+// blob (the callers that know the URL pass it: item rm, reload, retry, sync, a redo, fsck's repairs; an
+// edit taken up again reads it from the list's table). Any other record of a collected blob names
+// nothing (readers check the blob's size) until fsck deletes it. A worker linking a blob while it is
+// collected keeps the bytes it linked, or finds none and downloads.
 import FarmSpool
 
 /// The spool's stored results: blobs, URL records and URL partials (the protocol above). A value
