@@ -173,9 +173,11 @@ extension Dedup {
 
     /// Deletes the output at `path` (a file or an unpacked folder); when it was a name of a blob and
     /// the blob has no other name left, the blob goes too, with the record of `url` (the output's job's
-    /// URL, when the caller knows it) if it names that blob (see Dedup.swift).
-    public func removeOutput(_ path: String, url: String? = nil) throws(Errno) {
-        guard let (name, inode) = blob(ofOutput: path) ?? blob(sharingInodeOf: path, url: url) else {
+    /// URL, when the caller knows it) if it names that blob (see Dedup.swift). `lost`: the disk may have
+    /// kept fewer of the output's bytes than it was given (a redo after a power cut), so its blob is also
+    /// looked for by its inode.
+    public func removeOutput(_ path: String, url: String? = nil, lost: Bool = false) throws(Errno) {
+        guard let (name, inode) = blob(ofOutput: path) ?? (lost ? blob(sharingInodeOf: path, url: url) : nil) else {
             try FileSystem.removeTree(path)
             return
         }
@@ -208,12 +210,10 @@ extension Dedup {
         return nil
     }
 
-    /// Collects blob `name` (with the record of `url`, if it names it) when its only name left is
-    /// blobs/ and it is still the file `inode`.
     /// The blob that is the output at `path` (the same inode) when the output's bytes no longer name it:
     /// a power cut kept the names a download was given but not all its bytes, and the redo deletes the
-    /// output. Found by its URL's record, else by a look through blobs/ (only such outputs get here:
-    /// every other output that is a blob's name is found by its bytes).
+    /// output. Found by its URL's record, else by a look through blobs/ (only such outputs are looked
+    /// for so: every other output that is a blob's name is found by its bytes).
     func blob(sharingInodeOf path: String, url: String?) -> (name: String, inode: Inode)? {
         guard let st = try? FileSystem.lstat(path), st.type == .regular, st.linkCount > 1 else { return nil }
         func isOutput(_ name: String) -> Bool {
@@ -225,6 +225,8 @@ extension Dedup {
         return name.map { ($0, st.inode) }
     }
 
+    /// Collects blob `name` (with the record of `url`, if it names it) when its only name left is
+    /// blobs/ and it is still the file `inode`.
     package func collectIfUnused(_ name: String, inode: Inode, url: String? = nil) {
         guard let st = try? FileSystem.lstat(blobPath(name)), st.inode == inode, st.linkCount == 1 else { return }
         collectBlob(name, url: url)

@@ -152,7 +152,7 @@ extension FsckRun {
         }
         found(.missingOutput, path, job: job, detail) { [self] () throws(SpoolError) in
             guard FileSystem.exists(path) else { return .skipped("it is no longer done") }
-            return try Lists(spool).redo(path, job: job, outputs: outputNames(of: list, job.index))
+            return try Lists(spool).redo(path, job: job, outputs: outputNames(of: list, job.index), lost: true)
                 ? .made : .skipped("it is no longer done")
         }
     }

@@ -36,7 +36,7 @@ extension Lists {
                       !Spool.survived(sidecar)
                 else { continue }
                 if outputs == nil { outputs = spool.outputsByIndex(ofList: list) }
-                if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? []) {
+                if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? [], lost: true) {
                     redone.append(job)
                 }
             }
@@ -48,14 +48,15 @@ extension Lists {
 
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
     /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
-    /// marks it to be downloaded again even when its URL's result is stored (see FarmDedup's protocol).
-    /// False when it was gone already.
+    /// marks it to be downloaded again even when its URL's result is stored (see FarmDedup's protocol);
+    /// `lost`: the disk may have kept fewer of the outputs' bytes than they were given (after a reboot,
+    /// fsck's damaged outputs), so their blobs are found by inode. False when it was gone already.
     package func redo(_ path: String, job: JobName, outputs: [String], keepOutcome: Bool = false,
-              fresh: Bool = false) throws(SpoolError) -> Bool {
+              fresh: Bool = false, lost: Bool = false) throws(SpoolError) -> Bool {
         let directory = spool.outputDirectory(ofList: job.list)
         let url = spool.jobURL(atPath: path)
         for output in outputs {
-            do { try Dedup(spool).removeOutput(directory + "/" + output, url: url) } catch {
+            do { try Dedup(spool).removeOutput(directory + "/" + output, url: url, lost: lost) } catch {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
