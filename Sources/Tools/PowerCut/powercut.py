@@ -171,9 +171,11 @@ def apply(seed, model, cmd, printed_id=None):
 
 def visible(model):
     """What the spool must show of a model: each added list's (file) order, desired workers, paused. Ids of
-    items a sync added are the farm's (not known before), so lists compare by file, then by id where known."""
+    items a sync added are the farm's (not known before), so lists compare by file, then by id where known.
+    The desired workers are nobody's to keep until a command set them: the first `farm start` (after the
+    adds) is not in the ledger, so until the scale of step 3 is acknowledged they are not compared (None)."""
     return {"lists": {n: [f for _, f in model["lists"][n]] for n in model.get("added", [])},
-            "workers": model["workers"], "paused": model["paused"]}
+            "workers": model["workers"] if model.get("step", 0) > 3 else None, "paused": model["paused"]}
 
 
 # ---------------------------------------------------------------- the guest
@@ -388,7 +390,7 @@ class Guest:
         matched = None
         for index, candidate in enumerate(candidates):
             want = visible(candidate)
-            if want == shown:
+            if want == dict(shown, workers=shown["workers"] if want["workers"] is not None else None):
                 matched = index
                 break
         if matched is None:
@@ -659,6 +661,7 @@ class Host:
                         result = json.loads(rest)
                         for finding in result["findings"]:
                             failures.append(f"cut {number}: {finding}")
+                            say(f"cut {number}: FINDING {finding}")
                     elif kind == "GUESTERROR":
                         failures.append(f"boot {number}: the guest's program failed: {rest}")
                     elif kind == "MODEL":
