@@ -6,10 +6,11 @@ import Foundation
 
 /// The watcher process's second thread (see Durability.swift in FarmSpool): first, after a reboot,
 /// it sends back the finished jobs whose outputs the disk lost; then, every `interval`, it makes the
-/// jobs finished since durable with one syncfs. A thread of its own, as a sync may wait seconds for a
-/// busy disk while the summary must stay a fraction of a second behind the spool.
+/// jobs finished since, and the partials being written, durable with one syncfs. A thread of its own,
+/// as a sync may wait seconds for a busy disk while the summary must stay a fraction of a second behind
+/// the spool.
 public enum FinishedSync {
-    public static let interval = 5.0
+    public static let interval = 1.0
 
     public static func start(_ spool: Spool, interval: Double = interval) {
         Thread.detachNewThread {

@@ -68,7 +68,7 @@ import Testing
         #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
     }
 
-    @Test func aSyncIsMadeOnlyWhenAJobFinishedSinceTheLastOne() throws {
+    @Test func aSyncIsMadeOnlyWhenAJobFinishedSinceTheLastOneOrAJobIsClaimed() throws {
         let spool = try Spool(root: dir.appending("spool"))
         // No mark yet: one sync starts the record.
         let before = Date().timeIntervalSince1970
@@ -85,6 +85,18 @@ import Testing
         let claim = try #require(try Claimer(spool: spool).claim())
         try spool.complete(claim, .done, record: Sidecar(status: .done, changed: "t"))
         #expect(try spool.syncFinished())
-        #expect(try #require(spool.syncMark()).time > mark.time)
+        let afterDone = try #require(spool.syncMark())
+        #expect(afterDone.time > mark.time)
+        // A job claimed (its transfer writing a partial): every call syncs while it is.
+        let (more, others) = SpoolFixtures.jobs(1, listName: "List 2")
+        try spool.enqueue(others, lists: [ListRecordFile(id: more, bytes: Array("{}".utf8))])
+        let writing = try #require(try Claimer(spool: spool).claim())
+        #expect(try spool.syncFinished() && spool.syncFinished())
+        #expect(try #require(spool.syncMark()).time > afterDone.time)
+        try spool.complete(writing, .failed, record: Sidecar(status: .error, changed: "t"))
+        // Nothing claimed, nothing done since (past the clock's slack): no sync.
+        Thread.sleep(forTimeInterval: Spool.clockSlack + 0.2)
+        _ = try spool.syncFinished()
+        #expect(try spool.syncFinished() == false)
     }
 }

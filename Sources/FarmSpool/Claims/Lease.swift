@@ -33,6 +33,11 @@ extension Spool {
         FileSystem.names(active).contains { ActiveName($0)?.job == job }
     }
 
+    /// Whether any job is claimed now: some transfer may be writing its partial.
+    var hasClaims: Bool {
+        FileSystem.names(active).contains { ActiveName($0) != nil }
+    }
+
     /// The claimed job files of list `id` in active/.
     func claimedJobs(ofList id: String) -> [(String, JobName)] {
         FileSystem.names(active).compactMap { name in

@@ -369,6 +369,39 @@ class Guest:
             seen["resources"][entry["name"]] = resources
         return seen
 
+    @staticmethod
+    def between(shown, before, after):
+        """The one list the spool shows half-way from `before` to `after` (an in-flight sync's edits, each
+        committed on its own), everything else being as both say; None when it is not so."""
+        from collections import Counter
+        lists = [n for n in after["lists"] if shown["lists"].get(n) != after["lists"][n]
+                 and shown["lists"].get(n) != before["lists"].get(n)]
+        if len(lists) != 1:
+            return None
+        name = lists[0]
+        for key in ("paused", "workers"):
+            if after[key] is not None and shown[key] != after[key]:
+                return None
+        for other in after["lists"]:
+            if other != name and shown["lists"].get(other) != after["lists"][other]:
+                return None
+        got, old, new = Counter(shown["lists"][name]), Counter(before["lists"].get(name, [])), Counter(after["lists"][name])
+        if not (old & new) <= got or not got <= (old | new):
+            return None
+        common = old & new
+
+        def kept(files):  # the items both ends hold, in the order `files` has them
+            left = Counter(common)
+            out = []
+            for f in files:
+                if left[f] > 0:
+                    left[f] -= 1
+                    out.append(f)
+            return out
+        if kept(shown["lists"][name]) not in (kept(before["lists"].get(name, [])), kept(after["lists"][name])):
+            return None
+        return name
+
     def jobs(self):
         """Every job name in every state, straight from the spool's folders: each must be in exactly one."""
         places = {}
@@ -393,6 +426,15 @@ class Guest:
             if want == dict(shown, workers=shown["workers"] if want["workers"] is not None else None):
                 matched = index
                 break
+        between = None
+        if matched is None and len(candidates) == 2:
+            between = self.between(shown, visible(candidates[0]), visible(candidates[1]))
+        if matched is None and between is not None:
+            # A sync cut half-way (its edits are each atomic, and a sync run again ends where one
+            # uninterrupted would have): the list as the spool shows it, its ids the spool's.
+            matched = 0
+            candidates = [json.loads(json.dumps(candidates[0]))]
+            candidates[0]["lists"][between] = [list(item) for item in zip(seen["ids"][between], seen["lists"][between])]
         if matched is None:
             findings.append("undone: the spool shows " + json.dumps(shown) + "; acknowledged: "
                             + json.dumps(visible(candidates[0]))
@@ -443,7 +485,7 @@ class Guest:
         fsck = self.f("fsck", check=False, timeout=600)
         if fsck.returncode != 0:
             findings.append("fsck: " + (fsck.stdout + fsck.stderr).strip().replace("\n", " | ")[:2000])
-        emit("PC CHECK " + json.dumps({"matched": matched, "findings": findings, "recovery_log": redone,
+        emit("PC CHECK " + json.dumps({"matched": matched, "half_way": between, "findings": findings, "recovery_log": redone,
                                       "jobs": len(places)}))
         emit("PC MODEL " + json.dumps(model))
         return model
