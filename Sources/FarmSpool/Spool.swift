@@ -115,7 +115,7 @@
 // can never complete a job a second time. Every output is written under a temporary name (the
 // download in partial/, derived images next to their final name) and renamed into place before this
 // rename, so no reader ever sees half a file. None of them is fsynced one by one: the watcher syncs
-// every job finished since its last look in one syncfs every few seconds, and after a reboot the jobs
+// every job finished since its last look in one syncfs every second, and after a reboot the jobs
 // finished since the last sync whose outputs the disk did not keep go back to the queue (see
 // Durability.swift). The completion rename itself is not fsynced either: undone by a power loss, it
 // means a redo. A progress sidecar the owner wrote meanwhile is deleted after the rename (a crash
@@ -156,7 +156,7 @@
 //   pause, resume  control/paused created or removed  <- fsync of control/ (`setFlag`).
 //   claim, lease renewal, hand-back, reclaim  not synced: undone, the job is queued or active again with an
 //               expired lease, and reclaimed.
-//   complete    outputs and the rename into done/ not synced: the watcher's syncfs every few seconds makes
+//   complete    outputs and the rename into done/ not synced: the watcher's syncfs every second makes
 //               every completion before it durable, then the mark control/synced (not synced: an older mark
 //               only widens the check); after a reboot, done jobs since the mark whose outputs the disk did
 //               not keep go back to the queue (Durability.swift).

@@ -11,7 +11,7 @@ struct Watch: ParsableCommand {
         discussion: """
             Runs the watcher in this process. It follows the spool with inotify (or polls it, where other \
             hosts share its file system or with --poll), keeps the summary of every list in \
-            status/summary.json, and syncs the finished downloads to disk every few seconds. One watcher \
+            status/summary.json, and syncs the downloads to disk every second while they run. One watcher \
             serves a spool; another waits as its standby and takes over when it dies. The supervisor runs \
             it: there is no need to start one by hand.
 

@@ -42,7 +42,7 @@ extension Spool {
 extension Spool {
     /// Moves the whole download at `partial` (`partialPath`) to `file`, an output of `job` named from
     /// `outputBase(job)`, making the list's output folder on its first job (not tried for every job).
-    /// Not fsynced: the watcher syncs finished jobs every few seconds (see Durability.swift).
+    /// Not fsynced: the watcher syncs finished jobs every second (see Durability.swift).
     public func store(_ partial: String, as file: String, of job: JobName) throws(Errno) {
         do { try FileSystem.rename(partial, file) } catch where error == .noSuchFileOrDirectory {
             try FileSystem.ensureDirectory(outputDirectory(ofList: job.list))

@@ -12,8 +12,8 @@ import SystemPackage
 //   its own: no transfer waits for it) and then writes the mark `control/synced`: this boot's id and
 //   the time the sync began. Every job that reached done/ before that time is on disk, and a partial
 //   download has on disk what it had then. So a power cut costs about a second of downloads (SPEC
-//   §17: bin/powercut measured the bytes fetched again at up to 15 s of the workload's rate when it
-//   synced every 5 s and only after completions, partials waiting for the kernel's 30 s write-back).
+//   §17: at most a few seconds' worth redone), where the kernel's write-back alone would leave up to
+//   30 s of them in the page cache.
 // - The first watcher of a new boot (the mark names another boot, or there is none) checks every job
 //   that reached done/ since the mark (only done/<list>/ folders modified since are read, and only
 //   job files whose ctime, set by the completion rename, is that recent): the download must be there
