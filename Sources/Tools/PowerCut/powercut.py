@@ -485,7 +485,8 @@ class Guest:
         fsck = self.f("fsck", check=False, timeout=600)
         if fsck.returncode != 0:
             findings.append("fsck: " + (fsck.stdout + fsck.stderr).strip().replace("\n", " | ")[:2000])
-        emit("PC CHECK " + json.dumps({"matched": matched, "half_way": between, "findings": findings, "recovery_log": redone,
+        emit("PC CHECK " + json.dumps({"matched": matched, "half_way": between, "findings": findings,
+                                      "recovery_log": redone,
                                       "jobs": len(places)}))
         emit("PC MODEL " + json.dumps(model))
         return model
@@ -613,7 +614,8 @@ class Host:
         return replay.returncode, verdict, check.returncode == 0
 
     def boot(self, number, model, candidates, final):
-        plan = {"seed": self.o.seed, "farm": self.o.farm, "boot": number, "steps": steps(self.o.cuts), "model": model, "candidates": candidates,
+        plan = {"seed": self.o.seed, "farm": self.o.farm, "boot": number, "steps": steps(self.o.cuts),
+                "model": model, "candidates": candidates,
                 "final": final, "hold_after": self.o.cut_after if number == 0 else None}
         with open(os.path.join(self.run, "plan.json"), "w") as f:
             json.dump(plan, f)
@@ -815,7 +817,7 @@ def main():
                              "item-add…) exits 0, instead of at a random instant")
     parser.add_argument("--redo-seconds", type=float, default=5.0,
                         help="most bytes fetched again after a cut, in seconds of the workload's download rate "
-                             "(0: reported, not judged, as a timing figure must be in bin/test)")
+                             "(0: reported, not judged, as a short run's timing should be)")
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (disk image, ledger)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--guest", help=argparse.SUPPRESS)
