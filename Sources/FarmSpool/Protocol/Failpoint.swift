@@ -3,8 +3,9 @@ import Synchronization
 
 /// Named points between two steps of the spool protocol (`add.staging`, `add.staged`, `add.committed`,
 /// `add.published-list`, `claim.renamed`, `complete.linked` (without RENAME_NOREPLACE only: see the
-/// protocol), `complete.renamed`, `return.renamed`, `edit.committed`, `remove.blob-collected`, and a page's `pages.tabled`,
-/// `pages.queued`, `pages.committed`), where a crash must leave a spool that recovery makes whole.
+/// protocol), `complete.renamed`, `return.renamed`, `edit.committed`, `remove.blob-collected`, and a
+/// page's `pages.tabled`, `pages.queued`, `pages.committed`), where a crash must leave a spool that
+/// recovery makes whole.
 ///
 /// Only a hook: the process that wants to stop at a point installs a handler (farm-probe does, to crash
 /// there for the crash tests); farm never installs one, so passing a point costs one atomic load.
