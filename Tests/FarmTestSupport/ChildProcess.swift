@@ -3,16 +3,16 @@ import Glibc
 
 /// A process started by a test, ended by the test (by pid, never by name).
 ///
-/// Its standard output is collected line by line so a test can wait for what it printed.
-/// `deinit` kills it if the test did not, so no test leaves a process behind.
+/// Its standard output and error go to files of its own, read when a test asks: a test can wait for a
+/// line it printed. Not pipes read by Foundation's `readabilityHandler`: each is a dispatch source over a
+/// descriptor, and libdispatch's epoll loop crashed the test process (SIGSEGV in its event loop's drain)
+/// once such descriptors were closed with their sources live and their numbers reused by the next test's
+/// files (swift-corelibs-libdispatch #833; swift-subprocess left DispatchIO on Linux for it, #47). A file
+/// also holds everything written before the exit, and blocks no writer, a detached supervisor among them.
+/// `deinit` kills the process if the test did not, so no test leaves a process behind.
 public final class ChildProcess: @unchecked Sendable {
     public let process: Process
-    private let lock = NSLock()
-    private var output = ""
-    private var errors = ""
-    /// Handlers between reading a chunk and appending it.
-    private var appending = 0
-    private let pipes: [Pipe]
+    private let files = TemporaryDirectory("farm-child")
 
     public var pid: Int32 { process.processIdentifier }
 
@@ -24,29 +24,31 @@ public final class ChildProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        pipes = [out, err]
-        for (pipe, isOutput) in [(out, true), (err, false)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                self?.lock.withLock { self?.appending += 1 }
-                let data = handle.availableData
-                guard let self else { return }
-                self.lock.withLock {
-                    self.appending -= 1
-                    if isOutput { self.output += String(decoding: data, as: UTF8.self) } else {
-                        self.errors += String(decoding: data, as: UTF8.self)
-                    }
-                }
-            }
+        let handles = try [files.appending("stdout"), files.appending("stderr")].map { path in
+            FileManager.default.createFile(atPath: path, contents: nil)
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         }
+        defer { for handle in handles { try? handle.close() } }
+        process.standardOutput = handles[0]
+        process.standardError = handles[1]
         try process.run()
     }
 
-    public var standardOutput: String { lock.withLock { output } }
-    public var standardError: String { lock.withLock { errors } }
-    public var outputLines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    public var standardOutput: String { read("stdout") }
+    public var standardError: String { read("stderr") }
+
+    /// The lines of its standard output that are whole: while it runs, what follows the last newline
+    /// may be a line still being written.
+    public var outputLines: [String] {
+        let running = process.isRunning
+        var lines = standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+        if running || lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.filter { !$0.isEmpty }.map(String.init)
+    }
+
+    private func read(_ name: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: files.appending(name)) ?? Data(), as: UTF8.self)
+    }
 
     /// Waits (with a deadline) for a line of output starting with `prefix`.
     @discardableResult
@@ -64,24 +66,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait(timeout: Double = 60) -> Int32? {
         guard poll(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
-        drain()
         return process.terminationStatus
-    }
-
-    /// Waits until the handlers have taken in everything the process wrote before it exited: no byte
-    /// left in either pipe and no chunk read but not yet appended. (A descendant that kept the pipes
-    /// open, such as a detached supervisor, may write more later; that is not waited for.)
-    private func drain() {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            let pending = pipes.reduce(Int32(0)) { total, pipe in
-                var count: Int32 = 0
-                _ = ioctl(pipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &count)
-                return total + count
-            }
-            if pending == 0 && lock.withLock({ appending }) == 0 { return }
-            Thread.sleep(forTimeInterval: 0.002)
-        }
     }
 
     public func kill(_ signal: Int32 = SIGKILL) {
