@@ -300,7 +300,7 @@ let package = Package(
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
-            "FarmSpool", "FarmLists", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmSpool", "FarmLists", "FarmFsck", "FarmDedup", "FarmJSON", "FarmSystem", "FarmTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmSystemTests", dependencies: ["FarmSystem"]),

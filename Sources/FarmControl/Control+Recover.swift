@@ -24,6 +24,6 @@ extension Control {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
         let reclaimed = spool.reclaimExpired(lease: lease ?? spool.desired().lease)
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
-                         reclaimed: reclaimed.count)
+                         reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot)
     }
 }

@@ -46,6 +46,40 @@ extension Lists {
         return redone
     }
 
+    /// Hands back every claim of this host made before this boot whose owner is not a live process
+    /// (the power went with it; other hosts' claims are theirs or their leases' to judge), after deleting
+    /// what its owner may have stored of the job: its outputs, their blobs and its URL's record, found as
+    /// for a redo after a reboot (their bytes are what the disk kept, which may be fewer than were
+    /// written). The supervisor's recovery, before it starts any worker: handed back by its tick instead,
+    /// the job would be queued with its outputs still there, and its blob's record naming bytes the disk
+    /// lost. The job's partial bytes stay: a transfer resumes from what the disk kept of them.
+    func releaseClaimsOfAnEarlierBoot() throws(SpoolError) -> Int {
+        let boot = Spool.bootTime
+        let claims = spool.activeJobs().filter { claim in
+            claim.owner.isLocal && (claim.owner.claimedAt.map { $0 < boot } ?? false)
+        }
+        guard !claims.isEmpty else { return 0 }
+        // A claimant registers before its first claim: one that lives holds its claims, whatever its clock said.
+        let live = Set(spool.processes().filter(\.isLocal).map(\.pid))
+        var outputs: [String: [Int: [String]]] = [:]
+        var released = 0
+        for claim in claims where !live.contains(claim.owner.pid) {
+            let list = claim.job.list
+            if outputs[list] == nil { outputs[list] = spool.outputsByIndex(ofList: list) }
+            let directory = spool.outputDirectory(ofList: list)
+            let url = spool.jobURL(atPath: spool.activePath(claim.job, claim.owner))
+            for output in outputs[list]?[claim.job.index] ?? [] {
+                do { try Dedup(spool).removeOutput(directory + "/" + output, url: url, lost: true) } catch {
+                    throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
+                }
+            }
+            if try spool.returnToQueue(activeName: claim.job.raw + "@" + claim.owner.raw, job: claim.job) {
+                released += 1
+            }
+        }
+        return released
+    }
+
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
     /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
     /// marks it to be downloaded again even when its URL's result is stored (see FarmDedup's protocol);

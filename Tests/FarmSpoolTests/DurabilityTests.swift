@@ -1,7 +1,10 @@
+import FarmDedup
+import FarmFsck
 import FarmLists
 @testable import FarmSpool
 import FarmTestSupport
 import Foundation
+import SystemPackage
 import Testing
 
 /// Downloads are not fsynced one by one: finished jobs are synced in bulk, and after a reboot the ones
@@ -98,5 +101,45 @@ import Testing
         Thread.sleep(forTimeInterval: Spool.clockSlack + 0.2)
         _ = try spool.syncFinished()
         #expect(try spool.syncFinished() == false)
+    }
+}
+
+/// A download stored and not yet completed when the power went (bin/powercut found it): the disk kept the
+/// store's names and not all of its bytes. The supervisor's recovery hands the claim back with its output,
+/// the output's blob and its URL's record deleted; a claim of this boot is its owner's.
+@Suite struct ClaimsOfAnEarlierBootTests {
+    @Test func aClaimOfAnEarlierBootGoesBackWithoutWhatItsOwnerStored() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.appending("spool"))
+        let list = try SpoolFixtures.publishList(spool, name: "Cut.json", count: 2)
+        let claimer = Claimer(spool: spool)
+        let cut = try #require(try claimer.claim()), kept = try #require(try claimer.claim())
+        // Its owner's name says when it claimed: before this boot.
+        let earlier = Owner.fresh(now: Spool.bootTime - 60)
+        #expect(rename(spool.activePath(cut.job, cut.owner), spool.activePath(cut.job, earlier)) == 0)
+
+        let outputs = spool.outputDirectory(ofList: list)
+        try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
+        let output = outputs + "/\(cut.job.index).jpg"
+        #expect(FileManager.default.createFile(atPath: output, contents: Data(repeating: 0x5A, count: 40_000)))
+        let fd = try FileDescriptor.open(output, .readOnly)
+        let blob = try #require(Dedup(spool).publish(output, fd: fd, url: cut.record.url, size: 40_000, kind: "jpg"))
+        try fd.close()
+        #expect(truncate(output, 12_288) == 0)  // what the disk kept of the bytes
+        let otherOutput = outputs + "/\(kept.job.index).jpg"
+        #expect(FileManager.default.createFile(atPath: otherOutput, contents: Data(repeating: 1, count: 10)))
+
+        let report = try Lists(spool).recover()
+        #expect(report.claimsOfAnEarlierBoot == 1)
+        #expect(SpoolFixtures.counts(spool) == [.queued: 1, .active: 1])
+        #expect(spool.isClaimed(kept.job) && !spool.isClaimed(cut.job))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(!FileManager.default.fileExists(atPath: Dedup(spool).blobPath(blob)), "its blob goes with it")
+        #expect(Dedup(spool).urlRecord(key: Dedup.urlKey(cut.record.url)) == nil, "and its URL's record")
+        #expect(FileManager.default.fileExists(atPath: otherOutput), "the claim of this boot keeps its own")
+        try FileManager.default.removeItem(atPath: otherOutput)
+        let findings = try SpoolCheck(spool).run().findings
+        #expect(findings.isEmpty, "\(findings)")
+        #expect(try Lists(spool).recover().claimsOfAnEarlierBoot == 0)
     }
 }

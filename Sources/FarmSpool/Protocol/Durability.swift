@@ -22,7 +22,9 @@ import SystemPackage
 //   the mark is moved to the start of this boot.
 //
 // A job in failed/ has no output to lose. A completion rename undone by the power loss leaves the job
-// in active/, to be reclaimed. The mark is written by rename and not fsynced: lost, the
+// in active/, maybe with outputs stored whose bytes the disk did not keep: the supervisor's recovery hands
+// back every claim of an earlier boot, with those outputs and their blobs deleted, before it starts a
+// worker (FarmLists' Redo.swift). The mark is written by rename and not fsynced: lost, the
 // older mark is back, and the check covers more.
 extension Spool {
     /// This boot of the machine, as the kernel names it.
@@ -30,6 +32,9 @@ extension Spool {
         let bytes = (try? FileSystem.readFile("/proc/sys/kernel/random/boot_id", limit: 64)) ?? []
         return String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
     }()
+
+    /// When this boot began, by the wall clock.
+    package static var bootTime: Double { Clock.wall() - Clock.sinceBoot() }
 
     /// How far back a job file's ctime may sit behind the real time of its rename (coarse clocks).
     package static let clockSlack = 1.0
@@ -51,7 +56,7 @@ extension Spool {
 
     /// Marks every job finished before this boot as checked (`recheckAfterReboot` in FarmLists).
     package func markBootChecked() throws(SpoolError) {
-        try writeSyncMark(SyncMark(boot: Self.boot, time: Clock.wall() - Clock.sinceBoot()))
+        try writeSyncMark(SyncMark(boot: Self.boot, time: Self.bootTime))
     }
 
     func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {

@@ -9,6 +9,8 @@ public struct Recovery: Sendable, Equatable {
     public var stagesDiscarded = 0
     /// Edits of lists killed before their end, finished (FarmLists).
     public var editsFinished = 0
+    /// Claims of this host made before this boot, handed back without what their owners stored (FarmLists).
+    public var claimsOfAnEarlierBoot = 0
 }
 
 extension Spool {

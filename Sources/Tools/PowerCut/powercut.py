@@ -52,11 +52,13 @@ def say(*parts):
 # ---------------------------------------------------------------- the corpus and the model (both sides)
 
 def corpus(seed):
-    """The origin's files: name -> size. Tens of small files and a few of a few MB (emulation is slow)."""
+    """The origin's files: name -> size. Small files and a few of a few MB (emulation is slow): enough small
+    ones that the adds and syncs of a long run (about 2 new files in 7 steps) never run out of files no list
+    used, so its lists keep their length and its redo is judged against a workload that still works."""
     rng = random.Random(f"corpus-{seed}")
     files = {}
-    for n in range(36):
-        files[f"s{n:02d}.bin"] = rng.randint(2_000, 60_000)
+    for n in range(300):
+        files[f"s{n:03d}.bin"] = rng.randint(2_000, 60_000)
     for n in range(4):
         files[f"m{n}.bin"] = rng.randint(1_500_000, 3_000_000)
     return files
