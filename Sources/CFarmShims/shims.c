@@ -1,4 +1,4 @@
-// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs and
+// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs, SEEK_HOLE and
 // POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -36,6 +36,10 @@ int cfarm_statfs_type(const char *path, int64_t *type) {
     if (statfs(path, &st) != 0) return -1;
     *type = (int64_t)st.f_type;
     return 0;
+}
+
+int64_t cfarm_seek_hole(int fd, int64_t offset) {
+    return (int64_t)lseek(fd, (off_t)offset, SEEK_HOLE);
 }
 
 int cfarm_spawnattr_setsid(posix_spawnattr_t *attr, short flags) {

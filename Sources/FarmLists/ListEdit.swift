@@ -174,13 +174,15 @@ extension Lists {
     }
 
     /// Finishes or undoes what processes killed half-way left: the batches of adds (see "Add" in
-    /// Spool.swift), the edits of lists and the claims of an earlier boot (Redo.swift). Idempotent and safe while other processes work; run by `add`,
+    /// Spool.swift), the edits of lists, and after a reboot the claims and partials the power cut left
+    /// (Redo.swift). Idempotent and safe while other processes work; run by `add`,
     /// `start`, the supervisor and `farm recover`.
     @discardableResult
     public func recover() throws(SpoolError) -> Recovery {
         var report = try spool.recoverBatches()
         report.editsFinished = try finishEdits()
         report.claimsOfAnEarlierBoot = try releaseClaimsOfAnEarlierBoot()
+        report.partialsCutBack = cutPartialsBackToTheDisk()
         return report
     }
 

@@ -80,6 +80,31 @@ extension Lists {
         return released
     }
 
+    /// After a reboot (the sync mark names another boot): every partial download cut back to the bytes
+    /// the disk kept of it, so that no transfer resumes past a hole and leaves zeros in a done resource.
+    /// A partial's size may have reached the disk before bytes written ahead of it (FileSystem.dataEnd);
+    /// a resource in pieces has its pieces' records cut back instead (PieceBoard.cutBackToTheDisk), its
+    /// partial's holes being the pieces nobody fetched yet. A file that is also a name of stored bytes is
+    /// never written (FarmDedup's protocol): its taker starts over. Returns how many were cut back.
+    func cutPartialsBackToTheDisk() -> Int {
+        guard spool.syncMark()?.boot != Spool.boot else { return 0 }
+        var cut = 0
+        var inPieces: Set<String> = []
+        for (board, partial) in spool.pieceBoards() {
+            inPieces.insert(partial)
+            cut += board.cutBackToTheDisk(partial: partial)
+        }
+        for name in FileSystem.names(spool.partial) {
+            let path = spool.path(\.partial, name)
+            guard !inPieces.contains(path), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount == 1,
+                  let end = try? FileSystem.dataEnd(path), end < Int(st.size),
+                  let fd = try? FileDescriptor.open(path, .writeOnly) else { continue }
+            defer { fd.closeQuietly() }
+            if (try? fd.truncate(to: end)) != nil { cut += 1 }
+        }
+        return cut
+    }
+
     /// Sends the finished job file at `path` back to the queue after deleting `outputs` (names in
     /// files/<list>/), its sidecar, partial bytes and, unless `keepOutcome`, its outcome record; `fresh`
     /// marks it to be downloaded again even when its URL's result is stored (see FarmDedup's protocol);

@@ -145,6 +145,20 @@ public enum FileSystem {
         if cfarm_syncfs(fd.rawValue) != 0 { throw Errno.current }
     }
 
+    /// Where the bytes the disk holds of the file at `path` stop, from `offset` on: the first hole at or
+    /// after it (lseek's SEEK_HOLE), the file's end when there is none, `offset` when it is at or past the
+    /// end. After a power cut, a hole is where the disk kept a file's size but not bytes written before
+    /// it (ext4 allocates a file's blocks as it writes them back, not in the order they were written); a
+    /// file system that knows no holes says the file's end.
+    public static func dataEnd(_ path: String, from offset: Int = 0) throws(Errno) -> Int {
+        let fd = try FileDescriptor.open(path, .readOnly)
+        defer { fd.closeQuietly() }
+        let end = cfarm_seek_hole(fd.rawValue, Int64(offset))
+        if end >= 0 { return Int(end) }
+        if errno == ENXIO { return offset }
+        throw Errno.current
+    }
+
     /// Removes `path` and everything under it, never following a symbolic link.
     public static func removeTree(_ path: String) throws(Errno) {
         let st: Stat

@@ -2,6 +2,7 @@ import FarmDedup
 import FarmFsck
 import FarmLists
 @testable import FarmSpool
+import FarmSystem
 import FarmTestSupport
 import Foundation
 import SystemPackage
@@ -141,5 +142,80 @@ import Testing
         let findings = try SpoolCheck(spool).run().findings
         #expect(findings.isEmpty, "\(findings)")
         #expect(try Lists(spool).recover().claimsOfAnEarlierBoot == 0)
+    }
+}
+
+/// What a power cut leaves of bytes written but not yet synced: a file's size on disk past blocks the disk
+/// never got (a hole, read as zeros). The farm's checks after a reboot look for holes, not just sizes.
+@Suite struct HolesAfterARebootTests {
+    let dir = TemporaryDirectory()
+    static let block = 64 << 10
+
+    /// A file of `size` bytes holding data only in the blocks of `written` (the rest a hole).
+    private func sparse(_ path: String, size: Int, written: [Range<Int>]) throws {
+        let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: 0o644)
+        defer { try? fd.close() }
+        for range in written {
+            _ = try fd.writeAll(toAbsoluteOffset: Int64(range.lowerBound), [UInt8](repeating: 0x5A, count: range.count))
+        }
+        try fd.resize(to: Int64(size))
+    }
+
+    @Test func aDoneDownloadWithAHoleOfTheRightSizeIsQueuedAgain() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        let (list, jobs) = SpoolFixtures.jobs(2)
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+        let outputs = spool.files + "/" + list
+        try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
+        let claimer = Claimer(spool: spool)
+        while let claim = try claimer.claim() {
+            let file = outputs + "/\(claim.job.index).bin"
+            // Job 0's last block never reached the disk, though its size did.
+            try sparse(file, size: 3 * Self.block, written: claim.job.index == 0 ? [0..<Self.block] : [0..<3 * Self.block])
+            let record = Sidecar(status: .done, bytes: 3 * Self.block, size: 3 * Self.block, kind: "other", file: file,
+                                 changed: "t")
+            #expect(try spool.complete(claim, .done, record: record))
+        }
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
+        #expect(SpoolFixtures.counts(spool) == [.queued: 1, .done: 1])
+    }
+
+    @Test func partialsAndPiecesAreCutBackToTheBytesTheDiskKept() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        try FileManager.default.createDirectory(atPath: spool.partial, withIntermediateDirectories: true)
+        let block = Self.block
+        // A download in one piece: its first block on disk, its second's size only.
+        let whole = spool.partial + "/one"
+        try sparse(whole, size: 2 * block, written: [0..<block])
+        // A download in three pieces: the first recorded whole but a hole, the second done and on disk, the
+        // third done but a hole.
+        let inPieces = spool.partial + "/three"
+        try sparse(inPieces, size: 3 * block, written: [block..<2 * block])
+        let board = spool.pieceBoard(ofPartial: inPieces)
+        let plan = PieceBoard.Plan(url: "http://127.0.0.1:1/three", size: 3 * block, validator: nil, list: "l",
+                                   connections: 3, minPiece: block)
+        let pieces = plan.firstPieces
+        #expect(pieces.count == 3)
+        try board.publish(plan, pieces: [pieces[0]], written: [pieces[0]: block])
+        for piece in pieces[1...] {
+            #expect(FileManager.default.createFile(atPath: board.path + "/d/\(piece)", contents: Data()))
+        }
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+
+        #expect(try Lists(spool).recover().partialsCutBack == 3)
+        #expect(try FileSystem.lstat(whole).size == block, "cut back to its first hole")
+        #expect(try FileSystem.lstat(inPieces).size == 3 * block, "a partial in pieces keeps its size")
+        #expect(FileSystem.names(board.path + "/d") == ["\(pieces[1])"])
+        #expect(FileSystem.names(board.path + "/q").sorted() == ["\(pieces[0])", "\(pieces[2])"].sorted())
+        for piece in [pieces[0], pieces[2]] {
+            #expect(try FileSystem.lstat(board.path + "/q/\(piece)").size == 0, "\(piece): none of its bytes kept")
+        }
+        #expect(board.bytesIn() == block)
+
+        // Checked once a boot: the mark says this one now.
+        try spool.markBootChecked()
+        try sparse(whole, size: 2 * block, written: [0..<block])
+        #expect(try Lists(spool).recover().partialsCutBack == 0)
     }
 }

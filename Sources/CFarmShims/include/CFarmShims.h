@@ -1,6 +1,6 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs, statfs, gettid and POSIX_SPAWN_SETSID are hidden from
+// - renameat2(RENAME_NOREPLACE), syncfs, statfs, SEEK_HOLE, gettid and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
@@ -34,6 +34,10 @@ int cfarm_syncfs(int fd);
 /// statfs(2)'s f_type (the file system's magic number) for `path` into `type`. Returns 0 or -1 with
 /// errno set. <sys/vfs.h> is not part of Swift's Glibc module.
 int cfarm_statfs_type(const char *path, int64_t *type);
+
+/// lseek(2) with SEEK_HOLE: where the first hole of `fd` at or after `offset` starts (the file's end when
+/// it has none after it), or -1 with errno set (ENXIO when `offset` is at or past the end).
+int64_t cfarm_seek_hole(int fd, int64_t offset);
 
 // MARK: processes
 

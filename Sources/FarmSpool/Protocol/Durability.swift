@@ -17,8 +17,9 @@ import SystemPackage
 // - The first watcher of a new boot (the mark names another boot, or there is none) checks every job
 //   that reached done/ since the mark (only done/<list>/ folders modified since are read, and only
 //   job files whose ctime, set by the completion rename, is that recent): the download must be there
-//   with the size its outcome record gives, and its display image and thumbnail must be there and not
-//   empty. A job that fails goes back to the queue with its outputs deleted, as a reload does. Then
+//   with the size its outcome record gives and no hole before it (bytes whose blocks the disk never
+//   got, though it kept a size past them: ext4 allocates blocks as it writes them back), and its
+//   display image and thumbnail must be there and not empty. A job that fails goes back to the queue with its outputs deleted, as a reload does. Then
 //   the mark is moved to the start of this boot.
 //
 // A job in failed/ has no output to lose. A completion rename undone by the power loss leaves the job
@@ -85,11 +86,13 @@ extension Spool {
         }
     }
 
-    /// Whether the outputs `sidecar` names are on disk: the download whole, the images not empty.
+    /// Whether the outputs `sidecar` names are on disk: the download whole, no hole in it, the images not empty.
     package static func survived(_ sidecar: Sidecar) -> Bool {
         guard sidecar.status == .done else { return true }
         if let file = sidecar.file {
-            guard let st = try? FileSystem.lstat(file), st.isRegularFile, Int(st.size) == sidecar.bytes else {
+            // Its size and every byte up to it: a hole is bytes the disk did not keep.
+            guard let st = try? FileSystem.lstat(file), st.isRegularFile, Int(st.size) == sidecar.bytes,
+                  (try? FileSystem.dataEnd(file)) == sidecar.bytes else {
                 return false
             }
         }

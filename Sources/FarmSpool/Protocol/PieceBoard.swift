@@ -391,6 +391,37 @@ public struct PieceBoard: Sendable {
         }
     }
 
+    /// After a reboot: every piece's record of its bytes in `partial` cut back to what the disk kept of
+    /// them. A record is a piece file's size, set as its transfer writes, and the journal may have kept it
+    /// while the bytes were still in the page cache: there the partial has a hole (FileSystem.dataEnd). A
+    /// done piece with a hole goes back to the queue with the bytes before it: its file cut first, then
+    /// renamed (killed between, the next recovery cuts it again). Pieces held by this host's processes of
+    /// an earlier boot go back first; others' are their holders'. Returns how many pieces were cut back.
+    public func cutBackToTheDisk(partial: String) -> Int {
+        let boot = Spool.bootTime
+        for (piece, owner) in holders() where owner.isLocal && (owner.claimedAt.map { $0 < boot } ?? false) {
+            release(piece, of: owner)
+        }
+        var cut = 0
+        for (directory, isDone) in [(queued, false), (finished, true)] {
+            for name in FileSystem.names(directory) {
+                let path = directory + "/" + name
+                guard let piece = Piece(name[...]), let st = try? FileSystem.lstat(path) else { continue }
+                let recorded = isDone ? piece.end - piece.start : min(Int(st.size), piece.end - piece.start)
+                // No partial: none of its bytes are on disk. One that cannot be read is left as it is.
+                guard let end = FileSystem.exists(partial) ? try? FileSystem.dataEnd(partial, from: piece.start)
+                    : piece.start else { continue }
+                let onDisk = end - piece.start
+                guard onDisk < recorded, let fd = try? FileDescriptor.open(path, .writeOnly) else { continue }
+                defer { fd.closeQuietly() }
+                guard (try? fd.truncate(to: max(0, onDisk))) != nil else { continue }
+                if isDone { try? FileSystem.rename(path, queued + "/" + name) }
+                cut += 1
+            }
+        }
+        return cut
+    }
+
     /// Drops mirror `index` of the plan's URLs for this resource, saying why (the first reason stays).
     public func drop(mirror index: Int, reason: String) {
         try? FileSystem.createFile(path + "/m/" + String(index), Array(reason.utf8))

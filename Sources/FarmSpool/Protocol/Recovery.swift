@@ -11,6 +11,8 @@ public struct Recovery: Sendable, Equatable {
     public var editsFinished = 0
     /// Claims of this host made before this boot, handed back without what their owners stored (FarmLists).
     public var claimsOfAnEarlierBoot = 0
+    /// Partial downloads and pieces whose bytes a power cut did not keep all of, cut back to those it kept.
+    public var partialsCutBack = 0
 }
 
 extension Spool {
