@@ -19,13 +19,16 @@ import SystemPackage
 //   job files whose ctime, set by the completion rename, is that recent): the download must be there
 //   with the size its outcome record gives and no hole before it (bytes whose blocks the disk never
 //   got, though it kept a size past them: ext4 allocates blocks as it writes them back), and its
-//   display image and thumbnail must be there and not empty. A job that fails goes back to the queue with its outputs deleted, as a reload does. Then
-//   the mark is moved to the start of this boot.
+//   display image and thumbnail must be there and not empty. A job that fails goes back to the queue
+//   with its outputs deleted, as a reload does. Then the mark is moved to the start of this boot.
+// - Before that, the supervisor's recovery of a new boot (FarmLists' Redo.swift), before it starts a
+//   worker: every claim of this host made before the boot goes back to the queue, its stored outputs
+//   and their blobs deleted (a completion rename undone by the power loss leaves the job in active/,
+//   maybe with outputs whose bytes the disk did not keep); every partial download is cut back to its
+//   first hole, and every piece's record to the bytes of it the partial holds (a record is a file's
+//   size, which the journal may keep ahead of the partial's bytes), so no transfer resumes past zeros.
 //
-// A job in failed/ has no output to lose. A completion rename undone by the power loss leaves the job
-// in active/, maybe with outputs stored whose bytes the disk did not keep: the supervisor's recovery hands
-// back every claim of an earlier boot, with those outputs and their blobs deleted, before it starts a
-// worker (FarmLists' Redo.swift). The mark is written by rename and not fsynced: lost, the
+// A job in failed/ has no output to lose. The mark is written by rename and not fsynced: lost, the
 // older mark is back, and the check covers more.
 extension Spool {
     /// This boot of the machine, as the kernel names it.

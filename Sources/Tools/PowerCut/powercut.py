@@ -3,7 +3,8 @@
 
 The host side boots a guest (virtme-ng over qemu, software emulation) whose farm spool, and the manifests it
 reads, live on an ext4 disk image of their own; the guest runs a local origin and a workload of farm
-commands, printing `PC ACK` for each command as soon as it exits 0. The host writes each such line to its
+commands (one list's large file fetched in pieces over three connections), printing `PC ACK` for each
+command as soon as it exits 0. The host writes each such line to its
 ledger at once (outside the guest: the point is to see them survive on the guest's disk), and SIGKILLs qemu
 at a seeded random instant: a power cut. It then checks the image with e2fsck (after replaying its journal,
 as a mount would) and boots again on it: the guest checks, before anything else runs, that every
@@ -334,7 +335,9 @@ class Guest:
         kind, a = cmd
         if kind == "add":
             items = initial_lists(self.seed)["lists"][a["list"]]
-            self.f("add", self.write_source(a["list"], items), "--accept", "any")
+            # C's large file comes in pieces (SPEC §14): their records and the partial's bytes must agree after a cut.
+            pieces = ["--connections", "3", "--min-piece", "256K"] if a["list"] == "C.json" else []
+            self.f("add", self.write_source(a["list"], items), "--accept", "any", *pieces)
         elif kind == "item-add":
             out = self.f("item", "add", a["list"], self.url(a["file"]), "--at", str(a["at"]))
             return out.stdout.strip()
