@@ -20,7 +20,8 @@ import SystemPackage
 // A piece file's size is how many of its bytes, from its start, are in the partial: its holder sets it
 // (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
 // lease (a holder with nothing to write touches it). A holder killed loses what it wrote since it last set
-// it, at most a piece. A reclaim (the lead's or a taker's look at the board, when a held piece's lease
+// it, at most a piece. A power cut may keep a record ahead of the partial's bytes (the two are not synced
+// in order): a new boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk). A reclaim (the lead's or a taker's look at the board, when a held piece's lease
 // is older than the farm's) renames the piece back to q/, its size kept: the next holder asks for the
 // rest only.
 //
