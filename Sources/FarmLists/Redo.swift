@@ -5,7 +5,8 @@ import FarmSystem
 import SystemPackage
 
 // A finished job sent back to the queue: by `farm reload` and `farm retry`, and after a reboot for a done
-// job whose outputs the disk did not keep (the other half of Durability.swift in FarmSpool).
+// job whose outputs the disk did not keep; and the rest of what a power cut leaves, claims of the boot
+// before and partial bytes the disk did not keep (the other half of Durability.swift in FarmSpool).
 extension Lists {
     /// After a reboot (the mark names another boot, or there is none): every job that reached done/
     /// since the mark whose outputs did not survive goes back to the queue. Returns those jobs; none
