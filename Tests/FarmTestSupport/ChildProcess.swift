@@ -5,10 +5,10 @@ import Glibc
 ///
 /// Its standard output and error go to files of its own, read when a test asks: a test can wait for a
 /// line it printed. Not pipes read by Foundation's `readabilityHandler`: each is a dispatch source over a
-/// descriptor, and libdispatch's epoll loop crashed the test process (SIGSEGV in its event loop's drain)
-/// once such descriptors were closed with their sources live and their numbers reused by the next test's
-/// files (swift-corelibs-libdispatch #833; swift-subprocess left DispatchIO on Linux for it, #47). A file
-/// also holds everything written before the exit, and blocks no writer, a detached supervisor among them.
+/// descriptor, which libdispatch requires be cancelled before the descriptor closes (a pipe that goes with
+/// its ChildProcess, the number reused by the next test, is the hazard of swift-corelibs-libdispatch #833
+/// and why swift-subprocess left DispatchIO on Linux, #47). A file also holds everything written before
+/// the exit, and blocks no writer, a detached supervisor among them.
 /// `deinit` kills the process if the test did not, so no test leaves a process behind.
 public final class ChildProcess: @unchecked Sendable {
     public let process: Process

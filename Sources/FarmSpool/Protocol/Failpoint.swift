@@ -12,16 +12,25 @@ import Synchronization
 /// Any thread may pass a point or install the handler.
 public enum Failpoint {
     private static let installed = Atomic<Bool>(false)
-    private static let handler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// The handler in a box of its own: a closure kept in `Locked`'s generic storage and read back through
+    /// its inout body is re-abstracted on the way in and out, and written back wrapped in two more thunks at
+    /// every read, so that after a few thousand points passed, calling it overflowed the stack (the test
+    /// process's SIGSEGV of stop 58, under a handler a test had installed).
+    private final class Handler: Sendable {
+        let hear: @Sendable (String) -> Void
+        init(_ hear: @escaping @Sendable (String) -> Void) { self.hear = hear }
+    }
+    private static let handler = Locked<Handler?>(nil)
 
     /// From now on, `handler` hears the name of each point this process passes, on the passing thread.
     public static func install(_ handler: @escaping @Sendable (String) -> Void) {
-        self.handler.withLock { $0 = handler }
+        let box = Handler(handler)
+        self.handler.withLock { $0 = box }
         installed.store(true, ordering: .releasing)
     }
 
     package static func hit(_ name: StaticString) {
         guard installed.load(ordering: .acquiring), let handler = handler.withLock({ $0 }) else { return }
-        handler(name.description)
+        handler.hear(name.description)
     }
 }
