@@ -55,10 +55,7 @@ extension Lists {
     /// the job would be queued with its outputs still there, and its blob's record naming bytes the disk
     /// lost. The job's partial bytes stay: a transfer resumes from what the disk kept of them.
     func releaseClaimsOfAnEarlierBoot() throws(SpoolError) -> Int {
-        let boot = Spool.bootTime
-        let claims = spool.activeJobs().filter { claim in
-            claim.owner.isLocal && (claim.owner.claimedAt.map { $0 < boot } ?? false)
-        }
+        let claims = spool.activeJobs().filter(\.owner.claimedBeforeThisBoot)
         guard !claims.isEmpty else { return 0 }
         // A claimant registers before its first claim: one that lives holds its claims, whatever its clock said.
         let live = Set(spool.processes().filter(\.isLocal).map(\.pid))

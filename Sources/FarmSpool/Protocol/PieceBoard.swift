@@ -21,8 +21,9 @@ import SystemPackage
 // (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
 // lease (a holder with nothing to write touches it). A holder killed loses what it wrote since it last set
 // it, at most a piece. A power cut may keep a record ahead of the partial's bytes (the two are not synced
-// in order): a new boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk). A reclaim (the lead's or a taker's look at the board, when a held piece's lease
-// is older than the farm's) renames the piece back to q/, its size kept: the next holder asks for the
+// in order): a new boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk).
+// A reclaim (the lead's or a taker's look at the board, when a held piece's lease is older than the
+// farm's) renames the piece back to q/, its size kept: the next holder asks for the
 // rest only.
 //
 // The board is made whole in tmp/ and renamed into pieces/ (there is one or none), after the partial
@@ -399,8 +400,7 @@ public struct PieceBoard: Sendable {
     /// renamed (killed between, the next recovery cuts it again). Pieces held by this host's processes of
     /// an earlier boot go back first; others' are their holders'. Returns how many pieces were cut back.
     public func cutBackToTheDisk(partial: String) -> Int {
-        let boot = Spool.bootTime
-        for (piece, owner) in holders() where owner.isLocal && (owner.claimedAt.map { $0 < boot } ?? false) {
+        for (piece, owner) in holders() where owner.claimedBeforeThisBoot {
             release(piece, of: owner)
         }
         var cut = 0

@@ -123,6 +123,9 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     /// its pid be looked at.
     public var isLocal: Bool { hostTag == nil || hostTag == FarmHost.localTag }
 
+    /// A claimant of this host that claimed before this boot began: gone with the power, whatever its pid.
+    package var claimedBeforeThisBoot: Bool { isLocal && (claimedAt.map { $0 < Spool.bootTime } ?? false) }
+
     /// Whether `process` is the claimant: the same pid on the same host.
     public func isClaimant(_ process: FarmProcess) -> Bool {
         pid == process.pid && (hostTag ?? FarmHost.localTag) == process.host.tag
