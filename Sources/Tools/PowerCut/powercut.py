@@ -13,7 +13,10 @@ exactly one state, counted once, then runs the farm's own recovery (farm start, 
 rechecked what finished before the cut), then that every done resource has the origin's bytes (sha256),
 then farm fsck on the stopped farm, and goes on with the workload from where it was. After the last cut, the
 last boot finishes every list and checks every byte. The origin's log of the bytes it served, streamed to
-the host like the acknowledgements, gives the bytes fetched again after each cut.
+the host like the acknowledgements, gives the bytes fetched again after each cut, judged against the workload's
+download rate: its bytes over the seconds it was downloading (the origin sending at least one response).
+Before and after the farm's recovery the guest prints what it holds of downloads in progress (`PC STATE`:
+each partial's size and bytes before its first hole, each board's pieces), which says where a redo came from.
 
 The same file runs in the guest (`--guest RUN_DIRECTORY`): one program, so the model of what each command
 does (`apply`) is the same on both sides.
@@ -53,15 +56,18 @@ def say(*parts):
 # ---------------------------------------------------------------- the corpus and the model (both sides)
 
 def corpus(seed):
-    """The origin's files: name -> size. Small files and a few of a few MB (emulation is slow): enough small
-    ones that the adds and syncs of a long run (about 2 new files in 7 steps) never run out of files no list
-    used, so its lists keep their length and its redo is judged against a workload that still works."""
+    """The origin's files: name -> size. Small files, a few of a few MB (emulation is slow) and a pool of
+    medium ones: enough that the adds and syncs of a long run (about 2 new files in 7 steps, half of them
+    medium while there are) never run out of files no list used, so that its lists keep their length and
+    its farm keeps downloading, and cuts land under transfers all through the run."""
     rng = random.Random(f"corpus-{seed}")
     files = {}
     for n in range(300):
         files[f"s{n:03d}.bin"] = rng.randint(2_000, 60_000)
     for n in range(4):
         files[f"m{n}.bin"] = rng.randint(1_500_000, 3_000_000)
+    for n in range(40):
+        files[f"r{n:02d}.bin"] = rng.randint(200_000, 800_000)
     return files
 
 
@@ -72,7 +78,7 @@ def file_bytes(seed, name, size):
 
 def initial_lists(seed):
     """Three lists of items (id, file); the files left out are the pool `item add` and `sync` draw from."""
-    names = sorted(corpus(seed))
+    names = sorted(n for n in corpus(seed) if n.startswith("s"))
     rng = random.Random(f"lists-{seed}")
     rng.shuffle(names)
     lists = {"A.json": names[0:9] + ["m0.bin"], "B.json": names[9:17] + ["m1.bin"], "C.json": names[17:24] + ["m2.bin", names[0]]}
@@ -88,7 +94,14 @@ def initial_lists(seed):
 def pool(seed, model):
     # Files never used in any list: a file fetched again is a redo, never a new item's first download.
     used = {f for items in model["lists"].values() for _, f in items} | set(model.get("used", []))
-    return [n for n in sorted(corpus(seed)) if n not in used]
+    return [n for n in sorted(corpus(seed)) if n not in used and not n.startswith("m")]
+
+
+def new_file(rng, free):
+    """A file for a new item: a medium one half the time while any is left, else a small one."""
+    medium = [n for n in free if n.startswith("r")]
+    small = [n for n in free if not n.startswith("r")]
+    return rng.choice(medium if medium and (rng.random() < 0.5 or not small) else small)
 
 
 def steps(cuts):
@@ -114,7 +127,7 @@ def command(seed, step, model, last):
     kind = rng.choice(kinds)
     free = pool(seed, model)
     if kind == "item-add" and free:
-        return ("item-add", {"list": name, "file": rng.choice(free),
+        return ("item-add", {"list": name, "file": new_file(rng, free),
                              "at": rng.randint(0, len(items))})
     if kind == "item-rm" and len(items) > 2:
         return ("item-rm", {"list": name, "id": rng.choice(items)[0]})
@@ -127,7 +140,7 @@ def command(seed, step, model, last):
         if len(source) > 2:
             source.pop(rng.randrange(len(source)))
         if free:
-            source.append([f"{ord(name[0]):02x}{step:06x}-5000-4000-8000-000000000000", rng.choice(free)])
+            source.append([f"{ord(name[0]):02x}{step:06x}-5000-4000-8000-000000000000", new_file(rng, free)])
         return ("sync", {"list": name, "source": source})
     if kind == "scale":
         return ("scale", {"workers": rng.randint(1, 3)})
@@ -189,6 +202,27 @@ class Origin(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     files = {}
     rate = 400_000  # bytes a second per response
+    # Seconds of this boot during which at least one response was sending: the workload's time downloading,
+    # which its download rate (the yardstick of the bytes fetched again) is measured over.
+    busy = 0.0
+    busy_since = None
+    sending = 0
+    lock = threading.Lock()
+
+    @classmethod
+    def busy_seconds(cls):
+        with cls.lock:
+            return cls.busy + (time.monotonic() - cls.busy_since if cls.busy_since is not None else 0)
+
+    @classmethod
+    def sends(cls, delta):
+        with cls.lock:
+            if delta > 0 and cls.sending == 0:
+                cls.busy_since = time.monotonic()
+            cls.sending += delta
+            if delta < 0 and cls.sending == 0:
+                cls.busy += time.monotonic() - cls.busy_since
+                cls.busy_since = None
 
     def log_message(self, *args):
         pass
@@ -228,15 +262,18 @@ class Origin(http.server.BaseHTTPRequestHandler):
             return
         at = start
         chunk = 32_768
+        Origin.sends(1)
         try:
             while at < end:
                 piece = data[at:min(end, at + chunk)]
                 self.wfile.write(piece)
-                emit(f"PC SERVED {name} {at} {at + len(piece)}")
+                emit(f"PC SERVED {name} {at} {at + len(piece)} {Origin.busy_seconds():.3f}")
                 at += len(piece)
                 time.sleep(len(piece) / self.rate)
         except OSError:
             pass
+        finally:
+            Origin.sends(-1)
 
 
 _out = threading.Lock()
@@ -283,7 +320,7 @@ class Guest:
         if self.plan["boot"] > 0:
             model = self.check(self.plan["candidates"])
         os.makedirs(self.sources, exist_ok=True)
-        emit("PC READY")
+        emit(f"PC READY {Origin.busy_seconds():.3f}")
         if model.get("step", 0) >= 3 and not self.running():
             self.f("start", "--workers", str(model["workers"]))
         step = model.get("step", 0)
@@ -456,6 +493,7 @@ class Guest:
                     elif item[0] != real:
                         findings.append(f"id: {name} shows {real} where {item[0]} was acknowledged")
         # The farm's own recovery: start, until the watcher has rechecked what finished before the cut.
+        emit("PC STATE before " + json.dumps(self.partials()))
         started = time.time()
         self.f("start", "--workers", str(model["workers"]), timeout=600)
         boot = open("/proc/sys/kernel/random/boot_id").read().strip()
@@ -470,6 +508,7 @@ class Guest:
                 findings.append("recovery: the watcher did not recheck the finished jobs within 240 s")
                 break
             time.sleep(0.5)
+        emit("PC STATE after " + json.dumps(self.partials()))
         redone = sum(1 for line in self.log_lines() if "redo" in line.lower() or "again" in line.lower())
         findings += self.check_bytes()
         self.f("stop", timeout=600)
@@ -495,6 +534,29 @@ class Guest:
                                       "jobs": len(places)}))
         emit("PC MODEL " + json.dumps(model))
         return model
+
+    def partials(self):
+        """What the spool holds of downloads in progress: each partial's size and the bytes before its first
+        hole, each board's pieces with their records' sizes, and the claims (the redo figures' why)."""
+        def data_end(path):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    return os.lseek(fd, 0, os.SEEK_HOLE)
+                finally:
+                    os.close(fd)
+            except OSError:
+                return None
+        state = {"partial": {}, "pieces": {}, "active": sorted(os.listdir(self.spool + "/active"))
+                 if os.path.isdir(self.spool + "/active") else []}
+        for path in glob.glob(self.spool + "/partial/*"):
+            st = os.lstat(path)
+            state["partial"][os.path.basename(path)] = [st.st_size, data_end(path), st.st_nlink]
+        for board in glob.glob(self.spool + "/pieces/*"):
+            state["pieces"][os.path.basename(board)] = {
+                os.path.relpath(p, board): os.lstat(p).st_size
+                for p in glob.glob(board + "/[qad]/*")}
+        return state
 
     def log_lines(self):
         try:
@@ -648,7 +710,7 @@ class Host:
         served_total = 0
         # Where a cut's time goes (boot to the guest's program, the check and recovery, the workload), and
         # the workload's own download rate, which the bytes fetched again are judged by.
-        boots, checks, workloads = [], [], []
+        boots, checks, workloads, downloading = [], [], [], []
         workload_bytes = 0
         for number in range(self.o.cuts + 1):
             final = number == self.o.cuts
@@ -666,7 +728,7 @@ class Host:
             in_flight = None
             this_boot = {}
             result = None
-            model_after_check = None
+            busy_this_boot = busy_at_ready = 0.0
             deadline = boot_started + (1800 if final else 900)
             line_queue = []
             reader = threading.Thread(target=lambda: [line_queue.append(l) for l in process.stdout], daemon=True)
@@ -676,13 +738,15 @@ class Host:
                     line = line_queue.pop(0).rstrip("\n")
                     if self.o.verbose or not line.startswith("PC SERVED"):
                         if self.o.verbose or line.startswith("PC") or "Traceback" in line or "Error" in line:
-                            print(f"  [{number}] {line[:300]}", flush=True)
+                            print(f"  [{number}] {line if line.startswith('PC STATE') else line[:300]}", flush=True)
                     if not line.startswith("PC "):
                         continue
                     kind, _, rest = line[3:].partition(" ")
                     if kind == "SERVED":
-                        name, start, end = rest.split()
+                        name, start, end, busy = rest.split()
                         start, end = int(start), int(end)
+                        if ready is not None:
+                            busy_this_boot = float(busy)
                         served_total += end - start
                         if ready is not None:
                             workload_bytes += end - start
@@ -692,6 +756,7 @@ class Host:
                         boots.append(booted - boot_started)
                     elif kind == "READY":
                         ready = time.time()
+                        busy_at_ready = busy_this_boot = float(rest or 0)
                         if booted is not None:
                             checks.append(ready - booted)
                         if not final and not self.o.cut_after:
@@ -728,6 +793,7 @@ class Host:
                     cuts += 1
                     cut_times.append(time.time() - boot_started)
                     workloads.append(time.time() - ready)
+                    downloading.append(busy_this_boot - busy_at_ready)
                     say(f"cut {cuts} at {cut_at - ready:.1f} s into the workload"
                         + (f", {in_flight[1][0]} in flight" if in_flight else ""))
                     break
@@ -746,7 +812,7 @@ class Host:
                     in_flight = None
                     acked += 1
                 elif line.startswith("PC SERVED "):
-                    name, start, end = line.split()[2:]
+                    name, start, end, _ = line.split()[2:]
                     this_boot.setdefault(name, []).append((int(start), int(end)))
             if number > 0:
                 # Bytes of a file served again in this boot that it had served before the cut.
@@ -755,10 +821,14 @@ class Host:
                 which = []
                 for name, ranges in this_boot.items():
                     old = coverage.get(name, [])
-                    overlap = sum(max(0, min(end, e) - max(start, s)) for start, end in merge(ranges) for s, e in old)
+                    both = [(max(start, s), min(end, e)) for start, end in merge(ranges) for s, e in old
+                            if min(end, e) > max(start, s)]
+                    overlap = sum(e - s for s, e in both)
                     if overlap:
                         files += 1
-                        which.append(f"{name} {overlap} of {self.sizes[name]}")
+                        which.append(f"{name} {overlap} of {self.sizes[name]}"
+                                     + (" (" + " ".join(f"{s}-{e}" for s, e in merge(both)) + ")"
+                                        if self.sizes[name] > 500_000 else ""))
                     again += overlap
                 redo_bytes.append(again)
                 if which:
@@ -782,7 +852,10 @@ class Host:
                 step, cmd = in_flight
                 candidates.append(apply(self.o.seed, model, (cmd[0], cmd[1]), None))
         wall = time.time() - self.started
-        rate = workload_bytes / sum(workloads) if sum(workloads) > 0 else 0
+        # The workload's download rate: its bytes over the seconds it was downloading (the origin sending
+        # at least one response), so that the yardstick is seconds of work, not of commands over lists done.
+        rate = workload_bytes / sum(downloading) if sum(downloading) > 0 else 0
+        average = workload_bytes / sum(workloads) if sum(workloads) > 0 else 0
         worst_redo_seconds = max(redo_bytes) / rate if redo_bytes and rate else 0
         if self.o.redo_seconds > 0 and redo_bytes and rate and worst_redo_seconds > self.o.redo_seconds:
             failures.append(f"redo: the worst cut fetched {max(redo_bytes)} bytes again, {worst_redo_seconds:.1f} s "
@@ -799,6 +872,8 @@ class Host:
             "redo_files_worst": max(redo_files) if redo_files else 0,
             "origin_rate_bytes_per_second": Origin.rate,
             "workload_rate_bytes_per_second": round(rate),
+            "workload_average_bytes_per_second": round(average),
+            "downloading_seconds": round(sum(downloading)), "workload_seconds": round(sum(workloads)),
             "redo_seconds_worst": round(worst_redo_seconds, 2),
             "boot_seconds_median": median(boots), "check_seconds_median": median(checks),
             "workload_seconds_median": median(workloads),
@@ -822,6 +897,7 @@ def main():
                              "item-add…) exits 0, instead of at a random instant")
     parser.add_argument("--redo-seconds", type=float, default=5.0,
                         help="most bytes fetched again after a cut, in seconds of the workload's download rate "
+                             "(its bytes over the time it was downloading) "
                              "(0: reported, not judged, as a short run's timing should be)")
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (disk image, ledger)")
     parser.add_argument("--verbose", action="store_true")
