@@ -23,6 +23,11 @@ public struct ListStatus: Equatable, Sendable {
     public var failed: Int
     /// done / total (1 for an empty list).
     public var progress: Double
+    /// Its jobs are held out of the workers' reach (`farm get`'s ^C, aria2's pause of one download: Hold.swift
+    /// in FarmSpool); they count as queued, as they are. `"held": true` in the JSON, absent when not.
+    public var held = false
+    /// The state as the screens show it: `Held` for a held list not finished, else the state's text.
+    public var shownState: String { held && state != .finished ? "Held" : state.rawValue }
     /// Only in the per-list view; absent from the whole-spool summary, which stays small. In a window
     /// of the view (`ListWindows`), only the resources of that window.
     public var resources: [ResourceStatus]?
@@ -143,6 +148,7 @@ extension ListStatus: JSONWritable {
         json.member("done", done)
         if let paging { json.member("error", paging.error) }
         json.member("failed", failed)
+        if held { json.member("held", true) }
         json.member("id", id)
         if let window { json.member("limit", window.limit) }
         if let matched = window?.matched { json.member("matched", matched) }
@@ -178,6 +184,7 @@ extension ListStatus: JSONReadable {
                             cover: try json.decodeIfPresent("cover"), showsCover: json["cover"] != nil)
         }
         self.state = state
+        held = try json.decodeIfPresent("held") ?? false
         queued = try json.decode("queued")
         progress = try json.decode("progress")
         if let offset: Int = try json.decodeIfPresent("offset") {

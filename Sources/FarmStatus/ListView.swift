@@ -57,9 +57,12 @@ public enum ListView {
         // sidecar, a job that moved on meanwhile), and the counts must say what the rows say (SPEC §4).
         var jobs = ListJobs()
         for (number, row) in zip(order.numbers, resources) { jobs.place(number, as: row.status) }
-        return ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active.count,
-                          done: jobs.done.count, failed: jobs.failed.count, resources: resources,
-                          paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
+        var list = ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active.count,
+                              done: jobs.done.count, failed: jobs.failed.count, resources: resources,
+                              paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)),
+                              request: record.request)
+        list.held = spool.isHeld(list: listID)
+        return list
     }
 
     /// Resource `index` of list `listID` alone (for `farm show`): reads one line of the table and

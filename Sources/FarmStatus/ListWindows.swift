@@ -94,6 +94,7 @@ public final class ListWindows: Sendable {
                               done: jobs.done, failed: jobs.failed, resources: resources,
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
+        list.held = spool.isHeld(list: listID)
         return list
     }
 

@@ -21,8 +21,8 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         let desired = spool.desired()
-        return document(records: records, jobs: jobs, pages: pageStates(spool, records), workers: workers(spool),
-                        paused: spool.isPaused,
+        return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.heldLists(),
+                        workers: workers(spool), paused: spool.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
@@ -75,12 +75,15 @@ public enum StatusScan {
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
     /// the workers judge by (they pause themselves when it is short).
     package static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
-                         workers: Workers, paused: Bool, disk: DiskRoom?, updated: String) -> StatusDocument {
+                                 held: Set<String> = [], workers: Workers, paused: Bool, disk: DiskRoom?,
+                                 updated: String) -> StatusDocument {
         let lists = records.map { id, record in
             let jobs = (jobs[id] ?? ListJobs()).settled()
-            return ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
-                              done: jobs.done.count, failed: jobs.failed.count,
-                              paging: Paging.of(record, state: pages[id]), request: record.request)
+            var list = ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
+                                  done: jobs.done.count, failed: jobs.failed.count,
+                                  paging: Paging.of(record, state: pages[id]), request: record.request)
+            list.held = held.contains(id)
+            return list
         }
         let pausedBy: PausedBy? = paused ? .user : disk?.isShort == true ? .disk : nil
         return StatusDocument(updated: updated, paused: pausedBy != nil, pausedBy: pausedBy, disk: disk,

@@ -16,7 +16,7 @@ public enum StatusText {
         lines.append(pad("LIST", width) + "  " + pad("STATE", 14) + "  " + pad("PROGRESS", 32) + "  "
             + pad("DONE", 15) + "  FAILED")
         for list in document.lists {
-            lines.append(pad(clip(list.name, width), width) + "  " + pad(list.state.rawValue, 14) + "  "
+            lines.append(pad(clip(list.name, width), width) + "  " + pad(list.shownState, 14) + "  "
                 + bar(list.progress) + " " + pad(String(Int(list.progress * 100)) + "%", 4) + "  "
                 + pad("\(list.done)/\(list.total)", 15) + "  " + String(list.failed))
         }
@@ -25,7 +25,7 @@ public enum StatusText {
 
     /// One list: its counts, then one row per resource (index, text, kind, url or error).
     public static func list(_ list: ListStatus) -> String {
-        var lines = ["\(list.name): \(list.state.rawValue) \(list.done)/\(list.total) done, \(list.active) active, "
+        var lines = ["\(list.name): \(list.shownState) \(list.done)/\(list.total) done, \(list.active) active, "
             + "\(list.queued) queued, \(list.failed) failed"]
         if let paging = list.paging { lines.append(pages(paging)) }
         let resources = list.resources ?? []

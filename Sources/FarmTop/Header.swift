@@ -29,7 +29,7 @@ enum Header {
         if let id = state.listID {
             let list = model.list ?? model.summary.list(id: id)
             let left = list.map {
-                Cells.clean($0.name) + "  " + $0.state.rawValue + "  " + counts(total: $0.total, done: $0.done,
+                Cells.clean($0.name) + "  " + $0.shownState + "  " + counts(total: $0.total, done: $0.done,
                     active: $0.active, queued: $0.queued, failed: $0.failed)
             } ?? "reading the list..."
             // The list comes first: the rates only where there is room for both.

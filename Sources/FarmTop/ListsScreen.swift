@@ -51,7 +51,7 @@ enum ListsScreen {
         let stateStyle: Style = list.state == .finished ? (list.failed > 0 ? .warn : .good) : .normal
         var spans = [
             Span(" " + Cells.pad(Cells.clean(list.shownName), columns.name) + "  "),
-            Span(Cells.pad(list.state.rawValue, columns.state), stateStyle),
+            Span(Cells.pad(list.shownState, columns.state), stateStyle),
             Span("  " + Cells.pad("\(list.done)/\(list.total)", columns.done, right: true) + "  "
                 + Format.bar(list.progress, width: columns.bar) + " "
                 + Cells.pad(Format.percent(list.progress), columns.percent, right: true) + "  "),

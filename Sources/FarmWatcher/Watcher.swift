@@ -48,7 +48,7 @@ public final class Watcher {
 
     /// What a watched directory is to the watcher.
     enum Directory: Equatable {
-        case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs
+        case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs, queueRoot
     }
 
     private static let entryEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
@@ -67,6 +67,8 @@ public final class Watcher {
     private(set) var jobs: [String: ListJobs] = [:]
     /// The last state of each paged list's page log.
     private(set) var pages: [String: PageState] = [:]
+    /// The lists whose held batch is in queue/ (Hold.swift in FarmSpool).
+    private(set) var held: Set<String> = []
     private(set) var workers = Workers(desired: 0, running: 0, transfers: 0)
     private(set) var paused = false
     /// The desired minimum of free bytes (nil: the default), and whether the disk was short of it at the last look.
@@ -250,6 +252,10 @@ public final class Watcher {
             if ControlFile.isShownInStatus(event.name) { due.pending.insert(.control) }
         case .procs:
             due.pending.insert(.processes)
+        case .queueRoot:
+            guard event.has(IN_ISDIR), Spool.isHeld(batch: event.name) else { return }
+            let list = String(event.name.dropFirst(Spool.heldBatchPrefix.count))
+            if added ? held.insert(list).inserted : held.remove(list) != nil { due.pending.insert(.summary) }
         }
     }
 
@@ -271,6 +277,8 @@ public final class Watcher {
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
             (spool.failed, .failedRoot, Self.entryEvents), (spool.lists, .lists, Self.entryEvents | IN_CLOSE_WRITE),
             (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
+            // Only its batch folders come and go there (a few names): a held list's appears and goes.
+            (spool.queue, .queueRoot, Self.entryEvents),
         ]
         for (path, directory, events) in roots {
             let wd: Int32
@@ -304,6 +312,7 @@ public final class Watcher {
         self.jobs = jobs
         records = StatusScan.listRecords(spool)
         pages = StatusScan.pageStates(spool, records)
+        held = spool.heldLists()
         due.pending.insert(.control)
         due.pending.insert(.processes)
         due.pending.insert(.summary)
@@ -333,7 +342,7 @@ public final class Watcher {
 
     /// The summary as the watcher sees the spool now.
     func document() -> StatusDocument {
-        StatusScan.document(records: records, jobs: jobs, pages: pages, workers: workers, paused: paused,
+        StatusScan.document(records: records, jobs: jobs, pages: pages, held: held, workers: workers, paused: paused,
                             disk: spool.diskRoom(minFree: minFree),
                             updated: Timestamp.iso8601(Clock.wall()))
     }

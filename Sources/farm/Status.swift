@@ -11,8 +11,8 @@ struct Status: ParsableCommand {
         commandName: "status",
         abstract: "Show every list with its progress, or the resources of one list.",
         discussion: """
-            Without LIST, prints every list with its state (Queuing..., Downloading..., Finished), its \
-            counts and progress, the workers running and wanted, and whether the farm is paused. With \
+            Without LIST, prints every list with its state (Queuing..., Downloading..., Finished; Held for \
+            a list farm get's ^C or aria2's pause holds out of the workers' reach), its counts and progress, the workers running and wanted, and whether the farm is paused. With \
             LIST, prints that list's counts and its resources: each one's index, status (Queueing, \
             Downloading 45%, Unzipping, Rendering, Done, Error), kind, and URL or error. LIST is a list's \
             name ("Set 1.json" or "Set 1") or its 16-hex-digit id. --json prints the same as one JSON \
@@ -25,7 +25,7 @@ struct Status: ParsableCommand {
             farm status --json has updated, paused, pausedBy ("user" after farm pause, "disk" while the \
             spool's disk has less than farm start's --min-free free, null), disk {free, minFree} in bytes, \
             workers {desired, running}, and per list name, id, state, total, queued, active, done, failed and \
-            progress; it stays small however many resources there are. With LIST, the list has its \
+            progress, and "held": true for a held list (its held jobs count as queued); it stays small however many resources there are. With LIST, the list has its \
             resources, each with index, id, url, status (queued, downloading, done, error...), text (what \
             the app shows: Queueing, Downloading 45% (0% until the server says the size), Unzipping, \
             Rendering, Done, Error), bytes, size, kind, file, image, thumb, error, attempts and changed (which \

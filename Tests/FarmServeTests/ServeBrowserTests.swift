@@ -84,6 +84,18 @@ import Testing
               && c.some(x => x[1] === "Queueing" && x[2] === 0); })()
             """, timeout: 60), "slow grid: \(String(describing: try? browser.evaluate("JSON.stringify(\(cells))")))")
         try shots.save(browser.screenshot(), as: "screen2-grid-downloading.png")
+
+        // Held (farm get's ^C, aria2's pause of one download): the grid's header and the list's row say so,
+        // live; let go, the list is Downloading... again.
+        #expect(try farm.spool.hold(list: slow) > 0)
+        #expect(browser.waitFor("document.getElementById('grid-state').textContent.startsWith('Held — ')", timeout: 30),
+                "\(String(describing: try? browser.evaluate("document.getElementById('grid-state').textContent")))")
+        try browser.navigate(serve.base + "/")
+        #expect(browser.waitFor("\(rows).length === 2 && \(rows)[1][2] === 'Held'", timeout: 30),
+                "\(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
+        _ = try farm.spool.release(list: slow)
+        #expect(browser.waitFor("\(rows)[1][2] === 'Downloading...'", timeout: 30),
+                "\(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
         browser.close()
         #expect(isGone(browser.pid))
         for shot in shots.saved { try expectScreenshot(shot) }

@@ -95,6 +95,14 @@ import Testing
         #expect(rows[1].contains("30%"))
         #expect(rows[2].contains("Finished") && rows[2].hasSuffix("345"))
         #expect(rows[3].contains("Queuing...") && rows[3].contains("0%"))
+
+        // A held list says so; a finished one, held or not, is Finished.
+        var held = lists
+        held[0].held = true
+        held[1].held = true
+        let heldRows = ListsScreen.rows(held, cursor: Cursor(), width: 80, page: 10).map(\.text)
+        #expect(heldRows[1].contains("Held") && !heldRows[1].contains("Downloading..."))
+        #expect(heldRows[2].contains("Finished"))
     }
 
     @Test func resourceRowsShowStatusBytesAndAge() {

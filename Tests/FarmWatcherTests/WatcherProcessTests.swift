@@ -119,6 +119,41 @@ import Testing
         #expect(watcher.wait(timeout: 10) == 0)
     }
 
+    /// A list held out of the workers' reach (`farm get`'s ^C) shows `"held": true` and the state Held in
+    /// the watcher's summary, a scan's and the per-list view, its jobs counted as queued; let go, it shows
+    /// as before. The hold moves no job between the counts: the watcher sees its batch in queue/ come and go.
+    @Test(arguments: [false, true]) func aHeldListShowsHeld(polling: Bool) throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 6)
+        let other = try fixture.addList("Set 2.json", count: 2)
+        try fixture.finish(list, 0)
+        let watcher = try startWatcher(fixture, polling: polling)
+        #expect(summary(fixture) { $0.list(id: list)?.done == 1 } != nil)
+
+        #expect(try fixture.spool.hold(list: list) == 5)
+        let held = summary(fixture) { $0.list(id: list)?.held == true }
+        #expect(counts(held, list) == [5, 0, 1, 0], "the watcher did not show the hold")
+        #expect(held?.list(id: list)?.shownState == "Held")
+        #expect(held?.list(id: other)?.held == false)
+        #expect(StatusScan.summary(fixture.spool).list(id: list)?.held == true)
+        #expect(ListView.build(fixture.spool, listID: list)?.held == true)
+        let text = try run("farm", ["status", "--spool", fixture.root]).output
+        #expect(text.split(separator: "\n").contains { $0.hasPrefix("Set 1.json") && $0.contains("Held") }, "\(text)")
+        let json = try run("farm", ["status", "--json", "--spool", fixture.root]).output
+        let shown = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let lists = shown?["lists"] as? [[String: Any]] ?? []
+        #expect(lists.first { $0["id"] as? String == list }?["held"] as? Bool == true, "\(json)")
+        #expect(lists.first { $0["id"] as? String == other }?["held"] == nil, "\(json)")
+
+        #expect(try fixture.spool.release(list: list) == 5)
+        let released = summary(fixture) { $0.list(id: list)?.held == false }
+        #expect(counts(released, list) == [5, 0, 1, 0], "the watcher did not show the release")
+        #expect(released?.list(id: list)?.shownState == "Downloading...")
+        #expect(ListView.build(fixture.spool, listID: list)?.held == false)
+        watcher.kill(SIGTERM)
+        #expect(watcher.wait(timeout: 10) == 0)
+    }
+
     @Test func endsCleanlyOnSigterm() throws {
         let fixture = try StatusFixture()
         let watcher = try startWatcher(fixture)

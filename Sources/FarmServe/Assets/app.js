@@ -76,6 +76,12 @@ function set(element, property, value) {
   if (element[property] !== value) element[property] = value;
 }
 
+// A list's state as the screens show it: Held for a list held out of the workers' reach (farm get's ^C,
+// aria2's pause of one download) that is not finished, else the status's state.
+function shownState(list) {
+  return list.held && list.state !== "Finished" ? "Held" : list.state;
+}
+
 // A list event: for the grid, or for the viewer; null once the list is gone.
 function renderList(list) {
   if (!list) {
@@ -122,7 +128,7 @@ function renderSummary(summary) {
     if (body.rows[position] !== row) body.insertBefore(row, body.rows[position] || null);
     set(row, "className", list.state === "Finished" ? "finished" : "");
     set(row.cells[0].firstChild, "textContent", list.name);
-    set(row.cells[1], "textContent", list.state);
+    set(row.cells[1], "textContent", shownState(list));
     set(row.querySelector(".bar span").style, "width", `${(list.progress * 100).toFixed(1)}%`);
     set(row.cells[3], "textContent", `${list.done}/${list.total}`);
     set(row.cells[4], "textContent", String(list.failed));

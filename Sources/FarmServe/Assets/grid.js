@@ -156,7 +156,7 @@ function normalized(query) { return query.trim().toLowerCase(); }
 
 function renderHeader(list) {
   set($("grid-title"), "textContent", list.name);
-  set($("grid-state"), "textContent", `${list.state} — ${list.done}/${list.total} done, ${list.failed} failed`);
+  set($("grid-state"), "textContent", `${shownState(list)} — ${list.done}/${list.total} done, ${list.failed} failed`);
   set($("grid-count"), "textContent", list.matched === undefined ? "" : `${list.matched} of ${list.total} match`);
   $("list-header").hidden = !list.title && !list.cover;
   set($("list-title"), "textContent", list.title || "");

@@ -17,8 +17,9 @@ extension Spool {
         batch.hasPrefix(heldBatchPrefix) && ListID.isValid(String(batch.dropFirst()))
     }
 
-    /// Whether list `id` has jobs held.
-    public func isHeld(list id: String) -> Bool { !FileSystem.names(heldShard(ofList: id)).isEmpty }
+    /// Whether list `id` is held: its held batch is there (made before its first job moves in, removed
+    /// after its last moves out), as the watcher sees it appear in queue/ and go.
+    public func isHeld(list id: String) -> Bool { FileSystem.exists(path(\.queue, Self.heldBatchPrefix + id)) }
 
     /// The lists that have held batches: one read of queue/, which holds a few names.
     public func heldLists() -> Set<String> {
