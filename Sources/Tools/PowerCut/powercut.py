@@ -729,6 +729,7 @@ class Host:
             this_boot = {}
             result = None
             busy_this_boot = busy_at_ready = 0.0
+            boot_bytes = 0  # served during this boot's workload: counted in the rate once the boot is cut
             deadline = boot_started + (1800 if final else 900)
             line_queue = []
             reader = threading.Thread(target=lambda: [line_queue.append(l) for l in process.stdout], daemon=True)
@@ -749,7 +750,7 @@ class Host:
                             busy_this_boot = float(busy)
                         served_total += end - start
                         if ready is not None:
-                            workload_bytes += end - start
+                            boot_bytes += end - start
                         this_boot.setdefault(name, []).append((start, end))
                     elif kind == "BOOTED":
                         booted = time.time()
@@ -794,6 +795,7 @@ class Host:
                     cut_times.append(time.time() - boot_started)
                     workloads.append(time.time() - ready)
                     downloading.append(busy_this_boot - busy_at_ready)
+                    workload_bytes += boot_bytes
                     say(f"cut {cuts} at {cut_at - ready:.1f} s into the workload"
                         + (f", {in_flight[1][0]} in flight" if in_flight else ""))
                     break
