@@ -38,6 +38,18 @@ public enum Processes {
         return stat[close + 2] == UInt8(ascii: "Z")
     }
 
+    /// Process `pid`'s group and when it started (clock ticks after boot), from /proc/<pid>/stat; nil when
+    /// there is no such process. Its start tells it from a later process given the same pid.
+    public static func groupAndStart(of pid: Int32) -> (group: Int32, start: UInt64)? {
+        guard pid > 0, let stat = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        // After the command: state (field 3), ppid, pgrp (5), … starttime (22).
+        let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count > 19, let group = Int32(String(decoding: fields[2], as: UTF8.self)),
+              let start = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
+        return (group, start)
+    }
+
     /// Whether a process `pid` may be running: it exists (a zombie included), or it exists but is not
     /// ours to signal. For judging whether a file's writer is gone, where doubt means alive.
     public static func mayExist(_ pid: Int32) -> Bool {

@@ -13,7 +13,8 @@ import Synchronization
 /// hook, so those of a worker killed are run by the others), runs its program with no shell and the
 /// resource in its environment, keeps its lease while it runs, kills it (and what it started: it runs in
 /// a process group of its own) once it runs past the list's time-out, and records how it ended. A worker
-/// that stops kills the hooks it runs and hands them back, to be run again by the next worker.
+/// that stops kills the hooks it runs and hands them back, to be run again by the next worker; one killed
+/// leaves that to its supervisor, which finds each hook's process in its claim.
 final class HookRunner: Sendable {
     /// Hooks at once in one worker.
     static let threads = 2
@@ -180,6 +181,8 @@ final class HookRunner: Sendable {
             record(claim, HookResult(error: "cannot run \(program): \(error)"))
             return
         }
+        // For the supervisor to end it if this worker is killed (Hooks.swift in FarmSpool).
+        spool.noteHookProcess(claim, pid: pid)
         let started = Clock.monotonic()
         var renewed = started
         var lost = false

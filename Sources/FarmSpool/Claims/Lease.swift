@@ -92,6 +92,7 @@ extension Spool {
         for held in pieces where held.owner.isLocal && !alive.contains(held.owner.pid) {
             held.board.release(held.piece, of: held.owner)
         }
+        releaseHooks(ownedBy: { !alive.contains($0.pid) })
         return (live, released)
     }
 
@@ -110,6 +111,7 @@ extension Spool {
 
     private func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
         releasePieces(ownedBy: isReleased)
+        releaseHooks(ownedBy: isReleased)
         var released: [JobName] = []
         for name in (try? FileSystem.listDirectory(active)) ?? [] {
             guard let entry = ActiveName(name), isReleased(entry.owner) else { continue }

@@ -11,7 +11,9 @@ import SystemPackage
 //                                  between, the job is redone, and its next completion makes it again)
 //     hooks/active/<job>@<owner>   a hook running, claimed from queue/ by rename (one contender wins); its
 //                                  ctime is the lease, renewed by touch as a job's; an expired one goes back
-//                                  to queue/, and runs again: a hook runs at least once, not exactly once
+//                                  to queue/, and runs again: a hook runs at least once, not exactly once.
+//                                  It holds `<pid> <start>`: the program's process, leader of a group of
+//                                  its own, and its start time (/proc), written once it runs
 //     hooks/ok/<list>/<job>        the hook ran and exited 0: its claim renamed here
 //     hooks/failed/<list>/<job>    it ran and failed: its claim, holding its `HookResult`, renamed here;
 //                                  `farm retry --hooks` renames it back to queue/
@@ -23,6 +25,11 @@ import SystemPackage
 // not finished yet is the moment before a completion (or a completion lost with its claim, which the
 // job's next owner makes again): runners leave it for later. Hooks never hold a job or a transfer slot:
 // the worker runs them on threads of their own (FarmWorker's HookRunner).
+//
+// A runner killed leaves its hooks' programs running, in their own groups. Its host's supervisor, seeing it
+// gone (as it hands back its jobs), ends each such group (the one the claim names, if /proc still shows that
+// process started then: a pid used again is someone else's) and hands the hook back at once, so that the
+// next run does not wait for the lease nor run beside the orphan. Another host's are left to their lease.
 extension Spool {
     /// The hooks' folder, `hooks/`.
     public var hooks: String { root + "/hooks" }
@@ -96,6 +103,35 @@ extension Spool {
         } catch {
             throw SpoolError(.io, "cannot renew the lease of the hook of \(claim.job)", cause: error)
         }
+    }
+
+    /// Notes in `claim` the process its program runs as (see the protocol above); written in place, as the
+    /// result later is. Unwritten (a runner killed just before), the hook is handed back without it.
+    public func noteHookProcess(_ claim: HookClaim, pid: Int32) {
+        guard let started = Processes.groupAndStart(of: pid),
+              let fd = try? FileDescriptor.open(hookClaimPath(claim), .writeOnly, options: [.truncate]) else { return }
+        defer { fd.closeQuietly() }
+        _ = try? fd.write(contentsOf: Array("\(pid) \(started.start)\n".utf8))
+    }
+
+    /// Hands back the running hooks of this host's owners that `isGone` says are gone, after ending the
+    /// process group each claim names (see the protocol above). Returns how many it handed back.
+    @discardableResult
+    package func releaseHooks(ownedBy isGone: (Owner) -> Bool) -> Int {
+        var released = 0
+        for name in FileSystem.names(hookActive) {
+            guard let entry = ActiveName(name), entry.owner.isLocal, isGone(entry.owner) else { continue }
+            let path = hookActive + "/" + name
+            let fields = ((try? FileSystem.readFile(path, limit: 256)) ?? []).split(separator: UInt8(ascii: " "))
+            if fields.count == 2, let pid = Int32(String(decoding: fields[0], as: UTF8.self)),
+               let start = UInt64(String(decoding: fields[1].filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)),
+               let now = Processes.groupAndStart(of: pid), now.start == start, now.group == pid {
+                Processes.sendToGroup(.kill, pid)
+                log("ended the hook of \(entry.job) (process group \(pid)): its worker is gone")
+            }
+            if (try? FileSystem.rename(path, hookQueue + "/" + entry.job.raw)) != nil { released += 1 }
+        }
+        return released
     }
 
     /// Puts `claim` back in the queue, not run (a worker stopping, a job not finished yet).
