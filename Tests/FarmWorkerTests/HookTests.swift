@@ -124,6 +124,10 @@ import Testing
         #expect(failure["FARM_STATUS"] == "error" && failure["FARM_SHA256"] == checksum && failure["FARM_FILE"] == ""
                 && failure["FARM_ERROR"]?.contains("404") == true, "\(failure)")
         #expect(try Self.hooks(farm, "Hooked.json") == Array(repeating: HookResult(exit: 0), count: 4))
+        // A hook that exited 0 is kept as an empty file (its claim, once its process is no longer named in it).
+        let ok = farm.spool.hookResultDirectory(ofList: list, ok: true)
+        let kept = FileSystem.names(ok)
+        #expect(kept.count == 4 && kept.allSatisfy { (try? FileSystem.lstat(ok + "/" + $0))?.size == 0 }, "\(kept)")
         let none = try farm.must(["failed", "--hooks"])
         #expect(none.contains("no failed resources"), "\(none)")
     }

@@ -151,11 +151,12 @@ extension Spool {
         let ok = result.succeeded
         let target = hookResultDirectory(ofList: claim.job.list, ok: ok) + "/" + claim.job.raw
         do {
-            if !ok {
-                // Written into the claim itself, which nobody else reads while it is claimed.
+            // Written into the claim itself, in place of its process (whose end made this result): empty for
+            // one that exited 0.
+            do {
                 let fd = try FileDescriptor.open(path, .writeOnly, options: [.truncate])
                 defer { fd.closeQuietly() }
-                try fd.write(contentsOf: result.encoded())
+                if !ok { try fd.write(contentsOf: result.encoded()) }
             }
             do { try FileSystem.rename(path, target) } catch where error == .noSuchFileOrDirectory
                 && FileSystem.exists(path) {
