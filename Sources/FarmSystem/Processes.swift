@@ -32,22 +32,25 @@ public enum Processes {
     /// Whether process `pid` has ended: it is gone, or a zombie its parent has not collected yet.
     public static func hasEnded(_ pid: Int32) -> Bool {
         guard Glibc.kill(pid, 0) == 0 else { return errno == ESRCH }
-        // /proc/<pid>/stat: "<pid> (<comm>) <state> …", and the command may hold spaces or parentheses.
-        guard let stat = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
-              let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return false }
-        return stat[close + 2] == UInt8(ascii: "Z")
+        return statFields(of: pid)?.first == [UInt8(ascii: "Z")]
     }
 
     /// Process `pid`'s group and when it started (clock ticks after boot), from /proc/<pid>/stat; nil when
     /// there is no such process. Its start tells it from a later process given the same pid.
     public static func groupAndStart(of pid: Int32) -> (group: Int32, start: UInt64)? {
-        guard pid > 0, let stat = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
-              let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        // After the command: state (field 3), ppid, pgrp (5), … starttime (22).
-        let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 19, let group = Int32(String(decoding: fields[2], as: UTF8.self)),
+        // state (field 3), ppid, pgrp (5), … starttime (22).
+        guard pid > 0, let fields = statFields(of: pid), fields.count > 19,
+              let group = Int32(String(decoding: fields[2], as: UTF8.self)),
               let start = UInt64(String(decoding: fields[19], as: UTF8.self)) else { return nil }
         return (group, start)
+    }
+
+    /// The fields of /proc/<pid>/stat after the command, from its state (field 3) on: the line is
+    /// "<pid> (<comm>) <state> …", and the command may hold spaces or parentheses. Nil: no such process.
+    private static func statFields(of pid: Int32) -> [ArraySlice<UInt8>]? {
+        guard let stat = try? FileSystem.readFile("/proc/\(pid)/stat", limit: 4096),
+              let close = stat.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        return stat[(close + 1)...].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
     }
 
     /// Whether a process `pid` may be running: it exists (a zombie included), or it exists but is not

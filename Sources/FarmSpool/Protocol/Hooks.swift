@@ -122,9 +122,9 @@ extension Spool {
         for name in FileSystem.names(hookActive) {
             guard let entry = ActiveName(name), entry.owner.isLocal, isGone(entry.owner) else { continue }
             let path = hookActive + "/" + name
-            let fields = ((try? FileSystem.readFile(path, limit: 256)) ?? []).split(separator: UInt8(ascii: " "))
-            if fields.count == 2, let pid = Int32(String(decoding: fields[0], as: UTF8.self)),
-               let start = UInt64(String(decoding: fields[1].filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self)),
+            let fields = String(decoding: (try? FileSystem.readFile(path, limit: 256)) ?? [], as: UTF8.self)
+                .split(whereSeparator: \.isWhitespace)
+            if fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]),
                let now = Processes.groupAndStart(of: pid), now.start == start, now.group == pid {
                 Processes.sendToGroup(.kill, pid)
                 log("ended the hook of \(entry.job) (process group \(pid)): its worker is gone")

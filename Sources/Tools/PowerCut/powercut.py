@@ -707,7 +707,6 @@ class Host:
         redo_bytes, redo_files, verdicts, failures, cut_times = [], [], [], [], []
         acked = 0
         cuts = 0
-        served_total = 0
         # Where a cut's time goes (boot to the guest's program, the check and recovery, the workload), and
         # the workload's own download rate, which the bytes fetched again are judged by.
         boots, checks, workloads, downloading = [], [], [], []
@@ -748,7 +747,6 @@ class Host:
                         start, end = int(start), int(end)
                         if ready is not None:
                             busy_this_boot = float(busy)
-                        served_total += end - start
                         if ready is not None:
                             boot_bytes += end - start
                         this_boot.setdefault(name, []).append((start, end))
