@@ -325,7 +325,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
-            "FarmStatus", "FarmTestSupport",
+            "FarmStatus", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",

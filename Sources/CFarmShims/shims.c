@@ -1,4 +1,4 @@
-// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs, SEEK_HOLE and
+// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs, sync_file_range, SEEK_HOLE and
 // POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -20,6 +20,11 @@ int cfarm_rename_exchange(const char *oldpath, const char *newpath) {
 }
 
 int cfarm_syncfs(int fd) { return syncfs(fd); }
+
+int cfarm_sync_range(int fd, int64_t offset, int64_t count) {
+    return sync_file_range(fd, (off64_t)offset, (off64_t)count,
+                           SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+}
 
 int cfarm_open_unnamed(const char *dir, unsigned int mode) {
     return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);

@@ -145,6 +145,7 @@ public enum ListView {
         row.shared = status == .done && sidecar?.shared == true
         if status == .done { row.delivered = sidecar?.delivered }
         if status == .downloading { row.pieces = sidecar?.pieces }
+        row.note = status == .queued ? nil : sidecar?.note
         return row
     }
 

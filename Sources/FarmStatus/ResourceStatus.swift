@@ -49,6 +49,8 @@ public struct ResourceStatus: Equatable, Sendable {
     public var pieces: PieceCounts?
     /// How its list's hook (SPEC §15) last ended for it, `{"exit": 3}`; written only once it has run.
     public var hook: HookResult?
+    /// What its worker wants told (its bytes fetched again from the first, and why); written only when set.
+    public var note: String?
 
     public init(index: Int, id: String, url: String, status: Status, bytes: Int = 0, size: Int? = nil,
                 kind: String? = nil, file: String? = nil, image: String? = nil, thumb: String? = nil,
@@ -111,6 +113,7 @@ extension ResourceStatus: JSONWritable {
         json.member("image", image)
         json.member("index", index)
         json.member("kind", kind)
+        if let note { json.member("note", note) }
         if let pieces { json.member("pieces", pieces) }
         if shared { json.member("shared", true) }
         json.member("size", size)
@@ -143,5 +146,6 @@ extension ResourceStatus: JSONReadable {
         delivered = try json.decodeIfPresent("delivered")
         pieces = try json.decodeIfPresent("pieces")
         hook = try json.decodeIfPresent("hook")
+        note = try json.decodeIfPresent("note")
     }
 }

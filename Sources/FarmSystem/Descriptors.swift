@@ -150,6 +150,18 @@ extension FileDescriptor {
         if fdatasync(rawValue) != 0 { throw Errno.current }
     }
 
+    /// Writes the bytes `range` of the file back to the disk and waits for them (sync_file_range(2)): not
+    /// a promise that they survive a power cut (the blocks they were given are metadata, in the journal),
+    /// but an order. On ext4 (data=ordered) a journal commit that holds a change made after this call
+    /// also holds those blocks, written: a record of these bytes made after it never reaches the disk
+    /// without them. Where the call is refused, fdatasync(2).
+    public func syncData(_ range: Range<Int>) throws(Errno) {
+        guard !range.isEmpty else { return }
+        if cfarm_sync_range(rawValue, Int64(range.lowerBound), Int64(range.count)) == 0 { return }
+        guard errno == EINVAL || errno == ESPIPE || errno == ENOSYS else { throw Errno.current }
+        try syncData()
+    }
+
     /// Takes an flock without waiting: exclusive, or shared with `shared`. False when another holder's
     /// lock is in the way.
     public func tryLock(shared: Bool = false) throws(Errno) -> Bool {

@@ -113,6 +113,9 @@ public struct DownloadResult: Sendable, Equatable {
 
     /// The whole resource's size, when a 206 or a 416 said it (`Content-Range`).
     public var completeSize: Int?
+    /// Why the bytes kept from an earlier transfer were dropped and the resource fetched from its first
+    /// byte, when they were: the server answered the range with another version (see `TransferContext.startBody`).
+    public var startedOver: String?
 
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
                 modified: String? = nil, sha256: String? = nil, completeSize: Int? = nil) {
@@ -153,9 +156,11 @@ extension EasyHandle {
         if resumeFrom >= request.maxSize {
             throw TransferError(.permanent, "larger than the \(request.maxSize)-byte limit")
         }
+        // The validator the kept bytes came with: sent as If-Range, and what a 206 must carry to be joined to them.
+        let kept = request.piece.map(\.validator) ?? (resumeFrom > 0 ? PartialValidator.read(fd) : nil)
         let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
                                       maxSize: request.maxSize, hashLimit: request.piece == nil ? request.hashLimit : 0,
-                                      piece: request.piece, progress: progress)
+                                      piece: request.piece, validator: kept, progress: progress)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
         curl_easy_reset(curl)
@@ -212,12 +217,10 @@ extension EasyHandle {
             // smallest piece long, which dwarfs a handshake.
             try set(CURLOPT_FRESH_CONNECT, 1)
             try set(CURLOPT_FORBID_REUSE, 1)
-            if let validator = piece.validator { headers = curl_slist_append(headers, "If-Range: " + validator) }
+            if let kept { headers = curl_slist_append(headers, "If-Range: " + kept) }
         } else if resumeFrom > 0 {
             try set(CURLOPT_RANGE, "\(resumeFrom)-")
-            if let validator = PartialValidator.read(fd) {
-                headers = curl_slist_append(headers, "If-Range: " + validator)
-            }
+            if let kept { headers = curl_slist_append(headers, "If-Range: " + kept) }
         } else if let etag = request.ifNoneMatch {
             headers = curl_slist_append(headers, "If-None-Match: " + etag)
         } else if let modified = request.ifModifiedSince {
@@ -245,6 +248,15 @@ extension EasyHandle {
         lastWritten = context.restarted ? context.offset : max(0, context.offset - resumeFrom)
         let status = info(CURLINFO_RESPONSE_CODE)
         let response = context.response
+        if let other = context.otherVersion {
+            // The kept bytes are of a version the server no longer has: dropped, validator and all, and the
+            // resource fetched from its first byte, now with nothing to join.
+            guard (try? fd.truncate(to: 0)) != nil else { throw TransferError(.transient, "cannot empty the partial file") }
+            PartialValidator.write(nil, fd)
+            var again = try download(request, into: fd, size: 0, progress: progress)
+            again.startedOver = again.startedOver ?? other
+            return again
+        }
         // Our own reasons to stop come first: curl only sees a callback that said no.
         if let failure = context.failure { throw failure }
         if let piece = request.piece, context.offset >= piece.end, status == 206 {
@@ -359,6 +371,11 @@ final class TransferContext {
     let maxSize: Int
     /// Set for a piece: the bytes end at its end, and only a 206 is its bytes.
     let piece: PieceRange?
+    /// The validator of the bytes a 206 would be joined to (sent as If-Range); nil when they have none.
+    let validator: String?
+    /// Set when the server answered the range with a 206 of another version than the kept bytes' (it ignored
+    /// If-Range): why, for the note. Nothing of that body is written.
+    var otherVersion: String?
     let progress: (TransferProgress) -> Bool
     /// Bytes received so far, resumed ones included: those in the file and the `pending` ones.
     var offset: Int
@@ -386,7 +403,7 @@ final class TransferContext {
     static let headLength = 16
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
-         resumeFrom: Int, maxSize: Int, hashLimit: Int, piece: PieceRange? = nil,
+         resumeFrom: Int, maxSize: Int, hashLimit: Int, piece: PieceRange? = nil, validator: String? = nil,
          progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
         self.pool = pool
@@ -395,6 +412,7 @@ final class TransferContext {
         self.resumeFrom = resumeFrom
         self.maxSize = maxSize
         self.piece = piece
+        self.validator = validator
         self.progress = progress
         self.offset = resumeFrom
         self.hashLimit = hashLimit
@@ -413,6 +431,15 @@ final class TransferContext {
         _ = cfarm_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
         if status < 200 || status >= 300 {
             discardBody = true  // an error page is not the resource
+            return
+        }
+        // A server that ignores If-Range answers with a 206 of whatever it holds now (aria2 #2280): the body
+        // is joined to the kept bytes only when it comes with their validator (SPEC §2), so that no output is
+        // ever made of two versions. A piece fails for good, which makes its resource start over whole.
+        if status == 206, let validator, response.rangeValidator != validator {
+            let why = "the server's copy changed (\(response.rangeValidator ?? "no validator") where the kept bytes "
+                + "had \(validator)) and it ignored If-Range: fetched again from the first byte"
+            if piece != nil { failure = TransferError(.permanent, why) } else { otherVersion = why }
             return
         }
         if let piece {
@@ -454,6 +481,7 @@ final class TransferContext {
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
         if !bodyStarted { startBody(first: count) }
         if discardBody { return count }
+        if otherVersion != nil { return 0 }  // not a byte of it: the transfer ends, and starts over
         if failure != nil { return 0 }
         if let piece {
             // Up to the piece's end as it stands now; the rest is refused, which ends the transfer.

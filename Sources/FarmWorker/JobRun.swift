@@ -30,6 +30,8 @@ struct JobRun: Sendable {
     var shared = false
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
+    /// What the status of the job says beside its progress from now on (`Sidecar.note`).
+    private let note = Box<String?>(nil)
     private let wroteSidecar = Box(false)
     /// The worker looked at the pause mark at most `Worker.pauseLook` before claiming: the first
     /// look is one interval in.
@@ -230,6 +232,7 @@ struct JobRun: Sendable {
     private func complete(_ outcome: Outcome, _ record: Sidecar) {
         var record = record
         record.shared = shared && outcome == .done
+        record.note = record.note ?? note.value
         // The hook is marked due before the completion that makes it so: a kill between the two leaves a mark
         // whose job is not finished, which waits for the job's next completion (FarmSpool's Hooks.swift);
         // the other way round, a kill would lose the hook. No mark, no completion: the job is redone.
@@ -269,7 +272,14 @@ struct JobRun: Sendable {
         wroteSidecar.value = true
         var sidecar = sidecar
         sidecar.owner = claim.owner.raw
+        sidecar.note = sidecar.note ?? note.value
         do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
+    }
+
+    /// Tells, in the job's status and the spool's log, that its bytes were fetched again from the first, and why.
+    func noteStartedOver(_ why: String) {
+        note.value = why
+        spool.log("\(claim.job): \(why)")
     }
 
     /// When `status` began: now, unless it is the status this owner is in (`downloading` since its claim).

@@ -99,7 +99,11 @@ extension TransferSlot {
                     // The resource as one transfer: its retries, holds and failure are the single path's.
                     if plan.mirrors == nil && (failures >= 3 || error.kind == .permanent) {
                         board.remove()
+                        // Holders elsewhere see their piece gone at their next look: none writes after this.
+                        Clock.sleep(2 * Self.pieceLook)
                         partial.discardBytes()
+                        job.noteStartedOver("its pieces were dropped and it is fetched over one connection from "
+                                            + "the first byte: \(error.message)")
                         return .single
                     }
                     Clock.sleep(0.2 * Double(min(failures, 5)))
@@ -181,6 +185,8 @@ extension TransferSlot {
             if size <= minPiece { return .plan(plan) }
             let pieces = plan.firstPieces
             do {
+                // The first piece's bytes are recorded with the board: on the disk before it (see `record`).
+                try partial.fd.syncData(0..<min(minPiece, plan.pieceLength))
                 try board.publish(plan, pieces: pieces, written: [pieces[0]: min(minPiece, plan.pieceLength)])
             } catch {
                 spool.log("\(job.claim.job): \(error); it is fetched over one connection")
@@ -305,7 +311,7 @@ extension TransferSlot {
                 let now = Clock.monotonic()
                 guard now - lastLook >= Self.pieceLook else { return !self.mustStop }
                 lastLook = now
-                board.record(held, written: progress.bytes - start)
+                board.record(held, written: progress.bytes - start, in: fd)
                 guard let end = board.end(of: held) else {
                     lost = true
                     return false
@@ -332,7 +338,7 @@ extension TransferSlot {
                                             pieces: board.counts()) { return false }
                 return !self.mustStop && !self.spool.isPaused
             }
-            board.record(held, written: result.bytes - start)
+            board.record(held, written: result.bytes - start, in: fd)
             let seconds = Clock.monotonic() - began
             // A pace is told by a second of transfer at least: a server's first moments (nginx sends a
             // second's worth at once) would make a short piece look many times faster than it goes.
@@ -340,7 +346,7 @@ extension TransferSlot {
             if mirrored, let pace { board.record(pace: pace, ofMirror: mirror) }
             return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
-            board.record(held, written: from - start + handle.lastWritten)
+            board.record(held, written: from - start + handle.lastWritten, in: fd)
             if covered || left { return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost }
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
             board.handBack(held)

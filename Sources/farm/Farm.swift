@@ -38,7 +38,7 @@ struct Farm: ParsableCommand {
                   list, as a path or an http(s) URL.
               farm get https://example.org/big.iso
                   Fetch URLs into the current folder and return, as wget does, in the
-                  user's own spool (~/.local/state/farm); ^C and the same again resumes.
+                  default spool (below); ^C and the same again resumes.
               farm start --workers 4
                   Start the supervisor, 4 workers and the watcher, in the background.
               farm status
@@ -62,7 +62,9 @@ struct Farm: ParsableCommand {
 
             ENVIRONMENT:
               FARM_SPOOL
-                  The spool of a command run without --spool. Unset or empty: ./spool.
+                  The spool of a command run without --spool. Unset or empty: ./spool
+                  when it exists, else $XDG_STATE_HOME/farm, else ~/.local/state/farm.
+                  One rule for every command, farm get included.
               http_proxy, https_proxy, all_proxy, no_proxy
                   The proxies libcurl uses (also in capitals, but for http_proxy):
                   farm add's own for a manifest, and those of farm start for its

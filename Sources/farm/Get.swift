@@ -15,9 +15,9 @@ struct Get: ParsableCommand {
         discussion: """
             Fetches each URL, and each URL of each FILE (a text list, as farm add reads it: one URL a \
             line, TAB-separated mirrors, out= and sha256= lines), into DIR (default: the current folder) \
-            under its name, and returns once all are done or failed. It works in the user's own spool, \
-            $XDG_STATE_HOME/farm, else ~/.local/state/farm, unless --spool or $FARM_SPOOL names another, \
-            and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
+            under its name, and returns once all are done or failed. It works in the spool every command \
+            uses (--spool, else $FARM_SPOOL, else ./spool when it exists, else $XDG_STATE_HOME/farm, else \
+            ~/.local/state/farm), and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
             a progress bar per file and one for the whole; otherwise a line each time a file changes status.
 
             ^C stops its downloads, keeping their bytes; the same command again goes on from them, by \
@@ -62,13 +62,7 @@ struct Get: ParsableCommand {
 
     func run() throws {
         let request = Control.GetRequest(sources: sources, name: name, folder: out ?? ".", connections: connections)
-        let root = options.path(default: SpoolOptions.userSpool)
-        if options.spool == nil {
-            // The user's state folder may not exist yet: the spool itself is made (mode 0700) by its opening.
-            try? FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
-        }
-        let spool = try Spool(root: root)
+        let spool = try options.open()
         StopSignal.install()
         let output = FileDescriptor.standardOutput
         var screen = GetScreen(terminal: output.isTerminal)

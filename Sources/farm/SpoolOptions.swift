@@ -2,19 +2,24 @@ import ArgumentParser
 import FarmSpool
 import Foundation
 
-/// `--spool DIR`, shared by every subcommand: default `$FARM_SPOOL`, else `./spool`.
+/// `--spool DIR`, shared by every subcommand, with one default for all of them (SPEC §3): `$FARM_SPOOL`,
+/// else `./spool` when it exists, else the user's own spool. One rule, so that `farm get` and the
+/// commands that look at what it did (`status`, `fsck`, `top`) find the same spool from the same folder.
 struct SpoolOptions: ParsableArguments {
-    @Option(name: .long, help: "The spool directory (default: $FARM_SPOOL, else ./spool).")
+    @Option(name: .long, help: """
+        The spool directory (default: $FARM_SPOOL, else ./spool when it exists, else $XDG_STATE_HOME/farm, \
+        else ~/.local/state/farm).
+        """)
     var spool: String?
 
-    var path: String { path(default: "spool") }
-
-    /// --spool, else $FARM_SPOOL, else `fallback`.
-    func path(default fallback: String) -> String {
+    var path: String {
         if let spool { return spool }
         if let env = ProcessInfo.processInfo.environment["FARM_SPOOL"], !env.isEmpty { return env }
-        return fallback
+        return FileManager.default.fileExists(atPath: Self.local) ? Self.local : Self.userSpool
     }
+
+    /// The spool of the current folder, taken when it exists.
+    static let local = "spool"
 
     /// The user's own spool, where `farm get` works unless told otherwise (SPEC §15): `$XDG_STATE_HOME/farm`,
     /// else `~/.local/state/farm` (the XDG base directories: an XDG_STATE_HOME that is not absolute is
@@ -29,6 +34,12 @@ struct SpoolOptions: ParsableArguments {
     /// Opens (or creates) the spool. A refusal is a `SpoolError`, which ArgumentParser prints as one
     /// line (a `ValidationError` would add the usage text).
     func open(create: Bool = true) throws -> Spool {
-        try Spool(root: path, create: create)
+        let root = path
+        if create && spool == nil && root == Self.userSpool {
+            // The user's state folder may not exist yet: the spool itself is made (mode 0700) by its opening.
+            try? FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+        }
+        return try Spool(root: root, create: create)
     }
 }

@@ -81,8 +81,10 @@ struct Status: ParsableCommand {
         let spool = try options.open(create: false)
         guard let list else {
             let summary = StatusReader.summary(spool)
+            // The spool is named last: the rule that picked it (SPEC §3) is not always the one a user has in
+            // mind, and `farm get` may have worked in the user's state folder.
             print(json ? String(decoding: JSON.encode(summary, .pretty), as: UTF8.self)
-                : StatusText.summary(summary), terminator: json ? "" : "\n")
+                : StatusText.summary(summary) + "\nspool: " + spool.root, terminator: json ? "" : "\n")
             return
         }
         let found = try ListLookup.find(spool, list)

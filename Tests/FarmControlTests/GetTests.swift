@@ -128,6 +128,41 @@ import Testing
         #expect(farm.pids(.supervisor) == supervisor, "a farm get did not start is left running")
     }
 
+    /// One default spool for every command (SPEC §3): what `farm get` fetched in a folder without a spool is
+    /// what `farm status` and `farm fsck` then show from that folder, and status names the spool.
+    @Test func getStatusAndFsckShareTheDefaultSpool() throws {
+        let farm = try RunningFarm()
+        let files = serve(farm, 1, size: 50_000, rate: nil)
+        let home = farm.dir.appending("home"), work = farm.dir.appending("work")
+        for folder in [home, work] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let environment = farm.environment.merging(["HOME": home, "XDG_STATE_HOME": "", "FARM_SPOOL": ""]) { $1 }
+        let userSpool = home + "/.local/state/farm"
+        defer { _ = try? run("farm", ["stop", "--spool", userSpool], environment: environment, timeout: 60) }
+        let get = try run("farm", ["get", farm.origin.url(for: files[0].path)], environment: environment,
+                          timeout: 180, directory: work)
+        #expect(get.status == 0, "\(get.output) \(get.error)")
+        #expect(delivered(files, in: work), "the file in the current folder")
+        #expect(FileManager.default.fileExists(atPath: userSpool + "/queue"), "the spool in the user's state folder")
+        #expect(!FileManager.default.fileExists(atPath: work + "/spool"), "no spool made in the current folder")
+
+        let status = try run("farm", ["status"], environment: environment, directory: work)
+        #expect(status.status == 0, "\(status.output) \(status.error)")
+        #expect(status.output.split(separator: "\n").last.map(String.init) == "spool: " + userSpool, "\(status.output)")
+        #expect(status.output.contains("1/1"), "the list get made, done: \(status.output)")
+        let fsck = try run("farm", ["fsck"], environment: environment, directory: work)
+        #expect(fsck.status == 0, "\(fsck.output) \(fsck.error)")
+
+        // $XDG_STATE_HOME, when set, is where the user's spool is; a ./spool, when there, comes first.
+        let state = farm.dir.appending("state")
+        let elsewhere = try run("farm", ["status"], environment: environment.merging(["XDG_STATE_HOME": state]) { $1 },
+                                directory: work)
+        #expect(elsewhere.status == 1 && elsewhere.error.contains("no spool at " + state + "/farm"), "\(elsewhere.error)")
+        try FileManager.default.createSymbolicLink(atPath: work + "/spool", withDestinationPath: userSpool)
+        let local = try run("farm", ["status"], environment: environment.merging(["XDG_STATE_HOME": state]) { $1 },
+                            directory: work)
+        #expect(local.status == 0 && local.output.hasSuffix("spool: " + userSpool + "\n"), "\(local.output) \(local.error)")
+    }
+
     /// The bytes kept of each file, in order, from the URL partials in the spool (0 for none).
     private static func kept(_ farm: RunningFarm, _ files: [(path: String, body: [UInt8])]) -> [Int] {
         files.map { farm.partialSize(url: farm.origin.url(for: $0.path)) }

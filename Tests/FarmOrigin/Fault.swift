@@ -33,6 +33,9 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case stall(afterBytes: Int)
     /// Ignores Range and If-Range: always 200 with the whole body and `Accept-Ranges: none`.
     case rangesOff
+    /// Ignores If-Range alone: a Range is answered with a 206 of the bytes served now, whatever validator the
+    /// client's bytes came with (as some CDNs do, and aria2 #2280 met).
+    case ifRangeIgnored
 
     public var description: String {
         switch self {
@@ -45,6 +48,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .reset(let k): k.map { "reset(after \($0) B)" } ?? "reset(before the response)"
         case .stall(let k): "stall(after \(k) B)"
         case .rangesOff: "rangesOff"
+        case .ifRangeIgnored: "ifRangeIgnored"
         }
     }
 
@@ -79,6 +83,7 @@ struct FaultPlan: Sendable {
     var ending = BodyEnding.complete
     var bytesPerSecond: Int?
     var rangesOff = false
+    var ifRangeIgnored = false
     /// The faults applied, for the request log.
     var applied: [Fault] = []
 }
@@ -145,6 +150,8 @@ final class FaultTable: Sendable {
                         plan.bytesPerSecond = min(plan.bytesPerSecond ?? .max, max(rate, 1))
                     case .rangesOff where !plan.rangesOff:
                         plan.rangesOff = true
+                    case .ifRangeIgnored where !plan.ifRangeIgnored:
+                        plan.ifRangeIgnored = true
                     case .cutShort(let k) where plan.ending == .complete:
                         plan.ending = .cutShort(afterBytes: k)
                     case .stall(let k) where plan.ending == .complete:

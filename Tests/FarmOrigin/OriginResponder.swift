@@ -81,7 +81,8 @@ struct OriginResponder: HTTPResponder {
         // Range is defined for GET only (RFC 9110 §14.2): a HEAD describes the whole representation.
         let wanted = plan.rangesOff || head
             ? .whole
-            : RangeRequest.resolve(range: request.headers[.range], ifRange: request.headers[.ifRange],
+            : RangeRequest.resolve(range: request.headers[.range],
+                                   ifRange: plan.ifRangeIgnored ? nil : request.headers[.ifRange],
                                    etag: fixture.etag, count: count)
         let status: Int, bytes: Range<Int>
         switch wanted {

@@ -54,6 +54,7 @@ import Testing
             == ["Set 1.json", "Set 2.json", "Set 10.json"])
         #expect(rows[0].contains("Downloading...") && rows[0].contains("1/4") && rows[0].contains("25%"))
         #expect(rows[1].contains("Queuing..."))
+        #expect(lines.last == "spool: " + fixture.spool.root, "\(table.output)")
 
         let json = try farm(fixture, ["status", "--json"])
         let summary = try #require(JSON.decode(StatusDocument.self, from: Array(json.output.utf8)))

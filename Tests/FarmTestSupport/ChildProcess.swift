@@ -86,7 +86,8 @@ public final class ChildProcess: @unchecked Sendable {
 /// descendant that inherits them (a farm's supervisor) blocks nobody. `input`, when given, is its standard
 /// input (from a file too, so a process that does not read it all blocks nobody either).
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                timeout: Double = 120, input: [UInt8]? = nil) throws -> (status: Int32, output: String, error: String) {
+                timeout: Double = 120, input: [UInt8]? = nil, directory: String? = nil)
+    throws -> (status: Int32, output: String, error: String) {
     let dir = TemporaryDirectory()
     if let input {
         let inPath = dir.appending("stdin")
@@ -99,6 +100,7 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : Executables.path(executable))
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
     let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = out

@@ -1,6 +1,6 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs, statfs, SEEK_HOLE, gettid and POSIX_SPAWN_SETSID are hidden from
+// - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range, statfs, SEEK_HOLE, gettid and POSIX_SPAWN_SETSID are hidden from
 //   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
@@ -30,6 +30,9 @@ int cfarm_link_descriptor(int fd, const char *path);
 
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);
+/// sync_file_range(2) with WAIT_BEFORE, WRITE and WAIT_AFTER: the bytes `offset..<offset+count` of `fd`
+/// written back to the disk, and waited for.
+int cfarm_sync_range(int fd, int64_t offset, int64_t count);
 
 /// statfs(2)'s f_type (the file system's magic number) for `path` into `type`. Returns 0 or -1 with
 /// errno set. <sys/vfs.h> is not part of Swift's Glibc module.

@@ -20,8 +20,10 @@ import SystemPackage
 // A piece file's size is how many of its bytes, from its start, are in the partial: its holder sets it
 // (ftruncate) as its transfer writes them, a few times a second, which also sets the file's ctime, its
 // lease (a holder with nothing to write touches it). A holder killed loses what it wrote since it last set
-// it, at most a piece. A power cut may keep a record ahead of the partial's bytes (the two are not synced
-// in order): a new boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk).
+// it, at most a piece. The bytes a record counts are written back before it is set (`record`), so that a
+// power cut never keeps a record ahead of bytes the disk rewrote in place; it may still keep one ahead of
+// bytes whose blocks were never given (a hole, the record's transaction committed before theirs): a new
+// boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk).
 // A reclaim (the lead's or a taker's look at the board, when a held piece's lease is older than the
 // farm's) renames the piece back to q/, its size kept: the next holder asks for the
 // rest only.
@@ -336,9 +338,18 @@ public struct PieceBoard: Sendable {
         return true
     }
 
-    /// Records that `written` bytes of `held` are in the partial, which renews its lease.
-    public func record(_ held: Held, written: Int) {
-        held.written = max(held.written, written)
+    /// Records that `written` bytes of `held` are in `partial`, which renews its lease. The bytes new since
+    /// the last record are written back first (FileDescriptor.syncData(_:)), so that no record reaches the
+    /// disk ahead of its bytes: a block of the partial already on disk (a piece's first bytes, or a
+    /// neighbour's, share it) is rewritten in place, out of the journal's order, and after a power cut it
+    /// would read as data that is not the resource's, where the recovery looks for holes. A record that
+    /// cannot be ordered so is not made: the bytes are fetched again if they are lost.
+    public func record(_ held: Held, written: Int, in partial: FileDescriptor) {
+        let start = held.piece.start
+        if written > held.written {
+            guard (try? partial.syncData(start + held.written..<start + written)) != nil else { return }
+            held.written = written
+        }
         try? held.file.resize(to: Int64(held.written))
     }
 

@@ -44,6 +44,9 @@ public struct Sidecar: Equatable, Sendable {
     public var owner: String?
     /// While the resource is fetched as pieces (SPEC §14): how many are done, held and in all.
     public var pieces: PieceCounts?
+    /// Something its owner did that a user would want told, in one line: bytes kept from an earlier
+    /// transfer dropped because the server's copy changed (SPEC §2).
+    public var note: String?
 
     public init(status: Status, bytes: Int = 0, size: Int? = nil, kind: String? = nil, file: String? = nil,
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
@@ -67,7 +70,7 @@ public struct Sidecar: Equatable, Sendable {
         JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
                         + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
                         + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0)
-                        + (owner?.utf8.count ?? 0) + (pieces == nil ? 0 : 48))
+                        + (owner?.utf8.count ?? 0) + (pieces == nil ? 0 : 48) + (note?.utf8.count ?? 0))
     }
 }
 
@@ -86,6 +89,7 @@ extension Sidecar: JSONWritable {
         if let image { json.member("image", image) }
         if let kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
+        if let note { json.member("note", note) }
         if let owner { json.member("owner", owner) }
         if let pieces { json.member("pieces", pieces) }
         if let retryAt { json.member("retryAt", retryAt) }
@@ -123,6 +127,7 @@ extension Sidecar: JSONReadable {
         delivered = try json.decodeIfPresent("delivered")
         owner = try json.decodeIfPresent("owner")
         pieces = try json.decodeIfPresent("pieces")
+        note = try json.decodeIfPresent("note")
     }
 }
 
