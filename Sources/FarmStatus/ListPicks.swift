@@ -77,10 +77,10 @@ extension ListWindows {
         return positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)
-            let where_ = place(number)
-            let queued = where_ == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? record.added : record.added
+            let spot = place(number)
+            let queued = spot == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? record.added : record.added
             let line = lines.record(number)
-            var row = ListView.resource(spool, job, at: index, table: line, place: where_, queued: queued)
+            var row = ListView.resource(spool, job, at: index, table: line, place: spot, queued: queued)
             row.labelled = record.paged != nil
             row.delivers = record.delivery != nil
             row.hook = hooks[number]

@@ -405,7 +405,7 @@ public final class Watcher {
         due.lastWrite = now
         due.pending.remove(.summary)
         due.wroteFinished = finished
-        let document = document()
+        let document = self.document()
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document, to: spool)) != nil { writes += 1 }
         // Unanswered (status/ gone), a reader scans after its wait.
