@@ -312,7 +312,9 @@ public final class Watcher {
         for name in FileSystem.names(spool.status)
         where name.hasPrefix(Spool.statusAskPrefix) || name.hasPrefix(Spool.statusAnswerPrefix) {
             let path = spool.path(\.status, name)
-            if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge { try? FileSystem.unlink(path) }
+            if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge {
+                try? FileSystem.unlink(path)
+            }
         }
     }
 
