@@ -75,7 +75,7 @@ import Testing
         // Rows that state what their jobs are, in list order (natural: Big, Set 2, Set 10).
         let page = try call("tellWaiting", #"0,3,["gid","status","files"]"#)
         guard case .array(let rows) = page else { Issue.record("\(page)"); return }
-        #expect(rows.count == 3 && rows.allSatisfy { $0["status"].map { "\($0)" } == "\"waiting\"" }, "\(page)")
+        #expect(rows.count == 3 && rows.allSatisfy { $0["status"] == .string("waiting") }, "\(page)")
     }
 
     @Test func pausedHeldAndPurgedAgreeToo() throws {
