@@ -351,7 +351,7 @@ let package = Package(
         // drive_aria2p.py: the same script drives farm serve and a real aria2c (SPEC §16).
         .testTarget(name: "FarmRPCTests", dependencies: [
             "FarmRPC", "FarmServe", "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", origin, "FarmTestSupport",
-        ], exclude: ["drive_aria2p.py"]),
+        ], exclude: ["drive_aria2p.py", "measure_rpc.sh"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),

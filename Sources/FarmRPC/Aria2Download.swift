@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem
@@ -18,6 +19,8 @@ public struct Aria2Download: Equatable, Sendable {
     public let listID: String
     public let listName: String
     public let resource: ResourceStatus
+    /// Its job's number in its list (`JobName.index`), which a purge remembers.
+    public let job: Int
     /// The resource's mirrors, after its URL (SPEC §14).
     public let mirrors: [String]
     /// Where it is delivered (the list's `--out`); nil for a list that delivers nowhere.
@@ -145,13 +148,15 @@ public enum Aria2Downloads {
         var downloads: [Aria2Download] = []
         for (listID, record) in lists {
             guard let view = ListView.build(spool, listID: listID) else { continue }
+            let numbers = Lists(spool).order(ofList: listID, total: record.total).numbers
             var records: [String: JobRecord] = [:]
             for row in spool.resources(ofList: listID) ?? [] { records[row.id] = row }
             for resource in view.resources ?? [] {
                 let job = records[resource.id]
                 downloads.append(Aria2Download(
                     gid: GID.of(list: listID, resource: resource.id), listID: listID, listName: record.name,
-                    resource: resource, mirrors: job?.mirrors ?? [], folder: record.delivery?.folder, out: job?.out,
+                    resource: resource, job: resource.index < numbers.count ? numbers[resource.index] : -1,
+                    mirrors: job?.mirrors ?? [], folder: record.delivery?.folder, out: job?.out,
                     farmPaused: paused, held: held.contains(listID)))
             }
         }

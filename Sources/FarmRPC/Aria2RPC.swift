@@ -47,9 +47,12 @@ public final class Aria2RPC: Sendable {
     /// aria2's `dir`: where a download without one of its own is delivered.
     public let folder: String
     private let sessionID = Nonce.nextHex() + Nonce.nextHex()
-    /// The stopped downloads `purgeDownloadResult` and `removeDownloadResult` took out of `tellStopped`; their
-    /// files stay, as aria2's do. Kept while this server runs, as aria2 keeps its results.
-    private let forgotten = Locked<Set<String>>([])
+    /// The stopped downloads `purgeDownloadResult` and `removeDownloadResult` took out of `tellStopped`, by
+    /// list and job number (hidden while they stay stopped); their files stay, as aria2's do. Kept while this
+    /// server runs, as aria2 keeps its results.
+    private let forgotten = Locked<[String: JobSet]>([:])
+    /// The rows of the pages of `tell*`, their tables kept while they do not change.
+    private let windows = ListWindows()
     /// The downloads `aria2.remove` took out of the spool, shown stopped (`removed`) until purged: in memory,
     /// as aria2 keeps its results.
     private let removed = Locked<[String: Aria2Download]>([:])
@@ -186,11 +189,12 @@ public final class Aria2RPC: Sendable {
             return .object(options)
         case "aria2.tellActive":
             let keys = try params.keys(0)
-            return .array(visible().filter { $0.state == .active }.map { $0.status(keys: keys) })
+            let lists = self.lists()
+            return .array(lists.downloads(.active, 0..<lists.count(.active)).map { $0.status(keys: keys) })
         case "aria2.tellWaiting":
-            return try page(params, visible().filter(\.isWaiting))
+            return try page(params, .waiting)
         case "aria2.tellStopped":
-            return try page(params, visible().filter(\.isStopped))
+            return try page(params, .stopped)
         case "aria2.remove", "aria2.forceRemove":
             let download = try find(params.gid(0))
             guard !download.isStopped else {
@@ -226,13 +230,15 @@ public final class Aria2RPC: Sendable {
         case "aria2.changePosition":
             return try changePosition(params)
         case "aria2.getGlobalStat":
-            let downloads = visible()
-            let count = { (keep: (Aria2Download) -> Bool) in JSONValue.string(String(downloads.filter(keep).count)) }
+            // The counts of the summary as of the call; the speed of the active alone (a few rows).
+            let lists = self.lists()
+            let active = lists.downloads(.active, 0..<lists.count(.active))
+            let count = { (kind: Aria2Lists.Kind) in JSONValue.string(String(lists.count(kind))) }
             return .object([
-                JSONMember("downloadSpeed", .string(String(downloads.reduce(0) { $0 + $1.downloadSpeed }))),
+                JSONMember("downloadSpeed", .string(String(active.reduce(0) { $0 + $1.downloadSpeed }))),
                 JSONMember("uploadSpeed", .string("0")),
-                JSONMember("numActive", count { $0.state == .active }), JSONMember("numWaiting", count(\.isWaiting)),
-                JSONMember("numStopped", count(\.isStopped)), JSONMember("numStoppedTotal", count(\.isStopped)),
+                JSONMember("numActive", count(.active)), JSONMember("numWaiting", count(.waiting)),
+                JSONMember("numStopped", count(.stopped)), JSONMember("numStoppedTotal", count(.stopped)),
             ])
         case "aria2.getGlobalOption":
             // From the desired state itself: the watcher's summary may be a second behind a change just made.
@@ -248,8 +254,20 @@ public final class Aria2RPC: Sendable {
             try changeGlobalOption(params)
             return .string("OK")
         case "aria2.purgeDownloadResult":
-            let stopped = visible().filter(\.isStopped).map(\.gid)
-            forgotten.withLock { $0.formUnion(stopped) }
+            // Every job finished now, list by list: its finished folders, not its rows.
+            var stopped: [String: JobSet] = [:]
+            for list in StatusScan.orderedListRecords(control.spool) {
+                for outcome in [Outcome.done, .failed] {
+                    StatusScan.jobSet(control.spool, list.id, outcome).compare(
+                        with: JobSet(), onlyHere: { _ = stopped[list.id, default: JobSet()].insert($0) }, onlyThere: { _ in })
+                }
+            }
+            forgotten.withLock { forgotten in
+                for (list, jobs) in stopped {
+                    jobs.compare(with: JobSet(), onlyHere: { _ = forgotten[list, default: JobSet()].insert($0) },
+                                 onlyThere: { _ in })
+                }
+            }
             removed.withLock { $0.removeAll() }
             return .string("OK")
         case "aria2.removeDownloadResult":
@@ -257,7 +275,7 @@ public final class Aria2RPC: Sendable {
             guard let download = try? find(gid), download.isStopped else {
                 throw RPCError("Could not remove download result of GID#\(gid)")
             }
-            forgotten.withLock { _ = $0.insert(download.gid) }
+            if !download.removed { forgotten.withLock { _ = $0[download.listID, default: JobSet()].insert(download.job) } }
             removed.withLock { $0[download.gid] = nil }
             return .string("OK")
         default:
@@ -366,13 +384,14 @@ public final class Aria2RPC: Sendable {
 
     /// aria2's pagination of `tellWaiting` and `tellStopped` (`AbstractPaginationRpcMethod`): `offset` from
     /// the start, or from the end when negative (then the answer runs backwards), at most `num` of them.
-    private func page(_ params: Parameters, _ downloads: [Aria2Download]) throws(RPCError) -> JSONValue {
+    private func page(_ params: Parameters, _ kind: Aria2Lists.Kind) throws(RPCError) -> JSONValue {
         let offset = try params.required(0, as: "integer", \.intValue)
         let num = try params.required(1, as: "integer", \.intValue)
         guard num >= 0 else { throw RPCError("The integer parameter at 1 has invalid value: the value must be >= 0") }
         let keys = try params.keys(2)
-        let range = Self.range(offset: offset, num: num, size: downloads.count)
-        var page = downloads[range].map { $0.status(keys: keys) }
+        let lists = self.lists()
+        let range = Self.range(offset: offset, num: num, size: lists.count(kind))
+        var page = lists.downloads(kind, range).map { $0.status(keys: keys) }
         if offset < 0 { page.reverse() }
         return .array(page)
     }
@@ -398,13 +417,21 @@ public final class Aria2RPC: Sendable {
 
     // MARK: - Downloads
 
-    /// Every download a client sees: the spool's resources but the results it purged.
+    /// Every download a client sees: the spool's resources but the results it purged. Reads every list whole:
+    /// for the calls that look for one GID (the `tell*` lists and `getGlobalStat` page through `lists()`).
     private func visible() -> [Aria2Download] {
         let forgotten = forgotten.withLock { $0 }
         let inSpool = Aria2Downloads.read(control.spool)
         let gids = Set(inSpool.map(\.gid))
         let removed = removed.withLock { removed in Array(removed.values).filter { !gids.contains($0.gid) } }
-        return (inSpool + removed.sorted { $0.gid < $1.gid }).filter { !($0.isStopped && forgotten.contains($0.gid)) }
+        return inSpool.filter { !($0.isStopped && forgotten[$0.listID]?.contains($0.job) == true) }
+            + removed.sorted { $0.gid < $1.gid }
+    }
+
+    /// The lists of downloads as of now, for `tell*` and `getGlobalStat`.
+    private func lists() -> Aria2Lists {
+        Aria2Lists(spool: control.spool, windows: windows, forgotten: forgotten.withLock { $0 },
+                   removed: removed.withLock { Array($0.values) }.sorted { $0.gid < $1.gid })
     }
 
     /// The download `gid` names (a GID or a unique prefix of one), or aria2's refusal.

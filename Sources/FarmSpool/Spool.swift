@@ -259,6 +259,18 @@ public struct Spool: Sendable {
     public var summaryFile: String { status + "/" + Self.summaryFileName }
     public static let summaryFileName = "summary.json"
 
+    /// A reader's request for the summary as of its moment, `status/ask.<nonce>`, and the watcher's answer,
+    /// `status/answer.<nonce>.json` (see `StatusReader.current` in FarmStatus).
+    public func statusAskPath(_ nonce: String) -> String { status + "/" + Self.statusAskPrefix + nonce }
+    public func statusAnswerPath(_ nonce: String) -> String {
+        status + "/" + Self.statusAnswerPrefix + nonce + ".json"
+    }
+    public static let statusAskPrefix = "ask.", statusAnswerPrefix = "answer."
+    /// The nonce of an ask's name in status/; nil for any other name.
+    public static func statusAsk(ofName name: String) -> String? {
+        name.hasPrefix(statusAskPrefix) ? String(name.dropFirst(statusAskPrefix.count)) : nil
+    }
+
     /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`): the spool's
     /// own scratch space, on the spool's file system. The name says whose it is, so what a process killed
     /// half-way leaves is found and removed by its host's supervisor (`sweepScratch`), by `farm stop` and

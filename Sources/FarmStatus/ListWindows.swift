@@ -106,7 +106,7 @@ public final class ListWindows: Sendable {
     }
 
     /// The table of `listID`, from memory unless its file changed.
-    private func lines(_ spool: Spool, listID: String, total: Int) -> ResourceLines {
+    func lines(_ spool: Spool, listID: String, total: Int) -> ResourceLines {
         let identity = ResourceLines.identity(spool, listID: listID)
         let kept = entries.withLock { entries -> ResourceLines? in
             guard let entry = entries.tables[listID], entry.lines.identity == identity else { return nil }

@@ -26,14 +26,66 @@ public enum SummaryFile {
     }
 }
 
-/// Where readers get the summary: from the watcher when one runs and its file is fresh, else from
-/// a scan of the spool, so `farm status` answers whether or not anything runs. Stateless.
+/// Where readers get the summary, so that `farm status` answers whether or not anything runs.
+///
+/// `summary` is for the views that follow the watcher's file as it changes (`farm top`, `farm serve`'s
+/// events): its last summary when one runs and its file is fresh, else a scan of the spool. `current` is
+/// for a reader that answers once (`farm status`, aria2's RPC, the metrics page): the spool as of the
+/// moment it asks, never older. The watcher's file can be a moment behind the spool (up to its throttle,
+/// more on a loaded machine), so a summary read after a document that showed a job done could show it
+/// not done yet. `current` asks the watcher instead (`ask`): a file created in status/ reaches it after
+/// every change made before it (one inotify queue keeps its order), and it answers with what it knows
+/// then; with no watcher, or no answer within `answerWait`, a scan, which reads the spool after the ask.
+/// Stateless.
 public enum StatusReader {
+    /// How long `current` waits for the watcher's answer before it scans.
+    public static let answerWait = 1.0
+
     public static func summary(_ spool: Spool) -> StatusDocument {
         if spool.processes().contains(where: { $0.role == .watcher }), let (document, age) = SummaryFile.read(spool),
            age < SummaryFile.freshness {
             return document
         }
         return StatusScan.summary(spool)
+    }
+
+    /// The whole-spool summary as of now or later (see above).
+    public static func current(_ spool: Spool) -> StatusDocument {
+        if hasLiveWatcher(spool), let answer = ask(spool) { return answer }
+        return StatusScan.summary(spool)
+    }
+
+    /// A watcher runs and its summary is fresh (one that stopped answering is not waited for).
+    private static func hasLiveWatcher(_ spool: Spool) -> Bool {
+        spool.processes().contains(where: { $0.role == .watcher })
+            && (SummaryFile.read(spool).map { $0.age < SummaryFile.freshness } ?? false)
+    }
+
+    /// The watcher's answer to an ask made now; nil when the ask cannot be made (a spool this user
+    /// cannot write) or is not answered in time. Whatever it leaves (the ask, the answer) is removed.
+    static func ask(_ spool: Spool) -> StatusDocument? {
+        let nonce = Nonce.nextHex()
+        let ask = spool.statusAskPath(nonce), answer = spool.statusAnswerPath(nonce)
+        guard (try? FileSystem.createFile(ask, [UInt8]())) != nil else { return nil }
+        defer {
+            try? FileSystem.unlink(ask)
+            try? FileSystem.unlink(answer)
+        }
+        var document: StatusDocument?
+        // Answered within milliseconds on an idle machine: looked for every millisecond.
+        Clock.poll(every: 0.001, for: answerWait) {
+            guard let bytes = try? FileSystem.readFile(answer) else { return false }
+            document = JSON.decode(StatusDocument.self, from: bytes)
+            return true
+        }
+        return document
+    }
+
+    /// The watcher's answer to ask `nonce`: `document`, which knows every change made before the ask.
+    public static func answer(_ nonce: String, with document: StatusDocument, in spool: Spool) throws(StatusError) {
+        let path = spool.statusAnswerPath(nonce)
+        do { try spool.writeWhole(JSON.encode(document), to: path) } catch {
+            throw StatusError(.io, "cannot write \(path): \(error)")
+        }
     }
 }

@@ -48,7 +48,7 @@ public final class Watcher {
 
     /// What a watched directory is to the watcher.
     enum Directory: Equatable {
-        case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs, queueRoot
+        case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs, queueRoot, status
     }
 
     private static let entryEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
@@ -71,6 +71,8 @@ public final class Watcher {
     private(set) var held: Set<String> = []
     private(set) var workers = Workers(desired: 0, running: 0, transfers: 0)
     private(set) var paused = false
+    /// The readers' asks seen and not answered yet (their nonces: `StatusReader.current`).
+    private var asks: Set<String> = []
     /// The desired minimum of free bytes (nil: the default), and whether the disk was short of it at the last look.
     private var minFree: Int?
     private var diskShort = false
@@ -252,6 +254,15 @@ public final class Watcher {
             if ControlFile.isShownInStatus(event.name) { due.pending.insert(.control) }
         case .procs:
             due.pending.insert(.processes)
+        case .status:
+            // A reader asks for the summary as of its ask: every event before this one is in the view by the
+            // time it is written. The registry is read again with it; a poll, which sees the spool's folders
+            // one after the other, not in the order they changed, rescans.
+            guard added, let nonce = Spool.statusAsk(ofName: event.name) else { return }
+            asks.insert(nonce)
+            due.pending.insert(.summary)
+            due.pending.insert(.processes)
+            if options.poll { due.pending.insert(.rescan) }
         case .queueRoot:
             guard event.has(IN_ISDIR), Spool.isHeld(batch: event.name) else { return }
             let list = String(event.name.dropFirst(Spool.heldBatchPrefix.count))
@@ -279,6 +290,8 @@ public final class Watcher {
             (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
             // Only its batch folders come and go there (a few names): a held list's appears and goes.
             (spool.queue, .queueRoot, Self.entryEvents),
+            // Readers' asks are created there; the summaries and answers are renamed in (not reported).
+            (spool.status, .status, IN_CREATE),
         ]
         for (path, directory, events) in roots {
             let wd: Int32
@@ -289,7 +302,20 @@ public final class Watcher {
             watched.insert(path)
         }
         due.rebuild = nil
+        removeOldAsks()
         rescan()
+    }
+
+    /// Asks and answers that a reader killed while it waited left in status/.
+    private func removeOldAsks() {
+        let now = Clock.wall()
+        for name in FileSystem.names(spool.status)
+        where name.hasPrefix(Spool.statusAskPrefix) || name.hasPrefix(Spool.statusAnswerPrefix) {
+            let path = spool.path(\.status, name)
+            if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge {
+                try? FileSystem.unlink(path)
+            }
+        }
     }
 
     /// Recounts everything from the spool, after making sure every list directory is watched (some
@@ -373,14 +399,19 @@ public final class Watcher {
     func writeIfDue() {
         let now = Clock.monotonic()
         let finished = !records.isEmpty && outstanding() == 0
+        // A reader waits for its ask's answer: no throttle for it.
         guard due.rebuild == nil,
               (due.pending.contains(.summary)
-                && (now - due.lastWrite >= options.throttle || (finished && !due.wroteFinished)))
+                && (now - due.lastWrite >= options.throttle || (finished && !due.wroteFinished) || !asks.isEmpty))
                 || now - due.lastWrite >= options.heartbeat else { return }
         due.lastWrite = now
         due.pending.remove(.summary)
         due.wroteFinished = finished
+        let document = self.document()
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
-        if (try? SummaryFile.write(document(), to: spool)) != nil { writes += 1 }
+        if (try? SummaryFile.write(document, to: spool)) != nil { writes += 1 }
+        // Unanswered (status/ gone), a reader scans after its wait.
+        for nonce in asks { try? StatusReader.answer(nonce, with: document, in: spool) }
+        asks = []
     }
 }

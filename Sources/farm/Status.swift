@@ -19,7 +19,8 @@ struct Status: ParsableCommand {
             document, with where each resource's file and display image are.
 
             status answers whether or not a farm runs: from the watcher's summary when one is running, \
-            else from a scan of the spool. It only reads the spool.
+            else from a scan of the spool, as the spool is when it is asked (it asks the watcher through \
+            a file of its own in the spool's status/ folder, and otherwise only reads the spool).
 
             JSON:
             farm status --json has updated, paused, pausedBy ("user" after farm pause, "disk" while the \
@@ -80,7 +81,9 @@ struct Status: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         guard let list else {
-            let summary = StatusReader.summary(spool)
+            // As of this command, not the watcher's last write: a status printed after another document
+            // never shows the spool as it was before that one.
+            let summary = StatusReader.current(spool)
             // The spool is named last: the rule that picked it (SPEC §3) is not always the one a user has in
             // mind, and `farm get` may have worked in the user's state folder.
             print(json ? String(decoding: JSON.encode(summary, .pretty), as: UTF8.self)

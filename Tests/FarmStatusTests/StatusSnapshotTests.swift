@@ -75,6 +75,8 @@ import Testing
             try #require(all.status == 0, "\(all.error)")
             let summary = try #require(JSON.decode(StatusDocument.self, from: Array(all.output.utf8)), "\(all.output)")
             for list in summary.lists { problems += Self.disagreements(list, label: "farm status --json") }
+            // Of its moment, which comes after the list's document: never behind what that one showed.
+            problems += Self.behind(summary.list(id: view.id), view, label: "farm status --json after farm status Mixed")
 
             // Between two commands (each takes a good part of a second on two busy cores), many looks in
             // this process, through the same code: the view as `farm status LIST` builds it (and `farm
@@ -82,6 +84,10 @@ import Testing
             // they hold, and that summary (the watcher's, or a scan).
             let until = Date().addingTimeInterval(0.15)
             while Date() < until {
+                let before = try #require(ListView.build(farm.spool, listID: view.id))
+                let current = StatusReader.current(farm.spool)
+                for list in current.lists { problems += Self.disagreements(list, label: "current summary") }
+                problems += Self.behind(current.list(id: view.id), before, label: "current summary after the list view")
                 let summary = StatusReader.summary(farm.spool)
                 for list in summary.lists { problems += Self.disagreements(list, label: "summary") }
                 let counts = summary.list(id: view.id)
@@ -96,6 +102,47 @@ import Testing
         #expect(problems.isEmpty, "\(problems.count) disagreements, the first: \(problems.prefix(8))")
         #expect(movingLooks >= 2, "too few looks at a download under way: \(movingLooks) of \(looks)")
         #expect(lastSeen.values.allSatisfy { $0.status == .done })
+    }
+
+    /// After `farm scale 2` has settled (2 workers running, at most 2 jobs in progress), every later
+    /// `farm status --json` counts at most workers × transfers in progress: it is the spool as of the command,
+    /// not a summary the watcher wrote before the scale settled. Conversions are off: a job waiting for its
+    /// worker's converter is in progress beside the transfer that took its place (see the branch's report).
+    @Test func afterAScaleSettlesNoStatusCountsMoreInProgressThanWorkersTimesTransfers() throws {
+        let farm = try RunningFarm()
+        // 40 KB at 10 KB/s: 4 s each, so that every worker is busy throughout.
+        try farm.addList("Many", count: 40, size: 40_000, rate: 10_000)
+        try farm.must(["start", "--workers", "3", "--lease", "3", "--no-convert"])
+        _ = farm.processes()
+        func status() throws -> StatusDocument {
+            let output = try farm.must(["status", "--json"])
+            return try #require(JSON.decode(StatusDocument.self, from: Array(output.utf8)), "\(output)")
+        }
+        func inProgress(_ document: StatusDocument) -> Int { document.lists.reduce(0) { $0 + $1.active } }
+        #expect(poll(timeout: 30) { (try? status()).map(inProgress) == 3 }, "3 workers never had 3 in progress")
+        try farm.must(["scale", "2"])
+        #expect(poll(timeout: 30) {
+            guard let document = try? status() else { return false }
+            return document.workers.running == 2 && inProgress(document) <= 2
+        }, "the scale to 2 did not settle")
+        var looks: [(running: Int, active: Int)] = []
+        let end = Date().addingTimeInterval(6)
+        while Date() < end {
+            let document = try status()
+            looks.append((document.workers.running, inProgress(document)))
+        }
+        let over = looks.filter { $0.active > 2 || $0.running != 2 }
+        #expect(over.isEmpty, "\(over.count) of \(looks.count) looks past 2 workers × 1: \(over.prefix(5))")
+        #expect(looks.contains { $0.active == 2 }, "2 workers never had 2 in progress: \(looks.map(\.active))")
+    }
+
+    /// How `later`, a list's counts in a document made after `earlier`, shows fewer jobs finished than it did
+    /// (nothing in these tests takes a finished job back).
+    static func behind(_ later: ListStatus?, _ earlier: ListStatus, label: String) -> [String] {
+        guard let later else { return ["\(label): the list is missing"] }
+        guard later.done < earlier.done || later.done + later.failed < earlier.done + earlier.failed else { return [] }
+        return ["\(label): done \(later.done) failed \(later.failed) after done \(earlier.done) failed \(earlier.failed) "
+            + "(its resources \((earlier.resources ?? []).map(\.status.rawValue)))"]
     }
 
     /// How `list` contradicts itself: its counts against one another and against `total`, `progress`
