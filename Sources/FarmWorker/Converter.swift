@@ -5,8 +5,10 @@ import Foundation
 
 /// Converts the downloads its worker stored (display image, thumbnail) and completes their jobs, on a
 /// thread of its own at a low CPU priority (`nice`): conversions (PDF rendering, JPEG decoding, unzipping)
-/// take the CPU the transfers leave, and the worker claims its next job as soon as a download is stored.
-/// Each job stays claimed, its lease kept by the worker's `LeaseKeeper`, until the converter completes it.
+/// take the CPU the worker's other transfers leave. Each job stays claimed, its lease kept by the worker's
+/// `LeaseKeeper`, until the converter completes it, and the transfer that stored it claims no other job
+/// before (`Work.finished`): a worker holds at most its transfers' count of jobs, so that no view ever
+/// shows more in progress than workers × transfers (SPEC §13's concurrency, one number).
 final class Converter: Sendable {
     /// The most jobs waiting for one worker's converter at a lease of `lease` seconds: the worker then
     /// waits for room. Each holds its claim, which the `LeaseKeeper` renews every lease/4, so this keeps
@@ -26,6 +28,8 @@ final class Converter: Sendable {
         let modified: String?
         /// Served from the URL's stored bytes linked at this path (`SharedDownload.serve`): cleaned up after.
         let served: String?
+        /// Signalled once the job is finished (completed, failed or handed back): what its transfer waits for.
+        let finished = DispatchSemaphore(value: 0)
     }
 
     private let spool: Spool
@@ -56,6 +60,7 @@ final class Converter: Sendable {
                 if Worker.stopRequested && !work.job.kept.lost { handBack(work) } else { finish(work) }
                 keeper.release(work.job.kept)
                 state.withLock { $0.unfinished -= 1 }
+                work.finished.signal()
             }
         }
     }

@@ -102,8 +102,7 @@ final class TransferSlot: @unchecked Sendable {
                 continue
             }
             // Idle: the moment to bring back jobs whose owner died unseen, by the first slot alone. Every
-            // lease/4 at most: a look stats every claim in active/, which holds each job waiting for a
-            // converter, thousands while conversions trail the transfers, and an expiry waits a lease anyway.
+            // lease/4 at most: a look stats every claim in active/, and an expiry waits a lease anyway.
             if index == 0 && now - reclaimLooked >= options.lease / 4 {
                 reclaimLooked = now
                 let reclaimed = worker.reclaimExpired()
@@ -232,7 +231,10 @@ final class TransferSlot: @unchecked Sendable {
                 return false
             }
             job.queued(stored, bytes: bytes)
-            return converter.add(work)
+            guard converter.add(work) else { return false }
+            // The next claim waits for this job's completion: one claim a transfer (see Converter).
+            work.finished.wait()
+            return true
         case .ended: break
         case .noRoom: disk.foundFull()
         }
