@@ -76,7 +76,7 @@ public final class Supervisor {
         }
         // Set by `farm stop` (which then signals this process too), or not yet: then the signal came from
         // outside the farm, and this supervisor makes the stop.
-        let signalled = !spool.isStopping
+        let signalled = StopSignal.received && !spool.isStopping
         if signalled { stopAsAsked() }
         stopEverything()
         metrics.finish()
