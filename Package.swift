@@ -270,6 +270,7 @@ let package = Package(
             "FarmWorker",
             "FarmStatus",
             "FarmSupervisor",
+            "FarmProcess",
             "FarmDemo",
             "FarmTop",
             "FarmManifest",

@@ -49,13 +49,23 @@ public enum Shutdown {
         // too, so that none outlives the stop (nor writes into the spool `farm reset` empties next, where
         // no stop flag is left). A sanitizer's runtime, say, makes that moment a second.
         Clock.poll(every: 0.02, for: killDeadline - Clock.monotonic()) { ours.allSatisfy(Processes.hasEnded) }
-        let elsewhere = spool.processes().filter { !$0.isLocal }
-        report.elsewhere = elsewhere.count
-        if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }
+        let (elsewhere, stuck) = finish(spool)
+        report.elsewhere = elsewhere
         // What moved, not what was meant to: a claim that could not be moved is still in active/.
         report.handedBack = claimed.filter { spool.handedBack($0) != nil }.count
+        report.stuck = stuck
+        return report
+    }
+
+    /// The end of every stop, once this host's processes are gone (`stopAll`, or a supervisor stopped by a
+    /// signal, which is `farm stop` too): every claim but another host's live process's is an orphan and
+    /// goes back to the queue, and what writers killed half-way left is swept. Returns how many processes
+    /// of other hosts still run, and how many claims could not be moved back (said in the log).
+    @discardableResult
+    public static func finish(_ spool: Spool) -> (elsewhere: Int, stuck: Int) {
+        let elsewhere = spool.processes().filter { !$0.isLocal }
+        if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }
         let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
-        report.stuck = stuck.count
         if !stuck.isEmpty {
             spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "
                       + stuck.prefix(10).map(\.job.raw).joined(separator: ", "))
@@ -65,6 +75,6 @@ public enum Shutdown {
             spool.sweepTemporaries()
             Dedup(spool).sweepURLPartials()
         }
-        return report
+        return (elsewhere.count, stuck.count)
     }
 }

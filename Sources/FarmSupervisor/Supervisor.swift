@@ -55,7 +55,9 @@ public final class Supervisor {
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
     }
 
-    /// Supervises until SIGTERM or `control/stopping`, then stops every process of its host.
+    /// Supervises until `control/stopping` (`farm stop`) or a stop signal, then stops every process of its
+    /// host. A stop signal (SIGTERM, SIGINT, SIGHUP: a user, an init system, a container runtime) is `farm
+    /// stop` for the whole spool (SPEC §2): see `stopAsAsked`.
     public func run() {
         StopSignal.install()
         spool.log("supervisor started on host \(FarmHost.local)")
@@ -72,10 +74,28 @@ public final class Supervisor {
             // and numbers) reaches no inotify here.
             Clock.sleep(Self.tick)
         }
+        // Set by `farm stop` (which then signals this process too), or not yet: then the signal came from
+        // outside the farm, and this supervisor makes the stop.
+        let signalled = StopSignal.received && !spool.isStopping
+        if signalled { stopAsAsked() }
         stopEverything()
         metrics.finish()
         registration.end()
+        if signalled { Shutdown.finish(spool) }
         spool.log("supervisor stopped")
+    }
+
+    /// A stop signal that no `farm stop` sent: the stopping mark goes up before any process is told to
+    /// stop, as `farm stop` sets it. Without it each worker and watcher leaving would start a supervisor
+    /// again (SupervisorGuard), and so would every other host's; with it they all stop, and nothing
+    /// starts until `farm start` lifts it.
+    private func stopAsAsked() {
+        do {
+            try spool.setStopping(true)
+            spool.log("supervisor asked to stop by a signal: stopping the farm, as `farm stop` does")
+        } catch {
+            spool.log("supervisor asked to stop by a signal, and cannot mark the farm stopping: \(error)")
+        }
     }
 
     /// One tick: see deaths, then spawn or retire until the desired state holds.

@@ -113,10 +113,9 @@ struct Farm: ParsableCommand {
             SIGINT (^C) and SIGHUP act as SIGTERM. No signal to a farm process loses a job: a download goes \
             on from the last byte on disk.
               SIGTERM to the supervisor
-                  It stops its host's workers, watcher and follower, their jobs back
-                  in the queue with their bytes, and exits; the last of them to leave
-                  starts a new supervisor, which starts them again. farm stop is the
-                  way to stop a farm.
+                  farm stop: every process of the farm exits, on every host, their
+                  jobs back in the queue with their bytes, and nothing starts again
+                  until farm start (systemctl stop farm@books sends it).
               SIGKILL to the supervisor
                   The farm goes on: within about two seconds another of its processes
                   starts a new supervisor, which adopts the running workers.

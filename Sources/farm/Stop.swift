@@ -15,13 +15,13 @@ struct Stop: ControlCommand {
             stop deletes no list, job or finished file (farm reset does), and a stopped farm stays stopped: \
             nothing restarts it until the next farm start. Another host's processes are stopped by that \
             host's supervisor; workers started there by hand need a farm stop on that host, which stop \
-            counts in what it prints.
+            counts in what it prints. SIGTERM or SIGINT to a supervisor stops the farm the same way.
 
             EXAMPLES:
               farm stop
                   Stop the farm of ./spool or $FARM_SPOOL.
               farm stop --spool /var/lib/farm/books
-                  Stop the farm of farm@books (systemctl stop farm@books runs this).
+                  Stop the farm of farm@books, as systemctl stop farm@books does.
 
             EXIT STATUS:
               0   Nothing of the farm runs on this host any more (or nothing ran).
