@@ -171,7 +171,7 @@ let package = Package(
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
-            "FarmProcess",
+            "FarmProcess", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -326,7 +326,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
-            "FarmStatus", "FarmSystem", "FarmTestSupport",
+            "FarmStatus", "FarmSystem", "FarmLists", "FarmTransfer", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
