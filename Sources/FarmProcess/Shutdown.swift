@@ -51,7 +51,13 @@ public enum Shutdown {
         Clock.poll(every: 0.02, for: killDeadline - Clock.monotonic()) { ours.allSatisfy(Processes.hasEnded) }
         let elsewhere = spool.processes().filter { !$0.isLocal }
         report.elsewhere = elsewhere.count
-        if elsewhere.isEmpty { spool.reclaimExpired(lease: -1) } else { spool.releaseJobs(keeping: elsewhere) }
+        if elsewhere.isEmpty {
+            spool.reclaimExpired(lease: -1)
+            // Hooks too, every host's: a killed runner's program is ended first (its group, on this host).
+            spool.releaseHooks(ownedBy: { _ in true })
+        } else {
+            spool.releaseJobs(keeping: elsewhere)
+        }
         // What moved, not what was meant to: a claim that could not be moved is still in active/.
         report.handedBack = claimed.filter { spool.handedBack($0) != nil }.count
         let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
