@@ -17,8 +17,9 @@ struct Get: ParsableCommand {
             line, TAB-separated mirrors, out= and sha256= lines), into DIR (default: the current folder) \
             under its name, and returns once all are done or failed. Each file is your own, as wget's: a \
             reflink where the file system has them, else a copy of the spool's download, with the mode your \
-            umask gives. COPYCOST --link makes it a hard link of the spool's file instead: no copy, but an \
-            edit of it is an edit of the spool's done output. It works in the user's own spool, \
+            umask gives. Without reflinks a copy costs a write and sync of each file: 8 x 64 MiB took 3.9 s \
+            with copies, 1.4 s with --link (ext4). --link makes it a hard link of the spool's file instead: \
+            no copy, but an edit of it is an edit of the spool's done output. It works in the user's own spool, \
             $XDG_STATE_HOME/farm, else ~/.local/state/farm, unless --spool or $FARM_SPOOL names another, \
             and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
             a progress bar per file and one for the whole; otherwise a line each time a file changes status.
