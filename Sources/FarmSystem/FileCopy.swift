@@ -20,8 +20,8 @@ extension FileDescriptor {
         if cfarm_clone_file(rawValue, source.rawValue) == 0 { return .reflink }
         let cloneError = Errno.current
         // EOPNOTSUPP: no reflinks here; EXDEV: two file systems; EINVAL: not on the blocks' bounds, or
-        // not the same kind of file system; ENOTTY: an ioctl the file system does not know.
-        guard [.notSupported, .improperLink, .invalidArgument, .inappropriateIOCTLForDevice]
+        // not the same kind of file system; ENOTTY, ENOSYS: an ioctl the file system (a FUSE one) does not know.
+        guard [.notSupported, .improperLink, .invalidArgument, .inappropriateIOCTLForDevice, .noFunction]
             .contains(cloneError) else { throw cloneError }
         var from: Int64 = 0, to: Int64 = 0
         while true {
