@@ -136,6 +136,36 @@ import Testing
         #expect(lines.contains { $0.contains(JobName(list: list, index: 1).raw) && $0.contains("has SHA-256") }, "\(lines)")
     }
 
+    /// Where the file system has reflinks (XFS here, spool and DIR on it), the delivered file shares the
+    /// download's blocks until either is written (no copy of the bytes), and is still a file of its own.
+    @Test func onAFileSystemWithReflinksEachIsAReflink() throws {
+        guard let xfs = try XfsMount.make() else { return }
+        defer { xfs.unmount() }
+        let farm = try RunningFarm(spoolRoot: xfs.path + "/spool")
+        defer { farm.shutDownNow() }
+        let body = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        farm.origin.serve(path: "/r/big.bin", bytes: body)
+        let manifest = farm.dir.appending("Cloned.json")
+        try Data(JSON.encode([farm.origin.url(for: "/r/big.bin")])).write(to: URL(fileURLWithPath: manifest))
+        let out = xfs.path + "/out"
+        let added = try farm.farm(umask: 0o022, ["add", manifest, "--out", out, "--accept", "any"])
+        #expect(added.status == 0, "\(added)")
+        try farm.start(workers: 1)
+        try RequestOptionsTests.waitUntilEnded(1, farm)
+        let file = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Cloned.json"), index: 0))?.file)
+        let path = out + "/Cloned/big.bin"
+        var a = stat(), b = stat()
+        #expect(stat(path, &a) == 0 && stat(file, &b) == 0)
+        #expect(a.st_ino != b.st_ino && a.st_nlink == 1 && a.st_mode & 0o7777 == 0o644)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == body)
+        let extents = try run("/usr/sbin/filefrag", ["-v", path])
+        #expect(extents.status == 0 && extents.output.contains("shared"), "not a reflink: \(extents.output)")
+
+        try Self.append("x\n", to: path)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: file))) == body, "the edit reached the spool")
+        farm.shutDownNow()
+    }
+
     /// Appends `text` to the file at `path`, in place (as `echo >>` does).
     static func append(_ text: String, to path: String) throws {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
