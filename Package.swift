@@ -304,7 +304,9 @@ let package = Package(
             "FarmSpool", "FarmLists", "FarmFsck", "FarmDedup", "FarmJSON", "FarmSystem", "FarmTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "FarmSystemTests", dependencies: ["FarmSystem"]),
+        .testTarget(name: "FarmSystemTests", dependencies: [
+            "FarmSystem", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "FarmChangeFeedTests", dependencies: ["FarmChangeFeed", "FarmSpool", "FarmSystem", "FarmTestSupport"]),
         .testTarget(name: "FarmFsckTests", dependencies: ["FarmFsck", "FarmSpool", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmHostsTests", dependencies: [

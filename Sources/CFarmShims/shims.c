@@ -1,11 +1,13 @@
-// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs, sync_file_range, SEEK_HOLE and
-// POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
+// _GNU_SOURCE must come before any header: it exposes renameat2, RENAME_NOREPLACE, syncfs, sync_file_range,
+// SEEK_HOLE, copy_file_range and POSIX_SPAWN_SETSID, which Swift's Glibc module does not see.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -34,6 +36,16 @@ int cfarm_link_descriptor(int fd, const char *path) {
     char name[64];
     snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+int cfarm_clone_file(int dst, int src) { return ioctl(dst, FICLONE, src); }
+
+int64_t cfarm_copy_file_range(int src, int64_t *src_offset, int dst, int64_t *dst_offset, size_t count) {
+    loff_t in = (loff_t)*src_offset, out = (loff_t)*dst_offset;
+    ssize_t n = copy_file_range(src, &in, dst, &out, count, 0);
+    *src_offset = (int64_t)in;
+    *dst_offset = (int64_t)out;
+    return (int64_t)n;
 }
 
 int cfarm_statfs_type(const char *path, int64_t *type) {

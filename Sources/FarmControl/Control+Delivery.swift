@@ -4,10 +4,13 @@ import FarmSystem
 import Foundation
 
 extension Control {
-    /// The delivery of `farm add --out DIR [--name TEMPLATE]` (SPEC §12), checked: the template parses and
-    /// tells resources apart, and DIR (made if missing, kept as an absolute path) takes a new file.
-    /// Throws `.badDelivery` with one sentence.
-    public static func delivery(folder: String, template: String?) throws(ControlError) -> Delivery {
+    /// The delivery of `farm add --out DIR [--name TEMPLATE] [--link]` (SPEC §12), checked: the template
+    /// parses and tells resources apart, and DIR (made if missing, kept as an absolute path) takes a new
+    /// file. It carries the mode this process's umask gives a new file: the worker that makes the copies
+    /// later runs with the umask of `farm start`, which is not the user's. Throws `.badDelivery` with one
+    /// sentence.
+    public static func delivery(folder: String, template: String?, link: Bool = false) throws(ControlError)
+        -> Delivery {
         let template = template ?? DeliveryTemplate.defaultText
         do { _ = try DeliveryTemplate(template) } catch { throw ControlError(.badDelivery, error.description) }
         let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
@@ -24,6 +27,7 @@ extension Control {
             throw ControlError(.badDelivery, "cannot write in the folder \(folder): \(error)")
         }
         let real = (try? FileSystem.realPath(absolute)) ?? absolute
-        return Delivery(folder: real, template: template)
+        let mode = Int(0o666 & ~Processes.fileCreationMask())
+        return Delivery(folder: real, template: template, link: link, mode: mode)
     }
 }

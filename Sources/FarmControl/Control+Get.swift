@@ -46,7 +46,7 @@ extension Control {
         // `--accept any`).
         let options = try Self.requestOptions(headers: [], cookieFile: nil, userAgent: nil, proxy: nil,
                                               connections: request.connections, accept: "any")
-        let delivery = try Self.delivery(folder: request.folder, template: "{name}")
+        let delivery = try Self.delivery(folder: request.folder, template: "{name}", link: request.link)
         let list = try GetList(request, folder: delivery.folder)
         let listID = ListID.of(name: list.name)
         let added = try addGetList(list, request: options, delivery: delivery)

@@ -13,17 +13,22 @@ extension Control {
         public var folder: String
         /// Connections at once for one resource, as pieces (SPEC §14); nil: one.
         public var connections: Int?
+        /// `--link`: each file a hard link of the spool's (SPEC §12), not a file of the user's own.
+        public var link: Bool
 
-        public init(sources: [String], name: String? = nil, folder: String, connections: Int? = nil) {
+        public init(sources: [String], name: String? = nil, folder: String, connections: Int? = nil,
+                    link: Bool = false) {
             self.sources = sources
             self.name = name
             self.folder = folder
             self.connections = connections
+            self.link = link
         }
     }
 
     /// The list a `farm get` adds: a text list (SPEC §15) of its URLs, with `out=` for `-o`, and a name
-    /// made from everything that decides what lands where (the list's text and the real folder). The same
+    /// made from everything that decides what lands where, and how (the list's text, the real folder, a
+    /// link or a file of the user's own). The same
     /// command again, from any folder that resolves to the same one, so names the same list and finds it
     /// with its partial bytes instead of adding another; a different command never names another's list.
     struct GetList: Equatable {
@@ -68,6 +73,10 @@ extension Control {
             hash.add(folder)
             hash.add(0)
             hash.add(text)
+            if request.link {
+                hash.add(0)
+                hash.add("link")
+            }
             self.name = "get-" + hash.hex + ".txt"
             self.text = text
         }

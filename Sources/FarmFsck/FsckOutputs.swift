@@ -142,8 +142,12 @@ extension FsckRun {
             named.append(output)
         }
         let missing = named.filter { !isPresent($0, of: list, in: directory) }
+        if missing.isEmpty {
+            checkUnchanged(job, outcome, at: path, of: list)
+            return
+        }
         // Looked at again: a reload may have taken the job (and its outputs) meanwhile.
-        guard !missing.isEmpty, FileSystem.exists(path), missing.allSatisfy({ !FileSystem.exists($0) }) else { return }
+        guard FileSystem.exists(path), missing.allSatisfy({ !FileSystem.exists($0) }) else { return }
         let detail = "done job \(job) lost " + missing.map(relative).joined(separator: ", ")
         guard missing.allSatisfy({ $0.hasPrefix(directory + "/") }) else {
             found(.missingOutput, path, job: job, detail, unrepairable: "its outcome names files outside this spool",
@@ -155,6 +159,39 @@ extension FsckRun {
             return try Lists(spool).redo(path, job: job, outputs: outputNames(of: list, job.index), lost: true)
                 ? .made : .skipped("it is no longer done")
         }
+    }
+
+    /// Checks that the download of the done `job` is what its outcome recorded: its size, and where a digest
+    /// of its bytes is kept (the list item's `sha256`, or the `user.farm.sha256` a stored file keeps once
+    /// compared), its SHA-256. Bytes are read only where a digest is kept: fsck does not hash every
+    /// download. No repair: the bytes may be the user's edit through a `--link` delivery, which a download
+    /// again would replace; `farm reload` fetches the list again.
+    private func checkUnchanged(_ job: JobName, _ outcome: Sidecar, at path: String, of list: FsckList) {
+        guard let file = outcome.file, let recorded = outcome.size ?? (outcome.status == .done ? outcome.bytes : nil),
+              let st = try? FileSystem.stat(file), st.type == .regular else { return }
+        var change: String?
+        if Int(st.size) != recorded {
+            change = "is \(st.size) bytes, its record says \(recorded)"
+        } else if let kept = (try? FileSystem.attribute(file, Dedup.digestAttribute, limit: 128))
+                    .map({ String(decoding: $0, as: UTF8.self) }) ?? itemDigest(job, of: list),
+                  let digest = try? Dedup.digest(ofFile: file), digest != kept {
+            change = "has SHA-256 \(digest), not the \(kept) kept for it"
+        }
+        guard let change else { return }
+        // Looked at again: a sync's new version or a reload may have replaced it (and its record) meanwhile.
+        guard let now = self.outcome(of: job, at: path), now.file == outcome.file, now.size == outcome.size,
+              now.changed == outcome.changed else { return }
+        found(.changedOutput, file, job: job, "the download of done job \(job), \(relative(file)), \(change): "
+                + "written in place since it was done (a --link delivery edited?)",
+              unrepairable: "its bytes may be an edit of yours; `farm reload \(list.record?.name ?? job.list)` "
+                + "downloads the list again", repair: nil)
+    }
+
+    /// The SHA-256 the list's item gave resource `job` (SPEC §12's checksums), if it gave one.
+    private func itemDigest(_ job: JobName, of list: FsckList) -> String? {
+        if list.items == nil { list.items = spool.resources(ofList: list.id).map { $0.map(\.sha256) } ?? [] }
+        guard let items = list.items, job.index < items.count else { return nil }
+        return items[job.index]
     }
 
     /// The outcome record of `job`, finished at `path`: on the job file, else in progress/.

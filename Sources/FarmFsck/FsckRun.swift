@@ -16,14 +16,21 @@ public struct FsckFinding: Sendable, Equatable {
         case doubled
         /// A claim whose owner is gone, past its lease.
         case deadClaim = "dead-claim"
+        /// A hook's claim (hooks/active/) whose owner is gone, past its lease.
+        case deadHookClaim = "dead-hook-claim"
         /// A job of a list that is nowhere.
         case lost
         /// A job of a resource removed from its list (an edit killed before its end), still somewhere.
         case removed
+        /// A hook due (hooks/queue/) for a resource that no longer exists.
+        case strayHook = "stray-hook"
         /// An output of a job that is not done.
         case strayOutput = "stray-output"
         /// A done job one of whose outputs is gone.
         case missingOutput = "missing-output"
+        /// A done job whose download is no longer what was recorded: another size, or (where a digest is
+        /// kept) other bytes. Written in place through a name outside the spool: a `--link` delivery.
+        case changedOutput = "changed-output"
         /// A done job with no outcome record: what it made is unknown.
         case noOutcome = "no-outcome"
         /// A partial download of a job that ended or does not exist, which nobody writes.
@@ -122,6 +129,7 @@ final class FsckRun {
         livePids = Set(registry.alive.filter(\.isLocal).map(\.pid))
         otherHostsRun = registry.alive.contains { !$0.isLocal }
         checkClaims()
+        try checkHooks()
         try checkOutputs()
         try checkLeftovers(registry)
         settleUnknown()
@@ -175,8 +183,13 @@ final class FsckRun {
     /// Another host's claim is judged by its lease alone: its pid means nothing here, and that host's
     /// registry entries may look alive (or dead) while it is cut off.
     func isDeadClaim(_ name: String) -> Bool {
-        guard let entry = ActiveName(name), !(entry.owner.isLocal && livePids.contains(entry.owner.pid)),
-              let st = try? FileSystem.lstat(spool.path(\.active, name)) else { return false }
+        guard let entry = ActiveName(name) else { return false }
+        return isDeadClaim(at: spool.path(\.active, name), entry.owner)
+    }
+
+    /// Whether the claim at `path` (of a job or a hook) by `owner` has no live owner and its lease ran out.
+    func isDeadClaim(at path: String, _ owner: Owner) -> Bool {
+        guard !(owner.isLocal && livePids.contains(owner.pid)), let st = try? FileSystem.lstat(path) else { return false }
         return now - st.changeTime > lease
     }
 
@@ -239,6 +252,8 @@ final class FsckList {
     /// By index: which outputs of `FsckRun.outputSuffixes` files/<list>/ holds, and the others.
     var outputs: [UInt16] = []
     var otherOutputs: [Int: [String]] = [:]
+    /// By index: the SHA-256 each item gave (SPEC §12), read once a done output is checked.
+    var items: [String?]?
     /// The resource table as the repairs read it again, and its lines.
     var reread: (bytes: [UInt8], lines: [Range<Int>])?
 

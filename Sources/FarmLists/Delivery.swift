@@ -4,9 +4,12 @@ import FarmSystem
 import SystemPackage
 
 /// Delivery of done resources to their list's folder (SPEC §12, `farm add --out DIR --name TEMPLATE`):
-/// the download appears at `DIR/<template>` as a hard link when DIR is on the spool's file system, else
-/// as a copy, and either way in one step: `link(2)`, or a copy made as an unnamed file (`O_TMPFILE`)
-/// and linked in whole, so a kill at any moment leaves no half-written file in DIR.
+/// the download appears at `DIR/<template>` as the user's own file, sharing nothing an edit of it could
+/// reach with the spool's bytes (a reflink where the file system has them, else a copy), with the mode the
+/// umask of the `farm add` gave; with `--link`, as a hard link of the spool's file where DIR is on its file
+/// system (an edit of it is then an edit of the spool's output, its blob, and every other list's output of
+/// the same bytes). Either way in one step: `link(2)`, or a copy made as an unnamed file (`O_TMPFILE`) and
+/// linked in whole, so a kill at any moment leaves no half-written file in DIR.
 ///
 /// Two resources that would take one path are numbered in list order (` (2)`, ` (3)`…) by what their
 /// names are before their bytes are known (`DeliveryTemplate.key`): a rule every worker of every host
@@ -30,6 +33,10 @@ public final class Deliveries: Sendable {
         let stamp: [Int]
         let folder: String
         let template: DeliveryTemplate
+        /// A hard link (`--link`), not a file of the user's own.
+        let links: Bool
+        /// The permission bits of a copy.
+        let mode: UInt32
         let name: String
         let width: Int
         let table: [JobRecord]
@@ -61,7 +68,11 @@ public final class Deliveries: Sendable {
         let target = plan.folder + "/" + plan.template.path(values, number: place.number)
         do {
             try makeFolders(of: target, below: plan.folder)
-            try put(file, at: target, job: job)
+            if plan.links {
+                try link(file, at: target, job: job, mode: plan.mode)
+            } else {
+                try put(file, at: target, job: job, mode: plan.mode)
+            }
         } catch {
             throw DeliveryError("\(target): \(error)")
         }
@@ -85,9 +96,25 @@ public final class Deliveries: Sendable {
 
     static let markAttribute = "user.farm.delivered"
 
-    /// Puts `file` at `target`: a new name of it, else a copy; over a file only when a delivery of this
-    /// job wrote it (a sync's new version, a reload, a retry after a kill).
-    private func put(_ file: String, at target: String, job: JobName) throws(Errno) {
+    /// The mode of a copy for a list an older farm added, which kept no umask: the one most users have.
+    static let olderMode = 0o644
+
+    /// Puts a file of the user's own with the bytes of `file` at `target` (a reflink or a copy, of
+    /// permissions `mode`); over a file only when a delivery of this job wrote it (a sync's new version, a
+    /// reload, a retry after a kill).
+    private func put(_ file: String, at target: String, job: JobName, mode: UInt32) throws(Errno) {
+        do { try copy(file, to: target, job: job, mode: mode) } catch where error == .fileExists {
+            guard isDelivery(target, of: job) else { throw Errno.fileExists }
+            let scratch = Self.scratch(for: target)
+            try? FileSystem.unlink(scratch)
+            try copy(file, to: scratch, job: job, mode: mode)
+            try FileSystem.rename(scratch, target)
+        }
+    }
+
+    /// Puts `file` at `target` as a new name of it (`--link`), else (DIR on another file system) a copy;
+    /// over a file only when a delivery of this job wrote it.
+    private func link(_ file: String, at target: String, job: JobName, mode: UInt32) throws(Errno) {
         do {
             try FileSystem.link(file, target)
             try? FileSystem.setAttribute(target, Self.markAttribute, mark(job))
@@ -98,18 +125,12 @@ public final class Deliveries: Sendable {
             let scratch = Self.scratch(for: target)
             try? FileSystem.unlink(scratch)
             do { try FileSystem.link(file, scratch) } catch where error == .improperLink {
-                try copy(file, to: scratch, job: job)
+                try copy(file, to: scratch, job: job, mode: mode)
             }
             try? FileSystem.setAttribute(scratch, Self.markAttribute, mark(job))
             try FileSystem.rename(scratch, target)
         } catch where error == .improperLink {
-            do { try copy(file, to: target, job: job) } catch where error == .fileExists {
-                guard isDelivery(target, of: job) else { throw Errno.fileExists }
-                let scratch = Self.scratch(for: target)
-                try? FileSystem.unlink(scratch)
-                try copy(file, to: scratch, job: job)
-                try FileSystem.rename(scratch, target)
-            }
+            try put(file, at: target, job: job, mode: mode)
         }
     }
 
@@ -119,37 +140,32 @@ public final class Deliveries: Sendable {
         return String(target[...slash]) + ".farm-" + String(target[target.index(after: slash)...].prefix(200))
     }
 
-    /// Copies `file` to the new name `target` on another file system: written whole as an unnamed file
-    /// of its folder, marked and synced, then linked in (a kill leaves nothing); where the file system
-    /// has no unnamed files, written under a hidden name and renamed.
-    private func copy(_ file: String, to target: String, job: JobName) throws(Errno) {
+    /// Copies `file` to the new name `target` (`.fileExists` when it is taken): a reflink where the file
+    /// system has them, else the bytes, written whole as an unnamed file of its folder, given `mode` (set
+    /// on the descriptor: the worker's umask is not the user's), marked and synced, then linked in (a kill
+    /// leaves nothing); where the file system has no unnamed files, written under a hidden name and renamed.
+    private func copy(_ file: String, to target: String, job: JobName, mode: UInt32) throws(Errno) {
         let from = try FileDescriptor.open(file, .readOnly)
         defer { from.closeQuietly() }
         let folder = String(target[..<target.lastIndex(of: "/")!])
-        let unnamed = try? FileDescriptor.openUnnamed(in: folder)
+        let unnamed = try? FileDescriptor.openUnnamed(in: folder, permissions: mode)
         let scratch = unnamed == nil ? Self.scratch(for: target) + ".part" : nil
         let to: FileDescriptor
         if let unnamed {
             to = unnamed
         } else {
             try? FileSystem.unlink(scratch!)
-            to = try FileDescriptor.open(scratch!, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o644)
+            to = try FileDescriptor.open(scratch!, .writeOnly, options: [.create, .exclusiveCreate], permissions: mode)
         }
         defer { to.closeQuietly() }
-        do {
-            var offset = 0
-            try withUnsafeTemporaryAllocation(byteCount: 256 << 10, alignment: 16) { buffer throws(Errno) in
-                while true {
-                    let count = try from.read(at: offset, into: buffer)
-                    if count == 0 { return }
-                    try to.write(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    offset += count
-                }
-            }
+        do throws(Errno) {
+            try to.copyContents(of: from)
+            try to.setPermissions(mode)
             try? to.setAttribute(Self.markAttribute, mark(job))
             try to.sync()
             if let scratch {
-                try FileSystem.rename(scratch, target)  // the caller checked that nothing of another is there
+                if FileSystem.exists(target) { throw Errno.fileExists }
+                try FileSystem.rename(scratch, target)
             } else {
                 try to.link(to: target)
             }
@@ -205,8 +221,9 @@ public final class Deliveries: Sendable {
             seen[key] = count
             places[number] = (position, count)
         }
-        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template, name: record.name, width: width,
-                        table: table, places: places)
+        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template,
+                        links: delivery.links, mode: UInt32(delivery.mode ?? Self.olderMode) & 0o7777,
+                        name: record.name, width: width, table: table, places: places)
         plans.withLock { $0[id] = (plan, now) }
         return plan
     }

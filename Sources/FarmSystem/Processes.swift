@@ -234,3 +234,21 @@ extension Processes {
         if cfarm_set_thread_nice(nice) != 0 { throw Errno.current }
     }
 }
+
+extension Processes {
+    /// This process's file mode creation mask (umask), read from /proc/self/status, which leaves it as it
+    /// is (umask(2) can only read it by setting it, a moment where another thread's files would get the
+    /// wrong mode); umask(2) set and set back where /proc does not say it (kernels before 4.7).
+    public static func fileCreationMask() -> UInt32 {
+        let status = String(decoding: (try? FileSystem.readFile("/proc/self/status", limit: 1 << 16)) ?? [],
+                            as: UTF8.self)
+        for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
+            if let mask = UInt32(line.dropFirst(6).drop(while: { $0 == " " || $0 == "\t" }), radix: 8) {
+                return mask
+            }
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return UInt32(mask)
+    }
+}

@@ -10,14 +10,19 @@ struct Fsck: ParsableCommand {
         abstract: "Check every invariant of the spool (exit 0 when sound, 1 when something was found).",
         discussion: """
             Checks that each job is in exactly one state, that every done resource has its files and no \
-            other resource has any, that no claim outlives its dead owner's lease, that no temporary file \
-            is left by a dead writer, that the lists' tables agree with their jobs, and that no foreign file \
-            is in the spool; prints one line per finding. Without --repair it changes nothing.
+            other resource has any, that each done download is still what was recorded (its size, and its \
+            SHA-256 where one is kept: the item's sha256, or the one a stored file keeps once compared), \
+            that no claim of a job or a hook outlives its dead owner's lease, that no hook is due for a \
+            resource that no longer exists, that no temporary file is left by a dead writer, that the lists' \
+            tables agree with their jobs, and that no foreign file is in the spool; prints one line per \
+            finding. Without --repair it changes nothing.
 
             --repair fixes what is safe to fix, even while the farm runs: it queues again lost jobs and \
             those whose files vanished, keeps the most advanced copy of a doubled job, hands back dead \
-            owners' claims, sets foreign files aside in corrupt/ and removes dead temporaries. It never \
-            deletes a done resource's files.
+            owners' claims of jobs and hooks, removes hooks due for no resource, sets foreign files aside in \
+            corrupt/ and removes dead temporaries. It never deletes a done resource's files: a download \
+            changed since it was done (written in place through a --link delivery, say) is reported, and \
+            farm reload LIST fetches it again.
 
             A writer is judged dead by its pid on this host. Claims carry their host, so another host's are \
             judged by their lease alone; temporaries carry only a pid, so while another host runs farm, a \

@@ -6,7 +6,7 @@ import FarmSystem
 import Foundation
 import SystemPackage
 
-/// `farm get URL|FILE… [-o NAME] [--out DIR] [--connections N]`: fetches and returns, as wget does (SPEC §15).
+/// `farm get URL|FILE… [-o NAME] [--out DIR] [--link] [--connections N]`: fetches and returns, as wget does (SPEC §15).
 /// Parses, shows and exits; the verb is `Control.get`.
 struct Get: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,9 +15,13 @@ struct Get: ParsableCommand {
         discussion: """
             Fetches each URL, and each URL of each FILE (a text list, as farm add reads it: one URL a \
             line, TAB-separated mirrors, out= and sha256= lines), into DIR (default: the current folder) \
-            under its name, and returns once all are done or failed. It works in the spool every command \
-            uses (--spool, else $FARM_SPOOL, else ./spool when it exists, else $XDG_STATE_HOME/farm, else \
-            ~/.local/state/farm), and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
+            under its name, and returns once all are done or failed. Each file is your own, as wget's: a \
+            reflink where the file system has them, else a copy of the spool's download, with the mode your \
+            umask gives. Without reflinks a copy costs a write and sync of each file: 8 x 64 MiB took 3.9 s \
+            with copies, 1.4 s with --link (ext4). --link makes it a hard link of the spool's file instead: \
+            no copy, but an edit of it is an edit of the spool's done output. It works in the spool every \
+            command uses (--spool, else $FARM_SPOOL, else ./spool when it exists, else $XDG_STATE_HOME/farm, \
+            else ~/.local/state/farm), and starts a farm there when none runs (and stops it again when done). On a terminal it shows \
             a progress bar per file and one for the whole; otherwise a line each time a file changes status.
 
             ^C stops its downloads, keeping their bytes; the same command again goes on from them, by \
@@ -52,6 +56,10 @@ struct Get: ParsableCommand {
     @Option(help: ArgumentHelp("The folder the files go to (default: the current folder).", valueName: "dir"))
     var out: String?
 
+    @Flag(help: ArgumentHelp("A hard link of the spool's file instead of a copy: an edit of it is an edit of the "
+                             + "spool's done output."))
+    var link = false
+
     @Option(help: ArgumentHelp("Connections at once for one file (1 to 64): a file whose size is known and whose "
                                + "server takes ranges is fetched as pieces.", valueName: "n"))
     var connections: Int?
@@ -61,7 +69,8 @@ struct Get: ParsableCommand {
     }
 
     func run() throws {
-        let request = Control.GetRequest(sources: sources, name: name, folder: out ?? ".", connections: connections)
+        let request = Control.GetRequest(sources: sources, name: name, folder: out ?? ".", connections: connections,
+                                         link: link)
         let spool = try options.open()
         StopSignal.install()
         let output = FileDescriptor.standardOutput

@@ -163,6 +163,58 @@ import Testing
         #expect(local.status == 0 && local.output.hasSuffix("spool: " + userSpool + "\n"), "\(local.output) \(local.error)")
     }
 
+    /// As wget's and curl's: each file is the user's own (no storage shared with the spool, mode 0666 less the
+    /// umask of the `farm get`), so an edit of it leaves the spool's download as it was; `--link` asks for a
+    /// hard link of the spool's file, and gets one.
+    @Test func eachFileIsTheUsersOwnUnderTheCommandsUmaskAndAHardLinkOnlyWithLink() throws {
+        let farm = try RunningFarm()
+        let files = serve(farm, 2, size: 150_000, rate: nil)
+        let own = farm.dir.appending("own")
+        let got = try farm.farm(umask: 0o002, ["get", farm.origin.url(for: files[0].path), "--out", own], timeout: 180)
+        #expect(got.status == 0, "\(got.output) \(got.error)")
+        let path = own + "/0.bin"
+        var mine = stat()
+        #expect(stat(path, &mine) == 0)
+        #expect(mine.st_nlink == 1 && mine.st_mode & 0o7777 == 0o664,
+                "\(mine.st_nlink) link(s), mode \(String(mine.st_mode & 0o7777, radix: 8))")
+        // The spool's download (its output in files/ and its blob in blobs/) is another inode.
+        let stored = Self.regularFiles(below: farm.spool.root + "/files") + Self.regularFiles(below: farm.spool.root + "/blobs")
+        let spoolsCopies = stored.filter { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } == files[0].body }
+        #expect(!spoolsCopies.isEmpty, "\(stored)")
+        #expect(spoolsCopies.allSatisfy { Self.inode($0) != mine.st_ino }, "it shares the spool's file")
+
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("x\n".utf8))
+        try handle.close()
+        #expect(spoolsCopies.allSatisfy { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } == files[0].body },
+                "the edit reached the spool")
+        let fsck = try farm.farm(["fsck"])
+        #expect(fsck.status == 0, "\(fsck.output)")
+
+        let linked = farm.dir.appending("linked")
+        let link = try farm.farm(["get", farm.origin.url(for: files[1].path), "--out", linked, "--link"], timeout: 180)
+        #expect(link.status == 0, "\(link.output) \(link.error)")
+        let inode = Self.inode(linked + "/1.bin")
+        let stored1 = Self.regularFiles(below: farm.spool.root + "/files").filter { Self.inode($0) == inode }
+        #expect(inode != nil && stored1.count == 1, "not a hard link of the spool's output")
+        let whole = delivered([files[1]], in: linked)
+        #expect(whole)
+    }
+
+    private static func inode(_ path: String) -> ino_t? {
+        var st = stat()
+        return stat(path, &st) == 0 ? st.st_ino : nil
+    }
+
+    /// Every regular file below `folder`, as a path.
+    private static func regularFiles(below folder: String) -> [String] {
+        (FileManager.default.subpaths(atPath: folder) ?? []).map { folder + "/" + $0 }.filter { path in
+            var st = stat()
+            return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
+        }
+    }
+
     /// The bytes kept of each file, in order, from the URL partials in the spool (0 for none).
     private static func kept(_ farm: RunningFarm, _ files: [(path: String, body: [UInt8])]) -> [Int] {
         files.map { farm.partialSize(url: farm.origin.url(for: $0.path)) }

@@ -1,5 +1,6 @@
 import FarmFsck
 @testable import FarmSpool
+import FarmSystem
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -86,6 +87,63 @@ import Testing
         #expect(past.allSatisfy { $0.detail.contains("of another host") }, "\(past.map(\.detail))")
         #expect(Set(spool.reclaimExpired(lease: 1)) == remoteJobs)
         #expect(SpoolFixtures.counts(spool) == [.queued: 6])
+    }
+
+    /// Hooks (SPEC §15) come back as their runner's jobs do: this host's dead runner's at once, another host's
+    /// by their lease while that host may only be cut off, and every dead host's at once when it is known dead
+    /// (`releaseJobs(keeping:)`, which `farm stop` calls once none of that host's processes is registered).
+    /// fsck sees a hook claim past its dead owner's lease, and a hook due for a resource that is no more.
+    @Test func hookClaimsComeBackAsTheirRunnersJobsDoAndFsckSeesTheDeadAndTheStray() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        let (list, jobs) = SpoolFixtures.jobs(3)
+        let record = ListRecord(name: "List 1", total: jobs.count, digest: "d", source: "test", added: "t")
+        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: record.encoded())])
+        // A process of this host that has exited: its pid names nobody registered.
+        let gone = try ChildProcess("/bin/true", [])
+        #expect(gone.wait() != nil)
+        let localOwner = try #require(Owner("\(gone.pid)-0123456789abcdef-" + FarmHost.local.tag))
+        let remoteTag = FarmHost(name: "elsewhere").tag
+        try #require(remoteTag != FarmHost.local.tag)
+        let remoteOwner = try #require(Owner("\(gone.pid)-fedcba9876543210-" + remoteTag))
+        try FileSystem.ensureDirectory(spool.hooks)
+        try FileSystem.ensureDirectory(spool.hookActive)
+        try FileSystem.ensureDirectory(spool.hookQueue)
+        let claim = { (job: JobName, owner: Owner) in spool.hookActive + "/" + ActiveName.raw(job, owner) }
+        try FileSystem.createFile(claim(jobs[0].name, localOwner), [])
+        try FileSystem.createFile(claim(jobs[1].name, remoteOwner), [])
+        // Due: one of a resource of the list (a completion's mark), one past its end, one of no list.
+        let stray = [JobName(list: list, index: 7), JobName(list: ListID.of(name: "Gone"), index: 0)]
+        for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hookQueue + "/" + job.raw, []) }
+
+        // This host's dead runner's hook goes back with its jobs; the other host's is left to its lease.
+        _ = spool.processesReleasingOrphans()
+        #expect(FileSystem.names(spool.hookActive) == [ActiveName.raw(jobs[1].name, remoteOwner)])
+        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
+
+        let findings = { (lease: Double, repair: Bool) throws -> [FsckFinding] in
+            try SpoolCheck(spool).run(repair: repair, lease: lease).findings
+                .filter { $0.kind == .deadHookClaim || $0.kind == .strayHook }
+        }
+        let within = try findings(60, false)
+        #expect(within.map(\.kind) == [.strayHook, .strayHook], "\(within)")
+        #expect(Set(within.compactMap(\.job)) == Set(stray), "\(within)")
+        Thread.sleep(forTimeInterval: 1.1)
+        let past = try findings(1, false)
+        #expect(past.filter { $0.kind == .deadHookClaim }.map(\.job) == [jobs[1].name], "\(past)")
+        #expect(past.first { $0.kind == .deadHookClaim }?.detail.contains("of another host") == true, "\(past)")
+        let repaired = try findings(1, true)
+        #expect(repaired.count == 3 && repaired.allSatisfy(\.repaired), "\(repaired)")
+        #expect(FileSystem.names(spool.hookActive).isEmpty)
+        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(jobs.map(\.name.raw)))
+        #expect(try findings(1, false).isEmpty)
+
+        // Claimed again by the other host, which then dies whole: once it is known dead, its hook comes back
+        // with its jobs, lease or not.
+        try FileSystem.rename(spool.hookQueue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
+        #expect(spool.releaseJobs(keeping: []).isEmpty)
+        #expect(FileSystem.names(spool.hookActive).isEmpty)
+        #expect(FileSystem.names(spool.hookQueue).contains(jobs[1].name.raw))
     }
 
     @Test func workersAreDesiredPerHostAndAnOlderSpoolsNumberStillCounts() throws {

@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmSpool
 import FarmStatus
+import FarmSystem
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -75,6 +76,61 @@ import Testing
         let stopped = try farm.must(["stop"])
         #expect(stopped.contains("farm stopped"), "\(stopped)")
         #expect(farm.processes().isEmpty)
+    }
+
+    /// A host that dies whole while its worker runs a hook (SPEC §15, §11): the hook's claim comes back as the
+    /// host's jobs do, once the host is known dead (`farm stop` from another host finds none of its processes),
+    /// not a lease later; its next run is another host's.
+    @Test func aDeadHostsHooksComeBackWithItsJobsOnceItIsKnownDead() throws {
+        if let why = OtherHost.unavailable {
+            print("HostsTests.aDeadHostsHooksComeBackWithItsJobsOnceItIsKnownDead skipped: \(why)")
+            return
+        }
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let records = farm.dir.appending("records")
+        try FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
+        // A hook that notes its pid (the leader of its group) and runs until it is killed.
+        let hook = farm.dir.appending("hook.sh")
+        try Data("#!/bin/sh\necho $$ > \"$1/$FARM_INDEX.$$.pid\"\nexec sleep 600\n".utf8)
+            .write(to: URL(fileURLWithPath: hook))
+        chmod(hook, 0o755)
+        let files = (0..<2).map { n in ("/hooked/\(n).png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+                                        + (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ n) }) }
+        for (path, body) in files { farm.origin.serve(path: path, bytes: body) }
+        let manifest = farm.dir.appending("Hooked.json")
+        try Data(JSON.encode(files.map { farm.origin.url(for: $0.0) })).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--on-done", hook, "--on-done-arg", records])
+        // A lease far longer than the test's waits: what comes back sooner came back by the host's death.
+        try farm.must(on: "h2", ["start", "--workers", "1", "--lease", "120"])
+        let h2Tag = FarmHost(name: "h2").tag
+        let running = { FileSystem.names(farm.spool.hookActive).compactMap(ActiveName.init).filter { $0.owner.hostTag == h2Tag } }
+        #expect(poll(timeout: 120, every: 0.05) { running().count == 2 && groups(records).count == 2 },
+                "h2 runs no hook: \(FileSystem.names(farm.spool.hookActive))")
+
+        // h2 dies whole: its farm processes and the programs they ran.
+        // (Its supervisor first, so that it starts nobody; killed again until none is registered.)
+        #expect(poll(timeout: 30) {
+            let h2 = farm.processes().filter { $0.host.description == "h2" }.sorted { $0.role == .supervisor && $1.role != .supervisor }
+            for process in h2 { kill(process.pid, SIGKILL) }
+            return h2.isEmpty
+        })
+        for group in groups(records) { kill(-group, SIGKILL) }
+        #expect(running().count == 2, "nothing of h2's came back before its death was known")
+
+        let stopped = Date()
+        let stop = try farm.must(on: "h1", ["stop"])
+        #expect(running().isEmpty, "h2's hooks are still claimed after farm stop: \(stop)")
+        let due = Set(farm.spool.dueHooks())
+        #expect(due == Set((0..<2).map { JobName(list: ListID.of(name: "Hooked.json"), index: $0) }), "\(due)")
+        #expect(Date().timeIntervalSince(stopped) < 60, "came back by the lease, not by the host's death")
+    }
+
+    /// The process groups of the hooks that ran (each noted its pid in `records`).
+    private func groups(_ records: String) -> [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).compactMap { name in
+            name.hasSuffix(".pid") ? pid_t(name.split(separator: ".")[1]) : nil
+        }
     }
 
     /// One row of `farm ps --json` (`standby` is written only when true).

@@ -49,6 +49,15 @@ public final class RunningFarm {
         try run("farm", arguments + ["--spool", spool.root], environment: environment, timeout: timeout, input: input)
     }
 
+    /// Runs `farm <arguments> --spool <spool>` with the file mode creation mask `umask`, set by a shell as a
+    /// user's is.
+    @discardableResult
+    public func farm(umask: UInt32, _ arguments: [String], timeout: Double = 120) throws
+        -> (status: Int32, output: String, error: String) {
+        try run("/bin/sh", ["-c", "umask \(String(umask, radix: 8)) && exec \"$0\" \"$@\"", Executables.path("farm")]
+                + arguments + ["--spool", spool.root], environment: environment, timeout: timeout)
+    }
+
     /// Runs `farm <arguments>`, throwing (which fails the test) unless it succeeds.
     @discardableResult
     public func must(_ arguments: [String]) throws -> String {

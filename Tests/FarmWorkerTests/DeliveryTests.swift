@@ -1,3 +1,4 @@
+import FarmDedup
 import FarmJSON
 import FarmSpool
 import FarmTestSupport
@@ -5,10 +6,11 @@ import Foundation
 import Testing
 
 /// SPEC §12's delivery: `farm add --out DIR [--name TEMPLATE]` puts each done resource's download at its
-/// name below DIR, a hard link on the spool's file system and a copy elsewhere, with safe names and
-/// collisions numbered in list order. A real farm against a real origin; bytes and inodes checked on disk.
+/// name below DIR, as the user's own file (a reflink or a copy, under the umask of the `farm add`; a hard
+/// link only with `--link`), with safe names and collisions numbered in list order. A real farm against a
+/// real origin; bytes, inodes, link counts and modes checked on disk.
 @Suite(.serialized) struct DeliveryTests {
-    @Test func eachDoneResourceIsLinkedUnderItsSafeNameWithCollisionsNumberedInListOrder() throws {
+    @Test func eachDoneResourceIsTheUsersOwnFileUnderItsSafeNameWithCollisionsNumberedInListOrder() throws {
         let farm = try RunningFarm()
         defer { farm.shutDownNow() }
         let out = farm.dir.appending("out")
@@ -23,7 +25,9 @@ import Testing
         farm.origin.inject(.throttle(bytesPerSecond: bodies[0].count / 2), at: paths[0])
         let manifest = farm.dir.appending("Gallery.json")
         try Data(JSON.encode(paths.map { farm.origin.url(for: $0) })).write(to: URL(fileURLWithPath: manifest))
-        try farm.must(["add", manifest, "--out", out])
+        // The user's umask is the add's, not the farm's (whose workers make the files later).
+        let added = try farm.farm(umask: 0o027, ["add", manifest, "--out", out])
+        #expect(added.status == 0, "\(added)")
         try farm.start(workers: 2, transfers: 3)
         try RequestOptionsTests.waitUntilEnded(paths.count, farm)
 
@@ -37,8 +41,9 @@ import Testing
             let same = Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bodies[index]
             #expect(same, "\(index): \(path) holds other bytes")
             var a = stat(), b = stat()
-            #expect(stat(path, &a) == 0 && stat(sidecar.file ?? "", &b) == 0 && a.st_ino == b.st_ino,
-                    "\(index): not a hard link of the download")
+            #expect(stat(path, &a) == 0 && stat(sidecar.file ?? "", &b) == 0)
+            #expect(a.st_ino != b.st_ino && a.st_nlink == 1, "\(index): it shares the spool's file (\(b.st_nlink) links)")
+            #expect(a.st_mode & 0o7777 == 0o640, "\(index): mode \(String(a.st_mode & 0o7777, radix: 8)), not 0666 & ~027")
             guard case .array(let rows)? = status["resources"], rows.count == names.count else {
                 Issue.record("no resources in \(status)")
                 continue
@@ -47,11 +52,126 @@ import Testing
         }
         #expect(Self.files(below: out) == Set(names.map { "Gallery/" + $0 }))
 
+        // An edit in place of the user's file leaves the spool's done output as it was downloaded.
+        let first = try #require(farm.spool.sidecar(JobName(list: list, index: 0))?.file)
+        try Self.append("x\n", to: out + "/Gallery/x.jpg")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: first))) == bodies[0], "the edit reached the spool")
+        let clean = try farm.farm(["fsck"])
+        #expect(clean.status == 0, "\(clean.output)")
+
         try farm.must(["item", "rm", "Gallery.json", JobName(list: list, index: 1).raw])
         #expect(Self.files(below: out) == Set(names.enumerated().filter { $0.offset != 1 }.map { "Gallery/" + $0.element }))
         try farm.must(["stop"])
         try farm.must(["reset"])
         #expect(Self.files(below: out).count == names.count - 1, "reset leaves the folder alone")
+    }
+
+    /// `--link`: a hard link of the spool's file, as asked; an edit of it is an edit of the spool's done output,
+    /// which fsck then reports (exit 1) and does not repair: the bytes may be the user's edit.
+    @Test func withLinkEachIsAHardLinkOfTheSpoolsFileAndFsckFindsItsEdit() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let out = farm.dir.appending("out")
+        let bodies = try (0..<2).map { try JPEGFixture.quadrants(width: 16 + 16 * $0, height: 16) }
+        for (n, body) in bodies.enumerated() { farm.origin.serve(path: "/l/\(n).jpg", bytes: body) }
+        let manifest = farm.dir.appending("Linked.json")
+        try Data(JSON.encode((0..<2).map { farm.origin.url(for: "/l/\($0).jpg") })).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest, "--out", out, "--link"])
+        try farm.start(workers: 1)
+        try RequestOptionsTests.waitUntilEnded(2, farm)
+        let list = ListID.of(name: "Linked.json")
+        for index in 0..<2 {
+            let file = try #require(farm.spool.sidecar(JobName(list: list, index: index))?.file)
+            var a = stat(), b = stat()
+            #expect(stat(out + "/Linked/\(index).jpg", &a) == 0 && stat(file, &b) == 0 && a.st_ino == b.st_ino,
+                    "\(index): not a hard link of the download")
+        }
+        #expect(try farm.farm(["fsck"]).status == 0)
+
+        // Written in place through the link: the done output is no longer what was downloaded.
+        try Self.append("x\n", to: out + "/Linked/1.jpg")
+        let found = try farm.farm(["fsck", "--repair"])
+        #expect(found.status == 1, "\(found)")
+        let lines = found.output.split(separator: "\n").filter { $0.hasPrefix("changed-output") }
+        #expect(lines.count == 1 && lines[0].contains("is \(bodies[1].count + 2) bytes, its record says \(bodies[1].count)")
+                && lines[0].contains("not repaired"), "\(found.output)")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/Linked/1.jpg"))) == bodies[1] + Array("x\n".utf8),
+                "fsck --repair changed the user's edit")
+    }
+
+    /// fsck holds a done output to its record, however it was changed: another size (bytes appended to the
+    /// spool's file itself), or, where a digest is kept (the item's sha256), other bytes of the same size.
+    @Test func fsckFindsADoneOutputOfAnotherSizeOrDigestThanItsRecord() throws {
+        let farm = try RunningFarm()
+        defer { farm.shutDownNow() }
+        let bodies = try (0..<2).map { try JPEGFixture.quadrants(width: 16 + 16 * $0, height: 16) }
+        for (n, body) in bodies.enumerated() { farm.origin.serve(path: "/d/\(n).jpg", bytes: body) }
+        let items: [[String: String]] = try (0..<2).map { n in
+            let path = farm.dir.appending("body-\(n)")
+            try Data(bodies[n]).write(to: URL(fileURLWithPath: path))
+            return ["url": farm.origin.url(for: "/d/\(n).jpg"), "sha256": try Dedup.digest(ofFile: path)]
+        }
+        let manifest = farm.dir.appending("Kept.json")
+        try JSONSerialization.data(withJSONObject: items).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        try farm.start(workers: 1)
+        try RequestOptionsTests.waitUntilEnded(2, farm)
+        try farm.must(["stop"])
+        #expect(try farm.farm(["fsck"]).status == 0)
+
+        let list = ListID.of(name: "Kept.json")
+        let files = try (0..<2).map { try #require(farm.spool.sidecar(JobName(list: list, index: $0))?.file) }
+        try Self.append("0123456789", to: files[0])
+        // One byte of the second changed in place: its size is its record's.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: files[1]))
+        try handle.seek(toOffset: UInt64(bodies[1].count / 2))
+        try handle.write(contentsOf: Data([bodies[1][bodies[1].count / 2] ^ 0xFF]))
+        try handle.close()
+        let found = try farm.farm(["fsck"])
+        #expect(found.status == 1, "\(found)")
+        let lines = found.output.split(separator: "\n").filter { $0.hasPrefix("changed-output") }
+        #expect(lines.count == 2, "\(found.output)")
+        #expect(lines.contains { $0.contains(JobName(list: list, index: 0).raw)
+                    && $0.contains("is \(bodies[0].count + 10) bytes, its record says \(bodies[0].count)") }, "\(lines)")
+        #expect(lines.contains { $0.contains(JobName(list: list, index: 1).raw) && $0.contains("has SHA-256") }, "\(lines)")
+    }
+
+    /// Where the file system has reflinks (XFS here, spool and DIR on it), the delivered file shares the
+    /// download's blocks until either is written (no copy of the bytes), and is still a file of its own.
+    @Test func onAFileSystemWithReflinksEachIsAReflink() throws {
+        guard let xfs = try XfsMount.make() else { return }
+        defer { xfs.unmount() }
+        let farm = try RunningFarm(spoolRoot: xfs.path + "/spool")
+        defer { farm.shutDownNow() }
+        let body = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        farm.origin.serve(path: "/r/big.bin", bytes: body)
+        let manifest = farm.dir.appending("Cloned.json")
+        try Data(JSON.encode([farm.origin.url(for: "/r/big.bin")])).write(to: URL(fileURLWithPath: manifest))
+        let out = xfs.path + "/out"
+        let added = try farm.farm(umask: 0o022, ["add", manifest, "--out", out, "--accept", "any"])
+        #expect(added.status == 0, "\(added)")
+        try farm.start(workers: 1)
+        try RequestOptionsTests.waitUntilEnded(1, farm)
+        let file = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Cloned.json"), index: 0))?.file)
+        let path = out + "/Cloned/big.bin"
+        var a = stat(), b = stat()
+        #expect(stat(path, &a) == 0 && stat(file, &b) == 0)
+        #expect(a.st_ino != b.st_ino && a.st_nlink == 1 && a.st_mode & 0o7777 == 0o644)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == body)
+        let extents = try run("/usr/sbin/filefrag", ["-v", path])
+        #expect(extents.status == 0 && extents.output.contains("shared"), "not a reflink: \(extents.output)")
+
+        try Self.append("x\n", to: path)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: file))) == body, "the edit reached the spool")
+        farm.shutDownNow()
+    }
+
+    /// Appends `text` to the file at `path`, in place (as `echo >>` does).
+    static func append(_ text: String, to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
     }
 
     @Test func onAnotherFileSystemEachIsACopyUnderTheTemplate() throws {

@@ -1,7 +1,8 @@
 // CFarmShims: the few C entry points Swift cannot call directly.
 //
-// - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range, statfs, SEEK_HOLE, gettid and POSIX_SPAWN_SETSID are hidden from
-//   Swift's Glibc module, which is built without _GNU_SOURCE; shims.c defines it and re-exports them.
+// - renameat2(RENAME_NOREPLACE), syncfs, sync_file_range, statfs, SEEK_HOLE, copy_file_range, gettid and
+//   POSIX_SPAWN_SETSID are hidden from Swift's Glibc module, which is built without _GNU_SOURCE; shims.c
+//   defines it and re-exports them. FICLONE is a macro of arguments (_IOW), which Swift does not import.
 // Every symbol is prefixed with `cfarm_`.
 #ifndef CFARM_SHIMS_H
 #define CFARM_SHIMS_H
@@ -27,6 +28,15 @@ int cfarm_open_unnamed(const char *dir, unsigned int mode);
 /// linkat(2) of the descriptor `fd` (an unnamed file) to `path`, by its /proc/self/fd name. Returns 0
 /// or -1 with errno set (EEXIST when `path` is taken).
 int cfarm_link_descriptor(int fd, const char *path);
+
+/// ioctl(2) FICLONE: makes `dst` share the extents of the whole of `src` (a reflink: copy on write, so a
+/// write to either leaves the other as it was). Returns 0 or -1 with errno set (EOPNOTSUPP, EXDEV or
+/// EINVAL where the file systems cannot).
+int cfarm_clone_file(int dst, int src);
+
+/// copy_file_range(2) of up to `count` bytes from `src` at `*src_offset` to `dst` at `*dst_offset`, both
+/// offsets moved past what was copied. Returns how many bytes, 0 at the end of `src`, or -1 with errno set.
+int64_t cfarm_copy_file_range(int src, int64_t *src_offset, int dst, int64_t *dst_offset, size_t count);
 
 /// syncfs(2): flush every dirty page of the filesystem holding `fd` in one call.
 int cfarm_syncfs(int fd);

@@ -92,12 +92,13 @@ extension Spool {
         for held in pieces where held.owner.isLocal && !alive.contains(held.owner.pid) {
             held.board.release(held.piece, of: held.owner)
         }
-        releaseHooks(ownedBy: { !alive.contains($0.pid) })
+        releaseHooks(ownedBy: { $0.isLocal && !alive.contains($0.pid) })
         return (live, released)
     }
 
-    /// Sends back every job but those of `keeping` (live processes of other hosts, which `farm stop`
-    /// cannot signal): once this host's processes are gone, every other claim has lost its owner.
+    /// Sends back every job, piece and hook but those of `keeping` (live processes of other hosts, which
+    /// `farm stop` cannot signal): once this host's processes are gone, every other claim has lost its
+    /// owner, a dead host's too.
     @discardableResult
     public func releaseJobs(keeping owners: [FarmProcess]) -> [JobName] {
         releaseJobs(ownedBy: { owner in !owners.contains(where: owner.isClaimant) })

@@ -29,7 +29,10 @@ import SystemPackage
 // A runner killed leaves its hooks' programs running, in their own groups. Its host's supervisor, seeing it
 // gone (as it hands back its jobs), ends each such group (the one the claim names, if /proc still shows that
 // process started then: a pid used again is someone else's) and hands the hook back at once, so that the
-// next run does not wait for the lease nor run beside the orphan. Another host's are left to their lease.
+// next run does not wait for the lease nor run beside the orphan. A hook is handed back whenever its
+// runner's jobs are, by the same judgement of the same owner: a host known dead (`farm stop` finds none
+// of its processes registered, SPEC §11) gives back its hooks with its jobs, their programs having died
+// with it; otherwise another host's hooks are left to their lease, as its jobs are.
 extension Spool {
     /// The hooks' folder, `hooks/`.
     public var hooks: String { root + "/hooks" }
@@ -114,17 +117,19 @@ extension Spool {
         _ = try? fd.write(contentsOf: Array("\(pid) \(started.start)\n".utf8))
     }
 
-    /// Hands back the running hooks of this host's owners that `isGone` says are gone, after ending the
-    /// process group each claim names (see the protocol above). Returns how many it handed back.
+    /// Hands back the running hooks of the owners that `isGone` says are gone (of any host: the caller
+    /// judges), after ending the process group each claim of this host names (see the protocol above).
+    /// Returns how many it handed back.
     @discardableResult
     package func releaseHooks(ownedBy isGone: (Owner) -> Bool) -> Int {
         var released = 0
         for name in FileSystem.names(hookActive) {
-            guard let entry = ActiveName(name), entry.owner.isLocal, isGone(entry.owner) else { continue }
+            guard let entry = ActiveName(name), isGone(entry.owner) else { continue }
             let path = hookActive + "/" + name
             let fields = String(decoding: (try? FileSystem.readFile(path, limit: 256)) ?? [], as: UTF8.self)
                 .split(whereSeparator: \.isWhitespace)
-            if fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]),
+            // A pid of another host means nothing here: that host's program went with it.
+            if entry.owner.isLocal, fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]),
                let now = Processes.groupAndStart(of: pid), now.start == start, now.group == pid {
                 Processes.sendToGroup(.kill, pid)
                 log("ended the hook of \(entry.job) (process group \(pid)): its worker is gone")

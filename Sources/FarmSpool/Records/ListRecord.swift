@@ -42,15 +42,26 @@ public struct ListRecord: Equatable, Sendable {
 }
 
 /// Where a list's done resources are delivered (SPEC §12): `folder` (absolute) and the name template
-/// below it, as `farm add --out --name` gave them (FarmLists' `DeliveryTemplate` reads it).
+/// below it, as `farm add --out --name` gave them (FarmLists' `DeliveryTemplate` reads it), and how.
 public struct Delivery: Equatable, Sendable, JSONRecord {
     public var folder: String
     public var template: String
+    /// `--link`: a hard link of the spool's file (its bytes, its mode) where DIR is on its file system.
+    /// Nil or false: a file of the user's own, a reflink or a copy.
+    public var link: Bool?
+    /// The permission bits of a delivered copy: 0666 less the umask of the `farm add` (or `farm get`)
+    /// that asked for it, since a worker's own umask is not the user's. Nil in an older farm's record.
+    public var mode: Int?
 
-    public init(folder: String, template: String) {
+    public init(folder: String, template: String, link: Bool = false, mode: Int? = nil) {
         self.folder = folder
         self.template = template
+        self.link = link ? true : nil
+        self.mode = mode
     }
+
+    /// Whether each delivery is a hard link of the spool's file.
+    public var links: Bool { link == true }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }
