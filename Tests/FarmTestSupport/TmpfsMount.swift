@@ -12,7 +12,7 @@ public final class TmpfsMount {
 
     public let path: String
     private let directory: TemporaryDirectory
-    private var mounted = false
+    private var mounted: MountPoint?
 
     public init(megabytes: Int) throws {
         directory = TemporaryDirectory("farm-tmpfs")
@@ -20,14 +20,20 @@ public final class TmpfsMount {
         guard mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m") == 0 else {
             throw CommandFailed("cannot mount a tmpfs at \(path): \(String(cString: strerror(errno)))")
         }
-        mounted = true
+        mounted = MountPoint(path)
     }
 
-    public func unmount() {
-        guard mounted else { return }
-        mounted = false
-        if umount2(path, 0) != 0 { _ = umount2(path, Int32(MNT_DETACH)) }
-    }
+    public func unmount() { mounted = nil }
 
-    deinit { unmount() }
+    deinit { unmount() }  // before `directory` goes
+}
+
+/// A file system mounted at `path` by a test's helper (TmpfsMount, XfsMount): detached when released, even
+/// while something still holds it open (the kernel then frees it when the last user goes).
+final class MountPoint {
+    let path: String
+
+    init(_ path: String) { self.path = path }
+
+    deinit { if umount2(path, 0) != 0 { _ = umount2(path, Int32(MNT_DETACH)) } }
 }

@@ -8,7 +8,7 @@ import Glibc
 public final class XfsMount {
     public let path: String
     private let directory: TemporaryDirectory
-    private var mounted = false
+    private var mounted: MountPoint?
 
     /// The mount, or nil (and why, printed) where this machine cannot make one.
     public static func make(megabytes: Int = 320) throws -> XfsMount? {
@@ -37,14 +37,10 @@ public final class XfsMount {
         guard made.status == 0 else { throw CommandFailed("mkfs.xfs \(image): \(made.error)") }
         let mount = try run("/usr/bin/mount", ["-o", "loop", image, path], timeout: 60)
         guard mount.status == 0 else { throw CommandFailed("mount -o loop \(image): \(mount.error)") }
-        mounted = true
+        mounted = MountPoint(path)
     }
 
-    public func unmount() {
-        guard mounted else { return }
-        mounted = false
-        if umount2(path, 0) != 0 { _ = umount2(path, Int32(MNT_DETACH)) }
-    }
+    public func unmount() { mounted = nil }
 
-    deinit { unmount() }
+    deinit { unmount() }  // before `directory` goes
 }
