@@ -367,7 +367,8 @@ let package = Package(
             "FarmSync", "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmListsTests", dependencies: [
-            "FarmLists", "FarmSpool", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            "FarmLists", "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", "FarmTestSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", origin, fixtures, "FarmZip", "FarmStatus",

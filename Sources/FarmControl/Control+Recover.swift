@@ -10,20 +10,24 @@ extension Control {
         public let discarded: Int
         /// Jobs whose lease had expired, back in the queue.
         public let reclaimed: Int
+        /// Hooks whose runner's lease had expired, due again (SPEC §15: a hook runs at least once).
+        public let hooksReclaimed: Int
 
         public var description: String {
             "rolled forward \(rolledForward) batch(es), discarded \(discarded) abandoned stage(s), "
-                + "reclaimed \(reclaimed) job(s)"
+                + "reclaimed \(reclaimed) job(s)" + (hooksReclaimed > 0 ? " and \(hooksReclaimed) hook(s)" : "")
         }
     }
 
-    /// `farm recover`: finishes what dead processes left half-done, and hands back every claim not
-    /// renewed for `lease` seconds. Without `lease`, the farm's own (the one it was started with):
+    /// `farm recover`: finishes what dead processes left half-done, and hands back every claim (of a
+    /// job or of a hook) not renewed for `lease` seconds. Without `lease`, the farm's own (the one it was started with):
     /// a shorter one would take jobs from live workers, which renew every quarter of theirs.
     public func recover(lease: Double? = nil) throws(ControlError) -> Recovered {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
-        let reclaimed = spool.reclaimExpired(lease: lease ?? spool.desired().lease)
+        let lease = lease ?? spool.desired().lease
+        let reclaimed = spool.reclaimExpired(lease: lease)
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
-                         reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot)
+                         reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot,
+                         hooksReclaimed: spool.reclaimExpiredHooks(lease: lease))
     }
 }

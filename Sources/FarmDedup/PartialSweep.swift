@@ -3,31 +3,46 @@ import FarmSystem
 import SystemPackage
 
 extension Dedup {
-    /// Removes the URL partials nobody can want: empty ones (nothing to resume: a taker makes the file
-    /// again), those of a URL whose result is stored, and all of them when no job is queued (after a stop,
-    /// every job not finished is). Only `farm stop` calls it, once every farm process is gone. Returns
-    /// how many it removed.
+    /// Removes the URL partials nobody can want and nobody writes (unlocked): empty ones (nothing to
+    /// resume: a taker makes the file again), those of a URL whose result is stored, and those of a URL
+    /// no unfinished job names. The last are what a removed resource leaves when its transfer held the
+    /// partial as it was removed and died before it saw (a power cut, a kill): nothing else would ever
+    /// delete them. `farm stop` calls it once every farm process of this host is gone, and the recovery
+    /// after a reboot. A job claimed while it looks finds the file gone or takes it by its lock and inode
+    /// (URLPartial.take): at worst its transfer starts from the first byte. Returns how many it removed.
     @discardableResult
     public func sweepURLPartials() -> Int {
         var removed = 0
         let names = FileSystem.names(spool.partial).filter { $0.hasPrefix(Self.urlPartialPrefix) }
         if names.isEmpty { return 0 }
-        let queued = hasFile(under: spool.queue)
+        var wanted: Set<String>??
         for name in names {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
             guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.path(\.partial, name)) else { continue }
             let stored = urlRecord(key: key).map(holdsBytes) ?? false
-            guard st.size == 0 || stored || !queued else { continue }
+            if st.size != 0 && !stored {
+                if wanted == nil { wanted = unfinishedURLKeys() }
+                // Unknown (a table that does not read): kept.
+                guard let keys = wanted!, !keys.contains(key) else { continue }
+            }
             if FileSystem.unlinkUnlessLocked(spool.path(\.partial, name)) { removed += 1 }
         }
         return removed
     }
 
-    /// Whether some regular file (a queued job) is anywhere under `directory`; stops at the first.
-    private func hasFile(under directory: String) -> Bool {
-        for entry in (try? FileSystem.listEntries(directory)) ?? [] {
-            if entry.isDirectory ? hasFile(under: directory + "/" + entry.name) : true { return true }
+    /// The keys of the URLs of every job queued or claimed, read from their lists' tables; nil when a
+    /// table with such a job does not read (nothing is known).
+    func unfinishedURLKeys() -> Set<String>? {
+        var unfinished: [String: [Int]] = [:]
+        spool.forEachQueued { _, name in
+            if let job = JobName(name) { unfinished[job.list, default: []].append(job.index) }
         }
-        return false
+        for claim in spool.activeJobs() { unfinished[claim.job.list, default: []].append(claim.job.index) }
+        var keys: Set<String> = []
+        for (list, indexes) in unfinished {
+            guard let records = spool.resources(ofList: list) else { return nil }
+            for index in indexes where index < records.count { keys.insert(Self.urlKey(records[index].url)) }
+        }
+        return keys
     }
 }

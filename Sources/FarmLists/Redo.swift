@@ -83,7 +83,8 @@ extension Lists {
     /// A partial's size may have reached the disk before bytes written ahead of it (FileSystem.dataEnd);
     /// a resource in pieces has its pieces' records cut back instead (PieceBoard.cutBackToTheDisk), its
     /// partial's holes being the pieces nobody fetched yet. A file that is also a name of stored bytes is
-    /// never written (FarmDedup's protocol): its taker starts over. Returns how many were cut back.
+    /// never written (FarmDedup's protocol): its taker starts over. The URL partials nobody can want go
+    /// first (`Dedup.sweepURLPartials`). Returns how many were cut back.
     func cutPartialsBackToTheDisk() -> Int {
         guard spool.syncMark()?.boot != Spool.boot else { return 0 }
         var cut = 0
@@ -92,6 +93,8 @@ extension Lists {
             inPieces.insert(partial)
             cut += board.cutBackToTheDisk(partial: partial)
         }
+        // A removal's partial whose holder the cut took before it saw the removal: nobody else deletes it.
+        Dedup(spool).sweepURLPartials()
         for name in FileSystem.names(spool.partial) {
             let path = spool.path(\.partial, name)
             guard !inPieces.contains(path), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount == 1,

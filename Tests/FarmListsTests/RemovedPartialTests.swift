@@ -1,0 +1,69 @@
+import FarmDedup
+import FarmFsck
+import FarmLists
+@testable import FarmSpool
+import FarmSystem
+import FarmTestSupport
+import Foundation
+import SystemPackage
+import Testing
+
+/// The partial download of a resource removed while its transfer held it (paused, say): the removal
+/// cannot delete it, and the transfer that would have seen the removal and deleted it is gone (a power
+/// cut, a kill). bin/powercut found one left for good, fsck's "partial download of a URL that no
+/// unfinished job has". The recovery after a reboot and `farm stop` delete it; the partial of a resource
+/// still queued stays, to be resumed.
+@Suite struct RemovedPartialTests {
+    let dir = TemporaryDirectory()
+
+    /// Two queued resources, each with 5,000 bytes of its URL's partial; the second removed while a
+    /// holder has its partial locked, the holder then gone. Returns the two partials' paths.
+    private func removedWhileHeld() throws -> (Spool, kept: String, orphan: String) {
+        let spool = try Spool(root: dir.appending("spool"))
+        let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 2)
+        let records = try #require(spool.resources(ofList: list))
+        let paths = records.map { Dedup(spool).partialPath(url: $0.url) }
+        for path in paths {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 5000)))
+        }
+        let holder = try FileDescriptor.open(paths[1], .readWrite)
+        #expect(try holder.tryLock())
+        _ = try Lists(spool).removeResource(id: records[1].id, fromList: list)
+        try holder.close()
+        #expect(FileManager.default.fileExists(atPath: paths[1]), "its holder had it: the removal left it")
+        return (spool, paths[0], paths[1])
+    }
+
+    @Test func theRecoveryAfterARebootDeletesIt() throws {
+        let (spool, kept, orphan) = try removedWhileHeld()
+        // fsck judges a partial only once it is 2 s old (a writer may be about to take it).
+        Thread.sleep(forTimeInterval: 2.2)
+        #expect(try SpoolCheck(spool).run().findings.contains { $0.kind == .partial }, "fsck sees the orphan")
+        // On this boot, recovery leaves partials alone: a transfer may be about to take it.
+        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Date().timeIntervalSince1970))
+        try Lists(spool).recover()
+        #expect(FileManager.default.fileExists(atPath: orphan))
+
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try Lists(spool).recover()
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect((try? FileManager.default.attributesOfItem(atPath: kept)[.size] as? Int) == 5000,
+                "the queued resource's bytes are kept for its resume")
+        let findings = try SpoolCheck(spool).run().findings
+        #expect(findings.isEmpty, "\(findings)")
+    }
+
+    @Test func aStopDeletesItThoughJobsAreQueued() throws {
+        let (spool, kept, orphan) = try removedWhileHeld()
+        #expect(Dedup(spool).sweepURLPartials() == 1)
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(FileManager.default.fileExists(atPath: kept))
+        // One a writer holds stays, whatever its URL.
+        #expect(FileManager.default.createFile(atPath: orphan, contents: Data(repeating: 1, count: 10)))
+        let writer = try FileDescriptor.open(orphan, .readWrite)
+        defer { try? writer.close() }
+        #expect(try writer.tryLock())
+        #expect(Dedup(spool).sweepURLPartials() == 0)
+        #expect(FileManager.default.fileExists(atPath: orphan))
+    }
+}
