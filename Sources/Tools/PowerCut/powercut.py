@@ -549,13 +549,19 @@ class Guest:
                 return None
         state = {"partial": {}, "pieces": {}, "active": sorted(os.listdir(self.spool + "/active"))
                  if os.path.isdir(self.spool + "/active") else []}
+        # Read while the farm may run (the state after recovery): a file listed may be gone when looked at.
+        def lstat(path):
+            try:
+                return os.lstat(path)
+            except FileNotFoundError:
+                return None
         for path in glob.glob(self.spool + "/partial/*"):
-            st = os.lstat(path)
-            state["partial"][os.path.basename(path)] = [st.st_size, data_end(path), st.st_nlink]
+            st = lstat(path)
+            if st:
+                state["partial"][os.path.basename(path)] = [st.st_size, data_end(path), st.st_nlink]
         for board in glob.glob(self.spool + "/pieces/*"):
-            state["pieces"][os.path.basename(board)] = {
-                os.path.relpath(p, board): os.lstat(p).st_size
-                for p in glob.glob(board + "/[qad]/*")}
+            pieces = {os.path.relpath(p, board): lstat(p) for p in glob.glob(board + "/[qad]/*")}
+            state["pieces"][os.path.basename(board)] = {name: st.st_size for name, st in pieces.items() if st}
         return state
 
     def log_lines(self):
