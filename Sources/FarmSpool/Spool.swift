@@ -234,7 +234,13 @@ public struct Spool: Sendable {
     /// `spool.path(\.active, name)` or `spool.path(\.queue, batch, shard, job)`: the one way other modules
     /// name what a walk of a folder found, so that every path of the spool is built here.
     public func path(_ folder: KeyPath<Spool, String>, _ names: String...) -> String {
-        names.reduce(self[keyPath: folder]) { $0 + "/" + $1 }
+        var path = self[keyPath: folder]
+        path.reserveCapacity(names.reduce(path.utf8.count) { $0 + 1 + $1.utf8.count })
+        for name in names {
+            path += "/"
+            path += name
+        }
+        return path
     }
 
     /// A shard of a new batch of the queue, claimed after every batch before it: where a job added at a

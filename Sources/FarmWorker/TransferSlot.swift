@@ -279,7 +279,8 @@ final class TransferSlot: @unchecked Sendable {
         // Hashed as written to check the list's checksum, and when small enough that download once names
         // them by their SHA-256 at once (FarmDedup's BlobSlots.swift); larger ones by their size first.
         first.hashLimit = job.claim.record.sha256 != nil ? .max : Dedup.hashedAtOnce
-        let start = HostKey(url: first.url)
+        // The job's own host, parsed only where a redirect or a hold asks for it (2% of a short job).
+        let start = { HostKey(url: first.url) }
         var request = first
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
@@ -309,7 +310,7 @@ final class TransferSlot: @unchecked Sendable {
                 redirects += 1
                 if redirects > DownloadRequest.maxRedirects { throw TransferError(.permanent, "too many redirects") }
                 request.url = target
-                request.redirected = HostKey(url: target) == start ? .toSameHost : .toAnotherHost
+                request.redirected = HostKey(url: target) == start() ? .toSameHost : .toAnotherHost
                 continue
             } catch where error.kind == .aborted {
                 if job.kept.lost { return nil }
@@ -340,7 +341,7 @@ final class TransferSlot: @unchecked Sendable {
                 // the job parked (its bytes kept) while this worker does other hosts' work. The host held is
                 // the one that answered (a redirect's, perhaps); the job waits parked for its own.
                 if error.retryAfter != nil, error.httpStatus == 429 || error.httpStatus == 503,
-                   let host = HostKey(url: request.url), let own = start {
+                   let host = HostKey(url: request.url), let own = start() {
                     gate.hold(host, until: retryAt)
                     park(job.claim, for: own)
                     return nil
