@@ -159,7 +159,7 @@ let package = Package(
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
-            "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmSupervisor", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
+            "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
             "FarmTransfer",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, GIF and WebP first frames, ZIPs unpacked
@@ -195,8 +195,7 @@ let package = Package(
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
-            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmWorker", "FarmWatcher",
-            "FarmFollower", "FarmTransfer",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

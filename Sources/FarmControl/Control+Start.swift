@@ -1,5 +1,5 @@
 import FarmSpool
-import FarmSupervisor
+import FarmProcess
 import FarmSystem
 import Glibc
 
@@ -48,7 +48,7 @@ extension Control {
     /// (0: no limit; never set: 1 GiB or 5 % of the file system, whichever is smaller).
     public func start(_ change: DesiredChange = DesiredChange()) throws(ControlError) -> Started {
         try checkStart(change)
-        let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change) }
+        let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: startingRoles) }
         switch outcome {
         case .alreadyRunning(let supervisor):
             return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
@@ -63,7 +63,7 @@ extension Control {
     /// then nothing was changed.
     public func startInForeground(_ change: DesiredChange = DesiredChange()) throws(ControlError) -> Int32? {
         try checkStart(change)
-        return try spoolCall { () throws(SpoolError) in try Launch.supervise(spool, change) }
+        return try spoolCall { () throws(SpoolError) in try Launch.supervise(spool, change, roles: startingRoles) }
     }
 
     private func checkStart(_ change: DesiredChange) throws(ControlError) {

@@ -1,3 +1,4 @@
+import FarmProcess
 import FarmSpool
 
 /// The user's verbs on one spool: start, scale, pause and resume, stop, reset, reload, add and recover.
@@ -14,9 +15,19 @@ import FarmSpool
 /// so an async caller runs them off its cooperative threads.
 public struct Control: Sendable {
     public let spool: Spool
+    /// What the verbs that start a farm (`start`, `get`) run its processes from: the `farm` executable's
+    /// table. A front end that starts nothing (top, serve, the RPC) gives none, and links no role.
+    let roles: Roles?
 
-    public init(spool: Spool) {
+    public init(spool: Spool, roles: Roles? = nil) {
         self.spool = spool
+        self.roles = roles
+    }
+
+    /// The roles to start a farm from; a front end made without them has no verb that starts one.
+    var startingRoles: Roles {
+        guard let roles else { preconditionFailure("a Control that starts a farm is made with the farm's roles") }
+        return roles
     }
 
     /// Runs a spool call, its refusal kept as the cause of a `.spoolFailed`.

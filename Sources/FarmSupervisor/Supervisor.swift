@@ -27,6 +27,8 @@ public final class Supervisor {
     static let startupLimit = 15.0
 
     private let spool: Spool
+    /// What it starts its workers, watcher and follower from (see Roles).
+    private let roles: Roles
     private let registration: Registration
     /// This host's workers by pid, each in its state (WorkerLife's table): spawned and not registered yet,
     /// registered, or retiring. One registered no longer has died (or exited).
@@ -45,11 +47,12 @@ public final class Supervisor {
     static let foldInterval = 10.0
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
-    public init(spool: Spool, lock: Int32) throws(SpoolError) {
+    public init(spool: Spool, lock: Int32, roles: Roles) throws(SpoolError) {
         guard (try? FileDescriptor(rawValue: lock).tryLock()) == true else {
             throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
         }
         self.spool = spool
+        self.roles = roles
         self.registration = try spool.register(.supervisor)
         metrics = MetricsRecorder(spool: spool, registration: registration)
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
@@ -192,7 +195,7 @@ public final class Supervisor {
             + (desired.convert ? [] : ["--no-convert"])
         do {
             let pid = try Spawn.copy(arguments, title: title, spool: spool) {
-                Roles.worker(spool, desired)
+                roles.worker(spool, desired)
             }
             workers[pid] = .starting(since: Clock.monotonic())
         } catch {
@@ -218,7 +221,7 @@ public final class Supervisor {
         guard watchers.isEmpty, startingWatcher == nil else { return }
         do {
             let pid = try Spawn.copy(["watch", "--spool", spool.root, "--supervised"], spool: spool) {
-                Roles.watcher(spool)
+                roles.watcher(spool)
             }
             startingWatcher = (pid, now)
         } catch {
@@ -235,7 +238,7 @@ public final class Supervisor {
         guard followers.isEmpty, startingFollower == nil, !Lists(spool).listsFollowingPages().isEmpty else { return }
         do {
             let pid = try Spawn.copy(["follow", "--spool", spool.root, "--supervised"], spool: spool) {
-                Roles.follower(spool, desired)
+                roles.follower(spool, desired)
             }
             startingFollower = (pid, now)
         } catch {

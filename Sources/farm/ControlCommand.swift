@@ -18,7 +18,7 @@ extension ControlCommand {
 
     func run() throws {
         do {
-            print(try verb(Control(spool: options.open(create: Self.createsSpool))))
+            print(try verb(Control(spool: options.open(create: Self.createsSpool), roles: .farm)))
         } catch let error as ControlError where error.code == .editRefused || error.code == .badBandwidth {
             // SPEC §8 and §12: a refused edit or unreadable input exits 2, apart from the failures of the farm itself.
             FileHandle.standardError.write(Data("Error: \(error)\n".utf8))

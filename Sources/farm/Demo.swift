@@ -49,7 +49,7 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         let spool = try options.open()
-        let control = Control(spool: spool)
+        let control = Control(spool: spool, roles: .farm)
         StopSignal.install()
         let samples = try SampleSet.make()
         let origin = SampleOrigin(port: port)

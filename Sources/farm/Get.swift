@@ -75,7 +75,7 @@ struct Get: ParsableCommand {
         StopSignal.install()
         let output = FileDescriptor.standardOutput
         var screen = GetScreen(terminal: output.isTerminal)
-        let control = Control(spool: spool)
+        let control = Control(spool: spool, roles: .farm)
         // A Result, not a do-catch around the typed throw: Swift 6.3.1's SILGen crashes on that one here.
         let outcome = Result { () throws(ControlError) -> Control.Fetched in
             try control.get(request, interrupted: { StopSignal.received }) { list in

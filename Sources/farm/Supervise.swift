@@ -42,6 +42,6 @@ struct Supervise: ParsableCommand {
             guard let taken = try SupervisorLock.take(spool) else { return }  // one runs already
             lock = taken.rawValue
         }
-        try Supervisor.run(spool, lock: lock)
+        try Supervisor.run(spool, lock: lock, roles: .farm)
     }
 }

@@ -1,4 +1,3 @@
-import FarmProcess
 import FarmSpool
 import FarmSystem
 import Foundation
@@ -15,9 +14,10 @@ public enum Launch {
         case alreadyRunning(supervisor: Int32?)
     }
 
-    /// Starts the farm with `change` made to its desired state. Throws when it does not come up within
-    /// `timeout` seconds.
-    public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), timeout: Double = 30) throws(SpoolError) -> Outcome {
+    /// Starts the farm with `change` made to its desired state, its processes run from `roles`. Throws when
+    /// it does not come up within `timeout` seconds.
+    public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), roles: Roles,
+                             timeout: Double = 30) throws(SpoolError) -> Outcome {
         guard let lock = try takeOver(spool, change) else {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
@@ -26,7 +26,7 @@ public enum Launch {
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
-            Roles.supervisor(spool, lock: Spawn.lockDescriptor)
+            roles.supervisor(spool, Spawn.lockDescriptor, roles)
         }
 
         let deadline = Date().addingTimeInterval(timeout)
@@ -52,10 +52,11 @@ public enum Launch {
     /// farm@.service watches the process it started, and sends its journal what that process writes.
     /// Returns the supervisor's exit status, or nil when this host's supervisor already runs (then
     /// nothing was changed).
-    public static func supervise(_ spool: Spool, _ change: DesiredChange = DesiredChange()) throws(SpoolError) -> Int32? {
+    public static func supervise(_ spool: Spool, _ change: DesiredChange = DesiredChange(), roles: Roles)
+        throws(SpoolError) -> Int32? {
         guard let lock = try takeOver(spool, change) else { return nil }
         defer { lock.closeQuietly() }
-        return Roles.supervisor(spool, lock: lock.rawValue)
+        return roles.supervisor(spool, lock.rawValue, roles)
     }
 
     /// What every start does before its supervisor runs: takes this host's supervisor lock, then writes
