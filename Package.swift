@@ -139,8 +139,8 @@ let package = Package(
             "CFarmCurlLoader", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // Paged JSON API sources (SPEC §7): pages read by JSON Pointers, and the follower process that fetches
-        // them while the farm downloads, adding each page's items to its list.
+        // Paged JSON API sources (SPEC §7): pages read by JSON Pointers and fetched (the follower process that
+        // fetches them while the farm downloads is FarmFollower).
         .target(name: "FarmPages", dependencies: [
             "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
@@ -199,13 +199,14 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
-        // summed; FarmServe's MetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
         // A process's life, whatever its role: its lock, its entry in the registry, its stop signals, the
-        // hand-over to a new supervisor, copies of itself, and `farm stop`'s end of them all.
+        // hand-over to a new supervisor, copies of itself, `farm start`'s launch of the supervisor from the
+        // roles' table the executable passes down, and `farm stop`'s end of them all.
         .target(name: "FarmProcess", dependencies: [
             "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
+        // summed; FarmServe's MetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
         .target(name: "FarmMetrics", dependencies: [
             "FarmSpool", "FarmSystem", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -2,7 +2,7 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-/// `control/supervisor.lock`: an flock held by the one live supervisor for its whole life.
+/// `control/supervisor.<host>.lock`: an flock held by the one live supervisor for its whole life.
 /// Free means there is no supervisor; taking it is the right to start one.
 public enum SupervisorLock {
     /// Takes the lock when it is free and returns its descriptor (above 3, close-on-exec, so it can

@@ -1,7 +1,7 @@
 // The farm spool protocol
 // =======================
 //
-// Every farm process (coordinator, supervisor, workers, watcher) coordinates only through this
+// Every farm process (coordinator, supervisor, workers, watcher, follower) coordinates only through this
 // directory. Any of them can die at any instant, with SIGKILL; the rules below make every such
 // death cost at most a redo, never a lost or doubled job.
 //
