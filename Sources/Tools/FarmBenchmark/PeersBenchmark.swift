@@ -165,6 +165,7 @@ struct PeersBenchmark: ParsableCommand {
                 + String(format: "%.3f s + nginx %.3f s = %.0f µs + %.0f µs a file",
                          cpu, server, cpu * perFile, server * perFile))
         }
+        printLayers(results, tools: tools, files: set.paths.count)
         if countsConnections {
             print("tool                      connections   TLS resumed   protocol   first request at   "
                 + "connections' first requests after it: mean / last   last response to exit   in flight (mean)   "
@@ -222,6 +223,34 @@ struct PeersBenchmark: ParsableCommand {
             let best = peers.min { results[$0]!.map(\.seconds).median < results[$1]!.map(\.seconds).median }!
             print("\(Self.label(farm)) / best peer of each round (throughput): "
                 + String(format: "%.2f× (best by median: %@)", paired.median, best))
+        }
+    }
+
+    /// Where a file's CPU goes, layer on layer (issue 62's table): libcurl as curl's own program pays it, farm's
+    /// engine around the same libcurl (floor-bare), plus what SPEC §2's guarantees cost (floor-spool), plus
+    /// the rest of a farm (farm-off: add, start, status, leases, outcomes, watcher, wait). Each row's CPU a
+    /// file (the tool's processes, medians), what it adds to the row above, and its throughput ÷ wget2's,
+    /// paired by round. Printed when the run has curl and at least one of the others.
+    private func printLayers(_ results: [String: [Measurement]], tools: [String], files: Int) {
+        let layers = [("curl", "curl --parallel (libcurl)"), ("wget2", "wget2"),
+                      ("floor-bare", "floor-bare: farm's engine, open, download, close"),
+                      ("floor-spool", "floor-spool: + claim, partial, rename, completion"),
+                      ("farm-off", "farm (--no-convert): + add, start, status, leases, outcomes, watcher, wait")]
+            .filter { results[$0.0]?.isEmpty == false }
+        guard layers.contains(where: { $0.0 == "curl" }), layers.count > 1 else { return }
+        let cpu = { (tool: String) in results[tool]!.map(\.cpu).median * 1e6 / Double(files) }
+        print("layer".padded(76) + "CPU a file   added      throughput ÷ wget2")
+        var below: Double?
+        for (tool, label) in layers {
+            let mine = cpu(tool)
+            // wget2 is a peer beside curl, not a layer on it: it adds to nothing and nothing adds to it.
+            let added = tool == "wget2" || tool == "curl" ? "—" : below.map { String(format: "%+.0f µs", mine - $0) } ?? "—"
+            if tool != "wget2" { below = mine }
+            var ratio = "—"
+            if let theirs = results["wget2"], let runs = results[tool], theirs.count == runs.count {
+                ratio = String(format: "%.2f×", zip(runs, theirs).map { $1.seconds / $0.seconds }.median)
+            }
+            print(label.padded(76) + String(format: "%.0f µs", mine).padded(13) + added.padded(11) + ratio)
         }
     }
 
