@@ -19,9 +19,9 @@ extension Control {
         }
     }
 
-    /// `farm recover`: finishes what dead processes left half-done, and hands back every claim (of a
-    /// job or of a hook) not renewed for `lease` seconds. Without `lease`, the farm's own (the one it was started with):
-    /// a shorter one would take jobs from live workers, which renew every quarter of theirs.
+    /// `farm recover`: finishes what dead processes left half-done, and hands back every claim (of a job
+    /// or of a hook) not renewed for `lease` seconds. Without `lease`, the farm's own (the one it was
+    /// started with): a shorter one would take jobs from live workers, which renew every quarter of theirs.
     public func recover(lease: Double? = nil) throws(ControlError) -> Recovered {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
         let lease = lease ?? spool.desired().lease

@@ -1,9 +1,10 @@
 import FarmSystem
 
 // Claims: the life of a job in active/, and what reads claims there. A job is claimed by the rename of
-// its queue entry into active/ under an owner name (Claimer), kept by renewing that entry's ctime (a touch
-// of its atime, which sets the ctime and leaves the mtime alone) (Lease: renew, and the reclaim of leases that expired), given back by the rename home (Lease: release,
-// and the hand-back of a dead owner's jobs), and ended by the one rename into done/ or failed/
+// its queue entry into active/ under an owner name (Claimer), kept by renewing that entry's ctime (a
+// touch of its atime sets it and leaves the mtime alone) (Lease: renew, and the reclaim of leases that
+// expired), given back by the rename home (Lease: release, and the hand-back of a dead owner's jobs),
+// and ended by the one rename into done/ or failed/
 // (Complete). The renames themselves are in Protocol/Moves.swift, the one place that moves between the
 // protocol's folders; Inventory.swift lists every job's state, active/ among the others, for fsck and views.
 
