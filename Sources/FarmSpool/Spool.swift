@@ -391,13 +391,18 @@ public struct Spool: Sendable {
         try initialize()
     }
 
+    /// The marker first, then the folders: a crash (or a power cut) half-way leaves a marked spool, which
+    /// the next open completes (`makeSubdirectories`), never folders without a marker, which every command
+    /// would refuse as someone else's directory. A file system that journals its metadata in order (ext4)
+    /// keeps no folder made after the marker without the marker.
     private func initialize() throws(SpoolError) {
         try? FileSystem.chmod(root, 0o700)
-        try makeSubdirectories()
         do {
             try FileSystem.createFile(marker, Array("farm spool v1\n".utf8), sync: true)
         } catch where error == .fileExists {
         } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
+        Failpoint.hit("spool.marked")
+        try makeSubdirectories()
     }
 
     func makeSubdirectories() throws(SpoolError) {

@@ -399,7 +399,11 @@ class Guest:
     # ---- checks after a cut
 
     def observe(self):
-        """The spool as farm shows it, read before anything else runs: lists, items in order, desired state."""
+        """The spool as farm shows it, read before anything else runs: lists, items in order, desired state.
+        A cut in the first add, before its spool was made, leaves none: nothing was acknowledged, and the
+        model's first candidate is the empty one."""
+        if not os.path.exists(self.spool):
+            return {"lists": {}, "workers": None, "paused": False, "ids": {}, "resources": {}}
         whole = json.loads(self.f("status", "--json").stdout)
         seen = {"lists": {}, "workers": whole["workers"]["desired"], "paused": whole["paused"], "ids": {},
                 "resources": {}}
