@@ -11,18 +11,9 @@ public enum Kind: String, Sendable, Codable, CaseIterable {
     /// The kind whose magic number `prefix` starts with, or nil (an HTML page named `.jpg`, say):
     /// the caller fails the resource with "unsupported content", unless its list accepts any.
     public static func sniff(_ prefix: some Collection<UInt8>) -> Kind? {
-        // Byte by byte, no array made: it runs once a job, and the arrays of a plainer form were 2% of a
-        // short job.
-        var head = (UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
-                    UInt8(0), UInt8(0), UInt8(0), UInt8(0))
-        var count = 0
-        withUnsafeMutableBytes(of: &head) { bytes in
-            for byte in prefix.prefix(sniffLength) {
-                bytes[count] = byte
-                count += 1
-            }
-        }
-        return withUnsafeBytes(of: head) { sniff(head: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        // Compared in place with constants: it runs once a job, and an array made for each magic number
+        // compared was 2% of a short job.
+        Array(prefix.prefix(sniffLength)).withUnsafeBytes(sniff(head:))
     }
 
     /// `sniff` of the first bytes, at most `sniffLength` of them.

@@ -15,15 +15,15 @@ extension Dedup {
         var removed = 0
         let names = FileSystem.names(spool.partial).filter { $0.hasPrefix(Self.urlPartialPrefix) }
         if names.isEmpty { return 0 }
-        var wanted: Set<String>??
+        // Read once, and only when some partial needs it; nil when unknown.
+        lazy var wanted = unfinishedURLKeys()
         for name in names {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
             guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.path(\.partial, name)) else { continue }
             let stored = urlRecord(key: key).map(holdsBytes) ?? false
+            // Kept while some unfinished job may resume it, or when that is unknown (a table that does not read).
             if st.size != 0 && !stored {
-                if wanted == nil { wanted = unfinishedURLKeys() }
-                // Unknown (a table that does not read): kept.
-                guard let keys = wanted!, !keys.contains(key) else { continue }
+                guard let keys = wanted, !keys.contains(key) else { continue }
             }
             if FileSystem.unlinkUnlessLocked(spool.path(\.partial, name)) { removed += 1 }
         }
