@@ -84,12 +84,19 @@ extension Lists {
     /// a resource in pieces has its pieces' records cut back instead (PieceBoard.cutBackToTheDisk), its
     /// partial's holes being the pieces nobody fetched yet. A file that is also a name of stored bytes is
     /// never written (FarmDedup's protocol): its taker starts over. The URL partials nobody can want go
-    /// first (`Dedup.sweepURLPartials`). Returns how many were cut back.
+    /// first (`Dedup.sweepURLPartials`). Returns how many were cut back (or dropped).
     func cutPartialsBackToTheDisk() -> Int {
         guard spool.syncMark()?.boot != Spool.boot else { return 0 }
         var cut = 0
         var inPieces: Set<String> = []
         for (board, partial) in spool.pieceBoards() {
+            // A board whose plan the disk did not keep (published by a version that did not sync it) cannot
+            // say where its pieces' bytes lie: the board and its partial go, and the resource starts over.
+            guard board.plan() != nil else {
+                board.remove()
+                if FileSystem.unlinkUnlessLocked(partial) { cut += 1 }
+                continue
+            }
             inPieces.insert(partial)
             cut += board.cutBackToTheDisk(partial: partial)
         }

@@ -218,4 +218,37 @@ import Testing
         try sparse(whole, size: 2 * block, written: [0..<block])
         #expect(try Lists(spool).recover().partialsCutBack == 0)
     }
+
+    /// bin/powercut (seed 7): a board's folder renamed into pieces/ reached the disk, its plan's bytes did
+    /// not, and fsck found "not the pieces of a download (no plan)" for good. The plan is synced before the
+    /// board is published; a board without one found after a reboot goes, with its partial.
+    @Test func aBoardWhosePlanTheDiskLostGoesWithItsPartial() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        try FileManager.default.createDirectory(atPath: spool.partial, withIntermediateDirectories: true)
+        let block = Self.block
+        var boards: [(PieceBoard, String)] = []
+        for name in ["lost", "kept"] {
+            let partial = spool.partial + "/" + name
+            try sparse(partial, size: 2 * block, written: [0..<2 * block])
+            let board = spool.pieceBoard(ofPartial: partial)
+            let plan = PieceBoard.Plan(url: "http://127.0.0.1:1/" + name, size: 2 * block, validator: nil, list: "l",
+                                       connections: 2, minPiece: block)
+            try board.publish(plan, pieces: plan.firstPieces)
+            boards.append((board, partial))
+        }
+        let (lost, lostPartial) = boards[0]
+        let plan = try FileDescriptor.open(lost.path + "/plan", .writeOnly, options: .truncate)
+        try plan.close()
+        #expect(lost.plan() == nil)
+        #expect(try SpoolCheck(spool).run().findings.contains { lost.path.hasSuffix("/" + $0.path) },
+                "fsck sees the board")
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+
+        #expect(try Lists(spool).recover().partialsCutBack == 1)
+        #expect(!FileSystem.exists(lost.path) && !FileSystem.exists(lostPartial))
+        let (kept, keptPartial) = boards[1]
+        #expect(kept.plan() != nil && FileSystem.exists(keptPartial), "a board with its plan stays")
+        let findings = try SpoolCheck(spool).run().findings.filter { $0.path.hasPrefix("pieces/") }
+        #expect(findings.isEmpty, "\(findings)")
+    }
 }

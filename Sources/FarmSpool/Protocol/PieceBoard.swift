@@ -193,7 +193,9 @@ public struct PieceBoard: Sendable {
         do {
             try FileSystem.mkdir(stage)
             for directory in ["q", "a", "d", "m", "p"] { try FileSystem.mkdir(stage + "/" + directory) }
-            try FileSystem.createFile(stage + "/plan", JSON.encode(plan))
+            // Synced before the board is published: a board is read by its plan, and a power cut may keep
+            // the rename of a folder without the bytes of a file made in it (ext4's delayed allocation).
+            try FileSystem.createFile(stage + "/plan", JSON.encode(plan), sync: true)
             for piece in pieces {
                 let file = stage + "/q/" + piece.description
                 let fd = try FileDescriptor.open(file, .writeOnly, options: [.create, .exclusiveCreate],
