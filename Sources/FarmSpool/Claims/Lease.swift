@@ -10,10 +10,21 @@ public struct ActiveJob: Sendable {
 }
 
 extension Spool {
+    /// Jobs' leased queue: claimed from their batches' shards (Claimer) into active/, handed back to queue/0.
+    var jobClaims: LeasedQueue {
+        LeasedQueue(waiting: returnedShard, active: active) { [self] source, name in
+            JobName(name).map { handBack(source, job: $0) } ?? false
+        }
+    }
+
+    /// Every leased queue of the spool: hooks, each board's pieces, jobs (in the order a release takes them:
+    /// a job handed back finds its pieces free).
+    func leasedQueues() -> [LeasedQueue] { [hookClaims] + pieceBoards().map(\.board.claims) + [jobClaims] }
+
     /// Renews the lease on `claim`; `.leaseLost` when it was reclaimed: the caller must stop.
     public func renew(_ claim: Claim) throws(SpoolError) {
         do {
-            try FileSystem.touch(activePath(claim.job, claim.owner))
+            try jobClaims.renew(LeasedQueue.Claim(name: claim.job.raw, owner: claim.owner))
         } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed from this worker")
         } catch {
@@ -48,10 +59,8 @@ extension Spool {
 
     /// Every claimed job, with the age of its lease.
     public func activeJobs() -> [ActiveJob] {
-        let now = Clock.wall()
-        return ((try? FileSystem.listDirectory(active)) ?? []).compactMap { name in
-            guard let entry = ActiveName(name), let st = try? FileSystem.lstat(active + "/" + name) else { return nil }
-            return ActiveJob(job: entry.job, owner: entry.owner, age: now - st.changeTime)
+        jobClaims.leases().compactMap { claim, age in
+            JobName(claim.name).map { ActiveJob(job: $0, owner: claim.owner, age: age) }
         }
     }
 
@@ -59,17 +68,15 @@ extension Spool {
     /// Safe to run from many processes at once. Foreign names in active/ are set aside.
     @discardableResult
     public func reclaimExpired(lease: Double) -> [JobName] {
-        let now = Clock.wall()
-        var reclaimed: [JobName] = []
-        for name in (try? FileSystem.listDirectory(active)) ?? [] {
-            guard let entry = ActiveName(name) else {
-                setAside(active + "/" + name, reason: "not a claimed job name")
-                continue
+        let setAside = { (path: String) in _ = self.setAside(path, reason: "not a claimed job name") }
+        let expired = jobClaims.leases(foreign: setAside).filter { claim, age in
+            guard JobName(claim.name) != nil else {
+                setAside(jobClaims.path(of: claim))
+                return false
             }
-            guard let st = try? FileSystem.lstat(active + "/" + name), now - st.changeTime > lease else { continue }
-            if handBack(activeName: name, job: entry.job) { reclaimed.append(entry.job) }
+            return age > lease
         }
-        return reclaimed
+        return jobClaims.release(expired.map(\.0)).compactMap { JobName($0.name) }
     }
 
     /// The live farm processes of every host (as `processes()`), after sending back every job of this
@@ -81,19 +88,10 @@ extension Spool {
     /// supervisor's tick). Other hosts' claims are theirs to judge, or the lease's: a host cut off from
     /// this one may look dead here while its workers still download.
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
-        let claims = FileSystem.names(active).compactMap { name in ActiveName(name).map { (name, $0) } }
-        let pieces = heldPieces()
+        let held = leasedQueues().map { ($0, $0.claims()) }
         let live = processes()
         let alive = Set(live.filter(\.isLocal).map(\.pid))
-        var released: [JobName] = []
-        for (name, entry) in claims where entry.owner.isLocal && !alive.contains(entry.owner.pid) {
-            if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
-        }
-        for held in pieces where held.owner.isLocal && !alive.contains(held.owner.pid) {
-            held.board.release(held.piece, of: held.owner)
-        }
-        releaseHooks(ownedBy: { $0.isLocal && !alive.contains($0.pid) })
-        return (live, released)
+        return (live, release(held, ownedBy: { $0.isLocal && !alive.contains($0.pid) }))
     }
 
     /// Sends back every job, piece and hook but those of `keeping` (live processes of other hosts, which
@@ -111,14 +109,21 @@ extension Spool {
     }
 
     private func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
-        releasePieces(ownedBy: isReleased)
-        releaseHooks(ownedBy: isReleased)
-        var released: [JobName] = []
-        for name in (try? FileSystem.listDirectory(active)) ?? [] {
-            guard let entry = ActiveName(name), isReleased(entry.owner) else { continue }
-            if handBack(activeName: name, job: entry.job) { released.append(entry.job) }
+        release(leasedQueues().map { ($0, $0.claims()) }, ownedBy: isReleased)
+    }
+
+    /// Sends back the claims of `held` (each queue with the claims listed in it) whose owners `isGone` says
+    /// are gone, in every queue: one call for the jobs, pieces and hooks of a dead process. Returns the
+    /// jobs sent back.
+    private func release(_ held: [(LeasedQueue, [LeasedQueue.Claim])], ownedBy isGone: (Owner) -> Bool) -> [JobName] {
+        var jobs: [JobName] = []
+        for (queue, claims) in held {
+            let released = queue.release(claims.filter { isGone($0.owner) }) { claim, group in
+                log("ended process group \(group), which ran for \(claim.name): its worker is gone")
+            }
+            if queue.active == active { jobs += released.compactMap { JobName($0.name) } }
         }
-        return released
+        return jobs
     }
 
     /// The jobs of list `id` waiting in the returned batch (handed back by a release or a reclaim, or
@@ -144,8 +149,9 @@ extension Spool {
     /// `returnToQueue` for a reclaimer, which has no caller to tell: false when the job was gone already
     /// or could not be moved, which is said in the log, once per claim and process (reclaimers try
     /// again every tick).
-    private func handBack(activeName name: String, job: JobName) -> Bool {
-        do { return try returnToQueue(activeName: name, job: job) } catch {
+    private func handBack(_ source: String, job: JobName) -> Bool {
+        do { return try returnToQueue(source, job: job) } catch {
+            let name = String(source.dropFirst(active.count + 1))
             if Self.unmovedClaims.withLock({ $0.count < 1000 && $0.insert(name).inserted }) {
                 log("cannot hand \(job) back to the queue: \(error)")
             }

@@ -49,9 +49,14 @@ extension Spool {
     public struct HookClaim: Sendable {
         public let job: JobName
         public let owner: Owner
+
+        var leased: LeasedQueue.Claim { LeasedQueue.Claim(name: job.raw, owner: owner) }
     }
 
-    func hookClaimPath(_ claim: HookClaim) -> String { hookActive + "/" + ActiveName.raw(claim.job, claim.owner) }
+    /// Hooks' leased queue: due in hooks/queue/, running in hooks/active/, each claim noting its program.
+    public var hookClaims: LeasedQueue { LeasedQueue(waiting: hookQueue, active: hookActive, notesProcesses: true) }
+
+    func hookClaimPath(_ claim: HookClaim) -> String { hookClaims.path(of: claim.leased) }
 
     /// Marks `job`'s hook as due: called by its owner before the completion that makes it due.
     public func queueHook(_ job: JobName) throws(SpoolError) {
@@ -86,22 +91,17 @@ extension Spool {
 
     /// Claims the due hook of `job` by rename; nil when another runner took it first.
     public func claimHook(_ job: JobName) -> HookClaim? {
-        let claim = HookClaim(job: job, owner: Owner.fresh())
-        func take() throws(Errno) { try FileSystem.rename(hookQueue + "/" + job.raw, hookClaimPath(claim)) }
-        do { try take() } catch where error == .noSuchFileOrDirectory {
-            // The queue's mark is gone (taken), or active/ is missing the first time.
-            guard FileSystem.exists(hookQueue + "/" + job.raw), (try? FileSystem.ensureDirectory(hookActive)) != nil,
-                  (try? take()) != nil else { return nil }
+        do {
+            return try hookClaims.claim(job.raw).map { HookClaim(job: job, owner: $0.owner) }
         } catch {
             log("cannot claim the hook of \(job): \(error)")
             return nil
         }
-        return claim
     }
 
     /// Renews the lease of `claim`; `.leaseLost` when it was reclaimed.
     public func renewHook(_ claim: HookClaim) throws(SpoolError) {
-        do { try FileSystem.touch(hookClaimPath(claim)) } catch where error == .noSuchFileOrDirectory {
+        do { try hookClaims.renew(claim.leased) } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "the hook of \(claim.job) was reclaimed from this worker")
         } catch {
             throw SpoolError(.io, "cannot renew the lease of the hook of \(claim.job)", cause: error)
@@ -110,39 +110,20 @@ extension Spool {
 
     /// Notes in `claim` the process its program runs as (see the protocol above); written in place, as the
     /// result later is. Unwritten (a runner killed just before), the hook is handed back without it.
-    public func noteHookProcess(_ claim: HookClaim, pid: Int32) {
-        guard let started = Processes.groupAndStart(of: pid),
-              let fd = try? FileDescriptor.open(hookClaimPath(claim), .writeOnly, options: [.truncate]) else { return }
-        defer { fd.closeQuietly() }
-        _ = try? fd.write(contentsOf: Array("\(pid) \(started.start)\n".utf8))
-    }
+    public func noteHookProcess(_ claim: HookClaim, pid: Int32) { hookClaims.noteProcess(claim.leased, pid: pid) }
 
     /// Hands back the running hooks of the owners that `isGone` says are gone (of any host: the caller
     /// judges), after ending the process group each claim of this host names (see the protocol above).
     /// Returns how many it handed back.
     @discardableResult
     package func releaseHooks(ownedBy isGone: (Owner) -> Bool) -> Int {
-        var released = 0
-        for name in FileSystem.names(hookActive) {
-            guard let entry = ActiveName(name), isGone(entry.owner) else { continue }
-            let path = hookActive + "/" + name
-            let fields = String(decoding: (try? FileSystem.readFile(path, limit: 256)) ?? [], as: UTF8.self)
-                .split(whereSeparator: \.isWhitespace)
-            // A pid of another host means nothing here: that host's program went with it.
-            if entry.owner.isLocal, fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]),
-               let now = Processes.groupAndStart(of: pid), now.start == start, now.group == pid {
-                Processes.sendToGroup(.kill, pid)
-                log("ended the hook of \(entry.job) (process group \(pid)): its worker is gone")
-            }
-            if (try? FileSystem.rename(path, hookQueue + "/" + entry.job.raw)) != nil { released += 1 }
-        }
-        return released
+        hookClaims.release(ownedBy: isGone) { claim, group in
+            log("ended the hook of \(claim.name) (process group \(group)): its worker is gone")
+        }.count
     }
 
     /// Puts `claim` back in the queue, not run (a worker stopping, a job not finished yet).
-    public func handBackHook(_ claim: HookClaim) {
-        try? FileSystem.rename(hookClaimPath(claim), hookQueue + "/" + claim.job.raw)
-    }
+    public func handBackHook(_ claim: HookClaim) { hookClaims.handBack(claim.leased) }
 
     /// Drops `claim`: its job is no longer a resource of any list, so there is nothing to run.
     public func dropHook(_ claim: HookClaim) {
@@ -181,19 +162,7 @@ extension Spool {
     /// died); any process may, as many at once as like. Returns how many.
     @discardableResult
     public func reclaimExpiredHooks(lease: Double) -> Int {
-        let now = Clock.wall()
-        var reclaimed = 0
-        for name in FileSystem.names(hookActive) {
-            guard let entry = ActiveName(name) else {
-                setAside(hookActive + "/" + name, reason: "not a claimed hook's name")
-                continue
-            }
-            guard let st = try? FileSystem.lstat(hookActive + "/" + name), now - st.changeTime > lease else { continue }
-            if (try? FileSystem.rename(hookActive + "/" + name, hookQueue + "/" + entry.job.raw)) != nil {
-                reclaimed += 1
-            }
-        }
-        return reclaimed
+        hookClaims.reclaimExpired(lease: lease) { setAside($0, reason: "not a claimed hook's name") }.count
     }
 
     /// How the hooks of list `id` ended, by job number (the last run of each).

@@ -176,6 +176,8 @@ public struct PieceBoard: Sendable {
 
     private var queued: String { path + "/q" }
     private var held: String { path + "/a" }
+    /// The board's leased queue: pieces waiting in q/, held in a/ (see the protocol above).
+    var claims: LeasedQueue { LeasedQueue(waiting: queued, active: held) }
     private var finished: String { path + "/d" }
     private var planPath: String { path + "/plan" }
 
@@ -213,13 +215,11 @@ public struct PieceBoard: Sendable {
 
     /// Takes a waiting piece, if any, under a fresh owner name.
     public func take() -> Held? {
+        let claims = self.claims
         for name in FileSystem.names(queued).shuffled() {
-            guard let piece = Piece(name[...]) else { continue }
-            let owner = Owner.fresh()
-            let claimed = heldPath(piece, owner)
-            do { try FileSystem.rename(queued + "/" + name, claimed) } catch { continue }
-            guard let held = open(claimed, piece: piece, owner: owner) else {
-                try? FileSystem.rename(claimed, queued + "/" + name)
+            guard let piece = Piece(name[...]), let claim = try? claims.claim(name) else { continue }
+            guard let held = open(claims.path(of: claim), piece: piece, owner: claim.owner) else {
+                claims.handBack(claim)
                 continue
             }
             return held
@@ -388,23 +388,11 @@ public struct PieceBoard: Sendable {
     /// Puts `held` back in the queue with the bytes it has (the holder stops, or its transfer failed).
     public func handBack(_ held: Held) {
         guard end(of: held) != nil else { return }
-        try? FileSystem.rename(heldPath(held.piece, held.owner), queued + "/" + held.piece.description)
-    }
-
-    /// Sends `piece`, held by `owner`, back to the queue (its holder is gone).
-    func release(_ piece: Piece, of owner: Owner) {
-        try? FileSystem.rename(heldPath(piece, owner), queued + "/" + piece.description)
+        claims.handBack(LeasedQueue.Claim(name: held.piece.description, owner: held.owner))
     }
 
     /// Sends back to the queue every held piece whose lease is older than `lease` seconds.
-    public func reclaimExpired(lease: Double) {
-        let now = Clock.wall()
-        for name in FileSystem.names(held) {
-            guard let (piece, _) = Self.heldName(name), let st = try? FileSystem.lstat(held + "/" + name),
-                  now - st.changeTime > lease else { continue }
-            try? FileSystem.rename(held + "/" + name, queued + "/" + piece.description)
-        }
-    }
+    public func reclaimExpired(lease: Double) { claims.reclaimExpired(lease: lease) }
 
     /// After a reboot: every piece's record of its bytes in `partial` cut back to what the disk kept of
     /// them. A record is a piece file's size, set as its transfer writes, and the journal may have kept it
@@ -413,9 +401,7 @@ public struct PieceBoard: Sendable {
     /// renamed (killed between, the next recovery cuts it again). Pieces held by this host's processes of
     /// an earlier boot go back first; others' are their holders'. Returns how many pieces were cut back.
     public func cutBackToTheDisk(partial: String) -> Int {
-        for (piece, owner) in holders() where owner.claimedBeforeThisBoot {
-            release(piece, of: owner)
-        }
+        claims.release(ownedBy: \.claimedBeforeThisBoot)
         var cut = 0
         for (directory, isDone) in [(queued, false), (finished, true)] {
             for name in FileSystem.names(directory) {
@@ -454,9 +440,7 @@ public struct PieceBoard: Sendable {
 
     /// The pieces held now, with their holders.
     public func holders() -> [(piece: Piece, owner: Owner)] {
-        FileSystem.names(held).compactMap { name in
-            Self.heldName(name).flatMap { piece, owner in Owner(owner).map { (piece, $0) } }
-        }
+        claims.claims().compactMap { claim in Piece(claim.name[...]).map { ($0, claim.owner) } }
     }
 
     /// Pieces done and held, and all of them: a piece taken over counts as one more.
@@ -525,16 +509,6 @@ extension Spool {
         return PieceBoard(spool: self, path: pieces + "/" + name)
     }
 
-    /// Sends back to their boards' queues the pieces held by owners known to be gone (as their jobs are):
-    /// the next taker resumes each from the bytes it recorded, without waiting out its lease.
-    func releasePieces(ownedBy isReleased: (Owner) -> Bool) {
-        for held in heldPieces() where isReleased(held.owner) { held.board.release(held.piece, of: held.owner) }
-    }
-
-    /// Every piece held now, on every board.
-    func heldPieces() -> [(board: PieceBoard, piece: PieceBoard.Piece, owner: Owner)] {
-        pieceBoards().flatMap { board, _ in board.holders().map { (board, $0.piece, $0.owner) } }
-    }
 
     /// Every board, with the path of the partial its pieces are written to.
     public func pieceBoards() -> [(board: PieceBoard, partial: String)] {
