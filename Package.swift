@@ -40,7 +40,7 @@ let package = Package(
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
     ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -119,8 +119,17 @@ let package = Package(
             "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Hooks (SPEC §15): programs run after a resource is done or failed, at least once across kills.
+        .target(name: "FarmHooks", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // Pieces and mirrors (SPEC §14): the board of a resource fetched over several connections.
+        .target(name: "FarmPieces", dependencies: [
+            "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Lists as users change them: edits, order, reload, retry, page logs, sync's replacement.
         .target(name: "FarmLists", dependencies: [
+            "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Per-host manners (SPEC §10): transfer slots, token buckets, holds and parked jobs.
@@ -129,6 +138,8 @@ let package = Package(
         ]),
         // `farm fsck`: every invariant of the spool and its concerns, checked and repaired.
         .target(name: "FarmFsck", dependencies: [
+            "FarmHooks",
+            "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -159,6 +170,7 @@ let package = Package(
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
+            "FarmHooks",
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
             "FarmTransfer",
         ]),
@@ -170,6 +182,8 @@ let package = Package(
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
+            "FarmHooks",
+            "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
             "FarmProcess", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -182,6 +196,7 @@ let package = Package(
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
+            "FarmHooks",
             "FarmSpool", "FarmLists", "FarmSystem", "FarmJSON",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -261,6 +276,8 @@ let package = Package(
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
+            "FarmHooks",
+            "FarmPieces",
             "CFarmRevision",
             "FarmJSON",
             "FarmSpool",
@@ -301,6 +318,8 @@ let package = Package(
         // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
+            "FarmHooks",
+            "FarmPieces",
             "FarmSpool", "FarmLists", "FarmFsck", "FarmDedup", "FarmJSON", "FarmSystem", "FarmTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -313,6 +332,7 @@ let package = Package(
             "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmControlTests", dependencies: [
+            "FarmHooks",
             "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
@@ -327,6 +347,8 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
+            "FarmHooks",
+            "FarmPieces",
             "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
             "FarmStatus", "FarmSystem", "FarmLists", "FarmTransfer", "FarmTestSupport",
         ]),
@@ -341,6 +363,7 @@ let package = Package(
         // `farm demo` to the end, with exactly the errors its samples plan.
         .testTarget(name: "FarmDemoTests", dependencies: ["FarmSpool", "FarmStatus", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
+            "FarmHooks",
             "FarmSupervisor",
             "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmJSON", "FarmTestSupport", "FarmZip",
         ]),

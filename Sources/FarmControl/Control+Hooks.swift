@@ -1,3 +1,4 @@
+import FarmHooks
 import FarmJSON
 import FarmLists
 import FarmSpool

@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmPieces
 import FarmSpool
 import FarmSystem
 import SystemPackage

@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmHooks
 import FarmSpool
 import FarmSystem
 

@@ -1,5 +1,6 @@
 import FarmDedup
 import FarmJSON
+import FarmPieces
 import FarmSpool
 import FarmSystem
 import SystemPackage

@@ -64,13 +64,8 @@ public enum Shutdown {
     @discardableResult
     public static func finish(_ spool: Spool) -> (elsewhere: Int, stuck: Int) {
         let elsewhere = spool.processes().filter { !$0.isLocal }
-        if elsewhere.isEmpty {
-            spool.reclaimExpired(lease: -1)
-            // Hooks too, every host's: a killed runner's program is ended first (its group, on this host).
-            spool.releaseHooks(ownedBy: { _ in true })
-        } else {
-            spool.releaseJobs(keeping: elsewhere)
-        }
+        // Jobs, pieces and hooks: a killed runner's hook program is ended first (its group, on this host).
+        spool.releaseJobs(keeping: elsewhere)
         let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
         if !stuck.isEmpty {
             spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "

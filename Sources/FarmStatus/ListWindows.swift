@@ -1,3 +1,4 @@
+import FarmHooks
 import FarmLists
 import FarmSpool
 import FarmSystem

@@ -1,3 +1,4 @@
+import FarmHooks
 import FarmJSON
 import FarmSpool
 

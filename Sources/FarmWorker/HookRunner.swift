@@ -1,4 +1,5 @@
 import Dispatch
+import FarmHooks
 import FarmJSON
 import FarmLists
 import FarmSpool

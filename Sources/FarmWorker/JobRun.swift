@@ -1,5 +1,6 @@
 import FarmConvert
 import FarmDedup
+import FarmHooks
 import FarmLists
 import FarmSpool
 import FarmSystem

@@ -1,5 +1,6 @@
 import FarmDedup
 import FarmHosts
+import FarmPieces
 import FarmSpool
 import FarmSystem
 import FarmTransfer

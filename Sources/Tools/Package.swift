@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"),
-            farm("FarmSystem"), farm("FarmTransfer"),
+            farm("FarmSystem"), farm("FarmTransfer"), farm("FarmPieces"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(name: "farm-chaos", dependencies: [
             "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmZip"),
-            farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"),
+            farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"), farm("FarmHooks"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),

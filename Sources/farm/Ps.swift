@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmJSON
+import FarmPieces
 import FarmSpool
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmHooks
 
 /// `farm retry [LIST] [--reason TEXT]`: the failed resources that match go back to the queue.
 struct Retry: ControlCommand {

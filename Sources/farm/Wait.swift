@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmChangeFeed
+import FarmHooks
 import FarmSpool
 import FarmStatus
 import FarmSystem

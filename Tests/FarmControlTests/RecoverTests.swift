@@ -1,4 +1,5 @@
 import FarmControl
+import FarmHooks
 import FarmSpool
 import FarmTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import FarmDedup
 import FarmFsck
 import FarmLists
+import FarmPieces
 @testable import FarmSpool
 import FarmSystem
 import FarmTestSupport

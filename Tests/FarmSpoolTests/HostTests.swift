@@ -1,4 +1,5 @@
 import FarmFsck
+import FarmHooks
 @testable import FarmSpool
 import FarmSystem
 import FarmTestSupport

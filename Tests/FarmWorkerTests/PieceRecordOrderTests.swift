@@ -1,5 +1,6 @@
 import FarmJSON
 import FarmOrigin
+import FarmPieces
 import FarmSpool
 import FarmSystem
 import FarmTestSupport

@@ -3,6 +3,7 @@ import FarmFsck
 import FarmHosts
 import FarmJSON
 import FarmOrigin
+import FarmPieces
 import FarmSpool
 import FarmStatus
 import FarmSystem

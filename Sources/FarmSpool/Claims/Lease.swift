@@ -19,7 +19,17 @@ extension Spool {
 
     /// Every leased queue of the spool: hooks, each board's pieces, jobs (in the order a release takes them:
     /// a job handed back finds its pieces free).
-    func leasedQueues() -> [LeasedQueue] { [hookClaims] + pieceBoards().map(\.board.claims) + [jobClaims] }
+    func leasedQueues() -> [LeasedQueue] {
+        [hookClaims] + FileSystem.names(pieces).map { pieceQueue(ofBoard: pieces + "/" + $0) } + [jobClaims]
+    }
+
+    /// Boards of the resources in pieces, `pieces/<partial>/` (FarmPieces).
+    public var pieces: String { root + "/pieces" }
+
+    /// The leased queue of the board at `board`: pieces waiting in q/, held in a/ (FarmPieces).
+    public func pieceQueue(ofBoard board: String) -> LeasedQueue {
+        LeasedQueue(waiting: board + "/q", active: board + "/a")
+    }
 
     /// Renews the lease on `claim`; `.leaseLost` when it was reclaimed: the caller must stop.
     public func renew(_ claim: Claim) throws(SpoolError) {

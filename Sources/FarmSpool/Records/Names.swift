@@ -106,7 +106,7 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
         self.raw = raw
     }
 
-    init?(_ raw: String) {
+    package init?(_ raw: String) {
         // <pid> "-" <16 characters of nonce> ["-" <8 of tag>]
         let parts = raw.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, let pid = Int32(parts[0]), pid > 0, parts[1].utf8.count == 16 else { return nil }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FarmCluster
 import FarmJSON
 import FarmOrigin
+import FarmPieces
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,6 +1,7 @@
 import Crypto
 import FarmFixtures
 import FarmFsck
+import FarmHooks
 import FarmJSON
 import FarmSpool
 import FarmStatus

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 import FarmSystem
 import SystemPackage
 
@@ -34,17 +35,6 @@ import SystemPackage
 // of its processes registered, SPEC §11) gives back its hooks with its jobs, their programs having died
 // with it; otherwise another host's hooks are left to their lease, as its jobs are.
 extension Spool {
-    /// The hooks' folder, `hooks/`.
-    public var hooks: String { root + "/hooks" }
-    /// Hooks due, `hooks/queue/<job>`, and running, `hooks/active/<job>@<owner>`.
-    public var hookQueue: String { hooks + "/queue" }
-    public var hookActive: String { hooks + "/active" }
-
-    /// Where the results of list `id`'s hooks that ended as `ok` are kept: hooks/ok/<list> or hooks/failed/<list>.
-    public func hookResultDirectory(ofList id: String, ok: Bool) -> String {
-        hooks + (ok ? "/ok/" : "/failed/") + id
-    }
-
     /// A hook claimed by one runner, under an owner name fresh for the claim (as a job's).
     public struct HookClaim: Sendable {
         public let job: JobName
@@ -52,9 +42,6 @@ extension Spool {
 
         var leased: LeasedQueue.Claim { LeasedQueue.Claim(name: job.raw, owner: owner) }
     }
-
-    /// Hooks' leased queue: due in hooks/queue/, running in hooks/active/, each claim noting its program.
-    public var hookClaims: LeasedQueue { LeasedQueue(waiting: hookQueue, active: hookActive, notesProcesses: true) }
 
     func hookClaimPath(_ claim: HookClaim) -> String { hookClaims.path(of: claim.leased) }
 

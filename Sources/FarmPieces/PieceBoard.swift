@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 import FarmSystem
 import SystemPackage
 
@@ -63,19 +64,6 @@ import SystemPackage
 //
 // The lead removes the board once the resource is whole, before it stores the partial: from then on the
 // partial is an ordinary one, whole, which a next owner would find complete (a 416 to its range).
-
-/// How far a resource in pieces is: its pieces done, held and in all (SPEC §14's `"pieces"`).
-public struct PieceCounts: JSONRecord, Sendable, Equatable {
-    public var done: Int
-    public var active: Int
-    public var total: Int
-
-    public init(done: Int, active: Int, total: Int) {
-        self.done = done
-        self.active = active
-        self.total = total
-    }
-}
 
 /// The board of one resource in pieces.
 public struct PieceBoard: Sendable {
@@ -169,7 +157,7 @@ public struct PieceBoard: Sendable {
         deinit { file.closeQuietly() }
     }
 
-    init(spool: Spool, path: String) {
+    package init(spool: Spool, path: String) {
         self.spool = spool
         self.path = path
     }
@@ -177,7 +165,7 @@ public struct PieceBoard: Sendable {
     private var queued: String { path + "/q" }
     private var held: String { path + "/a" }
     /// The board's leased queue: pieces waiting in q/, held in a/ (see the protocol above).
-    var claims: LeasedQueue { LeasedQueue(waiting: queued, active: held) }
+    var claims: LeasedQueue { spool.pieceQueue(ofBoard: path) }
     private var finished: String { path + "/d" }
     private var planPath: String { path + "/plan" }
 
@@ -499,9 +487,6 @@ public struct PieceBoard: Sendable {
 }
 
 extension Spool {
-    /// Boards of the resources in pieces, `pieces/<partial>/` (PieceBoard.swift).
-    public var pieces: String { root + "/pieces" }
-
     /// The board of the resource whose bytes go to `partialPath` (it need not exist).
     public func pieceBoard(ofPartial partialPath: String) -> PieceBoard {
         let name = partialPath.lastIndex(of: "/").map { String(partialPath[partialPath.index(after: $0)...]) }
