@@ -315,7 +315,7 @@ let package = Package(
         // encoded by giflib and libwebp).
         .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
                 path: "Tests/FarmTestSupport"),
-        // One test target per module it tests, named after it (FarmChaosTests and FarmCLITests run executables).
+        // One test target per module it tests, named after it and importing it; EndToEndTests runs the binary.
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
             "FarmHooks",
@@ -342,7 +342,6 @@ let package = Package(
             "FarmTransfer", "FarmSystem", origin, "FarmTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "FarmCoordinatorTests", dependencies: ["FarmSpool", "FarmZip", "FarmTestSupport"]),
         .testTarget(name: "FarmConvertTests", dependencies: [
             "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
@@ -359,9 +358,7 @@ let package = Package(
             "FarmWatcher", "FarmStatus", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         // A process's life: copies of the supervisor in ps, the supervisor kept alive with none running.
-        .testTarget(name: "FarmProcessTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
         // `farm demo` to the end, with exactly the errors its samples plan.
-        .testTarget(name: "FarmDemoTests", dependencies: ["FarmSpool", "FarmStatus", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmSupervisorTests", dependencies: [
             "FarmHooks",
             "FarmSupervisor",
@@ -370,10 +367,6 @@ let package = Package(
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
-        // Screenshots/: what the browser test saw during one real run, kept for the README.
-        .testTarget(name: "FarmServeTests", dependencies: [
-            "FarmSpool", "FarmLists", origin, "FarmJSON", "FarmStatus", "FarmTestSupport",
-        ], exclude: ["Screenshots"]),
         // drive_aria2p.py: the same script drives farm serve and a real aria2c (SPEC §16).
         .testTarget(name: "FarmRPCTests", dependencies: [
             "FarmRPC", "FarmServe", "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", origin, "FarmTestSupport",
@@ -382,8 +375,6 @@ let package = Package(
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
-        .testTarget(name: "FarmChaosTests", dependencies: ["FarmSpool", "FarmTestSupport"]),
-        .testTarget(name: "FarmCLITests", dependencies: ["FarmSpool", "FarmJSON", "FarmStatus", "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
@@ -398,19 +389,20 @@ let package = Package(
             "FarmTestSupport",
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: ["FarmPages", "FarmSpool", "FarmJSON"]),
-        // The follower process (`farm follow`) against a paged origin: pages in order, kills, bad pages.
-        .testTarget(name: "FarmFollowerTests", dependencies: [
-            "FarmSpool", "FarmLists", "FarmJSON", origin, "FarmStatus", "FarmTestSupport",
-        ]),
         .testTarget(name: "FarmHTTPTests", dependencies: [
             "FarmHTTP", origin, "FarmTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
-        // Builds the .deb with bin/package and checks it installed: contents, dependencies, lintian, man pages,
-        // completions, `farm --version`, and farm@.service's command lines run by hand.
-        .testTarget(name: "FarmPackageTests", dependencies: ["FarmJSON", "FarmTestSupport"]),
+        // The `farm` binary driven as a user drives it, a folder per concern: CommandLine, Add (the coordinator),
+        // PagedSources (`farm follow` against a paged origin), Processes (the supervisor's copies, leaderless
+        // roles), WebScreens (a real browser; Screenshots/ is what it saw during one real run, kept for the
+        // README), Demo, Chaos (bin/chaos's short form), DebianPackage (bin/package's .deb, installed and run:
+        // contents, lintian, man pages, completions, farm@.service's command lines).
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
+        ], exclude: ["WebScreens/Screenshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

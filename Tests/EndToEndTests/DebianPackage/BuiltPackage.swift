@@ -7,9 +7,9 @@ final class BuiltPackage: Sendable {
     /// The one package of the test run; each test reads it, none changes it.
     static let shared = Result { try BuiltPackage() }
 
-    /// The source tree: the tests live three levels below it.
+    /// The source tree: the tests live four levels below it (Tests/EndToEndTests/DebianPackage/).
     static let tree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+        .deletingLastPathComponent().deletingLastPathComponent().path
 
     nonisolated(unsafe) private static var removedAtExit: String?
 
