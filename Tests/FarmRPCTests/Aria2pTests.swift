@@ -60,23 +60,6 @@ import Testing
             child.wait(timeout: 15)
         }
     }
-
-    /// A port nobody listens on now: bound, read, closed.
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw CommandFailed("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// What the script downloads, served by a local origin: a JPEG at two mirrors, two slow ones (about 8 s each),

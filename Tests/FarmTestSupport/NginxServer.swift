@@ -28,7 +28,7 @@ public final class NginxServer {
     public init(root: String, certificates: TestCA, bytesPerSecond: Int, in dir: TemporaryDirectory) throws {
         directory = dir.appending("nginx")
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
-        port = try Prometheus.freePort()
+        port = try freePort()
         // Running as root, nginx would serve as `nobody`, who may not read the test's 0700 directory.
         let user = geteuid() == 0 ? "user root;" : ""
         let config = """

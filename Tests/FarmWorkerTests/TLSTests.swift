@@ -20,7 +20,8 @@ import Testing
         private var server: ChildProcess?
 
         init() throws {
-            port = Int.random(in: 20_000..<40_000)
+            // One the kernel just handed out: a random one may be a connection's own (ephemeral) port.
+            port = try freePort()
             certificates = try TestCA(in: dir)
             try FileManager.default.createDirectory(atPath: dir.appending("www"), withIntermediateDirectories: true)
             try Data(body).write(to: URL(fileURLWithPath: dir.appending("www/a.png")))

@@ -75,7 +75,7 @@ import Testing
         let dir = TemporaryDirectory("farm-package-demo")
         let spool = dir.appending("spool")
         let demo = try run(package.farm, ["demo", "--spool", spool, "--workers", "2",
-                                          "--port", String(try Prometheus.freePort())],
+                                          "--port", String(try freePort())],
                            environment: ["LD_DEBUG": "files"], timeout: 600)
         #expect(demo.status == 0, "\(demo.error.suffix(2000))")
         #expect(demo.output.contains("Finished"), "\(demo.output.suffix(2000))")
