@@ -77,7 +77,7 @@ public struct LeasedQueue: Sendable {
     @discardableResult
     public func handBack(_ claim: Claim) -> Bool { giveBack(claim) }
 
-    /// Every claim held now. Names that are no claim's are left out (`foreign` names them).
+    /// Every claim held now; names that are no claim's are left out (`leases` hands them over).
     public func claims() -> [Claim] { FileSystem.names(active).compactMap(Claim.init) }
 
     /// Every claim held now with the age of its lease in seconds; each name that is no claim's is given

@@ -19,11 +19,8 @@ extension Spool {
     /// Claims the queued job file at `source` for `owner` (see "Claim"), whose name says when. The time of
     /// the claim, or nil when another process took the job first.
     package func moveToActive(_ source: String, job: JobName, owner: Owner) throws(SpoolError) -> Double? {
-        let target = activePath(job, owner)
         do {
-            try FileSystem.rename(source, target)
-        } catch where error == .noSuchFileOrDirectory {
-            return nil
+            guard try jobClaims.claim(job.raw, from: source, owner: owner) != nil else { return nil }
         } catch {
             throw SpoolError(.io, "cannot claim \(job)", cause: error)
         }
