@@ -1,12 +1,8 @@
 import FarmSystem
 
-// Claims: the life of a job in active/, and what reads claims there. A job is claimed by the rename of
-// its queue entry into active/ under an owner name (Claimer), kept by renewing that entry's ctime (a
-// touch of its atime sets it and leaves the mtime alone) (Lease: renew, and the reclaim of leases that
-// expired), given back by the rename home (Lease: release, and the hand-back of a dead owner's jobs),
-// and ended by the one rename into done/ or failed/
-// (Complete). The renames themselves are in Protocol/Moves.swift, the one place that moves between the
-// protocol's folders; Inventory.swift lists every job's state, active/ among the others, for fsck and views.
+// Claims: the life of a job in active/ (PROTOCOL.md, "Claim", "Lease", "Complete"), and what reads claims
+// there. Claimer takes jobs; Lease renews, reclaims and releases them (jobs' `LeasedQueue`); Complete ends
+// them; the renames themselves are Protocol/Moves.swift's; Inventory.swift lists every job's state.
 
 /// A job this process holds: the name it was queued under, the per-claim owner, and its record.
 public struct Claim: Sendable, Hashable {
@@ -15,7 +11,7 @@ public struct Claim: Sendable, Hashable {
     public let record: JobRecord
     /// Claimed from an add's batch: never tried before, so it carries no attempts (see Retry.swift).
     public let isFresh: Bool
-    /// When it was claimed, as the job file's mtime says it (see "Claim"): when its resource started
+    /// When it was claimed, as its owner's name says it (PROTOCOL.md, "Claim"): when its resource started
     /// `downloading`, which its `changed` says until the next status (SPEC §4).
     public let claimed: Double
 

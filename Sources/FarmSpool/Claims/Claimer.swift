@@ -2,7 +2,7 @@ import FarmJSON
 import FarmSystem
 import SystemPackage
 
-/// Takes jobs off the queue for one worker (see "Claim" in the protocol).
+/// Takes jobs off the queue for one worker (PROTOCOL.md, "Claim").
 ///
 /// Keeps the sorted shard list of the batch it is draining, so a claim looks for queue/0 (handed-back
 /// jobs go first) at most every `returnedLook`, reads queue/ (a few entries) only when it must pick a

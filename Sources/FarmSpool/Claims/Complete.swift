@@ -2,7 +2,7 @@ import FarmSystem
 import SystemPackage
 
 extension Spool {
-    /// Completes `claim` with one rename (see "Complete" in the protocol), `record` (its last
+    /// Completes `claim` with one rename (PROTOCOL.md, "Complete"), `record` (its last
     /// sidecar) recorded first (see Outcome.swift). Returns whether the record is on the job file;
     /// false when there was none or it went to progress/. Throws `.leaseLost` when the job is no
     /// longer this owner's: then someone else has it, or an earlier owner completed it, and nothing
@@ -20,9 +20,9 @@ extension Spool {
     }
 
     /// Whether the job file at `path` (a claim of `job`) is also in done/ or failed/: a completion by
-    /// link whose unlink lost the race with a reclaim (see the protocol) left that second name, which
-    /// is then removed. Costs one stat where the file has no other name. Only for the `.link` fallback:
-    /// a rename completes in one step.
+    /// link whose unlink lost the race with a reclaim (PROTOCOL.md, "Without RENAME_NOREPLACE") left that
+    /// second name, which is then removed. Costs one stat where the file has no other name. Only for the
+    /// `.link` fallback: a rename completes in one step.
     func dropIfCompleted(_ path: String, _ job: JobName) -> Bool {
         guard let st = try? FileSystem.lstat(path), st.linkCount > 1 else { return false }
         return [Outcome.done, .failed].contains { dropSecondName(path, of: finishedPath(job, $0)) }

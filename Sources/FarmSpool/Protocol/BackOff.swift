@@ -1,11 +1,9 @@
 import FarmJSON
 import FarmSystem
 
-// A job waiting out a back-off carries an outcome record with `retryAt` on its job file, set on its claim
-// before the wait; a job `farm retry` queued again carries its last one. The record moves with the file, so
-// whoever has the job next (the same worker, or another after a stop, a park or a reclaim) counts the
-// attempts so far and waits until then too. Nothing else reads a record on a job file outside done/ and
-// failed/.
+// Attempts and back-offs carried by the outcome record on a job file outside done/ and failed/, which
+// moves with the file to whoever has the job next (PROTOCOL.md, "Complete"); nothing else reads such a
+// record there.
 extension Spool {
     /// How many times the job `claim` holds was tried before this claim, and when it may be tried
     /// again: what the outcome record an earlier try or a `retry` left on its job file says, else none.

@@ -1,35 +1,10 @@
 import FarmSystem
 import SystemPackage
 
-// Durability of finished jobs. A worker does not fsync a download before its completion: every job
-// would wait for the disk, where tools that leave their bytes in the page cache do not (on ext4 the
-// large downloads were a third slower for it), and a process crash loses nothing in the page cache
-// anyway. What a power loss could do is leave a job in done/ whose download the disk never got (empty or short).
-// So finished jobs are made durable in bulk, and checked after a reboot:
-//
-// - Every second, when a job reached done/ since the last mark or a job is claimed (its transfer
-//   writing a partial), the watcher syncs the file system (one syncfs for all of them, in a thread of
-//   its own: no transfer waits for it) and then writes the mark `control/synced`: this boot's id and
-//   the time the sync began. Every job that reached done/ before that time is on disk, and a partial
-//   download has on disk what it had then. So a power cut costs about a second of downloads (SPEC
-//   §17: at most a few seconds' worth redone), where the kernel's write-back alone would leave up to
-//   30 s of them in the page cache.
-// - The first watcher of a new boot (the mark names another boot, or there is none) checks every job
-//   that reached done/ since the mark (only done/<list>/ folders modified since are read, and only
-//   job files whose ctime, set by the completion rename, is that recent): the download must be there
-//   with the size its outcome record gives and no hole before it (bytes whose blocks the disk never
-//   got, though it kept a size past them: ext4 allocates blocks as it writes them back), and its
-//   display image and thumbnail must be there and not empty. A job that fails goes back to the queue
-//   with its outputs deleted, as a reload does. Then the mark is moved to the start of this boot.
-// - Before that, the supervisor's recovery of a new boot (FarmLists' Redo.swift), before it starts a
-//   worker: every claim of this host made before the boot goes back to the queue, its stored outputs
-//   and their blobs deleted (a completion rename undone by the power loss leaves the job in active/,
-//   maybe with outputs whose bytes the disk did not keep); every partial download is cut back to its
-//   first hole, and every piece's record to the bytes of it the partial holds (a record is a file's
-//   size, which the journal may keep ahead of the partial's bytes), so no transfer resumes past zeros.
-//
-// A job in failed/ has no output to lose. The mark is written by rename and not fsynced: lost, the
-// older mark is back, and the check covers more.
+// Durability of finished jobs: made durable in bulk by the watcher's syncfs every second and the mark
+// `control/synced`, and checked by the first watcher after a reboot. Why no download is fsynced, and what
+// each step of a power cut leaves: PROTOCOL.md, "Durability and power cuts". The supervisor's half of a new
+// boot's recovery is FarmLists' Redo.swift.
 extension Spool {
     /// This boot of the machine, as the kernel names it.
     package static let boot: String = {

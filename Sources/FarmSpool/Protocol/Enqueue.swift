@@ -26,7 +26,7 @@ public struct ListRecordFile: Sendable {
 }
 
 extension Spool {
-    /// Adds `jobs` to the queue and publishes `lists`, atomically (see "Add" in the protocol):
+    /// Adds `jobs` to the queue and publishes `lists`, atomically (PROTOCOL.md, "Add"):
     /// after a crash either none of it is visible, or all the jobs are and recovery finishes
     /// publishing the lists. Returns the batch name.
     @discardableResult @inlinable

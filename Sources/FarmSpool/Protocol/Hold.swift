@@ -1,10 +1,9 @@
 import FarmSystem
 
-// Held lists (see "Hold" in the protocol): the jobs of one list taken out of the workers' reach, queued
-// still, for `farm get`'s ^C on a farm that runs other lists too (SPEC §15). A held job is a queued job
-// in its list's held batch, `queue/l<list>/s/<job>`, which no claimer reads: fsck, the status (queued =
-// total − active − done − failed) and `farm stop`'s sweep of partials count it as queued, as it is. Its
-// partial bytes stay where they are, for the next owner once the list is let go.
+// Held lists (PROTOCOL.md, "Hold"). A held job is a queued job in its list's held batch, which no claimer
+// reads: fsck, the status (queued = total − active − done − failed) and `farm stop`'s sweep of partials
+// count it as queued, as it is. Its partial bytes stay where they are, for the next owner once the list is
+// let go.
 extension Spool {
     /// The queue batch of the held jobs of a list, by its name in queue/ (`l<list>`).
     package static let heldBatchPrefix = "l"

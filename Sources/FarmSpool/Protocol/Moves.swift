@@ -1,23 +1,10 @@
 import FarmSystem
 
-// Every move of a job between states, one function each (as Postfix's mail_queue_rename is its queue's
-// only move): nothing else moves a job file between states (`farm reload` replaces one in place, to mark it
-// fresh). Each is one rename(2) (or, for a completion where the file
-// system refuses RENAME_NOREPLACE, a link then an unlink: see "Without RENAME_NOREPLACE"), so a job is in
-// exactly one state at every instant, and a move whose source has gone reports it instead of failing.
-//
-//     queue/<batch>/<shard>/<job>  ->  active/<job>@<owner>      moveToActive    a claim
-//     active/, done/, failed/      ->  queue/<batch>/<shard>/    moveToQueue     hand-back, reclaim, park, reload,
-//                                                                                retry, an edit's priority, a list's
-//                                                                                hold and its letting go (Hold.swift)
-//     active/<job>@<owner>         ->  done/ or failed/<list>/   moveToFinished  completion, by its owner only
-//     anywhere                     ->  corrupt/<name>.<nonce>    setAside        a damaged or foreign file
-//     anywhere                     ->  tmp/removed-<job>-…       moveToRemoved   `farm item rm`, an undone edit
-//
-// A new batch enters queue/ by the rename of its whole stage (Enqueue.swift), not job by job.
+// Every move of a job between states, one function each: nothing else moves a job file between states.
+// The table of moves, and why each is one rename: PROTOCOL.md, "States and moves".
 extension Spool {
-    /// Claims the queued job file at `source` for `owner` (see "Claim"), whose name says when. The time of
-    /// the claim, or nil when another process took the job first.
+    /// Claims the queued job file at `source` for `owner` (PROTOCOL.md, "Claim"), whose name says when. The
+    /// time of the claim, or nil when another process took the job first.
     package func moveToActive(_ source: String, job: JobName, owner: Owner) throws(SpoolError) -> Double? {
         do {
             guard try jobClaims.claim(job.raw, from: source, owner: owner) != nil else { return nil }
@@ -46,7 +33,7 @@ extension Spool {
         for _ in 0..<8 {
             do {
                 // Never link here: the job would be claimable while its old owner's name still lets it
-                // renew and complete (see the protocol).
+                // renew and complete (PROTOCOL.md, "Without RENAME_NOREPLACE").
                 try FileSystem.renameNoReplace(source, target, fallback: .rename)
                 Failpoint.hit("return.renamed")
                 return true
@@ -64,7 +51,7 @@ extension Spool {
         throw SpoolError(.io, "cannot return \(job) to the queue: \(shard) keeps disappearing")
     }
 
-    /// Moves the claim `claim` to done/ or failed/ (see "Complete"). Throws `.leaseLost` when the job is
+    /// Moves the claim `claim` to done/ or failed/ (PROTOCOL.md, "Complete"). Throws `.leaseLost` when the job is
     /// no longer this owner's, and `.corrupt` (the claim set aside) when it was finished already.
     func moveToFinished(_ claim: Claim, _ outcome: Outcome) throws(SpoolError) {
         let source = activePath(claim.job, claim.owner)
@@ -97,7 +84,7 @@ extension Spool {
     }
 
     /// The second step of a completion by link: the active name goes. A reclaim that moved it to the
-    /// queue first left the job complete all the same (see the protocol), and the queued name is
+    /// queue first left the job complete all the same (PROTOCOL.md), and the queued name is
     /// removed too; one that cannot be removed now is dropped by whoever claims it.
     private func dropActiveName(_ source: String, completed target: String, _ job: JobName) {
         do { try FileSystem.unlink(source) } catch where error == .noSuchFileOrDirectory {

@@ -16,7 +16,7 @@ public struct Recovery: Sendable, Equatable {
 }
 
 extension Spool {
-    /// Finishes or undoes what dead coordinators left (see "Add" in the protocol). Idempotent and
+    /// Finishes or undoes what dead coordinators left (PROTOCOL.md, "Add"). Idempotent and
     /// safe while other processes work: a stage whose writer lives is locked and left alone. The whole
     /// of recovery is FarmLists' `recover()`, which also finishes the edits killed half-way.
     package func recoverBatches() throws(SpoolError) -> Recovery {
