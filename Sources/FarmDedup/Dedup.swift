@@ -1,7 +1,8 @@
 // Download once (SPEC §7): the spool's stored results
 // ===================================================
 //
-// A URL is transferred at most once while its result is valid, and equal bytes are stored once.
+// A URL is transferred at most once while its result is valid, and equal bytes are stored once. This header
+// says what download once adds to the spool's protocol (FarmSpool's PROTOCOL.md, read first).
 //
 //     blobs/<slot>       stored bytes: one more name of a downloaded file (the same inode), in the first
 //                        free slot of its size (s<size>, s<size>-<sample>, <sha256>: BlobSlots.swift)

@@ -4,7 +4,8 @@ import FarmSystem
 // fsck: the invariants of the spool protocol, checked and repaired (SPEC §10)
 // ===========================================================================
 //
-// The protocol is Spool.swift's and the headers of FarmLists, FarmDedup and FarmHosts.
+// The protocol is FarmSpool's PROTOCOL.md, and what the headers of FarmLists, FarmDedup, FarmHosts,
+// FarmPieces and FarmHooks add to it.
 //
 // What holds in a sound spool, and what `fsck` reports when it does not (`FsckFinding.Kind`):
 //

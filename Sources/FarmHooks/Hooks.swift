@@ -3,15 +3,17 @@ import FarmSpool
 import FarmSystem
 import SystemPackage
 
-// Hooks (SPEC §15). A list added with `--on-done` or `--on-error` runs a program after each of its resources
-// is done (and delivered) or failed for good, at least once whatever is killed. The hook is a job of its own,
-// with the same moves as a download's, under hooks/:
+// Hooks (SPEC §15): what they add to the spool's protocol (FarmSpool's PROTOCOL.md, read first; hooks are
+// its third leased queue, "One leased queue for jobs, pieces and hooks").
+//
+// A list added with `--on-done` or `--on-error` runs a program after each of its resources is done (and
+// delivered) or failed for good, at least once whatever is killed. The hook is a job of its own, with the
+// same moves as a download's, under hooks/:
 //
 //     hooks/queue/<job>            a hook to run: an empty mark the job's owner makes just BEFORE its
 //                                  completion rename, so that no completion is ever without one (killed in
 //                                  between, the job is redone, and its next completion makes it again)
-//     hooks/active/<job>@<owner>   a hook running, claimed from queue/ by rename (one contender wins); its
-//                                  ctime is the lease, renewed by touch as a job's; an expired one goes back
+//     hooks/active/<job>@<owner>   a hook running, claimed and leased as a job is; an expired one goes back
 //                                  to queue/, and runs again: a hook runs at least once, not exactly once.
 //                                  It holds `<pid> <start>`: the program's process, leader of a group of
 //                                  its own, and its start time (/proc), written once it runs

@@ -1,7 +1,8 @@
 // Hosts: fleet manners toward each host (SPEC §10)
 // ================================================
 //
-// Shared by every worker of the spool, on every machine that shares it:
+// What per-host manners add to the spool's protocol (FarmSpool's PROTOCOL.md, read first). Shared by every
+// worker of the spool, on every machine that shares it:
 //
 //     hosts/<host>/slot.<n>   n = 0..<perHost: a transfer to <host> holds an flock on one of them
 //     hosts/<host>/bucket     the host's token bucket (tokens, wall time), rewritten under its flock

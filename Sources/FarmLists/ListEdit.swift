@@ -174,7 +174,7 @@ extension Lists {
     }
 
     /// Finishes or undoes what processes killed half-way left: the batches of adds (see "Add" in
-    /// Spool.swift), the edits of lists, and after a reboot the claims and partials the power cut left
+    /// FarmSpool's PROTOCOL.md), the edits of lists, and after a reboot the claims and partials the power cut left
     /// (Redo.swift). Idempotent and safe while other processes work; run by `add`,
     /// `start`, the supervisor and `farm recover`.
     @discardableResult

@@ -1,6 +1,8 @@
 // Lists: edits, order, reload, retry, pages and sync's replacement
 // ================================================================
 //
+// What lists as users change them add to the spool's protocol (FarmSpool's PROTOCOL.md, read first).
+//
 //     lists/<list>.order      an edited list's order (ListOrder: the job number at each index; absent,
 //                             the order is 0..<total)
 //     lists/<list>.lock       the list's edit lock (flock), held for the whole of an edit

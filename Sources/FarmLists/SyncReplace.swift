@@ -14,7 +14,7 @@ public struct DoneResource: Sendable {
     let inode: UInt64
 }
 
-// Sync's replacement of a changed resource (see "Sync" in Spool.swift). The new bytes and the outputs
+// Sync's replacement of a changed resource (see "Sync's replacement" in Lists.swift). The new bytes and the outputs
 // made from them wait in a stage of tmp/ under the names they will have in files/<list>/; then, under the
 // list's edit lock and only if the job is still the same done file with the same record, each is renamed
 // over the old output (a folder, an unpacked ZIP's, is exchanged with the old one in one step), the

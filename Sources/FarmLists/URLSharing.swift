@@ -1,6 +1,8 @@
 // Download once, paid by those who share (SPEC §13)
 // ================================================
 //
+// What own URLs add to download once (FarmDedup's Dedup.swift, on FarmSpool's PROTOCOL.md).
+//
 // A URL's record, its holder attribute and the look-up of both (FarmDedup's protocol) serve only URLs
 // that more than one job names, and most URLs are named once. So a job knows at its add whether it may
 // go without them:

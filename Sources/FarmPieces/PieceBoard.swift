@@ -6,6 +6,9 @@ import SystemPackage
 // Pieces (SPEC §14)
 // =================
 //
+// What pieces add to the spool's protocol (FarmSpool's PROTOCOL.md, read first; the board's pieces are its
+// second leased queue, "One leased queue for jobs, pieces and hooks").
+//
 // A resource fetched over several connections has a board, `pieces/<partial>/`, named after the partial file
 // its bytes go to (`partial/<job>` or `partial/u<key>`): whoever holds that partial leads the resource (its
 // job's owner, holding the URL's lock where the URL is shared); any transfer of any worker on any host may
@@ -13,7 +16,7 @@ import SystemPackage
 //
 //     plan                 the resource: URL, size, validator, list; written before any piece exists
 //     q/<a>-<b>            a piece waiting: bytes a..<b of the resource
-//     a/<a>-<b>@<owner>    a piece held: claimed by rename from q/, under a fresh owner name
+//     a/<a>-<b>@<owner>    a piece held: claimed from q/ (the board's LeasedQueue)
 //     d/<a>-<b>            a piece whose bytes are all in the partial
 //     m/<n>                a mirror dropped (the plan's URL n, 0 its first): why, as text
 //     p/<n>                the pace of mirror n, bytes a second as text, as a holder of it last measured it
@@ -26,8 +29,7 @@ import SystemPackage
 // bytes whose blocks were never given (a hole, the record's transaction committed before theirs): a new
 // boot's recovery cuts each record back to the bytes the partial holds (cutBackToTheDisk).
 // A reclaim (the lead's or a taker's look at the board, when a held piece's lease is older than the
-// farm's) renames the piece back to q/, its size kept: the next holder asks for the
-// rest only.
+// farm's) renames the piece back to q/, its size kept: the next holder asks for the rest only.
 //
 // The board is made whole in tmp/ and renamed into pieces/ (there is one or none), after the partial
 // exists. Pieces may overlap, never leave a gap: the resource is whole when the pieces of d/ cover
