@@ -113,7 +113,7 @@ let package = Package(
         // recovery, durability), the registry of processes and the desired state.
         .target(name: "FarmSpool", dependencies: [
             "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
-        ]),
+        ], exclude: ["PROTOCOL.md"]),
         // Download once (SPEC §7): blobs, URL records and URL partials on top of the core.
         .target(name: "FarmDedup", dependencies: [
             "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
