@@ -164,10 +164,10 @@ public struct PieceBoard: Sendable {
         self.path = path
     }
 
-    private var queued: String { path + "/q" }
-    private var held: String { path + "/a" }
-    /// The board's leased queue: pieces waiting in q/, held in a/ (see the protocol above).
+    /// The board's leased queue: pieces waiting in q/, held in a/ (the spool's layout names both).
     var claims: LeasedQueue { spool.pieceQueue(ofBoard: path) }
+    private var queued: String { claims.waiting }
+    private var held: String { claims.active }
     private var finished: String { path + "/d" }
     private var planPath: String { path + "/plan" }
 

@@ -155,6 +155,7 @@ public struct Spool: Sendable {
     static let subdirectories = [
         "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
         "tmp", "corrupt", "log", "hosts", "holds", "metrics", "blobs", "urls", "hooks",
+        "hooks/queue", "hooks/active",
     ]
 
     /// Opens the spool at `root`, creating it (mode 0700) when `create` is set and it does not exist.

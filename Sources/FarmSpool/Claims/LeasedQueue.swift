@@ -56,16 +56,14 @@ public struct LeasedQueue: Sendable {
 
     public func path(of claim: Claim) -> String { active + "/" + claim.raw }
 
-    /// Claims the item `name` waiting at `source` (by default `<waiting>/<name>`) for `owner`; nil when
-    /// another contender took it first. `active` is made on the first claim.
+    /// Claims the item `name` waiting at `source` (by default `<waiting>/<name>`) for `owner`: one rename;
+    /// nil when another contender took it first. `active` exists (the spool makes jobs' and hooks' folders
+    /// when it is opened, a board its own when it is published), so a lost race costs nothing more.
     public func claim(_ name: String, from source: String? = nil, owner: Owner = .fresh()) throws(Errno) -> Claim? {
-        let claim = Claim(name: name, owner: owner), from = source ?? waiting + "/" + name
-        do { try FileSystem.rename(from, path(of: claim)) } catch where error == .noSuchFileOrDirectory {
-            guard FileSystem.exists(from), !FileSystem.exists(active) else { return nil }
-            try? FileSystem.ensureDirectory(active)
-            do { try FileSystem.rename(from, path(of: claim)) } catch where error == .noSuchFileOrDirectory {
-                return nil
-            }
+        let claim = Claim(name: name, owner: owner)
+        do { try FileSystem.rename(source ?? waiting + "/" + name, path(of: claim)) } catch where
+            error == .noSuchFileOrDirectory {
+            return nil
         }
         return claim
     }
