@@ -152,7 +152,8 @@ public struct Spool: Sendable {
     package static let returnedBatch = "0"
     var returnedShard: String { queue + "/" + Self.returnedBatch + "/r" }
 
-    static let subdirectories = [
+    /// The folders every spool has, made when it opens (so a reset spool still holds them, empty).
+    package static let subdirectories = [
         "queue", "active", "done", "failed", "lists", "progress", "partial", "files", "control", "procs", "status",
         "tmp", "corrupt", "log", "hosts", "holds", "metrics", "blobs", "urls", "hooks",
         "hooks/queue", "hooks/active",
