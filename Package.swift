@@ -346,10 +346,7 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmHooks",
-            "FarmPieces",
-            "FarmWorker", "FarmSpool", "FarmDedup", "FarmFsck", "FarmHosts", "FarmConvert", fixtures, origin, "FarmZip", "FarmJSON",
-            "FarmStatus", "FarmSystem", "FarmLists", "FarmTransfer", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmStatus", "FarmLists", "FarmTransfer", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -401,7 +398,9 @@ let package = Package(
         // README), Demo, Chaos (bin/chaos's short form), DebianPackage (bin/package's .deb, installed and run:
         // contents, lintian, man pages, completions, farm@.service's command lines).
         .testTarget(name: "EndToEndTests", dependencies: [
-            "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
+            "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport",
+            "FarmConvert", "FarmDedup", "FarmFsck", "FarmHooks", "FarmHosts", "FarmPieces", "FarmSystem",
+            .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["WebScreens/Screenshots"]),
     ],
     swiftLanguageModes: [.v6]
