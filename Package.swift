@@ -40,7 +40,7 @@ let package = Package(
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
     ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -114,6 +114,9 @@ let package = Package(
         .target(name: "FarmSpool", dependencies: [
             "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["PROTOCOL.md"]),
+        // What the user asked the farm to be (control/): the desired state, each host's workers and
+        // bandwidth cap, the disk room kept free.
+        .target(name: "FarmDesired", dependencies: ["FarmSpool", "FarmJSON", "FarmSystem"]),
         // Download once (SPEC §7): blobs, URL records and URL partials on top of the core.
         .target(name: "FarmDedup", dependencies: [
             "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
@@ -134,10 +137,12 @@ let package = Package(
         ]),
         // Per-host manners (SPEC §10): transfer slots, token buckets, holds and parked jobs.
         .target(name: "FarmHosts", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm fsck`: every invariant of the spool and its concerns, checked and repaired.
         .target(name: "FarmFsck", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmJSON", "FarmSystem",
@@ -164,12 +169,14 @@ let package = Package(
         // `farm sync` (SPEC §7): a list brought to its source again, its done resources revalidated by
         // conditional requests, in steps that are each atomic.
         .target(name: "FarmSync", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmCoordinator", "FarmPages", "FarmManifest", "FarmTransfer", "FarmConvert", "FarmJSON",
             "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
             "FarmTransfer",
@@ -182,6 +189,7 @@ let package = Package(
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
@@ -192,24 +200,28 @@ let package = Package(
         // How every reader learns the spool changed, and how a loop waits for a folder of it to: inotify, or
         // looks where the kernel cannot see other hosts' changes.
         .target(name: "FarmChangeFeed", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmSystem", "FarmJSON",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
         // the spool and the others standing by.
-        .target(name: "FarmWatcher", dependencies: ["FarmChangeFeed", "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
+        .target(name: "FarmWatcher", dependencies: ["FarmDesired", "FarmChangeFeed", "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
         // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
         .target(name: "FarmFollower", dependencies: [
+            "FarmDesired",
             "FarmPages", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess", "FarmTransfer", "FarmConvert",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -218,6 +230,7 @@ let package = Package(
         // hand-over to a new supervisor, copies of itself, `farm start`'s launch of the supervisor from the
         // roles' table the executable passes down, and `farm stop`'s end of them all.
         .target(name: "FarmProcess", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
@@ -229,11 +242,13 @@ let package = Package(
         ]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
+            "FarmDesired",
             "CNcurses", "CFarmTerminal", "FarmSpool", "FarmChangeFeed", "FarmStatus", "FarmControl", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmChangeFeed", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics", "FarmRPC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -250,6 +265,7 @@ let package = Package(
         // aria2's JSON-RPC 2.0 (SPEC §16): requests parsed, answered through Control's verbs, farm's resources shown
         // as aria2's downloads (GIDs, status objects, numbers as strings). No transport: FarmServe routes to it.
         .target(name: "FarmRPC", dependencies: [
+            "FarmDesired",
             "FarmJSON", "FarmControl", "FarmStatus", "FarmSpool", "FarmLists", "FarmTransfer", "FarmSystem",
         ]),
         // A Hummingbird server run from synchronous code: started once it listens, stopped once it has ended.
@@ -276,6 +292,7 @@ let package = Package(
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmPieces",
             "CFarmRevision",
@@ -318,6 +335,7 @@ let package = Package(
         // One test target per module it tests, named after it and importing it; EndToEndTests runs the binary.
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmPieces",
             "FarmSpool", "FarmLists", "FarmFsck", "FarmDedup", "FarmJSON", "FarmSystem", "FarmTestSupport",
@@ -329,6 +347,7 @@ let package = Package(
         .testTarget(name: "FarmChangeFeedTests", dependencies: ["FarmChangeFeed", "FarmSpool", "FarmSystem", "FarmTestSupport"]),
         .testTarget(name: "FarmFsckTests", dependencies: ["FarmFsck", "FarmSpool", "FarmJSON", "FarmTestSupport"]),
         .testTarget(name: "FarmHostsTests", dependencies: [
+            "FarmDesired",
             "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmControlTests", dependencies: [
@@ -349,19 +368,23 @@ let package = Package(
             "FarmWorker", "FarmSpool", "FarmStatus", "FarmLists", "FarmTransfer", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
+            "FarmDesired",
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWatcherTests", dependencies: [
+            "FarmDesired",
             "FarmWatcher", "FarmStatus", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         // A process's life: copies of the supervisor in ps, the supervisor kept alive with none running.
         // `farm demo` to the end, with exactly the errors its samples plan.
         .testTarget(name: "FarmSupervisorTests", dependencies: [
+            "FarmDesired",
             "FarmHooks",
             "FarmSupervisor",
             "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmJSON", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
+            "FarmDesired",
             "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
         // drive_aria2p.py: the same script drives farm serve and a real aria2c (SPEC §16).
@@ -398,6 +421,7 @@ let package = Package(
         // README), Demo, Chaos (bin/chaos's short form), DebianPackage (bin/package's .deb, installed and run:
         // contents, lintian, man pages, completions, farm@.service's command lines).
         .testTarget(name: "EndToEndTests", dependencies: [
+            "FarmDesired",
             "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport",
             "FarmConvert", "FarmDedup", "FarmFsck", "FarmHooks", "FarmHosts", "FarmPieces", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),

@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmHooks
 import FarmLists
 import FarmSpool

@@ -1,4 +1,5 @@
 import FarmConvert
+import FarmDesired
 import FarmLists
 import FarmPages
 import FarmSpool

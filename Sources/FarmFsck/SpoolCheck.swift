@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmSpool
 import FarmSystem
 

@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmSpool
 
 /// The farm's long-running roles, each as the one entry point its target offers, run in a process of its

@@ -1,4 +1,5 @@
 import FarmControl
+import FarmDesired
 import FarmJSON
 import FarmSpool
 import FarmStatus

@@ -1,4 +1,5 @@
 import FarmControl
+import FarmDesired
 import FarmStatus
 
 /// What the page's buttons do: the verbs of `Control`, as `farm scale`, `pause`, `resume`, `reset`,

@@ -7,7 +7,7 @@ import SystemPackage
 /// A spool directory: the paths of its parts and the operations of its protocol (PROTOCOL.md).
 ///
 /// Every path of the spool is named here (and in the extensions of `Spool` in the folders beside this file:
-/// Protocol, Records, Desired, Registry, Claims): no other module builds one. A value type holding the root
+/// Protocol, Records, Registry, Claims): no other module builds one. A value type holding the root
 /// path and the identity of the root directory it opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
     /// Jobs per queue shard: small enough that reading a shard's first names is cheap on any file

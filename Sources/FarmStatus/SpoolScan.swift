@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmLists
 import FarmSpool
 import FarmSystem

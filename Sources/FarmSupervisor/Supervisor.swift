@@ -1,4 +1,5 @@
 import CoreMetrics
+import FarmDesired
 import FarmLists
 import FarmMetrics
 import FarmProcess

@@ -1,5 +1,6 @@
 import FarmChangeFeed
 import FarmControl
+import FarmDesired
 import FarmSpool
 import FarmStatus
 import FarmSystem

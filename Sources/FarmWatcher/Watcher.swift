@@ -1,4 +1,5 @@
 import FarmChangeFeed
+import FarmDesired
 import Glibc
 import FarmLists
 import FarmSpool

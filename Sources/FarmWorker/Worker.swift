@@ -1,5 +1,6 @@
 import FarmConvert
 import FarmDedup
+import FarmDesired
 import FarmHosts
 import FarmLists
 import FarmMetrics

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmControl
 import FarmDemo
+import FarmDesired
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmDesired
 import FarmFollower
 import FarmSpool
 

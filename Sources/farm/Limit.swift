@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmDesired
 
 /// `farm limit [RATE]`: caps the bandwidth of every transfer on this host together, live (SPEC §12).
 struct Limit: ControlCommand {

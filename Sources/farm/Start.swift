@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmControl
+import FarmDesired
 import FarmSpool
 import Foundation
 

@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmHosts
 import FarmSpool
 import FarmSystem

@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmFsck
 import FarmHooks
 @testable import FarmSpool

@@ -1,3 +1,4 @@
+@testable import FarmDesired
 import FarmJSON
 @testable import FarmSpool
 import FarmSystem

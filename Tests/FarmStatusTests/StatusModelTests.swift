@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmJSON
 @testable import FarmStatus
 import FarmManifest

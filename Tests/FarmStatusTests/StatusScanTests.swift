@@ -1,3 +1,4 @@
+import FarmDesired
 import FarmJSON
 import FarmLists
 import FarmSpool

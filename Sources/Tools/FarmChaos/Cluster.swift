@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmCluster
+import FarmDesired
 import FarmOrigin
 import FarmSpool
 import FarmStatus

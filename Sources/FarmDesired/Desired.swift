@@ -1,6 +1,6 @@
 import FarmJSON
+import FarmSpool
 import FarmSystem
-import SystemPackage
 
 /// The farm's desired state, `control/desired.json`: written by `start` and `scale`, applied by the
 /// supervisors. Replaced by rename, so a reader sees the old state or the new one. It is the whole
@@ -137,44 +137,7 @@ extension Desired: JSONReadable {
     }
 }
 
-/// The files of control/, by name.
-public enum ControlFile: String, Sendable, CaseIterable {
-    /// The desired state (`Desired`).
-    case desired = "desired.json"
-    /// Present: every transfer is paused.
-    case paused
-    /// Present: the farm is being stopped; a dead supervisor is not replaced.
-    case stopping
-    /// Held (flock) by the one watcher that serves the spool; the others wait for it (standby).
-    case watcherLock = "watcher.lock"
-    /// Held (flock) by the one `farm add` staging now.
-    case addLock = "add.lock"
-    /// The last bulk sync of finished jobs (Durability.swift), and its lock.
-    case synced, syncedLock = "synced.lock"
-    /// Held (flock) by the one follower of paged lists (FarmPages).
-    case followerLock = "follower.lock"
-
-    /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
-    /// any other (such as the supervisor lock every process probes) only causes re-reads.
-    public var isShownInStatus: Bool { self == .desired || self == .paused }
-
-    /// Whether the status shows what the file of control/ named `name` says: one above, a host's
-    /// desired workers, or a host's bandwidth cap.
-    public static func isShownInStatus(_ name: String) -> Bool {
-        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil || Spool.isLimitName(name))
-    }
-}
-
 extension Spool {
-    /// The path of control file `file`.
-    public func controlPath(_ file: ControlFile) -> String { control + "/" + file.rawValue }
-
-    var desiredPath: String { controlPath(.desired) }
-    var pausedPath: String { controlPath(.paused) }
-    var stoppingPath: String { controlPath(.stopping) }
-    /// Held (flock) by the `farm add` that stages now, so two adds of one list never both enqueue it.
-    public var addLock: String { controlPath(.addLock) }
-
     /// The desired state, or the defaults when none was ever written (or it does not parse).
     public func desired() -> Desired {
         guard let bytes = try? FileSystem.readFile(desiredPath),
@@ -184,45 +147,5 @@ extension Spool {
 
     public func setDesired(_ desired: Desired) throws(SpoolError) {
         try replace(desiredPath, with: JSON.encode(desired))
-    }
-
-    /// `control/paused` present means every transfer is paused.
-    public var isPaused: Bool { FileSystem.exists(pausedPath) }
-
-    public func setPaused(_ paused: Bool) throws(SpoolError) {
-        do { try Self.setFlag(pausedPath, paused) } catch {
-            throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
-        }
-    }
-
-    /// Set while `stop` (or `reset`) runs and until the next `start`: a dead supervisor is then not
-    /// replaced by the survivors.
-    public var isStopping: Bool { FileSystem.exists(stoppingPath) }
-
-    public func setStopping(_ stopping: Bool) throws(SpoolError) {
-        do { try Self.setFlag(stoppingPath, stopping) } catch {
-            throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
-        }
-    }
-
-    /// Creates the empty control file at `path`, or removes it: its presence is the state. Either is
-    /// done when it is so already, and on disk before this returns (control/ fsynced: `farm pause` that
-    /// exited 0 survives a power cut, SPEC §17).
-    private static func setFlag(_ path: String, _ present: Bool) throws(Errno) {
-        if present {
-            do { try FileSystem.createFile(path, []) } catch where error == .fileExists {}
-        } else {
-            do { try FileSystem.unlink(path) } catch where error == .noSuchFileOrDirectory {}
-        }
-        try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
-    }
-
-    /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
-    /// `durable` (the default: what a command writes is acknowledged when it exits, SPEC §17): synced before
-    /// this returns.
-    package func replace(_ path: String, with bytes: [UInt8], durable: Bool = true) throws(SpoolError) {
-        do { try writeWhole(bytes, to: path, durable: durable) } catch {
-            throw SpoolError(.io, "cannot write \(path)", cause: error)
-        }
     }
 }

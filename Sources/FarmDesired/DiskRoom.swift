@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 import FarmSystem
 
 /// The disk guard of SPEC §10: the room left on the spool's file system against the minimum the farm

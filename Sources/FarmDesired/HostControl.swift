@@ -1,0 +1,63 @@
+import FarmJSON
+import FarmSpool
+import FarmSystem
+
+/// A host's cap on the bandwidth of all its transfers together (SPEC §12), `control/limit.<host>.json`:
+/// written by `farm start --limit-rate` and `farm limit`, followed by the host's workers within a second.
+struct HostBandwidthLimit: JSONRecord {
+    var bytesPerSecond: Int
+}
+
+/// A host's own desired state, `control/desired.<host>.json`: its workers (required). Written by that
+/// host's `start` and `scale`, read by its supervisor; a value.
+struct HostDesired: JSONRecord {
+    var workers: Int
+}
+
+extension Spool {
+    /// How many workers `host` should run: its own number, else the spool's.
+    public func desiredWorkers(of host: FarmHost = .local) -> Int {
+        hostDesired(host)?.workers ?? desired().workers
+    }
+
+    private func hostDesired(_ host: FarmHost) -> HostDesired? {
+        guard let bytes = try? FileSystem.readFile(desiredPath(of: host), limit: 4096) else { return nil }
+        return JSON.decode(HostDesired.self, from: bytes)
+    }
+
+    /// Sets how many workers `host` should run; its supervisor applies it within a tick. The spool's
+    /// number follows, as the default of a host that never set its own.
+    public func setDesiredWorkers(_ workers: Int, of host: FarmHost = .local) throws(SpoolError) {
+        try replace(desiredPath(of: host), with: JSON.encode(HostDesired(workers: workers)))
+        var desired = desired()
+        if desired.workers != workers {
+            desired.workers = workers
+            try setDesired(desired)
+        }
+    }
+
+    /// The bytes a second all of `host`'s transfers may take together; nil: no cap.
+    public func bandwidthLimit(of host: FarmHost = .local) -> Int? {
+        guard let bytes = try? FileSystem.readFile(limitPath(of: host), limit: 4096),
+              let limit = JSON.decode(HostBandwidthLimit.self, from: bytes), limit.bytesPerSecond > 0 else { return nil }
+        return limit.bytesPerSecond
+    }
+
+    /// Caps the bytes a second of all of `host`'s transfers together (0: no cap).
+    public func setBandwidthLimit(_ bytesPerSecond: Int, of host: FarmHost = .local) throws(SpoolError) {
+        try replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
+    }
+
+    /// The workers of the whole spool, summed over hosts, as the status shows them: those running, and
+    /// those desired by the hosts where a farm process runs (by every host that set a number when none
+    /// does, so a stopped farm shows what the next start will run; a host that has left the farm for
+    /// good counts only then). One read of the registry (`live`, when the caller has it) and of control/.
+    public func workerCounts(live: [FarmProcess]? = nil) -> (desired: Int, running: Int) {
+        let live = live ?? processes()
+        let running = live.filter { $0.role == .worker }.count
+        let hosts = Set(live.map(\.host))
+        if !hosts.isEmpty { return (hosts.reduce(0) { $0 + desiredWorkers(of: $1) }, running) }
+        let set = FileSystem.names(control).compactMap { Self.host(ofDesiredName: $0) }.compactMap(hostDesired)
+        return (set.isEmpty ? desired().workers : set.reduce(0) { $0 + $1.workers }, running)
+    }
+}
