@@ -158,7 +158,7 @@ let package = Package(
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers and fetched (the follower process that
         // fetches them while the farm downloads is FarmFollower).
         .target(name: "FarmPages", dependencies: [
-            "FarmSpool", "FarmJSON", "FarmSystem", "FarmTransfer",
+            "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
@@ -292,7 +292,7 @@ let package = Package(
 
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         .executableTarget(name: "farm", dependencies: [
-            "FarmDesired",
+            "FarmDesired", "FarmLists",
             "FarmHooks",
             "FarmPieces",
             "CFarmRevision",
@@ -408,7 +408,7 @@ let package = Package(
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", origin, fixtures, "FarmZip", "FarmStatus",
             "FarmTestSupport",
         ]),
-        .testTarget(name: "FarmPagesTests", dependencies: ["FarmPages", "FarmSpool", "FarmJSON"]),
+        .testTarget(name: "FarmPagesTests", dependencies: ["FarmPages", "FarmSpool", "FarmLists", "FarmJSON"]),
         .testTarget(name: "FarmHTTPTests", dependencies: [
             "FarmHTTP", origin, "FarmTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,4 +1,5 @@
 import FarmCoordinator
+import FarmLists
 import FarmSpool
 import FarmTransfer
 

@@ -1,5 +1,6 @@
 import FarmDedup
 import FarmHooks
+import FarmLists
 import FarmSpool
 import FarmSystem
 

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 
 /// Reads one page of a paged JSON API (SPEC §7) by the pointers its source was added with: the items

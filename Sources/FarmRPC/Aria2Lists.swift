@@ -1,3 +1,4 @@
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,6 +1,7 @@
 import FarmControl
 import FarmDesired
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem

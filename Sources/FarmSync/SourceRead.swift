@@ -1,4 +1,5 @@
 import FarmCoordinator
+import FarmLists
 import FarmManifest
 import FarmPages
 import FarmSpool

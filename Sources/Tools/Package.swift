@@ -67,9 +67,11 @@ let package = Package(
         ], path: "FarmFuzz/Manifest"),
         .executableTarget(name: "farm-fuzz-zip", dependencies: ["FarmFuzzScratch", farm("FarmZip")], path: "FarmFuzz/Zip"),
         .executableTarget(name: "farm-fuzz-records", dependencies: [
-            farm("FarmSpool"), farm("FarmDedup"), farm("FarmJSON"),
+            farm("FarmSpool"), farm("FarmDedup"), farm("FarmLists"), farm("FarmJSON"),
         ], path: "FarmFuzz/Records"),
-        .executableTarget(name: "farm-fuzz-pages", dependencies: [farm("FarmPages"), farm("FarmSpool")], path: "FarmFuzz/Pages"),
+        .executableTarget(name: "farm-fuzz-pages", dependencies: [
+            farm("FarmPages"), farm("FarmSpool"), farm("FarmLists"),
+        ], path: "FarmFuzz/Pages"),
         .executableTarget(name: "farm-fuzz-image", dependencies: ["FarmFuzzScratch", farm("FarmConvert")],
                           path: "FarmFuzz/Image"),
         .executableTarget(name: "farm-fuzz-requests", dependencies: [farm("FarmTransfer")], path: "FarmFuzz/Requests"),

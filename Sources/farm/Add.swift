@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmControl
 import FarmCoordinator
+import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmChangeFeed
 import FarmHooks
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmPages
 import FarmSpool
 import Testing

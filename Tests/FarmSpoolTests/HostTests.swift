@@ -1,6 +1,7 @@
 import FarmDesired
 import FarmFsck
 import FarmHooks
+import FarmLists
 @testable import FarmSpool
 import FarmSystem
 import FarmTestSupport

@@ -1,5 +1,6 @@
 @testable import FarmDesired
 import FarmJSON
+import FarmLists
 @testable import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmTestSupport

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmSpool
 @testable import FarmStatus
 import FarmTestSupport

@@ -232,8 +232,12 @@ extension Spool {
         name.hasSuffix(requestSuffix) && ListID.isValid(String(name.dropLast(requestSuffix.count)))
     }
 
-    /// The raw bytes of a published list record (see `list(_:)` for the decoded one).
-    func listRecord(_ id: String) -> [UInt8]? {
+    /// `lists/<list>.order`, the order of an edited list (FarmLists' ListOrder: a job number in 4 bytes
+    /// at each index).
+    public func orderPath(ofList id: String) -> String { lists + "/" + id + Self.orderSuffix }
+
+    /// The raw bytes of a published list record (FarmLists' `list(_:)` decodes it).
+    package func listRecord(_ id: String) -> [UInt8]? {
         try? FileSystem.readFile(listRecordPath(id))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmCluster
 import FarmJSON
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmStatus

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmLists
 import FarmSpool
 import FarmSystem
 import Foundation

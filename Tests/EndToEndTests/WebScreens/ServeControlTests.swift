@@ -1,4 +1,5 @@
 import FarmDesired
+import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmTestSupport

@@ -1,5 +1,6 @@
 import FarmDedup
 import FarmJSON
+import FarmLists
 import FarmSpool
 import FarmTestSupport
 import Foundation

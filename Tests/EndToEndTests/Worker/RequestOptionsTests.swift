@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmTestSupport

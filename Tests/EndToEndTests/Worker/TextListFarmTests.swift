@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmLists
 import FarmSpool
 import FarmTestSupport
 import FarmZip

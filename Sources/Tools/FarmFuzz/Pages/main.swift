@@ -1,3 +1,4 @@
+import FarmLists
 import FarmPages
 import FarmSpool
 import Foundation

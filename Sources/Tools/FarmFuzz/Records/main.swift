@@ -1,5 +1,6 @@
 import FarmDedup
 import FarmJSON
+import FarmLists
 import FarmSpool
 
 /// libFuzzer's entry (`bin/fuzz records`): any bytes as one of the spool's records, as a process reads

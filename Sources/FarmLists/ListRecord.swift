@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmSpool
 import FarmSystem
 
 /// What `lists/<id>.json` holds: one list of a manifest, as the coordinator published it.
@@ -135,12 +136,8 @@ extension Spool {
         return record
     }
 
-    /// `lists/<list>.order`, the order of an edited list (FarmLists' ListOrder: a job number in 4 bytes
-    /// at each index).
-    public func orderPath(ofList id: String) -> String { lists + "/" + id + Self.orderSuffix }
-
     /// How many resources an edited list has now: one stat, not a read (nil when it was never edited).
-    func editedCount(ofList id: String) -> Int? {
+    private func editedCount(ofList id: String) -> Int? {
         guard let st = try? FileSystem.stat(orderPath(ofList: id)) else { return nil }
         return Int(st.size) / 4
     }
