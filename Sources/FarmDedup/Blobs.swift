@@ -10,8 +10,6 @@ extension Dedup {
     /// The attribute a stored file keeps its SHA-256 in once it was computed (see BlobSlots.swift): 64 hex
     /// digits of what its bytes were then, which fsck holds a done output to.
     package static var digestAttribute: String { Fingerprint.digestAttribute }
-    /// What an older farm kept beside a blob (the keys of the URL records that named it): fsck deletes it.
-    package static let oldBlobURLsSuffix = ".urls"
 
     /// The SHA-256 of the bytes of `fd`, read from its start, as 64 hex digits.
     public static func digest(of fd: FileDescriptor) throws(Errno) -> String {

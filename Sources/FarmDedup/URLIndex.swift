@@ -71,12 +71,10 @@ extension Dedup {
     func urlRecordPath(key: String) -> String { spool.path(\.urls, key) }
     /// The longest text of a symbolic link that every file system farm runs on keeps (PATH_MAX, less room).
     static let longestLinkText = 4000
-    public func urlLockPath(key: String) -> String { spool.path(\.urls, key + Self.urlLockSuffix) }
-    package static let urlLockSuffix = ".lock"
 
     /// The record under `key`; nil when there is none, or it does not read, or its blob is no blob's name
     /// (a foreign hand's: it would name a path outside blobs/). A record is the text of a symbolic link
-    /// (see `writeURLRecord`), or a file (a record too long for a link's text, or an older farm's).
+    /// (see `writeURLRecord`), or a file (a record too long for a link's text).
     package func urlRecord(key: String) -> URLRecord? {
         let path = urlRecordPath(key: key)
         let bytes: [UInt8]

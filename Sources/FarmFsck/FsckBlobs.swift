@@ -4,7 +4,7 @@ import FarmSystem
 import SystemPackage
 
 // The stored results of fsck (see SpoolCheck.swift, and Dedup.swift in FarmDedup): blobs no output uses, records
-// whose blob is gone, and what older farms kept: URL lists beside blobs, lock files of URL transfers.
+// whose blob is gone.
 extension FsckRun {
     func checkBlobs() throws(SpoolError) {
         // The blobs found unused: the records that name them go with them (collecting a blob deletes only
@@ -23,12 +23,6 @@ extension FsckRun {
                 found(.blob, path, "a stored blob that no output uses") { [spool] () throws(SpoolError) in
                     Dedup(spool).collectIfUnused(name, inode: st.inode)
                     return FileSystem.exists(path) ? .skipped("it is used again") : .made
-                }
-            } else if name.hasSuffix(Dedup.oldBlobURLsSuffix),
-                      Dedup.isDigest(name.dropLast(Dedup.oldBlobURLsSuffix.count)) {
-                found(.blob, path, "the URL list of a blob, which this farm no longer keeps") { () throws(SpoolError) in
-                    try? FileSystem.unlink(path)
-                    return .made
                 }
             } else {
                 foreign(path, "not a stored blob")
@@ -49,16 +43,6 @@ extension FsckRun {
                     if let now = Dedup(spool).urlRecord(key: name), Dedup(spool).holdsBytes(of: now) {
                         return .skipped("it names a blob again")
                     }
-                    try? FileSystem.unlink(path)
-                    return .made
-                }
-            } else if name.hasSuffix(Dedup.urlLockSuffix), Dedup.isDigest(name.dropLast(Dedup.urlLockSuffix.count)) {
-                // The partial download is the URL's lock now (URLPartial): these are an older farm's.
-                guard isSettled(path), Self.isUnlocked(path) else { continue }
-                found(.blob, path, "the lock file of a URL's transfer, which nobody holds") { () throws(SpoolError) in
-                    guard let fd = try? FileDescriptor.open(path, .readOnly) else { return .made }
-                    defer { fd.closeQuietly() }
-                    guard (try? fd.tryLock()) == true else { return .skipped("it is in use") }
                     try? FileSystem.unlink(path)
                     return .made
                 }

@@ -21,8 +21,7 @@ import FarmSystem
 //   holds no output of a job that is queued, lost, or failed without a download (a failed
 //   conversion keeps its download), and nothing that is no resource's output.
 // - Stored results (FsckBlobs.swift). No blob that no output uses (nor a URL record of one), no URL
-//   record whose blob is gone, no unheld lock file of a URL's transfer whose partial download is gone,
-//   no URL list of a blob (an older farm's).
+//   record whose blob is gone.
 // - Leftovers (FsckFiles.swift). No temporary whose writer is gone (tmp/ and `*.tmp-<pid>`
 //   anywhere under files/ or holds/), no partial download of a finished or unknown job that nobody
 //   writes, no progress sidecar of an unknown job, no registry entry of a dead process. A

@@ -238,7 +238,7 @@ public struct PieceBoard: Sendable {
         for name in FileSystem.names(held) {
             guard let (piece, owner) = Self.heldName(name), let ownerName = Owner(owner),
                   let st = try? FileSystem.lstat(held + "/" + name) else { continue }
-            let claimed = ownerName.claimedAt ?? now
+            let claimed = ownerName.claimedAt
             let elapsed = now - claimed
             guard elapsed >= Self.paceAfter, st.size > 0 || elapsed >= Self.stalledAfter else { continue }
             let rest = piece.end - (piece.start + Int(st.size))

@@ -123,10 +123,8 @@ public struct Spool: Sendable {
         let parts = name.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 3, parts.last!.utf8.count == 16 else { return nil }
         let writer = parts[parts.count - 2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let pid = Int32(writer[0]), pid > 0 else { return nil }
-        // Without a host tag: an older farm's name, which counts as this host's (as an older claim does).
-        let tag = writer.count == 2 ? String(writer[1]) : nil
-        return ScratchWriter(pid: pid, isLocal: tag == nil || tag == FarmHost.localTag)
+        guard writer.count == 2, let pid = Int32(writer[0]), pid > 0 else { return nil }
+        return ScratchWriter(pid: pid, isLocal: writer[1] == FarmHost.localTag)
     }
 
     /// The process that made a scratch file: its pid means something only where `isLocal`.

@@ -122,14 +122,14 @@ public enum ListView {
                 changed = sidecar.changed
             } else {
                 // No sidecar yet (a claim younger than its owner's first tick): downloading since the
-                // claim, which its owner's name says (an older farm's, the job file's mtime).
-                guard let st = try? FileSystem.lstat(spool.path(\.active, name)) else {
+                // claim, which its owner's name says.
+                guard FileSystem.exists(spool.path(\.active, name)) else {
                     let now = self.place(spool, job, active: nil)
                     let requeued = now == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? queued : queued
                     return resource(spool, job, at: index, table: table, place: now, queued: requeued)
                 }
                 status = .downloading
-                changed = Timestamp.iso8601(ActiveName(name)?.owner.claimedAt ?? st.modificationTime)
+                changed = Timestamp.iso8601(ActiveName(name)?.owner.claimedAt ?? Clock.wall())
             }
         case .done, .failed:
             status = place == .done ? .done : .error

@@ -61,7 +61,7 @@ public enum FileSystem {
     private static let utimeNow = (1 << 30) - 1, utimeOmit = (1 << 30) - 2
 
     /// Sets the atime of `path` to now and leaves its mtime; the kernel also sets its ctime, which is
-    /// what a lease reads (an older farm kept a claim's time as its job file's mtime).
+    /// what a lease reads.
     public static func touch(_ path: String) throws(Errno) {
         var times = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
         if utimensat(AT_FDCWD, path, &times, 0) != 0 { throw Errno.current }

@@ -249,8 +249,8 @@ import Testing
         try expectClean(farm)
     }
 
-    /// fsck finds what no output uses (a blob whose only name is blobs/, a record whose blob is gone, an
-    /// unheld lock with nothing to resume) and `--repair` removes it; a blob with an output is left alone.
+    /// fsck finds what no output uses (a blob whose only name is blobs/, a record whose blob is gone) and
+    /// `--repair` removes it; a blob with an output is left alone.
     @Test func fsckFindsAndRepairsStoredResultsNoOutputUses() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
@@ -261,33 +261,12 @@ import Testing
         #expect(FileManager.default.createFile(atPath: Dedup(spool).blobPath(unused), contents: Data([4])))
         let gone = #"{"blob":"\#(String(repeating: "c", count: 64))","size":1,"url":"http://x/y"}"#
         #expect(FileManager.default.createFile(atPath: spool.urls + "/" + Dedup.urlKey("http://x/y"), contents: Data(gone.utf8)))
-        #expect(FileManager.default.createFile(atPath: Dedup(spool).urlLockPath(key: Dedup.urlKey("http://x/z")), contents: Data()))
-        Thread.sleep(forTimeInterval: 2.1)  // an unheld lock file counts only once it is older than a moment
         let found = try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.map(\.path).sorted()
-        #expect(found == ["blobs/" + unused, "urls/" + Dedup.urlKey("http://x/y"),
-                          "urls/" + Dedup.urlKey("http://x/z") + ".lock"].sorted(), "\(found)")
+        #expect(found == ["blobs/" + unused, "urls/" + Dedup.urlKey("http://x/y")].sorted(), "\(found)")
         _ = try SpoolCheck(spool).run(repair: true)
         let report = try SpoolCheck(spool).run()
         #expect(report.findings.filter { $0.kind == .blob }.isEmpty, "\(report.findings)")
         #expect(FileManager.default.fileExists(atPath: Dedup(spool).blobPath(used)))
-    }
-
-    /// The URL list an older farm kept beside a blob (`blobs/<sha256>.urls`) is reported, not foreign, and
-    /// `--repair` deletes it, leaving its blob to its outputs.
-    @Test func fsckDeletesTheURLListsOfAnOlderFarm() throws {
-        let dir = TemporaryDirectory()
-        let spool = try Spool(root: dir.appending("spool"))
-        let blob = String(repeating: "d", count: 64)
-        #expect(FileManager.default.createFile(atPath: Dedup(spool).blobPath(blob), contents: Data([5])))
-        try FileManager.default.createDirectory(atPath: spool.files, withIntermediateDirectories: true)
-        #expect(link(Dedup(spool).blobPath(blob), spool.files + "/kept") == 0)
-        #expect(FileManager.default.createFile(atPath: Dedup(spool).blobPath(blob) + ".urls", contents: Data((Dedup.urlKey("http://x/y") + "\n").utf8)))
-        let found = try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.map(\.path)
-        #expect(found == ["blobs/" + blob + ".urls"], "\(found)")
-        _ = try SpoolCheck(spool).run(repair: true)
-        #expect(try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: Dedup(spool).blobPath(blob) + ".urls"))
-        #expect(FileManager.default.fileExists(atPath: Dedup(spool).blobPath(blob)))
     }
 
     /// `farm add --fresh` and `farm reload` transfer again; removing the last user of a blob leaves no

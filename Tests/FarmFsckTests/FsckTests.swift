@@ -81,15 +81,15 @@ import Testing
                 try fm.removeItem(atPath: spool.outputBase(job(1)) + ".jpg")
             }),
             ("a claim of a dead owner past its lease", "dead-claim", job(2).raw, {
-                try fm.moveItem(atPath: done(2), toPath: spool.active + "/\(job(2))@\(Self.deadPid)-0123456789abcdef")
+                try fm.moveItem(atPath: done(2), toPath: spool.active + "/\(job(2))@\(Self.deadPid)-t0123456789abcde-\(FarmHost.local.tag)")
                 Thread.sleep(forTimeInterval: 3.5)  // the farm's lease is 3 s
             }),
             ("a stray temporary beside the outputs", "temporary", "3.thumb.png.tmp-\(Self.deadPid)", {
                 let temporary = spool.outputBase(job(3)) + ".thumb.png.tmp-\(Self.deadPid)"
                 try Data([1, 2, 3]).write(to: URL(fileURLWithPath: temporary))
             }),
-            ("a stray temporary in tmp/", "temporary", "manifest-\(Self.deadPid)-0123456789abcdef", {
-                try Data([1]).write(to: URL(fileURLWithPath: spool.tmp + "/manifest-\(Self.deadPid)-0123456789abcdef"))
+            ("a stray temporary in tmp/", "temporary", "manifest-\(Self.deadPid).\(FarmHost.local.tag)-0123456789abcdef", {
+                try Data([1]).write(to: URL(fileURLWithPath: spool.tmp + "/manifest-\(Self.deadPid).\(FarmHost.local.tag)-0123456789abcdef"))
             }),
             ("a partial download of a done job", "partial", job(4).raw, {
                 try Data([1, 2]).write(to: URL(fileURLWithPath: spool.partialPath(job(4))))

@@ -20,28 +20,28 @@ import Testing
         #expect(FarmHost(raw: "a/b") == nil && FarmHost(raw: "") == nil)
         #expect(host.tag.count == 8 && host.tag != FarmHost(name: "node_2.example").tag)
 
-        // Claims: `<pid>-<nonce>-<tag>`; an older farm's `<pid>-<nonce>` is this host's.
+        // Claims: `<pid>-t<ms><count>-<tag>`; any other name is no claim's.
         let fresh = Owner.fresh(now: 1_795_944_487.6589)
         #expect(fresh.hostTag == FarmHost.local.tag && fresh.isLocal)
         #expect(Owner(fresh.raw) == fresh)
         // The claim's time, to the millisecond, in its name; two names made in one millisecond differ.
         #expect(fresh.claimedAt == 1_795_944_487.658 && Owner(fresh.raw)?.claimedAt == fresh.claimedAt)
         #expect(Set((0..<64).map { _ in Owner.fresh(now: 1_795_944_487.6589).raw }).count == 64)
-        let older = try #require(Owner("123-0123456789abcdef"))
-        #expect(older.pid == 123 && older.hostTag == nil && older.isLocal && older.claimedAt == nil)
-        let remote = try #require(Owner("123-0123456789abcdef-" + host.tag))
+        #expect(Owner("123-t0123456789abcde") == nil && Owner("123-0123456789abcdef-" + host.tag) == nil)
+        #expect(Owner("123-t19a2b3c4d5eg000-" + host.tag) == nil && Owner("0-t19a2b3c4d5e0000-" + host.tag) == nil)
+        let remote = try #require(Owner("123-t19a2b3c4d5e0000-" + host.tag))
         #expect(remote.hostTag == host.tag && !remote.isLocal)
         #expect(remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: host)))
         #expect(!remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: .local)))
-        for bad in ["123-0123456789abcdef-xyz", "123-0123456789abcdef-0123456g", "123-0123", "x-0123456789abcdef"] {
+        for bad in ["123-t0123456789abcde-xyz", "123-t0123456789abcde-0123456g", "123-0123", "x-t0123456789abcde"] {
             #expect(Owner(bad) == nil, "\(bad)")
         }
         #expect(ActiveName("0123456789abcdef.7@" + remote.raw)?.owner == remote)
 
-        // Registry entries: `<role>.<pid>.<nonce>.<host>`, the host holding dots; an older one's is this host.
+        // Registry entries: `<role>.<pid>.<nonce>.<host>`, the host holding dots; without a host, no entry.
         #expect(Spool.registrant("worker.12.abcd1234.h2.example")
             == FarmProcess(role: .worker, pid: 12, host: try #require(FarmHost(raw: "h2.example"))))
-        #expect(Spool.registrant("watcher.12.abcd1234") == FarmProcess(role: .watcher, pid: 12, host: .local))
+        #expect(Spool.registrant("watcher.12.abcd1234") == nil)
         #expect(Spool.registrant("worker.12.abcd1234.a/b") == nil)
         #expect(Spool.registrant("worker.x.abcd1234.h2") == nil)
     }
@@ -105,10 +105,10 @@ import Testing
         // A process of this host that has exited: its pid names nobody registered.
         let gone = try ChildProcess("/bin/true", [])
         #expect(gone.wait() != nil)
-        let localOwner = try #require(Owner("\(gone.pid)-0123456789abcdef-" + FarmHost.local.tag))
+        let localOwner = try #require(Owner("\(gone.pid)-t0123456789abcde-" + FarmHost.local.tag))
         let remoteTag = FarmHost(name: "elsewhere").tag
         try #require(remoteTag != FarmHost.local.tag)
-        let remoteOwner = try #require(Owner("\(gone.pid)-fedcba9876543210-" + remoteTag))
+        let remoteOwner = try #require(Owner("\(gone.pid)-tfedcba987654321-" + remoteTag))
         try FileSystem.ensureDirectory(spool.hooks)
         try FileSystem.ensureDirectory(spool.hookActive)
         try FileSystem.ensureDirectory(spool.hookQueue)

@@ -45,25 +45,17 @@ public final class StatusFixture {
                                       urls: "http://127.0.0.1:1/")
     }
 
-    /// Claims job `index` of `list` for a made-up owner (`owner`), as a worker's claim does: the rename,
-    /// then the claim's time as the file's mtime, to the millisecond.
+    /// Claims job `index` of `list` for `owner`, as a worker's claim does: one rename.
     public func activate(_ list: String, _ index: Int) throws {
         let job = JobName(list: list, index: index)
         let source = try requireQueued(job)
         try move(source, activePath(job))
         queued[job] = nil
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        // utimensat(2)'s UTIME_OMIT for the atime: the mtime only.
-        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),
-                     timespec(tv_sec: now.tv_sec, tv_nsec: now.tv_nsec / 1_000_000 * 1_000_000)]
-        guard utimensat(AT_FDCWD, activePath(job), &times, 0) == 0 else {
-            throw FixtureError("cannot stamp the claim of \(job): errno \(errno)")
-        }
     }
 
-    /// The made-up owner of the jobs this fixture claims (`<pid>-<nonce>`).
-    public static let owner = String(getpid()) + "-" + String(repeating: "a", count: 16)
+    /// The owner of the jobs this fixture claims: a name as this process would make for a claim, its time
+    /// that of its first use.
+    public static let owner = Owner.fresh().raw
 
     /// Completes an active job into done/ (or failed/).
     public func complete(_ list: String, _ index: Int, failed: Bool = false) throws {

@@ -12,7 +12,7 @@ extension Spool {
             throw SpoolError(.io, "cannot claim \(job)", cause: error)
         }
         Failpoint.hit("claim.renamed")
-        return owner.claimedAt ?? Clock.wall()
+        return owner.claimedAt
     }
 
     /// Renames active/<activeName> to the returned batch. False when it was gone already.

@@ -68,17 +68,16 @@ public struct FNV1a: Sendable {
 /// Who holds a claim: `<pid>-<nonce>-<host tag>`, fresh for every claim, so a reclaimed and re-claimed
 /// job never carries the name its earlier owner would try to complete. The pid and the host's tag
 /// (`FarmHost.tag`) say whose process it is, for the one host that may judge it by its pid: its own.
-/// A name without a tag (`<pid>-<nonce>`) was made by an older farm, which ran on one host only, and
-/// counts as this host's. The nonce is `t`, the time the name was made for its claim in milliseconds
-/// since the epoch (11 hex digits), and 4 random hex digits: the claim carries its time in its name, so
-/// that the status tells when a job started `downloading` with no system call made at the claim (an
-/// older farm's nonce is 16 random hex digits, and its claims keep their time as the file's mtime). Two
-/// claims of one job are parted by its return to the queue, by one owner's hand-back or a lease's end:
-/// by the same process in the same millisecond, their names still differ in 16 random bits.
+/// The nonce is `t`, the time the name was made for its claim in milliseconds since the epoch (11 hex
+/// digits), and a count of this process's claims (4 hex digits): the claim carries its time in its name,
+/// so that the status tells when a job started `downloading` with no system call made at the claim. Two
+/// claims of one job are parted by its return to the queue, by one owner's hand-back or a lease's end.
 public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public let pid: Int32
-    /// The tag of the claimant's host; nil in an older farm's name.
-    public let hostTag: String?
+    /// The tag of the claimant's host.
+    public let hostTag: String
+    /// When the claim was made, to the millisecond, as its name says.
+    public let claimedAt: Double
     public let raw: String
 
     /// A name for a claim made now (`now`, wall time). Its last 4 digits count this process's claims (from a
@@ -89,17 +88,10 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
             value &+= 1
             return value
         }
-        let nonce = "t" + hex(UInt64(max(0, now * 1000)) & 0xFFF_FFFF_FFFF).suffix(11) + hex(UInt64(count)).suffix(4)
-        return Owner(pid: processID, hostTag: FarmHost.localTag,
+        let ms = UInt64(max(0, now * 1000)) & 0xFFF_FFFF_FFFF
+        let nonce = "t" + hex(ms).suffix(11) + hex(UInt64(count)).suffix(4)
+        return Owner(pid: processID, hostTag: FarmHost.localTag, claimedAt: Double(ms) / 1000,
                      raw: String(processID) + "-" + nonce + "-" + FarmHost.localTag)
-    }
-
-    /// When the claim was made, to the millisecond, as its name says; nil for an older farm's name.
-    public var claimedAt: Double? {
-        let nonce = raw.utf8.drop { $0 != UInt8(ascii: "-") }.dropFirst().prefix(16)
-        guard nonce.first == UInt8(ascii: "t"), nonce.count == 16,
-              let ms = UInt64(String(decoding: nonce.dropFirst().prefix(11), as: UTF8.self), radix: 16) else { return nil }
-        return Double(ms) / 1000
     }
 
     /// Read at the first claim (glibc does not cache it). Copies (fork without exec) are made only by
@@ -107,35 +99,34 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     private static let processID = Processes.current()
     private static let sequence = Locked(UInt16.random(in: .min ... .max))
 
-    init(pid: Int32, hostTag: String?, raw: String) {
+    init(pid: Int32, hostTag: String, claimedAt: Double, raw: String) {
         self.pid = pid
         self.hostTag = hostTag
+        self.claimedAt = claimedAt
         self.raw = raw
     }
 
     package init?(_ raw: String) {
-        // <pid> "-" <16 characters of nonce> ["-" <8 of tag>]
-        let parts = raw.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, let pid = Int32(parts[0]), pid > 0, parts[1].utf8.count == 16 else { return nil }
-        if parts.count == 3 {
-            guard parts[2].utf8.count == 8, parts[2].utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
-            else { return nil }
-        }
-        self.pid = pid
-        self.hostTag = parts.count == 3 ? String(parts[2]) : nil
-        self.raw = raw
+        // <pid> "-" t<11 hex digits of milliseconds><4 hex digits> "-" <8 hex digits of tag>
+        let parts = raw.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, let pid = Int32(parts[0]), pid > 0, parts[1].utf8.count == 16,
+              parts[1].first == "t", let ms = UInt64(parts[1].dropFirst().prefix(11), radix: 16),
+              parts[1].dropFirst(12).utf8.allSatisfy(Self.isHexDigit),
+              parts[2].utf8.count == 8, parts[2].utf8.allSatisfy(Self.isHexDigit) else { return nil }
+        self.init(pid: pid, hostTag: String(parts[2]), claimedAt: Double(ms) / 1000, raw: raw)
     }
 
-    /// Whether the claimant runs on this machine (an older farm's name says nothing else): only then may
-    /// its pid be looked at.
-    public var isLocal: Bool { hostTag == nil || hostTag == FarmHost.localTag }
+    private static func isHexDigit(_ byte: UInt8) -> Bool { (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) }
+
+    /// Whether the claimant runs on this machine: only then may its pid be looked at.
+    public var isLocal: Bool { hostTag == FarmHost.localTag }
 
     /// A claimant of this host that claimed before this boot began: gone with the power, whatever its pid.
-    package var claimedBeforeThisBoot: Bool { isLocal && (claimedAt.map { $0 < Spool.bootTime } ?? false) }
+    package var claimedBeforeThisBoot: Bool { isLocal && claimedAt < Spool.bootTime }
 
     /// Whether `process` is the claimant: the same pid on the same host.
     public func isClaimant(_ process: FarmProcess) -> Bool {
-        pid == process.pid && (hostTag ?? FarmHost.localTag) == process.host.tag
+        pid == process.pid && hostTag == process.host.tag
     }
 
     public var description: String { raw }

@@ -119,14 +119,11 @@ extension Spool {
     }
 
     /// The process a registry entry's name (`<role>.<pid>.<nonce>.<host>`) names; nil when it names
-    /// none. The host is the rest of the name (it may hold dots); an entry without one was made by an
-    /// older farm, which ran on one host only: this one.
+    /// none. The host is the rest of the name (it may hold dots).
     package static func registrant(_ name: String) -> FarmProcess? {
         let parts = name.split(separator: ".", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count >= 3, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]),
-              !parts[2].isEmpty else { return nil }
-        guard parts.count == 4 else { return FarmProcess(role: role, pid: pid, host: .local) }
-        guard let host = FarmHost(raw: String(parts[3])) else { return nil }
+        guard parts.count == 4, let role = Role(rawValue: String(parts[0])), let pid = Int32(parts[1]),
+              !parts[2].isEmpty, let host = FarmHost(raw: String(parts[3])) else { return nil }
         return FarmProcess(role: role, pid: pid, host: host)
     }
 
