@@ -10,7 +10,7 @@ public struct Desired: Equatable, Sendable {
     public static let transferRange = 1...256
 
     /// How many workers should run on a host that never set its own number: the last number set on
-    /// any host (an older farm's spool has only this one).
+    /// any host.
     public var workers: Int = 4
     /// How many transfers each worker runs at once (SPEC §13), on every host.
     public var transfers: Int = Desired.defaultTransfers

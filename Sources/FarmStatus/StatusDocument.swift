@@ -110,12 +110,11 @@ extension Workers: JSONRecord {
         try container.encode(transfers, forKey: .transfers)
     }
 
-    /// A summary an older watcher wrote has no `transfers`: the default then.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(desired: try container.decode(Int.self, forKey: .desired),
                   running: try container.decode(Int.self, forKey: .running),
-                  transfers: try container.decodeIfPresent(Int.self, forKey: .transfers) ?? Desired.defaultTransfers,
+                  transfers: try container.decode(Int.self, forKey: .transfers),
                   limitRate: try container.decodeIfPresent(Int.self, forKey: .limitRate))
     }
 }

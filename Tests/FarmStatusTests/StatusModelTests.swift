@@ -115,8 +115,8 @@ import Testing
                                         disk: DiskRoom(free: 6 << 20, minFree: 6 << 20), updated: "t")
         #expect(!roomy.paused && roomy.pausedBy == nil)
         #expect(String(decoding: JSON.encode(roomy), as: UTF8.self).contains(#""pausedBy":null"#))
-        // A summary of an older watcher, without the new members: paused was the user's.
-        let old = #"{"lists":[],"paused":true,"updated":"t","workers":{"desired":1,"running":1}}"#
+        // A summary without `pausedBy` and `disk`: paused was the user's.
+        let old = #"{"lists":[],"paused":true,"updated":"t","workers":{"desired":1,"running":1,"transfers":1}}"#
         let read = try #require(JSON.decode(StatusDocument.self, from: Array(old.utf8)))
         #expect(read.pausedBy == .user && read.disk == nil)
         #expect(StatusText.size(512) == "512 B" && StatusText.size(1 << 30) == "1.0 GiB")

@@ -40,7 +40,7 @@ public struct Sidecar: Equatable, Sendable {
     public var delivered: String?
     /// The claim that wrote it (`Owner.raw`), in a progress sidecar: one an earlier owner left behind
     /// (the job was handed back or reclaimed since) says nothing of the job's present claim. Nil in an
-    /// outcome record, and in what an older farm wrote.
+    /// outcome record.
     public var owner: String?
     /// While the resource is fetched as pieces (SPEC §14): how many are done, held and in all.
     public var pieces: PieceCounts?
