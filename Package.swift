@@ -40,7 +40,7 @@ let package = Package(
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
     ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired", "FarmChaosReport"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -328,6 +328,8 @@ let package = Package(
         ] + ["NIOCore", "NIOHTTP1", "NIOPosix"].map { .product(name: $0, package: "swift-nio") }, path: "Tests/FarmOrigin"),
         // Fixtures: PDFs, stored PNGs and hostile zip entries made byte by byte, PNGs decoded to check pixels.
         .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Tests/FarmFixtures"),
+        // The figures of a chaos run: written by farm-chaos (Sources/Tools), read by EndToEndTests.
+        .target(name: "FarmChaosReport", path: "Tests/FarmChaosReport"),
         // What the tests share: child processes, a running farm, spool and image fixtures (GIFs and WebPs
         // encoded by giflib and libwebp).
         .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
@@ -422,7 +424,7 @@ let package = Package(
         // contents, lintian, man pages, completions, farm@.service's command lines).
         .testTarget(name: "EndToEndTests", dependencies: [
             "FarmDesired",
-            "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport",
+            "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport", "FarmChaosReport",
             "FarmConvert", "FarmDedup", "FarmFsck", "FarmHooks", "FarmHosts", "FarmPieces", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["WebScreens/Screenshots"]),

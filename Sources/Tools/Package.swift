@@ -55,7 +55,7 @@ let package = Package(
             "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmZip"),
             farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"), farm("FarmHooks"),
-            farm("FarmDesired"),
+            farm("FarmDesired"), farm("FarmChaosReport"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),

@@ -1,22 +1,12 @@
+import FarmChaosReport
 import Foundation
 
-/// What a cluster run adds to the figures: its hosts, the outages, how soon the jobs of a host that
-/// went out came back, and what GlusterFS itself cost.
-struct ClusterFigures: Codable {
-    /// The volume's name, which also starts the names of the network namespaces.
-    var volume: String
-    var hosts: Int
-    var workersPerHost: Int
-    var outages: [Outages.Outage]
-    /// From a host going out to each of its jobs leaving it.
-    var outageReclaims: [Double]
-    /// Jobs a cut-off host still held when it came back.
-    var heldAtReturn: Int
-    /// Bytes the GlusterFS clients logged (a warning per failed claim).
-    var clientLogBytes: Int
-    var setUpSeconds: Double
+/// What a cluster run adds to the figures (FarmChaosReport's schema): its hosts, the outages, how soon the jobs
+/// of a host that went out came back, and what GlusterFS itself cost.
+typealias ClusterFigures = ChaosReport.Cluster
 
-    var cutOffs: [Outages.Outage] { outages.filter { $0.kind == .cutOff } }
+extension ChaosReport.Cluster {
+    var cutOffs: [ChaosReport.Outage] { outages.filter { $0.kind == .cutOff } }
 
     /// A run on several hosts proves nothing about cut-offs unless one lasted longer than the lease.
     func sound(lease: Double) -> Bool {
@@ -30,7 +20,7 @@ struct ClusterFigures: Codable {
     }
 
     func rows(lease: Double) -> [(String, String, String)] {
-        func list(_ outages: [Outages.Outage]) -> String {
+        func list(_ outages: [ChaosReport.Outage]) -> String {
             outages.isEmpty ? "none" : outages.map { outage in
                 String(format: "%@ %.1f s", outage.host, outage.seconds)
                     + (outage.kind == .death ? " (\(outage.killed) processes)" : "")

@@ -1,3 +1,4 @@
+import FarmChaosReport
 import FarmCluster
 import FarmSpool
 import FarmSystem
@@ -12,20 +13,9 @@ import Glibc
 /// reclaimed by the other hosts within the lease + 2 s (the observer times them), and a worker of a
 /// cut-off host must never complete one of them once it is back. Runs on the chaos thread.
 final class Outages {
-    enum Kind: String, Codable {
-        case cutOff = "cut off", death = "died"
-    }
-
+    typealias Kind = ChaosReport.Outage.Kind
     /// One outage, as reported.
-    struct Outage: Codable {
-        var host: String
-        var kind: Kind
-        var seconds: Double
-        /// For a death: the processes killed.
-        var killed = 0
-        /// For a cut-off: seconds from the link's return to the mount answering again.
-        var mountBack: Double?
-    }
+    typealias Outage = ChaosReport.Outage
 
     private struct Current {
         let host: ClusterHost

@@ -1,50 +1,11 @@
+import FarmChaosReport
 import Foundation
 
-/// The figures of one chaos run, printed as a table (with the goals of issue 6, and a cluster's) and
-/// written as JSON for the tests.
-struct Report: Codable {
-    var seconds: Double
-    var killsPerSecond: Double
-    var seed: UInt64
-    var lease: Double
-    var resources: Int
-    /// Downloads and ZIP entries checked, and those whose SHA-256 is the origin's.
-    var digests: Int
-    var sameDigest: Int
-    var corpusBytes: Int
-    var bytesServed: Int
-    var kills: [String: Int]
-    var adds: Int
-    var scales: Int
-    var pauses: Int
-    var done: Int
-    var failed: Int
-    var lost: Int
-    var duplicated: Int
-    var corrupt: Int
-    var strays: Int
-    var leftovers: Int
-    var statusErrors: Int
-    /// Findings of `farm fsck` on the final spool.
-    var fsck: Int
-    /// Findings on the paged list beyond its resources (state, pages, ids and order, titles).
-    var pagedErrors: Int
-    /// The paged list's pages and items (0 without one), and follower kills in the middle of a page.
-    var pages: Int
-    var pagedItems: Int
-    var followerMidPage: Int
-    var commandErrors: Int
-    var farmDown: Int
-    var seenReclaims: [Double]
-    var unseenReclaims: [Double]
-    var pendingReclaims: Int
-    var overflowRecoveries: [Double?]
-    var overflowsTriggered: Int
-    var finished: Bool
-    var cluster: ClusterFigures?
-    /// The sync round's, where there was one.
-    var sync: SyncRound.Figures?
+/// The figures of one chaos run (FarmChaosReport's schema), printed as a table (with the goals of issue 6, and a
+/// cluster's) and written as JSON for the tests.
+typealias Report = ChaosReport
 
+extension ChaosReport {
     var totalKills: Int { kills.values.reduce(0, +) }
     var servedRatio: Double { Double(bytesServed) / Double(max(corpusBytes, 1)) }
 
@@ -138,17 +99,18 @@ extension Report {
     init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: ChaosCorpus, bytesServed: Int,
          verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool,
          paged: PagedList? = nil) {
-        self.init(
-            seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease,
-            resources: verdict.resources, digests: verdict.digests, sameDigest: verdict.sameDigest, corpusBytes: corpus.bytes,
-            bytesServed: bytesServed, kills: tally.kills, adds: tally.adds, scales: tally.scales, pauses: tally.pauses,
-            done: verdict.done, failed: verdict.failed, lost: verdict.lost.count, duplicated: verdict.duplicated.count,
-            corrupt: verdict.corrupt.count, strays: verdict.strays.count, leftovers: verdict.leftovers.count,
-            statusErrors: verdict.statusErrors.count, fsck: verdict.fsck.count, pagedErrors: verdict.paged.count,
-            pages: paged?.pages ?? 0, pagedItems: paged?.items.count ?? 0, followerMidPage: tally.followerMidPage,
-            commandErrors: tally.commandErrors.count,
-            farmDown: tally.farmDown, seenReclaims: reclaims.seen, unseenReclaims: reclaims.unseen,
-            pendingReclaims: reclaims.pending, overflowRecoveries: [], overflowsTriggered: 0, finished: finished)
+        self.init()
+        (self.seconds, self.killsPerSecond, self.seed, self.lease) = (seconds, killsPerSecond, seed, lease)
+        (resources, digests, sameDigest) = (verdict.resources, verdict.digests, verdict.sameDigest)
+        (corpusBytes, self.bytesServed) = (corpus.bytes, bytesServed)
+        (kills, adds, scales, pauses) = (tally.kills, tally.adds, tally.scales, tally.pauses)
+        (done, failed, lost, duplicated) = (verdict.done, verdict.failed, verdict.lost.count, verdict.duplicated.count)
+        (corrupt, strays, leftovers) = (verdict.corrupt.count, verdict.strays.count, verdict.leftovers.count)
+        (statusErrors, fsck, pagedErrors) = (verdict.statusErrors.count, verdict.fsck.count, verdict.paged.count)
+        (pages, pagedItems, followerMidPage) = (paged?.pages ?? 0, paged?.items.count ?? 0, tally.followerMidPage)
+        (commandErrors, farmDown) = (tally.commandErrors.count, tally.farmDown)
+        (seenReclaims, unseenReclaims, pendingReclaims) = (reclaims.seen, reclaims.unseen, reclaims.pending)
+        self.finished = finished
     }
 
     /// Writes the figures as JSON to `path`.

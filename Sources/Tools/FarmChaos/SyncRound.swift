@@ -1,3 +1,4 @@
+import FarmChaosReport
 import FarmJSON
 import FarmSpool
 import FarmStatus
@@ -17,12 +18,7 @@ struct SyncRound {
     let corpus: ChaosCorpus
     var random: SplitMix64
 
-    struct Figures: Codable {
-        /// Resources whose bytes changed at the origin, syncs killed while they ran, and what went wrong.
-        var changed = 0
-        var kills = 0
-        var errors: [String] = []
-    }
+    typealias Figures = ChaosReport.Sync
 
     mutating func run(paged: PagedList?, changes: Int = 6, kills: Int = 4) throws -> Figures {
         var figures = Figures()

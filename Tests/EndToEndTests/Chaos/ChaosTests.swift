@@ -1,38 +1,9 @@
+import FarmChaosReport
 import FarmSpool
 import FarmTestSupport
 import Foundation
 import Glibc
 import Testing
-
-/// The figures `farm-chaos --report` writes (the fields the tests look at).
-private struct Figures: Decodable {
-    var kills: [String: Int]
-    var resources: Int
-    var done: Int
-    var failed: Int
-    var lost: Int
-    var duplicated: Int
-    var corrupt: Int
-    var strays: Int
-    var leftovers: Int
-    var statusErrors: Int
-    var fsck: Int
-    var pagedErrors: Int
-    var pages: Int
-    var seenReclaims: [Double]
-    var unseenReclaims: [Double]
-    var pendingReclaims: Int
-    var overflowRecoveries: [Double?]
-    var overflowsTriggered: Int
-    var finished: Bool
-    var sync: Sync?
-
-    struct Sync: Decodable {
-        var changed: Int
-        var kills: Int
-        var errors: [String]
-    }
-}
 
 @Suite(.serialized)
 struct ChaosTests {
@@ -61,7 +32,7 @@ struct ChaosTests {
         #expect(spool.processes().isEmpty, "farm processes left running")
 
         let data = try Data(contentsOf: URL(fileURLWithPath: reportPath))
-        let figures = try JSONDecoder().decode(Figures.self, from: data)
+        let figures = try JSONDecoder().decode(ChaosReport.self, from: data)
         #expect(figures.finished)
         #expect(figures.lost == 0 && figures.duplicated == 0 && figures.corrupt == 0 && figures.strays == 0)
         #expect(figures.leftovers == 0 && figures.statusErrors == 0 && figures.pendingReclaims == 0)

@@ -1,39 +1,8 @@
+import FarmChaosReport
 import FarmTestSupport
 import Foundation
 import Glibc
 import Testing
-
-/// The figures `farm-chaos cluster --report` writes (the fields the test looks at).
-private struct ClusterRun: Decodable {
-    struct Cluster: Decodable {
-        struct Outage: Decodable {
-            var host: String
-            var kind: String
-            var seconds: Double
-        }
-        var volume: String
-        var hosts: Int
-        var outages: [Outage]
-        var outageReclaims: [Double]
-        var heldAtReturn: Int
-    }
-    var kills: [String: Int]
-    var resources: Int
-    var digests: Int
-    var sameDigest: Int
-    var done: Int
-    var failed: Int
-    var lost: Int
-    var duplicated: Int
-    var corrupt: Int
-    var strays: Int
-    var leftovers: Int
-    var statusErrors: Int
-    var fsck: Int
-    var pendingReclaims: Int
-    var finished: Bool
-    var cluster: Cluster
-}
 
 /// Why this machine cannot make a GlusterFS cluster, nil when it can.
 private let clusterMissing: String? = {
@@ -82,19 +51,20 @@ extension ChaosTests {
         }
         #expect(stray.isEmpty, "processes of the run left: \(stray)")
 
-        let figures = try JSONDecoder().decode(ClusterRun.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+        let figures = try JSONDecoder().decode(ChaosReport.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+        let cluster = try #require(figures.cluster, "the report has no cluster figures")
         let namespaces = (try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? []
-        #expect(!namespaces.contains { $0.hasPrefix(figures.cluster.volume + "-") }, "namespaces left: \(namespaces)")
-        #expect(figures.finished && figures.cluster.hosts == 2)
+        #expect(!namespaces.contains { $0.hasPrefix(cluster.volume + "-") }, "namespaces left: \(namespaces)")
+        #expect(figures.finished && cluster.hosts == 2)
         #expect(figures.lost == 0 && figures.duplicated == 0 && figures.corrupt == 0 && figures.strays == 0)
         #expect(figures.leftovers == 0 && figures.statusErrors == 0 && figures.pendingReclaims == 0)
         #expect(figures.fsck == 0, "farm fsck found faults in the final spool")
         #expect(figures.done + figures.failed == figures.resources)
         #expect(figures.sameDigest == figures.digests && figures.digests >= figures.done, "an output is not the origin's")
         #expect(figures.kills["worker", default: 0] > 0, "no worker was killed")
-        #expect(figures.cluster.outages.contains { $0.kind == "cut off" && $0.seconds > lease },
+        #expect(cluster.outages.contains { $0.kind == .cutOff && $0.seconds > lease },
                 "no host was cut off for longer than the lease")
-        #expect(figures.cluster.heldAtReturn == 0, "a cut-off host still held jobs when it came back")
-        #expect((figures.cluster.outageReclaims.max() ?? 0) < lease + 10)
+        #expect(cluster.heldAtReturn == 0, "a cut-off host still held jobs when it came back")
+        #expect((cluster.outageReclaims.max() ?? 0) < lease + 10)
     }
 }
