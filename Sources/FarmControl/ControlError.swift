@@ -73,7 +73,7 @@ public enum ControlErrorCode: ErrorCode {
         case .invalidListID: return "no list \(subject) in the spool (a list's id is 16 hex digits)"
         case .unknownList: return "no list \(subject) in the spool"
         case .noResourceTable:
-            return "list \(subject) was added by an older farm that kept no table of its resources; add it again to export it"
+            return "list \(subject) has lost the table of its resources; farm fsck tells what else it lost"
         case .editRefused, .badRequestOption, .badDelivery: return subject
         case .manifestRefused, .listConflict, .spoolFailed: return "\(self): \(subject)"
         }

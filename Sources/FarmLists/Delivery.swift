@@ -96,9 +96,6 @@ public final class Deliveries: Sendable {
 
     static let markAttribute = "user.farm.delivered"
 
-    /// The mode of a copy for a list an older farm added, which kept no umask: the one most users have.
-    static let olderMode = 0o644
-
     /// Puts a file of the user's own with the bytes of `file` at `target` (a reflink or a copy, of
     /// permissions `mode`); over a file only when a delivery of this job wrote it (a sync's new version, a
     /// reload, a retry after a kill).
@@ -222,7 +219,7 @@ public final class Deliveries: Sendable {
             places[number] = (position, count)
         }
         let plan = Plan(stamp: stamp, folder: delivery.folder, template: template,
-                        links: delivery.links, mode: UInt32(delivery.mode ?? Self.olderMode) & 0o7777,
+                        links: delivery.links, mode: UInt32(delivery.mode) & 0o7777,
                         name: record.name, width: width, table: table, places: places)
         plans.withLock { $0[id] = (plan, now) }
         return plan

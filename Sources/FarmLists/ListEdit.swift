@@ -363,7 +363,7 @@ extension Lists {
     func editableTable(ofList id: String) throws(SpoolError) -> [JobRecord] {
         let path = spool.resourceTablePath(ofList: id)
         guard var bytes = try? FileSystem.readFile(path, limit: 1 << 34) else {
-            throw SpoolError(.refused, "list \(id) was added by an older farm that kept no table of its resources")
+            throw SpoolError(.refused, "list \(id) has lost the table of its resources; farm fsck tells what else it lost")
         }
         if let last = bytes.last, last != 0x0A {
             let end = (bytes.lastIndex(of: 0x0A) ?? -1) + 1

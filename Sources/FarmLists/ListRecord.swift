@@ -51,10 +51,10 @@ public struct Delivery: Equatable, Sendable, JSONRecord {
     /// Nil or false: a file of the user's own, a reflink or a copy.
     public var link: Bool?
     /// The permission bits of a delivered copy: 0666 less the umask of the `farm add` (or `farm get`)
-    /// that asked for it, since a worker's own umask is not the user's. Nil in an older farm's record.
-    public var mode: Int?
+    /// that asked for it, since a worker's own umask is not the user's.
+    public var mode: Int
 
-    public init(folder: String, template: String, link: Bool = false, mode: Int? = nil) {
+    public init(folder: String, template: String, link: Bool = false, mode: Int) {
         self.folder = folder
         self.template = template
         self.link = link ? true : nil

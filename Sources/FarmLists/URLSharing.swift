@@ -11,7 +11,7 @@
 //   takes the add lock (control/add.lock) and, under it, reads which URLs the spool's lists name, from
 //   their resource tables (`named(among:)`), and publishes its jobs' table lines before it lets go.
 // - `farm add` marks `own` each job whose URL no list names and no other job of the add names. A list
-//   with no table (an older farm's) might name any URL: then the add marks none.
+//   whose table is lost (fsck reports it) might name any URL: then the add marks none.
 // - A job added for a URL that a job marked own names (A) is marked `after: A`; before the new job is
 //   queued, A is moved out of its add's batch to queue/0 if it is still queued there (`demote`).
 // - An own job claimed from its add's batch (`Claim.isFresh`) makes its URL's partial with O_EXCL and
@@ -64,7 +64,7 @@ public struct URLSharing: Sendable {
 
     /// The key of the URL of a table's line as this farm writes it, without decoding the line: its last member,
     /// `"url":"…"}`, whose text has no quote or backslash (then it is the URL's bytes as they are). Nil for any
-    /// other line (escapes, an older farm's member order), which is decoded instead. `"url":"` cannot occur
+    /// other line (escapes), which is decoded instead. `"url":"` cannot occur
     /// inside a JSON string (each quote there is escaped), so its last occurrence starts the member.
     static func key(ofLine line: ArraySlice<UInt8>) -> UInt64? {
         let member = Array(#""url":""#.utf8)

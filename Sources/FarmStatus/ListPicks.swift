@@ -73,7 +73,7 @@ extension ListWindows {
     func rows(_ spool: Spool, listID: String, record: ListRecord, order: ListOrder, active: [Int: String],
               positions: [Int], place: (Int) -> ListView.Place) -> [(row: ResourceStatus, number: Int, record: JobRecord?)] {
         guard !positions.isEmpty else { return [] }
-        let lines = self.lines(spool, listID: listID, total: record.total)
+        let lines = self.lines(spool, listID: listID)
         let hooks = spool.hookResults(ofList: listID)
         return positions.map { index in
             let number = order.numbers[index]

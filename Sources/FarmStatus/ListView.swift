@@ -28,10 +28,9 @@ public enum ListView {
         }
         let done = StatusScan.jobSet(spool, listID, .done)
         let failed = StatusScan.jobSet(spool, listID, .failed)
-        let table: [JobRecord?]
-        if let rows = spool.resources(ofList: listID) { table = rows } else {
-            table = JobFiles.records(spool, list: listID, total: record.total)
-        }
+        // A published list always has its table (published before its record); one lost shows no records
+        // (fsck finds it).
+        let table: [JobRecord?] = spool.resources(ofList: listID) ?? []
         // The job number of each index: the same but for an edited list. Read after the places, as the
         // table: an edit that commits meanwhile shows a resource it added as queued, for a moment.
         let order = Lists(spool).order(ofList: listID, total: record.total)
@@ -76,8 +75,7 @@ public enum ListView {
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
         let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
-        let table = JobFiles.tableLine(spool, list: listID, index: job.index)
-            ?? JobFiles.records(spool, list: listID, total: record.total)[index]
+        let table = ResourceLines.line(spool, list: listID, index: job.index)
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil
@@ -159,40 +157,5 @@ public enum ListView {
         case .done: .done
         case .error: .error
         }
-    }
-}
-
-/// Job records read from the resource table line by line, or from the job files themselves for a
-/// list that has no table. Stateless.
-enum JobFiles {
-    /// Line `index` of `lists/<list>.resources`, decoded; nil when the table or the line is missing.
-    static func tableLine(_ spool: Spool, list: String, index: Int) -> JobRecord? {
-        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else {
-            return nil
-        }
-        var line = 0, start = 0
-        for (offset, byte) in bytes.enumerated() where byte == 0x0A {
-            if line == index { return JSON.decode(JobRecord.self, from: bytes[start..<offset]) }
-            line += 1
-            start = offset + 1
-        }
-        return nil
-    }
-
-    /// The records of `list` found in its job files, wherever they are (the queue included), by
-    /// index; nil where a job file is missing. Slow (it walks the queue): only for tableless lists.
-    static func records(_ spool: Spool, list: String, total: Int) -> [JobRecord?] {
-        var records = [JobRecord?](repeating: nil, count: total)
-        func take(_ directory: String, _ name: String, _ job: JobName?) {
-            guard let job, job.list == list, job.index < total,
-                  let bytes = try? FileSystem.readFile(directory + "/" + name, limit: 1 << 16) else { return }
-            records[job.index] = JSON.decode(JobRecord.self, from: bytes)
-        }
-        spool.forEachQueued { directory, name in take(directory, name, JobName(name)) }
-        for name in FileSystem.names(spool.active) { take(spool.active, name, ActiveName(name)?.job) }
-        for directory in [spool.finishedDirectory(list, .done), spool.finishedDirectory(list, .failed)] {
-            for name in FileSystem.names(directory) { take(directory, name, JobName(name)) }
-        }
-        return records
     }
 }

@@ -42,7 +42,7 @@ public final class ListWindows: Sendable {
                        counts: ListStatus? = nil) -> ListStatus? {
         guard let record = spool.list(listID) else { return nil }
         let offset = max(0, offset), limit = max(0, min(limit, Self.maxLimit))
-        let lines = self.lines(spool, listID: listID, total: record.total)
+        let lines = self.lines(spool, listID: listID)
         var active: [Int: String] = [:]
         for name in FileSystem.names(spool.active) {
             if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
@@ -107,7 +107,7 @@ public final class ListWindows: Sendable {
     }
 
     /// The table of `listID`, from memory unless its file changed.
-    func lines(_ spool: Spool, listID: String, total: Int) -> ResourceLines {
+    func lines(_ spool: Spool, listID: String) -> ResourceLines {
         let identity = ResourceLines.identity(spool, listID: listID)
         let kept = entries.withLock { entries -> ResourceLines? in
             guard let entry = entries.tables[listID], entry.lines.identity == identity else { return nil }
@@ -116,7 +116,7 @@ public final class ListWindows: Sendable {
             return entry.lines
         }
         if let kept { return kept }
-        let lines = ResourceLines.read(spool, listID: listID, total: total)
+        let lines = ResourceLines.read(spool, listID: listID)
         guard lines.identity.isSettled(now: Clock.wall()) else { return lines }
         entries.withLock { entries in
             entries.clock += 1

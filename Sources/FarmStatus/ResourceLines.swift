@@ -23,27 +23,34 @@ final class ResourceLines: Sendable {
         starts = Self.lineStarts(bytes)
     }
 
-    /// The table of list `listID`; for a list added without one (by an older farm), its records as
-    /// found in its job files, which walks the queue: slow, but only once while nothing changes.
-    static func read(_ spool: Spool, listID: String, total: Int) -> ResourceLines {
+    /// The table of list `listID`; none (no lines) when it cannot be read (a published list always has one:
+    /// fsck finds one lost).
+    static func read(_ spool: Spool, listID: String) -> ResourceLines {
         let path = spool.resourceTablePath(ofList: listID)
         // Stated before the read: a change after it makes the identity differ at the next look.
         if let identity = FileIdentity(path), let bytes = try? FileSystem.readFile(path, limit: 1 << 34) {
             return ResourceLines(identity: identity, bytes: bytes)
         }
-        var bytes: [UInt8] = []
-        for record in JobFiles.records(spool, list: listID, total: total) {
-            if let record { bytes += JSON.encode(record).filter { $0 != 0x0A } }
-            bytes.append(0x0A)
-        }
-        let record = FileIdentity(spool.listRecordPath(listID)) ?? FileIdentity.missing
-        return ResourceLines(identity: FileIdentity(tableless: record), bytes: bytes)
+        return ResourceLines(identity: .missing, bytes: [])
     }
 
     /// The identity of what `read` would read now.
     static func identity(_ spool: Spool, listID: String) -> FileIdentity {
-        if let table = FileIdentity(spool.resourceTablePath(ofList: listID)) { return table }
-        return FileIdentity(tableless: FileIdentity(spool.listRecordPath(listID)) ?? .missing)
+        FileIdentity(spool.resourceTablePath(ofList: listID)) ?? .missing
+    }
+
+    /// Line `index` of list `list`'s table alone, decoded; nil when the table or the line is missing.
+    static func line(_ spool: Spool, list: String, index: Int) -> JobRecord? {
+        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else {
+            return nil
+        }
+        var line = 0, start = 0
+        for (offset, byte) in bytes.enumerated() where byte == 0x0A {
+            if line == index { return JSON.decode(JobRecord.self, from: bytes[start..<offset]) }
+            line += 1
+            start = offset + 1
+        }
+        return nil
     }
 
     /// Resource `index`, decoded from its line; nil when the line is missing or does not read.
@@ -79,7 +86,6 @@ struct FileIdentity: Equatable, Sendable {
     var inode: UInt64
     var size: Int64
     var modified: Double
-    var tableless = false
 
     static let missing = FileIdentity(device: 0, inode: 0, size: -1, modified: 0)
 
@@ -95,12 +101,6 @@ struct FileIdentity: Equatable, Sendable {
         guard let stat = try? FileSystem.stat(path) else { return nil }
         self.init(device: UInt64(stat.rawValue.st_dev), inode: UInt64(stat.rawValue.st_ino), size: stat.size,
                   modified: stat.modificationTime)
-    }
-
-    /// A list without a table, known by its record file.
-    init(tableless record: FileIdentity) {
-        self = record
-        tableless = true
     }
 
     /// Whether a copy read now can be kept: a file changed within a second may change again within

@@ -19,8 +19,8 @@ struct Export: ControlCommand {
 
             EXIT STATUS:
               0   Printed.
-              1   No such list, a list added by a farm that kept no table of its
-                  resources, or no spool there.
+              1   No such list, a list that lost the table of its resources, or no
+                  spool there.
               64  The command line does not parse.
             """)
 
