@@ -20,10 +20,7 @@ enum ManifestSource {
     /// The name of the list read from standard input, when it is one list rather than a zip.
     static let standardInputName = "stdin"
 
-    static func isURL(_ source: String) -> Bool {
-        let lower = source.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-    }
+    static func isURL(_ source: String) -> Bool { WebScheme(of: source) != nil }
 
     /// A fresh file under the spool's tmp/ for a manifest on its way in, open to write; the caller closes it.
     private static func scratchFile(in spool: Spool) throws(AddError) -> (String, FileDescriptor) {

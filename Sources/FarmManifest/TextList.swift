@@ -48,8 +48,7 @@ enum TextList {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "#") else { break }
             while index < bytes.count, bytes[index] != 0x0A { index += 1 }
         }
-        let head = bytes[index..<min(bytes.count, index + 8)].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return head.starts(with: "http://".utf8) || head.starts(with: "https://".utf8)
+        return WebScheme(bytes: bytes[index...]) != nil
     }
 
     /// The list named `name` that `text` holds; refused with `.badLine` (and its `line`) at the first line
@@ -141,12 +140,10 @@ enum TextList {
             guard String(validating: field, as: UTF8.self) != nil else {
                 throw refused("not UTF-8 text")
             }
-            let scheme = field.prefix { $0 != UInt8(ascii: ":") }.map { $0 | 0x20 }
-            let rest = field.dropFirst(scheme.count)
-            let hostStart = rest.dropFirst(3)
-            let host = hostStart.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-            guard scheme.elementsEqual("http".utf8) || scheme.elementsEqual("https".utf8),
-                  rest.starts(with: "://".utf8), !host.isEmpty else {
+            let scheme = WebScheme(bytes: field)
+            let host = field.dropFirst(scheme?.prefixLength ?? 0)
+                .prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+            guard scheme != nil, !host.isEmpty else {
                 throw refused("not an http(s) URL: \(quoted(range))")
             }
             if let bad = field.firstIndex(where: { $0 <= 0x20 || $0 == 0x7F }) {

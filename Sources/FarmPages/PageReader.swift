@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmSystem
 
 /// Reads one page of a paged JSON API (SPEC §7) by the pointers its source was added with: the items
 /// (URL, id, title, caption of each), the next page's URL, and in the first page the list's title and
@@ -121,10 +122,7 @@ public struct PageReader: Sendable {
         }
     }
 
-    static func isWebURL(_ text: String) -> Bool {
-        let lower = text.prefix(8).lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-    }
+    static func isWebURL(_ text: String) -> Bool { WebScheme(of: text) != nil }
 
     /// `url` with the query parameter `name` set to `value` (percent-encoded): an earlier value of it
     /// goes, the other parameters and a fragment stay where they were.

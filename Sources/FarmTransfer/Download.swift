@@ -184,7 +184,7 @@ extension EasyHandle {
             // Not over plain HTTP, which is HTTP/1.1 here: there a transfer that waited would queue behind
             // a busy connection's whole body.
             try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-            if Self.isHTTPS(request.url) { try set(CURLOPT_PIPEWAIT, 1) }
+            if WebScheme(of: request.url) == .https { try set(CURLOPT_PIPEWAIT, 1) }
         } else {
             // One transfer at a time on the handle's connection: HTTP/2's streams would multiplex nothing
             // and cost each request its stream set-up and header compression.
@@ -272,7 +272,7 @@ extension EasyHandle {
         }
         if !request.followsRedirects, code == CURLE_OK, (300..<400).contains(status), status != 304,
            let target = redirectTarget() {
-            guard Self.isHTTP(target) else {
+            guard WebScheme(of: target) != nil else {
                 throw TransferError(.permanent, "not an http(s) URL: a redirect to \(Self.scheme(of: target))")
             }
             var result = DownloadResult(httpStatus: status, bytes: resumeFrom, resumedFrom: resumeFrom,
@@ -319,17 +319,6 @@ extension EasyHandle {
         if !cookies.isEmpty { cookieStoreUsed = true }
     }
 
-    /// Whether `url`'s scheme is https, in any case (read off the text, as the worker reads http's).
-    static func isHTTPS(_ url: String) -> Bool {
-        let scheme = url.utf8.prefix(6).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return scheme.elementsEqual("https:".utf8)
-    }
-
-    /// Whether `url`'s scheme is http or https, in any case.
-    static func isHTTP(_ url: String) -> Bool {
-        let scheme = Self.scheme(of: url)
-        return scheme == "http" || scheme == "https"
-    }
 
     /// `url`'s scheme in lower case (all of it when it has no colon).
     static func scheme(of url: String) -> String {

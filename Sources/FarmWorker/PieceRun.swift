@@ -149,7 +149,7 @@ extension TransferSlot {
         let urls = [record.url] + record.mirrors
         var reasons: [Int: String] = [:]
         for (index, url) in urls.enumerated() {
-            guard Worker.isHTTP(url) else {
+            guard WebScheme(of: url) != nil else {
                 reasons[index] = "not an http(s) URL"
                 continue
             }

@@ -153,7 +153,7 @@ final class TransferSlot: @unchecked Sendable {
         job.hooks = requestOptions(ofList: claim.job.list)?.hooks
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
-        guard Worker.isHTTP(claim.record.url) else {
+        guard WebScheme(of: claim.record.url) != nil else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }

@@ -182,12 +182,4 @@ public final class Worker: Sendable {
     /// Brings back the jobs whose claims expired (one slot does it for the worker).
     func reclaimExpired() -> Int { spool.reclaimExpired(lease: options.lease).count }
 
-    /// Whether `url`'s scheme is http or https, in any case: all a worker fetches. Read off the text
-    /// (Foundation's URL parser cost 1% of a short job); curl refuses whatever else is malformed.
-    static func isHTTP(_ url: String) -> Bool {
-        let scheme = url.utf8.prefix { $0 != UInt8(ascii: ":") }
-        guard scheme.count < url.utf8.count else { return false }
-        let lower = scheme.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
-        return lower.elementsEqual("http".utf8) || lower.elementsEqual("https".utf8)
-    }
 }

@@ -1,3 +1,5 @@
+import FarmSystem
+
 /// The host a URL's requests go to, as the per-host limits count them: scheme, host and port
 /// (`http://127.0.0.2:8080`), with the host in lower case and the scheme's default port filled in.
 ///
@@ -9,15 +11,12 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The host of `url`; nil when it is not an http(s) URL with a host.
     public init?(url: String) {
-        var rest = Substring(url)
-        guard let colon = rest.firstIndex(of: ":") else { return nil }
-        let scheme = rest[..<colon].lowercased()
-        guard scheme == "http" || scheme == "https", rest[colon...].hasPrefix("://") else { return nil }
-        rest = rest[rest.index(colon, offsetBy: 3)...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let scheme = WebScheme(of: url) else { return nil }
+        let rest = url.utf8.dropFirst(scheme.prefixLength)
+        var authority = Substring(rest).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         var host = authority
-        var port = scheme == "https" ? "443" : "80"
+        var port = String(scheme.defaultPort)
         // The port follows the last colon, unless that colon is inside an IPv6 literal ("[::1]").
         if let last = authority.lastIndex(of: ":"), !authority[last...].contains("]") {
             host = authority[..<last]
@@ -30,7 +29,7 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
             }
         }
         guard !host.isEmpty else { return nil }
-        raw = NameEscape.escape(scheme) + "_" + NameEscape.escape(host.lowercased()) + "_" + port
+        raw = NameEscape.escape(scheme.rawValue) + "_" + NameEscape.escape(host.lowercased()) + "_" + port
     }
 
     /// The key whose `raw` is `name`; nil when `name` cannot be one.
