@@ -75,7 +75,7 @@ public enum ListView {
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
         let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
-        let table = ResourceLines.line(spool, list: listID, index: job.index)
+        let table = ResourceLines.read(spool, listID: listID).record(job.index)
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil

@@ -39,19 +39,6 @@ final class ResourceLines: Sendable {
         FileIdentity(spool.resourceTablePath(ofList: listID)) ?? .missing
     }
 
-    /// Line `index` of list `list`'s table alone, decoded; nil when the table or the line is missing.
-    static func line(_ spool: Spool, list: String, index: Int) -> JobRecord? {
-        guard let bytes = try? FileSystem.readFile(spool.resourceTablePath(ofList: list), limit: 1 << 34) else {
-            return nil
-        }
-        var line = 0, start = 0
-        for (offset, byte) in bytes.enumerated() where byte == 0x0A {
-            if line == index { return JSON.decode(JobRecord.self, from: bytes[start..<offset]) }
-            line += 1
-            start = offset + 1
-        }
-        return nil
-    }
 
     /// Resource `index`, decoded from its line; nil when the line is missing or does not read.
     func record(_ index: Int) -> JobRecord? {
