@@ -35,14 +35,17 @@ public enum Nonce {
     public static func nextHex() -> String { hex16(next()) }
 
     /// `value` as 16 lowercase hex digits.
-    public static func hex16(_ value: UInt64) -> String {
-        // Written digit by digit into the string's own storage: every claim names its owner with two of these.
-        String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+    public static func hex16(_ value: UInt64) -> String { hex(value, digits: 16) }
+
+    /// The last `digits` (1 to 16) hex digits of `value`, lowercase.
+    public static func hex(_ value: UInt64, digits: Int) -> String {
+        // Written digit by digit into the string's own storage: every claim names its owner with one.
+        String(unsafeUninitializedCapacity: digits) { buffer in
+            for index in 0..<digits {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * (digits - 1 - index))) & 0xF
                 buffer[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
             }
-            return 16
+            return digits
         }
     }
 }

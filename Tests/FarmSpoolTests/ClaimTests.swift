@@ -135,8 +135,10 @@ import Testing
         let list = ListID.of(name: "Set 1.json")
         let name = JobName(list: list, index: 42)
         #expect(JobName(name.raw) == name)
+        #expect(JobName(list + ".0")?.index == 0 && JobName(list + ".9999999999")?.index == 9_999_999_999)
         for foreign in ["", "x", list, list + ".", list + ".-1", list + ".01", list + ".1a", "../" + list + ".1",
-                        list.uppercased() + ".1", list + ".1@123-abc"] {
+                        list.uppercased() + ".1", list + ".1@123-abc", list + ".12345678901", list + "x1",
+                        String(list.dropFirst()) + "g.1", list + ". 1", list + ".1 "] {
             #expect(JobName(foreign) == nil, "\(foreign) should not parse")
         }
         #expect(ListID.of(name: "Set 1.json") != ListID.of(name: "Set 2.json"))

@@ -33,7 +33,15 @@ import Testing
         #expect(remote.hostTag == host.tag && !remote.isLocal)
         #expect(remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: host)))
         #expect(!remote.isClaimant(FarmProcess(role: .worker, pid: 123, host: .local)))
-        for bad in ["123-t0123456789abcde-xyz", "123-t0123456789abcde-0123456g", "123-0123", "x-t0123456789abcde"] {
+        // Read in place from the end: every field's length and every byte of it are checked.
+        #expect(Owner("2147483647-t0123456789abcde-" + host.tag)?.pid == Int32.max)
+        #expect(Owner("123-t000000003e80007-" + host.tag)?.claimedAt == 1)
+        for bad in ["123-t0123456789abcde-xyz", "123-t0123456789abcde-0123456g", "123-0123", "x-t0123456789abcde",
+                    "2147483648-t0123456789abcde-" + host.tag, "-t0123456789abcde-" + host.tag,
+                    "12345678901-t0123456789abcde-" + host.tag, "1a3-t0123456789abcde-" + host.tag,
+                    "123-t0123456789ABCDE-" + host.tag, "123-t0123456789abcde-ABCDEF12",
+                    "123-t0123456789abcdef" + host.tag, "123xt0123456789abcde-" + host.tag,
+                    "123-t0123456789abcde-" + host.tag + "0", "123-t0123456789abcd-0" + host.tag] {
             #expect(Owner(bad) == nil, "\(bad)")
         }
         #expect(ActiveName("0123456789abcdef.7@" + remote.raw)?.owner == remote)
