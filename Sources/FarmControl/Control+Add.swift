@@ -12,6 +12,8 @@ extension Control {
         public let alreadyThere: [String]
         /// The paged lists added: the running farm follows their pages.
         public var followed: [String] = []
+        /// Lists already there that this add gave other options (`--accept`, `--header`, `--out`, …): kept as they were.
+        public var optionsIgnored: [String] = []
 
         /// A sentence for the lists added and one for those already there, when there are any.
         public var lines: [String] {
@@ -25,6 +27,11 @@ extension Control {
             }
             if !alreadyThere.isEmpty {
                 lines.append("already in the spool, nothing added: " + alreadyThere.joined(separator: ", "))
+            }
+            if !optionsIgnored.isEmpty {
+                lines.append("the options given now (--accept, --header, --out, …) were ignored: "
+                    + optionsIgnored.joined(separator: ", ") + " keep(s) those it was added with "
+                    + "(add it under another name to fetch it with these)")
             }
             return lines
         }
@@ -43,7 +50,9 @@ extension Control {
         do {
             let report = try Coordinator.add(source: source, to: spool, fresh: fresh, request: request,
                                              delivery: delivery, progress: progress)
-            return Added(lists: report.added, alreadyThere: report.alreadyThere)
+            var added = Added(lists: report.added, alreadyThere: report.alreadyThere)
+            added.optionsIgnored = report.optionsIgnored
+            return added
         } catch {
             throw Self.controlError(error)
         }
@@ -58,6 +67,7 @@ extension Control {
                                              delivery: delivery)
             var added = Added(lists: [], alreadyThere: report.alreadyThere)
             added.followed = report.followed
+            added.optionsIgnored = report.optionsIgnored
             return added
         } catch {
             throw Self.controlError(error)

@@ -47,8 +47,9 @@ extension Control {
         for url in download.urls where HostKey(url: url) == nil {
             throw ControlError(.editRefused, "\(url) is not an http(s) URL")
         }
+        // Any kind of bytes, as aria2 keeps them: its clients expect any file to download (SPEC §15's `--accept any`).
         let request = try Self.requestOptions(headers: download.headers, cookieFile: nil, userAgent: nil, proxy: nil,
-                                              connections: download.connections)
+                                              connections: download.connections, accept: "any")
         let delivery = try Self.delivery(folder: download.folder, template: "{name}")
         let nonce = Nonce.nextHex()
         let name = "aria2-\(nonce).json"

@@ -13,6 +13,8 @@ public struct AddReport: Sendable {
     public var added: [(name: String, total: Int)] = []
     /// Lists that were already in the spool with the same URLs: nothing was added for them.
     public var alreadyThere: [String] = []
+    /// Those of `alreadyThere` that this add asked other request or delivery options for: they keep their own.
+    public var optionsIgnored: [String] = []
     /// Paged lists added now: their pages are followed by the running farm.
     public var followed: [String] = []
 }
@@ -22,6 +24,17 @@ public struct AddReport: Sendable {
 /// Runs inside the `farm add` process. Two adds on one spool take turns (an flock on
 /// control/add.lock), so "is this list already there?" and the enqueue that follows cannot interleave.
 public enum Coordinator {
+    /// Whether list `id`, in the spool as `existing`, has the request options and delivery an add of it asks
+    /// for now (a delivery's mode is the asking umask's, not an option: not compared).
+    static func sameOptions(ofList id: String, _ existing: ListRecord, request: RequestOptions?, delivery: Delivery?,
+                            spool: Spool) -> Bool {
+        func place(_ delivery: Delivery?) -> [String]? {
+            delivery.map { [$0.folder, $0.template, String($0.link ?? false)] }
+        }
+        return RequestOptions.decoded(spool.requestOptions(ofList: id)) == request
+            && place(existing.delivery) == place(delivery)
+    }
+
     /// `progress` hears how many jobs are staged out of how many, every 10,000 (a million-URL add takes
     /// a while, and a command that runs long shows how far it is).
     /// `fresh`: every job is downloaded again even when its URL's result is stored (`farm add --fresh`).
@@ -49,6 +62,9 @@ public enum Coordinator {
                     throw AddError(.conflict, list.name)
                 }
                 report.alreadyThere.append(list.name)
+                if !sameOptions(ofList: id, existing, request: request, delivery: delivery, spool: spool) {
+                    report.optionsIgnored.append(list.name)
+                }
                 continue
             }
             adding.append((id, list.resources))
@@ -142,6 +158,9 @@ public enum Coordinator {
         if let existing = spool.list(id) {
             guard existing.digest == hash.hex else { throw AddError(.conflict, name) }
             report.alreadyThere.append(name)
+            if !sameOptions(ofList: id, existing, request: request, delivery: delivery, spool: spool) {
+                report.optionsIgnored.append(name)
+            }
             return report
         }
         let record = ListRecord(name: name, total: 0, digest: hash.hex, source: source.first,

@@ -37,6 +37,12 @@ public struct DownloadRequest: Sendable {
     /// Only these bytes of the resource, written at their own offsets (SPEC §14's pieces): the answer
     /// must be a 206 for them, and the transfer ends well where the piece ends. Nil: the whole resource.
     public var piece: PieceRange?
+    /// Why a body whose first bytes are these is not wanted (a kind its list does not keep), or nil when it
+    /// is: asked once, when the body's first `TransferContext.headLength` bytes arrive from byte 0, so that a
+    /// refused body costs its first read and not its whole transfer. A refusal ends the download with a
+    /// permanent error of that message. Not asked of a resumed body (its first bytes came earlier) nor of
+    /// one shorter than the head, which the caller sniffs whole.
+    public var refusal: (@Sendable (_ head: [UInt8]) -> String?)?
 
     public enum Redirected: Sendable, Equatable {
         /// To the scheme, host and port the chain began at.
@@ -161,6 +167,7 @@ extension EasyHandle {
         let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
                                       maxSize: request.maxSize, hashLimit: request.piece == nil ? request.hashLimit : 0,
                                       piece: request.piece, validator: kept, progress: progress)
+        if request.piece == nil { context.refusal = request.refusal }
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
         curl_easy_reset(curl)
@@ -390,6 +397,10 @@ final class TransferContext {
     /// body came in pieces: what its kind is told by, without a read.
     var head: [UInt8] = []
     static let headLength = 16
+    /// `DownloadRequest.refusal`, until it is asked; and the body's first bytes gathered for it as they
+    /// arrive (before they are buffered, so that nothing of a refused body reaches the file but its first read).
+    var refusal: (@Sendable ([UInt8]) -> String?)?
+    private var arrived: [UInt8] = []
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
          resumeFrom: Int, maxSize: Int, hashLimit: Int, piece: PieceRange? = nil, validator: String? = nil,
@@ -482,6 +493,7 @@ final class TransferContext {
         }
         // Over the bandwidth cap: curl keeps these bytes, and hands them over again once resumed.
         if let pool, !pool.admit(count, of: curl) { return Int(CURL_WRITEFUNC_PAUSE) }
+        if refusal != nil, !ask(data, count) { return 0 }
         if offset + count > maxSize {
             failure = TransferError(.permanent, "larger than the \(maxSize)-byte limit")
             return 0
@@ -501,6 +513,23 @@ final class TransferContext {
         }
         offset += count
         return count
+    }
+
+    /// Gathers the body's first bytes for `refusal` and asks it once they are all there; false (and `failure`
+    /// set) when it refuses the body. A body that does not start at byte 0 here (resumed) is not asked.
+    private func ask(_ data: UnsafeRawPointer, _ count: Int) -> Bool {
+        guard offset == arrived.count else {
+            refusal = nil
+            return true
+        }
+        arrived += UnsafeRawBufferPointer(start: data, count: min(count, Self.headLength - arrived.count))
+        guard arrived.count == Self.headLength, let refusal else { return true }
+        self.refusal = nil
+        if let why = refusal(arrived) {
+            failure = TransferError(.permanent, why)
+            return false
+        }
+        return true
     }
 
     /// Writes the pending bytes to the file; false (and `failure` set) when it cannot.

@@ -105,7 +105,7 @@ struct JobRun: Sendable {
     /// keep their URL's extension, or get `.other` (a spool output is always `<index>.<suffix>`).
     func store(partialPath: String, kind: Kind?) -> Storing {
         guard let kind else {
-            fail("unsupported content", partial: partialPath)
+            fail(TransferSlot.unsupported, partial: partialPath)
             return .ended
         }
         let file = spool.outputBase(claim.job) + "." + (storedExtension(kind) ?? "other")

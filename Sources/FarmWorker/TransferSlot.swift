@@ -242,6 +242,9 @@ final class TransferSlot: @unchecked Sendable {
         return false
     }
 
+    /// Why a download of no kind farm keeps fails, early or late.
+    static let unsupported = "unsupported content"
+
     /// The kind bytes sniffed as `sniffed` are stored as: theirs, else `other` when list `id` accepts any
     /// (`farm add --accept any`, SPEC §15), else none (the job fails with "unsupported content").
     private func accepted(_ sniffed: Kind?, ofList id: String) -> Kind? {
@@ -279,6 +282,11 @@ final class TransferSlot: @unchecked Sendable {
         // Hashed as written to check the list's checksum, and when small enough that download once names
         // them by their SHA-256 at once (FarmDedup's BlobSlots.swift); larger ones by their size first.
         first.hashLimit = job.claim.record.sha256 != nil ? .max : Dedup.hashedAtOnce
+        // A kind the list does not keep fails at its first bytes, not after its whole transfer (the same
+        // judgement as `accepted`, made early: a body shorter than its head is judged whole, after).
+        if requestOptions(ofList: job.claim.job.list)?.acceptAny != true {
+            first.refusal = { Kind.sniff($0) == nil ? Self.unsupported : nil }
+        }
         // The job's own host, parsed only where a redirect or a hold asks for it (2% of a short job).
         let start = { HostKey(url: first.url) }
         var request = first

@@ -69,12 +69,16 @@ private struct Fixture {
     let folder: String
     let quick: [UInt8]
     let slow: [[UInt8]]
+    /// Bytes of no kind farm converts (a tarball's): aria2's clients expect any file to download.
+    let anyKind: [UInt8]
 
     init(origin: Origin, folder: String) throws {
         self.origin = origin
         self.folder = folder
         quick = try RunningFarm.noise(width: 200, height: 150, seed: 1)
         slow = try [2, 3].map { try RunningFarm.noise(width: 240, height: 180, seed: $0) }
+        anyKind = [0x1F, 0x8B, 0x08, 0x00] + (0..<40_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+        origin.serve(path: "/any/archive.tar.gz", bytes: anyKind)
         origin.serve(path: "/m1/quick.jpg", bytes: quick, contentType: "image/jpeg")
         origin.serve(path: "/m2/quick.jpg", bytes: quick, contentType: "image/jpeg")
         for (number, body) in slow.enumerated() {
@@ -107,6 +111,7 @@ private struct Fixture {
             ])),
             JSONMember("slow", .array(slow.enumerated().map { item("/slow/\($0.offset).jpg", $0.element) })),
             JSONMember("missing", .string(origin.url(for: "/missing.jpg"))),
+            JSONMember("any", item("/any/archive.tar.gz", anyKind)),
             JSONMember("websocket", .bool(true)),
         ])
         let path = dir + "/aria2p-config.json"

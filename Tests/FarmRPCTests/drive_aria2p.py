@@ -150,6 +150,13 @@ def main():
     check(int(done.completed_length) == os.path.getsize(path) == int(done.total_length), "lengths are the file's")
     check(gid in [d.gid for d in api.get_downloads() if d.status == "complete"], "tellStopped has it, complete")
 
+    # Bytes of any kind download as they are, under their URL's name.
+    anything = config["any"]
+    gid = api.add_uris([anything["uri"]], options={"dir": folder}).gid
+    until("the download of any kind completes", lambda: api.get_download(gid).status == "complete")
+    path = os.path.join(folder, "archive.tar.gz")
+    check(os.path.exists(path) and sha256(path) == anything["sha256"], f"a file of any kind is kept whole at {path}")
+
     # Two slow ones: one runs, the other waits.
     slow = [api.add_uris([item["uri"]], options={"dir": folder}).gid for item in config["slow"]]
     active = until("one slow download runs", lambda: [d["gid"] for d in client.tell_active(["gid"])])
