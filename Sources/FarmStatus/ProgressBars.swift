@@ -6,8 +6,9 @@ public struct ProgressBars {
     /// thousand URLs would scroll the terminal away), and the whole's bar counts them all.
     public static let mostBars = 12
 
-    /// The status text last said of each resource by `changes`, by index.
+    /// The status text last said of each resource by `changes`, by index, and the notes said.
     private var said: [Int: String] = [:]
+    private var noted: [Int: String] = [:]
 
     public init() {}
 
@@ -40,6 +41,11 @@ public struct ProgressBars {
     public mutating func changes(_ list: ListStatus) -> [String] {
         var lines: [String] = []
         for resource in list.resources ?? [] {
+            // A note (a server that does not resume, which started the file over) is said once, when it comes.
+            if let note = resource.note, noted[resource.index] != note {
+                noted[resource.index] = note
+                lines.append("\(Self.name(of: resource)): \(note)")
+            }
             // A percentage is news only every 25 %, so a slow download does not fill the log.
             let text = resource.status == .downloading
                 ? "Downloading \(((ResourceStatus.percent(bytes: resource.bytes, size: resource.size) ?? 0) / 25) * 25)%"
@@ -77,7 +83,7 @@ public struct ProgressBars {
         case .downloading:
             let percent = ResourceStatus.percent(bytes: resource.bytes, size: resource.size).map { "\($0)%" } ?? ""
             return percent + "  " + StatusText.size(resource.bytes)
-                + (resource.size.map { "/" + StatusText.size($0) } ?? "")
+                + (resource.size.map { "/" + StatusText.size($0) } ?? "") + (resource.note == nil ? "" : "  started over")
         default: return resource.text
         }
     }

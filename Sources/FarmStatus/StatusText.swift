@@ -32,7 +32,9 @@ public enum StatusText {
         let indexWidth = max(5, String(max(0, resources.count - 1)).count)
         lines.append(pad("INDEX", indexWidth) + "  " + pad("STATUS", 16) + "  " + pad("KIND", 4) + "  URL OR ERROR")
         for resource in resources {
-            let detail = resource.status == .error ? "error: " + (resource.error ?? "unknown") : resource.url
+            var detail = resource.status == .error ? "error: " + (resource.error ?? "unknown") : resource.url
+            // What happened on the way, such as a server that does not resume starting the file over.
+            if let note = resource.note, resource.status != .done { detail += "  (" + note + ")" }
             lines.append(pad(String(resource.index), indexWidth) + "  " + pad(resource.text, 16) + "  "
                 + pad(resource.kind ?? "-", 4) + "  " + detail)
         }

@@ -81,10 +81,14 @@ public struct TransferProgress: Sendable, Equatable {
     public var bytes: Int
     /// The whole size, once the server said it.
     public var size: Int?
+    /// Why the bytes kept from an earlier transfer were dropped, once the server's answer dropped them (it
+    /// sent the whole file for a range): told while the transfer runs, so a view can say so at once.
+    public var startedOver: String?
 
-    public init(bytes: Int, size: Int?) {
+    public init(bytes: Int, size: Int?, startedOver: String? = nil) {
         self.bytes = bytes
         self.size = size
+        self.startedOver = startedOver
     }
 }
 
@@ -313,6 +317,7 @@ extension EasyHandle {
                                     modified: response.lastModified, sha256: context.digest,
                                     completeSize: response.completeSize)
         result.head = context.head
+        result.startedOver = context.startedOver
         return result
     }
 
@@ -372,6 +377,8 @@ final class TransferContext {
     /// Set when the server answered the range with a 206 of another version than the kept bytes' (it ignored
     /// If-Range): why, for the note. Nothing of that body is written.
     var otherVersion: String?
+    /// Why this transfer dropped the bytes it was to resume (`TransferProgress.startedOver`).
+    var startedOver: String?
     let progress: (TransferProgress) -> Bool
     /// Bytes received so far, resumed ones included: those in the file and the `pending` ones.
     var offset: Int
@@ -459,6 +466,8 @@ final class TransferContext {
             offset = 0
             restarted = true
             head = []
+            startedOver = "the server sent the whole file for a request of its rest from byte \(resumeFrom) "
+                + "(it does not resume): fetched again from the first byte"
         }
         var length: curl_off_t = -1
         _ = cfarm_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
@@ -593,7 +602,9 @@ private let progressCallback: cfarm_xferinfo_callback = { context, dltotal, dlno
     guard transfer.flush() else { return 1 }  // its `failure` says why
     // During a resumed transfer dltotal counts only the remaining bytes.
     let size: Int? = dltotal > 0 ? Int(dltotal) + (transfer.restarted ? 0 : transfer.resumeFrom) : nil
-    if transfer.progress(TransferProgress(bytes: transfer.offset, size: size)) { return 0 }
+    if transfer.progress(TransferProgress(bytes: transfer.offset, size: size, startedOver: transfer.startedOver)) {
+        return 0
+    }
     transfer.aborted = true
     return 1
 }

@@ -62,7 +62,10 @@ struct JobRun: Sendable {
             lastPauseCheck.value = now
             if spool.isPaused { return false }
         }
-        if now - started >= Self.tick && now - lastWrite.value >= Self.tick {
+        // A server that does not resume started the file over: said at once, not at the next tick.
+        let startedOver = progress.startedOver != nil && note.value == nil
+        if startedOver, let why = progress.startedOver { noteStartedOver(why) }
+        if startedOver || now - started >= Self.tick && now - lastWrite.value >= Self.tick {
             lastWrite.value = now
             var sidecar = Sidecar(status: .downloading, bytes: progress.bytes, size: progress.size,
                                   attempts: attempts, changed: changedAt(.downloading))
@@ -276,6 +279,9 @@ struct JobRun: Sendable {
         sidecar.note = sidecar.note ?? note.value
         do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
+
+    /// Whether the job's status says something beside its progress already (`noteStartedOver`).
+    var hasNote: Bool { note.value != nil }
 
     /// Tells, in the job's status and the spool's log, that its bytes were fetched again from the first, and why.
     func noteStartedOver(_ why: String) {

@@ -189,7 +189,7 @@ final class TransferSlot: @unchecked Sendable {
             }
         }
         pass.release()  // the transfer is over: its host's slot goes to the next one
-        if let why = result?.startedOver { job.noteStartedOver(why) }
+        if let why = result?.startedOver, !job.hasNote { job.noteStartedOver(why) }
         guard let result else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
             // or those of a job taken away that ended elsewhere (another host completed it while this one
