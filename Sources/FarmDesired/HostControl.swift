@@ -48,6 +48,22 @@ extension Spool {
         try replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
     }
 
+    /// What a worker says in its registry entry once it follows a cap of `rate` bytes a second (0: none).
+    public static func followingBandwidthLimit(_ rate: Int) -> String { "limit \(rate)\n" }
+
+    /// Waits until every worker of this host follows the cap `rate` (0: none), as each says in its registry
+    /// entry, for at most `timeout` seconds: those still running that do not yet (a worker busy starting).
+    /// A worker reads the cap 10 times a second, so this takes a tenth of a second or so.
+    public func awaitBandwidthLimit(_ rate: Int, timeout: Double = 5) -> [FarmProcess] {
+        let saying = Self.followingBandwidthLimit(max(0, rate))
+        var behind: [FarmProcess] = []
+        Clock.poll(every: 0.01, for: timeout) {
+            behind = said(by: .worker).filter { $0.text != saying }.map(\.process)
+            return behind.isEmpty
+        }
+        return behind
+    }
+
     /// The workers of the whole spool, summed over hosts, as the status shows them: those running, and
     /// those desired by the hosts where a farm process runs (by every host that set a number when none
     /// does, so a stopped farm shows what the next start will run; a host that has left the farm for

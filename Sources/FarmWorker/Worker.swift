@@ -79,13 +79,14 @@ public final class Worker: Sendable {
     private let ending = Atomic(false)
 
     /// `metrics`: where its counters go (its process's `MetricsRecorder.factory`; by default, nowhere).
-    public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory()) throws {
+    public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory(),
+                registration: Registration? = nil) throws {
         self.spool = spool
         self.options = options
+        self.registration = registration
         // The host's bandwidth cap (`farm limit`), shared with its other workers through the spool.
         let bucket = BandwidthBucket(spool: spool)
         let bandwidth = Bandwidth { wanted, rate in bucket.take(wanted, rate: rate) }
-        bandwidth.rate.store(spool.bandwidthLimit() ?? 0, ordering: .relaxed)
         self.pool = try TransferPool(bandwidth: bandwidth)
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.deliveries = Deliveries(spool: spool)
@@ -112,8 +113,23 @@ public final class Worker: Sendable {
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).
     static let pauseLook = 0.05
-    /// How often the calling thread reads the farm's number of transfers and its host's bandwidth cap.
+    /// How often the calling thread reads the farm's number of transfers, and its host's bandwidth cap
+    /// (which `farm limit` waits for: see `followLimit`).
     static let transfersLook = 0.5
+    static let limitLook = 0.1
+    /// Where this worker says the cap it follows.
+    private let registration: Registration?
+
+    /// Follows the host's bandwidth cap as set now, and says so in the worker's registry entry once it is in
+    /// force, for `farm limit`, which returns only then: a transfer that starts after it returned is capped
+    /// from its first byte. `said`: what it said last.
+    private func followLimit(_ said: inout Int?) {
+        let rate = spool.bandwidthLimit() ?? 0
+        pool.bandwidth?.rate.store(rate, ordering: .relaxed)
+        guard rate != said else { return }
+        said = rate
+        registration?.say(Spool.followingBandwidthLimit(rate))
+    }
 
     /// Set by SIGTERM or SIGINT: hand the jobs back and exit.
     static var stopRequested: Bool { StopSignal.received }
@@ -155,10 +171,16 @@ public final class Worker: Sendable {
                 }
             }
         }
+        var saidLimit: Int?
+        followLimit(&saidLimit)
         follow()
-        while slots.wait(timeout: .now() + Self.transfersLook) == .timedOut {
+        var followed = Clock.monotonic()
+        while slots.wait(timeout: .now() + Self.limitLook) == .timedOut {
+            followLimit(&saidLimit)
+            let now = Clock.monotonic()
+            guard now - followed >= Self.transfersLook else { continue }
+            followed = now
             if options.transfers == nil && !isEnding { follow() }
-            pool.bandwidth?.rate.store(spool.bandwidthLimit() ?? 0, ordering: .relaxed)
         }
         // The converter hands back what still waits for it: the worker exits holding no claim.
         converter.waitUntilIdle()

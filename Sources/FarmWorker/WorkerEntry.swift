@@ -6,7 +6,7 @@ extension Worker {
     /// started it (see RoleLife).
     public static func run(_ spool: Spool, _ options: WorkerOptions, supervised: Bool) throws {
         try RoleLife.run(spool, as: .worker, supervised: supervised, metrics: true) { life in
-            try Worker(spool: spool, options: options, metrics: life.metrics).run()
+            try Worker(spool: spool, options: options, metrics: life.metrics, registration: life.registration).run()
         }
     }
 }

@@ -40,6 +40,15 @@ public final class Registration: Sendable {
     /// its own are named after (its metrics), so that its entry tells whether their writer lives.
     public var name: String { String(path.split(separator: "/").last!) }
 
+    /// Writes what the process has applied of its host's settings into its entry, replacing what it said
+    /// before (a worker says the bandwidth cap it follows): for a command that returns only once the change
+    /// it made is in force (`farm limit`; see `Spool.said(by:)`). Unwritten, the command waits its deadline.
+    public func say(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = try? bytes.withUnsafeBytes { buffer throws(Errno) in try fd.write(contentsOf: buffer, at: 0) }
+        try? fd.truncate(to: bytes.count)
+    }
+
     /// Removes the entry (a clean exit); a killed process leaves it for `processes()` to sweep.
     public func end() {
         try? FileSystem.unlink(path)
@@ -109,6 +118,19 @@ extension Spool {
             }
         }
         return scan
+    }
+
+    /// What each live process of `role` on this host said last in its entry (`Registration.say`), empty
+    /// when it said nothing yet.
+    public func said(by role: Role) -> [(process: FarmProcess, text: String)] {
+        FileSystem.names(procs).compactMap { name in
+            guard let process = Self.registrant(name), process.role == role, process.isLocal,
+                  let fd = try? FileDescriptor.open(procs + "/" + name, .readOnly) else { return nil }
+            defer { fd.closeQuietly() }
+            guard (try? fd.tryLock(shared: true)) != true,
+                  let bytes = try? FileSystem.readFile(procs + "/" + name, limit: 4096) else { return nil }
+            return (process, String(decoding: bytes, as: UTF8.self))
+        }
     }
 
     /// Whether the registry entry at `path` is held by its live process; nil when it cannot be opened.
