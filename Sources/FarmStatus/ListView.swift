@@ -113,8 +113,14 @@ public enum ListView {
         switch place {
         case .queued: preconditionFailure("handled above")
         case .active(let name):
-            // Another claim's sidecar (an earlier owner's, left behind) says nothing of this one.
-            if let owner = sidecar?.owner, owner != ActiveName(name)?.owner.raw { sidecar = nil }
+            // Another claim's sidecar (an earlier owner's, left behind) says nothing of this one's status; until
+            // this one writes its own (at once when it resumes), its bytes and size are still the best count of
+            // what the job holds, so a resumed file is not shown at 0%.
+            var earlier: Sidecar?
+            if let owner = sidecar?.owner, owner != ActiveName(name)?.owner.raw {
+                earlier = sidecar
+                sidecar = nil
+            }
             if let sidecar {
                 status = ownerStatus(sidecar.status)
                 changed = sidecar.changed
@@ -128,6 +134,10 @@ public enum ListView {
                 }
                 status = .downloading
                 changed = Timestamp.iso8601(ActiveName(name)?.owner.claimedAt ?? Clock.wall())
+                if let earlier, earlier.status == .downloading {
+                    sidecar = Sidecar(status: .downloading, bytes: earlier.bytes, size: earlier.size,
+                                      attempts: earlier.attempts, changed: changed)
+                }
             }
         case .done, .failed:
             status = place == .done ? .done : .error

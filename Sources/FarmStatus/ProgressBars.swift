@@ -1,6 +1,6 @@
 /// What `farm get` shows of its list (SPEC §15): on a terminal, a bar per resource and one for the whole,
-/// redrawn in place; otherwise a plain line each time a resource changes status. Text only: the caller
-/// writes it. A value; any thread.
+/// redrawn in place, with the speed and the time left as wget shows them; otherwise a plain line each time
+/// a resource changes status. Text only: the caller writes it. A value; any thread.
 public struct ProgressBars {
     /// The most resources given a bar of their own: beyond, those under way are shown (a FILE of a
     /// thousand URLs would scroll the terminal away), and the whole's bar counts them all.
@@ -9,32 +9,81 @@ public struct ProgressBars {
     /// The status text last said of each resource by `changes`, by index, and the notes said.
     private var said: [Int: String] = [:]
     private var noted: [Int: String] = [:]
+    /// The speed of each resource under way (by index) and of the whole (`Int.min`), from its bytes as seen
+    /// at each call of `bars`.
+    private var speeds: [Int: Speed] = [:]
+    private static let whole = Int.min
+
+    /// Bytes a second, smoothed: the last look's bytes and time, and the rate so far.
+    struct Speed {
+        var bytes: Int
+        var time: Double
+        var rate: Double?
+
+        /// The rate once `bytes` are in at `time`: each look weighs in by how long it covers, so the figure
+        /// follows a change of pace within a few seconds without jumping at each look.
+        mutating func update(bytes: Int, time: Double) {
+            let elapsed = time - self.time
+            guard elapsed >= 0.15 else { return }
+            let now = Double(max(0, bytes - self.bytes)) / elapsed
+            let weight = min(1, elapsed / 3)
+            rate = rate.map { $0 + (now - $0) * weight } ?? now
+            self.bytes = bytes
+            self.time = time
+        }
+    }
 
     public init() {}
 
-    /// The lines of `list` for a terminal `width` columns wide: its resources' bars (all of them when
-    /// there are few, else those under way), then the whole's.
-    public static func bars(_ list: ListStatus, width: Int) -> [String] {
+    /// The lines of `list` for a terminal `width` columns wide at monotonic time `now`: its resources' bars
+    /// (all of them when there are few, else those under way), then the whole's.
+    public mutating func bars(_ list: ListStatus, width: Int, now: Double) -> [String] {
         let resources = list.resources ?? []
-        let shown = resources.count <= mostBars ? resources
-            : Array(resources.filter { $0.status == .downloading }.prefix(mostBars))
+        let shown = resources.count <= Self.mostBars ? resources
+            : Array(resources.filter { $0.status == .downloading }.prefix(Self.mostBars))
         let nameWidth = max(8, min(32, width / 3))
+        for resource in resources where resource.status == .downloading {
+            speeds[resource.index, default: Speed(bytes: resource.bytes, time: now)].update(bytes: resource.bytes, time: now)
+        }
         var lines = shown.map { resource in
-            line(name: name(of: resource), fraction: fraction(of: resource), nameWidth: nameWidth, width: width,
-                 after: after(resource))
+            Self.line(name: Self.name(of: resource), fraction: Self.fraction(of: resource), nameWidth: nameWidth,
+                      width: width, after: after(resource))
         }
         let finished = list.done + list.failed
         let bytes = resources.reduce(0) { $0 + ($1.status == .done ? ($1.size ?? $1.bytes) : $1.bytes) }
+        speeds[Self.whole, default: Speed(bytes: bytes, time: now)].update(bytes: bytes, time: now)
         // The whole moves with the bytes while every size is known, else by resources finished.
         let sizes = resources.compactMap(\.size)
-        let whole = sizes.count == resources.count && !sizes.isEmpty
-            ? Double(bytes) / Double(max(1, sizes.reduce(0, +))) : Double(finished) / Double(max(1, list.total))
-        let summary = "\(finished)/\(list.total)" + (list.failed > 0 ? " (\(list.failed) failed)" : "")
+        let known = sizes.count == resources.count && !sizes.isEmpty
+        let whole = known ? Double(bytes) / Double(max(1, sizes.reduce(0, +))) : Double(finished) / Double(max(1, list.total))
+        var summary = "\(finished)/\(list.total)" + (list.failed > 0 ? " (\(list.failed) failed)" : "")
             + "  " + StatusText.size(bytes)
-        lines.append(line(name: "total", fraction: finished == list.total ? 1 : whole, nameWidth: nameWidth,
-                          width: width, after: summary))
+        if finished < list.total {
+            summary += pace(Self.whole, left: known ? sizes.reduce(0, +) - bytes : nil)
+        }
+        lines.append(Self.line(name: "total", fraction: finished == list.total ? 1 : whole, nameWidth: nameWidth,
+                               width: width, after: summary))
         return lines
     }
+
+    /// "  2.1 MiB/s  12s left" for what `key` names (a resource's index, or the whole), once its speed is
+    /// known; the time left only when `left` bytes are known and it moves.
+    private func pace(_ key: Int, left: Int?) -> String {
+        guard let rate = speeds[key]?.rate else { return "" }
+        var text = "  " + StatusText.size(Int(rate)) + "/s"
+        if let left, rate >= 1 { text += "  " + Self.duration(Double(max(0, left)) / rate) + " left" }
+        return text
+    }
+
+    /// A time left as wget words it: 45s, 3m12s, 2h05m.
+    package static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.up))
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m" + String(format2(whole % 60)) + "s" }
+        return "\(whole / 3600)h" + format2(whole % 3600 / 60) + "m"
+    }
+
+    private static func format2(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
 
     /// One plain line for each resource whose status text changed since the last call, such as
     /// `a.iso: Downloading 0%` and `a.iso: Done (3.2 MiB)`: what a log or a pipe reads.
@@ -76,14 +125,16 @@ public struct ProgressBars {
         }
     }
 
-    private static func after(_ resource: ResourceStatus) -> String {
+    private func after(_ resource: ResourceStatus) -> String {
         switch resource.status {
         case .error: return "Error: " + (resource.error ?? "")
         case .done: return "Done " + StatusText.size(resource.size ?? resource.bytes)
         case .downloading:
             let percent = ResourceStatus.percent(bytes: resource.bytes, size: resource.size).map { "\($0)%" } ?? ""
             return percent + "  " + StatusText.size(resource.bytes)
-                + (resource.size.map { "/" + StatusText.size($0) } ?? "") + (resource.note == nil ? "" : "  started over")
+                + (resource.size.map { "/" + StatusText.size($0) } ?? "")
+                + pace(resource.index, left: resource.size.map { $0 - resource.bytes })
+                + (resource.note == nil ? "" : "  started over")
         default: return resource.text
         }
     }

@@ -84,6 +84,8 @@ public struct TransferProgress: Sendable, Equatable {
     /// Why the bytes kept from an earlier transfer were dropped, once the server's answer dropped them (it
     /// sent the whole file for a range): told while the transfer runs, so a view can say so at once.
     public var startedOver: String?
+    /// The bytes kept from before that this transfer resumes after (0: it started from the first byte).
+    public var resumedFrom = 0
 
     public init(bytes: Int, size: Int?, startedOver: String? = nil) {
         self.bytes = bytes
@@ -602,9 +604,9 @@ private let progressCallback: cfarm_xferinfo_callback = { context, dltotal, dlno
     guard transfer.flush() else { return 1 }  // its `failure` says why
     // During a resumed transfer dltotal counts only the remaining bytes.
     let size: Int? = dltotal > 0 ? Int(dltotal) + (transfer.restarted ? 0 : transfer.resumeFrom) : nil
-    if transfer.progress(TransferProgress(bytes: transfer.offset, size: size, startedOver: transfer.startedOver)) {
-        return 0
-    }
+    var progress = TransferProgress(bytes: transfer.offset, size: size, startedOver: transfer.startedOver)
+    progress.resumedFrom = transfer.restarted ? 0 : transfer.resumeFrom
+    if transfer.progress(progress) { return 0 }
     transfer.aborted = true
     return 1
 }

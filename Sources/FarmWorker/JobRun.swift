@@ -62,10 +62,13 @@ struct JobRun: Sendable {
             lastPauseCheck.value = now
             if spool.isPaused { return false }
         }
-        // A server that does not resume started the file over: said at once, not at the next tick.
+        // A server that does not resume started the file over: said at once, not at the next tick. A resumed
+        // transfer says how far it is at once too (its bytes kept from before, and its size once known), so
+        // that a view never shows 0% for a file a third done.
         let startedOver = progress.startedOver != nil && note.value == nil
         if startedOver, let why = progress.startedOver { noteStartedOver(why) }
-        if startedOver || now - started >= Self.tick && now - lastWrite.value >= Self.tick {
+        let resumed = progress.resumedFrom > 0 && progress.size != nil && !wroteSidecar.value
+        if startedOver || resumed || now - started >= Self.tick && now - lastWrite.value >= Self.tick {
             lastWrite.value = now
             var sidecar = Sidecar(status: .downloading, bytes: progress.bytes, size: progress.size,
                                   attempts: attempts, changed: changedAt(.downloading))

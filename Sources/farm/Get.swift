@@ -106,18 +106,18 @@ struct Get: ParsableCommand {
 private struct GetScreen {
     let terminal: Bool
     private var drawn = 0
-    private var plain = ProgressBars()
+    private var progress = ProgressBars()
 
     init(terminal: Bool) { self.terminal = terminal }
 
     mutating func show(_ list: ListStatus, width: Int) {
         guard terminal else {
             // Unbuffered, so that a pipe sees each line when it happens.
-            let lines = plain.changes(list)
+            let lines = progress.changes(list)
             if !lines.isEmpty { FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8)) }
             return
         }
-        let lines = ProgressBars.bars(list, width: width)
+        let lines = progress.bars(list, width: width, now: Clock.monotonic())
         // Back to the first line drawn, then each line over the old one, cleared to its end.
         var text = drawn > 0 ? "\u{1B}[\(drawn)A\r" : "\r"
         for line in lines { text += line + "\u{1B}[K\n" }

@@ -18,8 +18,28 @@ import Testing
         let why = "the server sent the whole file for a request of its rest from byte 300 (it does not resume)"
         #expect(bars.changes(list(note: why, bytes: 10)) == ["a.iso: " + why, "a.iso: Downloading 0%"])
         #expect(bars.changes(list(note: why, bytes: 20)).isEmpty)
-        let line = ProgressBars.bars(list(note: why, bytes: 20), width: 120)[0]
+        var screen = ProgressBars()
+        let line = screen.bars(list(note: why, bytes: 20), width: 120, now: 0)[0]
         #expect(line.hasSuffix("started over"), "\(line)")
-        #expect(!ProgressBars.bars(list(note: nil, bytes: 20), width: 100)[0].contains("started over"))
+        #expect(!screen.bars(list(note: nil, bytes: 20), width: 120, now: 0.1)[0].contains("started over"))
+    }
+
+    @Test func theBarsShowTheSpeedAndTheTimeLeftOnceTheyAreKnown() {
+        var screen = ProgressBars()
+        func status(_ bytes: Int) -> ListStatus {
+            let resource = ResourceStatus(index: 0, id: "a", url: "http://127.0.0.1:1/a.iso", status: .downloading,
+                                          bytes: bytes, size: 100 << 20)
+            return ListStatus(id: "0123456789abcdef", name: "get", total: 1, active: 1, done: 0, failed: 0,
+                              resources: [resource])
+        }
+        // The first look knows no speed yet.
+        let first = screen.bars(status(0), width: 160, now: 10)
+        #expect(!first[0].contains("/s") && !first[0].contains("left"), "\(first)")
+        // 10 MiB a second: 2 MiB in 0.2 s; 98 MiB left is 10 s.
+        let second = screen.bars(status(2 << 20), width: 160, now: 10.2)
+        #expect(second[0].contains("10.0 MiB/s") && second[0].contains("10s left"), "\(second)")
+        #expect(second[1].contains("10.0 MiB/s") && second[1].contains("10s left"), "\(second)")
+        #expect(ProgressBars.duration(45) == "45s" && ProgressBars.duration(192) == "3m12s"
+            && ProgressBars.duration(7500) == "2h05m")
     }
 }
