@@ -21,7 +21,8 @@ public struct ListStatus: Equatable, Sendable {
     public var active: Int
     public var done: Int
     public var failed: Int
-    /// done / total (1 for an empty list).
+    /// done / total (1 for an empty list), and the bytes of resources under way as their share of one
+    /// resource each (`count(under:)`): a list of one large file moves with its bytes.
     public var progress: Double
     /// Its jobs are held out of the workers' reach (`farm get`'s ^C, aria2's pause of one download: Hold.swift
     /// in FarmSpool); they count as queued, as they are. `"held": true` in the JSON, absent when not.
@@ -83,6 +84,24 @@ public struct ListStatus: Equatable, Sendable {
         self.resources = resources
         self.paging = paging
         self.request = request
+    }
+
+    /// Counts into `progress` the resources under way as `share` of a resource in all (each the part of
+    /// its bytes in, from 0 to 1): (done + share) / total, short of 1 until the list is finished.
+    public mutating func count(under share: Double) {
+        guard total > 0, state != .finished, share > 0 else { return }
+        progress = min(Double(done) + share, Double(done + active)) / Double(total)
+    }
+
+    /// The share of a resource that `status` of `bytes` out of `size` makes: its bytes' part while it
+    /// downloads, all of it once they are in (it converts), none otherwise.
+    public static func share(of status: ResourceStatus.Status, bytes: Int, size: Int?) -> Double {
+        switch status {
+        case .downloading: guard let size, size > 0 else { return 0 }
+            return min(1, max(0, Double(bytes) / Double(size)))
+        case .unzipping, .rendering: return 1
+        case .queued, .done, .error: return 0
+        }
     }
 }
 

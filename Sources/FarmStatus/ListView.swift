@@ -61,6 +61,7 @@ public enum ListView {
                               done: jobs.done.count, failed: jobs.failed.count, resources: resources,
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)),
                               request: record.request)
+        list.count(under: resources.reduce(0) { $0 + ListStatus.share(of: $1.status, bytes: $1.bytes, size: $1.size) })
         list.held = spool.isHeld(list: listID)
         return list
     }

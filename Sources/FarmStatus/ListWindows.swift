@@ -94,6 +94,7 @@ public final class ListWindows: Sendable {
         var list = ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active,
                               done: jobs.done, failed: jobs.failed, resources: resources,
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
+        list.count(under: StatusScan.share(of: active.keys.map { JobName(list: listID, index: $0) }, spool))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         list.held = spool.isHeld(list: listID)
         return list

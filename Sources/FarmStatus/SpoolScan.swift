@@ -23,7 +23,7 @@ public enum StatusScan {
         }
         let desired = spool.desired()
         return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.heldLists(),
-                        workers: workers(spool), paused: spool.isPaused,
+                        shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
@@ -75,20 +75,48 @@ public enum StatusScan {
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
     /// the workers judge by (they pause themselves when it is short).
+    /// `shares`: each list's resources under way as a share of resources (see `shares(ofActive:_:)`).
     package static func document(records: [String: ListRecord], jobs: [String: ListJobs], pages: [String: PageState] = [:],
-                                 held: Set<String> = [], workers: Workers, paused: Bool, disk: DiskRoom?,
-                                 updated: String) -> StatusDocument {
+                                 held: Set<String> = [], shares: [String: Double] = [:], workers: Workers, paused: Bool,
+                                 disk: DiskRoom?, updated: String) -> StatusDocument {
         let lists = records.map { id, record in
             let jobs = (jobs[id] ?? ListJobs()).settled()
             var list = ListStatus(id: id, name: record.name, total: record.total, active: jobs.active.count,
                                   done: jobs.done.count, failed: jobs.failed.count,
                                   paging: Paging.of(record, state: pages[id]), request: record.request)
+            list.count(under: shares[id] ?? 0)
             list.held = held.contains(id)
             return list
         }
         let pausedBy: PausedBy? = paused ? .user : disk?.isShort == true ? .disk : nil
         return StatusDocument(updated: updated, paused: pausedBy != nil, pausedBy: pausedBy, disk: disk,
                               workers: workers, lists: sorted(lists))
+    }
+
+    /// The resources under way of each list of `jobs` as a share of resources (`ListStatus.share`), from
+    /// their owners' sidecars: one read a job under way, which a job shorter than a tick has none of.
+    package static func shares(ofActive jobs: [String: ListJobs], _ spool: Spool) -> [String: Double] {
+        var shares: [String: Double] = [:]
+        for (list, jobs) in jobs where jobs.active.count > 0 {
+            var names: [JobName] = []
+            jobs.active.forEach { names.append(JobName(list: list, index: $0)) }
+            shares[list] = share(of: names, spool)
+        }
+        return shares
+    }
+
+    /// What `jobs`, claimed, make as a share of resources, by their sidecars.
+    package static func share(of jobs: [JobName], _ spool: Spool) -> Double {
+        jobs.reduce(0) { sum, job in
+            guard let sidecar = spool.sidecar(job, finished: []) else { return sum }
+            let status: ResourceStatus.Status = switch sidecar.status {
+            case .downloading: .downloading
+            case .unzipping: .unzipping
+            case .rendering: .rendering
+            case .done, .error: .done
+            }
+            return sum + ListStatus.share(of: status, bytes: sidecar.bytes, size: sidecar.size)
+        }
     }
 
     /// Lists in natural order of their names (ids break ties, so the order is stable).

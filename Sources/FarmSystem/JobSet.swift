@@ -64,6 +64,9 @@ package struct JobSet: Equatable, Sendable {
         for index in other.outliers where !outliers.contains(index) { onlyThere(index) }
     }
 
+    /// Calls `body` with every index in the set.
+    package func forEach(_ body: (Int) -> Void) { compare(with: JobSet(), onlyHere: body, onlyThere: { _ in }) }
+
     /// Removes every index of `other`.
     package mutating func subtract(_ other: JobSet) {
         for word in 0..<min(words.count, other.words.count) where words[word] & other.words[word] != 0 {

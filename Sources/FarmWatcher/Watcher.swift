@@ -80,6 +80,11 @@ public final class Watcher {
 
     /// What is due, and when things were last done.
     private var due = WatcherDue()
+    /// Each list's resources under way as a share of resources (their bytes), read from their sidecars at
+    /// most once a heartbeat: a summary written at each change of a busy farm reads none, and a list of
+    /// one large file still moves with its bytes.
+    private var shares: [String: Double] = [:]
+    private var sharesRead = -Double.infinity
 
     /// How many full scans and how many summary writes this watcher made (for tests and logs).
     public private(set) var scans = 0
@@ -369,9 +374,14 @@ public final class Watcher {
 
     /// The summary as the watcher sees the spool now.
     func document() -> StatusDocument {
-        StatusScan.document(records: records, jobs: jobs, pages: pages, held: held, workers: workers, paused: paused,
-                            disk: spool.diskRoom(minFree: minFree),
-                            updated: Timestamp.iso8601(Clock.wall()))
+        let now = Clock.monotonic()
+        if now - sharesRead >= options.heartbeat {
+            sharesRead = now
+            shares = StatusScan.shares(ofActive: jobs, spool)
+        }
+        return StatusScan.document(records: records, jobs: jobs, pages: pages, held: held, shares: shares,
+                                   workers: workers, paused: paused, disk: spool.diskRoom(minFree: minFree),
+                                   updated: Timestamp.iso8601(Clock.wall()))
     }
 
     /// Near the end once few jobs are left, or no more than finished since the last look (then

@@ -155,8 +155,18 @@ import Testing
         if list.queued + list.active + list.done + list.failed != list.total {
             found.append("\(label): counts that do not add up: \(counts)")
         }
-        if list.total > 0 && abs(list.progress - Double(list.done) / Double(list.total)) > 1e-9 {
+        // Done resources, and those under way by the part of their bytes in (issue 66): never less than the
+        // done ones' share, never more than the done and active ones'.
+        if list.total > 0 && (list.progress < Double(list.done) / Double(list.total) - 1e-9
+            || list.progress > Double(list.done + list.active) / Double(list.total) + 1e-9) {
             found.append("\(label): progress \(list.progress) with \(counts)")
+        }
+        if let resources = list.resources, list.window == nil, list.total > 0, list.state != .finished {
+            let shares = resources.reduce(0) { $0 + ListStatus.share(of: $1.status, bytes: $1.bytes, size: $1.size) }
+            let expected = min(Double(list.done) + shares, Double(list.done + list.active)) / Double(list.total)
+            if abs(list.progress - expected) > 1e-9 {
+                found.append("\(label): progress \(list.progress) where its rows make \(expected)")
+            }
         }
         let state: ListStatus.State = list.done + list.failed >= list.total ? .finished
             : list.active + list.done + list.failed == 0 ? .queuing : .downloading
