@@ -9,6 +9,8 @@ extension Coordinator {
     /// read them. A URL is fetched with `request`'s headers, cookies and proxy (SPEC §12).
     public static func lists(from source: String, spool: Spool, request: RequestOptions? = nil) throws(AddError)
         -> [ManifestList] {
+        // Else "": cannot read the manifest, a sentence that names nothing (an unset variable in a script).
+        if source.isEmpty { throw AddError(.noSource, source) }
         if source == ManifestSource.standardInput {
             let path = try ManifestSource.readStandardInput(into: spool)
             defer { try? FileSystem.unlink(path) }

@@ -35,8 +35,16 @@ struct Limit: ControlCommand {
     @Argument(help: "Bytes a second: 500K, 2M, 1.5G; 0 lifts the cap.")
     var rate: String?
 
+    /// Where a negative rate lands (`NegativeNumber`), to be refused as a rate that is not one.
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var unrecognized: [String] = []
+
+    func validate() throws {
+        _ = try NegativeNumber.value(rate, unrecognized: unrecognized)
+    }
+
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        guard let rate else { return control.bandwidthLimit }
+        guard let rate = try NegativeNumber.value(rate, unrecognized: unrecognized) else { return control.bandwidthLimit }
         return try control.setBandwidthLimit(try Control.bandwidth(rate))
     }
 }

@@ -39,23 +39,33 @@ struct Scale: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "How many workers to run.")
-    var workers: Int
+    @Argument(help: "How many workers to run (1 to 64).")
+    var workers: Int?
 
-    @Option(help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged); workers × transfers download at once.")
+    /// Where a negative count lands (`NegativeNumber`).
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var unrecognized: [String] = []
+
+    @Option(parsing: .unconditional,
+            help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged); workers × transfers download at once.")
     var transfers: Int?
 
     @Option(help: "The host (as `farm ps` shows it) whose workers to change (default: this one).")
     var host: String?
 
+    /// The number given, negative ones included; after `validate`, one from 1 to 64.
+    private var count: Int {
+        get throws { try NegativeNumber.int(workers, unrecognized: unrecognized, name: "workers") }
+    }
+
     func validate() throws {
-        try Control.check(workers: workers)
+        try Control.check(workers: try count)
         if let transfers { try Control.check(transfers: transfers) }
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         if let transfers { try control.scale(transfers: transfers) }
         // Waits (briefly) to report what happened rather than what was asked.
-        return try control.scale(to: workers, settle: 5, host: host.map { FarmHost(name: $0) })
+        return try control.scale(to: try count, settle: 5, host: host.map { FarmHost(name: $0) })
     }
 }

@@ -76,6 +76,16 @@ import Testing
         #expect(missing.status != 0 && missing.error.contains("nowhere.zip"))
     }
 
+    /// `farm add ''` (an unset variable in a script) says what to give, not "Error: : cannot read the
+    /// manifest" (issue 66).
+    @Test func anEmptySourceIsRefusedWithWhatToGive() throws {
+        let dir = TemporaryDirectory()
+        let result = try farm(dir.appending("spool"), ["add", ""])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.error == "Error: the manifest is an empty argument: give a path, an http(s) URL, or - for "
+            + "standard input\n", "\(result.error)")
+    }
+
     @Test(arguments: ["add.staging@3", "add.committed", "add.published-list@1"])
     func addKilledHalfWayIsFinishedByRunningItAgain(failpoint: String) throws {
         let dir = TemporaryDirectory()
