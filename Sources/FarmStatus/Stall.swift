@@ -13,9 +13,10 @@ public enum Stall: Sendable, Equatable, CustomStringConvertible {
     case nothingRunsAndPaused
 
     /// What holds the work of `spool` now, or nil when a farm runs unpaused. Looks at procs/ (a lock tried
-    /// a process) and one control file: cheap, but not for every millisecond.
+    /// a process) and one control file: cheap, but not for every millisecond. Reads only: the views that
+    /// ask (`farm wait`, `show`, `status`) change nothing in the spool, not even a dead process's entry.
     public static func of(_ spool: Spool) -> Stall? {
-        let runs = spool.processes().contains { $0.role == .supervisor || $0.role == .worker }
+        let runs = spool.scanRegistry().alive.contains { $0.role == .supervisor || $0.role == .worker }
         switch (runs, spool.isPaused) {
         case (true, false): return nil
         case (true, true): return .paused
