@@ -76,7 +76,7 @@ extension Control {
 
     private static func controlError(_ error: AddError) -> ControlError {
         switch error.code {
-        case .malformed, .unreadable, .unfetchable: ControlError(.manifestRefused, error.subject, cause: error)
+        case .malformed, .noSource, .unreadable, .unfetchable: ControlError(.manifestRefused, error.subject, cause: error)
         case .conflict: ControlError(.listConflict, error.subject, cause: error)
         default: ControlError(.spoolFailed, error.subject, cause: error)
         }

@@ -25,14 +25,33 @@ extension Control {
 
         public var total: Int { groups.reduce(0) { $0 + $1.resources.count } }
 
-        /// A line per reason with its count, then a line per resource under it.
-        public var description: String {
+        /// The most characters of a URL shown where no terminal gives a width (a pipe, a file): one URL of
+        /// 200 KB was one line of 200 KB. `--json` has every URL whole.
+        public static let longestURL = 300
+        /// The fewest characters of a URL shown, however narrow the terminal: less names nothing.
+        static let shortestURL = 24
+
+        /// A line per reason with its count, then a line per resource under it, each URL cut in its middle
+        /// to fit `width` columns (a terminal's), or to `longestURL` characters without one.
+        public func text(width: Int?) -> String {
             guard !groups.isEmpty else { return "no failed resources" }
             return groups.map { group in
-                (["\(group.resources.count)  \(group.reason)"] + group.resources.map {
-                    "    \($0.list) #\($0.index)  \($0.url)  (attempts: \($0.attempts))"
+                (["\(group.resources.count)  \(group.reason)"] + group.resources.map { resource in
+                    let before = "    \(resource.list) #\(resource.index)  ", after = "  (attempts: \(resource.attempts))"
+                    let room = width.map { max(Self.shortestURL, $0 - before.count - after.count) } ?? Self.longestURL
+                    return before + Self.cut(resource.url, to: room) + after
                 }).joined(separator: "\n")
             }.joined(separator: "\n")
+        }
+
+        public var description: String { text(width: nil) }
+
+        /// `url` in at most `length` characters: its start and its end (the host, the file's name) around
+        /// an ellipsis.
+        static func cut(_ url: String, to length: Int) -> String {
+            guard url.count > length else { return url }
+            let tail = (length - 1) / 3
+            return String(url.prefix(length - 1 - tail)) + "…" + String(url.suffix(tail))
         }
     }
 

@@ -19,14 +19,18 @@ extension Control {
         public let workers: Int
         /// The transfers each runs at once.
         public let transfers: Int
+        /// The farm is paused (`farm pause`, kept across stops): it runs, and downloads nothing.
+        public var paused = false
 
         public var description: String {
+            // A start that downloads nothing must say so, or the user waits on it (issue 66).
+            let pausedNote = "the farm is paused: nothing downloads until `farm resume`"
             guard started else {
                 return "farm is already running on \(spool)" + (supervisor.map { " (supervisor pid \($0))" } ?? "")
-                    + "; nothing changed. Use `farm scale N` to change the workers."
+                    + "; nothing changed. " + (paused ? "But " + pausedNote + "." : "Use `farm scale N` to change the workers.")
             }
             return "farm started on \(spool): supervisor pid \(supervisor ?? 0), a watcher, "
-                + Desired.atOnce(workers: workers, transfers: transfers)
+                + Desired.atOnce(workers: workers, transfers: transfers) + (paused ? "; but " + pausedNote : "")
         }
     }
 
@@ -50,13 +54,15 @@ extension Control {
     public func start(_ change: DesiredChange = DesiredChange()) throws(ControlError) -> Started {
         try checkStart(change)
         let outcome = try spoolCall { () throws(SpoolError) in try Launch.start(spool, change, roles: startingRoles) }
-        switch outcome {
+        var started = switch outcome {
         case .alreadyRunning(let supervisor):
-            return Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
+            Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
         case .started(let running):
-            return Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
-                           workers: running.filter { $0.role == .worker }.count, transfers: spool.desired().transfers)
+            Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
+                    workers: running.filter { $0.role == .worker }.count, transfers: spool.desired().transfers)
         }
+        started.paused = spool.isPaused
+        return started
     }
 
     /// `farm start --foreground` (systemd's farm@.service): `start` with this host's supervisor run in this

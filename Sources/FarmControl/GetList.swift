@@ -40,7 +40,10 @@ extension Control {
         init(_ request: GetRequest, folder: String) throws(ControlError) {
             var text = ""
             var urls = 0
-            for source in request.sources {
+            for given in request.sources {
+                // host/path with no scheme is http, as wget and curl take it, unless a file has that name.
+                let source = HostKey(url: given) == nil && !FileManager.default.fileExists(atPath: given)
+                    ? Self.schemeless(given) ?? given : given
                 if HostKey(url: source) != nil {
                     guard !source.contains(where: { $0.isWhitespace }) else {
                         throw ControlError(.editRefused, "\(source) is not a URL: it has white space in it")
@@ -79,6 +82,33 @@ extension Control {
             }
             self.name = "get-" + hash.hex + ".txt"
             self.text = text
+        }
+
+        /// `http://` + `source` when `source` is a host (a dotted name, `localhost`, an IPv4 address or
+        /// `[IPv6]`), with a `:port` or a `/path` or both: `example.org/a.jpg`, `127.0.0.1:8080/x`. nil for
+        /// anything else: a lone word is more likely a file name mistyped than a host.
+        static func schemeless(_ source: String) -> String? {
+            guard !source.contains("://"), !source.contains(where: { $0.isWhitespace }) else { return nil }
+            let authority = source.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            var host = authority, port: Substring?
+            if authority.hasPrefix("[") {
+                guard let close = authority.firstIndex(of: "]") else { return nil }
+                host = authority[...close]
+                let rest = authority[authority.index(after: close)...]
+                if !rest.isEmpty {
+                    guard rest.hasPrefix(":") else { return nil }
+                    port = rest.dropFirst()
+                }
+            } else if let colon = authority.firstIndex(of: ":") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            }
+            if let port, port.isEmpty || !port.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
+            guard port != nil || authority.endIndex < source.endIndex else { return nil }
+            let named = host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+                && host.contains(".") && !host.hasPrefix(".") && !host.hasSuffix(".") && !host.hasPrefix("-")
+            guard named || host == "localhost" || (host.hasPrefix("[") && host.count > 2) else { return nil }
+            return "http://" + source
         }
     }
 }

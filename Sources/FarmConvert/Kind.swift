@@ -1,3 +1,5 @@
+import FarmSystem
+
 /// What a downloaded resource is, told by its first bytes (never by its URL or Content-Type).
 public enum Kind: String, Sendable, Codable, CaseIterable {
     case jpg, png, gif, webp, pdf, zip
@@ -5,44 +7,34 @@ public enum Kind: String, Sendable, Codable, CaseIterable {
     /// any`, SPEC §15): never what `sniff` finds, and never converted.
     case other
 
-    /// How many leading bytes `sniff` needs: a WebP is told by its RIFF header's form type, at 8 to 12.
-    public static let sniffLength = 12
+    /// How many leading bytes `sniff` needs.
+    public static let sniffLength = FileMagic.length
 
-    /// The kind whose magic number `prefix` starts with, or nil (an HTML page named `.jpg`, say):
-    /// the caller fails the resource with "unsupported content", unless its list accepts any.
+    /// The kind whose magic number `prefix` starts with (`FileMagic`), or nil (an HTML page named `.jpg`,
+    /// say): the caller fails the resource with "unsupported content", unless its list accepts any.
     public static func sniff(_ prefix: some Collection<UInt8>) -> Kind? {
-        // Compared in place with constants: it runs once a job, and an array made for each magic number
-        // compared was 2% of a short job.
-        Array(prefix.prefix(sniffLength)).withUnsafeBytes(sniff(head:))
+        // The copy is made here, specialized in this module; FileMagic reads it where it lies.
+        Array(prefix.prefix(sniffLength)).withUnsafeBytes { FileMagic.of(head: $0) }.map(Kind.init)
     }
 
     /// `sniff` of bytes already in an array, as a transfer keeps a file's head: read where they are. The
     /// generic one runs unspecialized from other modules, and its copy through `prefix` was 2% of a
     /// worker's CPU on short jobs.
     public static func sniff(_ bytes: [UInt8]) -> Kind? {
-        bytes.withUnsafeBytes { sniff(head: UnsafeRawBufferPointer(rebasing: $0.prefix(sniffLength))) }
+        bytes.withUnsafeBytes { FileMagic.of(head: UnsafeRawBufferPointer(rebasing: $0.prefix(sniffLength))) }
+            .map(Kind.init)
     }
 
-    /// `sniff` of the first bytes, at most `sniffLength` of them.
-    private static func sniff(head bytes: UnsafeRawBufferPointer) -> Kind? {
-        func has(_ magic: StaticString, at offset: Int = 0) -> Bool {
-            let count = magic.utf8CodeUnitCount
-            guard bytes.count >= offset + count else { return false }
-            for index in 0..<count where bytes[offset + index] != magic.utf8Start[index] { return false }
-            return true
+    /// The kind of bytes whose magic number is `magic`.
+    public init(_ magic: FileMagic) {
+        switch magic {
+        case .jpg: self = .jpg
+        case .png: self = .png
+        case .gif: self = .gif
+        case .webp: self = .webp
+        case .pdf: self = .pdf
+        case .zip: self = .zip
         }
-        /// Whether the first `count` bytes, read big-endian, are `magic`.
-        func has(_ magic: UInt64, count: Int) -> Bool {
-            bytes.count >= count && bytes.prefix(count).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == magic
-        }
-        if has(0xFF_D8FF, count: 3) { return .jpg }
-        if has(0x8950_4E47_0D0A_1A0A, count: 8) { return .png }
-        if has("GIF87a") || has("GIF89a") { return .gif }
-        if has("RIFF") && has("WEBP", at: 8) { return .webp }
-        if has("%PDF-") { return .pdf }
-        // A local file header, or the end record of an empty archive (refused later as holding nothing).
-        if has(0x504B_0304, count: 4) || has(0x504B_0506, count: 4) { return .zip }
-        return nil
     }
 
     /// The kinds whose display image is a picture decoded from their bytes (their first frame).

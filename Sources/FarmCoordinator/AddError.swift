@@ -13,6 +13,8 @@ public enum AddErrorCode: ErrorCode {
     case lock
     /// What dead adds left in the spool cannot be finished first (cause: `SpoolError`).
     case recovery
+    /// The source is an empty string (`farm add ''`): no path, URL or `-` (no cause).
+    case noSource
     /// A local manifest cannot be read (cause: `Errno`).
     case unreadable
     /// The spool's tmp/ takes no file to fetch the manifest into (cause: `Errno`).
@@ -32,6 +34,7 @@ public enum AddErrorCode: ErrorCode {
         switch self {
         case .lock: return "cannot lock \(subject): \(reason)"
         case .recovery: return "cannot recover the spool: \(reason)"
+        case .noSource: return "the manifest is an empty argument: give a path, an http(s) URL, or - for standard input"
         case .unreadable: return "\(subject): cannot read the manifest (\(reason))"
         case .scratch: return "cannot write to \(subject): \(reason)"
         case .unfetchable:

@@ -9,6 +9,8 @@ extension Coordinator {
     /// read them. A URL is fetched with `request`'s headers, cookies and proxy (SPEC §12).
     public static func lists(from source: String, spool: Spool, request: RequestOptions? = nil) throws(AddError)
         -> [ManifestList] {
+        // Else "": cannot read the manifest, a sentence that names nothing (an unset variable in a script).
+        if source.isEmpty { throw AddError(.noSource, source) }
         if source == ManifestSource.standardInput {
             let path = try ManifestSource.readStandardInput(into: spool)
             defer { try? FileSystem.unlink(path) }
@@ -24,7 +26,8 @@ extension Coordinator {
         if ManifestSource.isURL(source) {
             let path = try ManifestSource.fetch(source, into: spool, request: request)
             defer { try? FileSystem.unlink(path) }
-            return try readLists(path: path, displayName: urlFileName(source), spool: spool)
+            return try readLists(path: path, displayName: urlFileName(source), spool: spool,
+                                 instead: "to download it: farm get \(source), or echo \(source) | farm add -")
         }
         do { try FileSystem.checkReadable(source) } catch {
             throw AddError(.unreadable, source, cause: error)
@@ -32,9 +35,15 @@ extension Coordinator {
         return try readLists(path: source, displayName: source, spool: spool)
     }
 
-    private static func readLists(path: String, displayName: String, spool: Spool) throws(AddError) -> [ManifestList] {
+    /// The lists of the manifest at `path`. `instead`: what to do with a picture, a PDF or a zip of them,
+    /// given where a list goes.
+    private static func readLists(path: String, displayName: String, spool: Spool,
+                                  instead: String = "farm get URL downloads one file, as echo URL | farm add - queues it")
+        throws(AddError) -> [ManifestList] {
         do { return try Manifest.read(path: path, displayName: displayName, scratch: spool.tmp) } catch {
-            throw AddError(.malformed, displayName, cause: error)
+            guard error.code == .notAList else { throw AddError(.malformed, displayName, cause: error) }
+            throw AddError(.malformed, displayName,
+                           cause: ManifestError(.notAList, file: error.file, reason: error.reason + "; " + instead))
         }
     }
 }

@@ -148,14 +148,17 @@ public struct DeliveryTemplate: Equatable, Sendable {
         }
     }
 
-    /// The last segment of `url`'s path, percent-decoded (its query and fragment dropped).
+    /// The last segment of `url`'s path, percent-decoded (its query and fragment dropped); `index.html`
+    /// for a host alone (`http://host`) or a folder (`http://host/docs/`), the page a server gives for it,
+    /// as wget names it.
     static func name(of url: String) -> String {
         var path = Substring(url)
         if let scheme = path.range(of: "://") { path = path[scheme.upperBound...] }
         path = path.prefix { $0 != "?" && $0 != "#" }
-        let last = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        guard let slash = path.firstIndex(of: "/") else { return "index.html" }  // the host was all
+        let last = path[slash...].split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let name = last.removingPercentEncoding ?? last
-        return name.isEmpty ? "index" : name
+        return name.isEmpty ? "index.html" : name
     }
 
     /// A field's value with nothing that would make a folder or hide a character: `/` and `\` become

@@ -37,9 +37,13 @@ public enum Manifest {
     public static func read(path: String, displayName: String,
                             scratch: String? = nil) throws(ManifestError) -> [ManifestList] {
         let file = baseName(displayName)
-        let head = try ManifestFile.head(path, count: 4, shownAs: file)
+        let head = try ManifestFile.head(path, count: FileMagic.length, shownAs: file)
         if head.isEmpty { throw ManifestError(.empty, file: file, reason: "empty file") }
         if isZip(head) { return try readZip(path: path, file: file, scratch: scratch) }
+        // Else a picture read as text fails at its first byte: "line 1: not UTF-8 text".
+        if let magic = FileMagic.of(head) {
+            throw ManifestError(.notAList, file: file, reason: magic.phrase + ", not a list of URLs")
+        }
         let text = try ManifestFile.text(path, limit: maxJSONBytes, shownAs: file, scratch: scratch)
         return [try parseAnyList(text: text, name: file)]
     }
@@ -104,7 +108,7 @@ public enum Manifest {
                   !components.contains(where: { $0 == "__MACOSX" || $0.hasPrefix(".") }) else { return nil }
             return (entry, components)
         }
-        if lists.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json or .txt list") }
+        if lists.isEmpty { throw listless(entries, file) }
 
         var baseNameCounts: [Substring: Int] = [:]
         for list in lists { baseNameCounts[list.components.last!, default: 0] += 1 }
@@ -131,8 +135,19 @@ public enum Manifest {
                 result.append(try parseList(text: text, name: name))
             }
         }
-        if result.isEmpty { throw ManifestError(.noLists, file: file, reason: "holds no .json or .txt list") }
+        if result.isEmpty { throw listless(entries, file) }
         return result.sorted { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
+    }
+
+    /// Why a zip of `entries` with no list in it is refused: one with a picture or a PDF was most likely
+    /// given for the list of its URLs, and says so.
+    private static func listless(_ entries: [ZipEntry], _ file: String) -> ManifestError {
+        let documents = entries.contains { entry in
+            let name = entry.name.lowercased()
+            return [".jpg", ".jpeg", ".png", ".gif", ".webp", ".pdf"].contains { name.hasSuffix($0) }
+        }
+        return documents ? ManifestError(.notAList, file: file, reason: "a zip of pictures or documents, not of lists of URLs")
+            : ManifestError(.noLists, file: file, reason: "holds no .json or .txt list")
     }
 
     /// A big zipped list, expanded into a mapped scratch file rather than into memory.

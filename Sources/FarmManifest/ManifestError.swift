@@ -28,6 +28,9 @@ public enum ManifestErrorCode: ErrorCode {
     case noLists
     /// Two lists of one zip would carry the same name.
     case duplicateName
+    /// A picture, a PDF, or a zip of them, given where a list of URLs goes (`farm add b.jpg`): the reason
+    /// says what it is.
+    case notAList
 
     /// The file, then the reason; one line, whatever the names hold: control characters become '?'.
     public func sentence(subject: String, cause: (any Error)?) -> String {

@@ -23,10 +23,14 @@ public enum StatusText {
         return lines.joined(separator: "\n")
     }
 
-    /// One list: its counts, then one row per resource (index, text, kind, url or error).
-    public static func list(_ list: ListStatus) -> String {
+    /// One list: its counts, then one row per resource (index, text, kind, url or error). With a `stall`
+    /// (`Stall.of`) and work left, a line says what holds it, and a paused download shows as "Paused 17%",
+    /// not as a "Downloading 17%" that does not move.
+    public static func list(_ list: ListStatus, stall: Stall? = nil) -> String {
         var lines = ["\(list.name): \(list.shownState) \(list.done)/\(list.total) done, \(list.active) active, "
             + "\(list.queued) queued, \(list.failed) failed"]
+        if let stall, list.state != .finished { lines.append(stall.description) }
+        let paused = stall == .paused || stall == .nothingRunsAndPaused
         if let paging = list.paging { lines.append(pages(paging)) }
         let resources = list.resources ?? []
         let indexWidth = max(5, String(max(0, resources.count - 1)).count)
@@ -35,7 +39,9 @@ public enum StatusText {
             var detail = resource.status == .error ? "error: " + (resource.error ?? "unknown") : resource.url
             // What happened on the way, such as a server that does not resume starting the file over.
             if let note = resource.note, resource.status != .done { detail += "  (" + note + ")" }
-            lines.append(pad(String(resource.index), indexWidth) + "  " + pad(resource.text, 16) + "  "
+            let text = paused && resource.status == .downloading
+                ? "Paused \(ResourceStatus.percent(bytes: resource.bytes, size: resource.size) ?? 0)%" : resource.text
+            lines.append(pad(String(resource.index), indexWidth) + "  " + pad(text, 16) + "  "
                 + pad(resource.kind ?? "-", 4) + "  " + detail)
         }
         return lines.joined(separator: "\n")

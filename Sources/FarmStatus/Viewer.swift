@@ -16,13 +16,17 @@ public enum Viewer {
             throw StatusError(.noSuchResource, "\(name) is no longer in the spool")
         }
         let subject = "resource \(index) of \(name)"
+        // A resource that waits on a farm that does not run, or is paused, says so and what frees it.
+        let stall = [.queued, .downloading].contains(resource.status) ? Stall.of(spool) : nil
+        let held = stall.map { "; \($0)" } ?? ""
         switch resource.status {
         case .queued:
-            throw StatusError(.notReady, "\(subject) is queued")
+            throw StatusError(.notReady, "\(subject) is queued" + held)
         case .downloading:
             let progress = ResourceStatus.percent(bytes: resource.bytes, size: resource.size).map { "\($0)%" }
                 ?? "\(resource.bytes) bytes so far"
-            throw StatusError(.notReady, "\(subject) is still downloading (\(progress))")
+            if stall == .paused { throw StatusError(.notReady, "\(subject) is paused at \(progress): farm resume") }
+            throw StatusError(.notReady, "\(subject) is still downloading (\(progress))" + held)
         case .unzipping, .rendering:
             throw StatusError(.notReady, "\(subject) is still \(resource.status.rawValue)")
         case .error:

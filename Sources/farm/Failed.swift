@@ -1,6 +1,8 @@
 import ArgumentParser
 import FarmControl
 import FarmJSON
+import FarmSystem
+import SystemPackage
 
 /// `farm failed [LIST] [--reason TEXT] [--json]`: the failed resources grouped by reason, with counts.
 struct Failed: ParsableCommand {
@@ -9,8 +11,10 @@ struct Failed: ParsableCommand {
         discussion: """
             Lists the resources that failed for good, of every list or of LIST, grouped by reason (HTTP \
             404, unsupported content, checksum mismatch...), the largest group first, each resource with \
-            its list, index, URL and attempts. --reason keeps those whose reason contains TEXT. failed only \
-            reads the spool; farm retry queues them again. With --hooks, the resources whose hook failed \
+            its list, index, URL and attempts. A long URL is cut in its middle to fit the terminal, or to \
+            300 characters where the output is no terminal; --json gives every URL whole. --reason keeps \
+            those whose reason contains TEXT. failed only reads the spool; farm retry queues them again. \
+            With --hooks, the resources whose hook failed \
             instead (an exit status other than 0, a time-out, a program that could not start), grouped by \
             how; farm retry --hooks runs them again.
 
@@ -58,7 +62,7 @@ struct Failed: ParsableCommand {
         if json {
             print(String(decoding: JSON.encode(failures), as: UTF8.self), terminator: "")
         } else {
-            print(failures)
+            print(failures.text(width: FileDescriptor.standardOutput.terminalColumns))
         }
     }
 }

@@ -47,7 +47,8 @@ struct Get: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: ArgumentHelp("http(s) URLs, and text lists of them.", valueName: "url-or-file"))
+    @Argument(help: ArgumentHelp("http(s) URLs (host/path without a scheme is http), and text lists of them.",
+                                 valueName: "url-or-file"))
     var sources: [String] = []
 
     @Option(name: .customShort("o"), help: ArgumentHelp("The name of the file (one URL only).", valueName: "name"))

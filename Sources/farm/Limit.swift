@@ -7,6 +7,8 @@ struct Limit: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "limit",
         abstract: "Cap the bytes a second of every transfer on this host together, live (0: no cap).",
+        // The argument is taken whole (`NegativeNumber`): say it is one rate or none, not "[<rate> ...]".
+        usage: "farm limit [<rate>] [--spool <spool>]",
         discussion: """
             Without RATE, says the cap in force. With RATE, caps the bytes a second of every transfer on \
             this host together, all workers included; they follow within a second, whatever they are \
@@ -32,11 +34,17 @@ struct Limit: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "Bytes a second: 500K, 2M, 1.5G; 0 lifts the cap.")
-    var rate: String?
+    /// One argument or none, taken so that a negative one is refused as a rate that is none (`NegativeNumber`).
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Bytes a second: 500K, 2M, 1.5G; 0 lifts the cap.",
+                                                           valueName: "rate"))
+    var rate: [String] = []
+
+    func validate() throws {
+        _ = try NegativeNumber.value(rate, name: "rate")
+    }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        guard let rate else { return control.bandwidthLimit }
+        guard let rate = try NegativeNumber.value(rate, name: "rate") else { return control.bandwidthLimit }
         return try control.setBandwidthLimit(try Control.bandwidth(rate))
     }
 }

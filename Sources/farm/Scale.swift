@@ -9,6 +9,8 @@ struct Scale: ControlCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
         abstract: "Change the number of workers (1 to 64) of this host, or another one, while the farm runs.",
+        // The argument is taken whole (`NegativeNumber`): say it is one number, not "[<workers> ...]".
+        usage: "farm scale <workers> [--transfers <transfers>] [--host <host>] [--spool <spool>]",
         discussion: """
             Sets how many workers this host runs, or host H with --host; its supervisor applies it within a \
             second, and scale waits up to 5 s to say how many run. Each worker runs one transfer at a time \
@@ -39,23 +41,30 @@ struct Scale: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "How many workers to run.")
-    var workers: Int
+    /// One argument, taken so that a negative one reaches the range check (`NegativeNumber`).
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("How many workers to run (1 to 64).", valueName: "workers"))
+    var workers: [String] = []
 
-    @Option(help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged); workers × transfers download at once.")
+    @Option(parsing: .unconditional,
+            help: "Transfers each worker runs at once, on every host (1 to 256; default: unchanged); workers × transfers download at once.")
     var transfers: Int?
 
     @Option(help: "The host (as `farm ps` shows it) whose workers to change (default: this one).")
     var host: String?
 
+    /// The number given, negative ones included; after `validate`, one from 1 to 64.
+    private var count: Int {
+        get throws { try NegativeNumber.int(workers, name: "workers") }
+    }
+
     func validate() throws {
-        try Control.check(workers: workers)
+        try Control.check(workers: try count)
         if let transfers { try Control.check(transfers: transfers) }
     }
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
         if let transfers { try control.scale(transfers: transfers) }
         // Waits (briefly) to report what happened rather than what was asked.
-        return try control.scale(to: workers, settle: 5, host: host.map { FarmHost(name: $0) })
+        return try control.scale(to: try count, settle: 5, host: host.map { FarmHost(name: $0) })
     }
 }

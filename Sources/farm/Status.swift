@@ -94,7 +94,7 @@ struct Status: ParsableCommand {
         guard let view = ListView.build(spool, listID: found.id) else {
             throw FarmError("\(found.record.name) was removed from the spool while being read; try again")
         }
-        print(json ? String(decoding: JSON.encode(view, .pretty), as: UTF8.self) : StatusText.list(view),
+        print(json ? String(decoding: JSON.encode(view, .pretty), as: UTF8.self) : StatusText.list(view, stall: Stall.of(spool)),
               terminator: json ? "" : "\n")
     }
 }

@@ -19,7 +19,9 @@ struct Wait: ParsableCommand {
             its list has one, and a paged \
             list's last page in), then says how many resources are done. The reason for an exit of 1 or 3 \
             is one line on standard error. wait only reads the spool: it starts nothing, and ending it, by \
-            --timeout, ^C or SIGTERM, stops nothing.
+            --timeout, ^C or SIGTERM, stops nothing. When nothing moves the work on (no farm runs on the \
+            spool, or it is paused) wait says so once on standard error, with the command that frees it \
+            (farm start, farm resume), and goes on waiting.
 
             EXAMPLES:
               farm add set.zip && farm start && farm wait && farm stop
@@ -56,6 +58,8 @@ struct Wait: ParsableCommand {
     /// The look where the spool is polled (see `Polling`): there a stat is a round trip to a server,
     /// and the summary itself is a poll's age behind the spool anyway.
     private static let networkLook = 0.05
+    /// How often wait looks for what holds the work (`Stall`): a lock tried for each process in procs/.
+    private static let stallLook = 1.0
 
     func validate() throws {
         if let timeout, !(timeout >= 0) { throw FarmError("--timeout must be a number of seconds, 0 or more") }
@@ -65,6 +69,7 @@ struct Wait: ParsableCommand {
         let spool = try options.open(create: false)
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         let polled = Polling.isNeeded(spool, forced: polling.poll)
+        var stall: Stall?, nextStallLook = Date()
         while true {
             var summary = StatusReader.summary(spool)
             // The watcher's summary may predate an add or an edit made just before the wait (a polling
@@ -96,6 +101,13 @@ struct Wait: ParsableCommand {
                     .joined(separator: ", ") + (open.count > 3 ? ", …" : "")
                 fail("timed out after \(formatted(timeout ?? 0)) s: \(open.count) list(s) not finished (\(detail))",
                      code: 3)
+            }
+            // Said once each time it begins, on stderr: the output stays the one line of the end.
+            if Date() >= nextStallLook {
+                nextStallLook = Date().addingTimeInterval(Self.stallLook)
+                let now = Stall.of(spool)
+                if let now, now != stall { FileHandle.standardError.write(Data("farm wait: \(now); waiting\n".utf8)) }
+                stall = now
             }
             let left = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
             let look = polled ? Self.networkLook : left <= Self.endgame ? Self.endgameLook : Self.look

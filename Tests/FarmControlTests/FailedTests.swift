@@ -64,6 +64,33 @@ import Testing
         #expect(try farm.must(["retry"]).contains("queued 0 failed resource(s) again"))
     }
 
+    /// A URL of thousands of characters is cut in its middle: to the terminal's width on a terminal, to
+    /// `longestURL` characters in a pipe, and kept whole in `--json` (issue 66).
+    @Test func cutsALongURLToTheTerminalOrToASaneLength() throws {
+        let farm = try RunningFarm()
+        let path = "/" + String(repeating: "segment/", count: 600) + "end.jpg"
+        let url = farm.origin.url(for: path)
+        let manifest = farm.dir.appending("Long.json")
+        try Data(JSON.encode([url])).write(to: URL(fileURLWithPath: manifest))
+        try farm.must(["add", manifest])
+        try farm.start(workers: 1)
+        #expect(try farm.farm(["wait", "--timeout", "120"]).status == 1)
+
+        let piped = try farm.must(["failed"]).split(separator: "\n")
+        let line = try #require(piped.first { $0.contains("Long.json") }, "\(piped)")
+        #expect(line.contains("…") && line.hasSuffix("end.jpg  (attempts: 1)"), "\(line)")
+        #expect(line.contains(url.prefix(Control.Failures.longestURL / 2)), "the URL's start stays")
+        #expect(line.count < Control.Failures.longestURL + 60, "\(line.count) characters")
+
+        let terminal = try TerminalProcess("farm", ["failed", "--spool", farm.spool.root], columns: 80)
+        #expect(terminal.wait(timeout: 60) == 0)
+        let shown = terminal.output.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+        #expect(shown.contains { $0.contains("Long.json") && $0.contains("…") }, "\(terminal.output)")
+        #expect(shown.allSatisfy { $0.count <= 80 }, "\(shown.map(\.count))")
+
+        #expect(try failed(farm).groups.first?.resources.first?.url == url, "--json keeps the URL whole")
+    }
+
     @Test func refusesAnUnknownListInOneLine() throws {
         let farm = try RunningFarm()
         for verb in ["failed", "retry"] {

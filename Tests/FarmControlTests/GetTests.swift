@@ -89,6 +89,30 @@ import Testing
         #expect(refused.error.contains("-o names one file"), "\(refused.error)")
     }
 
+    /// As wget and curl take them: `host:port/path` without a scheme is http, and a URL of a folder or a
+    /// host alone is saved as `index.html` (issue 66).
+    @Test func aURLWithoutASchemeIsHTTPAndAFolderIsSavedAsIndexHTML() throws {
+        let farm = try RunningFarm()
+        let files = serve(farm, 1, size: 50_000, rate: nil)
+        let page = Array("<html><body>the root</body></html>\n".utf8)
+        farm.origin.serve(path: "/", bytes: page)
+        let bare = String(farm.origin.url(for: files[0].path).dropFirst("http://".count))
+        #expect(!bare.contains("://"))
+        let out = farm.dir.appending("wget")
+        let result = try run("farm", ["get", bare, farm.origin.url(for: "/"), "--out", out, "--spool", farm.spool.root],
+                             environment: farm.environment, timeout: 180)
+        #expect(result.status == 0, "\(result.output) \(result.error)")
+        #expect(delivered(files, in: out), "\(bare) fetched over http")
+        #expect(FileManager.default.contents(atPath: out + "/index.html").map { [UInt8]($0) } == page,
+                "\((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])")
+        #expect(farm.origin.requests(for: files[0].path).count >= 1)
+
+        // A lone word is a file name mistyped, not a host: refused as before.
+        let missing = try run("farm", ["get", "urls.txt", "--spool", farm.spool.root], environment: farm.environment)
+        #expect(missing.status == 2 && missing.error.contains("neither an http(s) URL nor a readable file"),
+                "\(missing.error)")
+    }
+
     @Test func ctrlCOnAFarmRunningOtherListsStopsOnlyItsOwn() throws {
         let farm = try RunningFarm()
         let others = try farm.addList("Other", count: 2, size: 300_000, rate: 40_000)

@@ -37,12 +37,19 @@ import Testing
 
     @Test func scaleRefusesOutOfRange() throws {
         let farm = try RunningFarm()
-        for bad in ["0", "65"] {
+        // A negative number too, which the command line's parser takes for an option unless told not to.
+        for bad in ["0", "65", "-1", "-15"] {
             let result = try farm.farm(["scale", bad])
-            #expect(result.status != 0)
-            #expect(result.error.contains("1 to 64"))
+            #expect(result.status == 1, "\(result)")
+            #expect(result.error.contains("from 1 to 64 (got \(bad))"), "\(result.error)")
             #expect(result.error.split(separator: "\n").count == 1, "one line: \(result.error)")
         }
+        let transfers = try farm.farm(["scale", "2", "--transfers", "-1"])
+        #expect(transfers.status == 1 && transfers.error.contains("(got -1)"), "\(transfers)")
+        #expect(transfers.error.split(separator: "\n").count == 1, "one line: \(transfers.error)")
+        // What is no negative number stays an unknown option.
+        #expect(try farm.farm(["scale", "2", "--bogus"]).error.contains("Unknown option '--bogus'"))
+        #expect(farm.spool.desired().workers != 2, "nothing changed")
     }
 
     @Test func pauseStopsBytesAndClaimsAndResumeContinuesFromTheSameByte() throws {

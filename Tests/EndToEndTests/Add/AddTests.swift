@@ -1,4 +1,6 @@
+import FarmFixtures
 import FarmLists
+import FarmOrigin
 import FarmSpool
 import FarmTestSupport
 import FarmZip
@@ -20,8 +22,9 @@ import Testing
         try ZipWriter.write(path: path, entries: entries)
     }
 
-    private func farm(_ spool: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try run("farm", arguments + ["--spool", spool])
+    private func farm(_ spool: String, _ arguments: [String], input: [UInt8]? = nil) throws
+        -> (status: Int32, output: String, error: String) {
+        try run("farm", arguments + ["--spool", spool], input: input)
     }
 
     @Test func addsEveryResourceOnceEvenWhenAddedTwice() throws {
@@ -74,6 +77,49 @@ import Testing
 
         let missing = try farm(spoolPath, ["add", dir.appending("nowhere.zip")])
         #expect(missing.status != 0 && missing.error.contains("nowhere.zip"))
+    }
+
+    /// `farm add ''` (an unset variable in a script) says what to give, not "Error: : cannot read the
+    /// manifest" (issue 66).
+    @Test func anEmptySourceIsRefusedWithWhatToGive() throws {
+        let dir = TemporaryDirectory()
+        let result = try farm(dir.appending("spool"), ["add", ""])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.error == "Error: the manifest is an empty argument: give a path, an http(s) URL, or - for "
+            + "standard input\n", "\(result.error)")
+    }
+
+    /// A picture, a PDF or a zip of pictures given to `farm add` in place of a list is told by its first
+    /// bytes, in one line that says what it is and what to run instead; not "line 1: not UTF-8 text"
+    /// (issue 66).
+    @Test func aPictureOrADocumentIsNoListAndTheRefusalSaysWhatToRun() throws {
+        let dir = TemporaryDirectory()
+        let spoolPath = dir.appending("spool")
+        let origin = Origin()
+        try origin.start()
+        defer { origin.stop() }
+        origin.serve(path: "/photos/b.jpg", bytes: try JPEGFixture.quadrants(width: 16, height: 16))
+        let url = origin.url(for: "/photos/b.jpg")
+        let fetched = try farm(spoolPath, ["add", url])
+        #expect(fetched.status == 2, "\(fetched)")
+        #expect(fetched.error == "Error: b.jpg: a JPEG picture, not a list of URLs; to download it: farm get \(url), "
+            + "or echo \(url) | farm add -\n", "\(fetched.error)")
+
+        let pdf = dir.appending("report.pdf")
+        try Data(PDFFixture.make()).write(to: URL(fileURLWithPath: pdf))
+        let zip = dir.appending("holiday.zip")
+        try ZipWriter.write(path: zip, entries: [("a.png", StoredPNG.make(width: 2, height: 2) { _ in [0, 0, 0, 9, 9, 9] }),
+                                                 ("more/b.JPG", [0xFF, 0xD8, 0xFF, 0xE0])])
+        for (file, what) in [(pdf, "report.pdf: a PDF document"), (zip, "holiday.zip: a zip of pictures or documents")] {
+            let local = try farm(spoolPath, ["add", file])
+            #expect(local.status == 2, "\(local)")
+            #expect(local.error.split(separator: "\n").count == 1, "\(local.error)")
+            #expect(local.error.hasPrefix("Error: \(what), not "), "\(local.error)")
+            #expect(local.error.contains("farm get URL") && local.error.contains("echo URL | farm add -"), "\(local.error)")
+        }
+        let piped = try farm(spoolPath, ["add", "-"], input: try JPEGFixture.quadrants(width: 8, height: 8))
+        #expect(piped.status == 2 && piped.error.contains("a JPEG picture, not a list of URLs"), "\(piped)")
+        #expect(try Spool(root: spoolPath).listIDs().isEmpty, "nothing added")
     }
 
     @Test(arguments: ["add.staging@3", "add.committed", "add.published-list@1"])

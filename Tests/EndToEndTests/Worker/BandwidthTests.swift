@@ -33,12 +33,13 @@ import Testing
         }
     }
 
-    @Test(arguments: ["fast", "K", "12Q", "", "1,5M"])
+    @Test(arguments: ["fast", "K", "12Q", "", "1,5M", "-5", "-1.5M"])
     func aRateThatIsNotANumberIsRefused(_ rate: String) throws {
         let farm = try RunningFarm()
         let refused = try farm.farm(["limit", rate])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.error.split(separator: "\n").count == 1, "\(refused.error)")
+        #expect(refused.error.contains("a bandwidth is a number of bytes a second"), "\(refused.error)")
         #expect(try farm.must(["limit"]) == "no bandwidth cap on this host\n")
     }
 
