@@ -80,10 +80,10 @@ struct Start: ControlCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "How many workers, each downloading one resource at a time (1 to 64; default: the last `scale`, else 4).")
+    @Option(parsing: .unconditional, help: "How many workers, each downloading one resource at a time (1 to 64; default: the last `scale`, else 4).")
     var workers: Int?
 
-    @Option(help: """
+    @Option(parsing: .unconditional, help: """
         Transfers each worker runs at once (1 to 256; default: the last `start` or `scale`, else 1): workers × \
         transfers resources download at once. More than 1 pays where each request waits on the server, not on \
         the CPU (many small files from a slow or far server): a worker's transfers share its connections, TLS \
@@ -92,10 +92,10 @@ struct Start: ControlCommand {
         """)
     var transfers: Int?
 
-    @Option(help: "Seconds a claim stays valid without renewal.")
+    @Option(parsing: .unconditional, help: "Seconds a claim stays valid without renewal.")
     var lease: Double?
 
-    @Option(help: "The most bytes one download may weigh (default 1 GiB).")
+    @Option(parsing: .unconditional, help: "The most bytes one download may weigh (default 1 GiB).")
     var maxSize: Int?
 
     @Flag(help: "Download the files only: no display images and no thumbnails.")
@@ -107,10 +107,10 @@ struct Start: ControlCommand {
         """)
     var minFree: Int?
 
-    @Option(help: "At most N transfers at once to one host, across every worker (0: no limit, the default).")
+    @Option(parsing: .unconditional, help: "At most N transfers at once to one host, across every worker (0: no limit, the default).")
     var perHost: Int?
 
-    @Option(help: "At most R requests a second to one host, across every worker (0: no limit, the default).")
+    @Option(parsing: .unconditional, help: "At most R requests a second to one host, across every worker (0: no limit, the default).")
     var ratePerHost: Double?
 
     @Option(help: "Verify HTTPS servers against the CA certificates in this PEM file (a company's CA) instead of the system's; \"\" for the system's again.")

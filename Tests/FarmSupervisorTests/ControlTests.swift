@@ -49,6 +49,12 @@ import Testing
         #expect(transfers.error.split(separator: "\n").count == 1, "one line: \(transfers.error)")
         // What is no negative number stays an unknown option.
         #expect(try farm.farm(["scale", "2", "--bogus"]).error.contains("Unknown option '--bogus'"))
+        // farm start's numbers too: the range, not the parser's "Missing value".
+        for option in ["--workers", "--transfers"] {
+            let start = try farm.farm(["start", option, "-1"])
+            #expect(start.status == 1 && start.error.contains("(got -1)"), "\(start)")
+            #expect(start.error.split(separator: "\n").count == 1, "one line: \(start.error)")
+        }
         #expect(farm.spool.desired().workers != 2, "nothing changed")
     }
 
