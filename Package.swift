@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // farm: a bulk download manager built as a farm of worker processes sharing a spool directory.
 import Foundation
 import PackageDescription
@@ -45,7 +45,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // No default traits: `FullFoundation` would link all of Foundation (and ICU's 34 MB of data) into farm,
+        // which uses FoundationEssentials only; `ConfigurationSupport` is for apps configured by swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // farm serve off this machine (SPEC §12): HTTP Basic from hummingbird-auth, TLS from swift-nio-ssl.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         // aria2's JSON-RPC over WebSocket at /jsonrpc (SPEC §16), with its notifications.

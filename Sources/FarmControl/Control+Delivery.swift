@@ -1,7 +1,8 @@
 import FarmLists
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension Control {
     /// The delivery of `farm add --out DIR [--name TEMPLATE] [--link]` (SPEC §12), checked: the template
@@ -14,10 +15,8 @@ extension Control {
         let template = template ?? DeliveryTemplate.defaultText
         do { _ = try DeliveryTemplate(template) } catch { throw ControlError(.badDelivery, error.description) }
         let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-        do {
-            try FileManager.default.createDirectory(atPath: absolute, withIntermediateDirectories: true)
-        } catch {
-            throw ControlError(.badDelivery, "cannot make the folder \(folder): \((error as NSError).localizedDescription)")
+        do { try FileSystem.ensureDirectories(absolute) } catch {
+            throw ControlError(.badDelivery, "cannot make the folder \(folder): \(error)")
         }
         let probe = absolute + "/.farm-probe-\(getpid())"
         do {

@@ -3,7 +3,7 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 
 extension Control {
     /// What `farm get` did: its list, how it ended, and whether it started the farm.
@@ -102,7 +102,7 @@ extension Control {
             return try add(path, request: options, delivery: delivery).alreadyThere.isEmpty
         } catch where error.code == .manifestRefused {
             // A bad line of a FILE: the user's mistake, said as the list's refusal, not the scratch file's.
-            throw ControlError(.editRefused, "\(error)".replacingOccurrences(of: path, with: "the URLs given"))
+            throw ControlError(.editRefused, "\(error)".replacing(path, with: "the URLs given"))
         }
     }
 

@@ -5,7 +5,7 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 
 extension Control {
     /// The hooks of `farm add --on-done PROGRAM [--on-done-arg ARG]… --on-error PROGRAM [--on-error-arg

@@ -21,10 +21,10 @@ extension Control {
         public var description: String {
             guard !hosts.isEmpty else { return "no hosts: the spool holds no list" }
             let width = max(4, hosts.map(\.host.count).max() ?? 0)
-            let header = "HOST".padding(toLength: width, withPad: " ", startingAt: 0)
+            let header = "HOST".padded(to: width)
                 + "   ACTIVE   QUEUED     DONE   FAILED  HELD UNTIL"
             return ([header] + hosts.map { host in
-                host.host.padding(toLength: width, withPad: " ", startingAt: 0)
+                host.host.padded(to: width)
                     + [host.active, host.queued, host.done, host.failed].map { Self.column(String($0)) }.joined()
                     + "  " + (host.heldUntil ?? "-")
             }).joined(separator: "\n")

@@ -1,7 +1,7 @@
 import FarmLists
 import FarmSpool
 import FarmStatus
-import Foundation
+import FoundationEssentials
 
 extension Control {
     /// What an edit of a list did (SPEC §8).

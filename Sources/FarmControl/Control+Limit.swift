@@ -25,7 +25,7 @@ extension Control {
     /// number with an optional K, M or G (powers of 1024, as curl and wget read them); 0 for no cap.
     public static func bandwidth(_ text: String) throws(ControlError) -> Int {
         let units: [Character: Double] = ["K": 1024, "M": 1024 * 1024, "G": 1024 * 1024 * 1024]
-        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        var digits = Substring(text.trimmingSpaces())
         var unit = 1.0
         if let last = digits.last?.uppercased().first, let scale = units[last] {
             unit = scale

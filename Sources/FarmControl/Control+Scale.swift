@@ -1,7 +1,7 @@
 import FarmDesired
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 extension Control {
     /// How many workers farm runs: from 1 to 64.

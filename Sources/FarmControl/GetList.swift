@@ -1,6 +1,6 @@
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 extension Control {
     /// What `farm get` is asked to fetch (SPEC §15), as the user gave it. A value.

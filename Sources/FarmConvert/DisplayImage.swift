@@ -1,6 +1,6 @@
 import FarmSystem
 import FarmZip
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// Turns a downloaded file into the image farm displays for it (SPEC §4 `image`):
@@ -85,7 +85,7 @@ public enum DisplayImage {
             throw ConvertError(.unpackFailed, error.description)
         }
         let candidates = entries.filter { !$0.isDirectory && !$0.isSymlink && !isHidden($0.name) }
-            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+            .sorted { NaturalOrder.areInIncreasingOrder($0.name, $1.name) }
         let images = candidates.filter { ["jpg", "jpeg", "png", "gif", "webp"].contains(fileExtension($0.name)) }
         let pdfs = candidates.filter { fileExtension($0.name) == "pdf" }
         guard !images.isEmpty || !pdfs.isEmpty else { throw ConvertError(.unsupportedContent, "ZIP holds no image or PDF") }

@@ -50,7 +50,7 @@ public enum Kind: String, Sendable, Codable, CaseIterable {
     public static func otherExtension(url: String) -> String? {
         var path = Substring(url)
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        if let scheme = path.range(of: "://") { path = path[scheme.upperBound...] }
+        if let scheme = path.firstRange(of: "://") { path = path[scheme.upperBound...] }
         guard let slash = path.lastIndex(of: "/") else { return nil }  // no path: a host alone
         let name = path[path.index(after: slash)...]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }

@@ -4,7 +4,8 @@ import FarmPages
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
+import Glibc
 import SystemPackage
 
 /// What one `add` did.
@@ -191,7 +192,7 @@ public enum Coordinator {
     static func urlFileName(_ url: String) -> String {
         let path = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
         let last = path.split(separator: "/").last.map(String.init) ?? url
-        return last.removingPercentEncoding ?? last
+        return last.percentDecoded ?? last
     }
 
     /// FNV-1a 64 over every URL and id, in order: equal lists have equal digests.

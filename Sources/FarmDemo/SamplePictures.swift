@@ -1,7 +1,7 @@
 import CFarmRenderLoader
 import FarmConvert
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// The pictures of the demo, drawn on the spot with the libraries farm has anyway: JPEGs through
 /// libjpeg-turbo (FarmConvert's `JPEGEncoder`), PNGs through cairo. The PDFs are not drawn: see `SampleSet`.
@@ -61,10 +61,10 @@ enum SamplePictures {
 
     /// Runs `write` on a fresh temporary path and returns what it wrote there.
     static func withTemporaryFile(_ write: (String) throws -> Void) throws -> [UInt8] {
-        let path = NSTemporaryDirectory() + "/farm-demo-" + Nonce.nextHex()
+        let path = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/farm-demo-" + Nonce.nextHex()
         defer { try? FileSystem.unlink(path) }
         try write(path)
-        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        return try FileSystem.readFile(path, limit: 1 << 30)
     }
 }
 

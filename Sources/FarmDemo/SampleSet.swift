@@ -1,6 +1,6 @@
 import FarmJSON
 import FarmZip
-import Foundation
+import FoundationEssentials
 
 /// The demo's bundled sample set: four lists with every kind of resource and every shape of list,
 /// two resources that fail on purpose, and a few large throttled files so progress shows for a while.
@@ -87,7 +87,7 @@ public struct SampleSet: Sendable {
             let urls = list.resources.map { JSONValue.string(origin.url(for: $0.path)) }
             let json: JSONValue = list.itemsShape
                 ? .object([JSONMember("items", .array(urls.enumerated().map { i, url in
-                    .object([JSONMember("uuid", .string(String(format: "demo-%02d-%02d", n, i))),
+                    .object([JSONMember("uuid", .string("demo-" + twoDigits(n) + "-" + twoDigits(i))),
                              JSONMember("imageUrlString", url)]) }))])
                 : .array(urls)
             entries.append(("farm demo/" + list.name, JSON.encode(json, .pretty)))
@@ -100,3 +100,6 @@ public struct SampleSet: Sendable {
         try SamplePictures.withTemporaryFile { path in try ZipWriter.write(path: path, entries: entries) }
     }
 }
+
+/// `n` with at least two digits, as the demo's ids number lists and items (`demo-03-07`).
+private func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }

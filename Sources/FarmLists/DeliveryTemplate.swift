@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The name a done resource is delivered under, below the list's `--out` folder (SPEC §12): a template
 /// such as `{list}/{index}-{stem}.{ext}`, whose fields are made safe as they are filled in (no `/`, no
@@ -153,11 +153,11 @@ public struct DeliveryTemplate: Equatable, Sendable {
     /// as wget names it.
     static func name(of url: String) -> String {
         var path = Substring(url)
-        if let scheme = path.range(of: "://") { path = path[scheme.upperBound...] }
+        if let scheme = path.firstRange(of: "://") { path = path[scheme.upperBound...] }
         path = path.prefix { $0 != "?" && $0 != "#" }
         guard let slash = path.firstIndex(of: "/") else { return "index.html" }  // the host was all
         let last = path[slash...].split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        let name = last.removingPercentEncoding ?? last
+        let name = last.percentDecoded ?? last
         return name.isEmpty ? "index.html" : name
     }
 
@@ -177,7 +177,7 @@ public struct DeliveryTemplate: Equatable, Sendable {
 
     /// A path segment that names a file or folder of its own: not empty, `.` or `..`, at most 255 bytes.
     static func safeSegment(_ segment: Substring) -> String {
-        let trimmed = segment.trimmingCharacters(in: .whitespaces)
+        let trimmed = segment.trimmingSpaces()
         if trimmed.isEmpty || trimmed.allSatisfy({ $0 == "." }) { return "_" }
         guard trimmed.utf8.count > 255 else { return trimmed }
         // Cut in the middle of its stem, so that its extension stays.

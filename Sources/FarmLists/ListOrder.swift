@@ -50,8 +50,10 @@ public struct ListOrder: Sendable, Equatable {
     /// The numbers of an order file. Bytes past the last whole number are left out: a page's append (see
     /// `Spool.appendToOrder`) killed mid-write leaves a piece of one, which its next append cuts off.
     init(bytes: [UInt8]) {
-        numbers = stride(from: 0, to: bytes.count - bytes.count % 4, by: 4).map { at in
-            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        numbers = stride(from: 0, to: bytes.count - bytes.count % 4, by: 4).map { (at: Int) -> Int in
+            let low = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            let high = Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+            return low | high
         }
     }
 }

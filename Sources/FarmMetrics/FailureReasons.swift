@@ -23,7 +23,7 @@ public enum FailureReasons {
     /// series per resource; "unknown" when the resource has no record (yet) or no error.
     public static func reason(of error: String?) -> String {
         guard let error, !error.isEmpty else { return "unknown" }
-        let head = error.prefix { $0 != ":" }.trimmingCharacters(in: .whitespaces)
+        let head = error.prefix { $0 != ":" }.trimmingSpaces()
         return head.isEmpty ? "unknown" : String(head.prefix(longest))
     }
 }

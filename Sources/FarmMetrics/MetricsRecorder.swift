@@ -1,7 +1,7 @@
 import FarmJSON
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// One registered process's metrics: the `factory` its code records into (in memory), and its file
 /// `metrics/<registration name>.json`, which `flushIfDue` or the thread of `flushEverySecond` replaces
@@ -46,7 +46,7 @@ public final class MetricsRecorder: Sendable {
 
     /// Writes the file about once a second from a thread of its own, until `finish`.
     public func flushEverySecond() {
-        Thread.detachNewThread { [self] in
+        Threads.detach { [self] in
             while !state.withLock({ $0.finished }) {
                 Clock.sleep(Self.interval)
                 flushIfDue()

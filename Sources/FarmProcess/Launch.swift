@@ -1,7 +1,7 @@
 import FarmDesired
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `farm start` (and the demo): writes the desired state, starts the detached supervisor of this host,

@@ -1,7 +1,7 @@
 import FarmMetrics
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// What every long-running role (worker, watcher, follower) does around its work, in one place: the stop
 /// signals caught, its entry in the registry for its lifetime, its counters in metrics/ (a worker's), and,
@@ -41,7 +41,7 @@ public enum RoleLife {
             try body()
             return 0
         } catch {
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Standard.error("Error: \(error)\n")
             return 1
         }
     }

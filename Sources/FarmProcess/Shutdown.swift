@@ -1,7 +1,7 @@
 import FarmDedup
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// `farm stop` (and the first half of `farm reset`): every farm process ends and every active job
 /// goes back to the queue with its partial bytes kept, on every host of the spool. This host's

@@ -1,6 +1,6 @@
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// Runs in every supervised worker and watcher: when the supervisor lock is free and the farm is not
 /// being stopped, the supervisor has died, and this process starts a new one (which adopts the
@@ -26,7 +26,7 @@ public enum SupervisorGuard {
     }
 
     public static func start(_ spool: Spool) {
-        Thread.detachNewThread {
+        Threads.detach {
             while true {
                 Clock.sleep(0.8 + Double.random(in: 0...0.4))
                 // A removed spool has no supervisor to replace: its process stops on its own.

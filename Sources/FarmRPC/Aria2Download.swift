@@ -3,7 +3,7 @@ import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// One farm resource seen as an aria2 download (SPEC §16): its GID, its state in aria2's words, and the
 /// status object of `aria2.tellStatus`, with aria2's keys and every number a string, as aria2 sends them. A
@@ -71,15 +71,9 @@ public struct Aria2Download: Equatable, Sendable {
     /// `changed`), an average rather than aria2's last seconds, since farm's status keeps no rate; 0 otherwise.
     public var downloadSpeed: Int {
         guard state == .active, let changed = resource.changed,
-              let since = Self.iso8601.withLock({ $0.date(from: changed) }) else { return 0 }
-        return Int(Double(resource.bytes) / max(1, Date().timeIntervalSince(since)))
+              let since = Timestamp.seconds(iso8601: changed) else { return 0 }
+        return Int(Double(resource.bytes) / max(1, Clock.wall() - since))
     }
-
-    private static let iso8601 = Locked({
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }())
 
     /// `getFiles`: farm's download is one file.
     public var files: JSONValue {
@@ -132,7 +126,7 @@ public struct Aria2Download: Equatable, Sendable {
     static func lastSegment(_ url: String) -> String {
         let path = URLComponents(string: url)?.path ?? ""
         let last = path.split(separator: "/").last.map(String.init) ?? ""
-        return last.isEmpty ? "index.html" : (last.removingPercentEncoding ?? last)
+        return last.isEmpty ? "index.html" : (last.percentDecoded ?? last)
     }
 }
 

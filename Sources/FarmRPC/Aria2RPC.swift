@@ -6,7 +6,7 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 
 /// aria2's JSON-RPC 2.0 for one spool (SPEC §16): reads a body (`RPCMessage`), checks each call's
 /// `token:SECRET`, runs it through `Control`'s verbs (the same as the CLI's, `farm top`'s and the page's) and

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The page and its assets, compiled into the binary from Assets/ (`PackageResources`): farm serves
 /// everything the browser needs and nothing comes from anywhere else. Immutable.
@@ -8,7 +8,7 @@ struct Page: Sendable {
 
     init(token: String) {
         let html = String(decoding: PackageResources.index_html, as: UTF8.self)
-        index = Array(html.replacingOccurrences(of: "{{FARM_TOKEN}}", with: token).utf8)
+        index = Array(html.replacing("{{FARM_TOKEN}}", with: token).utf8)
     }
 
     /// The static assets by URL path, with their types.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a request asks for, parsed from its path alone. Lists are named by id and resources by index,
 /// never by a path, so nothing the client sends ever becomes a file name. A value.
@@ -64,10 +64,10 @@ enum Route: Equatable {
         case 3 where api[0] == "lists" && api[2] == "items":
             self = .addItem(api[1])
         case 4 where api[0] == "lists" && api[2] == "items":
-            guard let item = api[3].removingPercentEncoding else { return nil }
+            guard let item = api[3].percentDecoded else { return nil }
             self = .removeItem(list: api[1], item: item)
         case 5 where api[0] == "lists" && api[2] == "items" && api[4] == "move":
-            guard let item = api[3].removingPercentEncoding else { return nil }
+            guard let item = api[3].percentDecoded else { return nil }
             self = .moveItem(list: api[1], item: item)
         case 4 where api[0] == "lists" && (api[3] == "image" || api[3] == "thumb"):
             self = .file(list: api[1], index: api[2], thumb: api[3] == "thumb")

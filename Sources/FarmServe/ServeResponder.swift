@@ -3,7 +3,7 @@ import FarmLists
 import FarmMetrics
 import FarmSpool
 import FarmStatus
-import Foundation
+import FoundationEssentials
 import Hummingbird
 
 /// Answers every request of `farm serve`: the guard first, then the route. Routes name lists by id and
@@ -127,7 +127,7 @@ struct ServeResponder: HTTPResponder {
             return Reply.message(try await act { try $0.reset() })
         case .add:
             let body = try await decode(Add.self, from: &request, example: #"{"source": "https://…/lists.zip"}"#)
-            let source = body.source.trimmingCharacters(in: .whitespaces)
+            let source = body.source.trimmingSpaces()
             return Reply.message(try await act { try $0.add(source) })
         case .addItem(let id):
             _ = try record(id)

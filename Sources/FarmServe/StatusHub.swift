@@ -3,7 +3,8 @@ import FarmJSON
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 /// Wakes every open event stream from one inotify watch (FarmChangeFeed's `SpoolWatch`) on its own thread: when the
 /// watcher replaces status/summary.json (within 25 ms of any change, and at least once a second) or a
@@ -35,13 +36,11 @@ final class StatusHub: Sendable {
 
     /// Starts the hub's thread.
     func start() {
-        let thread = Thread { [self] in
+        Threads.detach { [self] in
             // Made here: the watch belongs to this thread alone.
             run(SpoolWatch(spool: spool, poll: Polling.isNeeded(spool, forced: poll)))
             finished.signal()
         }
-        thread.name = "farm-serve-hub"
-        thread.start()
     }
 
     /// Ends every stream and the thread (within the thread's one-second wait).

@@ -4,7 +4,8 @@ import FarmRPC
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS

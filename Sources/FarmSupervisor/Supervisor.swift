@@ -5,7 +5,7 @@ import FarmMetrics
 import FarmProcess
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// The supervisor of one host (`farm supervise`, started detached by `farm start`): keeps the desired

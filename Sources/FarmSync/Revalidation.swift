@@ -4,7 +4,8 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import Dispatch
+import FoundationEssentials
 import SystemPackage
 
 /// Step 4 of a sync (see ListSync.swift): every done resource of a list revalidated by a conditional GET
@@ -49,7 +50,7 @@ struct Revalidation {
         let group = DispatchGroup()
         for _ in 0..<min(concurrency, candidates.count) {
             group.enter()
-            Thread.detachNewThread { [spool, candidates, limits, request] in
+            Threads.detach { [spool, candidates, limits, request] in
                 defer { group.leave() }
                 guard let handle = try? EasyHandle() else { return }
                 while true {

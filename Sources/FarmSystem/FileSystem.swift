@@ -35,6 +35,16 @@ public enum FileSystem {
         do { try mkdir(path, mode: mode) } catch where error == .fileExists { return }
     }
 
+    /// `mkdir -p`: `path` and each folder above it that is missing.
+    public static func ensureDirectories(_ path: String, mode: UInt32 = 0o755) throws(Errno) {
+        do { try mkdir(path, mode: mode) } catch where error == .fileExists { return } catch where
+            error == .noSuchFileOrDirectory {
+            guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw error }
+            try ensureDirectories(String(path[..<slash]), mode: mode)
+            try ensureDirectory(path, mode: mode)
+        }
+    }
+
     public static func rmdir(_ path: String) throws(Errno) {
         if Glibc.rmdir(path) != 0 { throw Errno.current.staleAsMissing }
     }

@@ -1,7 +1,7 @@
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `farm top`: the farm live, in the terminal when there is one (the app's two screens, keys to
@@ -22,7 +22,7 @@ public enum LiveView {
         }
         let terminal: Terminal
         do { terminal = try Terminal() } catch {
-            FileHandle.standardError.write(Data("farm top: \(error); printing plain lines instead\n".utf8))
+            Standard.error("farm top: \(error); printing plain lines instead\n")
             PlainView(spool: spool, poll: poll).run()
             return
         }

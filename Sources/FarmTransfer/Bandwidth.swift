@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A cap on the bytes a second of every transfer of a pool together (SPEC §12: `--limit-rate`), shared

@@ -1,7 +1,7 @@
 import CFarmCurlLoader
 import Crypto
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// One download: what to fetch and the limits it runs under.

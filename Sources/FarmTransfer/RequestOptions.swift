@@ -61,7 +61,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     /// The proxy without its user and password: what the status may show.
     public var shownProxy: String? {
-        guard let proxy, let scheme = proxy.range(of: "://") else { return proxy }
+        guard let proxy, let scheme = proxy.firstRange(of: "://") else { return proxy }
         let rest = proxy[scheme.upperBound...]
         guard let at = rest.lastIndex(of: "@") else { return proxy }
         return String(proxy[..<scheme.upperBound]) + rest[rest.index(after: at)...]
@@ -86,7 +86,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     /// `url` as a proxy, checked; throws the reason it is not one.
     public static func proxy(_ url: String) throws(RequestOptionError) -> String {
-        guard let separator = url.range(of: "://") else {
+        guard let separator = url.firstRange(of: "://") else {
             throw RequestOptionError("the proxy must be a URL such as socks5h://host:1080 or http://host:3128")
         }
         let scheme = url[..<separator.lowerBound].lowercased()

@@ -1,7 +1,7 @@
 import CFarmCurlLoader
 import Dispatch
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The transfers of one worker process, run on one libcurl multi handle: every transfer of the process

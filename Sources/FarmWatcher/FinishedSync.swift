@@ -2,7 +2,7 @@ import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// The watcher process's second thread (see Durability.swift in FarmSpool): first, after a reboot,
 /// it sends back the finished jobs whose outputs the disk lost; then, every `interval`, it makes the
@@ -13,7 +13,7 @@ public enum FinishedSync {
     public static let interval = 1.0
 
     public static func start(_ spool: Spool, interval: Double = interval) {
-        Thread.detachNewThread {
+        Threads.detach {
             do {
                 let redone = try Lists(spool).recheckAfterReboot()
                 if !redone.isEmpty {

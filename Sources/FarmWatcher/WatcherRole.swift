@@ -2,7 +2,7 @@ import FarmChangeFeed
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// The watcher process's work (`farm watch`): each host's supervisor starts one; one of them serves the
 /// whole spool (it holds `control/watcher.lock`), following it through inotify, or by polling where inotify

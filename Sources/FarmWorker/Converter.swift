@@ -1,7 +1,7 @@
 import Dispatch
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// Converts the downloads its worker stored (display image, thumbnail) and completes their jobs, on a
 /// thread of its own at a low CPU priority (`nice`): conversions (PDF rendering, JPEG decoding, unzipping)
@@ -48,7 +48,7 @@ final class Converter: Sendable {
         self.keeper = keeper
         self.disk = disk
         room = DispatchSemaphore(value: Self.bound(lease: lease))
-        Thread.detachNewThread { [self] in
+        Threads.detach { [self] in
             // This thread only: the worker's transfers keep their priority. Not the lowest: on a machine
             // busy with other work, a thread at nice 19 gets so little CPU that conversions would wait
             // minutes; at 10 it still yields most of the CPU to the transfers.

@@ -5,7 +5,7 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Runs the hooks of lists added with `--on-done` or `--on-error` (SPEC §15), at least once each, on a
@@ -47,7 +47,7 @@ final class HookRunner: Sendable {
         self.lease = lease
         for _ in 0..<Self.threads {
             ended.enter()
-            Thread.detachNewThread { [self] in
+            Threads.detach { [self] in
                 defer { ended.leave() }
                 while !isStopping {
                     _ = wake.wait(timeout: .now() + Self.look)
@@ -224,7 +224,7 @@ final class HookRunner: Sendable {
             }
             // Claims of dead runners come back even while every thread here runs a long hook.
             reclaimIfDue()
-            Thread.sleep(forTimeInterval: Self.poll)
+            Clock.sleep(Self.poll)
         }
     }
 

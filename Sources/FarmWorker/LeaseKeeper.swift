@@ -1,6 +1,6 @@
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Renews the lease of every claim its worker holds (the one it transfers and those waiting for or in
@@ -27,7 +27,7 @@ final class LeaseKeeper: Sendable {
 
     init(spool: Spool, lease: Double) {
         let interval = max(0.05, lease / 4)
-        Thread.detachNewThread { [self] in
+        Threads.detach { [self] in
             while true {
                 Clock.sleep(interval / 2)
                 let now = Clock.monotonic()

@@ -4,7 +4,7 @@ import FarmPieces
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// A resource fetched as pieces over several connections (SPEC §14; the protocol is in FarmSpool's

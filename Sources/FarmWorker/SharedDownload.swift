@@ -4,7 +4,7 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// Download once (SPEC §7; FarmDedup's protocol), the worker's side: before its transfer a

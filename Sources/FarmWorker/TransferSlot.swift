@@ -6,7 +6,7 @@ import FarmMetrics
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// One of a worker's transfers at once (SPEC §13), on a thread of its own: claims a job, downloads it on

@@ -7,7 +7,8 @@ import FarmMetrics
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 import SystemPackage
 
@@ -162,7 +163,7 @@ public final class Worker: Sendable {
                 }
                 started += 1
                 slots.enter()
-                Thread.detachNewThread { [self] in
+                Threads.detach { [self] in
                     defer { slots.leave() }
                     do { try slot.run() } catch {
                         failure.withLock { $0 = $0 ?? error }

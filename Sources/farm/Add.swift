@@ -5,7 +5,7 @@ import FarmLists
 import FarmSpool
 import FarmSystem
 import FarmTransfer
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `farm add [SOURCE]`: the coordinator. Enqueues every resource of a manifest, atomically.
@@ -182,7 +182,7 @@ struct Add: ParsableCommand {
             || error.code == .badDelivery {
             // SPEC §12: bad input (a checksum that is not one, a header that is not `Name: value`) exits 2,
             // nothing added.
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Standard.error("Error: \(error)\n")
             throw ExitCode(2)
         }
     }
@@ -212,10 +212,10 @@ struct Add: ParsableCommand {
         let added = try Control(spool: spool).add(source, fresh: fresh, request: request,
                                                   delivery: delivery) { staged, total in
             guard terminal else { return }
-            FileHandle.standardError.write(Data("\rfarm add: \(staged)/\(total) jobs staged".utf8))
+            Standard.error("\rfarm add: \(staged)/\(total) jobs staged")
             shown = true
         }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown { Standard.error("\r\u{1B}[K") }
         for line in added.lines { print(line) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmControl
-import Foundation
+import FarmSystem
+import FoundationEssentials
 
 /// A subcommand that is one of the user's verbs: it opens the spool, calls that verb on `Control`
 /// (where its checks and its message live, shared with `farm top` and `farm serve`) and prints what
@@ -21,7 +22,7 @@ extension ControlCommand {
             print(try verb(Control(spool: options.open(create: Self.createsSpool), roles: .farm)))
         } catch let error as ControlError where error.code == .editRefused || error.code == .badBandwidth {
             // SPEC §8 and §12: a refused edit or unreadable input exits 2, apart from the failures of the farm itself.
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Standard.error("Error: \(error)\n")
             throw ExitCode(2)
         }
     }

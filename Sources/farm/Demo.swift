@@ -6,7 +6,7 @@ import FarmSpool
 import FarmStatus
 import FarmSystem
 import FarmTop
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `farm demo`: the embedded default. Serves the bundled sample set from 127.0.0.1, adds its

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FarmSpool
-import Foundation
+import FoundationEssentials
 
 /// The `farm` command line: one small type per subcommand, shared options in `SpoolOptions`, the
 /// user's verbs run the same way through `ControlCommand`.

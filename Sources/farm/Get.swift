@@ -3,7 +3,7 @@ import FarmControl
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `farm get URL|FILE… [-o NAME] [--out DIR] [--link] [--connections N]`: fetches and returns, as wget does (SPEC §15).
@@ -89,7 +89,7 @@ struct Get: ParsableCommand {
         case .failure(let error):
             // A URL, file, -o or folder that cannot be used: the user's mistake, refused with nothing fetched.
             guard [.editRefused, .badDelivery, .badRequestOption].contains(error.code) else { throw error }
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Standard.error("Error: \(error)\n")
             throw ExitCode(2)
         }
         guard !fetched.interrupted else { fail(fetched.description, code: 130) }
@@ -98,7 +98,7 @@ struct Get: ParsableCommand {
     }
 
     private func fail(_ reason: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data(("farm get: " + reason + "\n").utf8))
+        Standard.error("farm get: " + reason + "\n")
         Self.exit(withError: ExitCode(code))
     }
 }
@@ -115,7 +115,7 @@ private struct GetScreen {
         guard terminal else {
             // Unbuffered, so that a pipe sees each line when it happens.
             let lines = progress.changes(list)
-            if !lines.isEmpty { FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8)) }
+            if !lines.isEmpty { Standard.output(lines.map { $0 + "\n" }.joined()) }
             return
         }
         let lines = progress.bars(list, width: width, now: Clock.monotonic())
@@ -125,6 +125,6 @@ private struct GetScreen {
         // Fewer lines than last time (resources finished off the list of those under way): clear the rest.
         for _ in lines.count..<max(lines.count, drawn) { text += "\u{1B}[K\n" }
         drawn = max(lines.count, drawn)
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Standard.output(text)
     }
 }

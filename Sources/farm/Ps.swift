@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmJSON
 import FarmPieces
 import FarmSpool
-import Foundation
+import FoundationEssentials
 
 /// `farm ps`: the running farm processes of every host of the spool, with the jobs each worker transfers.
 struct Ps: ParsableCommand {
@@ -63,11 +63,11 @@ struct Ps: ParsableCommand {
             return
         }
         let hostWidth = max(4, rows.map { $0.host.count }.max() ?? 0)
-        print("ROLE        PID       " + "HOST".padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " JOB")
+        print("ROLE        PID       " + "HOST".padded(to: hostWidth) + " JOB")
         for row in rows {
-            print(row.role.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
-                + String(row.pid).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
-                + row.host.padding(toLength: hostWidth, withPad: " ", startingAt: 0) + " "
+            print(row.role.padded(to: 11) + " "
+                + String(row.pid).padded(to: 9) + " "
+                + row.host.padded(to: hostWidth) + " "
                 + (row.job ?? row.pieces?.first ?? (row.standby ? "(standby)" : "-"))
                 + ((row.jobs?.count ?? 0) > 1 ? " (+\(row.jobs!.count - 1) more)" : "")
                 + (row.job != nil && row.pieces != nil ? ", " + row.pieces!.joined(separator: ", ") : ""))

@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmServe
 import FarmSpool
 import FarmSystem
-import Foundation
+import FoundationEssentials
 
 /// `farm serve`: the app's three screens in a browser, live. Prints the address it listens on (one
 /// line), then serves until SIGINT or SIGTERM.
@@ -146,14 +146,14 @@ struct Serve: ParsableCommand {
         let password = try firstLine(of: passwordFile, "password")
         let secret = try rpcSecret ?? firstLine(of: rpcSecretFile, "RPC secret")
         guard secret?.isEmpty != true else {
-            FileHandle.standardError.write(Data("Error: --rpc-secret may not be empty\n".utf8))
+            Standard.error("Error: --rpc-secret may not be empty\n")
             throw ExitCode(2)
         }
         let server = try Self.server(spool: spool, host: host, port: port, poll: polling.poll, password: password, tls: tls,
                                      rpcSecret: secret, rpcDir: rpcDir)
         try server.start()
         // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
-        FileHandle.standardOutput.write(Data("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n".utf8))
+        Standard.output("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n")
         // The server runs on its own threads; this one only waits for ^C or SIGTERM.
         Clock.poll(every: 0.1, for: .infinity) { StopSignal.received }
         server.stop()
@@ -170,7 +170,7 @@ struct Serve: ParsableCommand {
                                  rpcSecret: rpcSecret, rpcFolder: folder)
         } catch {
             guard error.code == .badRequest else { throw error }
-            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Standard.error("Error: \(error)\n")
             throw ExitCode(2)
         }
     }
@@ -179,13 +179,13 @@ struct Serve: ParsableCommand {
     private func firstLine(of file: String?, _ what: String) throws -> String? {
         guard let file else { return nil }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            FileHandle.standardError.write(Data("Error: cannot read the \(what) file \(file)\n".utf8))
+            Standard.error("Error: cannot read the \(what) file \(file)\n")
             throw ExitCode(2)
         }
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
             .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
         guard !line.isEmpty else {
-            FileHandle.standardError.write(Data("Error: the \(what) file \(file) has nothing on its first line\n".utf8))
+            Standard.error("Error: the \(what) file \(file) has nothing on its first line\n")
             throw ExitCode(2)
         }
         return line

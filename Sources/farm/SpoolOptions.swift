@@ -1,6 +1,8 @@
 import ArgumentParser
 import FarmSpool
-import Foundation
+import FarmSystem
+import FoundationEssentials
+import Glibc
 
 /// `--spool DIR`, shared by every subcommand, with one default for all of them (SPEC §3): `$FARM_SPOOL`,
 /// else `./spool` when it exists, else the user's own spool. One rule, so that `farm get` and the
@@ -27,7 +29,8 @@ struct SpoolOptions: ParsableArguments {
     static var userSpool: String {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/farm" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? getpwuid(getuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } } ?? "/"
         return home + "/.local/state/farm"
     }
 
@@ -37,8 +40,7 @@ struct SpoolOptions: ParsableArguments {
         let root = path
         if create && spool == nil && root == Self.userSpool {
             // The user's state folder may not exist yet: the spool itself is made (mode 0700) by its opening.
-            try? FileManager.default.createDirectory(atPath: (root as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
+            if let slash = root.lastIndex(of: "/") { try? FileSystem.ensureDirectories(String(root[..<slash])) }
         }
         return try Spool(root: root, create: create)
     }

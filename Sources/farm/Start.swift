@@ -2,7 +2,7 @@ import ArgumentParser
 import FarmControl
 import FarmDesired
 import FarmSpool
-import Foundation
+import FoundationEssentials
 
 /// `farm start`: the supervisor, its workers and the watcher, detached; returns once they run. With
 /// `--foreground` the supervisor is this process, for a service manager (Sources/Packaging/farm@.service).

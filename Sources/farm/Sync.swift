@@ -4,7 +4,8 @@ import FarmJSON
 import FarmSpool
 import FarmStatus
 import FarmSync
-import Foundation
+import FarmSystem
+import FoundationEssentials
 import Glibc
 
 /// `farm sync LIST|--all [--json]` (SPEC §7): each list brought to its source again, one line of counts
@@ -68,7 +69,7 @@ struct Sync: ParsableCommand {
             lists = ListLookup.all(spool)
         } else {
             do { lists = [try Control(spool: spool).find(.typed(list ?? ""))] } catch {
-                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                Standard.error("Error: \(error)\n")
                 throw ExitCode(2)
             }
         }
@@ -80,7 +81,7 @@ struct Sync: ParsableCommand {
             if terminal {
                 let name = published.record.name
                 sync.progress = { done, total in
-                    FileHandle.standardError.write(Data("\(name): revalidated \(done) of \(total)\n".utf8))
+                    Standard.error("\(name): revalidated \(done) of \(total)\n")
                 }
             }
             do {
@@ -88,7 +89,7 @@ struct Sync: ParsableCommand {
                 reports.append(report)
                 if !json { print(report) }
             } catch {
-                FileHandle.standardError.write(Data("Error: \(published.record.name): \(error)\n".utf8))
+                Standard.error("Error: \(published.record.name): \(error)\n")
                 failure = max(failure, error.refused ? 2 : 1)
             }
         }

@@ -5,7 +5,7 @@ import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `farm wait [--timeout S]`: blocks until every list is Finished. Exit 0 when nothing failed, 1 when
@@ -106,7 +106,7 @@ struct Wait: ParsableCommand {
             if Date() >= nextStallLook {
                 nextStallLook = Date().addingTimeInterval(Self.stallLook)
                 let now = Stall.of(spool)
-                if let now, now != stall { FileHandle.standardError.write(Data("farm wait: \(now); waiting\n".utf8)) }
+                if let now, now != stall { Standard.error("farm wait: \(now); waiting\n") }
                 stall = now
             }
             let left = summary.lists.reduce(0) { $0 + $1.total - $1.done - $1.failed }
@@ -136,7 +136,7 @@ struct Wait: ParsableCommand {
     }
 
     private func fail(_ reason: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data(("farm wait: " + reason + "\n").utf8))
+        Standard.error("farm wait: " + reason + "\n")
         Self.exit(withError: ExitCode(code))
     }
 

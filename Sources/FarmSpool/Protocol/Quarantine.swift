@@ -1,5 +1,5 @@
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import Glibc
 import SystemPackage
 
@@ -7,7 +7,7 @@ extension Spool {
     /// Appends one line to log/farm.log: time, pid, message. Logging never fails its caller.
     public func log(_ message: String) {
         let line = Timestamp.iso8601(Clock.wall()) + " pid " + String(Processes.current()) + " " + message
-        try? FileSystem.appendLine(logFile, line.replacingOccurrences(of: "\n", with: " "))
+        try? FileSystem.appendLine(logFile, line.replacing("\n", with: " "))
         Journal.send("pid " + String(Processes.current()) + " " + message)
     }
 
@@ -49,5 +49,37 @@ public enum Timestamp {
             }
             return at
         }
+    }
+
+    /// The seconds since the epoch of a time `iso8601` wrote (`2026-12-06T18:00:53.127Z`, the milliseconds
+    /// optional); nil for any other text.
+    public static func seconds(iso8601 text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20 || bytes.count == 24, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int32? {
+            var value: Int32 = 0
+            for byte in bytes[from..<from + count] {
+                guard byte >= 48 && byte <= 57 else { return nil }
+                value = value * 10 + Int32(byte - 48)
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }),
+              let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+              let minute = number(14, 2), let second = number(17, 2) else { return nil }
+        var millis: Int32 = 0
+        if bytes.count == 24 {
+            guard bytes[19] == UInt8(ascii: "."), let value = number(20, 3) else { return nil }
+            millis = value
+        }
+        var parts = tm()
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        return Double(timegm(&parts)) + Double(millis) / 1000
     }
 }

@@ -1,6 +1,6 @@
 import FarmJSON
 import FarmSystem
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// A list's resource table, `lists/<list>.resources`: its job records in index order, one JSON line

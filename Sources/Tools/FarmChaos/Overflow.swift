@@ -78,12 +78,16 @@ struct Overflow {
         }
     }
 
-    /// The counts only: `updated` differs between any two documents.
+    /// The counts only: `updated` differs between any two documents, and so does a list's `progress` while
+    /// bytes come in (the watcher counts its resources under way by their bytes once a second, a scan now).
     private func same(_ a: StatusDocument, _ b: StatusDocument) -> Bool {
-        var a = a, b = b
-        a.updated = ""
-        b.updated = ""
-        return a == b
+        func counts(_ document: StatusDocument) -> StatusDocument {
+            var document = document
+            document.updated = ""
+            for index in document.lists.indices { document.lists[index].progress = 0 }
+            return document
+        }
+        return counts(a) == counts(b)
     }
 
     private func scan() -> StatusDocument {
