@@ -1,0 +1,70 @@
+"""The syncs the protocol makes, each named, with where it is made (--list-syncs, --without-sync NAME).
+
+A recorded sync call is named by what it syncs (its call and the spool path of its file) and the step that
+made it; `where` is the Swift call site, found by a text that stays with it (so that a line moved keeps its
+name right).
+"""
+import os
+import re
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+# name, (source file, text at the call), matcher(call, path relative to the spool, step kind)
+SITES = [
+    ("spool-marker", ("Sources/FarmSystem/AtomicFile.swift", "if sync { try fd.syncData() }"),
+     lambda c, p, k: c == "fdatasync" and p == ".farm-spool"),
+    ("add-stage", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncFileSystem(stage)"),
+     lambda c, p, k: c == "syncfs" and k == "add"),
+    ("add-queue", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(queue)"),
+     lambda c, p, k: c == "fsync" and p == "queue" and k == "add"),
+    ("add-lists", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(lists)"),
+     lambda c, p, k: c == "fsync" and p == "lists" and k == "add"),
+    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),
+     lambda c, p, k: c == "fsync" and re.fullmatch(r"lists/[0-9a-f]{16}\.edit(\.new)?", p or "") is not None),
+    ("edit-table", ("Sources/FarmSystem/FileSystem.swift", "if sync { try fd.syncData() }"),
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.resources", p or "") is not None),
+    ("edit-job-shard", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(shard)"),
+     lambda c, p, k: c == "fsync" and (p or "").startswith("queue/")),
+    ("edit-job", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"queue/.*/[0-9a-f]{16}\.\d+", p or "") is not None),
+    ("edit-order", ("Sources/FarmLists/ListOrder.swift", "try fd.sync()"),
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"(lists|tmp)/.*order.*", p or "") is not None),
+    ("edit-lists", ("Sources/FarmLists/ListOrder.swift", "try FileSystem.syncDirectory(spool.lists)"),
+     lambda c, p, k: c == "fsync" and p == "lists" and k in ("item-add", "item-rm", "item-move", "sync")),
+    ("control-data", ("Sources/FarmSystem/AtomicFile.swift", "if sync { try fd.syncData() }"),
+     lambda c, p, k: c == "fdatasync" and (p or "").startswith("tmp/") and k in ("scale", "limit", "pause", "resume")),
+    ("control-dir", ("Sources/FarmSpool/Spool.swift", "if durable { try FileSystem.syncDirectory"),
+     lambda c, p, k: c == "fsync" and p == "control" and k in ("scale", "limit")),
+    ("pause-flag", ("Sources/FarmSpool/Protocol/ControlFiles.swift", "try FileSystem.syncDirectory(String(path"),
+     lambda c, p, k: c == "fsync" and p == "control" and k in ("pause", "resume")),
+    ("finished-syncfs", ("Sources/FarmSpool/Protocol/Durability.swift", "try FileSystem.syncFileSystem(root)"),
+     lambda c, p, k: c == "syncfs" and k in ("watch", "work", "handback", "killed")),
+    ("piece-start", ("Sources/FarmWorker/PieceRun.swift", "try partial.fd.syncData("),
+     lambda c, p, k: c == "fdatasync" and (p or "").startswith("partial/")),
+]
+
+
+def where(spec):
+    path, text = spec
+    try:
+        with open(os.path.join(ROOT, path)) as f:
+            for number, line in enumerate(f, 1):
+                if text in line:
+                    return f"{path}:{number}"
+    except OSError:
+        pass
+    return f"{path} (call site not found: {text})"
+
+
+def describe(op):
+    """(call, path relative to the spool) of a recorded sync operation."""
+    return op["op"][0], op["op"][2]
+
+
+def name_of(op, steps):
+    call, rel = describe(op)
+    kind = steps[op["step"]][1]
+    for name, _, match in SITES:
+        if match(call, rel, kind):
+            return name
+    return f"unnamed:{call}:{rel}:{kind}"
