@@ -296,3 +296,39 @@ def write_tree(plan, path):
         for k, v in node[4].items():
             os.setxattr(p, k, v, follow_symlinks=False)
     walk(root, path)
+
+
+def self_check():
+    """The model on a made-up step (a file staged, written, synced, renamed into place, its folder synced):
+    the problems found in the model itself, none when it holds. No farm, no disk: `--self-check`."""
+    import fsmodel
+    tree = fsmodel.Tree()
+    tree.root = "r"
+    tree.inodes = {"r": fsmodel.Inode("dir"), "d": fsmodel.Inode("dir")}
+    tree.entries = {("r", "d"): "d"}
+    made = {"n1": fsmodel.Inode("file", b"hello")}
+    ops = [{"op": o} for o in [("create", "d", "t", "n1"), ("data", "n1", 0, b"hello", None),
+                               ("fsync", "n1", "d/t"), ("rename", "d", "t", "d", "f", "n1", None),
+                               ("fsync", "d", "d")]]
+    problems = []
+
+    def finals(absent, model, k=len(ops)):
+        win = Window(tree, ops, made, frozenset(absent), model)
+        out = set()
+        for kept, data in win.states(k, random.Random(0)):
+            _, entries, inodes = win.materialize_plan(kept, data)
+            out.add(tuple(sorted((name, bytes(inodes[i][1])) for (d, name), i in entries.items() if d == "d")))
+        return out
+
+    for model in ("posix", "ext4"):
+        if finals((), model) != {(("f", b"hello"),)}:
+            problems.append(f"{model}: with both syncs the renamed file is not always whole: {finals((), model)}")
+        if (("t", b""),) not in finals((), model, k=2) or () not in finals((), model, k=2):
+            problems.append(f"{model}: before any sync, the staged file may be absent or empty")
+    if (("t", b"hello"),) not in finals({4}, "posix"):
+        problems.append("posix: without the folder's sync, the rename may be lost")
+    if finals({4}, "ext4") != {(("t", b"hello"),), (("f", b"hello"),)}:
+        problems.append(f"ext4: without the folder's sync, the rename is kept or not: {finals({4}, 'ext4')}")
+    if (("f", b""),) not in finals({2, 4}, "posix"):
+        problems.append("posix: without the file's sync, the rename may be kept and not the bytes")
+    return problems

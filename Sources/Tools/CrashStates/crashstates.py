@@ -56,9 +56,14 @@ Options: --short (CI, a few minutes), --list-syncs, --without-sync NAME (explore
 the model: it must find something), --jobs J, --seed S, --keep, --verbose.
 """
 import argparse
+import sys
+
+sys.dont_write_bytecode = True  # the tool's modules leave nothing in the source tree
+
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -286,6 +291,8 @@ class Explorer:
             absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs")
                                and self.absent_sync and syncs.name_of(o, steps) == self.absent_sync)
             self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
+            if self.absent_sync and (not absent or self.findings):
+                continue  # a window without that sync has the states of the full run; one finding is enough
             win = crashmodel.Window(self.r.bases[first], ops, rec.inodes, absent, self.model)
             _, start, end = bounds[-1]
             for k in range(start if i == 0 else start + 1, end + 1):
@@ -342,6 +349,8 @@ class Explorer:
         problems = []
         if result["recover"][0] != 0:
             problems.append(f"farm recover exited {result['recover'][0]}: {result['recover'][1]}")
+        if result["stop"][0] != 0:
+            problems.append(f"farm stop exited {result['stop'][0]}: {result['stop'][1]}")
         if not result["watch"][0]:
             problems.append(f"the watcher did not recheck after the reboot (exit {result['watch'][1]}): "
                             f"{result['watch'][2]}")
@@ -411,9 +420,11 @@ def readable(line):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--farm", required=True)
+    ap.add_argument("--farm")
     ap.add_argument("--short", action="store_true", help="CI: the first steps only, windows of 2")
     ap.add_argument("--list-syncs", action="store_true")
+    ap.add_argument("--self-check", action="store_true",
+                    help="the model, the parser and the syncs' call sites checked, without the farm")
     ap.add_argument("--without-sync", metavar="NAME")
     ap.add_argument("--jobs", type=int, default=4, help="states checked at once (each mostly waits on farm)")
     ap.add_argument("--seed", type=int, default=1)
@@ -422,10 +433,18 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep /dev/shm/crashstates")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
-    if os.geteuid() != 0:
+    if not args.self_check and not args.list_syncs and not args.farm:
+        sys.exit("crashstates: --farm PATH is needed (bin/crashstates gives it)")
+    if os.geteuid() != 0 and not args.self_check and not args.list_syncs:
         sys.exit("crashstates: needs root (unshare -m -T: each state is checked in a namespace of its own)")
     if shutil.which("strace") is None:
         sys.exit("crashstates: needs strace (bin/setup installs it)")
+    if args.self_check:
+        problems = crashmodel.self_check() + syncs.self_check() + trace.self_check()
+        for p in problems:
+            print("crashstates: self-check:", p)
+        print(f"crashstates: self-check {'failed' if problems else 'passed'}")
+        sys.exit(1 if problems else 0)
     if args.list_syncs:
         for name, where, _ in syncs.SITES:
             print(f"{name}\t{syncs.where(where)}")
@@ -449,6 +468,14 @@ def main():
     if args.without_sync and explorer.sync_hits == 0:
         say(f"{args.without_sync}: the workload made no such sync")
     say(f"{explorer.checked} distinct trees checked in {time.monotonic() - started:.0f} s")
+    kinds = {}
+    for finding in explorer.findings:
+        for line in finding.splitlines():
+            if line.startswith("  broke: "):
+                kind = re.sub(r"[0-9a-f]{16,}", "…", line[9:])[:160]
+                kinds[kind] = kinds.get(kind, 0) + 1
+    for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        say(f"found {count}x: {kind}")
     if not args.keep:
         shutil.rmtree(WORK, ignore_errors=True)
     print(f"crashstates: {explorer.states} states, {len(steps)} steps, {len(explorer.findings)} found")

@@ -3,7 +3,8 @@ tree sits at the spool's recorded path (the records name their files by absolute
 boot: another boot id (/proc/sys/kernel/random/boot_id bound over) and a boot that began a second ago
 (CLOCK_BOOTTIME's offset). There the farm's own recovery runs as after a reboot: `farm recover` (what start and
 the supervisor run first; --lease 0, as every claim's lease has run out by the time anyone looks), then a
-watcher until it has rechecked the finished jobs and marked the new boot (control/synced), then `farm fsck`.
+watcher until it has rechecked the finished jobs and marked the new boot (control/synced), `farm stop` (its
+sweep), then `farm fsck`.
 Prints one JSON document: what each said, and what the spool then holds.
 
     python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT
@@ -101,6 +102,10 @@ def main():
         watcher.kill()
         _, werr = watcher.communicate()
     result["watch"] = [marked, watcher.returncode, (werr or "").strip()[-600:]]
+    # What `farm stop` does once every process is gone (its sweep of what dead writers left), as after
+    # powercut's recovery: the farm is judged stopped, as fsck judges it best.
+    rc, out, err = run(farm, "stop")
+    result["stop"] = [rc, (out + err).strip()[-600:]]
     rc, out, err = run(farm, "fsck", "--json")
     try:
         result["fsck"] = [rc, json.loads(out)]

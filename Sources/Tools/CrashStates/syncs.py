@@ -68,3 +68,11 @@ def name_of(op, steps):
         if match(call, rel, kind):
             return name
     return f"unnamed:{call}:{rel}:{kind}"
+
+
+def self_check():
+    """Every site's call is found in the sources, and every name is unique."""
+    problems = [f"{name}: {where(spec)}" for name, spec, _ in SITES if "not found" in where(spec)]
+    names = [s[0] for s in SITES]
+    problems += [f"{n}: named twice" for n in set(names) if names.count(n) > 1]
+    return problems

@@ -139,3 +139,25 @@ def read_log(path):
             calls.append({"pid": pid, "name": c.group(1), "args": split_args(c.group(2)), "ret": int(c.group(3)),
                           "retpath": unescape(c.group(4)).decode("utf-8", "surrogateescape") if c.group(4) else None, "errno": c.group(5), "line": raw[:2000]})
     return calls
+
+
+def self_check():
+    """strace's lines as this parser reads them: a call put together from its two halves, -y's paths, -xx."""
+    import os
+    import tempfile
+    lines = ['7 renameat2(AT_FDCWD<\\x2f\\x74>, "\\x2f\\x61", AT_FDCWD<\\x2f\\x74>, "\\x2f\\x62", '
+             'RENAME_NOREPLACE <unfinished ...>',
+             '8 fsync(3<\\x2f\\x71>) = 0',
+             '7 <... renameat2 resumed>) = 0']
+    with tempfile.NamedTemporaryFile("w", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        calls = read_log(f.name)
+    finally:
+        os.unlink(f.name)
+    problems = []
+    if [c["name"] for c in calls] != ["fsync", "renameat2"]:
+        problems.append(f"trace: calls read {[c['name'] for c in calls]}, not fsync then renameat2")
+    elif string_arg(calls[1]["args"][1]) != b"/a" or fd_arg(calls[0]["args"][0]) != ("3", "/q"):
+        problems.append(f"trace: arguments read wrong: {calls}")
+    return problems
