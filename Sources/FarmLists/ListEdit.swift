@@ -288,7 +288,15 @@ extension Lists {
         guard try spool.moveToQueue(staged, job: job, shard: shard) else {
             throw SpoolError(.io, "the job of a new resource vanished from \(spool.tmp)")
         }
-        try? FileSystem.syncDirectory(shard)
+        // The shard and its batch may be new (moveToQueue made them): each folder's own name is synced in
+        // its parent too, up to queue/, or a power cut could keep the job in a folder no path leads to
+        // (an acknowledged add undone: fsync promises a folder's entries, not the folder's name).
+        var folder = shard
+        while folder.hasPrefix(spool.queue + "/") {
+            try? FileSystem.syncDirectory(folder)
+            folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)])
+        }
+        try? FileSystem.syncDirectory(spool.queue)
     }
 }
 
