@@ -350,6 +350,10 @@ extension Lists {
             defer { fd.closeQuietly() }
             try fd.write(contentsOf: Array(numbers.utf8))
             try fd.sync()
+            // The journal's name too (fsync keeps a file's bytes, its folder keeps its name): a power cut
+            // that kept the edit's table lines but not the journal that says to undo them leaves the
+            // table longer than the list, which no recovery looks at.
+            try FileSystem.syncDirectory(spool.lists)
         } catch {
             throw SpoolError(.io, "cannot write the journal of an edit of list \(id)", cause: error)
         }

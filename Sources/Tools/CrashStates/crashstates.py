@@ -129,6 +129,8 @@ class Recording:
     def argv(self, step):
         out = []
         for a in step[3]:
+            if a.startswith("{url:"):
+                a = workload.url(a[5:-1])
             if a.startswith("{id:"):
                 _, name, index = a.strip("{}").split(":")
                 a = self.item_id(name, int(index))
@@ -237,6 +239,7 @@ class Explorer:
     def __init__(self, recording, farm, absent_sync, jobs, seed, window, verbose, short, model):
         self.r = recording
         self.model = model
+        self.only = None
         self.farm = farm
         self.absent_sync = absent_sync
         self.jobs = jobs
@@ -279,6 +282,8 @@ class Explorer:
         steps = self.r.steps
         futures = []
         for i in range(len(steps)):
+            if self.only and self.only not in steps[i][0]:
+                continue
             first = max(0, i - self.window + 1)
             rec = fsmodel.Recorder(self.r.bases[first], WORK + "/spool")
             bounds = []
@@ -289,7 +294,7 @@ class Explorer:
                 bounds.append((j, start, len(rec.ops)))
             ops = rec.ops
             absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs")
-                               and self.absent_sync and syncs.name_of(o, steps) == self.absent_sync)
+                               and self.absent_sync and syncs.name_of(o, steps, ops[:n]) == self.absent_sync)
             self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
             if self.absent_sync and (not absent or self.findings):
                 continue  # a window without that sync has the states of the full run; one finding is enough
@@ -325,9 +330,9 @@ class Explorer:
             os.makedirs(slot)
             crashmodel.write_tree(plan, tree)
             lists, limit = signature_lists(self.r.steps), limit_flag(self.r.steps)
-            cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", "python3",
+            cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", sys.executable, "-S",
                    os.path.join(HERE, "replay.py"), self.farm, tree, WORK + "/spool", WORK + "/replay-boot",
-                   lists, limit]
+                   lists, limit, str(time.time())]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             try:
                 result = json.loads(r.stdout)
@@ -392,7 +397,8 @@ class Explorer:
             elif op[0] == "data":
                 mark = "kept" if n <= c["data"].get(op[1], -1) else "lost"
             else:
-                mark = "sync" + (" (absent)" if self.absent_sync and syncs.name_of(o, self.r.steps) == self.absent_sync else "")
+                mark = "sync" + (" (absent)" if self.absent_sync
+                                 and syncs.name_of(o, self.r.steps, ops[:n]) == self.absent_sync else "")
             lines.append(f"  {mark:>4} step {o['step']} pid {o['pid']}: {readable(o['call'])}")
         lines += ["  broke: " + p for p in problems]
         return "\n".join(lines)
@@ -419,6 +425,7 @@ def readable(line):
 # ---------------------------------------------------------------- main
 
 def main():
+    global WORK
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--farm")
     ap.add_argument("--short", action="store_true", help="CI: the first steps only, windows of 2")
@@ -426,13 +433,17 @@ def main():
     ap.add_argument("--self-check", action="store_true",
                     help="the model, the parser and the syncs' call sites checked, without the farm")
     ap.add_argument("--without-sync", metavar="NAME")
-    ap.add_argument("--jobs", type=int, default=4, help="states checked at once (each mostly waits on farm)")
+    ap.add_argument("--jobs", type=int, default=6, help="states checked at once (each mostly waits on farm)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", choices=["posix", "ext4"], default="posix",
                     help="posix (the default): a sync keeps what POSIX promises; ext4: what ext4's journal does")
-    ap.add_argument("--keep", action="store_true", help="keep /dev/shm/crashstates")
+    ap.add_argument("--only", metavar="TEXT", help="explore only the steps whose name holds TEXT (all are recorded up to "
+                                                  "the last of them)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (the traces, the last states)")
+    ap.add_argument("--workdir", default="/dev/shm/crashstates", help="on tmpfs: the recorded spool, the traces, the replays")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
+    WORK = os.path.abspath(args.workdir)
     if not args.self_check and not args.list_syncs and not args.farm:
         sys.exit("crashstates: --farm PATH is needed (bin/crashstates gives it)")
     if os.geteuid() != 0 and not args.self_check and not args.list_syncs:
@@ -452,6 +463,11 @@ def main():
     if args.without_sync and args.without_sync not in [s[0] for s in syncs.SITES]:
         sys.exit(f"crashstates: no sync named {args.without_sync} (see --list-syncs)")
     steps = workload.SHORT if args.short else workload.FULL
+    if args.only:
+        chosen = [n for n, s in enumerate(steps) if args.only in s[0]]
+        if not chosen:
+            sys.exit(f"crashstates: no step named with {args.only!r}")
+        steps = steps[: chosen[-1] + 1]
     started = time.monotonic()
     origin = workload.serve()
     try:
@@ -461,6 +477,7 @@ def main():
         time.sleep(2.5)  # every recorded claim is older than the replays' boot (a second old)
         explorer = Explorer(rec, args.farm, args.without_sync, args.jobs, args.seed, 2 if args.short else 3,
                             args.verbose, args.short, args.model)
+        explorer.only = args.only
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             explorer.run(pool)
     finally:

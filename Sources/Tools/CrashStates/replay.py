@@ -7,7 +7,7 @@ watcher until it has rechecked the finished jobs and marked the new boot (contro
 sweep), then `farm fsck`.
 Prints one JSON document: what each said, and what the spool then holds.
 
-    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT
+    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN
 """
 import glob
 import hashlib
@@ -21,8 +21,13 @@ import time
 JOB = re.compile(r"^[0-9a-f]{16}\.\d+$")
 
 
+TIMES = {}
+
+
 def run(farm, *args, timeout=60):
+    started = time.monotonic()
     r = subprocess.run([farm, *args], capture_output=True, text=True, timeout=timeout)
+    TIMES[args[0]] = TIMES.get(args[0], 0) + time.monotonic() - started
     return r.returncode, r.stdout, r.stderr
 
 
@@ -72,6 +77,7 @@ def done_outputs(spool):
 
 def main():
     farm, tree, spool, bootfile, signature_lists, limit = sys.argv[1:7]
+    written = float(sys.argv[7])
     subprocess.run(["mount", "--bind", tree, spool], check=True)
     subprocess.run(["mount", "--bind", bootfile, "/proc/sys/kernel/random/boot_id"], check=True)
     with open(bootfile) as f:
@@ -80,6 +86,7 @@ def main():
     result = {}
     rc, out, err = run(farm, "recover", "--lease", "0")
     result["recover"] = [rc, (out + err).strip()[-600:]]
+    started = time.monotonic()
     watcher = subprocess.Popen([farm, "watch"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     marked = False
     deadline = time.monotonic() + 30
@@ -94,6 +101,7 @@ def main():
         if watcher.poll() is not None:
             break
         time.sleep(0.01)
+    TIMES["watch-mark"] = time.monotonic() - started
     if watcher.poll() is None:
         watcher.terminate()
     try:
@@ -101,7 +109,11 @@ def main():
     except subprocess.TimeoutExpired:
         watcher.kill()
         _, werr = watcher.communicate()
+    TIMES["watch"] = time.monotonic() - started
     result["watch"] = [marked, watcher.returncode, (werr or "").strip()[-600:]]
+    # The state's files were written a moment ago, where after a reboot they are seconds old at least: what
+    # stop sweeps by age (a staged registration, say: tmpAge, 2 s) it judges as it would then.
+    time.sleep(max(0.0, written + 2.2 - time.time()))
     # What `farm stop` does once every process is gone (its sweep of what dead writers left), as after
     # powercut's recovery: the farm is judged stopped, as fsck judges it best.
     rc, out, err = run(farm, "stop")
@@ -114,6 +126,7 @@ def main():
     result["jobs"] = jobs(spool)
     result["done"] = done_outputs(spool)
     result["signature"] = signature(farm, signature_lists, limit)
+    result["times"] = TIMES
     print(json.dumps(result))
 
 

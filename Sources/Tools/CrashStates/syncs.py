@@ -11,7 +11,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 
 # name, (source file, text at the call), matcher(call, path relative to the spool, step kind)
 SITES = [
-    ("spool-marker", ("Sources/FarmSystem/AtomicFile.swift", "if sync { try fd.syncData() }"),
+    ("spool-marker", ("Sources/FarmSpool/Spool.swift", "try FileSystem.createFile(marker"),
      lambda c, p, k: c == "fdatasync" and p == ".farm-spool"),
     ("add-stage", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncFileSystem(stage)"),
      lambda c, p, k: c == "syncfs" and k == "add"),
@@ -19,19 +19,25 @@ SITES = [
      lambda c, p, k: c == "fsync" and p == "queue" and k == "add"),
     ("add-lists", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(lists)"),
      lambda c, p, k: c == "fsync" and p == "lists" and k == "add"),
-    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),
+    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),  # Lists.journal
      lambda c, p, k: c == "fsync" and re.fullmatch(r"lists/[0-9a-f]{16}\.edit(\.new)?", p or "") is not None),
-    ("edit-table", ("Sources/FarmSystem/FileSystem.swift", "if sync { try fd.syncData() }"),
+    ("edit-table", ("Sources/FarmLists/PageLog.swift", "try fd.sync()"),  # Lists.appendDurably
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.resources", p or "") is not None),
-    ("edit-job-shard", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(shard)"),
+    ("edit-job-folders", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(folder)"),
      lambda c, p, k: c == "fsync" and (p or "").startswith("queue/")),
-    ("edit-job", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),
+    ("edit-queue", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(spool.queue)"),
+     lambda c, p, k: c == "fsync" and p == "queue" and k in ("item-add", "sync")),
+    ("edit-job", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.createFile(staged, record.encoded(), sync: true)"),
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"queue/.*/[0-9a-f]{16}\.\d+", p or "") is not None),
     ("edit-order", ("Sources/FarmLists/ListOrder.swift", "try fd.sync()"),
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"(lists|tmp)/.*order.*", p or "") is not None),
+    ("edit-journal-name", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.syncDirectory(spool.lists)"),
+     lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and not after_order
+     and k in ("item-add", "item-rm", "item-move", "sync")),
     ("edit-lists", ("Sources/FarmLists/ListOrder.swift", "try FileSystem.syncDirectory(spool.lists)"),
-     lambda c, p, k: c == "fsync" and p == "lists" and k in ("item-add", "item-rm", "item-move", "sync")),
-    ("control-data", ("Sources/FarmSystem/AtomicFile.swift", "if sync { try fd.syncData() }"),
+     lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and after_order
+     and k in ("item-add", "item-rm", "item-move", "sync")),
+    ("control-data", ("Sources/FarmSpool/Spool.swift", "try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name), sync: durable)"),
      lambda c, p, k: c == "fdatasync" and (p or "").startswith("tmp/") and k in ("scale", "limit", "pause", "resume")),
     ("control-dir", ("Sources/FarmSpool/Spool.swift", "if durable { try FileSystem.syncDirectory"),
      lambda c, p, k: c == "fsync" and p == "control" and k in ("scale", "limit")),
@@ -61,11 +67,21 @@ def describe(op):
     return op["op"][0], op["op"][2]
 
 
-def name_of(op, steps):
+def name_of(op, steps, before=()):
+    """The name of the sync `op`; `before`: the operations before it (an fsync of lists/ in an edit is the
+    journal's name before the order's rename, the order's after it)."""
     call, rel = describe(op)
     kind = steps[op["step"]][1]
+    after_order = False
+    for o in reversed(before):
+        if o["step"] != op["step"]:
+            break
+        if o["op"][0] == "rename" and o["op"][4].endswith(".order"):
+            after_order = True
+            break
     for name, _, match in SITES:
-        if match(call, rel, kind):
+        if (match(call, rel, kind, after_order) if name in ("edit-lists", "edit-journal-name")
+                else match(call, rel, kind)):
             return name
     return f"unnamed:{call}:{rel}:{kind}"
 

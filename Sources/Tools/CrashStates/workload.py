@@ -14,7 +14,7 @@ import time
 
 from trace import TRACED
 
-PORT = 8741
+PORT = 0  # the origin's, once it serves (a free port: runs side by side do not meet)
 
 
 def corpus():
@@ -76,7 +76,9 @@ class Origin(http.server.BaseHTTPRequestHandler):
 
 def serve():
     Origin.files = corpus()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Origin)
+    global PORT
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Origin)
+    PORT = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -99,7 +101,7 @@ FULL = [
     ("work A: claim, renew, store, complete", "work", False, ("farm", "work", "--exit-when-idle", "--lease", "2",
                                                                "--transfers", "1")),
     ("watcher: sync of finished jobs", "watch", False, ("watch",)),
-    ("item add", "item-add", True, ("farm", "item", "add", "A.json", url("f7.bin"), "--at", "1")),
+    ("item add", "item-add", True, ("farm", "item", "add", "A.json", "{url:f7.bin}", "--at", "1")),
     ("item move", "item-move", True, ("farm", "item", "move", "A.json", "{id:A.json:0}", "2")),
     ("item rm (a done item: its outputs removed)", "item-rm", True, ("farm", "item", "rm", "A.json",
                                                                        "{id:A.json:1}")),

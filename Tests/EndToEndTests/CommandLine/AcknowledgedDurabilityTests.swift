@@ -73,7 +73,7 @@ import Testing
     /// the way when they are not there yet: each folder made is named in its parent, which must be fsynced
     /// after it, or a power cut may keep the job's file in a folder no path leads to (bin/crashstates
     /// found it: the acknowledged item gone, its job in no state).
-    @Test func itemAddSyncsTheFoldersItMadeForItsJob() throws {
+    @Test func itemAddSyncsTheFoldersAndTheJournalItMakes() throws {
         let dir = TemporaryDirectory()
         let spool = dir.appending("spool")
         let manifest = dir.appending("list.json")
@@ -92,6 +92,16 @@ import Testing
             let mkdir = calls.firstIndex { $0.contains("mkdir(") && $0.contains("\"\(folder)\"") }!
             #expect(calls[(mkdir + 1)...].contains { $0.contains("fsync(") && $0.contains("<\(resolved)>") },
                     "\(parent) not fsynced after \(folder) was made in it")
+        }
+        // The edit's journal is named durably before the table grows: a journal whose name a power cut
+        // took would leave the table's new line with nothing to undo it (bin/crashstates found that too).
+        let lists = URL(fileURLWithPath: spool + "/lists").resolvingSymlinksInPath().path
+        let journal = calls.firstIndex { $0.contains("O_CREAT") && $0.contains(".edit\"") }
+        let table = calls.firstIndex { $0.contains("sync(") && $0.contains(".resources>") }
+        #expect(journal != nil && table != nil, "no journal made or no table synced: \(calls.joined(separator: "\n"))")
+        if let journal, let table {
+            #expect(journal < table && calls[journal..<table].contains { $0.contains("fsync(") && $0.contains("<\(lists)>") },
+                    "lists/ not fsynced between the journal's creation and the table's new line")
         }
     }
 }
