@@ -12,7 +12,7 @@ import random
 
 META = ("create", "rename", "link", "unlink", "xattr")
 
-DATA_COMBINATIONS = 12  # the most combinations of files' data prefixes tried at one metadata prefix
+DATA_COMBINATIONS = 8  # the most combinations of files' data prefixes tried at one metadata prefix
 
 
 class Window:

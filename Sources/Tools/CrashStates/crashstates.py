@@ -135,6 +135,8 @@ class Recording:
                 _, name, index = a.strip("{}").split(":")
                 a = self.item_id(name, int(index))
             out.append(a.replace("{src}", self.src))
+        if out and out[0] == "farm":
+            out[0] = self.farm
         return out
 
     def run(self):
@@ -185,7 +187,6 @@ class Recording:
             p.wait(timeout=60)
             return
         argv = self.argv(step)
-        argv[0] = self.farm
         if kind == "recovery":
             subprocess.run(self.in_new_boot(st + argv), env=self.env, check=True, capture_output=True, timeout=120)
             return
@@ -432,8 +433,10 @@ def main():
     ap.add_argument("--list-syncs", action="store_true")
     ap.add_argument("--self-check", action="store_true",
                     help="the model, the parser and the syncs' call sites checked, without the farm")
-    ap.add_argument("--without-sync", metavar="NAME")
-    ap.add_argument("--jobs", type=int, default=6, help="states checked at once (each mostly waits on farm)")
+    ap.add_argument("--without-sync", metavar="NAME",
+                    help="explore with that sync absent from the model (each: every listed sync in turn, one "
+                         "recording)")
+    ap.add_argument("--jobs", type=int, default=16, help="states checked at once (each mostly waits on farm)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", choices=["posix", "ext4"], default="posix",
                     help="posix (the default): a sync keeps what POSIX promises; ext4: what ext4's journal does")
@@ -460,7 +463,7 @@ def main():
         for name, where, _ in syncs.SITES:
             print(f"{name}\t{syncs.where(where)}")
         return
-    if args.without_sync and args.without_sync not in [s[0] for s in syncs.SITES]:
+    if args.without_sync and args.without_sync != "each" and args.without_sync not in [s[0] for s in syncs.SITES]:
         sys.exit(f"crashstates: no sync named {args.without_sync} (see --list-syncs)")
     steps = workload.SHORT if args.short else workload.FULL
     if args.only:
@@ -475,14 +478,26 @@ def main():
         rec.run()
         say(f"recorded {len(steps)} steps in {time.monotonic() - started:.0f} s")
         time.sleep(2.5)  # every recorded claim is older than the replays' boot (a second old)
-        explorer = Explorer(rec, args.farm, args.without_sync, args.jobs, args.seed, 2 if args.short else 3,
-                            args.verbose, args.short, args.model)
-        explorer.only = args.only
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            explorer.run(pool)
+        names = [n for n, _, _ in syncs.SITES] if args.without_sync == "each" else [args.without_sync]
+        found_without = {}
+        total_states = total_findings = 0
+        for name in names:
+            explorer = Explorer(rec, args.farm, name, args.jobs, args.seed, 2 if args.short else 3,
+                                args.verbose, args.short, args.model)
+            explorer.only = args.only
+            with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+                explorer.run(pool)
+            total_states += explorer.states
+            total_findings += len(explorer.findings)
+            if name:
+                found_without[name] = (explorer.sync_hits, len(explorer.findings))
+                if args.without_sync == "each":
+                    say(f"without {name}: " + ("not made by the workload" if not explorer.sync_hits else
+                                               "found" if explorer.findings else "NOT found")
+                        + f" ({explorer.states} states, {explorer.checked} checked)")
     finally:
         origin.shutdown()
-    if args.without_sync and explorer.sync_hits == 0:
+    if args.without_sync and args.without_sync != "each" and explorer.sync_hits == 0:
         say(f"{args.without_sync}: the workload made no such sync")
     say(f"{explorer.checked} distinct trees checked in {time.monotonic() - started:.0f} s")
     kinds = {}
@@ -495,8 +510,15 @@ def main():
         say(f"found {count}x: {kind}")
     if not args.keep:
         shutil.rmtree(WORK, ignore_errors=True)
-    print(f"crashstates: {explorer.states} states, {len(steps)} steps, {len(explorer.findings)} found")
-    sys.exit(1 if explorer.findings and not args.without_sync else 0)
+    print(f"crashstates: {total_states} states, {len(steps)} steps, {total_findings} found")
+    if args.without_sync:
+        # A sync removed must be missed somewhere: the run fails when some removal was not found.
+        missed = [n for n, (hits, found) in found_without.items() if hits and not found]
+        absent = [n for n, (hits, _) in found_without.items() if not hits]
+        if args.without_sync != "each" and absent:
+            sys.exit(1)
+        sys.exit(1 if missed else 0)
+    sys.exit(1 if explorer.findings else 0)
 
 
 def signature_lists(steps):

@@ -20,7 +20,7 @@ PORT = 0  # the origin's, once it serves (a free port: runs side by side do not 
 def corpus():
     rng = random.Random("crashstates")
     files = {f"f{n}.bin": rng.randbytes(rng.randint(3000, 9000)) for n in range(12)}
-    files["big.bin"] = rng.randbytes(300_000)
+    files["big.bin"] = rng.randbytes(200_000)
     return files
 
 
@@ -64,10 +64,13 @@ class Origin(http.server.BaseHTTPRequestHandler):
             return
         try:
             if slow:
-                for at in range(start, end, 1024):
-                    self.wfile.write(data[at:min(end, at + 1024)])
+                # In eighths of the file, a pause after each: about a second and a half a file, in few writes
+                # (each write a crash point: a thousand small ones would be a thousand states alike).
+                chunk = max(1024, len(data) // 8)
+                for at in range(start, end, chunk):
+                    self.wfile.write(data[at:min(end, at + chunk)])
                     self.wfile.flush()
-                    time.sleep(0.15)
+                    time.sleep(0.2)
             else:
                 self.wfile.write(data[start:end])
         except OSError:
@@ -105,7 +108,7 @@ FULL = [
     ("item move", "item-move", True, ("farm", "item", "move", "A.json", "{id:A.json:0}", "2")),
     ("item rm (a done item: its outputs removed)", "item-rm", True, ("farm", "item", "rm", "A.json",
                                                                        "{id:A.json:1}")),
-    ("sync A", "sync", True, ("sync", "A.json")),
+    ("sync A", "sync", True, ("farm", "sync", "A.json")),
     ("scale", "scale", True, ("farm", "scale", "3")),
     ("pause", "pause", True, ("farm", "pause")),
     ("limit", "limit", True, ("farm", "limit", "2M")),
