@@ -45,4 +45,21 @@ extension Dedup {
         }
         return keys
     }
+
+    /// Deletes the stored blobs no output uses (their only name is in blobs/): what a power cut leaves when
+    /// it kept a download's link into blobs/ but not its bytes, whose empty partial `sweepURLPartials` then
+    /// removed (bin/crashstates found it, fsck's "a stored blob that no output uses"). The recovery after a
+    /// reboot calls it, before any worker runs; a blob being linked at the same moment is kept or found gone
+    /// as `collectIfUnused` says. Returns how many it deleted.
+    @discardableResult
+    public func collectUnusedBlobs() -> Int {
+        var collected = 0
+        for name in FileSystem.names(spool.blobs) where Self.isBlobName(name) {
+            guard let st = try? FileSystem.lstat(blobPath(name)), st.isRegularFile, st.linkCount == 1,
+                  !Self.isMarker(name, st) else { continue }
+            collectIfUnused(name, inode: st.inode)
+            if !FileSystem.exists(blobPath(name)) { collected += 1 }
+        }
+        return collected
+    }
 }
