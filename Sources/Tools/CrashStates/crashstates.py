@@ -31,11 +31,16 @@ journal"; auto_da_alloc: a file renamed over another has its data written first)
 ext4-ordered's persistence properties (directory operations atomic and ordered; appends neither atomic nor
 ordered with other operations):
   - A crash after any prefix of the calls (every call a crash point, in the order the calls returned).
-  - What a sync promises, and no more (POSIX's promise, which is what the code is written against; ext4's
-    journal commit flushes more, which the model does not count on, so that each sync is judged by what it
-    promises): fsync/fdatasync of a file keeps its data (fsync: its extended attributes too); fsync of a
-    directory keeps its entries' changes (a rename: either end's); syncfs (and sync) keeps everything before
-    it. sync_file_range keeps nothing (man 2 sync_file_range: no metadata, no cache flush).
+  - What a sync keeps, by --model:
+      ext4 (the default): any fsync, fdatasync or syncfs commits ext4's running journal transaction, which
+        holds every metadata change made before it (ext4 and XFS keep metadata strictly ordered), so every
+        metadata operation before the last sync is kept; fsync/fdatasync of a file keeps its data too,
+        syncfs (and sync) everyone's.
+      posix: a sync keeps what POSIX promises and no more (ALICE's stricter model, what other file systems
+        may do): fsync/fdatasync of a file keeps its data (fsync its extended attributes too), fsync of a
+        directory its entries' changes (a rename: either end's), syncfs everything before it. A name made in
+        a folder is kept only by a sync of that folder.
+    sync_file_range keeps nothing in either (man 2 sync_file_range: no metadata, no cache flush).
   - The metadata operations no sync kept (creations, renames, links, unlinks, extended attributes) are
     kept as a prefix of them in program order (ext4's journal commits transactions in order), each with the
     ones it needs (the earlier changes of the same names, the emptying of a removed directory).
@@ -52,8 +57,11 @@ ordered with other operations):
 
 Output: each finding whole (the step, the calls kept and not, what broke); the last line
 `crashstates: N states, S steps, F found` (N: states built; the distinct trees checked are said before it).
-Options: --short (CI, a few minutes), --list-syncs, --without-sync NAME (explore with that sync absent from
-the model: it must find something), --jobs J, --seed S, --keep, --verbose.
+Options: --short (CI, a few minutes: the first steps, windows of 2), --list-syncs, --without-sync NAME (explore
+with that sync absent from the model, only the windows that make it, until a first finding: it must find one;
+`each`: every listed sync in turn over one recording), --model ext4|posix, --only TEXT (the steps named so),
+--self-check (the model, the parser and the syncs' call sites, without the farm), --jobs J, --seed S,
+--workdir DIR (tmpfs), --keep, --verbose. Needs root (unshare -m -T) and strace.
 """
 import argparse
 import sys
@@ -438,8 +446,9 @@ def main():
                          "recording)")
     ap.add_argument("--jobs", type=int, default=16, help="states checked at once (each mostly waits on farm)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--model", choices=["posix", "ext4"], default="posix",
-                    help="posix (the default): a sync keeps what POSIX promises; ext4: what ext4's journal does")
+    ap.add_argument("--model", choices=["ext4", "posix"], default="ext4",
+                    help="ext4 (the default): what ext4's journal keeps; posix: a sync keeps only what POSIX "
+                         "promises (stricter: other file systems)")
     ap.add_argument("--only", metavar="TEXT", help="explore only the steps whose name holds TEXT (all are recorded up to "
                                                   "the last of them)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (the traces, the last states)")
