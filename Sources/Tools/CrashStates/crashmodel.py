@@ -124,6 +124,16 @@ class Window:
             kept = meta_forced | set(free[:p])
             # ext4's auto_da_alloc: a rename over an existing file writes the renamed file's data first.
             floor = dict(data_forced)
+            # ext4: sync_file_range wrote its file's bytes back and waited, so a journal commit after it (any
+            # metadata change after it that was kept) holds them on disk.
+            if self.model == "ext4" and kept:
+                newest = max(kept)
+                for s in range(min(k, newest)):
+                    o = self.ops[s]["op"]
+                    if o[0] == "srange" and s not in self.absent:
+                        for j in data_ops.get(o[1], []):
+                            if j < s:
+                                floor[o[1]] = max(floor.get(o[1], -1), j)
             for i in kept:
                 o = self.ops[i]["op"]
                 if o[0] == "rename" and o[6] is not None:

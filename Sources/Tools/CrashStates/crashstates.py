@@ -40,7 +40,8 @@ ordered with other operations):
         may do): fsync/fdatasync of a file keeps its data (fsync its extended attributes too), fsync of a
         directory its entries' changes (a rename: either end's), syncfs everything before it. A name made in
         a folder is kept only by a sync of that folder.
-    sync_file_range keeps nothing in either (man 2 sync_file_range: no metadata, no cache flush).
+    sync_file_range keeps nothing by itself (man 2 sync_file_range: no metadata, no cache flush); on ext4 it
+    orders: the bytes it wrote back are kept once any metadata change made after it is (a later commit).
   - The metadata operations no sync kept (creations, renames, links, unlinks, extended attributes) are
     kept as a prefix of them in program order (ext4's journal commits transactions in order), each with the
     ones it needs (the earlier changes of the same names, the emptying of a removed directory).
@@ -302,14 +303,17 @@ class Explorer:
                     rec.apply(call, j)
                 bounds.append((j, start, len(rec.ops)))
             ops = rec.ops
-            absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs")
+            absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs", "srange")
                                and self.absent_sync and syncs.name_of(o, steps, ops[:n]) == self.absent_sync)
             self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
             if self.absent_sync and (not absent or self.findings):
                 continue  # a window without that sync has the states of the full run; one finding is enough
             win = crashmodel.Window(self.r.bases[first], ops, rec.inodes, absent, self.model)
             _, start, end = bounds[-1]
-            for k in range(start if i == 0 else start + 1, end + 1):
+            lowest = start if i == 0 else start + 1
+            if absent:
+                lowest = max(lowest, min(absent) + 1)  # before the absent sync, the states are the full run's
+            for k in range(lowest, end + 1):
                 exp = self.expectations(i, k == end, first)
                 for kept, data in win.states(k, self.rng):
                     self.states += 1
@@ -491,7 +495,8 @@ def main():
         found_without = {}
         total_states = total_findings = 0
         for name in names:
-            explorer = Explorer(rec, args.farm, name, args.jobs, args.seed, 2 if args.short else 3,
+            # Without a sync: windows of 2 steps (the step that makes it and the next), from just after it.
+            explorer = Explorer(rec, args.farm, name, args.jobs, args.seed, 2 if args.short or name else 3,
                                 args.verbose, args.short, args.model)
             explorer.only = args.only
             with ThreadPoolExecutor(max_workers=args.jobs) as pool:

@@ -361,9 +361,9 @@ class Recorder:
             if ino is None:
                 return
             # sync_file_range promises nothing across a power cut (the man page: no metadata, no disk cache
-            # flush): the model keeps it as a call, not as a sync.
-            if n != "sync_file_range":
-                self._emit((n, ino, rel), call, step)
+            # flush), but on ext4 it orders: the bytes it wrote back are on disk before any later journal
+            # commit (crashmodel's "srange").
+            self._emit(("srange" if n == "sync_file_range" else n, ino, rel), call, step)
             return
         if n == "sync":
             self._emit(("syncfs", None, None), call, step)

@@ -46,7 +46,7 @@ SITES = [
     ("finished-syncfs", ("Sources/FarmSpool/Protocol/Durability.swift", "try FileSystem.syncFileSystem(root)"),
      lambda c, p, k: c == "syncfs" and k in ("watch", "work", "handback", "killed")),
     ("piece-start", ("Sources/FarmWorker/PieceRun.swift", "try partial.fd.syncData("),
-     lambda c, p, k: c == "fdatasync" and (p or "").startswith("partial/")),
+     lambda c, p, k: c in ("srange", "fdatasync") and (p or "").startswith("partial/") and k != "recovery"),
 ]
 
 
