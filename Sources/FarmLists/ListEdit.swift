@@ -157,7 +157,32 @@ extension Lists {
                 try purge(JobName(list: id, index: number))
             }
         }
+        // A first edit undone (no order yet): the table's lines past the list's total are that edit's own,
+        // named by no order; they go, or the table is longer than its list (fsck's list-table; bin/crashstates
+        // found it after an `item add` killed between its table line and its commit).
+        if !FileSystem.exists(spool.orderPath(ofList: id)) { try cutTable(ofList: id, toLines: total) }
         try? FileSystem.unlink(journal)
+    }
+
+    /// Cuts the resource table of list `id` back to its first `lines` lines, durably; a shorter one is left.
+    private func cutTable(ofList id: String, toLines lines: Int) throws(SpoolError) {
+        let path = spool.resourceTablePath(ofList: id)
+        guard let bytes = try? FileSystem.readFile(path, limit: Int.max) else { return }
+        var seen = 0
+        var end = 0
+        while end < bytes.count, seen < lines {
+            if bytes[end] == 0x0A { seen += 1 }
+            end += 1
+        }
+        guard seen == lines, end < bytes.count else { return }
+        do {
+            let fd = try FileDescriptor.open(path, .writeOnly)
+            defer { fd.closeQuietly() }
+            try fd.truncate(to: end)
+            try fd.sync()
+        } catch {
+            throw SpoolError(.io, "cannot cut the resource table of list \(id) back to its \(lines) line(s)", cause: error)
+        }
     }
 
     /// The job numbers an edit of list `id` under way now adds or removes (its journal, while its editor
