@@ -313,13 +313,20 @@ class Explorer:
             lowest = start if i == 0 else start + 1
             if absent:
                 lowest = max(lowest, min(absent) + 1)  # before the absent sync, the states are the full run's
+            whole = crashmodel.Window(self.r.bases[first], ops, rec.inodes, frozenset(), self.model) if absent else None
             for k in range(lowest, end + 1):
                 exp = self.expectations(i, k == end, first)
+                # Without a sync, only the states the sync would have ruled out: a finding in a state the
+                # whole model has too is not that sync's.
+                possible = {whole.fingerprint(whole.materialize_plan(kept, data))
+                            for kept, data in whole.states(k, random.Random(0))} if whole else set()
                 for kept, data in win.states(k, self.rng):
                     self.states += 1
                     plan = win.materialize_plan(kept, data)
                     if plan[0] is None:
                         continue  # no spool yet: the first add had made nothing, and acknowledged nothing
+                    if whole and win.fingerprint(plan) in possible:
+                        continue
                     key = (win.fingerprint(plan), json.dumps(exp, sort_keys=True))
                     if key in self.seen:
                         continue
