@@ -45,4 +45,33 @@ extension Dedup {
         }
         return keys
     }
+
+    /// Deletes the stored blobs no output uses (their only name is in blobs/), and the URL records that name
+    /// them: what a power cut leaves when it kept a download's link into blobs/ (and maybe its URL's record)
+    /// but not its bytes, whose empty partial `sweepURLPartials` then removed (bin/crashstates found it,
+    /// fsck's "a stored blob that no output uses"). The recovery after a reboot calls it, before any worker
+    /// runs; a blob being linked at the same moment is kept or found gone as `collectIfUnused` says.
+    /// Returns how many it deleted.
+    @discardableResult
+    public func collectUnusedBlobs() -> Int {
+        var unused: [String: Inode] = [:]
+        for name in FileSystem.names(spool.blobs) where Self.isBlobName(name) {
+            guard let st = try? FileSystem.lstat(blobPath(name)), st.isRegularFile, st.linkCount == 1,
+                  !Self.isMarker(name, st) else { continue }
+            unused[name] = st.inode
+        }
+        if unused.isEmpty { return 0 }
+        var records: [String: [String]] = [:]  // blob -> the URL records' keys that name it
+        for key in FileSystem.names(spool.urls) where Self.isDigest(key) {
+            if let record = urlRecord(key: key), unused[record.blob] != nil { records[record.blob, default: []].append(key) }
+        }
+        var collected = 0
+        for (name, inode) in unused {
+            collectIfUnused(name, inode: inode)
+            guard !FileSystem.exists(blobPath(name)) else { continue }
+            collected += 1
+            for key in records[name] ?? [] { try? FileSystem.unlink(urlRecordPath(key: key)) }
+        }
+        return collected
+    }
 }

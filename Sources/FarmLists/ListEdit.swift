@@ -157,7 +157,32 @@ extension Lists {
                 try purge(JobName(list: id, index: number))
             }
         }
+        // A first edit undone (no order yet): the table's lines past the list's total are that edit's own,
+        // named by no order; they go, or the table is longer than its list (fsck's list-table; bin/crashstates
+        // found it after an `item add` killed between its table line and its commit).
+        if !FileSystem.exists(spool.orderPath(ofList: id)) { try cutTable(ofList: id, toLines: total) }
         try? FileSystem.unlink(journal)
+    }
+
+    /// Cuts the resource table of list `id` back to its first `lines` lines, durably; a shorter one is left.
+    private func cutTable(ofList id: String, toLines lines: Int) throws(SpoolError) {
+        let path = spool.resourceTablePath(ofList: id)
+        guard let bytes = try? FileSystem.readFile(path, limit: Int.max) else { return }
+        var seen = 0
+        var end = 0
+        while end < bytes.count, seen < lines {
+            if bytes[end] == 0x0A { seen += 1 }
+            end += 1
+        }
+        guard seen == lines, end < bytes.count else { return }
+        do {
+            let fd = try FileDescriptor.open(path, .writeOnly)
+            defer { fd.closeQuietly() }
+            try fd.truncate(to: end)
+            try fd.sync()
+        } catch {
+            throw SpoolError(.io, "cannot cut the resource table of list \(id) back to its \(lines) line(s)", cause: error)
+        }
     }
 
     /// The job numbers an edit of list `id` under way now adds or removes (its journal, while its editor
@@ -288,7 +313,15 @@ extension Lists {
         guard try spool.moveToQueue(staged, job: job, shard: shard) else {
             throw SpoolError(.io, "the job of a new resource vanished from \(spool.tmp)")
         }
-        try? FileSystem.syncDirectory(shard)
+        // The shard and its batch may be new (moveToQueue made them): each folder's own name is synced in
+        // its parent too, up to queue/, or a power cut could keep the job in a folder no path leads to
+        // (an acknowledged add undone: fsync promises a folder's entries, not the folder's name).
+        var folder = shard
+        while folder.hasPrefix(spool.queue + "/") {
+            try? FileSystem.syncDirectory(folder)
+            folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)])
+        }
+        try? FileSystem.syncDirectory(spool.queue)
     }
 }
 
@@ -342,6 +375,10 @@ extension Lists {
             defer { fd.closeQuietly() }
             try fd.write(contentsOf: Array(numbers.utf8))
             try fd.sync()
+            // The journal's name too (fsync keeps a file's bytes, its folder keeps its name): a power cut
+            // that kept the edit's table lines but not the journal that says to undo them leaves the
+            // table longer than the list, which no recovery looks at.
+            try FileSystem.syncDirectory(spool.lists)
         } catch {
             throw SpoolError(.io, "cannot write the journal of an edit of list \(id)", cause: error)
         }

@@ -103,6 +103,8 @@ extension Lists {
         }
         // A removal's partial whose holder the cut took before it saw the removal: nobody else deletes it.
         Dedup(spool).sweepURLPartials()
+        // A download linked into blobs/ whose bytes the disk did not keep: its empty partial went just now.
+        Dedup(spool).collectUnusedBlobs()
         for name in FileSystem.names(spool.partial) {
             let path = spool.path(\.partial, name)
             guard !inPieces.contains(path), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount == 1,

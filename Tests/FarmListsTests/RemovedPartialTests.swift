@@ -1,4 +1,4 @@
-import FarmDedup
+@testable import FarmDedup
 import FarmFsck
 import FarmLists
 @testable import FarmSpool
@@ -65,5 +65,27 @@ import Testing
         #expect(try writer.tryLock())
         #expect(Dedup(spool).sweepURLPartials() == 0)
         #expect(FileManager.default.fileExists(atPath: orphan))
+    }
+
+    /// A power cut that kept a download's link into blobs/ (and its URL's record) but none of its bytes: its
+    /// partial is empty, so the recovery removes it, and the blob, its other name, is then used by nothing (bin/crashstates
+    /// found fsck's "a stored blob that no output uses" after such a recovery). The recovery collects it.
+    @Test func theRecoveryAfterARebootCollectsTheBlobOfALostDownload() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
+        let records = try #require(spool.resources(ofList: list))
+        let partial = Dedup(spool).partialPath(url: records[0].url)
+        #expect(FileManager.default.createFile(atPath: partial, contents: Data()))
+        let blob = Dedup(spool).blobPath(String(repeating: "ab", count: 32))
+        try FileManager.default.linkItem(atPath: partial, toPath: blob)
+        let record = URLRecord(url: records[0].url, blob: String(repeating: "ab", count: 32), size: 5000, kind: "jpg")
+        try Dedup(spool).writeURLRecord(record)
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try Lists(spool).recover()
+        #expect(!FileManager.default.fileExists(atPath: partial), "an empty partial has nothing to resume")
+        #expect(!FileManager.default.fileExists(atPath: blob), "a blob no output uses is collected")
+        #expect(Dedup(spool).urlRecord(key: Dedup.urlKey(records[0].url)) == nil, "with the URL's record naming it")
+        let findings = try SpoolCheck(spool).run().findings
+        #expect(findings.isEmpty, "\(findings)")
     }
 }

@@ -12,7 +12,7 @@ import Testing
     private func trace(_ arguments: [String], spool: String, in dir: TemporaryDirectory) throws -> [String] {
         let log = dir.appending("trace-\(arguments[0])")
         let result = try run("/usr/bin/strace", ["-f", "-qq", "-y", "-o", log,
-                                                 "-e", "trace=openat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,syncfs",
+                                                 "-e", "trace=openat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,syncfs",
                                                  Executables.path("farm")] + arguments + ["--spool", spool])
         #expect(result.status == 0, "\(result.error)")
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -66,6 +66,42 @@ import Testing
         for name in limits {
             #expect(dataSynced(before: control + "/" + name, in: limit), "\(name) not fsynced before its rename")
             #expect(folderSynced(after: control + "/" + name, folder: folder, in: limit), "control/ not fsynced after \(name)")
+        }
+    }
+
+    /// `farm item add` puts its new job in a priority shard of the batch of handed-back jobs, both made on
+    /// the way when they are not there yet: each folder made is named in its parent, which must be fsynced
+    /// after it, or a power cut may keep the job's file in a folder no path leads to (bin/crashstates
+    /// found it: the acknowledged item gone, its job in no state).
+    @Test func itemAddSyncsTheFoldersAndTheJournalItMakes() throws {
+        let dir = TemporaryDirectory()
+        let spool = dir.appending("spool")
+        let manifest = dir.appending("list.json")
+        try #"{"items": [{"imageUrlString": "http://127.0.0.1:9/a.jpg"}]}"#.write(toFile: manifest, atomically: true,
+                                                                                     encoding: .utf8)
+        #expect(try run("farm", ["add", manifest, "--spool", spool]).status == 0)
+        let calls = try trace(["item", "add", "list.json", "http://127.0.0.1:9/b.jpg", "--at", "0"], spool: spool,
+                              in: dir)
+        let made = calls.filter { $0.contains("mkdir(") && $0.hasSuffix(" = 0") }
+            .compactMap { $0.split(separator: "\"").dropFirst().first.map(String.init) }
+            .filter { $0.contains("/queue/") }
+        #expect(made.count == 2, "item add made \(made), not the batch and its shard")
+        for folder in made {
+            let parent = String(folder[..<folder.lastIndex(of: "/")!])
+            let resolved = URL(fileURLWithPath: parent).resolvingSymlinksInPath().path
+            let mkdir = calls.firstIndex { $0.contains("mkdir(") && $0.contains("\"\(folder)\"") }!
+            #expect(calls[(mkdir + 1)...].contains { $0.contains("fsync(") && $0.contains("<\(resolved)>") },
+                    "\(parent) not fsynced after \(folder) was made in it")
+        }
+        // The edit's journal is named durably before the table grows: a journal whose name a power cut
+        // took would leave the table's new line with nothing to undo it (bin/crashstates found that too).
+        let lists = URL(fileURLWithPath: spool + "/lists").resolvingSymlinksInPath().path
+        let journal = calls.firstIndex { $0.contains("O_CREAT") && $0.contains(".edit\"") }
+        let table = calls.firstIndex { $0.contains("sync(") && $0.contains(".resources>") }
+        #expect(journal != nil && table != nil, "no journal made or no table synced: \(calls.joined(separator: "\n"))")
+        if let journal, let table {
+            #expect(journal < table && calls[journal..<table].contains { $0.contains("fsync(") && $0.contains("<\(lists)>") },
+                    "lists/ not fsynced between the journal's creation and the table's new line")
         }
     }
 }

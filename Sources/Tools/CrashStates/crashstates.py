@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+"""Every crash state of the spool's protocol (SPEC §19), for bin/crashstates.
+
+What it does
+  1. Records each step of a workload (workload.py: adds, item add/move/rm, sync, scale, pause, limit, resume;
+     a worker's claims, renewals, stores and completions; hooks due, run and recorded; pieces taken and done;
+     a hand-back; a worker killed -9 mid-transfer; the recovery after a power cut; the watcher's sync and its
+     recheck after a reboot) as its system calls: strace -f -y -xx, on a spool in tmpfs, against a local origin.
+     The spool is read whole before each step (fsmodel.Tree).
+  2. For each step, in a window of up to 3 steps in a row ending with it (ACE's bound: most crash bugs need 3
+     operations or fewer), builds every state a crash during that step may leave (crashmodel.py, the model
+     below), and dedupes identical trees.
+  3. Checks each on a tmpfs copy at the spool's own path, after the farm's own recovery as after a reboot
+     (replay.py: farm recover, a watcher until it has rechecked the finished jobs, then farm fsck), against
+     §17's and §2's promises:
+       - an acknowledged command (one whose process exited 0 before the crash) is not undone: the lists,
+         the items of the lists it edits in order, the desired workers, paused, the limit are as after it;
+       - each job is in exactly one state, none lost or doubled: the jobs are those before the step or those
+         after it (an edit in flight: between the two), and after an acknowledged one, those after it;
+       - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
+       - farm fsck finds nothing, and recovery itself did not fail.
+
+The crash model: ext4 with data=ordered (its default: delayed allocation, auto_da_alloc), after ALICE's
+abstract persistence model (Pillai et al., "All File Systems Are Not Created Equal", OSDI '14: the calls of a
+run split into metadata and data operations; a crash keeps those a sync made durable and, of the rest, what
+the file system's ordering allows) and CrashMonkey/ACE (Mohan et al., "Finding Crash-Consistency Bugs with
+Bounded Black-Box Crash Testing", OSDI '18: crash after each persistence point; workloads of at most 3 core
+operations), with ext4's own rules from its documentation (Documentation/admin-guide/ext4.rst: data=ordered
+"all data [is] forced directly out to the main file system prior to its metadata being committed to the
+journal"; auto_da_alloc: a file renamed over another has its data written first) and from ALICE's table of
+ext4-ordered's persistence properties (directory operations atomic and ordered; appends neither atomic nor
+ordered with other operations):
+  - A crash after any prefix of the calls (every call a crash point, in the order the calls returned).
+  - What a sync keeps, by --model:
+      ext4 (the default): any fsync, fdatasync or syncfs commits ext4's running journal transaction, which
+        holds every metadata change made before it (ext4 and XFS keep metadata strictly ordered), so every
+        metadata operation before the last sync is kept; fsync/fdatasync of a file keeps its data too,
+        syncfs (and sync) everyone's.
+      posix: a sync keeps what POSIX promises and no more (ALICE's stricter model, what other file systems
+        may do): fsync/fdatasync of a file keeps its data (fsync its extended attributes too), fsync of a
+        directory its entries' changes (a rename: either end's), syncfs everything before it. A name made in
+        a folder is kept only by a sync of that folder.
+    sync_file_range keeps nothing by itself (man 2 sync_file_range: no metadata, no cache flush); on ext4 it
+    orders: the bytes it wrote back are kept once any metadata change made after it is (a later commit).
+  - The metadata operations no sync kept (creations, renames, links, unlinks, extended attributes) are
+    kept as a prefix of them in program order (ext4's journal commits transactions in order), each with the
+    ones it needs (the earlier changes of the same names, the emptying of a removed directory).
+  - Each file's data writes and truncations no sync kept are kept as a prefix of them (in order, per file,
+    independently of other files and of metadata: delayed allocation), except that a rename over an existing
+    file that was kept keeps its file's data before it (auto_da_alloc). A file's bytes never written read as
+    a hole (the farm tells them by SEEK_HOLE), which is what an extended size with unwritten blocks leaves.
+  - Not modelled: torn writes within a block (ext4 writes whole pages; the farm's records are small), times
+    (every file of a state is as fresh as the replay: the recheck after a reboot looks at all of them), mode
+    changes after creation, a file system shared between hosts.
+  - Bounds: every crash point and every metadata prefix; data prefixes: every combination when there are at
+    most crashmodel.DATA_COMBINATIONS, else each file alone at each end and random ones (seeded), up to that
+    many. Identical resulting trees (with the same expectations) are checked once.
+
+Output: each finding whole (the step, the calls kept and not, what broke); the last line
+`crashstates: N states, S steps, F found` (N: states built; the distinct trees checked are said before it).
+Options: --short (CI, a few minutes: the first steps, windows of 2), --list-syncs, --without-sync NAME (explore
+with that sync absent from the model, only the windows that make it, until a first finding: it must find one;
+`each`: every listed sync in turn over one recording), --model ext4|posix, --only TEXT (the steps named so),
+--self-check (the model, the parser and the syncs' call sites, without the farm), --jobs J, --seed S,
+--workdir DIR (tmpfs), --keep, --verbose. Needs root (unshare -m -T) and strace.
+"""
+import argparse
+import sys
+
+sys.dont_write_bytecode = True  # the tool's modules leave nothing in the source tree
+
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import crashmodel  # noqa: E402
+import fsmodel  # noqa: E402
+import syncs  # noqa: E402
+import trace  # noqa: E402
+import workload  # noqa: E402
+
+WORK = "/dev/shm/crashstates"
+REPLAY_BOOT = "crashstates-replay-boot"
+
+
+def say(*parts):
+    print("crashstates:", *parts, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- recording
+
+class Recording:
+    def __init__(self, farm, steps, verbose):
+        self.farm = farm
+        self.steps = steps
+        self.verbose = verbose
+        self.spool = WORK + "/spool"
+        self.src = WORK + "/sources"
+        self.env = dict(os.environ, FARM_SPOOL=self.spool, HOME=WORK, XDG_STATE_HOME=WORK + "/state")
+        self.bases = []  # the tree before each step
+        self.calls = []  # each step's calls
+        self.after = []  # (jobs, signature) after each step
+        self.ids = {}
+
+    def f(self, *args, check=True):
+        r = subprocess.run([self.farm, *args], capture_output=True, text=True, env=self.env, timeout=120)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"farm {' '.join(args)} exited {r.returncode}: {(r.stdout + r.stderr).strip()[:400]}")
+        return r
+
+    def signature(self):
+        import replay
+        saved = os.environ.get("FARM_SPOOL")
+        os.environ["FARM_SPOOL"] = self.spool
+        try:
+            return replay.signature(self.farm, signature_lists(self.steps), limit_flag(self.steps))
+        finally:
+            if saved is None:
+                del os.environ["FARM_SPOOL"]
+            else:
+                os.environ["FARM_SPOOL"] = saved
+
+    def item_id(self, name, index):
+        resources = json.loads(self.f("status", name, "--json").stdout)["resources"]
+        return sorted(resources, key=lambda r: r["index"])[index]["id"]
+
+    def argv(self, step):
+        out = []
+        for a in step[3]:
+            if a.startswith("{url:"):
+                a = workload.url(a[5:-1])
+            if a.startswith("{id:"):
+                _, name, index = a.strip("{}").split(":")
+                a = self.item_id(name, int(index))
+            out.append(a.replace("{src}", self.src))
+        if out and out[0] == "farm":
+            out[0] = self.farm
+        return out
+
+    def run(self):
+        shutil.rmtree(WORK, ignore_errors=True)
+        os.makedirs(self.src)
+        for name, files in workload.SOURCES.items():
+            workload.write_source(self.src, name, files)
+        with open(WORK + "/replay-boot", "w") as f:
+            f.write(REPLAY_BOOT + "\n")
+        with open(WORK + "/record-boot", "w") as f:
+            f.write("crashstates-record-boot\n")
+        for number, step in enumerate(self.steps):
+            self.bases.append(fsmodel.Tree.read(self.spool))
+            log = f"{WORK}/trace-{number}.log"
+            self.record(step, log)
+            self.calls.append(trace.read_log(log))
+            self.after.append((set(jobs_of(self.spool)), self.signature()))
+            if self.verbose:
+                say(f"recorded step {number} ({step[0]}): {len(self.calls[-1])} calls")
+
+    def record(self, step, log):
+        name, kind, _, _ = step
+        st = workload.strace_command(log)
+        if kind == "sync":
+            workload.write_source(self.src, "A.json", ["f0.bin", "slow-f1.bin", "f8.bin"])
+        if kind == "watch":
+            reboot = "after the reboot" in name
+            cmd = st + [self.farm, "watch"]
+            if reboot:
+                cmd = self.in_new_boot(st + [self.farm, "watch"])
+            p = subprocess.Popen(cmd, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+            time.sleep(2.5)
+            self.signal_farm(p, signal.SIGTERM)
+            p.wait(timeout=60)
+            return
+        if kind in ("handback", "killed"):
+            p = subprocess.Popen(st + self.argv(step), env=self.env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                partials = [os.path.getsize(os.path.join(self.spool, "partial", n))
+                            for n in os.listdir(self.spool + "/partial")]
+                if os.listdir(self.spool + "/active") and any(s > 2000 for s in partials):
+                    break
+                time.sleep(0.05)
+            self.signal_farm(p, signal.SIGTERM if kind == "handback" else signal.SIGKILL)
+            p.wait(timeout=60)
+            return
+        argv = self.argv(step)
+        if kind == "recovery":
+            subprocess.run(self.in_new_boot(st + argv), env=self.env, check=True, capture_output=True, timeout=120)
+            return
+        r = subprocess.run(st + argv, env=self.env, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            raise RuntimeError(f"step {name}: exited {r.returncode}: {r.stderr.strip()[:400]}")
+
+    def in_new_boot(self, argv):
+        script = (f"mount --bind {WORK}/record-boot /proc/sys/kernel/random/boot_id && exec \"$@\"")
+        return ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", "sh", "-c", script, "sh", *argv]
+
+    def signal_farm(self, strace_process, sig):
+        """Signals the farm process strace runs (its child), not strace."""
+        for _ in range(100):
+            try:
+                with open(f"/proc/{strace_process.pid}/task/{strace_process.pid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except OSError:
+                children = []
+            for child in children:
+                # the farm process itself, or (under unshare) the one below it
+                target = child
+                try:
+                    with open(f"/proc/{child}/comm") as f:
+                        comm = f.read().strip()
+                    if comm in ("unshare", "sh"):
+                        with open(f"/proc/{child}/task/{child}/children") as f:
+                            target = int(f.read().split()[0])
+                except (OSError, IndexError):
+                    continue
+                os.kill(target, sig)
+                return
+            time.sleep(0.05)
+        raise RuntimeError("no farm process under strace to signal")
+
+
+def uptime():
+    with open("/proc/uptime") as f:
+        return float(f.read().split()[0])
+
+
+def jobs_of(spool):
+    sys.path.insert(0, HERE)
+    import replay
+    return {job: tuple(where) for job, where in replay.jobs(spool).items()}
+
+
+# ---------------------------------------------------------------- exploring
+
+class Explorer:
+    def __init__(self, recording, farm, absent_sync, jobs, seed, window, verbose, short, model):
+        self.r = recording
+        self.model = model
+        self.only = None
+        self.farm = farm
+        self.absent_sync = absent_sync
+        self.jobs = jobs
+        self.rng = random.Random(seed)
+        self.window = window
+        self.verbose = verbose
+        self.short = short
+        self.states = 0
+        self.checked = 0
+        self.findings = []
+        self.seen = set()
+        self.lock = threading.Lock()
+        self.slots = [f"{WORK}/replay-{n}" for n in range(jobs)]
+        self.free = list(self.slots)
+        self.sync_hits = 0
+
+    def expectations(self, i, k_done, first):
+        """What a state must show after recovery, for a crash in step i (k_done: step i made all its calls,
+        so it exited; acknowledged when it is a command)."""
+        before = set(self.r.after[i - 1][0]) if i > 0 else set()
+        after = set(self.r.after[i][0])
+        ack_i = self.r.steps[i][2] and k_done
+        last_ack = None
+        for j in range(i - 1, -1, -1):
+            if self.r.steps[j][2]:
+                last_ack = j
+                break
+        sigs = []
+        if ack_i:
+            sigs = [i]
+        elif last_ack is not None:
+            sigs = [last_ack] + ([i] if self.r.steps[i][2] else [])
+            if self.r.steps[i][1] in ("sync", "item-add", "item-rm", "item-move"):
+                sigs = None  # an edit in flight may be anywhere between (each of its edits is atomic)
+        jobs = {"exact": sorted(after)} if (ack_i or before == after) else \
+            {"within": [sorted(before & after), sorted(before | after)]}
+        return {"jobs": jobs, "sigs": sigs}
+
+    def run(self, pool):
+        steps = self.r.steps
+        futures = []
+        for i in range(len(steps)):
+            if self.only and self.only not in steps[i][0]:
+                continue
+            first = max(0, i - self.window + 1)
+            rec = fsmodel.Recorder(self.r.bases[first], WORK + "/spool")
+            bounds = []
+            for j in range(first, i + 1):
+                start = len(rec.ops)
+                for call in self.r.calls[j]:
+                    rec.apply(call, j)
+                bounds.append((j, start, len(rec.ops)))
+            ops = rec.ops
+            absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs", "srange")
+                               and self.absent_sync and syncs.name_of(o, steps, ops[:n]) == self.absent_sync)
+            self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
+            if self.absent_sync and (not absent or self.findings):
+                continue  # a window without that sync has the states of the full run; one finding is enough
+            win = crashmodel.Window(self.r.bases[first], ops, rec.inodes, absent, self.model)
+            _, start, end = bounds[-1]
+            lowest = start if i == 0 else start + 1
+            if absent:
+                lowest = max(lowest, min(absent) + 1)  # before the absent sync, the states are the full run's
+            whole = crashmodel.Window(self.r.bases[first], ops, rec.inodes, frozenset(), self.model) if absent else None
+            for k in range(lowest, end + 1):
+                exp = self.expectations(i, k == end, first)
+                # Without a sync, only the states the sync would have ruled out: a finding in a state the
+                # whole model has too is not that sync's.
+                possible = {whole.fingerprint(whole.materialize_plan(kept, data))
+                            for kept, data in whole.states(k, random.Random(0))} if whole else set()
+                for kept, data in win.states(k, self.rng):
+                    self.states += 1
+                    plan = win.materialize_plan(kept, data)
+                    if plan[0] is None:
+                        continue  # no spool yet: the first add had made nothing, and acknowledged nothing
+                    if whole and win.fingerprint(plan) in possible:
+                        continue
+                    key = (win.fingerprint(plan), json.dumps(exp, sort_keys=True))
+                    if key in self.seen:
+                        continue
+                    self.seen.add(key)
+                    context = {"step": i, "k": k, "first": first, "kept": kept, "data": data, "ops": ops}
+                    futures.append(pool.submit(self.check, plan, exp, context))
+            # keep memory bounded: wait for this step's checks
+            for fut in futures:
+                fut.result()
+            futures = []
+            if self.verbose:
+                say(f"step {i} ({steps[i][0]}): {self.states} states so far, {self.checked} checked, "
+                    f"{len(self.findings)} found")
+
+    def check(self, plan, exp, context):
+        with self.lock:
+            slot = self.free.pop()
+        try:
+            tree = slot + "/spool"
+            shutil.rmtree(slot, ignore_errors=True)
+            os.makedirs(slot)
+            crashmodel.write_tree(plan, tree)
+            lists, limit = signature_lists(self.r.steps), limit_flag(self.r.steps)
+            cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", sys.executable, "-S",
+                   os.path.join(HERE, "replay.py"), self.farm, tree, WORK + "/spool", WORK + "/replay-boot",
+                   lists, limit, str(time.time())]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            try:
+                result = json.loads(r.stdout)
+            except ValueError:
+                result = None
+            problems = self.judge(result, r, exp)
+            with self.lock:
+                self.checked += 1
+                if problems:
+                    self.findings.append(self.describe(context, problems))
+                    print(self.findings[-1], flush=True)
+        finally:
+            with self.lock:
+                self.free.append(slot)
+
+    def judge(self, result, r, exp):
+        if result is None:
+            return [f"the replay failed: {(r.stderr or r.stdout).strip()[-800:]}"]
+        problems = []
+        if result["recover"][0] != 0:
+            problems.append(f"farm recover exited {result['recover'][0]}: {result['recover'][1]}")
+        if result["stop"][0] != 0:
+            problems.append(f"farm stop exited {result['stop'][0]}: {result['stop'][1]}")
+        if not result["watch"][0]:
+            problems.append(f"the watcher did not recheck after the reboot (exit {result['watch'][1]}): "
+                            f"{result['watch'][2]}")
+        if result["fsck"][0] != 0 or not result["fsck"][1].get("clean"):
+            problems.append("fsck: " + json.dumps(result["fsck"][1].get("findings"))[:1500])
+        places = result["jobs"]
+        for job, where in sorted(places.items()):
+            if len(where) > 1:
+                problems.append(f"doubled: {job} in {' and '.join(where)}")
+        found = set(places)
+        if "exact" in exp["jobs"]:
+            want = set(exp["jobs"]["exact"])
+            if found != want:
+                problems.append(f"jobs: lost {sorted(want - found)}, extra {sorted(found - want)}")
+        else:
+            low, high = map(set, exp["jobs"]["within"])
+            if not low <= found or not found <= high:
+                problems.append(f"jobs: lost {sorted(low - found)}, extra {sorted(found - high)}")
+        for job, d in sorted(result["done"].items()):
+            want = workload.expected_sha(d["url"]) if d["url"] else None
+            if d["sha"] != want:
+                problems.append(f"done but wrong: {job} ({d['url']}): its file {d['file']} "
+                                f"{'has ' + str(d['size']) + ' bytes, not the origin' if d['size'] is not None else d['sha']}")
+        if exp["sigs"]:
+            wants = [self.r.after[j][1] for j in exp["sigs"]]
+            if result["signature"] not in wants:
+                problems.append("undone: the spool shows " + json.dumps(result["signature"]) + "; acknowledged: "
+                                + " or ".join(json.dumps(w) for w in wants))
+        return problems
+
+    def describe(self, c, problems):
+        ops = c["ops"]
+        lines = [f"FINDING in step {c['step']} ({self.r.steps[c['step']][0]}), window from step {c['first']}, "
+                 f"crash after {c['k']} of {len(ops)} calls that change the spool"]
+        for n, o in enumerate(ops[: c["k"]]):
+            op = o["op"]
+            if op[0] in crashmodel.META:
+                mark = "kept" if n in c["kept"] else "lost"
+            elif op[0] == "data":
+                mark = "kept" if n <= c["data"].get(op[1], -1) else "lost"
+            else:
+                mark = "sync" + (" (absent)" if self.absent_sync
+                                 and syncs.name_of(o, self.r.steps, ops[:n]) == self.absent_sync else "")
+            lines.append(f"  {mark:>4} step {o['step']} pid {o['pid']}: {readable(o['call'])}")
+        lines += ["  broke: " + p for p in problems]
+        return "\n".join(lines)
+
+
+def readable(line):
+    """A call's strace line with its hex strings decoded where they are text."""
+    import re
+
+    def dec(m):
+        raw = trace.unescape(m.group(1))
+        try:
+            text = raw.decode()
+            if all(ch.isprintable() or ch in "\n\t" for ch in text):
+                return json.dumps(text)[:160]
+        except UnicodeDecodeError:
+            pass
+        return f"<{len(raw)} bytes>"
+    line = re.sub(r'"((?:\\x[0-9a-f]{2})+)"', dec, line)
+    line = re.sub(r"<((?:\\x[0-9a-f]{2})+)>", lambda m: "<" + trace.unescape(m.group(1)).decode(errors="replace") + ">", line)
+    return line[:400]
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    global WORK
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--farm")
+    ap.add_argument("--short", action="store_true", help="CI: the first steps only, windows of 2")
+    ap.add_argument("--list-syncs", action="store_true")
+    ap.add_argument("--self-check", action="store_true",
+                    help="the model, the parser and the syncs' call sites checked, without the farm")
+    ap.add_argument("--without-sync", metavar="NAME",
+                    help="explore with that sync absent from the model (each: every listed sync in turn, one "
+                         "recording)")
+    ap.add_argument("--jobs", type=int, default=16, help="states checked at once (each mostly waits on farm)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", choices=["ext4", "posix"], default="ext4",
+                    help="ext4 (the default): what ext4's journal keeps; posix: a sync keeps only what POSIX "
+                         "promises (stricter: other file systems)")
+    ap.add_argument("--only", metavar="TEXT", help="explore only the steps whose name holds TEXT (all are recorded up to "
+                                                  "the last of them)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder (the traces, the last states)")
+    ap.add_argument("--workdir", default="/dev/shm/crashstates", help="on tmpfs: the recorded spool, the traces, the replays")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    WORK = os.path.abspath(args.workdir)
+    if not args.self_check and not args.list_syncs and not args.farm:
+        sys.exit("crashstates: --farm PATH is needed (bin/crashstates gives it)")
+    if os.geteuid() != 0 and not args.self_check and not args.list_syncs:
+        sys.exit("crashstates: needs root (unshare -m -T: each state is checked in a namespace of its own)")
+    if shutil.which("strace") is None:
+        sys.exit("crashstates: needs strace (bin/setup installs it)")
+    if args.self_check:
+        problems = crashmodel.self_check() + syncs.self_check() + trace.self_check()
+        for p in problems:
+            print("crashstates: self-check:", p)
+        print(f"crashstates: self-check {'failed' if problems else 'passed'}")
+        sys.exit(1 if problems else 0)
+    if args.list_syncs:
+        for name, where, _ in syncs.SITES:
+            print(f"{name}\t{syncs.where(where)}")
+        return
+    if args.without_sync and args.without_sync != "each" and args.without_sync not in [s[0] for s in syncs.SITES]:
+        sys.exit(f"crashstates: no sync named {args.without_sync} (see --list-syncs)")
+    steps = workload.SHORT if args.short else workload.FULL
+    if args.only:
+        chosen = [n for n, s in enumerate(steps) if args.only in s[0]]
+        if not chosen:
+            sys.exit(f"crashstates: no step named with {args.only!r}")
+        steps = steps[: chosen[-1] + 1]
+    started = time.monotonic()
+    origin = workload.serve()
+    try:
+        rec = Recording(args.farm, steps, args.verbose)
+        rec.run()
+        say(f"recorded {len(steps)} steps in {time.monotonic() - started:.0f} s")
+        time.sleep(2.5)  # every recorded claim is older than the replays' boot (a second old)
+        names = [n for n, _, _ in syncs.SITES] if args.without_sync == "each" else [args.without_sync]
+        found_without = {}
+        total_states = total_findings = 0
+        for name in names:
+            # Without a sync: windows of 2 steps (the step that makes it and the next), from just after it.
+            explorer = Explorer(rec, args.farm, name, args.jobs, args.seed, 2 if args.short or name else 3,
+                                args.verbose, args.short, args.model)
+            explorer.only = args.only
+            with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+                explorer.run(pool)
+            total_states += explorer.states
+            total_findings += len(explorer.findings)
+            if name:
+                found_without[name] = (explorer.sync_hits, len(explorer.findings))
+                if args.without_sync == "each":
+                    say(f"without {name}: " + ("not made by the workload" if not explorer.sync_hits else
+                                               "found" if explorer.findings else "NOT found")
+                        + f" ({explorer.states} states, {explorer.checked} checked)")
+    finally:
+        origin.shutdown()
+    if args.without_sync and args.without_sync != "each" and explorer.sync_hits == 0:
+        say(f"{args.without_sync}: the workload made no such sync")
+    say(f"{explorer.checked} distinct trees checked in {time.monotonic() - started:.0f} s")
+    kinds = {}
+    for finding in explorer.findings:
+        for line in finding.splitlines():
+            if line.startswith("  broke: "):
+                kind = re.sub(r"[0-9a-f]{16,}", "…", line[9:])[:160]
+                kinds[kind] = kinds.get(kind, 0) + 1
+    for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        say(f"found {count}x: {kind}")
+    if not args.keep:
+        shutil.rmtree(WORK, ignore_errors=True)
+    print(f"crashstates: {total_states} states, {len(steps)} steps, {total_findings} found")
+    if args.without_sync:
+        # A sync removed must be missed somewhere: the run fails when some removal was not found.
+        missed = [n for n, (hits, found) in found_without.items() if hits and not found]
+        absent = [n for n, (hits, _) in found_without.items() if not hits]
+        if args.without_sync != "each" and absent:
+            sys.exit(1)
+        sys.exit(1 if missed else 0)
+    sys.exit(1 if explorer.findings else 0)
+
+
+def signature_lists(steps):
+    """The lists whose items the steps edit: their items, in order, are part of what is acknowledged."""
+    return "A.json" if any(s[1] in ("sync", "item-add", "item-rm", "item-move") for s in steps) else ""
+
+
+def limit_flag(steps):
+    return "1" if any(s[1] == "limit" for s in steps) else "0"
+
+
+if __name__ == "__main__":
+    main()

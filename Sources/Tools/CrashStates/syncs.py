@@ -1,0 +1,94 @@
+"""The syncs the protocol makes, each named, with where it is made (--list-syncs, --without-sync NAME).
+
+A recorded sync call is named by what it syncs (its call and the spool path of its file) and the step that
+made it; `where` is the Swift call site, found by a text that stays with it (so that a line moved keeps its
+name right).
+"""
+import os
+import re
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+# name, (source file, text at the call), matcher(call, path relative to the spool, step kind)
+SITES = [
+    ("spool-marker", ("Sources/FarmSpool/Spool.swift", "try FileSystem.createFile(marker"),
+     lambda c, p, k: c == "fdatasync" and p == ".farm-spool"),
+    ("add-stage", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncFileSystem(stage)"),
+     lambda c, p, k: c == "syncfs" and k == "add"),
+    ("add-queue", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(queue)"),
+     lambda c, p, k: c == "fsync" and p == "queue" and k == "add"),
+    ("add-lists", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(lists)"),
+     lambda c, p, k: c == "fsync" and p == "lists" and k == "add"),
+    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),  # Lists.journal
+     lambda c, p, k: c == "fsync" and re.fullmatch(r"lists/[0-9a-f]{16}\.edit(\.new)?", p or "") is not None),
+    ("edit-table", ("Sources/FarmLists/PageLog.swift", "try fd.sync()"),  # Lists.appendDurably
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.resources", p or "") is not None),
+    ("edit-job-folders", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(folder)"),
+     lambda c, p, k: c == "fsync" and (p or "").startswith("queue/")),
+    ("edit-queue", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(spool.queue)"),
+     lambda c, p, k: c == "fsync" and p == "queue" and k in ("item-add", "sync")),
+    ("edit-job", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.createFile(staged, record.encoded(), sync: true)"),
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.job\.new", p or "") is not None),
+    ("edit-order", ("Sources/FarmLists/ListOrder.swift", "try fd.sync()"),
+     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"(lists|tmp)/.*order.*", p or "") is not None),
+    ("edit-journal-name", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.syncDirectory(spool.lists)"),
+     lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and not after_order
+     and k in ("item-add", "item-rm", "item-move", "sync")),
+    ("edit-lists", ("Sources/FarmLists/ListOrder.swift", "try FileSystem.syncDirectory(spool.lists)"),
+     lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and after_order
+     and k in ("item-add", "item-rm", "item-move", "sync")),
+    ("control-data", ("Sources/FarmSpool/Spool.swift", "try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name), sync: durable)"),
+     lambda c, p, k: c == "fdatasync" and (p or "").startswith("tmp/") and k in ("scale", "limit", "pause", "resume")),
+    ("control-dir", ("Sources/FarmSpool/Spool.swift", "if durable { try FileSystem.syncDirectory"),
+     lambda c, p, k: c == "fsync" and p == "control" and k in ("scale", "limit")),
+    ("pause-flag", ("Sources/FarmSpool/Protocol/ControlFiles.swift", "try FileSystem.syncDirectory(String(path"),
+     lambda c, p, k: c == "fsync" and p == "control" and k in ("pause", "resume")),
+    ("finished-syncfs", ("Sources/FarmSpool/Protocol/Durability.swift", "try FileSystem.syncFileSystem(root)"),
+     lambda c, p, k: c == "syncfs" and k in ("watch", "work", "handback", "killed")),
+    ("piece-start", ("Sources/FarmWorker/PieceRun.swift", "try partial.fd.syncData("),
+     lambda c, p, k: c in ("srange", "fdatasync") and (p or "").startswith("partial/") and k != "recovery"),
+]
+
+
+def where(spec):
+    path, text = spec
+    try:
+        with open(os.path.join(ROOT, path)) as f:
+            for number, line in enumerate(f, 1):
+                if text in line:
+                    return f"{path}:{number}"
+    except OSError:
+        pass
+    return f"{path} (call site not found: {text})"
+
+
+def describe(op):
+    """(call, path relative to the spool) of a recorded sync operation."""
+    return op["op"][0], op["op"][2]
+
+
+def name_of(op, steps, before=()):
+    """The name of the sync `op`; `before`: the operations before it (an fsync of lists/ in an edit is the
+    journal's name before the order's rename, the order's after it)."""
+    call, rel = describe(op)
+    kind = steps[op["step"]][1]
+    after_order = False
+    for o in reversed(before):
+        if o["step"] != op["step"]:
+            break
+        if o["op"][0] == "rename" and o["op"][4].endswith(".order"):
+            after_order = True
+            break
+    for name, _, match in SITES:
+        if (match(call, rel, kind, after_order) if name in ("edit-lists", "edit-journal-name")
+                else match(call, rel, kind)):
+            return name
+    return f"unnamed:{call}:{rel}:{kind}"
+
+
+def self_check():
+    """Every site's call is found in the sources, and every name is unique."""
+    problems = [f"{name}: {where(spec)}" for name, spec, _ in SITES if "not found" in where(spec)]
+    names = [s[0] for s in SITES]
+    problems += [f"{n}: named twice" for n in set(names) if names.count(n) > 1]
+    return problems
