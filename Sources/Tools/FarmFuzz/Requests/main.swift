@@ -29,7 +29,7 @@ public func fuzzRequests(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             let shown = RequestOptions(proxy: proxy).shownProxy ?? ""
             let authority = proxy.drop { $0 != "@" }
             precondition(!authority.isEmpty || shown == proxy, "\(proxy) shown as \(shown)")
-            if let at = proxy.lastIndex(of: "@"), let separator = proxy.range(of: "://"), at > separator.upperBound {
+            if let at = proxy.lastIndex(of: "@"), let separator = proxy.firstRange(of: "://"), at > separator.upperBound {
                 let userInfo = proxy[separator.upperBound..<at]
                 precondition(!shown.contains("\(userInfo)@"), "\(proxy) shown with its password as \(shown)")
             }
