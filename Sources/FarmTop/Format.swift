@@ -60,42 +60,6 @@ enum Format {
         return "\(total / 86400)d"
     }
 
-    /// Seconds since the epoch of a status timestamp ("2026-11-22T10:00:00.120Z"), or nil.
-    static func seconds(iso8601 text: String) -> Double? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count >= 20, utf8[4] == 0x2D, utf8[7] == 0x2D, utf8[10] == 0x54, utf8[13] == 0x3A,
-              utf8[16] == 0x3A, utf8.last == 0x5A else { return nil }
-        func number(_ from: Int, _ count: Int) -> Int32? {
-            var value: Int32 = 0
-            for byte in utf8[from..<from + count] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int32(byte - 0x30)
-            }
-            return value
-        }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-              let minute = number(14, 2), let second = number(17, 2) else { return nil }
-        var parts = tm()
-        parts.tm_year = year - 1900
-        parts.tm_mon = month - 1
-        parts.tm_mday = day
-        parts.tm_hour = hour
-        parts.tm_min = minute
-        parts.tm_sec = second
-        var fraction = 0.0
-        if utf8[19] == 0x2E {
-            var scale = 0.1
-            for byte in utf8[20..<utf8.count - 1] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                fraction += Double(byte - 0x30) * scale
-                scale /= 10
-            }
-        } else if utf8.count != 20 {
-            return nil
-        }
-        return Double(timegm(&parts)) + fraction
-    }
-
     private static func decimal(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"

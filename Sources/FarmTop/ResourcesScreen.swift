@@ -1,3 +1,4 @@
+import FarmSpool
 import FarmStatus
 
 /// The app's second screen: one row per resource of the open list (index, kind, status text,
@@ -95,7 +96,7 @@ enum ResourcesScreen {
         if let pieces = resource.pieces, resource.status == .downloading {
             status += " " + StatusText.pieceBar(pieces, width: min(16, max(4, columns.status / 4)))
         }
-        let changed = resource.changed.flatMap(Format.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
+        let changed = resource.changed.flatMap(Timestamp.seconds(iso8601:)).map { Format.age(now - $0) } ?? "-"
         // A paged source's title and caption follow the status, in the column's second half (the first
         // holds "Downloading 100%"), so they stay in place as the status changes.
         let labels = [resource.title, resource.caption].compactMap { $0 }.map(Cells.clean)

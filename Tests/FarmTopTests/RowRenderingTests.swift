@@ -46,11 +46,11 @@ import Testing
     }
 
     @Test func timestampsParse() {
-        #expect(Format.seconds(iso8601: "1970-01-01T00:00:10.500Z") == 10.5)
-        #expect(Format.seconds(iso8601: "2026-11-22T10:00:00.120Z").map { abs($0 - 1_795_341_600.12) < 0.001 } == true)
-        #expect(Format.seconds(iso8601: "2026-11-22T10:00:00Z") == 1_795_341_600)
-        #expect(Format.seconds(iso8601: "yesterday") == nil)
-        #expect(Format.seconds(iso8601: "2026-11-22T10:0x:00.120Z") == nil)
+        #expect(Timestamp.seconds(iso8601: "1970-01-01T00:00:10.500Z") == 10.5)
+        #expect(Timestamp.seconds(iso8601: "2026-11-22T10:00:00.120Z").map { abs($0 - 1_795_341_600.12) < 0.001 } == true)
+        #expect(Timestamp.seconds(iso8601: "2026-11-22T10:00:00Z") == 1_795_341_600)
+        #expect(Timestamp.seconds(iso8601: "yesterday") == nil)
+        #expect(Timestamp.seconds(iso8601: "2026-11-22T10:0x:00.120Z") == nil)
     }
 
     @Test func textIsCutToCellsNotCharacters() {
