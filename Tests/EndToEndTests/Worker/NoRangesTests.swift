@@ -33,6 +33,9 @@ import Testing
         try farm.start(workers: 1)
         #expect(poll(timeout: 60) { farm.partialSize(url: url) > 1 << 20 }, "\(farm.counts)")
         try farm.must(["pause"])
+        // A worker looks at the pause mark every 0.1 s: resumed sooner, its transfer would go on unbroken.
+        #expect(poll(timeout: 30) { farm.origin.requests(for: Self.path).first?.ended != nil },
+                "the paused transfer ended")
         #expect(row(farm)?.note == nil, "nothing started over yet")
         try farm.must(["resume"])
         // Said while it downloads again, well before it is done (8 s at this rate).
