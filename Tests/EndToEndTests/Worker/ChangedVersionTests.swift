@@ -39,6 +39,14 @@ import Testing
 
     /// The file changes on the origin: other bytes, another ETag, the same size; it still ignores If-Range,
     /// and now serves at full speed.
+    /// Pauses the farm and waits until each of its transfers has ended: a worker looks at the pause mark every
+    /// 0.1 s, and a file changed before would reach a transfer still under way.
+    private func pause(_ farm: RunningFarm) throws {
+        try farm.must(["pause"])
+        #expect(poll(timeout: 30) { farm.origin.requests(for: Self.path).allSatisfy { $0.ended != nil } },
+                "the paused transfers ended")
+    }
+
     private func change(_ farm: RunningFarm) -> [UInt8] {
         let new = Self.version(2)
         farm.origin.serve(path: Self.path, bytes: new)
@@ -69,7 +77,7 @@ import Testing
         try farm.start(workers: 1)
         let url = farm.origin.url(for: Self.path)
         #expect(poll(timeout: 60) { farm.partialSize(url: url) > 600_000 }, "\(farm.counts)")
-        try farm.must(["pause"])
+        try pause(farm)
         let kept = farm.partialSize(url: url)
         #expect(kept > 0 && kept < Self.size, "\(kept)")
         let new = change(farm)
@@ -109,7 +117,7 @@ import Testing
         #expect(poll(timeout: 60) { ((try? FileManager.default.contentsOfDirectory(atPath: farm.spool.pieces)) ?? []).count == 1
             && farm.origin.requests(for: Self.path).filter { $0.status == 206 }.count >= 3 }, "\(farm.counts)")
         Thread.sleep(forTimeInterval: 1)  // bytes of the old version in each piece
-        try farm.must(["pause"])
+        try pause(farm)
         let new = change(farm)
         try farm.must(["resume"])
         let row = try finished(farm)
