@@ -166,7 +166,8 @@ extension FsckRun {
     }
 
     /// Writes the resource table of `list` again: each line that parses as it was, each other one
-    /// from its job's file (which holds the same record), wherever the job is. Replaced by rename.
+    /// from its job's file where that holds the same record (a page's jobs, and those of lists added
+    /// before add made its job files empty), wherever the job is. Replaced by rename.
     private func rebuildTable(of list: FsckList) throws(SpoolError) -> FsckRepair {
         guard let total = list.total else { return .skipped("the number of resources is unknown") }
         let path = tablePath(of: list.id)
@@ -180,7 +181,7 @@ extension FsckRun {
                 continue
             }
             guard let line = jobFileLine(JobName(list: list.id, index: index)) else {
-                return .skipped("resource \(index) has no job file to rebuild its line from")
+                return .skipped("resource \(index) has no job file that holds its record to rebuild its line from")
             }
             table += line
         }

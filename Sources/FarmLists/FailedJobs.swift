@@ -20,10 +20,10 @@ extension Lists {
     /// not read are left out (the next claim or fsck sets them aside).
     public func failedJobs(ofList id: String) -> [FailedJob] {
         let directory = spool.finishedDirectory(id, .failed)
+        let records = TableRecords(spool: spool)
         return FileSystem.names(directory).compactMap { name in
             guard let job = JobName(name), job.list == id,
-                  let bytes = try? FileSystem.readFile(directory + "/" + name, limit: 64 << 10),
-                  let record = JSON.decode(JobRecord.self, from: bytes) else { return nil }
+                  let record = spool.jobRecord(atPath: directory + "/" + name, records: records) else { return nil }
             let outcome = spool.outcomeRecord(atPath: directory + "/" + name)
                 .flatMap { JSON.decode(Sidecar.self, from: $0) }
             return FailedJob(job: job, record: record, reason: outcome?.error, attempts: outcome?.attempts ?? 1)

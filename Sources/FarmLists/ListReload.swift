@@ -34,8 +34,8 @@ extension Lists {
     /// Replaces the job file at `path` by one whose record is marked `fresh`, by rename (the outcome record
     /// goes with the old file; the job stays where it is). False when it was gone.
     func markFresh(_ path: String) -> Bool {
-        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 16) else { return false }
-        guard var record = JSON.decode(JobRecord.self, from: bytes), !record.fresh else { return true }
+        guard FileSystem.exists(path) else { return false }
+        guard var record = spool.jobRecord(atPath: path), !record.fresh else { return true }
         record.fresh = true
         let scratch = spool.scratchPath("fresh")
         do {

@@ -134,6 +134,16 @@ public enum FileSystem {
         if sync { try fd.syncData() }
     }
 
+    /// An empty file made by one mknod(2) rather than an open, a write and a close: what `farm add` makes of
+    /// each job file (whose record is its list's table line). EEXIST when `path` exists. A file system that
+    /// refuses mknod for a regular file gets the open and close.
+    public static func createEmptyFile(_ path: String, mode: UInt32 = 0o644) throws(Errno) {
+        if Glibc.mknod(path, S_IFREG | mode, 0) == 0 { return }
+        let error = Errno.current
+        guard error == .notPermitted || error == .notSupported || error == .notSupportedOnSocket || error == .noFunction else { throw error }
+        try createFile(path, [UInt8](), mode: mode)
+    }
+
     /// One write(2) with O_APPEND: lines shorter than a page land whole even with several writers.
     public static func appendLine(_ path: String, _ line: String) throws(Errno) {
         let fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .append], permissions: 0o600)

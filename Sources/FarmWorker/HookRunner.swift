@@ -139,9 +139,8 @@ final class HookRunner: Sendable {
     /// same name; a variable of nothing known is empty.
     private func environment(_ job: JobName, _ outcome: Outcome) -> [String] {
         let sidecar = spool.sidecar(job, finished: [outcome])
-        let record = (try? FileSystem.readFile(spool.finishedPath(job, outcome), limit: 1 << 16))
-            .flatMap { JSON.decode(JobRecord.self, from: $0) }
-            ?? spool.resources(ofList: job.list).flatMap { $0.indices.contains(job.index) ? $0[job.index] : nil }
+        let record = spool.jobRecord(atPath: spool.finishedPath(job, outcome))
+            ?? TableRecords(spool: spool).record(of: job)
         let list = spool.list(job.list)
         let index = list.flatMap { Lists(spool).order(ofList: job.list, total: $0.total).index(of: job.index) }
         let size = sidecar.flatMap { $0.size ?? ($0.status == .done ? $0.bytes : nil) }

@@ -97,6 +97,8 @@ import Testing
             ("a damaged list table", "list-table", "lists/\(list).resources", {
                 var lines = String(decoding: tableBytes, as: UTF8.self)
                     .split(separator: "\n", omittingEmptySubsequences: false)
+                // The line is rebuilt from a job file that holds the record, as a page's do (an add's are empty).
+                try Data((lines[5] + "\n").utf8).write(to: URL(fileURLWithPath: done(5)))
                 lines[5] = "{\"id\": \"r5\", \"u"
                 try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: table))
             }),
@@ -128,6 +130,16 @@ import Testing
         }
 
         #expect(try Data(contentsOf: URL(fileURLWithPath: table)) == tableBytes, "the table was not rebuilt as it was")
+        // A line whose job file is an add's, empty: the table is the record's one copy, and the damage is
+        // reported, not repaired.
+        var damaged = tableBytes
+        let ninth = try #require(damaged.indices.filter { damaged[$0] == 0x0A }.dropFirst(8).first)
+        damaged[ninth - 1] = UInt8(ascii: "x")
+        try damaged.write(to: URL(fileURLWithPath: table))
+        let unrepaired = try findings(farm, ["--repair"])
+        #expect(unrepaired.findings.contains { $0.kind == .listTable && !$0.repaired
+            && $0.detail.contains("no job file that holds its record") }, "\(unrepaired.findings)")
+        try tableBytes.write(to: URL(fileURLWithPath: table))
         let corrupt = SpoolFixtures.corruptFiles(spool)
         #expect(corrupt.contains { $0.hasPrefix("notes.txt.") }, "the foreign file was not set aside: \(corrupt)")
         #expect(corrupt.contains { $0.hasPrefix(job(0).raw + ".") }, "the second copy was not set aside: \(corrupt)")

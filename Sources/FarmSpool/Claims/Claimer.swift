@@ -47,6 +47,8 @@ public final class Claimer {
         let owner: Owner
         let isFresh: Bool
         let claimed: Double
+        /// The batch it was claimed from, when an add's.
+        var batch: String? = nil
     }
 
     /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
@@ -170,7 +172,8 @@ public final class Claimer {
         guard let claimed = try spool.moveToActive(shardPath + "/" + name, job: job, owner: owner) else {
             return nil  // another worker won this one
         }
-        return Taken(job: job, owner: owner, isFresh: cachedBatch.map(BatchName.isAdded) ?? false, claimed: claimed)
+        let isAdded = cachedBatch.map(BatchName.isAdded) ?? false
+        return Taken(job: job, owner: owner, isFresh: isAdded, claimed: claimed, batch: isAdded ? cachedBatch : nil)
     }
 }
 
@@ -193,8 +196,17 @@ extension Spool {
             setAside(target, reason: "job file cannot be read (\(error))")
             return nil
         }
-        guard bytes.count <= 64 << 10, let record = JSON.decode(JobRecord.self, from: bytes) else {
-            setAside(target, reason: "job file does not parse")
+        // An add's job file is empty: its record is its table's line. Claimed before its add published its
+        // lists (the add between its commit and its publishing, or killed there), the claim publishes them,
+        // as recovery would.
+        var record = bytes.isEmpty ? records.record(of: job) : JSON.decode(JobRecord.self, from: bytes)
+        if record == nil, bytes.isEmpty, let batch = taken.batch {
+            try? publishLists(ofBatch: batch)
+            record = records.record(of: job)
+        }
+        guard bytes.count <= 64 << 10, let record else {
+            setAside(target, reason: bytes.isEmpty ? "job file is empty and its table has no line for it"
+                : "job file does not parse")
             return nil
         }
         // Handed back after a completion by link whose unlink lost to a reclaim: done already, not to redo.

@@ -76,8 +76,15 @@ extension Spool {
             var n = 0
             while let job = next() {
                 let record = job.record.encoded()
-                shard.append((job.name.raw, record))
-                if writesTables { try tables.append(record, for: job.name) }
+                // An add's job file is empty: its record is its line of the table staged and synced with it
+                // (`jobRecord(_:atPath:)`), one mknod instead of an open, a write and a close, and no data
+                // block for the sync. A page's jobs keep theirs: its table lines were written before.
+                if writesTables {
+                    shard.append((job.name.raw, []))
+                    try tables.append(record, for: job.name)
+                } else {
+                    shard.append((job.name.raw, record))
+                }
                 Failpoint.hit("add.staging")
                 n += 1
                 if n % Self.shardSize == 0 {

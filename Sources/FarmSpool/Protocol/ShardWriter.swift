@@ -30,7 +30,10 @@ final class ShardWriter: Sendable {
         DispatchQueue.global().async(group: group) { [self] in
             defer { slots.signal() }
             do throws(Errno) {
-                for file in files { try FileSystem.createFile(directory + "/" + file.name, file.bytes) }
+                for file in files {
+                    let path = directory + "/" + file.name
+                    if file.bytes.isEmpty { try FileSystem.createEmptyFile(path) } else { try FileSystem.createFile(path, file.bytes) }
+                }
             } catch {
                 failure.withLock { if $0 == nil { $0 = error } }
             }

@@ -103,8 +103,18 @@ public struct NewJob: Sendable {
 }
 
 extension Spool {
-    /// The URL the job file at `path` holds, wherever the file is; nil when it is gone or does not read.
-    package func jobURL(atPath path: String) -> String? {
-        (try? FileSystem.readFile(path, limit: 64 << 10)).flatMap { JSON.decode(JobRecord.self, from: $0) }?.url
+    /// The record of the job whose file is at `path` (in queue/, active/, done/ or failed/): the file's bytes,
+    /// or, when the file is empty (`farm add` makes its job files so), its line of the list's resource table,
+    /// the same bytes (`records`: a reader of many jobs passes one, which reads the table a block at a time).
+    /// Nil when the file is gone, or neither reads.
+    package func jobRecord(atPath path: String, records: TableRecords? = nil) -> JobRecord? {
+        guard let bytes = try? FileSystem.readFile(path, limit: 64 << 10) else { return nil }
+        if !bytes.isEmpty { return JSON.decode(JobRecord.self, from: bytes) }
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        guard let job = ActiveName(name)?.job ?? JobName(name) else { return nil }
+        return (records ?? TableRecords(spool: self)).record(of: job)
     }
+
+    /// The URL the job file at `path` holds, wherever the file is; nil when it is gone or does not read.
+    package func jobURL(atPath path: String) -> String? { jobRecord(atPath: path)?.url }
 }

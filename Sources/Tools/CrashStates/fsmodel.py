@@ -328,6 +328,16 @@ class Recorder:
             modearg = a[1] if n == "mkdir" else a[2]
             self.create(rel, "dir", call, step, mode=int(modearg, 8) & 0o7777)
             return
+        if n in ("mknod", "mknodat"):
+            # A regular file made empty (an add's job file); farm makes no other kind.
+            path = self.resolve(None, a[0]) if n == "mknod" else self.resolve(a[0], a[1])
+            modearg = a[1] if n == "mknod" else a[2]
+            rel = self.rel(path)
+            if rel is None or "S_IFREG" not in modearg:
+                return
+            digits = modearg.split("|")[-1]
+            self.create(rel, "file", call, step, mode=int(digits, 8) & 0o7777 if digits.startswith("0") else 0o644)
+            return
         if n in ("symlink", "symlinkat"):
             target = string_arg(a[0]).decode("utf-8", "surrogateescape")
             path = self.resolve(None, a[1]) if n == "symlink" else self.resolve(a[1], a[2])

@@ -57,8 +57,14 @@ def done_outputs(spool):
             record = None
         try:
             with open(path) as f:
-                link = json.loads(f.readline()).get("url")
-        except (OSError, ValueError):
+                line = f.readline()
+            if not line:
+                # An add's job file is empty: its record is line <index> of its list's table.
+                table, index = job.rsplit(".", 1)
+                with open(f"{spool}/lists/{table}.resources") as f:
+                    line = f.readlines()[int(index)]
+            link = json.loads(line).get("url")
+        except (OSError, ValueError, IndexError):
             link = None
         entry = {"url": link, "file": None, "sha": None, "size": None}
         if record and record.get("file"):

@@ -9,7 +9,7 @@ returns, and that is the order of the calls the model replays.
 import re
 
 TRACED = ("open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,fallocate,lseek,"
-          "rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,symlink,symlinkat,"
+          "rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,mknod,mknodat,rmdir,symlink,symlinkat,"
           "fsync,fdatasync,syncfs,sync,sync_file_range,setxattr,fsetxattr,lsetxattr,removexattr,fremovexattr,"
           "lremovexattr,copy_file_range,sendfile,close,dup,dup2,dup3,fcntl")
 
