@@ -17,6 +17,10 @@ public enum SummaryFile {
         }
     }
 
+    /// What tells one summary from the next, in one stat: the watcher replaces the file by rename, so each
+    /// is a new inode. For a reader that waits for the next (`farm wait`); nil when there is none.
+    public static func version(_ spool: Spool) -> FileVersion? { FileSystem.version(path(spool)) }
+
     /// The summary and its age in seconds, or nil when there is none (or it does not parse).
     public static func read(_ spool: Spool) -> (document: StatusDocument, age: Double)? {
         guard let modified = (try? FileSystem.stat(path(spool)))?.modificationTime,
@@ -42,8 +46,13 @@ public enum StatusReader {
     public static let answerWait = 1.0
 
     public static func summary(_ spool: Spool) -> StatusDocument {
-        if spool.processes().contains(where: { $0.role == .watcher }), let (document, age) = SummaryFile.read(spool),
-           age < SummaryFile.freshness {
+        summary(spool, watcherRuns: spool.processes().contains(where: { $0.role == .watcher }))
+    }
+
+    /// `summary(_:)` for a reader that knows whether a watcher runs: looking costs a lock tried on each
+    /// process's entry, and a reader that follows every summary (`farm wait`) looks once a second.
+    public static func summary(_ spool: Spool, watcherRuns: Bool) -> StatusDocument {
+        if watcherRuns, let (document, age) = SummaryFile.read(spool), age < SummaryFile.freshness {
             return document
         }
         return StatusScan.summary(spool)

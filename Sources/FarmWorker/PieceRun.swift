@@ -217,7 +217,10 @@ extension TransferSlot {
     /// tail once a piece of that resource is done. True when it fetched any.
     func takePieces() -> Bool {
         var took = false
+        let version = FileSystem.version(spool.pieces)
+        if version != nil && version == noBoardsIn { return false }
         let boards = spool.pieceBoards()
+        noBoardsIn = boards.isEmpty ? version : nil
         finishedPieces = finishedPieces.filter { path, _ in boards.contains { $0.board.path == path } }
         let now = Clock.monotonic()
         failedPieces = failedPieces.filter { $0.value > now }

@@ -33,9 +33,11 @@ final class TransferSlot: @unchecked Sendable {
     /// Boards whose last piece failed on this slot, with when to look at them again: a server that fails
     /// every piece is not asked again at every look (its lead falls back to one transfer meanwhile).
     var failedPieces: [String: Double] = [:]
-    /// Seconds between looks for waiting pieces: one directory listing when there is none, and every
-    /// moment a published piece waits is a connection idle.
+    /// Seconds between looks for waiting pieces: one stat of pieces/ when it has not changed since it was
+    /// listed empty, and every moment a published piece waits is a connection idle.
     static let piecesLook = 0.05
+    /// The version of pieces/ when this slot last listed it and found no board (a board made since changes it).
+    var noBoardsIn: FileVersion?
 
     var spool: Spool { worker.spool }
     var options: WorkerOptions { worker.options }

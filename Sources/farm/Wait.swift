@@ -47,18 +47,19 @@ struct Wait: ParsableCommand {
     /// How often the summary is read when the watcher's does not change: covers a spool with no
     /// watcher (the summary is then a scan). A new summary is read at once.
     private static let interval = 0.15
-    /// How often status/ is looked at (one stat) for a new summary: every 10 ms, and every millisecond
-    /// once `endgame` jobs or fewer are left, so the summary that ends the wait is seen at once. Through
-    /// the polling change feed even where inotify works: closing an inotify instance waits for the
-    /// kernel's SRCU grace period, 10-20 ms on a busy machine, and `farm wait` would spend that at exit,
-    /// after the farm had finished. A stat costs about 2 µs: 100 a second are 0.02% of a core.
+    /// How often the summary file is looked at (one stat) for a new summary: every 10 ms, and every
+    /// millisecond once `endgame` jobs or fewer are left, so the summary that ends the wait is seen at once.
+    /// A stat of the file, not inotify: closing an inotify instance waits for the kernel's SRCU grace
+    /// period, 10-20 ms on a busy machine, and `farm wait` would spend that at exit, after the farm had
+    /// finished. A stat costs about 2 µs: 100 a second are 0.02% of a core.
     private static let look = 0.01
     private static let endgameLook = 0.001
     private static let endgame = 16
     /// The look where the spool is polled (see `Polling`): there a stat is a round trip to a server,
     /// and the summary itself is a poll's age behind the spool anyway.
     private static let networkLook = 0.05
-    /// How often wait looks for what holds the work (`Stall`): a lock tried for each process in procs/.
+    /// How often wait looks for what holds the work (`Stall`), and whether a watcher runs (whose summary
+    /// it then reads rather than scanning the spool): a lock tried for each process in procs/.
     private static let stallLook = 1.0
 
     func validate() throws {
@@ -70,8 +71,13 @@ struct Wait: ParsableCommand {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
         let polled = Polling.isNeeded(spool, forced: polling.poll)
         var stall: Stall?, nextStallLook = Date()
+        var watcherRuns = false, nextWatcherLook = Date()
         while true {
-            var summary = StatusReader.summary(spool)
+            if Date() >= nextWatcherLook {
+                nextWatcherLook = Date().addingTimeInterval(Self.stallLook)
+                watcherRuns = spool.processes().contains { $0.role == .watcher }
+            }
+            var summary = StatusReader.summary(spool, watcherRuns: watcherRuns)
             // The watcher's summary may predate an add or an edit made just before the wait (a polling
             // watcher's is up to a poll behind): an end that misses a published list, or counts one's
             // resources otherwise than its record, is read again from the spool itself.
@@ -122,16 +128,12 @@ struct Wait: ParsableCommand {
     }
 
     /// Until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
+    /// Sleeps until the watcher writes its next summary, or until `until`.
     private func pause(_ spool: Spool, every look: Double, until: Date) {
-        let feed = PollWatch(interval: look)
-        guard (try? feed.watch(spool.status, events: UInt32(IN_MOVED_TO | IN_CREATE))) != nil else {
-            Clock.sleep(max(0, min(look, until.timeIntervalSinceNow)))
-            return
-        }
+        let seen = SummaryFile.version(spool)
         while until.timeIntervalSinceNow > 0 {
-            if feed.next(timeout: until.timeIntervalSinceNow).contains(where: { $0.name == Spool.summaryFileName }) {
-                return
-            }
+            Clock.sleep(max(0, min(look, until.timeIntervalSinceNow)))
+            if SummaryFile.version(spool) != seen { return }
         }
     }
 
