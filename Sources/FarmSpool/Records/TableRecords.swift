@@ -5,11 +5,11 @@ import SystemPackage
 /// The records of jobs claimed from an add's batch, read from their lists' resource tables instead of
 /// their job files: a claim is then its rename alone, with no open, read and close of the file it renamed.
 ///
-/// Why it is the same record: `farm add` (and a page of a paged list) writes each job's record to its job
-/// file and to line N of its list's table from the same bytes, and neither is ever changed after (a table
-/// only grows, by whole lines). A job file that is rewritten (`farm reload` marks it fresh) was finished
-/// first, and only ever goes back to queue/0, never to an add's batch. A job whose table is not published
-/// yet (the batch is committed before its lists), or shorter than its number, is read from its job file.
+/// Why it is the job's record: `farm add` writes it to line N of its list's table alone (its job file is
+/// empty), a page of a paged list to its job file and its table line from the same bytes, and neither is ever
+/// changed after (a table only grows, by whole lines). A job file that is rewritten (`farm reload` marks it
+/// fresh) was finished first, and only ever goes back to queue/0, never to an add's batch. A job whose table
+/// is not published yet (the batch is committed before its lists) is read by `Spool.load`, which publishes it.
 ///
 /// The tables are read a block of `block` lines at a time, with one pread, and scanned once for where
 /// each block starts, only as far as the jobs claimed so far: claims take a batch's shards in order, so
