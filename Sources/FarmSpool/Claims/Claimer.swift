@@ -200,9 +200,10 @@ extension Spool {
         // lists (the add between its commit and its publishing, or killed there), the claim publishes them,
         // as recovery would.
         var record = bytes.isEmpty ? records.record(of: job) : JSON.decode(JobRecord.self, from: bytes)
-        if record == nil, bytes.isEmpty, let batch = taken.batch {
-            try? publishLists(ofBatch: batch)
-            record = records.record(of: job)
+        if record == nil, bytes.isEmpty {
+            if let batch = taken.batch { try? publishLists(ofBatch: batch) }
+            // A reader of its own, with nothing cached, before the job is set aside: the table is its only copy.
+            record = TableRecords(spool: self).record(of: job)
         }
         guard bytes.count <= 64 << 10, let record else {
             setAside(target, reason: bytes.isEmpty ? "job file is empty and its table has no line for it"

@@ -51,6 +51,8 @@ public final class TableRecords: Sendable {
             guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
             defer { fd.closeQuietly() }
             scan(fd, until: index, &table)
+            // The block read last may have ended where the scan stopped, mid-block: read it again, whole.
+            table.cached = nil
             guard index < table.lines else { return nil }
         }
         let block = index / Self.block
