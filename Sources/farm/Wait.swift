@@ -127,8 +127,7 @@ struct Wait: ParsableCommand {
         return spool.listIDs().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
     }
 
-    /// Until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
-    /// Sleeps until the watcher writes its next summary, or until `until`.
+    /// Sleeps until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
     private func pause(_ spool: Spool, every look: Double, until: Date) {
         let seen = SummaryFile.version(spool)
         while until.timeIntervalSinceNow > 0 {
