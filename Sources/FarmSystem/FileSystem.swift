@@ -140,7 +140,7 @@ public enum FileSystem {
     public static func createEmptyFile(_ path: String, mode: UInt32 = 0o644) throws(Errno) {
         if Glibc.mknod(path, S_IFREG | mode, 0) == 0 { return }
         let error = Errno.current
-        guard error == .notPermitted || error == .notSupported || error == .notSupportedOnSocket || error == .noFunction else { throw error }
+        guard [.notPermitted, .notSupported, .notSupportedOnSocket, .noFunction].contains(error) else { throw error }
         try createFile(path, [UInt8](), mode: mode)
     }
 

@@ -77,7 +77,7 @@ extension Spool {
             while let job = next() {
                 let record = job.record.encoded()
                 // An add's job file is empty: its record is its line of the table staged and synced with it
-                // (`jobRecord(_:atPath:)`), one mknod instead of an open, a write and a close, and no data
+                // (`Spool.jobRecord(atPath:)`), one mknod instead of an open, a write and a close, and no data
                 // block for the sync. A page's jobs keep theirs: its table lines were written before.
                 if writesTables {
                     shard.append((job.name.raw, []))

@@ -32,7 +32,11 @@ final class ShardWriter: Sendable {
             do throws(Errno) {
                 for file in files {
                     let path = directory + "/" + file.name
-                    if file.bytes.isEmpty { try FileSystem.createEmptyFile(path) } else { try FileSystem.createFile(path, file.bytes) }
+                    if file.bytes.isEmpty {
+                        try FileSystem.createEmptyFile(path)
+                    } else {
+                        try FileSystem.createFile(path, file.bytes)
+                    }
                 }
             } catch {
                 failure.withLock { if $0 == nil { $0 = error } }
