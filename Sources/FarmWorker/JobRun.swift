@@ -114,6 +114,9 @@ struct JobRun: Sendable {
             fail(TransferSlot.unsupported, partial: partialPath)
             return .ended
         }
+        // A claim taken from this worker leaves the output to its next owner, who may have stored it already
+        // (this host was cut off from the spool while its transfer went on): the partial stays as it is.
+        guard kept.isHeld(in: spool) else { return .ended }
         let file = spool.outputBase(claim.job) + "." + (storedExtension(kind) ?? "other")
         do { try spool.store(partialPath, as: file, of: claim.job) } catch {
             spool.log("cannot store \(file): \(error)")
@@ -167,7 +170,7 @@ struct JobRun: Sendable {
                 }
             }
         }
-        if kept.lost {
+        if !kept.isHeld(in: spool) {
             dropOutputsIfRemoved()
             return true
         }

@@ -13,33 +13,62 @@ final class LeaseKeeper: Sendable {
     final class Kept: Sendable {
         let claim: Claim
         private let lostFlag = Atomic(false)
+        /// When the lease was last renewed (or the claim taken), in milliseconds of `Clock.monotonic`.
+        private let renewedAt: Atomic<Int>
+        /// Half the lease: a renewal this late is no longer routine (they come every quarter lease).
+        private let lateAfter: Double
 
-        fileprivate init(_ claim: Claim) { self.claim = claim }
+        fileprivate init(_ claim: Claim, lease: Double) {
+            self.claim = claim
+            renewedAt = Atomic(Self.milliseconds(Clock.monotonic()))
+            lateAfter = lease / 2
+        }
+
+        /// When the lease was last renewed, in seconds of `Clock.monotonic`.
+        fileprivate var renewed: Double { Double(renewedAt.load(ordering: .relaxed)) / 1000 }
 
         /// The claim was reclaimed: its owner must stop and never complete it.
         var lost: Bool { lostFlag.load(ordering: .acquiring) }
 
+        /// Whether the claim is still this owner's, asked before a step that would replace what a next
+        /// owner made (the URL's blob, the job's output). A renewal that came in time says so with no
+        /// system call; a late one (a host cut off from the spool, whose calls blocked and now return)
+        /// gets one stat of the claim's file, as the renewals may not have looked since the reclaim. A
+        /// claim found gone is lost from then on.
+        func isHeld(in spool: Spool) -> Bool {
+            if lost { return false }
+            if Clock.monotonic() - renewed < lateAfter { return true }
+            if spool.holds(claim) { return true }
+            markLost()
+            return false
+        }
+
         fileprivate func markLost() { lostFlag.store(true, ordering: .releasing) }
+
+        fileprivate func renewed(at time: Double) { renewedAt.store(Self.milliseconds(time), ordering: .relaxed) }
+
+        private static func milliseconds(_ time: Double) -> Int { Int(time * 1000) }
     }
 
-    /// The claims kept, by identity, with when each was last renewed (or taken).
-    private let kept = Locked<[ObjectIdentifier: (claim: Kept, since: Double)]>([:])
+    /// The claims kept, by identity.
+    private let kept = Locked<[ObjectIdentifier: Kept]>([:])
+
+    private let lease: Double
 
     init(spool: Spool, lease: Double) {
+        self.lease = lease
         let interval = max(0.05, lease / 4)
         Threads.detach { [self] in
             while true {
                 Clock.sleep(interval / 2)
                 let now = Clock.monotonic()
                 let due = kept.withLock { kept in
-                    kept.values.filter { !$0.claim.lost && now - $0.since >= interval }.map(\.claim)
+                    kept.values.filter { !$0.lost && now - $0.renewed >= interval }
                 }
                 for claim in due {
                     do throws(SpoolError) {
                         try spool.renew(claim.claim)
-                        kept.withLock { kept in
-                            if kept[ObjectIdentifier(claim)] != nil { kept[ObjectIdentifier(claim)]?.since = now }
-                        }
+                        claim.renewed(at: now)
                     } catch where error.code == .leaseLost {
                         // A claim released meanwhile was completed or handed back by its owner: not lost.
                         kept.withLock { kept in if kept[ObjectIdentifier(claim)] != nil { claim.markLost() } }
@@ -53,9 +82,8 @@ final class LeaseKeeper: Sendable {
 
     /// Starts keeping `claim` (just taken, so its lease is fresh).
     func hold(_ claim: Claim) -> Kept {
-        let held = Kept(claim)
-        let now = Clock.monotonic()
-        kept.withLock { $0[ObjectIdentifier(held)] = (held, now) }
+        let held = Kept(claim, lease: lease)
+        kept.withLock { $0[ObjectIdentifier(held)] = held }
         return held
     }
 

@@ -192,7 +192,9 @@ final class TransferSlot: @unchecked Sendable {
         }
         pass.release()  // the transfer is over: its host's slot goes to the next one
         if let why = result?.startedOver, !job.hasNote { job.noteStartedOver(why) }
-        guard let result else {
+        // Publishing links the bytes into blobs/ and names them the URL's: not for a claim taken away
+        // meanwhile, whose next owner may have published its own (`JobRun.store` says why).
+        guard let result, kept.isHeld(in: spool) else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
             // or those of a job taken away that ended elsewhere (another host completed it while this one
             // was cut off) or whose resource was removed (SPEC §8).

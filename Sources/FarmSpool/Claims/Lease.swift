@@ -42,6 +42,12 @@ extension Spool {
         }
     }
 
+    /// Whether `claim` is still its owner's: one stat of its file in active/. For an owner that could not
+    /// renew for a while (its host cut off from the spool): a reclaim may have taken the job meanwhile.
+    public func holds(_ claim: Claim) -> Bool {
+        FileSystem.exists(activePath(claim.job, claim.owner))
+    }
+
     /// Hands `claim` back to the queue (stop, scale down); `.leaseLost` when it was no longer ours.
     public func release(_ claim: Claim) throws(SpoolError) {
         guard try returnToQueue(activeName: claim.job.raw + "@" + claim.owner.raw, job: claim.job) else {
