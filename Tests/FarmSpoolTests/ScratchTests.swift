@@ -27,4 +27,19 @@ import Testing
         #expect(try String(contentsOfFile: spool.summaryFile, encoding: .utf8) == "{\"a\":2}")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.tmp).isEmpty)
     }
+
+    /// The last host's `farm stop` sweeps what another host's processes left in tmp/, also a temporary written
+    /// a moment before: it waits until the temporary is as old as a command's stage could be, then takes it.
+    /// bin/cluster found a watcher's summary left so, written as its host stopped a second before the last.
+    @Test func theLastStopTakesAnotherHostsFreshTemporaryOnceItIsOld() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        let foreign = spool.tmp + "/summary.json-4242." + FarmHost(name: "elsewhere").tag + "-0123456789abcdef"
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: foreign))
+        // This process's own, alive: never taken.
+        let own = spool.scratchPath("summary.json")
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: own))
+        #expect(spool.sweepTemporaries(tmpAge: 0.5) == 1)
+        #expect(!FileManager.default.fileExists(atPath: foreign))
+        #expect(FileManager.default.fileExists(atPath: own))
+    }
 }

@@ -11,23 +11,37 @@ extension Spool {
     /// Only `farm stop` calls it, once every farm process is gone, so no live writer owns any of them;
     /// a command running meanwhile (`farm scale`) stages in tmp/ for microseconds, so only entries at
     /// least `tmpAge` seconds old are taken from there, unless their name says their writer is gone.
-    /// With them go the partial downloads of jobs that are finished (the URL partials
-    /// nobody can want are FarmDedup's `sweepURLPartials`, which `farm stop` calls too).
+    /// Younger ones are waited for (`tmpAge` at most) and taken then: the stops of several hosts come
+    /// within a second, and the last one must not leave what another host's process wrote as it ended
+    /// (bin/cluster found a watcher's summary left so). With them go the partial downloads of jobs that
+    /// are finished (the URL partials nobody can want are FarmDedup's `sweepURLPartials`, which `farm
+    /// stop` calls too).
     @discardableResult
     public func sweepTemporaries(tmpAge: Double = 2) -> Int {
         var removed = sweepPartialsOfFinishedJobs()
         for list in FileSystem.names(files) where ListID.isValid(list) {
             removed += sweepTemporaries(in: outputDirectory(ofList: list))
         }
-        let now = Clock.wall()
-        return removed + sweepTmp { name, writer, path in
-            guard let st = try? FileSystem.lstat(path) else { return false }
-            // Whose it is, the name says: a process of this host, gone or not; one of another host, by when
-            // it was last written (not its ctime: a scratch name of stored bytes shares their inode, whose
-            // ctime any new link to them renews).
-            if let writer { return writer.isLocal ? writer.isGone : now - st.modificationTime >= tmpAge }
-            return now - st.changeTime >= tmpAge && !st.isDirectory
+        var wait = 0.0
+        for pass in 0..<2 {
+            if pass == 1 {
+                guard wait > 0 else { break }
+                Clock.sleep(min(wait, tmpAge))
+            }
+            let now = Clock.wall()
+            removed += sweepTmp { name, writer, path in
+                guard let st = try? FileSystem.lstat(path) else { return false }
+                if let writer, writer.isLocal { return writer.isGone }
+                // Whose it is, the name says: one of another host is judged by when it was last written (not
+                // its ctime: a scratch name of stored bytes shares their inode, whose ctime any new link to
+                // them renews); a nameless one by its ctime.
+                guard writer != nil || !st.isDirectory else { return false }
+                let age = now - (writer != nil ? st.modificationTime : st.changeTime)
+                if age < tmpAge { wait = max(wait, tmpAge - age) }
+                return age >= tmpAge
+            }
         }
+        return removed
     }
 
     /// Removes what processes of this host that are gone left in tmp/ (`pid`'s alone, when given): the
