@@ -30,13 +30,12 @@ final class ServedFile: Sendable {
             throw ServeError(.forbidden, "refused: the file of this resource is not a regular file")
         }
         size = Int(info.size)
-        var magic = [UInt8](repeating: 0, count: 8)
-        let count = magic.withUnsafeMutableBytes { [descriptor] in (try? descriptor.read(at: 0, into: $0)) ?? -1 }
-        if count >= 8 && magic == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] {
-            type = "image/png"
-        } else if count >= 3 && magic[0..<3] == [0xFF, 0xD8, 0xFF] {
-            type = "image/jpeg"
-        } else {
+        var head = [UInt8](repeating: 0, count: FileMagic.length)
+        let count = head.withUnsafeMutableBytes { [descriptor] in (try? descriptor.read(at: 0, into: $0)) ?? 0 }
+        switch FileMagic.of(Array(head.prefix(count))) {
+        case .png: type = "image/png"
+        case .jpg: type = "image/jpeg"
+        default:
             descriptor.closeQuietly()
             throw ServeError(.unsupportedMediaType, "the file of this resource is not a JPG or PNG image")
         }

@@ -126,7 +126,15 @@ import Testing
             #expect(reply.status == 403 && reply.error?.contains("outside the spool") == true, "\(kind): \(reply.text)")
             #expect(!reply.text.contains("SECRET"))
         }
-        // The other resource is still served.
-        #expect(try serve.get("/api/lists/\(id)/1/image").status == 200)
+        // The other resource is still served, typed by its first bytes.
+        let served = try serve.get("/api/lists/\(id)/1/image")
+        let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let isPNG = try Array(Data(contentsOf: URL(fileURLWithPath: try #require(list.last?.image))).prefix(8)) == pngSignature
+        #expect(served.status == 200 && served.headers["content-type"] == (isPNG ? "image/png" : "image/jpeg"))
+        // Bytes of any other kind in its place, a GIF say, are refused: the screens show JPGs and PNGs only.
+        let thumbOfTheOther = try #require(list.last?.thumb)
+        try Data("GIF89a-not-a-thumbnail".utf8).write(to: URL(fileURLWithPath: thumbOfTheOther))
+        let gif = try serve.get("/api/lists/\(id)/1/thumb")
+        #expect(gif.status == 415 && gif.error?.contains("not a JPG or PNG") == true, "\(gif.status): \(gif.text)")
     }
 }
