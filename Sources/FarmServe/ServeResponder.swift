@@ -87,8 +87,8 @@ struct ServeResponder: HTTPResponder {
             let windows = windows, summary = hub.summary
             guard let view = try await Blocking.run({
                 // No window asked for: the whole list, as `farm status LIST --json` has it.
-                guard let window else { return ListView.build(spool, listID: id) }
-                return window.view(windows, spool, id: id, summary: summary)
+                guard let window else { return ListView.build(spool, listID: id)?.held(by: Stall.of(spool)) }
+                return window.view(windows, spool, id: id, summary: summary)?.held(by: Stall.of(spool))
             }) else {
                 throw ServeError(.notFound, "no list \(id) in the spool")
             }

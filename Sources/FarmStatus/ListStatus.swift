@@ -29,6 +29,10 @@ public struct ListStatus: Equatable, Sendable {
     public var held = false
     /// The state as the screens show it: `Held` for a held list not finished, else the state's text.
     public var shownState: String { held && state != .finished ? "Held" : state.rawValue }
+    /// What holds the list's work when nothing moves it on (`Stall`: no farm runs, or it is paused), set by
+    /// a reader that looked (`held(by:)`): `"stall": "paused: farm resume"` in the JSON, absent when nothing
+    /// holds it or the list is finished.
+    public var stall: Stall?
     /// Only in the per-list view; absent from the whole-spool summary, which stays small. In a window
     /// of the view (`ListWindows`), only the resources of that window.
     public var resources: [ResourceStatus]?
@@ -84,6 +88,13 @@ public struct ListStatus: Equatable, Sendable {
         self.resources = resources
         self.paging = paging
         self.request = request
+    }
+
+    /// The list with `stall` said, unless it is finished (nothing of it waits then).
+    public func held(by stall: Stall?) -> ListStatus {
+        var list = self
+        list.stall = state == .finished ? nil : stall
+        return list
     }
 
     /// Counts into `progress` the resources under way as `share` of a resource in all (each the part of
@@ -179,6 +190,7 @@ extension ListStatus: JSONWritable {
         json.member("queued", queued)
         if let request { json.member("request", request) }
         if let resources { json.member("resources", resources) }
+        if let stall { json.member("stall", stall.description) }
         json.member("state", state.rawValue)
         if let paging, paging.showsTitle { json.member("title", paging.title) }
         json.member("total", total)
@@ -204,6 +216,7 @@ extension ListStatus: JSONReadable {
         }
         self.state = state
         held = try json.decodeIfPresent("held") ?? false
+        stall = try json.decodeIfPresent("stall").flatMap { (text: String) in Stall(description: text) }
         queued = try json.decode("queued")
         progress = try json.decode("progress")
         if let offset: Int = try json.decodeIfPresent("offset") {

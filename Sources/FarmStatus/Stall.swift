@@ -25,6 +25,13 @@ public enum Stall: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The stall whose `description` is `text` (a view read back from its JSON), or nil.
+    public init?(description text: String) {
+        guard let stall = [Stall.nothingRuns, .paused, .nothingRunsAndPaused].first(where: { $0.description == text })
+        else { return nil }
+        self = stall
+    }
+
     /// "nothing runs on this spool: farm start", "paused: farm resume".
     public var description: String {
         switch self {

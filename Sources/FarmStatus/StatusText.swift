@@ -24,12 +24,13 @@ public enum StatusText {
     }
 
     /// One list: its counts, then one row per resource (index, text, kind, url or error). With a `stall`
-    /// (`Stall.of`) and work left, a line says what holds it, and a paused download shows as "Paused 17%",
+    /// (`ListStatus.held(by:)`), a line says what holds it, and a paused download shows as "Paused 17%",
     /// not as a "Downloading 17%" that does not move.
-    public static func list(_ list: ListStatus, stall: Stall? = nil) -> String {
+    public static func list(_ list: ListStatus) -> String {
         var lines = ["\(list.name): \(list.shownState) \(list.done)/\(list.total) done, \(list.active) active, "
             + "\(list.queued) queued, \(list.failed) failed"]
-        if let stall, list.state != .finished { lines.append(stall.description) }
+        let stall = list.stall
+        if let stall { lines.append(stall.description) }
         let paused = stall == .paused || stall == .nothingRunsAndPaused
         if let paging = list.paging { lines.append(pages(paging)) }
         let resources = list.resources ?? []

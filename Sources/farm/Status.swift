@@ -94,7 +94,8 @@ struct Status: ParsableCommand {
         guard let view = ListView.build(spool, listID: found.id) else {
             throw FarmError("\(found.record.name) was removed from the spool while being read; try again")
         }
-        print(json ? String(decoding: JSON.encode(view, .pretty), as: UTF8.self) : StatusText.list(view, stall: Stall.of(spool)),
+        let shown = view.held(by: Stall.of(spool))
+        print(json ? String(decoding: JSON.encode(shown, .pretty), as: UTF8.self) : StatusText.list(shown),
               terminator: json ? "" : "\n")
     }
 }

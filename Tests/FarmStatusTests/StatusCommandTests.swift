@@ -70,6 +70,8 @@ import Testing
         // Unknown values are explicit nulls in what the command prints; a queued resource's `changed`
         // is when it was queued (SPEC §4), here when it was added.
         let object = try JSONParser.parse(Array(one.output.utf8))
+        // No farm runs on the fixture's spool: the view says what holds its work, as the text does (issue 66).
+        #expect(view.stall == .nothingRuns && object["stall"] == .string("nothing runs on this spool: farm start"))
         guard case .array(let resources)? = object["resources"] else { throw FixtureError("no resources") }
         let queued = try #require(resources.last)
         for key in ["size", "kind", "file", "image", "error"] { #expect(queued[key] == .null, "\(key)") }
