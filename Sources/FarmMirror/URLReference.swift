@@ -19,23 +19,24 @@ public struct URIReference: Hashable, Sendable {
 
     /// Appendix B's regular expression, by hand: every string is a reference (possibly of an empty path).
     public init(parsing text: String) {
+        // Over UTF-8 views: the delimiters are ASCII, and a page may hold many thousands of links.
         var rest = Substring(text)
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        if let hash = rest.utf8.firstIndex(of: 0x23) {
+            fragment = String(rest[rest.utf8.index(after: hash)...])
             rest = rest[..<hash]
         }
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
+        if let mark = rest.utf8.firstIndex(of: 0x3F) {
+            query = String(rest[rest.utf8.index(after: mark)...])
             rest = rest[..<mark]
         }
         // A scheme is the text before the first ":" if no "/" comes first and it is a scheme's characters.
-        if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"), Self.isScheme(rest[..<colon]) {
+        if let colon = rest.utf8.firstIndex(of: 0x3A), !rest[..<colon].utf8.contains(0x2F), Self.isScheme(rest[..<colon]) {
             scheme = String(rest[..<colon])
-            rest = rest[rest.index(after: colon)...]
+            rest = rest[rest.utf8.index(after: colon)...]
         }
-        if rest.hasPrefix("//") {
-            let afterSlashes = rest.index(rest.startIndex, offsetBy: 2)
-            let end = rest[afterSlashes...].firstIndex(of: "/") ?? rest.endIndex
+        if rest.utf8.starts(with: [0x2F, 0x2F]) {
+            let afterSlashes = rest.utf8.index(rest.startIndex, offsetBy: 2)
+            let end = rest.utf8[afterSlashes...].firstIndex(of: 0x2F) ?? rest.endIndex
             authority = String(rest[afterSlashes..<end])
             rest = rest[end...]
         }

@@ -94,6 +94,7 @@ public struct WebURL: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// `u->dir` ("a/b" for "/a/b/c.html", "" for "/c.html"), what `--no-parent` and `--exclude-dirs` compare.
     public var directory: String {
         let lastSlash = path.lastIndex(of: "/")!
+        guard lastSlash > path.startIndex else { return "" }
         return Self.percentDecoded(path[path.index(after: path.startIndex)..<lastSlash])
     }
 
@@ -115,7 +116,7 @@ public struct WebURL: Hashable, Sendable, Comparable, CustomStringConvertible {
             if byte == 0x25 {
                 escape = !(index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2]))
             } else {
-                escape = byte <= 0x20 || byte >= 0x7F || "\"<>\\^`{|}".utf8.contains(byte)
+                escape = unsafe[Int(byte)]
             }
             if escape {
                 changed = true
@@ -130,6 +131,11 @@ public struct WebURL: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// wget's `urlchr_table`: unsafe and not reserved (controls, space, `"<>\^`{|}`, DEL, bytes past ASCII).
+    private static let unsafe: [Bool] = (0..<256).map { byte in
+        byte <= 0x20 || byte >= 0x7F || "\"<>\\^`{|}".utf8.contains(UInt8(byte))
+    }
 
     static func isHex(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)

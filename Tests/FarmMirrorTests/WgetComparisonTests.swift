@@ -1,0 +1,79 @@
+import FarmMirror
+import FarmOrigin
+import FarmTestSupport
+import Foundation
+import Testing
+
+/// The first goal, for the rules alone: on a generated site, the set of URLs a walk by FarmMirror's
+/// rules fetches is exactly the set the real GNU wget fetches with `-r -p`, compared request for request in
+/// the origins' logs (robots.txt included, which both fetch for each host:port on its first admitted link).
+@Suite(.serialized) struct WgetComparisonTests {
+    static let wget = "/usr/bin/wget"
+
+    /// What was asked of the two origins since their logs were cleared: "METHOD http://127.0.0.1:port/path?query".
+    static func requests(_ origins: [Origin]) -> Set<String> {
+        Set(origins.flatMap { origin in
+            origin.requests.map { "\($0.method) http://127.0.0.1:\(origin.port)\($0.path)" + ($0.query.map { "?" + $0 } ?? "") }
+        })
+    }
+
+    static func compare(startPath: String, wgetOptions: [String], options: CrawlOptions) throws -> Set<String> {
+        let main = Origin(), other = Origin()
+        try main.start()
+        try other.start()
+        defer {
+            main.stop()
+            other.stop()
+        }
+        GeneratedSite(mainPort: main.port, otherPort: other.port).serve(main: main, other: other)
+        let start = try #require(WebURL(main.url(for: startPath)))
+
+        let output = TemporaryDirectory("farm-mirror-wget")
+        let result = try run(Self.wget, ["--no-config", "--no-proxy", "-r", "-p", "-nv", "-t", "1", "-T", "20",
+                                         "-P", output.path] + wgetOptions + [start.description], timeout: 300)
+        // wget exits 8 when the server answered an error (the broken links): any other failure is the test's.
+        #expect(result.status == 0 || result.status == 8, "\(result.error)")
+        let byWget = requests([main, other])
+        main.clearRequests()
+        other.clearRequests()
+
+        let walked = try SiteWalk(scope: CrawlScope(start: start, options: options)).crawl()
+        let byFarmMirror = requests([main, other])
+        #expect(walked.count == Set(walked).count, "the walk fetched a URL twice")
+        #expect(byFarmMirror.count == walked.count)
+        #expect(byFarmMirror == byWget,
+                "only wget: \(byWget.subtracting(byFarmMirror).sorted()); only FarmMirror: \(byFarmMirror.subtracting(byWget).sorted()); wget's log: \(result.error)")
+        // Normalized to the origin's own port for the checks below.
+        return Set(byWget.map { $0.replacingOccurrences("http://127.0.0.1:\(main.port)", "").replacingOccurrences(
+            "http://127.0.0.1:\(other.port)", "other:") })
+    }
+
+    @Test func fetchesWhatWgetFetchesAtLevel3() throws {
+        let fetched = try Self.compare(startPath: "/index.html", wgetOptions: ["-l", "3"], options: CrawlOptions(level: 3))
+        // Not vacuous: the set holds what the site was built to test, and not what it was built to leave out.
+        for path in ["/robots.txt", "/index.html", "/s2/", "/s3/index.html", "/s1/deep/d1.html", "/s1/img/d1.png",
+                     "/img/logo-3x.png", "/img/print-bg.png", "/img/inline-bg.png", "/img/div-bg.png", "/css/deep-import.css",
+                     "/s1/deep/frame.png", "/s3/based.png", "/missing.html", "/fromscript.html", "/query.html?a=1&b=2",
+                     "/sp%20ace.html", "/Upper.html", "other:/robots.txt", "other:/elsewhere.png", "/s4/nofollow.html"] {
+            #expect(fetched.contains("GET " + path), "\(path)")
+        }
+        for path in ["/private/secret.html", "/s1/deep/deeper/e1.html", "/img/deep-import-bg.png", "/commented.html",
+                     "/img/commented.png", "/should-not-follow.html", "/s4/hidden.html", "/s4/nofollow.png",
+                     "/s1/deep/framelink.html", "/s3/deep/refreshed.html", "/img/not-css.png"] {
+            #expect(!fetched.contains("GET " + path), "\(path)")
+        }
+    }
+
+    @Test func fetchesWhatWgetFetchesWithNoParent() throws {
+        let fetched = try Self.compare(startPath: "/s1/index.html", wgetOptions: ["-l", "3", "--no-parent"],
+                                       options: CrawlOptions(level: 3, noParent: true))
+        #expect(fetched.contains("GET /img/s1.png") && fetched.contains("GET /s1/deep/d2.html"))
+        #expect(!fetched.contains("GET /outside/o1.html") && !fetched.contains("GET /index.html"))
+    }
+
+    @Test func fetchesWhatWgetFetchesAtLevel1() throws {
+        let fetched = try Self.compare(startPath: "/index.html", wgetOptions: ["-l", "1"], options: CrawlOptions(level: 1))
+        #expect(fetched.contains("GET /img/s2.png") && fetched.contains("GET /img/theme.png"))
+        #expect(!fetched.contains("GET /s1/p1.html") && !fetched.contains("GET /s1/img/p1.png"))
+    }
+}
