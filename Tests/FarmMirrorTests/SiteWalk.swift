@@ -5,7 +5,8 @@ import Foundation
 /// A breadth-first crawl by FarmMirror's rules alone, as the worker will run it: each URL fetched with a
 /// plain GET (curl), HTML and CSS read by `LinkExtractor` when `CrawlScope` says so, each link admitted
 /// by `CrawlScope` and then the host's `Robots` (fetched on its first admitted link, as wget does), each
-/// normalized URL once, the first link's flags kept. Returns the URLs it fetched, robots.txt included.
+/// normalized URL once, the first link's flags kept. Returns the URLs it fetched with their statuses,
+/// robots.txt included.
 struct SiteWalk {
     let scope: CrawlScope
     let scratch = TemporaryDirectory("farm-mirror-walk")
@@ -27,17 +28,17 @@ struct SiteWalk {
                         body: body)
     }
 
-    func crawl() throws -> [String] {
+    func crawl() throws -> [(url: WebURL, status: Int)] {
         var queue: [(url: WebURL, depth: Int, html: Bool, css: Bool)] = [(scope.start, 0, true, false)]
         var seen: Set<WebURL> = [scope.start]
         var robotsByOrigin: [String: Robots] = [:]
-        var fetched: [String] = []
+        var fetched: [(url: WebURL, status: Int)] = []
         var next = 0
         while next < queue.count {
             let item = queue[next]
             next += 1
             let response = try get(item.url)
-            fetched.append(item.url.description)
+            fetched.append((item.url, response.status))
             guard (200..<300).contains(response.status) else { continue }
             var links: [FoundLink]
             switch scope.reading(depth: item.depth, contentType: response.contentType, expectsHTML: item.html, expectsCSS: item.css) {
@@ -56,7 +57,7 @@ struct SiteWalk {
                     if robotsByOrigin[origin] == nil {
                         let robotsURL = WebURL(origin + "/robots.txt")!
                         let answer = try get(robotsURL)
-                        fetched.append(robotsURL.description)
+                        fetched.append((robotsURL, answer.status))
                         switch Robots.outcome(forStatus: answer.status == 0 ? nil : answer.status) {
                         case .parse: robotsByOrigin[origin] = Robots(parsing: answer.body, userAgent: "farm")
                         case .allowAll: robotsByOrigin[origin] = .allowAll

@@ -39,10 +39,19 @@ import Testing
 
         let walked = try SiteWalk(scope: CrawlScope(start: start, options: options)).crawl()
         let byFarmMirror = requests([main, other])
-        #expect(walked.count == Set(walked).count, "the walk fetched a URL twice")
+        #expect(walked.count == Set(walked.map(\.url)).count, "the walk fetched a URL twice")
         #expect(byFarmMirror.count == walked.count)
         #expect(byFarmMirror == byWget,
                 "only wget: \(byWget.subtracting(byFarmMirror).sorted()); only FarmMirror: \(byFarmMirror.subtracting(byWget).sorted()); wget's log: \(result.error)")
+        // MirrorName names each file as wget wrote it: every answer of 2xx, and nothing else.
+        let named = Set(walked.filter { (200..<300).contains($0.status) }.map { MirrorName.relativePath(for: $0.url) })
+        let written = Set(FileManager.default.enumerator(atPath: output.path)!.compactMap { entry -> String? in
+            let path = entry as! String
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: output.appending(path), isDirectory: &isDirectory)
+            return isDirectory.boolValue ? nil : path
+        })
+        #expect(named == written, "only named: \(named.subtracting(written).sorted()); only written: \(written.subtracting(named).sorted())")
         // Normalized to the origin's own port for the checks below.
         return Set(byWget.map { $0.replacingOccurrences("http://127.0.0.1:\(main.port)", "").replacingOccurrences(
             "http://127.0.0.1:\(other.port)", "other:") })
