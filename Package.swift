@@ -403,7 +403,7 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
         // The crawl's rules alone, and a walk over a generated site by them against the real GNU wget's.
-        .testTarget(name: "FarmMirrorTests", dependencies: ["FarmMirror", "FarmSystem", "FarmTestSupport"]),
+        .testTarget(name: "FarmMirrorTests", dependencies: ["FarmMirror", origin, "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
