@@ -76,6 +76,20 @@ public struct WebURL: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// scheme://host[:port], the unit of robots.txt and of §10's manners.
     public var origin: String { "\(scheme)://\(hostAndPort)" }
 
+    /// This origin's robots.txt.
+    public var robotsURL: WebURL {
+        WebURL(scheme: scheme, userinfo: nil, host: host, explicitPort: explicitPort, path: "/robots.txt", query: nil)
+    }
+
+    private init(scheme: String, userinfo: String?, host: String, explicitPort: Int?, path: String, query: String?) {
+        self.scheme = scheme
+        self.userinfo = userinfo
+        self.host = host
+        self.explicitPort = explicitPort
+        self.path = path
+        self.query = query
+    }
+
     /// The path and query as sent in a request line.
     public var pathAndQuery: String { query.map { path + "?" + $0 } ?? path }
 

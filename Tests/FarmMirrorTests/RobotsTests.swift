@@ -82,6 +82,48 @@ import Testing
         #expect(!Self.robots("\u{FEFF}user-agent: *\r\ndisallow: /p\rdisallow: /q\r\n").allows("/q"))
     }
 
+    /// Google's reference parser's case for groups: blank lines end nothing, consecutive user-agent lines
+    /// share their rules even across blank lines, the same agent's groups merge, rules outside groups are
+    /// dropped.
+    @Test func groupsAcrossBlankLinesAndMergesAnAgentsGroups() {
+        let text = """
+            allow: /foo/bar/
+
+            user-agent: FooBot
+            disallow: /
+            allow: /x/
+            user-agent: BarBot
+            disallow: /
+            allow: /y/
+
+
+            allow: /w/
+            user-agent: BazBot
+
+            user-agent: FooBot
+            allow: /z/
+            disallow: /
+            """
+        let foo = Self.robots(text, agent: "FooBot"), bar = Self.robots(text, agent: "BarBot"), baz = Self.robots(text, agent: "BazBot")
+        #expect(foo.allows("/x/b") && foo.allows("/z/d") && !foo.allows("/y/c"))
+        #expect(bar.allows("/y/c") && bar.allows("/w/a") && !bar.allows("/z/d"))
+        #expect(baz.allows("/z/d"))
+        #expect(!foo.allows("/foo/bar/") && !bar.allows("/foo/bar/") && !baz.allows("/foo/bar/"))
+        // The agent's value up to its first blank: "FOO BAR" is the group of "foo".
+        #expect(Self.robots("user-agent: FOO BAR\nallow: /x/\ndisallow: /\n", agent: "foo").allows("/x/y"))
+        #expect(!Self.robots("user-agent: FOO BAR\nallow: /x/\ndisallow: /\n", agent: "foo").allows("/a/b"))
+    }
+
+    /// RFC 9309 §2.2.2's table: what each path is compared as.
+    @Test func encodesAsTheRFCsTableSays() {
+        #expect(Self.robots("user-agent: *\ndisallow: /\nallow: /foo/bar?baz=quz\n").allows("/foo/bar?baz=quz"))
+        #expect(Self.robots("user-agent: *\ndisallow: /\nallow: /foo/bar/\u{30C4}\n").allows("/foo/bar/%E3%83%84"))
+        #expect(Self.robots("user-agent: *\ndisallow: /\nallow: /foo/bar/%E3%83%84\n").allows("/foo/bar/%e3%83%84"))
+        #expect(Self.robots("user-agent: *\ndisallow: /\nallow: /foo/bar/%62%61%7A\n").allows("/foo/bar/baz"))
+        #expect(Self.robots("user-agent: *\ndisallow: /\nallow: /foo/bar?qux=taz&baz=http://foo.bar?tar&par\n")
+            .allows("/foo/bar?qux=taz&baz=http://foo.bar?tar&par"))
+    }
+
     @Test func alwaysAllowsRobotsTxt() {
         #expect(Self.robots("user-agent: *\ndisallow: /\n").allows("/robots.txt"))
         #expect(!Robots.disallowAll.allows("/x") && Robots.disallowAll.allows("/robots.txt"))

@@ -55,7 +55,7 @@ struct SiteWalk {
                 if scope.options.obeysRobots {
                     let origin = link.url.origin
                     if robotsByOrigin[origin] == nil {
-                        let robotsURL = WebURL(origin + "/robots.txt")!
+                        let robotsURL = link.url.robotsURL
                         let answer = try get(robotsURL)
                         fetched.append((robotsURL, answer.status))
                         switch Robots.outcome(forStatus: answer.status == 0 ? nil : answer.status) {

@@ -47,6 +47,7 @@ import Testing
         #expect(WebURL("http://h:/x")?.description == "http://h/x")
         #expect(WebURL("http://user:pw@H/x")?.description == "http://user:pw@h/x")
         #expect(WebURL("http://[::1]:8080/")?.hostAndPort == "[::1]:8080")
+        #expect(WebURL("https://u@H:8443/a/b?c")?.robotsURL.description == "https://h:8443/robots.txt")
         // Percent-encoding is kept as written, case included; the path is case-sensitive.
         #expect(WebURL("http://h/%7euser/A%2fB")?.description == "http://h/%7euser/A%2fB")
     }

@@ -17,7 +17,8 @@ import Testing
         })
     }
 
-    static func compare(startPath: String, wgetOptions: [String], options: CrawlOptions) throws -> Set<String> {
+    static func compare(startPath: String, wgetOptions: [String], options: CrawlOptions,
+                        keepsRobots: Bool = true) throws -> Set<String> {
         let main = Origin(), other = Origin()
         try main.start()
         try other.start()
@@ -43,8 +44,11 @@ import Testing
         #expect(byFarmMirror.count == walked.count)
         #expect(byFarmMirror == byWget,
                 "only wget: \(byWget.subtracting(byFarmMirror).sorted()); only FarmMirror: \(byFarmMirror.subtracting(byWget).sorted()); wget's log: \(result.error)")
-        // MirrorName names each file as wget wrote it: every answer of 2xx, and nothing else.
-        let named = Set(walked.filter { (200..<300).contains($0.status) }.map { MirrorName.relativePath(for: $0.url) })
+        // MirrorName names each file as wget left it: every answer of 2xx that `delivers` keeps (wget removes
+        // the others once read), and nothing else.
+        let scope = CrawlScope(start: start, options: options)
+        let named = Set(walked.filter { (200..<300).contains($0.status) && (keepsRobots || $0.url.path != "/robots.txt")
+            && ($0.url.path == "/robots.txt" || scope.delivers($0.url)) }.map { MirrorName.relativePath(for: $0.url) })
         let written = Set(FileManager.default.enumerator(atPath: output.path)!.compactMap { entry -> String? in
             let path = entry as! String
             var isDirectory: ObjCBool = false
@@ -84,5 +88,22 @@ import Testing
         let fetched = try Self.compare(startPath: "/index.html", wgetOptions: ["-l", "1"], options: CrawlOptions(level: 1))
         #expect(fetched.contains("GET /img/s2.png") && fetched.contains("GET /img/theme.png"))
         #expect(!fetched.contains("GET /s1/p1.html") && !fetched.contains("GET /s1/img/p1.png"))
+    }
+
+    @Test func fetchesAndDeliversWhatWgetDoesWithAcceptRejectAndExcludedDirectories() throws {
+        let fetched = try Self.compare(
+            startPath: "/index.html", wgetOptions: ["-l", "2", "-A", "*.png,css", "-R", "logo-2x*", "-X", "/s3,/outside"],
+            options: CrawlOptions(level: 2, accept: ["*.png", "css"], reject: ["logo-2x*"], excludeDirectories: ["/s3", "/outside"]),
+            keepsRobots: false)
+        // Pages are fetched for their links (and removed); names that are not accepted are never fetched.
+        #expect(fetched.contains("GET /s1/p1.html") && fetched.contains("GET /img/logo-3x.png") && fetched.contains("GET /css/site.css"))
+        #expect(!fetched.contains("GET /img/logo-2x.png") && !fetched.contains("GET /js/app.js") && !fetched.contains("GET /favicon.ico"))
+        #expect(!fetched.contains("GET /s3/index.html") && !fetched.contains("GET /s3/based.png"))
+    }
+
+    @Test func fetchesWhatWgetFetchesSpanningHostsWithinDomains() throws {
+        let fetched = try Self.compare(startPath: "/index.html", wgetOptions: ["-l", "1", "-H", "-D", "127.0.0.1"],
+                                       options: CrawlOptions(level: 1, spanHosts: true, domains: ["127.0.0.1"]))
+        #expect(fetched.contains("GET other:/elsewhere.png") && fetched.contains("GET /s1/index.html"))
     }
 }
