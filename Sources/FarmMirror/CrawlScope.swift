@@ -93,8 +93,23 @@ public struct CrawlScope: Sendable {
     /// Whether a link found in a document fetched from `parent` and read at `parentDepth` is fetched (at
     /// `parentDepth + 1`). Duplicates are the caller's (each normalized URL once, the first link's flags).
     public func admits(_ link: FoundLink, parent: WebURL, parentDepth: Int) -> Refusal? {
-        let url = link.url
         if followsOnlyRequisites(depth: parentDepth) && !link.isRequisite { return .notRequisiteOfLeaf }
+        return admitsChild(link, parent: parent)
+    }
+
+    /// After fetching `original` (read at `depth`) ended at `target` through redirects, whether `target` is
+    /// read for links (wget's `descend_redirect`): it is tested as a page link found on `original`, but an
+    /// excluded directory does not refuse it. The caller reads it only if it did not have `target` already
+    /// (a URL the crawl has is read by its own fetch), asks robots.txt, and then has it.
+    public func admitsRedirect(to target: WebURL, from original: WebURL, depth: Int) -> Refusal? {
+        let refusal = admitsChild(FoundLink(url: target, isRequisite: false, expectsHTML: false, expectsCSS: false),
+                                  parent: original)
+        return refusal == .excludedDirectory ? nil : refusal
+    }
+
+    /// wget's `download_child` (the tests after its blacklist, robots.txt left to the caller).
+    private func admitsChild(_ link: FoundLink, parent: WebURL) -> Refusal? {
+        let url = link.url
         if !options.domains.isEmpty && !options.domains.contains(where: { Self.isDomain(url.host, of: $0) }) {
             return .domain
         }

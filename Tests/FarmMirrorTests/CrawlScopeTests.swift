@@ -43,6 +43,17 @@ import Testing
             .admits(Self.link("http://anywhere.test/"), parent: parent, parentDepth: 0) == nil)
     }
 
+    @Test func testsARedirectsTargetAsAPageLink() {
+        let scope = CrawlScope(start: Self.start, options: CrawlOptions(level: 1, noParent: true, excludeDirectories: ["/docs/old"]))
+        let original = Self.start.resolving("moved.html")!
+        // At the level too (wget tests the target alone), but as a page link: --no-parent applies.
+        #expect(scope.admitsRedirect(to: Self.start.resolving("new/page.html")!, from: original, depth: 1) == nil)
+        #expect(scope.admitsRedirect(to: Self.start.resolving("/up.html")!, from: original, depth: 1) == .parent)
+        #expect(scope.admitsRedirect(to: WebURL("http://elsewhere.test/docs/x.html")!, from: original, depth: 0) == .otherHost)
+        // An excluded directory does not stop wget from reading a page it was redirected to.
+        #expect(scope.admitsRedirect(to: Self.start.resolving("old/x.html")!, from: original, depth: 0) == nil)
+    }
+
     @Test func keepsBelowTheStartDirectoryButForRequisites() {
         let scope = CrawlScope(start: Self.start, options: CrawlOptions(noParent: true))
         #expect(scope.admits(Self.link("sub/a.html"), parent: Self.start, parentDepth: 0) == nil)

@@ -6,9 +6,11 @@ import FarmOrigin
 /// broken link and a broken image, a page outside the first section, a link to another host, one to the
 /// same host on another port, robots.txt disallowing /private/, a page with meta nofollow, a meta refresh,
 /// an iframe on a leaf page, a link inside a comment and one inside a script, a page named .html that is
-/// text/plain, a query with an entity, names with spaces.
+/// text/plain, a query with an entity, names with spaces; redirects to a URL already found, to a new
+/// page, to an image and into the directory robots.txt disallows.
 struct GeneratedSite {
     var files: [(path: String, body: String, type: String)] = []
+    var redirects: [(path: String, location: String)] = []
 
     init(mainPort: Int, otherPort: Int) {
         func page(_ path: String, _ body: String) { files.append((path, "<!DOCTYPE html>\n<html><body>\n\(body)\n</body></html>\n", "text/html")) }
@@ -28,7 +30,13 @@ struct GeneratedSite {
             <a href="http://127.0.0.1:\(otherPort)/elsewhere.html">other port</a>
             <a href="notreally.html">not HTML</a> <a href="with%20space.html">escaped</a> <a href="sp ace.html">raw space</a>
             <a href='query.html?a=1&amp;b=2'>query</a> <A HREF=Upper.html>upper</A> <a href="index.html">self</a>
+            <a href="moved.html">moved</a> <a href="/go/new.html">new</a> <img src="img/redirected.png">
+            <a href="to-private.html">into private</a>
             """)
+        redirects = [("/moved.html", "/s1/p1.html"), ("/go/new.html", "/fresh/new.html"),
+                     ("/img/redirected.png", "logo.png"), ("/to-private.html", "http://127.0.0.1:\(mainPort)/private/secret.html")]
+        page("/fresh/new.html", "<img src=\"fresh.png\"> <a href=\"../s2/p2.html\">p2</a>")
+        image("/fresh/fresh.png")
         files.append(("/css/site.css", """
             @import "print.css"; @import url(theme.css);
             body { background: url(../img/bg.png) } /* url(../img/commented.png) */
@@ -102,5 +110,6 @@ struct GeneratedSite {
                 main.serve(path: file.path, bytes: Array(file.body.utf8), contentType: file.type)
             }
         }
+        for redirect in redirects { main.inject(.redirect(to: redirect.location), at: redirect.path) }
     }
 }
