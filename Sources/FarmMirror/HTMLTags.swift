@@ -26,8 +26,10 @@ struct HTMLAttribute {
 /// (inside `<script>` too), `<!-- -->` and `<!...>` declarations are skipped, a tag that does not parse is
 /// read again as text from its second byte, a quoted value with a line break that meets `<` or `>` before
 /// its closing quote drops the tag, and a page cut off inside a tag ends the scan. Linear: each byte is
-/// looked at a bounded number of times (a quoted value at most twice), and end tags find their start tag
-/// through an index by name, not a walk down the stack.
+/// looked at a bounded number of times (a quoted value at most twice), end tags find their start tag
+/// through an index by name, not a walk down the stack, and unterminated comments reuse the last search.
+/// One shape stays quadratic, as in wget: many `<!x "` declarations whose quote never closes, each read to
+/// the end of the page.
 struct HTMLTagScanner {
     let bytes: [UInt8]
     /// Attribute names kept (lowercase).

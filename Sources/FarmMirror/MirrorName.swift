@@ -2,7 +2,8 @@
 /// "host[:port]/dir/…/file", where a non-default port is kept after a ":", a path ending in "/" gets
 /// "index.html", a query is kept after a "?" (even an empty one), each segment is percent-decoded, and
 /// what a file name cannot hold is encoded again: "/" and control bytes as %XX, a ".." segment as
-/// "%2E%2E"; empty segments are dropped.
+/// "%2E%2E"; empty segments are dropped. A redirected download is named after the URL asked for, not the
+/// one it ended at (wget without `--trust-server-names`).
 public enum MirrorName {
     public static func relativePath(for url: WebURL) -> String {
         var parts: [String] = [url.host == ".." ? "%2E%2E" : url.host]

@@ -2,7 +2,7 @@ import FarmMirror
 import Testing
 
 /// RFC 3986 §5.2's resolution over every example of §5.4, and WebURL's one form of a URL (wget's).
-@Suite struct URLReferenceTests {
+@Suite struct URIReferenceTests {
     static let base = URIReference(parsing: "http://a/b/c/d;p?q")
 
     /// §5.4.1, all of them.
