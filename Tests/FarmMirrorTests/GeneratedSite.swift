@@ -6,7 +6,7 @@ import FarmOrigin
 /// broken link and a broken image, a page outside the first section, a link to another host, one to the
 /// same host on another port, robots.txt disallowing /private/, a page with meta nofollow, a meta refresh,
 /// an iframe on a leaf page, a link inside a comment and one inside a script, a page named .html that is
-/// text/plain, a query with an entity, names with spaces; redirects to a URL already found, to a new
+/// text/plain, a query with an entity, names with spaces, two <base>s, a meta robots wget misreads; redirects to a URL already found, to a new
 /// page, to an image and into the directory robots.txt disallows.
 struct GeneratedSite {
     var files: [(path: String, body: String, type: String)] = []
@@ -58,7 +58,7 @@ struct GeneratedSite {
                 <a href="../index.html">home</a>
                 \(section == 1 ? "<a href=\"/outside/o1.html\">outside</a>" : "")
                 \(section == 2 ? "<a href=\"base.html\">base</a>" : "")
-                \(section == 4 ? "<a href=\"nofollow.html\">nofollow</a>" : "")
+                \(section == 4 ? "<a href=\"nofollow.html\">nofollow</a> <a href=\"typo.html\">typo</a>" : "")
                 """
             page("/s\(section)/index.html", index)
             if section == 2 { page("/s2/", index) }
@@ -86,8 +86,17 @@ struct GeneratedSite {
         image("/s1/deep/frame.png")
         page("/s1/deep/framelink.html", "framelink")
         page("/s3/deep/refreshed.html", "<img src=\"refreshed.png\">")
-        page("/s2/base.html", "<head><base href=\"/s3/\"></head><a href=\"p1.html\">p1 of s3</a> <img src=\"based.png\">")
+        // wget resolves the links before a <base> against the page, and each <base> replaces the one before.
+        page("/s2/base.html", """
+            <a href="before.html">before</a><head><base href="/s3/"></head><a href="p1.html">p1 of s3</a>
+            <img src="based.png"><base href="/s4/"><img src="second.png">
+            """)
+        page("/s2/before.html", "before")
         image("/s3/based.png")
+        image("/s4/second.png")
+        // wget's meta robots test takes the empty token between two commas for "nofollow".
+        page("/s4/typo.html", "<meta name=\"robots\" content=\"index, , follow\"><a href=\"typo-child.html\">child</a>")
+        page("/s4/typo-child.html", "child")
         page("/s4/nofollow.html", "<meta name=\"robots\" content=\"noindex, nofollow\"><a href=\"hidden.html\">h</a><img src=\"nofollow.png\">")
         page("/s4/hidden.html", "hidden")
         image("/s4/nofollow.png")

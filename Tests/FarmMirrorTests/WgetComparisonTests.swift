@@ -80,14 +80,16 @@ import Testing
         for path in ["/robots.txt", "/index.html", "/s2/", "/s3/index.html", "/s1/deep/d1.html", "/s1/img/d1.png",
                      "/img/logo-3x.png", "/img/print-bg.png", "/img/inline-bg.png", "/img/div-bg.png", "/css/deep-import.css",
                      "/s1/deep/frame.png", "/s3/based.png", "/missing.html", "/fromscript.html", "/query.html?a=1&b=2",
-                     "/sp%20ace.html", "/Upper.html", "other:/robots.txt", "other:/elsewhere.png", "/s4/nofollow.html"] {
+                     "/sp%20ace.html", "/Upper.html", "other:/robots.txt", "other:/elsewhere.png", "/s4/nofollow.html",
+                     "/s2/before.html", "/s4/second.png", "/s4/typo.html"] {
             #expect(fetched.contains("GET " + path), "\(path)")
         }
         // The private page is fetched only through a redirect (robots.txt is asked only before reading it).
         #expect(fetched.contains("GET /to-private.html") && fetched.contains("GET /private/secret.html"))
         for path in ["/private/secret.png", "/s1/deep/deeper/e1.html", "/img/deep-import-bg.png", "/commented.html",
                      "/img/commented.png", "/should-not-follow.html", "/s4/hidden.html", "/s4/nofollow.png",
-                     "/s1/deep/framelink.html", "/s3/deep/refreshed.html", "/img/not-css.png"] {
+                     "/s1/deep/framelink.html", "/s3/deep/refreshed.html", "/img/not-css.png", "/s4/typo-child.html",
+                     "/s3/second.png"] {
             #expect(!fetched.contains("GET " + path), "\(path)")
         }
     }
