@@ -74,7 +74,7 @@ public struct CrawlScope: Sendable {
         var reading = Reading.none
         if expectsHTML && (type == "text/html" || type == "application/xhtml+xml") { reading = .html }
         if type == "text/css" || expectsCSS { reading = .css }
-        if reading != .none, let level = options.level, depth >= level, depth > level + 1 { return .none }
+        if reading != .none, let level = options.level, depth > level + 1 { return .none }
         return reading
     }
 
