@@ -287,6 +287,9 @@ let package = Package(
         .target(name: "FarmManifest", dependencies: [
             "FarmJSON", "FarmSystem", "FarmZip", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // Mirror and archive (SPEC §18): the crawl's pure rules, URLs resolved and normalized (RFC 3986), links of
+        // HTML and CSS as wget finds them, robots.txt (RFC 9309), the scope of a recursive list, wget's file names.
+        .target(name: "FarmMirror"),
         // Zip archives read safely (names, symlinks, bombs, CRC), and written plain (the demo's), over minizip.
         .target(name: "FarmZip", dependencies: [
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
@@ -399,6 +402,8 @@ let package = Package(
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
+        // The crawl's rules alone, and a walk over a generated site by them against the real GNU wget's.
+        .testTarget(name: "FarmMirrorTests", dependencies: ["FarmMirror", origin, "FarmTestSupport"]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [
