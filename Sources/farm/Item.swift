@@ -22,14 +22,31 @@ struct Item: ParsableCommand {
                   Add a resource first in line; prints its id.
               farm item rm "Set 1.json" 3f2a0c1e-8d4b-4c55-9a7e-1b2c3d4e5f60
                   Remove that resource and its files.
-
-            EXIT STATUS:
-              0   Edited.
-              1   The spool failed.
-              2   The edit was refused: nothing changed.
-              64  The command line does not parse.
-            """,
+            """ + Item.exitStatus("Edited."),
         subcommands: [ItemAdd.self, ItemRemove.self, ItemMove.self])
+
+    /// The EXIT STATUS section of an edit's help, after `success`, what 0 means: every edit fails and is
+    /// refused alike (`ControlCommand` exits 2 for a refused edit).
+    static func exitStatus(_ success: String) -> String {
+        """
+
+
+        EXIT STATUS:
+          0   \(success)
+          1   The spool failed.
+          2   The edit was refused: nothing changed.
+          64  The command line does not parse.
+        """
+    }
+}
+
+/// The arguments that name a resource already in a list: those of `farm item rm` and `farm item move`.
+struct ListResource: ParsableArguments {
+    @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
+    var list: String
+
+    @Argument(help: "The resource's id.")
+    var id: String
 }
 
 struct ItemAdd: ControlCommand {
@@ -47,13 +64,7 @@ struct ItemAdd: ControlCommand {
                   Add a resource first in line.
               id=$(farm item add Books https://example.org/b.pdf --id book-42)
                   Add one with an id of your own.
-
-            EXIT STATUS:
-              0   Added; its id is printed.
-              1   The spool failed.
-              2   The edit was refused: nothing changed.
-              64  The command line does not parse.
-            """)
+            """ + Item.exitStatus("Added; its id is printed."))
 
     @OptionGroup var options: SpoolOptions
 
@@ -86,24 +97,14 @@ struct ItemRemove: ControlCommand {
             EXAMPLES:
               farm item rm "Set 1.json" 3f2a0c1e-8d4b-4c55-9a7e-1b2c3d4e5f60
                   Remove that resource and its files.
-
-            EXIT STATUS:
-              0   Removed.
-              1   The spool failed.
-              2   The edit was refused: nothing changed.
-              64  The command line does not parse.
-            """)
+            """ + Item.exitStatus("Removed."))
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
-    var list: String
-
-    @Argument(help: "The resource's id.")
-    var id: String
+    @OptionGroup var resource: ListResource
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.removeItem(.typed(list), id: id)
+        try control.removeItem(.typed(resource.list), id: resource.id)
     }
 }
 
@@ -118,26 +119,16 @@ struct ItemMove: ControlCommand {
             EXAMPLES:
               farm item move "Set 1.json" 3f2a0c1e-8d4b-4c55-9a7e-1b2c3d4e5f60 0
                   Download that resource next.
-
-            EXIT STATUS:
-              0   Moved.
-              1   The spool failed.
-              2   The edit was refused: nothing changed.
-              64  The command line does not parse.
-            """)
+            """ + Item.exitStatus("Moved."))
 
     @OptionGroup var options: SpoolOptions
 
-    @Argument(help: "The list's name (e.g. \"Set 1.json\") or id.")
-    var list: String
-
-    @Argument(help: "The resource's id.")
-    var id: String
+    @OptionGroup var resource: ListResource
 
     @Argument(help: "The 0-based position to move it to.")
     var position: Int
 
     func verb(_ control: Control) throws -> any CustomStringConvertible {
-        try control.moveItem(.typed(list), id: id, to: position)
+        try control.moveItem(.typed(resource.list), id: resource.id, to: position)
     }
 }
