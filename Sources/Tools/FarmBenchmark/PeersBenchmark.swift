@@ -282,6 +282,9 @@ struct PeersBenchmark: ParsableCommand {
             guard let caFile else { return [] }
             return joined ? [option + "=" + caFile] : [option, caFile]
         }
+        // wget2's command line: the wget2 run's, and the wget2-vips run's fetch.
+        let wget2 = ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots", "-i", base + "/urls.txt", "-P", run]
+            + trust("--ca-certificate")
         switch tool {
         case "farm-off", "farm-on", "base-off", "base-on", "farm-limited-off":
             let isBase = tool.hasPrefix("base")
@@ -305,21 +308,15 @@ struct PeersBenchmark: ParsableCommand {
                 "--transfers", String((parallel + workers - 1) / workers),
             ] + (spool.map { ["--spool", $0] } ?? []) + trust("--ca-file", joined: false), log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu, launched: result.started)
+            return Measurement(oneProcess: result)
         case "wget2":
-            let result = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
-                                                   "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
-                                       log: log)
+            let result = try Spawned.run("wget2", wget2, log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu, launched: result.started)
+            return Measurement(oneProcess: result)
         case "wget2-vips":
             // The whole job by hand: the downloads, then what farm makes of them (each ZIP unpacked, page 1
             // of each PDF at farm's display size, a 256-pixel thumbnail of every picture), on every core.
-            let fetched = try Spawned.run("wget2", ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots",
-                                                    "-i", base + "/urls.txt", "-P", run] + trust("--ca-certificate"),
-                                          log: log)
+            let fetched = try Spawned.run("wget2", wget2, log: log)
             try check(run, set: set, tool: tool)
             let converted = try Spawned.run("bash", ["-c", Self.vipsScript, "vips", run], log: log)
             return Measurement(seconds: fetched.seconds + converted.seconds,
@@ -333,8 +330,7 @@ struct PeersBenchmark: ParsableCommand {
             let result = try Spawned.run("curl", ["-sS", "--fail", "--parallel", "--parallel-max", String(parallel),
                                                   "-K", run + ".curl"] + trust("--cacert", joined: false), log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu, launched: result.started)
+            return Measurement(oneProcess: result)
         case "aria2c":
             // No pre-allocation: the others write files as the bytes come, and so does aria2c then.
             let result = try Spawned.run("aria2c", ["--no-conf=true", "-q", "-j\(parallel)", "--file-allocation=none",
@@ -342,8 +338,7 @@ struct PeersBenchmark: ParsableCommand {
                                                     "-i", base + "/urls.txt", "-d", run] + trust("--ca-certificate"),
                                          log: log)
             try check(run, set: set, tool: tool)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
-                               cpu: result.cpu, launched: result.started)
+            return Measurement(oneProcess: result)
         default:
             throw ValidationError("unknown tool \(tool): use farm-off, farm-on, wget2, curl, aria2c or wget2-vips")
         }
@@ -452,5 +447,13 @@ struct PeersBenchmark: ParsableCommand {
             if holds && point.count > best.length { best = (point.count, fields[2]) }
         }
         return best.type
+    }
+}
+
+extension PeersBenchmark.Measurement {
+    /// The run of a tool that is one process (a peer, or the floor): its peak is the largest and the sum.
+    init(oneProcess result: Spawned.Result) {
+        self.init(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS, cpu: result.cpu,
+                  launched: result.started)
     }
 }
