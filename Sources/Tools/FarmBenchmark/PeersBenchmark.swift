@@ -283,8 +283,8 @@ struct PeersBenchmark: ParsableCommand {
             return joined ? [option + "=" + caFile] : [option, caFile]
         }
         // wget2's command line: the wget2 run's, and the wget2-vips run's fetch.
-        let wget2 = ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots", "-i", base + "/urls.txt", "-P", run]
-            + trust("--ca-certificate")
+        let wget2 = ["--no-config", "-q", "--max-threads=\(parallel)", "--no-robots", "-i", base + "/urls.txt",
+                     "-P", run] + trust("--ca-certificate")
         switch tool {
         case "farm-off", "farm-on", "base-off", "base-on", "farm-limited-off":
             let isBase = tool.hasPrefix("base")
