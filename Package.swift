@@ -412,7 +412,7 @@ let package = Package(
         ]),
         // WARC records byte by byte, warcio's check and index of what was written, rotation, kills and torn tails.
         .testTarget(name: "FarmWARCTests", dependencies: [
-            "FarmWARC", "CFarmGzip", "FarmSystem", "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmWARC", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),

@@ -16,7 +16,7 @@ public enum WARCBody: Sendable {
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws(WARCError) -> Void) throws(WARCError) -> Int {
         switch self {
         case .bytes(let bytes):
-            try bytes.withUnsafeBytes { (raw) throws(WARCError) in try body(raw) }
+            try withBytes(bytes, body)
             return bytes.count
         case .file(let path):
             let fd: FileDescriptor
@@ -47,4 +47,13 @@ public struct WARCBlock: Sendable {
         self.head = head
         self.body = body
     }
+}
+
+/// `body` over the bytes of `bytes`: Array's withUnsafeBytes rethrows untyped errors, this keeps WARCError's.
+func withBytes(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(WARCError) -> Void) throws(WARCError) {
+    var failure: WARCError?
+    bytes.withUnsafeBytes { raw in
+        do throws(WARCError) { try body(raw) } catch { failure = error }
+    }
+    if let failure { throw failure }
 }

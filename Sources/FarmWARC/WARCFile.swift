@@ -1,5 +1,4 @@
 import FarmSystem
-import Glibc
 import SystemPackage
 
 /// One WARC file being written: `<name>.open` in its folder until `finish` renames it to `<name>`.
@@ -35,7 +34,7 @@ final class WARCFile {
         } catch {
             throw WARCError("cannot create the WARC file \(path)", error)
         }
-        do {
+        do throws(Errno) {
             guard try fd.tryLock() else { throw Errno.resourceTemporarilyUnavailable }
             try FileSystem.syncDirectory(directory)
         } catch {
@@ -53,7 +52,7 @@ final class WARCFile {
     func append(_ records: [PreparedRecord], with deflater: Deflater) throws(WARCError) -> Int {
         let start = end
         var at = end
-        do {
+        do throws(WARCError) {
             for record in records {
                 try record.forEachChunk { (chunk) throws(WARCError) in
                     try deflater.feed(chunk, finish: false) { (piece) throws(WARCError) in try write(piece, at: &at) }

@@ -113,14 +113,13 @@ struct PreparedRecord {
     /// Calls `body` with each piece of the record's bytes in order; fails when the block's length is not the
     /// one its header says (a body file changed since its digest).
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws(WARCError) -> Void) throws(WARCError) {
-        try header.withUnsafeBytes { (raw) throws(WARCError) in try body(raw) }
-        try block.head.withUnsafeBytes { (raw) throws(WARCError) in try body(raw) }
+        try withBytes(header, body)
+        try withBytes(block.head, body)
         var length = block.head.count
         if let payload = block.body { length += try payload.forEachChunk(body) }
         guard length == blockLength else {
             throw WARCError("the body of \(id) changed while it was written (\(blockLength) bytes, then \(length))")
         }
-        let end: [UInt8] = [13, 10, 13, 10]
-        try end.withUnsafeBytes { (raw) throws(WARCError) in try body(raw) }
+        try withBytes([13, 10, 13, 10], body)
     }
 }
