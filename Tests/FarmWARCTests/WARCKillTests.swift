@@ -57,6 +57,34 @@ import Testing
         #expect(try WARCRecovery.recover(directory: warcs).isEmpty)
     }
 
+    @Test func writersOfSeveralProcessesShareAFolderWithNoLock() throws {
+        let dir = TemporaryDirectory("farm-warc")
+        let warcs = dir.appending("warc")
+        try WARCTools.write(WARCTools.random(1 << 20), to: dir.appending("body"))
+        let children = try (0..<3).map { _ in
+            try ChildProcess("farm-warc-writer", ["loop", warcs, String(512 << 10), dir.appending("body")])
+        }
+        #expect(poll(timeout: 120) { children.allSatisfy { acknowledged($0).count >= 6 } })
+        for child in children {
+            child.kill(SIGKILL)
+            #expect(child.wait(timeout: 60) != nil)
+        }
+        let acked = children.flatMap(acknowledged)
+        // Each writer's files are its own: their names differ by the writer's nonce.
+        let ackedFiles = Set(children.flatMap { $0.outputLines.compactMap { $0.split(separator: " ").last.map(String.init) } })
+        let nonces = Set(ackedFiles.map { $0.split(separator: "-")[3] })
+        #expect(nonces.count == 3)
+        _ = try WARCRecovery.recover(directory: warcs)
+        #expect(WARCTools.openFiles(warcs).isEmpty)
+        let files = WARCTools.finishedFiles(warcs)
+        #expect(ackedFiles.isSubset(of: Set(files)))
+        #expect(try WARCTools.check(files.map { warcs + "/" + $0 }).status == 0)
+        var responses: [String] = []
+        for file in files { responses += try WARCTools.index(warcs + "/" + file).filter { $0.type == "response" }.map(\.id) }
+        #expect(Set(responses).count == responses.count)
+        #expect(Set(acked).isSubset(of: Set(responses)))
+    }
+
     @Test func recoveryLeavesALiveWritersFileAlone() throws {
         let dir = TemporaryDirectory("farm-warc")
         let warcs = dir.appending("warc")
