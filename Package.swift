@@ -95,6 +95,9 @@ let package = Package(
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
         // for its slow default level, and libpng's row handling cost as much as the compression).
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
+        // zlib's deflateInit2 and inflateInit2 are macros, which Swift does not import: WARC's gzip members
+        // (one per record, written and checked member by member) go through this shim.
+        .target(name: "CFarmGzip", linkerSettings: [.linkedLibrary("z")]),
         // poppler-glib and cairo (libpoppler-glib-dev), loaded on their first call instead of at every
         // process's start-up, where they and their ~45 dependencies cost 5.7 ms of CPU.
         .target(name: "CFarmRenderLoader", dependencies: ["CFarmLoader"], cSettings: [.unsafeFlags(renderHeaders)]),
@@ -155,6 +158,12 @@ let package = Package(
         // the SHA-256 of a body hashed as it is written.
         .target(name: "FarmTransfer", dependencies: [
             "CFarmCurlLoader", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // WARC/1.1 files (SPEC §18): request and response records with their SHA-1 digests, each a gzip member
+        // of its own, appended durably by one writer per process, rotated by size; torn tails recovered.
+        .target(name: "FarmWARC", dependencies: [
+            "CFarmGzip", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Paged JSON API sources (SPEC §7): pages read by JSON Pointers and fetched (the follower process that
@@ -335,6 +344,8 @@ let package = Package(
         .target(name: "FarmFixtures", dependencies: ["FarmConvert", "FarmZip"], path: "Tests/FarmFixtures"),
         // The figures of a chaos run: written by farm-chaos (Sources/Tools), read by EndToEndTests.
         .target(name: "FarmChaosReport", path: "Tests/FarmChaosReport"),
+        // A child for FarmWARCTests' kill test: appends records in a loop until it is killed.
+        .executableTarget(name: "farm-warc-writer", dependencies: ["FarmWARC", "FarmSystem"], path: "Tests/FarmWARCWriter"),
         // What the tests share: child processes, a running farm, spool and image fixtures (GIFs and WebPs
         // encoded by giflib and libwebp).
         .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
@@ -404,6 +415,10 @@ let package = Package(
         ]),
         // The crawl's rules alone, and a walk over a generated site by them against the real GNU wget's.
         .testTarget(name: "FarmMirrorTests", dependencies: ["FarmMirror", origin, "FarmTestSupport"]),
+        // WARC records byte by byte, warcio's check and index of what was written, rotation, kills and torn tails.
+        .testTarget(name: "FarmWARCTests", dependencies: [
+            "FarmWARC", "FarmTestSupport",
+        ]),
         .testTarget(name: "FarmZipTests", dependencies: ["FarmZip", fixtures, "FarmTestSupport"]),
         .testTarget(name: "FarmOriginTests", dependencies: [origin, "FarmTestSupport"]),
         .testTarget(name: "FarmSyncTests", dependencies: [

@@ -1,0 +1,58 @@
+import FarmSystem
+import SystemPackage
+
+/// The gzip members of a WARC file, read from its start: how far they are whole.
+///
+/// A member counts only once zlib has inflated it to its end and its trailer's CRC-32 and length match,
+/// so a member cut short by a kill, or a tail a power cut left as zeros or stale blocks, ends the good part.
+/// Each member must also hold a WARC record (its first bytes `WARC/`). Reads the whole file (about 300 MB/s
+/// of inflate a core): it is for recovery and for checks, not for the writer's path.
+public struct WARCScan: Sendable {
+    /// The byte ranges of the whole members, in order.
+    public let members: [Range<Int>]
+    /// The file's length: more than the last member's end when a tail is torn.
+    public let size: Int
+
+    /// Where the good part ends.
+    public var goodEnd: Int { members.last?.upperBound ?? 0 }
+    public var isWhole: Bool { goodEnd == size }
+
+    /// Scans the file at `path`.
+    public static func scan(path: String) throws(WARCError) -> WARCScan {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readOnly) } catch { throw WARCError("cannot open \(path)", error) }
+        defer { fd.closeQuietly() }
+        return try scan(fd, path: path)
+    }
+
+    static func scan(_ fd: FileDescriptor, path: String) throws(WARCError) -> WARCScan {
+        let inflater = try Inflater()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { buffer.deallocate() }
+        var members: [Range<Int>] = []
+        var memberStart = 0, offset = 0
+        reading: while true {
+            let n: Int
+            do { n = try fd.read(at: offset, into: buffer) } catch { throw WARCError("cannot read \(path)", error) }
+            if n == 0 { break }
+            var used = 0
+            while used < n {
+                switch inflater.feed(UnsafeRawBufferPointer(rebasing: buffer[used..<n])) {
+                case .needsInput:
+                    used = n
+                case .ended(let taken, let prefix):
+                    used += taken
+                    guard prefix.starts(with: Array("WARC/".utf8)) else { break reading }
+                    members.append(memberStart..<(offset + used))
+                    memberStart = offset + used
+                case .corrupt:
+                    break reading
+                }
+            }
+            offset += n
+        }
+        let size: Int
+        do { size = Int(try fd.status().size) } catch { throw WARCError("cannot read the size of \(path)", error) }
+        return WARCScan(members: members, size: size)
+    }
+}
