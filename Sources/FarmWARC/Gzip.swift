@@ -30,11 +30,7 @@ final class Deflater {
               emit: (UnsafeRawBufferPointer) throws(WARCError) -> Void) throws(WARCError) {
         var offset = 0
         while true {
-            var used = 0, made = 0
-            let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset }
-            let result = cfarm_gzip_run(stream, base, input.count - offset,
-                                        output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
-                                        finish ? 1 : 0, &used, &made)
+            let (result, used, made) = gzipRun(stream, input, from: offset, into: output, finish: finish)
             if result < 0 { throw WARCError("zlib: " + String(cString: cfarm_gzip_message(stream))) }
             offset += used
             if made > 0 { try emit(UnsafeRawBufferPointer(rebasing: output[0..<made])) }
@@ -80,11 +76,7 @@ final class Inflater {
     func feed(_ input: UnsafeRawBufferPointer) -> Step {
         var offset = 0
         while true {
-            var used = 0, made = 0
-            let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset }
-            let result = cfarm_gzip_run(stream, base, input.count - offset,
-                                        output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
-                                        0, &used, &made)
+            let (result, used, made) = gzipRun(stream, input, from: offset, into: output, finish: false)
             if result < 0 { return .corrupt(String(cString: cfarm_gzip_message(stream))) }
             if prefix.count < 64 && made > 0 {
                 prefix += UnsafeRawBufferPointer(rebasing: output[0..<min(made, 64 - prefix.count)])
@@ -99,4 +91,17 @@ final class Inflater {
             if offset == input.count && made < output.count { return .needsInput }
         }
     }
+}
+
+/// One step of zlib on `stream` (either way): `input` from `offset` into `output`. Returns zlib's result
+/// (1: the member ended, below 0: an error), the input bytes taken and the output bytes made.
+private func gzipRun(_ stream: OpaquePointer, _ input: UnsafeRawBufferPointer, from offset: Int,
+                     into output: UnsafeMutableRawBufferPointer,
+                     finish: Bool) -> (result: Int32, used: Int, made: Int) {
+    var used = 0, made = 0
+    let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset }
+    let result = cfarm_gzip_run(stream, base, input.count - offset,
+                                output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
+                                finish ? 1 : 0, &used, &made)
+    return (result, used, made)
 }
