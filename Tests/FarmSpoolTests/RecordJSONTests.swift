@@ -212,7 +212,7 @@ import Testing
         "http://example.com/a b?c=1&d=%20#e", "/var/spool/farm/files/x.jpg", "HTTP 404",
     ]
 
-    private static func string(_ random: inout SplitMix64) -> String {
+    static func string(_ random: inout SplitMix64) -> String {
         var string = ""
         for _ in 0..<Int.random(in: 0...12, using: &random) {
             switch Int.random(in: 0..<4, using: &random) {
@@ -290,5 +290,39 @@ private struct FoundationDesired: Encodable {
     init(_ desired: Desired) {
         (workers, lease, maxSize, convert) = (desired.workers, desired.lease, desired.maxSize, desired.convert)
         minFree = desired.minFree
+    }
+}
+
+/// `JobRecord.decoded`, whose plain lines skip the parser, reads every line as the parser does.
+@Suite struct JobRecordReadingTests {
+    @Test func readsEveryLineAsTheParserDoes() {
+        var random = SplitMix64(seed: 7)
+        var lines: [[UInt8]] = []
+        for round in 0..<3000 {
+            var record = JobRecord(url: RecordJSONTests.string(&random), id: RecordJSONTests.string(&random))
+            record.own = round % 2 == 0
+            if round % 7 == 0 { record.title = "t" }
+            if round % 11 == 0 { record.url = "" }
+            let bytes = record.encoded()
+            lines += [bytes, Array(bytes.dropLast()), Array(bytes.dropLast(2))]
+        }
+        let plain = #"{"id":"a.1","own":true,"url":"http://h/x.jpg"}"#
+        lines += [Array(plain.utf8), Array((plain + "\n").utf8), Array((plain + " ").utf8),
+                  Array(plain.utf8) + [0x0A, 0x0A], Array(#"{"id":"a.1","url":"http://h/\u0041"}"#.utf8),
+                  Array(#"{"id":"a.1","url":""}"#.utf8), Array(#"{"id":"a.1","own":false,"url":"u"}"#.utf8),
+                  Array(#"{"id":"a\#u{1}","url":"u"}"#.utf8)]
+        // Invalid UTF-8 in either string, and a line cut inside a multi-byte character.
+        lines += [Array(#"{"id":"a","url":"x"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),
+                  Array(#"{"id":""#.utf8) + [0xFF] + Array(#"","url":"u"}"#.utf8),
+                  Array(#"{"id":"a","url":"é"}"#.utf8).dropLast(3) + Array(#""}"#.utf8)]
+        var plainOnes = 0
+        for line in lines {
+            let parsed = JSON.decode(JobRecord.self, from: line)
+            #expect(JobRecord.decoded(from: line) == parsed, "\(String(decoding: line, as: UTF8.self))")
+            if line.withUnsafeBufferPointer({ JobRecord.plain($0) }) != nil { plainOnes += 1 }
+        }
+        // The lines `farm add` writes take the plain path (not only the parser's).
+        #expect(plainOnes > 100)
+        #expect(Array(plain.utf8).withUnsafeBufferPointer { JobRecord.plain($0) }?.own == true)
     }
 }

@@ -199,7 +199,7 @@ extension Spool {
         // An add's job file is empty: its record is its table's line. Claimed before its add published its
         // lists (the add between its commit and its publishing, or killed there), the claim publishes them,
         // as recovery would.
-        var record = bytes.isEmpty ? records.record(of: job) : JSON.decode(JobRecord.self, from: bytes)
+        var record = bytes.isEmpty ? records.record(of: job) : JobRecord.decoded(from: bytes)
         if record == nil, bytes.isEmpty {
             if let batch = taken.batch { try? publishLists(ofBatch: batch) }
             // A reader of its own, with nothing cached, before the job is set aside: the table is its only copy.

@@ -54,7 +54,7 @@ extension Spool {
         guard let bytes = try? FileSystem.readFile(resourceTablePath(ofList: id), limit: 1 << 34) else { return nil }
         var records: [JobRecord] = []
         for line in bytes.split(separator: 0x0A) {
-            guard let record = JSON.decode(JobRecord.self, from: line) else { return nil }
+            guard let record = JobRecord.decoded(from: line) else { return nil }
             records.append(record)
         }
         return records

@@ -42,7 +42,7 @@ public final class TableRecords: Sendable {
             defer { tables[job.list] = table }
             return line(job.index, of: job.list, in: &table)
         }
-        return bytes.flatMap { JSON.decode(JobRecord.self, from: $0) }
+        return bytes.flatMap { JobRecord.decoded(from: $0) }
     }
 
     private func line(_ index: Int, of list: String, in table: inout Table) -> [UInt8]? {
