@@ -28,6 +28,10 @@ public final class Supervisor {
     static let startupLimit = 15.0
 
     private let spool: Spool
+    /// The supervisor lock of its host, held for its whole life; looked at once a second (`lockLook`).
+    private let lock: FileDescriptor
+    private var lockLooked = 0.0
+    static let lockLook = 1.0
     /// What it starts its workers, watcher and follower from (see Roles).
     private let roles: Roles
     private let registration: Registration
@@ -49,7 +53,8 @@ public final class Supervisor {
 
     /// `lock` is the descriptor of the supervisor lock, already held (handed down by `start`).
     public init(spool: Spool, lock: Int32, roles: Roles) throws(SpoolError) {
-        guard (try? FileDescriptor(rawValue: lock).tryLock()) == true else {
+        self.lock = FileDescriptor(rawValue: lock)
+        guard (try? self.lock.tryLock()) == true else {
             throw SpoolError(.io, "another supervisor already runs on \(spool.root)")
         }
         self.spool = spool
@@ -73,6 +78,7 @@ public final class Supervisor {
                 stopBecauseTheSpoolIsGone()
                 return
             }
+            if stepsDown() { return }
             converge()
             // A tick, not the change feed: what it converges on (children's exits, other hosts' processes
             // and numbers) reaches no inotify here.
@@ -87,6 +93,22 @@ public final class Supervisor {
         registration.end()
         if signalled { Shutdown.finish(spool) }
         spool.log("supervisor stopped")
+    }
+
+    /// Whether this supervisor has lost its lock (`SupervisorLock.isHeld`) and so ended: another one may
+    /// run its host now, and two would each keep the host's workers at the desired number. It leaves its
+    /// workers running (they are not stopped, as a dead supervisor's are not): the lock's next holder adopts
+    /// them, and one started because the lock was free starts within a couple of seconds (SupervisorGuard).
+    private func stepsDown() -> Bool {
+        let now = Clock.monotonic()
+        guard now - lockLooked >= Self.lockLook else { return false }
+        lockLooked = now
+        guard SupervisorLock.isHeld(lock, spool) == false else { return false }
+        spool.log("supervisor lost its lock on \(spool.supervisorLock) (the file was replaced, "
+            + "or the file system gave it away): leaving this host's workers to the supervisor that holds it")
+        metrics.finish()
+        registration.end()
+        return true
     }
 
     /// A stop signal that no `farm stop` sent: the stopping mark goes up before any process is told to
