@@ -95,15 +95,21 @@ public final class Supervisor {
         spool.log("supervisor stopped")
     }
 
-    /// Whether this supervisor has lost its lock (`SupervisorLock.isHeld`) and so ended: another one may
-    /// run its host now, and two would each keep the host's workers at the desired number. It leaves its
-    /// workers running (they are not stopped, as a dead supervisor's are not): the lock's next holder adopts
-    /// them, and one started because the lock was free starts within a couple of seconds (SupervisorGuard).
+    /// Whether this supervisor has lost its lock (`SupervisorLock.isHeld`) to another supervisor of its
+    /// host, and so ended: two would each keep the host's workers at the desired number. It leaves its
+    /// workers running (they are not stopped, as a dead supervisor's are not): the other one adopts them.
+    /// A lock it cannot take again while no other supervisor runs is no reason to leave: a GlusterFS
+    /// server refuses it for a while after a cut-off (it still counts the lost connection's lock), and a
+    /// supervisor that left then would leave its host to nobody.
     private func stepsDown() -> Bool {
         let now = Clock.monotonic()
         guard now - lockLooked >= Self.lockLook else { return false }
         lockLooked = now
         guard SupervisorLock.isHeld(lock, spool) == false else { return false }
+        let me = Processes.current()
+        guard spool.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
+            return false
+        }
         spool.log("supervisor lost its lock on \(spool.supervisorLock) (the file was replaced, "
             + "or the file system gave it away): leaving this host's workers to the supervisor that holds it")
         metrics.finish()
