@@ -6,7 +6,7 @@ import SystemPackage
 // The stored bytes of download once (see Dedup.swift): `blobs/<sha256>` is one more name of a downloaded file.
 extension Dedup {
 
-    public func blobPath(_ digest: String) -> String { spool.path(\.blobs, digest) }
+    public func blobPath(_ digest: String) -> String { spool.path(.blobs, digest) }
     /// The attribute a stored file keeps its SHA-256 in once it was computed (see BlobSlots.swift): 64 hex
     /// digits of what its bytes were then, which fsck holds a done output to.
     package static var digestAttribute: String { Fingerprint.digestAttribute }

@@ -19,13 +19,13 @@ extension Dedup {
         lazy var wanted = unfinishedURLKeys()
         for name in names {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
-            guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.path(\.partial, name)) else { continue }
+            guard Self.isDigest(key), let st = try? FileSystem.lstat(spool.path(.partial, name)) else { continue }
             let stored = urlRecord(key: key).map(holdsBytes) ?? false
             // Kept while some unfinished job may resume it, or when that is unknown (a table that does not read).
             if st.size != 0 && !stored {
                 guard let keys = wanted, !keys.contains(key) else { continue }
             }
-            if FileSystem.unlinkUnlessLocked(spool.path(\.partial, name)) { removed += 1 }
+            if FileSystem.unlinkUnlessLocked(spool.path(.partial, name)) { removed += 1 }
         }
         return removed
     }

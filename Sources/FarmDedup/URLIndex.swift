@@ -68,7 +68,7 @@ extension Dedup {
         bytes.count == 64 && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    func urlRecordPath(key: String) -> String { spool.path(\.urls, key) }
+    func urlRecordPath(key: String) -> String { spool.path(.urls, key) }
     /// The longest text of a symbolic link that every file system farm runs on keeps (PATH_MAX, less room).
     static let longestLinkText = 4000
 

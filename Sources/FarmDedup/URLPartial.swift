@@ -140,7 +140,7 @@ public final class URLPartial {
 extension Dedup {
     /// `partial/u<key>`: the bytes of `url` transferred so far (see URLPartial).
     public func partialPath(url: String) -> String { partialPath(urlKey: Self.urlKey(url)) }
-    func partialPath(urlKey key: String) -> String { spool.path(\.partial, Self.urlPartialPrefix + key) }
+    func partialPath(urlKey key: String) -> String { spool.path(.partial, Self.urlPartialPrefix + key) }
     package static let urlPartialPrefix = "u"
 
     /// Whether the claim `name` is still its owner's (its active file is there).

@@ -11,7 +11,7 @@ extension FsckRun {
         // the record of a URL its caller knows, and here none is known).
         var unused: Set<String> = []
         for name in try names(spool.blobs) {
-            let path = spool.path(\.blobs, name)
+            let path = spool.path(.blobs, name)
             if Dedup.isBlobName(name) {
                 guard let st = try? FileSystem.lstat(path), st.type == .regular else {
                     foreign(path, "not a stored blob")
@@ -29,7 +29,7 @@ extension FsckRun {
             }
         }
         for name in try names(spool.urls) {
-            let path = spool.path(\.urls, name)
+            let path = spool.path(.urls, name)
             if Dedup.isDigest(name) {
                 let record = Dedup(spool).urlRecord(key: name)
                 let isUnused = record.map { unused.contains($0.blob) } ?? false

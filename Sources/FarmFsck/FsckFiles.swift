@@ -15,9 +15,9 @@ extension FsckRun {
         try checkHolds()
         checkPieces()
         try checkBlobs()
-        for name in registry.foreign { foreign(spool.path(\.procs, name), "not a process entry") }
+        for name in registry.foreign { foreign(spool.path(.procs, name), "not a process entry") }
         for name in registry.dead {
-            let path = spool.path(\.procs, name)
+            let path = spool.path(.procs, name)
             found(.deadRegistration, path, "the registry entry of a process that is gone") {
                 [spool] () throws(SpoolError) in
                 guard spool.isRegistrationHeld(path) == false else { return .skipped("it is held") }
@@ -31,7 +31,7 @@ extension FsckRun {
     /// no job, that nobody holds are leftovers.
     private func checkPartials() throws(SpoolError) {
         for name in try names(spool.partial) {
-            let path = spool.path(\.partial, name)
+            let path = spool.path(.partial, name)
             if name.hasPrefix(Dedup.urlPartialPrefix), Dedup.isDigest(name.dropFirst(Dedup.urlPartialPrefix.count)) {
                 checkURLPartial(path, key: String(name.dropFirst(Dedup.urlPartialPrefix.count)))
                 continue
@@ -109,7 +109,7 @@ extension FsckRun {
     /// system has no extended attributes it is the outcome record); any other name is foreign.
     private func checkSidecars() throws(SpoolError) {
         for name in try names(spool.progress) {
-            let path = spool.path(\.progress, name)
+            let path = spool.path(.progress, name)
             guard let job = Spool.job(ofSidecarName: name) else {
                 foreign(path, "not a job's progress")
                 continue
@@ -129,7 +129,7 @@ extension FsckRun {
     /// stage for a moment; those whose writer is gone are garbage.
     private func checkScratch() throws(SpoolError) {
         for entry in try entries(spool.tmp) {
-            let path = spool.path(\.tmp, entry.name)
+            let path = spool.path(.tmp, entry.name)
             if entry.name.hasPrefix(Spool.stagePrefix) {
                 // A stage (or its lock file) whose coordinator holds no lock is dead once it has not
                 // changed for a moment (a coordinator makes its lock file, then locks it).
@@ -204,7 +204,7 @@ extension FsckRun {
     /// holds/: one file per held host, holding a time.
     private func checkHolds() throws(SpoolError) {
         for name in try names(spool.holdsDirectory) {
-            let path = spool.path(\.holdsDirectory, name)
+            let path = spool.path(.holdsDirectory, name)
             if let writer = AtomicFile.writer(ofTemporary: name) {
                 checkTemporary(path, writer: writer)
             } else if HostKey(raw: name) == nil || (try? FileSystem.readFile(path, limit: 64))
@@ -218,7 +218,7 @@ extension FsckRun {
     func settleUnknown() {
         for (id, items) in unknown where !hasList(id) {
             for item in items {
-                let claimed = spool.contains(item.path, in: \.active)
+                let claimed = spool.contains(item.path, in: .active)
                 found(.foreign, item.path, job: item.job, item.reason,
                       repair: setAside(item.path, claimed: claimed, reason: item.reason))
             }

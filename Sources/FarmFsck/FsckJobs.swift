@@ -62,31 +62,31 @@ extension FsckRun {
     private func walkJobs(_ sighting: (JobName, JobState, String, String) -> Void,
                           foreign: (String, String) -> Void) throws(SpoolError) {
         for batch in try entries(spool.queue) {
-            let batchPath = spool.path(\.queue, batch.name)
+            let batchPath = spool.path(.queue, batch.name)
             guard batch.isDirectory else {
                 foreign(batchPath, "a file where a queue batch should be")
                 continue
             }
             for shard in try entries(batchPath) where shard.name != Spool.pendingListsName {
-                let shardPath = spool.path(\.queue, batch.name, shard.name)
+                let shardPath = spool.path(.queue, batch.name, shard.name)
                 guard shard.isDirectory, !shard.name.hasPrefix(".") else {
                     foreign(shardPath, "not a queue shard")
                     continue
                 }
                 for name in try names(shardPath) {
                     if let job = JobName(name) { sighting(job, .queued, shardPath, name) } else {
-                        foreign(spool.path(\.queue, batch.name, shard.name, name), "not a job name")
+                        foreign(spool.path(.queue, batch.name, shard.name, name), "not a job name")
                     }
                 }
             }
         }
         for name in try names(spool.active) {
             if let entry = ActiveName(name) { sighting(entry.job, .active, spool.active, name) } else {
-                foreign(spool.path(\.active, name), "not a claimed job's name")
+                foreign(spool.path(.active, name), "not a claimed job's name")
             }
         }
-        for (folder, state) in [(\Spool.done, JobState.done), (\Spool.failed, .failed)] {
-            for list in try entries(spool[keyPath: folder]) {
+        for (folder, state) in [(Spool.Folder.done, JobState.done), (.failed, .failed)] {
+            for list in try entries(spool.path(of: folder)) {
                 let directory = spool.path(folder, list.name)
                 guard list.isDirectory, ListID.isValid(list.name) else {
                     foreign(directory, "not a list's folder")
@@ -134,7 +134,7 @@ extension FsckRun {
     /// with its other copies).
     func checkClaims() {
         for (name, entry) in claims where !doubled.contains(entry.job) && isDeadClaim(name) {
-            found(.deadClaim, spool.path(\.active, name), job: entry.job,
+            found(.deadClaim, spool.path(.active, name), job: entry.job,
                   "the claim of \(entry.job) by pid \(entry.owner.pid)"
                     + (entry.owner.isLocal ? ", which is gone," : " of another host") + " is past its lease") {
                 () throws(SpoolError) in try self.handBack(name, entry.job)
@@ -145,9 +145,9 @@ extension FsckRun {
     /// Sends the dead claim `active/<name>` back to the queue, after deleting what its owner made of
     /// it (its partial bytes stay, for the next owner to resume from), unless the job is also finished.
     private func handBack(_ name: String, _ job: JobName) throws(SpoolError) -> FsckRepair {
-        guard FileSystem.exists(spool.path(\.active, name)) else { return .skipped("it is gone") }
+        guard FileSystem.exists(spool.path(.active, name)) else { return .skipped("it is gone") }
         if !FileSystem.exists(spool.finishedPath(job, .done)) && !FileSystem.exists(spool.finishedPath(job, .failed)) {
-            try deleteOutputs(of: job, url: spool.jobURL(atPath: spool.path(\.active, name)))
+            try deleteOutputs(of: job, url: spool.jobURL(atPath: spool.path(.active, name)))
         }
         return try spool.returnToQueue(activeName: name, job: job) ? .made : .skipped("it was handed back meanwhile")
     }

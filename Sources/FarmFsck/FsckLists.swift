@@ -22,7 +22,7 @@ extension FsckRun {
             for name in try names(pending) { Self.file(name, in: pending, records: &records, tables: &tables) }
         }
         for name in try names(spool.lists) where !Self.file(name, in: spool.lists, records: &records, tables: &tables) {
-            foreign(spool.path(\.lists, name), "not a list record nor a resource table")
+            foreign(spool.path(.lists, name), "not a list record nor a resource table")
         }
         for (id, path) in tables where records[id] == nil {
             foreign(path, "a resource table of no list")

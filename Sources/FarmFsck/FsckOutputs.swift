@@ -22,7 +22,7 @@ extension FsckRun {
     /// Reads files/ (one listing of each list's folder) and checks each job's outputs against its state.
     func checkOutputs() throws(SpoolError) {
         for entry in try entries(spool.files) {
-            let path = spool.path(\.files, entry.name)
+            let path = spool.path(.files, entry.name)
             guard entry.isDirectory, ListID.isValid(entry.name) else {
                 foreign(path, "not a list's output folder")
                 continue

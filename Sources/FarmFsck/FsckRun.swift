@@ -186,7 +186,7 @@ final class FsckRun {
     /// registry entries may look alive (or dead) while it is cut off.
     func isDeadClaim(_ name: String) -> Bool {
         guard let entry = ActiveName(name) else { return false }
-        return isDeadClaim(at: spool.path(\.active, name), entry.owner)
+        return isDeadClaim(at: spool.path(.active, name), entry.owner)
     }
 
     /// Whether the claim at `path` (of a job or a hook) by `owner` has no live owner and its lease ran out.

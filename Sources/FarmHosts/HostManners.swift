@@ -35,9 +35,9 @@ public struct HostManners: Sendable {
 }
 
 extension HostManners {
-    func hostSlotPath(_ host: HostKey, _ slot: Int) -> String { spool.path(\.hosts, host.raw, "slot." + String(slot)) }
-    func hostBucketPath(_ host: HostKey) -> String { spool.path(\.hosts, host.raw, "bucket") }
-    func holdPath(_ host: HostKey) -> String { spool.path(\.holdsDirectory, host.raw) }
+    func hostSlotPath(_ host: HostKey, _ slot: Int) -> String { spool.path(.hosts, host.raw, "slot." + String(slot)) }
+    func hostBucketPath(_ host: HostKey) -> String { spool.path(.hosts, host.raw, "bucket") }
+    func holdPath(_ host: HostKey) -> String { spool.path(.holdsDirectory, host.raw) }
 
     /// The hosts that have jobs parked in the queue.
     public func parkedHosts() -> [HostKey] {
@@ -58,7 +58,7 @@ extension HostManners {
     public func holds() -> [String: Double] {
         var holds: [String: Double] = [:]
         for name in FileSystem.names(spool.holdsDirectory) where !AtomicFile.isTemporary(name) {
-            guard let bytes = try? FileSystem.readFile(spool.path(\.holdsDirectory, name), limit: 64),
+            guard let bytes = try? FileSystem.readFile(spool.path(.holdsDirectory, name), limit: 64),
                   let until = Double(String(decoding: bytes, as: UTF8.self)) else { continue }
             holds[name] = until
         }

@@ -28,9 +28,9 @@ extension Lists {
     }
 
     /// `lists/<list>.lock`: held for the whole of an edit of that list.
-    func editLockPath(ofList id: String) -> String { spool.path(\.lists, id + Self.editLockSuffix) }
+    func editLockPath(ofList id: String) -> String { spool.path(.lists, id + Self.editLockSuffix) }
     /// `lists/<list>.edit`: the job number an edit adds or removes, written before it commits.
-    func editJournalPath(ofList id: String) -> String { spool.path(\.lists, id + Self.editJournalSuffix) }
+    func editJournalPath(ofList id: String) -> String { spool.path(.lists, id + Self.editJournalSuffix) }
 
     /// `farm item add`: a new resource at `position` of list `id` (its end when nil). Returns where it went.
     /// A record with an empty id gets its job's name, as a manifest's resource without one (`farm sync`).
@@ -146,7 +146,7 @@ extension Lists {
     /// list's edit lock, and by `recover()`.
     func finishEdit(ofList id: String, total: Int) throws(SpoolError) {
         try? FileSystem.unlink(spool.orderPath(ofList: id) + Self.stagedSuffix)
-        try? FileSystem.unlink(spool.path(\.lists, id + Self.stagedJobSuffix))
+        try? FileSystem.unlink(spool.path(.lists, id + Self.stagedJobSuffix))
         let journal = editJournalPath(ofList: id)
         guard let bytes = try? FileSystem.readFile(journal) else { return }
         let bounds = String(decoding: bytes, as: UTF8.self).split(separator: "-").compactMap { Int($0) }
@@ -273,14 +273,14 @@ extension Lists {
     /// nil when it is nowhere.
     package func place(of job: JobName) -> String? {
         for batch in FileSystem.names(spool.queue) where !batch.hasPrefix(".") {
-            for shard in FileSystem.names(spool.path(\.queue, batch)) where !shard.hasPrefix(".") {
-                let path = spool.path(\.queue, batch, shard, job.raw)
+            for shard in FileSystem.names(spool.path(.queue, batch)) where !shard.hasPrefix(".") {
+                let path = spool.path(.queue, batch, shard, job.raw)
                 if FileSystem.exists(path) { return path }
             }
         }
         let prefix = job.raw + "@"
         if let name = FileSystem.names(spool.active).first(where: { $0.hasPrefix(prefix) }) {
-            return spool.path(\.active, name)
+            return spool.path(.active, name)
         }
         for outcome in [Outcome.done, .failed] where FileSystem.exists(spool.finishedPath(job, outcome)) {
             return spool.finishedPath(job, outcome)
@@ -297,14 +297,14 @@ extension Lists {
 
     /// Moves the queued job `job` into the priority shard of `position`; a job not queued is left alone.
     func prioritize(_ job: JobName, at position: Int) {
-        guard let path = place(of: job), spool.contains(path, in: \.queue) else { return }
+        guard let path = place(of: job), spool.contains(path, in: .queue) else { return }
         _ = try? spool.moveToQueue(path, job: job, shard: spool.priorityShard(position))
     }
 
     /// Writes the new job file of `job` into `shard`: made beside its list (under its edit lock), synced,
     /// then renamed in.
     private func queueNew(_ job: JobName, _ record: JobRecord, in shard: String) throws(SpoolError) {
-        let staged = spool.path(\.lists, job.list + Self.stagedJobSuffix)
+        let staged = spool.path(.lists, job.list + Self.stagedJobSuffix)
         do {
             try FileSystem.createFile(staged, record.encoded(), sync: true)
         } catch {

@@ -53,7 +53,7 @@ extension Lists {
     /// same (If-Range), and a reloaded one, marked fresh, starts over.
     private func dropPartials(ofList id: String) {
         for name in (try? FileSystem.listDirectory(spool.partial)) ?? [] where name.hasPrefix(id + ".") {
-            FileSystem.unlinkUnlessLocked(spool.path(\.partial, name))
+            FileSystem.unlinkUnlessLocked(spool.path(.partial, name))
         }
     }
 }

@@ -59,10 +59,10 @@ public struct PageState: Equatable, Sendable, JSONRecord {
 extension Lists {
 
     /// `lists/<list>.pages`: the page log of a list still followed.
-    public func pageLogPath(ofList id: String) -> String { spool.path(\.lists, id + Spool.pageLogSuffix) }
+    public func pageLogPath(ofList id: String) -> String { spool.path(.lists, id + Spool.pageLogSuffix) }
     /// `lists/<list>.paged`: the page log of a list whose pages are all in (or that stopped).
     public func finishedPageLogPath(ofList id: String) -> String {
-        spool.path(\.lists, id + Spool.finishedPageLogSuffix)
+        spool.path(.lists, id + Spool.finishedPageLogSuffix)
     }
 
     /// What a paged list's cover and its display image are named from: `files/<list>/cover`, to which

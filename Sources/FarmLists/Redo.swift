@@ -106,7 +106,7 @@ extension Lists {
         // A download linked into blobs/ whose bytes the disk did not keep: its empty partial went just now.
         Dedup(spool).collectUnusedBlobs()
         for name in FileSystem.names(spool.partial) {
-            let path = spool.path(\.partial, name)
+            let path = spool.path(.partial, name)
             guard !inPieces.contains(path), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount == 1,
                   let end = try? FileSystem.dataEnd(path), end < Int(st.size),
                   let fd = try? FileDescriptor.open(path, .writeOnly) else { continue }

@@ -48,7 +48,7 @@ extension Lists {
         var removed = 0
         for name in FileSystem.names(spool.tmp) where name.hasPrefix(Self.syncStagePrefix + "-") {
             guard Spool.scratchWriter(ofName: name)?.isGone == true else { continue }
-            if (try? FileSystem.removeTree(spool.path(\.tmp, name))) != nil { removed += 1 }
+            if (try? FileSystem.removeTree(spool.path(.tmp, name))) != nil { removed += 1 }
         }
         return removed
     }

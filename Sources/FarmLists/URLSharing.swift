@@ -152,8 +152,8 @@ public struct URLSharing: Sendable {
     public func demote(_ owners: Set<JobName>) throws(SpoolError) {
         guard !owners.isEmpty else { return }
         for batch in FileSystem.names(spool.queue) where BatchName.isAdded(batch) {
-            for shard in FileSystem.names(spool.path(\.queue, batch)) where !shard.hasPrefix(".") {
-                let path = spool.path(\.queue, batch, shard)
+            for shard in FileSystem.names(spool.path(.queue, batch)) where !shard.hasPrefix(".") {
+                let path = spool.path(.queue, batch, shard)
                 for name in FileSystem.names(path) {
                     guard let job = JobName(name), owners.contains(job) else { continue }
                     _ = try spool.returnToQueue(path + "/" + name, job: job)

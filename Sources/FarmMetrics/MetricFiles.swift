@@ -49,7 +49,7 @@ public enum MetricFiles {
     static let sizeLimit = 64 << 20
 
     /// The file of the process registered as `name`: `metrics/<name>.json`.
-    static func path(_ spool: Spool, of name: String) -> String { spool.path(\.metrics, name + suffix) }
+    static func path(_ spool: Spool, of name: String) -> String { spool.path(.metrics, name + suffix) }
 
     /// Every counter of every farm process that ever ran on the spool (since its last reset): those of
     /// the gone, after folding their files in, and those of the living as last written.
@@ -71,7 +71,7 @@ public enum MetricFiles {
 
     /// The fold lock, held; nil when `wait` is false and another process holds it.
     private static func takeLock(_ spool: Spool, wait: Bool) throws(Errno) -> FileDescriptor? {
-        let fd = try FileDescriptor.open(spool.path(\.metrics, lockName), .readWrite, options: .create,
+        let fd = try FileDescriptor.open(spool.path(.metrics, lockName), .readWrite, options: .create,
                                          permissions: 0o600)
         do {
             if wait {
@@ -99,7 +99,7 @@ public enum MetricFiles {
         var live = MetricValues()
         var dead: [String] = []
         for file in files {
-            let name = String(file.dropLast(suffix.count)), path = spool.path(\.metrics, file)
+            let name = String(file.dropLast(suffix.count)), path = spool.path(.metrics, file)
             let alive = spool.isRegistered(name)
             if folded.sources.contains(name) {
                 if !alive { dead.append(path) }  // added by a fold that died before deleting it
@@ -145,7 +145,7 @@ extension MetricFiles {
             let file = String(name[..<name.lastIndex(of: "-")!].dropLast(4))
             guard file.hasSuffix(suffix) else { continue }
             if file == foldedName || !spool.isRegistered(String(file.dropLast(suffix.count))) {
-                try? FileSystem.unlink(spool.path(\.metrics, name))
+                try? FileSystem.unlink(spool.path(.metrics, name))
             }
         }
     }
@@ -175,7 +175,7 @@ struct Folded: JSONReadable, JSONWritable {
     /// The file's content; nothing yet when there is none. One that does not parse is set aside (its
     /// totals are lost: only a foreign hand can have written it).
     static func read(_ spool: Spool) -> Folded {
-        let path = spool.path(\.metrics, MetricFiles.foldedName)
+        let path = spool.path(.metrics, MetricFiles.foldedName)
         guard let bytes = try? FileSystem.readFile(path, limit: MetricFiles.sizeLimit) else { return Folded() }
         guard let folded = JSON.decode(Folded.self, from: bytes) else {
             spool.setAside(path, reason: "not the folded metrics")
@@ -185,6 +185,6 @@ struct Folded: JSONReadable, JSONWritable {
     }
 
     func write(_ spool: Spool) throws(Errno) {
-        try AtomicFile.write(JSON.encode(self), to: spool.path(\.metrics, MetricFiles.foldedName))
+        try AtomicFile.write(JSON.encode(self), to: spool.path(.metrics, MetricFiles.foldedName))
     }
 }

@@ -49,14 +49,40 @@ public struct Spool: Sendable {
     public var urls: String { root + "/urls" }
     var marker: String { root + "/.farm-spool" }
 
+    /// The folders other modules walk, by name: `path(_:_:)` builds their entries' paths.
+    public enum Folder: Sendable {
+        case active, blobs, done, failed, files, holdsDirectory, hosts, lists, metrics, partial, procs, progress,
+             queue, status, tmp, urls
+    }
+
+    /// The path of `folder`. A switch, not a key path: a key path given across modules is applied at run
+    /// time (`swift_getAtKeyPath`), which was 1 % of a worker's CPU on small files.
+    public func path(of folder: Folder) -> String {
+        switch folder {
+        case .active: active
+        case .blobs: blobs
+        case .done: done
+        case .failed: failed
+        case .files: files
+        case .holdsDirectory: holdsDirectory
+        case .hosts: hosts
+        case .lists: lists
+        case .metrics: metrics
+        case .partial: partial
+        case .procs: procs
+        case .progress: progress
+        case .queue: queue
+        case .status: status
+        case .tmp: tmp
+        case .urls: urls
+        }
+    }
+
     /// The entry `names` (a name, or a path of names below it) of the spool's folder `folder`, as in
-    /// `spool.path(\.active, name)` or `spool.path(\.queue, batch, shard, job)`: the one way other modules
-    /// name what a walk of a folder found, so that every path of the spool is built here. Inlinable: the
-    /// folder's key path is then a literal the optimizer reads as the property, where a call across modules
-    /// applied it at run time (`swift_getAtKeyPath`, 1 % of a worker's CPU on small files).
-    @inlinable
-    public func path(_ folder: KeyPath<Spool, String>, _ names: String...) -> String {
-        var path = self[keyPath: folder]
+    /// `spool.path(.active, name)` or `spool.path(.queue, batch, shard, job)`: the one way other modules
+    /// name what a walk of a folder found, so that every path of the spool is built here.
+    public func path(_ folder: Folder, _ names: String...) -> String {
+        var path = path(of: folder)
         path.reserveCapacity(names.reduce(path.utf8.count) { $0 + 1 + $1.utf8.count })
         for name in names {
             path += "/"
@@ -67,20 +93,20 @@ public struct Spool: Sendable {
 
     /// A shard of a new batch of the queue, claimed after every batch before it: where a job added at a
     /// list's end goes, as if added with the list.
-    public func freshShard() -> String { path(\.queue, BatchName.fresh(), BatchName.shard(0)) }
+    public func freshShard() -> String { path(.queue, BatchName.fresh(), BatchName.shard(0)) }
 
     /// The queue shard that puts a resource moved or added at `position` ahead of its list's other queued
     /// resources: in the batch of handed-back jobs, which is claimed first, ahead of them too (shards sort
     /// before `r`), lower positions first and, at one position, the latest edit first.
     public func priorityShard(_ position: Int) -> String {
         let digits = String(position), age = String(UInt64(9_999_999_999_999_999) - UInt64(Clock.wall() * 1e6))
-        return path(\.queue, Self.returnedBatch, "p" + String(repeating: "0", count: max(0, 10 - digits.count))
+        return path(.queue, Self.returnedBatch, "p" + String(repeating: "0", count: max(0, 10 - digits.count))
             + digits + "-" + age)
     }
 
     /// Whether `path` is an entry of `folder` (or below one).
-    public func contains(_ path: String, in folder: KeyPath<Spool, String>) -> Bool {
-        path.hasPrefix(self[keyPath: folder] + "/")
+    public func contains(_ path: String, in folder: Folder) -> Bool {
+        path.hasPrefix(self.path(of: folder) + "/")
     }
 
     /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.

@@ -128,7 +128,7 @@ public enum ListView {
             } else {
                 // No sidecar yet (a claim younger than its owner's first tick): downloading since the
                 // claim, which its owner's name says.
-                guard FileSystem.exists(spool.path(\.active, name)) else {
+                guard FileSystem.exists(spool.path(.active, name)) else {
                     let now = self.place(spool, job, active: nil)
                     let requeued = now == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? queued : queued
                     return resource(spool, job, at: index, table: table, place: now, queued: requeued)

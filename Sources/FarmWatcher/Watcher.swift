@@ -317,7 +317,7 @@ public final class Watcher {
         let now = Clock.wall()
         for name in FileSystem.names(spool.status)
         where name.hasPrefix(Spool.statusAskPrefix) || name.hasPrefix(Spool.statusAnswerPrefix) {
-            let path = spool.path(\.status, name)
+            let path = spool.path(.status, name)
             if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge {
                 try? FileSystem.unlink(path)
             }

@@ -69,7 +69,7 @@ extension Spool {
     func claimedJobs(ofList id: String) -> [(String, JobName)] {
         FileSystem.names(active).compactMap { name in
             guard name.hasPrefix(id), let entry = ActiveName(name), entry.job.list == id else { return nil }
-            return (path(\.active, name), entry.job)
+            return (path(.active, name), entry.job)
         }
     }
 

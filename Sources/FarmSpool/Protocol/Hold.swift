@@ -9,7 +9,7 @@ extension Spool {
     package static let heldBatchPrefix = "l"
 
     /// The shard the held jobs of list `id` wait in.
-    func heldShard(ofList id: String) -> String { path(\.queue, Self.heldBatchPrefix + id, "s") }
+    func heldShard(ofList id: String) -> String { path(.queue, Self.heldBatchPrefix + id, "s") }
 
     /// Whether the queue batch named `batch` holds a held list's jobs (no claimer takes them).
     public static func isHeld(batch: String) -> Bool {
@@ -18,7 +18,7 @@ extension Spool {
 
     /// Whether list `id` is held: its held batch is there (made before its first job moves in, removed
     /// after its last moves out), as the watcher sees it appear in queue/ and go.
-    public func isHeld(list id: String) -> Bool { FileSystem.exists(path(\.queue, Self.heldBatchPrefix + id)) }
+    public func isHeld(list id: String) -> Bool { FileSystem.exists(path(.queue, Self.heldBatchPrefix + id)) }
 
     /// The lists that have held batches: one read of queue/, which holds a few names.
     public func heldLists() -> Set<String> {
@@ -57,7 +57,7 @@ extension Spool {
             if try returnToQueue(shard + "/" + name, job: job) { moved += 1 }
         }
         try? FileSystem.rmdir(shard)
-        try? FileSystem.rmdir(path(\.queue, Self.heldBatchPrefix + id))
+        try? FileSystem.rmdir(path(.queue, Self.heldBatchPrefix + id))
         return moved
     }
 
@@ -65,9 +65,9 @@ extension Spool {
     private func queuedJobs(ofList id: String) -> [(String, JobName)] {
         var jobs: [(String, JobName)] = []
         for batch in FileSystem.names(queue) where !batch.hasPrefix(".") && !Self.isHeld(batch: batch) {
-            for shard in FileSystem.names(path(\.queue, batch)) where !shard.hasPrefix(".") {
-                for name in FileSystem.names(path(\.queue, batch, shard)) where name.hasPrefix(id) {
-                    if let job = JobName(name), job.list == id { jobs.append((path(\.queue, batch, shard, name), job)) }
+            for shard in FileSystem.names(path(.queue, batch)) where !shard.hasPrefix(".") {
+                for name in FileSystem.names(path(.queue, batch, shard)) where name.hasPrefix(id) {
+                    if let job = JobName(name), job.list == id { jobs.append((path(.queue, batch, shard, name), job)) }
                 }
             }
         }
