@@ -3,8 +3,8 @@ import FarmDemo
 import FarmSystem
 import Glibc
 
-/// `farm-serve demo-origin --port P`: `farm demo`'s sample set, drawn and served from 127.0.0.1:P until
-/// SIGTERM or until farm demo, its parent, is gone. Its first line on standard output tells farm demo the
+/// `farm-serve demo-origin --port P --parent PID`: `farm demo`'s sample set, drawn and served from 127.0.0.1:P
+/// until SIGTERM or until farm demo, its parent PID, is gone. Its first line on standard output tells farm demo the
 /// origin's address and the number of resources (`http://127.0.0.1:P/ N`), or why it could not serve (then it
 /// exits 1).
 struct DemoOrigin: ParsableCommand {
@@ -14,8 +14,11 @@ struct DemoOrigin: ParsableCommand {
     @Option(help: "The local port to serve on.")
     var port: Int
 
+    /// Given, not read with getppid() here: farm demo may be gone before this process gets that far.
+    @Option(help: "The pid of farm demo, whose end ends this origin.")
+    var parent: Int32
+
     func run() throws {
-        let parent = getppid()
         StopSignal.install()
         let samples = try SampleSet.make()
         let origin = SampleOrigin(port: port)

@@ -21,7 +21,8 @@ struct DemoOriginChild {
         let pid: Int32
         do {
             // The child's standard output and error: our pipe, reopened through /proc before exec.
-            pid = try Processes.spawn(path, ["farm", "demo-origin", "--port", String(port)],
+            pid = try Processes.spawn(path, ["farm", "demo-origin", "--port", String(port),
+                                             "--parent", String(Processes.current())],
                                       output: "/proc/self/fd/\(write.rawValue)")
         } catch {
             try? write.close()
