@@ -4,7 +4,8 @@ import SystemPackage
 
 /// `farm demo`'s sample origin: `farm-serve demo-origin`, a child of this process that draws the samples
 /// and serves them from 127.0.0.1 (farm links no HTTP server; see `ServerExecutable`). Its first line, read
-/// through a pipe, is its address and the number of resources, or why it could not serve.
+/// through a pipe from its standard output, is its address and the number of resources, or why it could not
+/// serve.
 struct DemoOriginChild {
     let pid: Int32
     /// `http://127.0.0.1:PORT/`.
@@ -20,10 +21,11 @@ struct DemoOriginChild {
         let (read, write) = try FileDescriptor.pipe()
         let pid: Int32
         do {
-            // The child's standard output and error: our pipe, reopened through /proc before exec.
+            // The child's standard output: our pipe, reopened through /proc before exec. Its standard error is
+            // ours: what it says there (the dynamic linker's LD_DEBUG, a crash) is the user's, not our line.
             pid = try Processes.spawn(path, ["farm", "demo-origin", "--port", String(port),
                                              "--parent", String(Processes.current())],
-                                      output: "/proc/self/fd/\(write.rawValue)")
+                                      output: "/proc/self/fd/\(write.rawValue)", keepingErrors: true)
         } catch {
             try? write.close()
             try? read.close()
