@@ -29,6 +29,11 @@ let revision = ProcessInfo.processInfo.environment["FARM_REVISION"].map { value 
     return [.define("FARM_REVISION", to: "\"\(safe)\"")]
 } ?? []
 
+/// The executables export no symbols: Swift's static runtime asks for --export-dynamic, which makes every
+/// public symbol of every module a root that --gc-sections must keep (NIO's whole API, say), and adds 3 MB
+/// of dynamic symbol table. Nothing looks farm's symbols up at run time (no plugin, no dlsym of its own).
+let lean: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+
 /// What the tests and the tools' package share: the origin and the fixtures (Tests/FarmOrigin, Tests/FarmFixtures).
 let origin = Target.Dependency(stringLiteral: "FarmOrigin")
 let fixtures = Target.Dependency(stringLiteral: "FarmFixtures")
@@ -37,6 +42,9 @@ let package = Package(
     name: "farm",
     products: [
         .executable(name: "farm", targets: ["farm"]),
+        // farm's HTTP servers (`farm serve` and aria2's RPC, `farm demo`'s sample origin), which `farm` execs: the
+        // HTTP, TLS and WebSocket stack they link stays out of the binary every worker runs.
+        .executable(name: "farm-serve", targets: ["farm-serve"]),
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
     ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
@@ -245,11 +253,16 @@ let package = Package(
             "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
-        // summed; FarmServe's MetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
+        // summed; FarmMetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
         .target(name: "FarmMetrics", dependencies: [
             "FarmSpool", "FarmSystem", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The metrics in Prometheus' text format, as `GET /metrics` answers and `farm metrics` prints; swift-prometheus
+        // needs no NIO, so `farm` links it.
+        .target(name: "FarmMetricsPage", dependencies: [
+            "FarmSpool", "FarmMetrics", "FarmStatus", .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         // `farm top`: the app's first two screens in a terminal, live.
         .target(name: "FarmTop", dependencies: [
@@ -260,7 +273,7 @@ let package = Package(
         // `farm serve`: the app's three screens in a browser, live over server-sent events, same-origin only.
         .target(name: "FarmServe", dependencies: [
             "FarmDesired",
-            "FarmSpool", "FarmChangeFeed", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetrics", "FarmRPC",
+            "FarmSpool", "FarmChangeFeed", "FarmLists", "FarmStatus", "FarmControl", "FarmSystem", "FarmJSON", "FarmMetricsPage", "FarmRPC",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -270,7 +283,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], resources: [.embedInCode("Assets")]),
         // aria2's JSON-RPC 2.0 (SPEC §16): requests parsed, answered through Control's verbs, farm's resources shown
@@ -304,7 +316,13 @@ let package = Package(
             "CMinizip", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // What both executables parse: --spool and its default, --poll, and `farm serve`'s options (farm parses and
+        // checks them, for its help, man pages and completions; farm-serve parses the same arguments again).
+        .target(name: "FarmCommandLine", dependencies: [
+            "FarmSpool", "FarmSystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
+        // No HTTP server: `farm serve` and `farm demo`'s origin run farm-serve.
         .executableTarget(name: "farm", dependencies: [
             "FarmDesired", "FarmLists",
             "FarmHooks",
@@ -319,10 +337,10 @@ let package = Package(
             "FarmStatus",
             "FarmSupervisor",
             "FarmProcess",
-            "FarmDemo",
             "FarmTop",
             "FarmManifest",
-            "FarmServe",
+            "FarmCommandLine",
+            "FarmMetricsPage",
             "FarmFollower",
             "FarmWatcher",
             "FarmSync",
@@ -330,7 +348,12 @@ let package = Package(
             "FarmSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
-        ]),
+        ], linkerSettings: lean),
+        // `farm-serve`: `farm serve` (the web app and aria2's RPC) and `farm demo`'s sample origin, exec'd by farm.
+        .executableTarget(name: "farm-serve", dependencies: [
+            "FarmCommandLine", "FarmServe", "FarmDemo", "FarmSpool", "FarmSystem",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], linkerSettings: lean),
 
         // A real HTTP origin on 127.0.0.1 with faults on demand, for the tests, the chaos runner and the benchmark.
         .target(name: "FarmOrigin", dependencies: [

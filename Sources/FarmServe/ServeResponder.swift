@@ -1,6 +1,6 @@
 import FarmJSON
 import FarmLists
-import FarmMetrics
+import FarmMetricsPage
 import FarmSpool
 import FarmStatus
 import FoundationEssentials

@@ -81,11 +81,12 @@ public enum Processes {
     /// every other descriptor closed, stop signals at their defaults and none blocked; with `newSession`
     /// a session of its own, so it outlives this process and any terminal; with `ownGroup` a process group of
     /// its own (whose id is its pid), so that `sendToGroup` reaches whatever it starts too. `environment`
-    /// (`NAME=value` strings): the child's whole environment; nil: this process's.
+    /// (`NAME=value` strings): the child's whole environment; nil: this process's. With `keepingErrors`
+    /// standard error is this process's, and only standard output goes to `output`.
     public static func spawn(_ executable: String, _ arguments: [String], output: String, newSession: Bool = false,
                              handingDown: FileDescriptor? = nil, at handedDownAt: Int32 = 3,
                              searchingPath: Bool = false, ownGroup: Bool = false,
-                             environment: [String]? = nil) throws(Errno) -> Int32 {
+                             environment: [String]? = nil, keepingErrors: Bool = false) throws(Errno) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -95,7 +96,7 @@ public enum Processes {
 
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if !keepingErrors { posix_spawn_file_actions_adddup2(&actions, 1, 2) }
         if let handingDown {
             posix_spawn_file_actions_adddup2(&actions, handingDown.rawValue, handedDownAt)
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
-import FarmDemo
 import FarmDesired
 import FarmSpool
 import FarmStatus
@@ -52,13 +52,8 @@ struct Demo: ParsableCommand {
         let spool = try options.open()
         let control = Control(spool: spool, roles: .farm)
         StopSignal.install()
-        let samples = try SampleSet.make()
-        let origin = SampleOrigin(port: port)
-        do { try origin.start() } catch {
-            throw FarmError("cannot serve the samples on 127.0.0.1:\(port) (\(error)); pick another with --port")
-        }
+        let origin = try DemoOriginChild.start(port: port)
         defer { origin.stop() }
-        try samples.serve(on: origin)
 
         let added = try control.add(origin.url(for: "/manifest.zip"))
         // A second demo on the same spool downloads the same lists again rather than showing old results.
@@ -66,8 +61,7 @@ struct Demo: ParsableCommand {
             _ = try control.reload(.typed(name))
         }
         let lists = added.lists.count + added.alreadyThere.count
-        print("demo: serving \(samples.lists.reduce(0) { $0 + $1.resources.count }) resources in \(lists) lists "
-            + "from \(origin.url(for: "/"))")
+        print("demo: serving \(origin.resources) resources in \(lists) lists from \(origin.url)")
 
         let startedHere = try control.start(DesiredChange(workers: workers)).started
         if !startedHere { _ = try control.scale(to: workers) }

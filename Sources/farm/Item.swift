@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm item add|rm|move`: edits of one list (SPEC §8). A refused edit changes nothing and exits 2.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FarmServe
+import FarmCommandLine
+import FarmMetricsPage
 
 /// `farm metrics`: what `GET /metrics` of `farm serve` answers, printed once (Prometheus' text format).
 struct Metrics: ParsableCommand {

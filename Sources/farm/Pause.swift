@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm pause`: every transfer stops where it is, keeping its bytes and lease; nothing new is claimed.

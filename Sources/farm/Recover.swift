@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm recover`: finishes what dead processes left half-done in the spool. Every command that

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm reload LIST`: a fresh download of every resource of one list; other lists are untouched.

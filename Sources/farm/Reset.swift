@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm reset`: stop everything and delete every list, job and file: the spool as on first launch.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm resume`: transfers continue from the byte they reached.

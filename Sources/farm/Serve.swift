@@ -1,10 +1,8 @@
 import ArgumentParser
-import FarmServe
-import FarmSpool
-import FarmSystem
-import FoundationEssentials
+import FarmCommandLine
 
-/// `farm serve`: the app's three screens in a browser, live. Prints the address it listens on (one
+/// `farm serve`: the app's three screens in a browser, live. Its options are checked here, then farm-serve
+/// runs the server with the same arguments (`ServerExecutable`): it prints the address it listens on (one
 /// line), then serves until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -100,94 +98,9 @@ struct Serve: ParsableCommand {
               64  The command line does not parse (--tls-cert without --tls-key).
             """)
 
-    @OptionGroup var options: SpoolOptions
-
-    @Option(help: "The address to listen on (0.0.0.0 for every interface; any but a loopback one needs --password-file).")
-    var host = "127.0.0.1"
-
-    @Option(help: ArgumentHelp("A file whose first line is the password of user farm (HTTP Basic).", valueName: "file"))
-    var passwordFile: String?
-
-    @Option(help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM, the server's first).", valueName: "pem"))
-    var tlsCert: String?
-
-    @Option(help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "pem"))
-    var tlsKey: String?
-
-    @Option(help: "The port to listen on (0: any free port; the line printed says which).")
-    var port = WebServer.defaultPort
-
-    @Option(help: ArgumentHelp("aria2's --rpc-secret: calls to /jsonrpc need token:SECRET first.", valueName: "secret"))
-    var rpcSecret: String?
-
-    @Option(help: ArgumentHelp("A file whose first line is the RPC secret (kept off the command line).",
-                               valueName: "file"))
-    var rpcSecretFile: String?
-
-    @Option(help: ArgumentHelp("aria2's dir: where an addUri without its own dir delivers (default: the current folder).",
-                               valueName: "dir"))
-    var rpcDir: String?
-
-    @OptionGroup var polling: PollOption
-
-    func validate() throws {
-        guard (tlsCert == nil) == (tlsKey == nil) else {
-            throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
-        }
-        guard rpcSecret == nil || rpcSecretFile == nil else {
-            throw ValidationError("give --rpc-secret or --rpc-secret-file, not both")
-        }
-    }
+    @OptionGroup var serve: ServeOptions
 
     func run() throws {
-        let spool = try options.open()
-        StopSignal.install()
-        let tls = tlsCert.flatMap { cert in tlsKey.map { (certificate: cert, key: $0) } }
-        let password = try firstLine(of: passwordFile, "password")
-        let secret = try rpcSecret ?? firstLine(of: rpcSecretFile, "RPC secret")
-        guard secret?.isEmpty != true else {
-            Standard.error("Error: --rpc-secret may not be empty\n")
-            throw ExitCode(2)
-        }
-        let server = try Self.server(spool: spool, host: host, port: port, poll: polling.poll, password: password, tls: tls,
-                                     rpcSecret: secret, rpcDir: rpcDir)
-        try server.start()
-        // Written at once (print would buffer it in a pipe): whoever started us waits for this line.
-        Standard.output("farm serve: \(server.url) (spool \(spool.root); ^C stops)\n")
-        // The server runs on its own threads; this one only waits for ^C or SIGTERM.
-        Clock.poll(every: 0.1, for: .infinity) { StopSignal.received }
-        server.stop()
-    }
-
-    /// The server as asked for; what it refuses (a public address without a password, a certificate that
-    /// does not read) is the user's to fix: one line, exit 2 (SPEC §12).
-    private static func server(spool: Spool, host: String, port: Int, poll: Bool, password: String?,
-                               tls: (certificate: String, key: String)?, rpcSecret: String?,
-                               rpcDir: String?) throws -> WebServer {
-        do {
-            let folder = rpcDir.map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            return try WebServer(spool: spool, host: host, port: port, poll: poll, password: password, tls: tls,
-                                 rpcSecret: rpcSecret, rpcFolder: folder)
-        } catch {
-            guard error.code == .badRequest else { throw error }
-            Standard.error("Error: \(error)\n")
-            throw ExitCode(2)
-        }
-    }
-
-    /// The first line of --password-file or --rpc-secret-file; refused when it cannot be read or is empty.
-    private func firstLine(of file: String?, _ what: String) throws -> String? {
-        guard let file else { return nil }
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-            Standard.error("Error: cannot read the \(what) file \(file)\n")
-            throw ExitCode(2)
-        }
-        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first
-            .map { String($0.hasSuffix("\r") ? $0.dropLast() : $0) } ?? ""
-        guard !line.isEmpty else {
-            Standard.error("Error: the \(what) file \(file) has nothing on its first line\n")
-            throw ExitCode(2)
-        }
-        return line
+        try ServerExecutable.exec(["serve"] + ServerExecutable.argumentsAfter("serve"))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmStatus
 
 /// `farm show LIST INDEX`: the viewer. Prints the absolute path of the resource's display image, or

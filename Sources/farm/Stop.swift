@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 
 /// `farm stop`: every process ends; active jobs go back to the queue with their bytes kept.

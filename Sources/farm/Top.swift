@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmTop
 
 /// `farm top`: the farm live in the terminal (the app's first two screens), with keys to scale,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmChangeFeed
+import FarmCommandLine
 import FarmHooks
 import FarmLists
 import FarmSpool

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmCommandLine
 import FarmControl
 import FarmDesired
 import FarmSpool

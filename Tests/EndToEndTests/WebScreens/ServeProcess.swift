@@ -12,8 +12,9 @@ final class ServeProcess {
     /// `127.0.0.1:PORT`, what a browser sends as Host.
     var authority: String { String(base.split(separator: "/").last ?? "") }
 
-    init(spool: String, arguments: [String] = []) throws {
-        child = try ChildProcess("farm", ["serve", "--port", "0", "--spool", spool] + arguments)
+    /// `farm`: the built farm, or the path of another (the Debian package's).
+    init(spool: String, arguments: [String] = [], farm: String = "farm") throws {
+        child = try ChildProcess(farm, ["serve", "--port", "0", "--spool", spool] + arguments)
         guard let line = child.waitForLine(startingWith: "farm serve: ", timeout: 60),
               let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") || $0.hasPrefix("https://") })
         else {

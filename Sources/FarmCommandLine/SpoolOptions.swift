@@ -7,26 +7,28 @@ import Glibc
 /// `--spool DIR`, shared by every subcommand, with one default for all of them (SPEC §3): `$FARM_SPOOL`,
 /// else `./spool` when it exists, else the user's own spool. One rule, so that `farm get` and the
 /// commands that look at what it did (`status`, `fsck`, `top`) find the same spool from the same folder.
-struct SpoolOptions: ParsableArguments {
+public struct SpoolOptions: ParsableArguments {
+    public init() {}
+
     @Option(name: .long, help: """
         The spool directory (default: $FARM_SPOOL, else ./spool when it exists, else $XDG_STATE_HOME/farm, \
         else ~/.local/state/farm).
         """)
-    var spool: String?
+    public var spool: String?
 
-    var path: String {
+    public var path: String {
         if let spool { return spool }
         if let env = ProcessInfo.processInfo.environment["FARM_SPOOL"], !env.isEmpty { return env }
         return FileManager.default.fileExists(atPath: Self.local) ? Self.local : Self.userSpool
     }
 
     /// The spool of the current folder, taken when it exists.
-    static let local = "spool"
+    public static let local = "spool"
 
     /// The user's own spool, where `farm get` works unless told otherwise (SPEC §15): `$XDG_STATE_HOME/farm`,
     /// else `~/.local/state/farm` (the XDG base directories: an XDG_STATE_HOME that is not absolute is
     /// ignored).
-    static var userSpool: String {
+    public static var userSpool: String {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/farm" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -36,7 +38,7 @@ struct SpoolOptions: ParsableArguments {
 
     /// Opens (or creates) the spool. A refusal is a `SpoolError`, which ArgumentParser prints as one
     /// line (a `ValidationError` would add the usage text).
-    func open(create: Bool = true) throws -> Spool {
+    public func open(create: Bool = true) throws -> Spool {
         let root = path
         if create && spool == nil && root == Self.userSpool {
             // The user's state folder may not exist yet: the spool itself is made (mode 0700) by its opening.
