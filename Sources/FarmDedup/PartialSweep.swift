@@ -46,6 +46,31 @@ extension Dedup {
         return keys
     }
 
+    /// Deletes the stored blobs whose bytes the disk did not keep though it kept their names, and the URL
+    /// records that name them: what a power cut leaves when it kept a download's link into blobs/ and its
+    /// URL's record but not all its bytes, nor the store after them (bin/crashstates found it, fsck's "a URL
+    /// record whose blob is gone" after the recovery). Such a blob's other name is still the URL's partial,
+    /// which no one may write while it names stored bytes: once the blob and its record are gone, the
+    /// partial is a file of its own again, cut back to what the disk kept and resumed. Only the recovery
+    /// after a reboot calls it, before any worker runs: until then a partial that is a blob's name has the
+    /// bytes its record says. Returns how many it deleted.
+    @discardableResult
+    public func collectBlobsOfLostDownloads() -> Int {
+        var collected = 0
+        for name in FileSystem.names(spool.partial) where name.hasPrefix(Self.urlPartialPrefix) {
+            let key = String(name.dropFirst(Self.urlPartialPrefix.count))
+            let path = spool.path(\.partial, name)
+            guard Self.isDigest(key), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount > 1,
+                  let record = urlRecord(key: key),
+                  let blob = try? FileSystem.lstat(blobPath(record.blob)), blob.inode == st.inode,
+                  blob.deviceID == st.deviceID,
+                  Int(st.size) != record.size || (try? FileSystem.dataEnd(path)) != record.size else { continue }
+            collectBlob(record.blob, url: record.url)
+            collected += 1
+        }
+        return collected
+    }
+
     /// Deletes the stored blobs no output uses (their only name is in blobs/), and the URL records that name
     /// them: what a power cut leaves when it kept a download's link into blobs/ (and maybe its URL's record)
     /// but not its bytes, whose empty partial `sweepURLPartials` then removed (bin/crashstates found it,

@@ -101,6 +101,9 @@ extension Lists {
             inPieces.insert(partial)
             cut += board.cutBackToTheDisk(partial: partial)
         }
+        // A download linked into blobs/ whose bytes the disk kept only in part: its blob and record go, and
+        // its partial is cut back below with the others.
+        Dedup(spool).collectBlobsOfLostDownloads()
         // A removal's partial whose holder the cut took before it saw the removal: nobody else deletes it.
         Dedup(spool).sweepURLPartials()
         // A download linked into blobs/ whose bytes the disk did not keep: its empty partial went just now.

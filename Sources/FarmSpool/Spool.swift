@@ -242,11 +242,13 @@ public struct Spool: Sendable {
     /// The marker first, then the folders: a crash (or a power cut) half-way leaves a marked spool, which
     /// the next open completes (`makeSubdirectories`), never folders without a marker, which every command
     /// would refuse as someone else's directory. A file system that journals its metadata in order (ext4)
-    /// keeps no folder made after the marker without the marker.
+    /// keeps no folder made after the marker without the marker. The marker is not synced: only its name
+    /// is ever looked at, never its bytes, and a sync of its bytes orders no name (bin/crashstates found
+    /// nothing without it, under ext4's model or POSIX's); every command that acknowledges syncs after it.
     private func initialize() throws(SpoolError) {
         try? FileSystem.chmod(root, 0o700)
         do {
-            try FileSystem.createFile(marker, Array("farm spool v1\n".utf8), sync: true)
+            try FileSystem.createFile(marker, Array("farm spool v1\n".utf8))
         } catch where error == .fileExists {
         } catch { throw SpoolError(.io, "cannot write \(marker)", cause: error) }
         Failpoint.hit("spool.marked")

@@ -88,4 +88,28 @@ import Testing
         let findings = try SpoolCheck(spool).run().findings
         #expect(findings.isEmpty, "\(findings)")
     }
+
+    /// A power cut that kept a download's link into blobs/ and its URL's record, but only the first 3,000 of
+    /// its 5,000 bytes and not the store after them: the partial, still the blob's other name, is shorter than
+    /// the record says. The blob and its record go (else fsck's "a URL record whose blob is gone" after the
+    /// recovery: bin/crashstates found it), and the partial stays with its bytes, to be resumed.
+    @Test func theRecoveryAfterARebootCollectsTheBlobOfADownloadKeptInPart() throws {
+        let spool = try Spool(root: dir.appending("spool"))
+        let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
+        let records = try #require(spool.resources(ofList: list))
+        let partial = Dedup(spool).partialPath(url: records[0].url)
+        #expect(FileManager.default.createFile(atPath: partial, contents: Data(repeating: 0x42, count: 3000)))
+        let name = String(repeating: "cd", count: 32)
+        let blob = Dedup(spool).blobPath(name)
+        try FileManager.default.linkItem(atPath: partial, toPath: blob)
+        try Dedup(spool).writeURLRecord(URLRecord(url: records[0].url, blob: name, size: 5000, kind: "jpg"))
+        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try Lists(spool).recover()
+        #expect(!FileManager.default.fileExists(atPath: blob), "a blob the disk kept only in part is collected")
+        #expect(Dedup(spool).urlRecord(key: Dedup.urlKey(records[0].url)) == nil, "with the URL's record naming it")
+        #expect((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) == 3000,
+                "the partial keeps its bytes for its resume")
+        let findings = try SpoolCheck(spool).run().findings
+        #expect(findings.isEmpty, "\(findings)")
+    }
 }

@@ -18,6 +18,8 @@ What it does
        - each job is in exactly one state, none lost or doubled: the jobs are those before the step or those
          after it (an edit in flight: between the two), and after an acknowledged one, those after it;
        - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
+       - the work redone is bounded (§17: a few seconds' worth): a job in done/ when the watcher's syncfs
+         began, before the crash, is still done (a power cut costs at most the downloads since that sync);
        - farm fsck finds nothing, and recovery itself did not fail.
 
 The crash model: ext4 with data=ordered (its default: delayed allocation, auto_da_alloc), after ALICE's
@@ -111,6 +113,7 @@ class Recording:
         self.bases = []  # the tree before each step
         self.calls = []  # each step's calls
         self.after = []  # (jobs, signature) after each step
+        self.done_after = []  # the jobs in done/ after each step
         self.ids = {}
 
     def f(self, *args, check=True):
@@ -162,7 +165,9 @@ class Recording:
             log = f"{WORK}/trace-{number}.log"
             self.record(step, log)
             self.calls.append(trace.read_log(log))
-            self.after.append((set(jobs_of(self.spool)), self.signature()))
+            places = jobs_of(self.spool)
+            self.after.append((set(places), self.signature()))
+            self.done_after.append({job for job, where in places.items() if "done" in where})
             if self.verbose:
                 say(f"recorded step {number} ({step[0]}): {len(self.calls[-1])} calls")
 
@@ -232,6 +237,11 @@ class Recording:
         raise RuntimeError("no farm process under strace to signal")
 
 
+def replay_job(name):
+    import replay
+    return replay.JOB.match(name) is not None
+
+
 def uptime():
     with open("/proc/uptime") as f:
         return float(f.read().split()[0])
@@ -266,9 +276,10 @@ class Explorer:
         self.free = list(self.slots)
         self.sync_hits = 0
 
-    def expectations(self, i, k_done, first):
+    def expectations(self, i, k_done, first, synced_done=()):
         """What a state must show after recovery, for a crash in step i (k_done: step i made all its calls,
-        so it exited; acknowledged when it is a command)."""
+        so it exited; acknowledged when it is a command). `synced_done`: the jobs in done/ when the last
+        syncfs before the crash was made, still done after step i (the watcher's promise: not redone)."""
         before = set(self.r.after[i - 1][0]) if i > 0 else set()
         after = set(self.r.after[i][0])
         ack_i = self.r.steps[i][2] and k_done
@@ -286,7 +297,15 @@ class Explorer:
                 sigs = None  # an edit in flight may be anywhere between (each of its edits is atomic)
         jobs = {"exact": sorted(after)} if (ack_i or before == after) else \
             {"within": [sorted(before & after), sorted(before | after)]}
-        return {"jobs": jobs, "sigs": sigs}
+        return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i])}
+
+    @staticmethod
+    def done_at(win, s):
+        """The jobs in done/ once the first s operations of `win` are all on disk."""
+        root, entries, _ = win.materialize_plan(set(range(s)), {})
+        done = entries.get((root, "done"))
+        lists = [ino for (d, _), ino in entries.items() if d == done] if done else []
+        return {name for (d, name), _ in entries.items() if d in lists and replay_job(name)}
 
     def run(self, pool):
         steps = self.r.steps
@@ -314,8 +333,16 @@ class Explorer:
             if absent:
                 lowest = max(lowest, min(absent) + 1)  # before the absent sync, the states are the full run's
             whole = crashmodel.Window(self.r.bases[first], ops, rec.inodes, frozenset(), self.model) if absent else None
+            syncfs = [n for n, o in enumerate(ops) if o["op"][0] == "syncfs"]
+            synced = {}
             for k in range(lowest, end + 1):
-                exp = self.expectations(i, k == end, first)
+                # The watcher's syncfs promises that every job in done/ when it began is on disk (SPEC §17:
+                # the work redone after a cut is at most the second since): checked from the recording,
+                # whatever the model keeps, so that a state without it shows the redo.
+                last = max((n for n in syncfs if n < k), default=None)
+                if last is not None and last not in synced:
+                    synced[last] = self.done_at(win, last)
+                exp = self.expectations(i, k == end, first, synced.get(last, ()))
                 # Without a sync, only the states the sync would have ruled out: a finding in a state the
                 # whole model has too is not that sync's.
                 possible = {whole.fingerprint(whole.materialize_plan(kept, data))
@@ -399,6 +426,10 @@ class Explorer:
             if d["sha"] != want:
                 problems.append(f"done but wrong: {job} ({d['url']}): its file {d['file']} "
                                 f"{'has ' + str(d['size']) + ' bytes, not the origin' if d['size'] is not None else d['sha']}")
+        for job in exp["synced_done"]:
+            if "done" not in places.get(job, []):
+                problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
+                                f"and is {'/'.join(places.get(job, [])) or 'nowhere'} after the recovery")
         if exp["sigs"]:
             wants = [self.r.after[j][1] for j in exp["sigs"]]
             if result["signature"] not in wants:

@@ -11,15 +11,13 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 
 # name, (source file, text at the call), matcher(call, path relative to the spool, step kind)
 SITES = [
-    ("spool-marker", ("Sources/FarmSpool/Spool.swift", "try FileSystem.createFile(marker"),
-     lambda c, p, k: c == "fdatasync" and p == ".farm-spool"),
     ("add-stage", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncFileSystem(stage)"),
      lambda c, p, k: c == "syncfs" and k == "add"),
     ("add-queue", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(queue)"),
      lambda c, p, k: c == "fsync" and p == "queue" and k == "add"),
     ("add-lists", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(lists)"),
      lambda c, p, k: c == "fsync" and p == "lists" and k == "add"),
-    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()"),  # Lists.journal
+    ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()", "func journal(_ numbers: String"),
      lambda c, p, k: c == "fsync" and re.fullmatch(r"lists/[0-9a-f]{16}\.edit(\.new)?", p or "") is not None),
     ("edit-table", ("Sources/FarmLists/PageLog.swift", "try fd.sync()"),  # Lists.appendDurably
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.resources", p or "") is not None),
@@ -51,10 +49,16 @@ SITES = [
 
 
 def where(spec):
-    path, text = spec
+    """`spec`: (file, text at the call) or (file, text at the call, a text before it: the call is the first
+    after that one, where the file has the same call elsewhere too)."""
+    path, text, after = (*spec, None) if len(spec) == 2 else spec
     try:
         with open(os.path.join(ROOT, path)) as f:
             for number, line in enumerate(f, 1):
+                if after is not None:
+                    if after in line:
+                        after = None
+                    continue
                 if text in line:
                     return f"{path}:{number}"
     except OSError:
