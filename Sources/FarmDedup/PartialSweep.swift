@@ -59,7 +59,7 @@ extension Dedup {
         var collected = 0
         for name in FileSystem.names(spool.partial) where name.hasPrefix(Self.urlPartialPrefix) {
             let key = String(name.dropFirst(Self.urlPartialPrefix.count))
-            let path = spool.path(\.partial, name)
+            let path = spool.path(.partial, name)
             guard Self.isDigest(key), let st = try? FileSystem.lstat(path), st.isRegularFile, st.linkCount > 1,
                   let record = urlRecord(key: key),
                   let blob = try? FileSystem.lstat(blobPath(record.blob)), blob.inode == st.inode,
