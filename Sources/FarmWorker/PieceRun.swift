@@ -158,7 +158,7 @@ extension TransferSlot {
             request.piece = PieceRange(start: 0, end: minPiece, validator: nil)
             let result: DownloadResult
             do {
-                result = try handle.download(request, into: partial.fd, size: 0) { [job] _ in
+                result = try transferHandle().download(request, into: partial.fd, size: 0) { [job] _ in
                     !self.mustStop && !job.kept.lost
                 }
             } catch {
@@ -311,7 +311,7 @@ extension TransferSlot {
         var left = false
         let start = held.piece.start
         do {
-            let result = try handle.download(request, into: fd, size: from) { progress in
+            let result = try transferHandle().download(request, into: fd, size: from) { progress in
                 let now = Clock.monotonic()
                 guard now - lastLook >= Self.pieceLook else { return !self.mustStop }
                 lastLook = now
@@ -350,7 +350,7 @@ extension TransferSlot {
             if mirrored, let pace { board.record(pace: pace, ofMirror: mirror) }
             return board.complete(held) ? .done(FinishedPiece(pace: pace, mirror: mirror)) : .lost
         } catch {
-            board.record(held, written: from - start + handle.lastWritten, in: fd)
+            board.record(held, written: from - start + (madeHandle?.lastWritten ?? 0), in: fd)
             if covered || left { return board.complete(held) ? .done(FinishedPiece(pace: nil, mirror: mirror)) : .lost }
             if lost || error.kind == .aborted && board.end(of: held) == nil { return .lost }
             board.handBack(held)

@@ -21,7 +21,8 @@ final class TransferSlot: @unchecked Sendable {
     /// Takes jobs parked for hosts that refused them, once a host lets this slot in.
     private let parkedClaimer: Claimer
     let gate: HostGate
-    let handle: EasyHandle
+    /// Its curl handle, made at its first transfer (`Worker.transferPool` says why not sooner).
+    private(set) var madeHandle: EasyHandle?
     private let metrics: WorkerMetrics
     /// Each list's request options (SPEC §12) as last read, and when: read again after `requestLook`, so
     /// that a list of the same name added again after a reset is fetched with its own.
@@ -47,12 +48,11 @@ final class TransferSlot: @unchecked Sendable {
     /// The worker ends, or this slot is one more than the farm wants: its job goes back to the queue.
     var mustStop: Bool { worker.mustStop(index) }
 
-    init(_ worker: Worker, index: Int, metrics: SpoolMetricsFactory) throws {
+    init(_ worker: Worker, index: Int, metrics: SpoolMetricsFactory) {
         self.worker = worker
         self.index = index
         parkedClaimer = Claimer(spool: worker.spool)
         gate = HostGate(spool: worker.spool, limits: worker.options.hostLimits)
-        handle = try EasyHandle(pool: worker.pool)
         self.metrics = WorkerMetrics(metrics)
     }
 
@@ -145,7 +145,24 @@ final class TransferSlot: @unchecked Sendable {
         return nil
     }
 
+    /// Its curl handle on the worker's pool, made at the first call.
+    func transferHandle() throws(TransferError) -> EasyHandle {
+        if let madeHandle { return madeHandle }
+        let made = try EasyHandle(pool: worker.transferPool())
+        madeHandle = made
+        return made
+    }
+
     func process(_ claim: Claim, _ pass: HostPass) {
+        // No libcurl (not installed, say): nothing can be transferred here. The job goes back to the queue
+        // and the worker ends with the reason, as it did when it made its handle at start.
+        let handle: EasyHandle
+        do { handle = try transferHandle() } catch {
+            _ = handBack(claim)
+            pass.release()
+            worker.fail(error)
+            return
+        }
         let kept = keeper.hold(claim)
         var handedOver = false
         defer { if !handedOver { keeper.release(kept) } }
@@ -179,11 +196,11 @@ final class TransferSlot: @unchecked Sendable {
         // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
         // of the URL that takes it.
         defer { partial.close() }
-        var result = download(&job, partial, pass)
+        var result = download(&job, partial, pass, by: handle)
         // A download whose SHA-256 is not the list's is fetched once more from its first byte (SPEC §12).
         if result.flatMap({ unexpectedDigest($0, claim, partial) }) != nil {
             partial.discardBytes()
-            result = download(&job, partial, pass)
+            result = download(&job, partial, pass, by: handle)
             if let expected = claim.record.sha256, let got = result.flatMap({ unexpectedDigest($0, claim, partial) }) {
                 pass.release()
                 job.fail("checksum mismatch: expected \(expected), got \(got)", partial: partial.path)
@@ -272,7 +289,8 @@ final class TransferSlot: @unchecked Sendable {
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours). Follows redirects
     /// itself, so that each request goes to its host under that host's leave (SPEC §10: a transfer
     /// redirected to another host counts there): `pass`, the job's, is moved from host to host with them.
-    private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass) -> DownloadResult? {
+    private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass, by handle: EasyHandle)
+        -> DownloadResult? {
         switch downloadInPieces(&job, partial) {
         case .single: break
         case .whole(let result): return result

@@ -60,7 +60,11 @@ public struct WorkerOptions: Sendable {
 public final class Worker: Sendable {
     let spool: Spool
     let options: WorkerOptions
-    let pool: TransferPool
+    /// The host's bandwidth cap (`farm limit`), shared with its other workers through the spool.
+    private let bandwidth: Bandwidth
+    /// The transfer pool, made at the first transfer (`transferPool`): an idle worker never starts libcurl
+    /// and OpenSSL, whose start-up touches about 3 MB of their code and data (issue 66).
+    private let pool = Locked<TransferPool?>(nil)
     let keeper: LeaseKeeper
     let disk: DiskGate
     let converter: Converter
@@ -78,6 +82,8 @@ public final class Worker: Sendable {
     private let allowed: Atomic<Int>
     /// Set when a slot failed in a way that ends the worker (the spool removed, say): the others end too.
     private let ending = Atomic(false)
+    /// The first such failure, which `run` throws once every slot has ended.
+    private let failure = Locked<(any Error)?>(nil)
 
     /// `metrics`: where its counters go (its process's `MetricsRecorder.factory`; by default, nowhere).
     public init(spool: Spool, options: WorkerOptions, metrics: SpoolMetricsFactory = SpoolMetricsFactory(),
@@ -85,10 +91,8 @@ public final class Worker: Sendable {
         self.spool = spool
         self.options = options
         self.registration = registration
-        // The host's bandwidth cap (`farm limit`), shared with its other workers through the spool.
         let bucket = BandwidthBucket(spool: spool)
-        let bandwidth = Bandwidth { wanted, rate in bucket.take(wanted, rate: rate) }
-        self.pool = try TransferPool(bandwidth: bandwidth)
+        self.bandwidth = Bandwidth { wanted, rate in bucket.take(wanted, rate: rate) }
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.deliveries = Deliveries(spool: spool)
         self.hooks = HookRunner(spool: spool, lease: options.lease)
@@ -99,6 +103,16 @@ public final class Worker: Sendable {
         let claimer = Claimer(spool: spool)
         self.records = claimer.records
         self.claimer = Locked(claimer)
+    }
+
+    /// The worker's one transfer pool, made by the first slot to ask for it.
+    func transferPool() throws(TransferError) -> TransferPool {
+        try pool.withLock { (pool: inout TransferPool?) throws(TransferError) -> TransferPool in
+            if let pool { return pool }
+            let made = try TransferPool(bandwidth: bandwidth)
+            pool = made
+            return made
+        }
     }
 
     /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none. Only
@@ -126,7 +140,7 @@ public final class Worker: Sendable {
     /// from its first byte. `said`: what it said last.
     private func followLimit(_ said: inout Int?) {
         let rate = spool.bandwidthLimit() ?? 0
-        pool.bandwidth?.rate.store(rate, ordering: .relaxed)
+        bandwidth.rate.store(rate, ordering: .relaxed)
         guard rate != said else { return }
         said = rate
         registration?.say(Spool.followingBandwidthLimit(rate))
@@ -149,26 +163,17 @@ public final class Worker: Sendable {
     public func run() throws {
         StopSignal.install()
         let slots = DispatchGroup()
-        let failure = Locked<(any Error)?>(nil)
         var started = 0
         func follow() {
             let wanted = max(1, options.transfers ?? spool.desired().transfers)
             allowed.store(wanted, ordering: .relaxed)
             while started < wanted {
-                let slot: TransferSlot
-                do { slot = try TransferSlot(self, index: started, metrics: metrics) } catch {
-                    failure.withLock { $0 = $0 ?? error }
-                    ending.store(true, ordering: .relaxed)
-                    return
-                }
+                let slot = TransferSlot(self, index: started, metrics: metrics)
                 started += 1
                 slots.enter()
                 Threads.detach { [self] in
                     defer { slots.leave() }
-                    do { try slot.run() } catch {
-                        failure.withLock { $0 = $0 ?? error }
-                        ending.store(true, ordering: .relaxed)
-                    }
+                    do { try slot.run() } catch { fail(error) }
                 }
             }
         }
@@ -201,6 +206,12 @@ public final class Worker: Sendable {
 
     /// Ends every slot: the spool is gone.
     func end() { ending.store(true, ordering: .relaxed) }
+
+    /// Ends every slot for `error`, which the worker then exits with.
+    func fail(_ error: any Error) {
+        failure.withLock { $0 = $0 ?? error }
+        ending.store(true, ordering: .relaxed)
+    }
 
     /// Brings back the jobs whose claims expired (one slot does it for the worker).
     func reclaimExpired() -> Int { spool.reclaimExpired(lease: options.lease).count }

@@ -32,6 +32,7 @@ struct RolesBenchmark: ParsableCommand {
                               extra: "location /r/ { rewrite ^ /one.png break; }")
         defer { nginx.stop() }
         let farm = Spawned.sibling("farm")
+        try printAtRest(farm, base: base)
         print("size       add s    add RSS   supervisor  worker (largest)  watcher   jobs done  fsck s  fsck RSS"
             + "   (\(workspace.dir))")
         for size in jobs.split(separator: ",").compactMap({ Int($0) }) {
@@ -62,4 +63,31 @@ struct RolesBenchmark: ParsableCommand {
     }
 
     static func mb(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1e6) }
+
+    /// Issue 66's figures: `farm` stripped, as the .deb ships it, and each role's memory at rest (`farm start
+    /// --workers 1` on an empty spool, after `restSeconds`), resident (VmRSS, every page it maps, shared ones
+    /// included) and proportional (Pss, shared pages divided among their sharers), in MiB as `ps` shows them.
+    private func printAtRest(_ farm: String, base: String) throws {
+        let stripped = base + "/farm-stripped"
+        _ = try Spawned.run("/usr/bin/strip", ["-o", stripped, farm], log: base + "/strip.log")
+        let size = (try? FileManager.default.attributesOfItem(atPath: stripped)[.size] as? Int) ?? 0
+        unlink(stripped)
+        let spool = base + "/spool-rest"
+        let log = base + "/farm.log"
+        try Spawned.run(farm, ["start", "--workers", "1", "--spool", spool], log: log)
+        defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
+        Thread.sleep(forTimeInterval: Self.restSeconds)
+        let running = try Spool(root: spool, create: false).processes()
+        func mib(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1048576) }
+        print(String(format: "farm stripped: %.2f MB", Double(size) / 1e6))
+        print("at rest (MiB)  VmRSS   Pss")
+        for role in [Role.supervisor, .worker, .watcher] {
+            guard let process = running.first(where: { $0.role == role }) else { continue }
+            let memory = Spawned.memory(of: process.pid)
+            print("\(role)".padded(15) + mib(memory.rss).padded(8) + mib(memory.pss))
+        }
+    }
+
+    /// How long a farm with nothing to do runs before its memory is read: its start-up is long over.
+    static let restSeconds = 3.0
 }
