@@ -57,8 +57,7 @@ struct DemoOriginChild {
     private static func firstLine(_ descriptor: FileDescriptor) -> String {
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while (try? descriptor.read(into: UnsafeMutableRawBufferPointer(start: &byte, count: 1))) == 1,
-              byte != UInt8(ascii: "\n") {
+        while withUnsafeMutableBytes(of: &byte, { try? descriptor.read(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)
