@@ -71,17 +71,15 @@ extension Coordinator {
         }
         var options = request
         options.crawl = nil
-        do {
+        do throws(TransferError) {
             let handle = try EasyHandle()
             let result = try handle.download(DownloadRequest(url: url, maxSize: Robots.parseLimit * 4, connectTimeout: 10,
                                                              stallTimeout: 30, options: options),
                                              into: fd) { _ in true }
             let body = (try? FileSystem.readFile(path, limit: Robots.parseLimit)) ?? []
             return (result.httpStatus, String(decoding: body.prefix(Robots.parseLimit), as: UTF8.self))
-        } catch let error as TransferError {
-            return (error.httpStatus, nil)
         } catch {
-            return (nil, nil)
+            return (error.httpStatus, nil)
         }
     }
 }
