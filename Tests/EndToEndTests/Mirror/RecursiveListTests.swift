@@ -13,7 +13,7 @@ import Testing
 /// origin, request for request in the origin's log; pages that link each other are fetched once; a broken
 /// link fails its resource and the mirror goes on; robots.txt is fetched first and obeyed; and a worker
 /// killed with SIGKILL midway leaves the same set, each URL in the list once.
-@Suite(.serialized) struct MirrorTests {
+@Suite(.serialized) struct RecursiveListTests {
     static let wget = "/usr/bin/wget"
 
     /// A tree of 3 sections, each an index, 3 pages that link each other in a ring, and below each page a
