@@ -119,6 +119,8 @@ import Testing
         try farm.start(workers: 2, transfers: 2)
         let list = try #require(try Self.waitFinished(farm, "site"))
         let (byFarm, counts) = Self.asked(farm.origin)
+        let fsck = try farm.farm(["fsck"])
+        #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
         #expect(byFarm == byWget, "only wget: \(byWget.subtracting(byFarm).sorted()); only farm: \(byFarm.subtracting(byWget).sorted())")
         // Pages that link each other (a ring, and every page back home): each fetched once.
         #expect(counts.filter { $0.value != 1 }.isEmpty, "fetched more than once: \(counts.filter { $0.value != 1 })")
@@ -154,14 +156,24 @@ import Testing
         try farm.must(["add", farm.origin.url(for: "/index.html"), "--recursive", "--level", "inf", "--name", "site"])
         try farm.start(workers: 2, transfers: 2, lease: 2)
         var killed = 0
+        // The totals `farm status` showed on the way: the list grows in it as links are added.
+        var totals = Set<Int>()
         for _ in 0..<3 {
             let before = (try? Self.status(farm, "site"))?.done ?? 0
-            #expect(poll(timeout: 120, every: 0.05) { ((try? Self.status(farm, "site"))?.done ?? 0) >= before + 4 })
-            guard let pid = farm.pids(.worker).first else { break }
+            #expect(poll(timeout: 120, every: 0.05) {
+                let list = try? Self.status(farm, "site")
+                if let total = list?.total { totals.insert(total) }
+                return (list?.done ?? 0) >= before + 4
+            })
+            // A worker that holds jobs: killed with its transfers, or between a page's links and its completion.
+            guard let pid = farm.pids(.worker).first(where: { pid in
+                farm.spool.activeJobs().contains { $0.owner.pid == pid }
+            }) ?? farm.pids(.worker).first else { break }
             kill(pid, SIGKILL)
             killed += 1
         }
         #expect(killed == 3)
+        #expect(totals.count >= 3, "totals seen: \(totals.sorted())")
         let list = try #require(try Self.waitFinished(farm, "site", timeout: 600))
         let byFarm = Self.asked(farm.origin).paths
         #expect(byFarm == byWget, "only wget: \(byWget.subtracting(byFarm).sorted()); only farm: \(byFarm.subtracting(byWget).sorted())")
@@ -169,5 +181,7 @@ import Testing
         #expect(urls.count == Set(urls).count, "added twice: \(Dictionary(grouping: urls) { $0 }.filter { $0.value.count > 1 }.keys)")
         #expect(list.total == byWget.count - 1)
         #expect(list.failed == 1 && list.done == list.total - 1)
+        let fsck = try farm.farm(["fsck"])
+        #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
     }
 }
