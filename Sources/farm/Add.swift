@@ -127,6 +127,20 @@ struct Add: ParsableCommand {
             exit 0 and farm retry --hooks runs them again. Hooks run beside the downloads, never in their \
             place.
 
+            MIRROR A SITE:
+            With --recursive, URL starts a list that grows while the farm downloads it, as wget -r -p \
+            crawls: each HTML page and stylesheet fetched adds its links (a and area href, img src and srcset, \
+            link href, script, frame and iframe src, source, video and audio, meta refresh, under <base>; \
+            CSS url() and @import), each normalized URL once, in the same step as the page's completion, so \
+            a kill of any process loses no link and adds none twice. Pages are followed --level links deep \
+            (default 5, inf for no limit); the images, stylesheets and scripts of every page fetched are \
+            fetched at any level. Only the start URL's host unless --span-hosts (with --domains); \
+            --no-parent keeps below its directory; --accept and --reject take wget's lists (suffixes or \
+            globs) and --exclude-dirs its directories. robots.txt of the start host is fetched by add, before \
+            any other request, and obeyed for the user agent farm (else *), with meta robots nofollow; \
+            --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
+            any kind are kept (pages are of kind "other").
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -138,6 +152,8 @@ struct Add: ParsableCommand {
                   Send the headers in headers.txt and the cookies of c.txt.
               farm add https://example.org/photos --items /items --url /src --next /next
                   A paged API: each page's items, their URLs, and the next page.
+              farm add https://example.org/docs/ --recursive --level 3 --no-parent
+                  Mirror the docs three links deep, with what each page needs to show.
               farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
                   Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
                   environment.
