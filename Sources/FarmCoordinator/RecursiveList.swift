@@ -43,9 +43,14 @@ extension Coordinator {
             crawl.robotsFetched = true
         }
         request.crawl = crawl
+        var shown = summary(request)
+        shown.recursive = RecursiveSummary(level: crawl.level.map(String.init) ?? "inf", robots: crawl.robots,
+                                           noParent: crawl.noParent, spanHosts: crawl.spanHosts, domains: crawl.domains,
+                                           accept: crawl.accept, reject: crawl.reject,
+                                           excludeDirs: crawl.excludeDirectories)
         let record = ListRecord(name: name, total: 1, digest: hash.hex, source: crawl.start,
-                                added: Timestamp.iso8601(Double(time(nil))), shape: "urls",
-                                request: request.isEmpty ? nil : summary(request), delivery: delivery)
+                                added: Timestamp.iso8601(Double(time(nil))), shape: "urls", request: shown,
+                                delivery: delivery)
         var first = JobRecord(url: crawl.start, id: JobName(list: id, index: 0).raw)
         first.depth = 0
         first.expects = "html"

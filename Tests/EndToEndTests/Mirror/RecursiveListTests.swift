@@ -139,7 +139,9 @@ import Testing
         try farm.must(["add", farm.origin.url(for: "/index.html"), "--recursive", "--level", "1", "--no-robots",
                        "--name", "site"])
         try farm.start(workers: 1, transfers: 2)
-        _ = try #require(try Self.waitFinished(farm, "site"))
+        let list = try #require(try Self.waitFinished(farm, "site"))
+        // The list says it does not obey robots.txt.
+        #expect(list.request?.recursive?.robots == false && list.request?.recursive?.level == "1")
         let byFarm = Self.asked(farm.origin).paths
         #expect(byFarm.contains("/private/secret.html"))
         #expect(!byFarm.contains("/robots.txt"))
