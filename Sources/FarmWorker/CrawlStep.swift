@@ -20,10 +20,17 @@ struct CrawlStep {
 
     /// The links of the page `record` stored at `file` that the list takes: one record each, in the order
     /// found, first link of a URL first, with its depth and what it is expected to be read as.
-    func links(of record: JobRecord, file: String) -> [JobRecord] {
-        guard let page = WebURL(record.url), let start = WebURL(crawl.start) else { return [] }
+    /// `finalURL`: where the request ended when it was redirected; the page is read there (its links resolved
+    /// against it) only if the scope admits it as wget's `descend_redirect` does.
+    func links(of record: JobRecord, file: String, finalURL: String? = nil) -> [JobRecord] {
+        guard let asked = WebURL(record.url), let start = WebURL(crawl.start) else { return [] }
         let scope = CrawlScope(start: start, options: options)
         let depth = record.depth ?? 0
+        var page = asked
+        if let finalURL, let target = WebURL(finalURL), target != asked {
+            guard scope.admitsRedirect(to: target, from: asked, depth: depth) == nil else { return [] }
+            page = target
+        }
         let expects = record.expects ?? ""
         let reading = scope.reading(depth: depth, contentType: contentType ?? sniffedType(file),
                                     expectsHTML: expects.contains("html"), expectsCSS: expects.contains("css"))
@@ -84,7 +91,8 @@ extension JobRun {
     /// when they could not be (the spool failed): the job went back to the queue, and its next run appends.
     func appendLinks(file: String) -> Bool {
         guard let crawl, let seen = crawlSeen else { return true }
-        let links = CrawlStep(crawl: crawl, contentType: contentType).links(of: claim.record, file: file)
+        let links = CrawlStep(crawl: crawl, contentType: contentType).links(of: claim.record, file: file,
+                                                                           finalURL: finalURL)
         guard !links.isEmpty else { return true }
         do {
             _ = try Lists(spool).appendLinks(links, toList: claim.job.list, seen: seen)

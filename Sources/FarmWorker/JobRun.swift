@@ -35,6 +35,8 @@ struct JobRun: Sendable {
     var crawlSeen: CrawlSeen?
     /// The response's Content-Type, which tells a crawl whether to read the page as HTML.
     var contentType: String?
+    /// Where the request ended after redirects, when it was redirected.
+    var finalURL: String?
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     /// What the status of the job says beside its progress from now on (`Sidecar.note`).

@@ -323,7 +323,11 @@ final class TransferSlot: @unchecked Sendable {
                         !worker.mustStop(index) && job.progress(progress)
                     }
                 }
-                guard let target = result.redirect else { return result }
+                guard let target = result.redirect else {
+                    // A recursive list reads a redirected page's links against where it ended (CrawlStep).
+                    if request.redirected != nil { job.finalURL = request.url }
+                    return result
+                }
                 // As curl would have: at most `maxRedirects`, and no credential of the list to another host.
                 redirects += 1
                 if redirects > DownloadRequest.maxRedirects { throw TransferError(.permanent, "too many redirects") }
