@@ -9,6 +9,12 @@ import FarmTransfer
 /// robots.txt admit are appended to the list (FarmLists' CrawlAppend.swift says why that makes the page's
 /// completion and its links one step across kills). Only jobs of lists whose request options say `crawl`
 /// come here: a plain list's job pays nothing.
+///
+/// A URL's depth is that of the first page whose links added it. wget crawls breadth first, one page at a
+/// time, so its depth is the shortest path's; here pages at one depth finish in any order, and a URL also
+/// reachable by a shorter path through a slower page may be added one level deeper than wget would have it
+/// (then, at the last level, only its requisites are followed). Jobs are claimed in the order their links
+/// were added, which keeps this rare; it is not yet made impossible.
 struct CrawlStep {
     let crawl: CrawlSettings
     /// What the response said it is (nil for bytes served from another job's download: then the bytes tell).
