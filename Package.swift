@@ -182,7 +182,7 @@ let package = Package(
         ]),
         // The coordinator (`farm add`): a manifest in, one job per resource enqueued atomically.
         .target(name: "FarmCoordinator", dependencies: [
-            "FarmSpool", "FarmLists", "FarmManifest", "FarmPages", "FarmSystem", "FarmTransfer",
+            "FarmSpool", "FarmLists", "FarmManifest", "FarmMirror", "FarmPages", "FarmSystem", "FarmTransfer",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `farm sync` (SPEC §7): a list brought to its source again, its done resources revalidated by
@@ -212,7 +212,7 @@ let package = Package(
             "FarmHooks",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
-            "FarmProcess", "FarmJSON",
+            "FarmProcess", "FarmJSON", "FarmMirror",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -324,7 +324,7 @@ let package = Package(
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         // No HTTP server: `farm serve` and `farm demo`'s origin run farm-serve.
         .executableTarget(name: "farm", dependencies: [
-            "FarmDesired", "FarmLists",
+            "FarmDesired", "FarmLists", "FarmMirror",
             "FarmHooks",
             "FarmPieces",
             "CFarmRevision",

@@ -74,6 +74,19 @@ extension Control {
         }
     }
 
+    /// `farm add URL --recursive`: a list that starts with `crawl.start` and grows as its pages are fetched
+    /// (SPEC §18); the start origin's robots.txt is fetched now.
+    public func add(recursive crawl: CrawlSettings, name: String?, request: RequestOptions? = nil,
+                    delivery: Delivery? = nil) throws(ControlError) -> Added {
+        do {
+            let report = try Coordinator.add(recursive: crawl, name: name, to: spool, request: request,
+                                             delivery: delivery)
+            return Added(lists: report.added, alreadyThere: report.alreadyThere)
+        } catch {
+            throw Self.controlError(error)
+        }
+    }
+
     private static func controlError(_ error: AddError) -> ControlError {
         switch error.code {
         case .malformed, .noSource, .unreadable, .unfetchable: ControlError(.manifestRefused, error.subject, cause: error)

@@ -179,12 +179,12 @@ public enum Coordinator {
     }
 
     /// The list record's view of `request`: names and counts, no secret.
-    private static func summary(_ request: RequestOptions) -> RequestSummary {
+    static func summary(_ request: RequestOptions) -> RequestSummary {
         RequestSummary(headers: request.headerNames, cookies: request.cookies.count, proxy: request.shownProxy,
                        userAgent: request.userAgent)
     }
 
-    private static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
+    static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
         do { return try spool.lockAdds() } catch { throw AddError(.lock, spool.addLock, cause: error) }
     }
 

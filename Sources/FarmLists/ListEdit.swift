@@ -156,6 +156,12 @@ extension Lists {
             for number in first..<end where indexes[number] < 0 {
                 try purge(JobName(list: id, index: number))
             }
+            // An append (a page, a recursive list's links: the only edits journaled as a range) undone whole
+            // leaves no line either: a recursive list takes its table for the set of URLs it has
+            // (CrawlAppend.swift), and a line of a link that never entered the list would keep it out.
+            if bounds.count == 2, end > first, (first..<end).allSatisfy({ indexes[$0] < 0 }) {
+                try cutTable(ofList: id, toLines: first)
+            }
         }
         // A first edit undone (no order yet): the table's lines past the list's total are that edit's own,
         // named by no order; they go, or the table is longer than its list (fsck's list-table; bin/crashstates

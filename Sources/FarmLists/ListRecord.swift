@@ -74,12 +74,41 @@ public struct RequestSummary: Equatable, Sendable, JSONRecord {
     public var cookies: Int
     public var proxy: String?
     public var userAgent: String?
+    /// A recursive list's crawl (SPEC §18: "--no-robots turns both off and the list says so"); nil for any other.
+    public var recursive: RecursiveSummary?
 
     public init(headers: [String], cookies: Int, proxy: String?, userAgent: String?) {
         self.headers = headers
         self.cookies = cookies
         self.proxy = proxy
         self.userAgent = userAgent
+    }
+
+    public func encoded() -> [UInt8] { JSON.encode(self) }
+}
+
+/// What a recursive list follows, as anyone may see it: its level (`"inf"` for none) and whether it obeys
+/// robots.txt (false with `--no-robots`), the rest of its options as `farm add` took them.
+public struct RecursiveSummary: Equatable, Sendable, JSONRecord {
+    public var level: String
+    public var robots: Bool
+    public var noParent: Bool
+    public var spanHosts: Bool
+    public var domains: [String]
+    public var accept: [String]
+    public var reject: [String]
+    public var excludeDirs: [String]
+
+    public init(level: String, robots: Bool, noParent: Bool, spanHosts: Bool, domains: [String], accept: [String],
+                reject: [String], excludeDirs: [String]) {
+        self.level = level
+        self.robots = robots
+        self.noParent = noParent
+        self.spanHosts = spanHosts
+        self.domains = domains
+        self.accept = accept
+        self.reject = reject
+        self.excludeDirs = excludeDirs
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

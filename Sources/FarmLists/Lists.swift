@@ -36,6 +36,10 @@
 // names only lists still followed. A cover is downloaded to `files/<list>/cover.<kind>`, then recorded
 // by a line of its own.
 //
+// Links (CrawlAppend.swift). A recursive list (SPEC §18) starts with one resource; the owner of each page's
+// job appends the page's links as a page is appended above, before it completes the page, each URL once (the
+// table is the set of URLs the list has: an undone append cuts its lines off). The header there says why.
+//
 // Reload and retry (ListReload.swift, FailedJobs.swift). A finished job goes back to the queue after what
 // its last run left (outputs, sidecar, partial bytes) is deleted; a reloaded one is marked `fresh` (see
 // FarmDedup), a retried one keeps its outcome record for the attempts count. Killed half-way, each job is

@@ -23,6 +23,9 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     /// What runs after each resource of the list ends (SPEC §15); nil: nothing. The list's too, kept here
     /// for the same reason, and because an argument may be a secret.
     public var hooks: ListHooks?
+    /// What a recursive list follows (SPEC §18); nil: the list is not recursive. The list's too, kept here
+    /// where every worker reads it for the list already, so a plain list's job pays nothing to learn it is one.
+    public var crawl: CrawlSettings?
 
     public static let maxConnections = 64
     public static let defaultMinPiece = 1 << 20
@@ -41,7 +44,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     public var isEmpty: Bool {
         headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
-            && acceptAny != true && hooks == nil
+            && acceptAny != true && hooks == nil && crawl == nil
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

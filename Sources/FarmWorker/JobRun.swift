@@ -29,6 +29,14 @@ struct JobRun: Sendable {
     var attempts = 1
     /// Served from the bytes another job's transfer stored (SharedDownload): done, it says `shared`.
     var shared = false
+    /// The list's crawl (SPEC §18), and the worker's view of the URLs it has: the job's page links are
+    /// appended before it completes (CrawlStep.swift). Nil for a job of a list that is not recursive.
+    var crawl: CrawlSettings?
+    var crawlSeen: CrawlSeen?
+    /// The response's Content-Type, which tells a crawl whether to read the page as HTML.
+    var contentType: String?
+    /// Where the request ended after redirects, when it was redirected.
+    var finalURL: String?
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     /// What the status of the job says beside its progress from now on (`Sidecar.note`).
@@ -174,6 +182,8 @@ struct JobRun: Sendable {
             dropOutputsIfRemoved()
             return true
         }
+        // A recursive list's links enter it before the page is done (FarmLists' CrawlAppend.swift).
+        if crawl != nil && !appendLinks(file: file) { return true }
         // Delivered before it is done, so a done resource of such a list is always in its folder too; a
         // kill between the two delivers again to the same name (the delivery's mark says it is ours).
         let delivered: String?

@@ -169,7 +169,12 @@ final class TransferSlot: @unchecked Sendable {
         defer { pass.release() }
         var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
         job.convert = options.convert
-        job.hooks = requestOptions(ofList: claim.job.list)?.hooks
+        let listOptions = requestOptions(ofList: claim.job.list)
+        job.hooks = listOptions?.hooks
+        if let crawl = listOptions?.crawl {
+            job.crawl = crawl
+            job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
+        }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
         guard WebScheme(of: claim.record.url) != nil else {
@@ -221,6 +226,7 @@ final class TransferSlot: @unchecked Sendable {
             return
         }
         // Told by the bytes this transfer wrote first when it did (no read), else by the file's.
+        job.contentType = result.contentType
         let sniffed = result.fileHead.map { Kind.sniff($0) } ?? DisplayImage.sniff(descriptor: partial.fd)
         let kind = accepted(sniffed, ofList: claim.job.list)
         SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
@@ -335,7 +341,11 @@ final class TransferSlot: @unchecked Sendable {
                         !worker.mustStop(index) && job.progress(progress)
                     }
                 }
-                guard let target = result.redirect else { return result }
+                guard let target = result.redirect else {
+                    // A recursive list reads a redirected page's links against where it ended (CrawlStep).
+                    if request.redirected != nil { job.finalURL = request.url }
+                    return result
+                }
                 // As curl would have: at most `maxRedirects`, and no credential of the list to another host.
                 redirects += 1
                 if redirects > DownloadRequest.maxRedirects { throw TransferError(.permanent, "too many redirects") }

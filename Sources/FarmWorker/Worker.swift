@@ -73,6 +73,8 @@ public final class Worker: Sendable {
     /// Runs the hooks of lists that have one (SPEC §15), beside the transfers.
     let hooks: HookRunner
     private let metrics: SpoolMetricsFactory
+    /// Per recursive list, the URLs it has as far as this worker read its table (FarmLists' CrawlAppend.swift).
+    private let crawlSeen = Locked([String: CrawlSeen]())
     /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
     /// for a name, nor read a shard each (see Claimer).
     private let claimer: Locked<Claimer>
@@ -216,4 +218,17 @@ public final class Worker: Sendable {
     /// Brings back the jobs whose claims expired (one slot does it for the worker).
     func reclaimExpired() -> Int { spool.reclaimExpired(lease: options.lease).count }
 
+}
+
+extension Worker {
+    /// This worker's view of the URLs recursive list `id` has, shared by its slots (each append brings it up
+    /// to date under the list's edit lock, which the slots take in turn).
+    func crawlSeen(ofList id: String) -> CrawlSeen {
+        crawlSeen.withLock { known in
+            if let seen = known[id] { return seen }
+            let seen = CrawlSeen()
+            known[id] = seen
+            return seen
+        }
+    }
 }

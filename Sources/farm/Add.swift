@@ -3,6 +3,7 @@ import FarmCommandLine
 import FarmControl
 import FarmCoordinator
 import FarmLists
+import FarmMirror
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -126,6 +127,20 @@ struct Add: ParsableCommand {
             exit 0 and farm retry --hooks runs them again. Hooks run beside the downloads, never in their \
             place.
 
+            MIRROR A SITE:
+            With --recursive, URL starts a list that grows while the farm downloads it, as wget -r -p \
+            crawls: each HTML page and stylesheet fetched adds its links (a and area href, img src and srcset, \
+            link href, script, frame and iframe src, source, video and audio, meta refresh, under <base>; \
+            CSS url() and @import), each normalized URL once, in the same step as the page's completion, so \
+            a kill of any process loses no link and adds none twice. Pages are followed --level links deep \
+            (default 5, inf for no limit); the images, stylesheets and scripts of every page fetched are \
+            fetched at any level. Only the start URL's host unless --span-hosts (with --domains); \
+            --no-parent keeps below its directory; --accept and --reject take wget's lists (suffixes or \
+            globs) and --exclude-dirs its directories. robots.txt of the start host is fetched by add, before \
+            any other request, and obeyed for the user agent farm (else *), with meta robots nofollow; \
+            --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
+            any kind are kept (pages are of kind "other").
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -137,6 +152,8 @@ struct Add: ParsableCommand {
                   Send the headers in headers.txt and the cookies of c.txt.
               farm add https://example.org/photos --items /items --url /src --next /next
                   A paged API: each page's items, their URLs, and the next page.
+              farm add https://example.org/docs/ --recursive --level 3 --no-parent
+                  Mirror the docs three links deep, with what each page needs to show.
               farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
                   Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
                   environment.
@@ -177,6 +194,8 @@ struct Add: ParsableCommand {
 
     @OptionGroup(title: "Hooks: a program run after each resource ends") var hooks: HookFlags
 
+    @OptionGroup(title: "Mirror a site (wget's names and meanings)") var mirror: MirrorFlags
+
     func run() throws {
         do { try add() } catch let error as ControlError
             where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
@@ -192,13 +211,21 @@ struct Add: ParsableCommand {
         let request = try Control.requestOptions(headers: requests.header, cookieFile: requests.cookies,
                                                  userAgent: requests.userAgent, proxy: requests.proxy,
                                                  connections: requests.connections,
-                                                 minPiece: requests.minPiece, accept: accept)
+                                                 minPiece: requests.minPiece,
+                                                 accept: mirror.recursive ? nil : accept)
             .adding(hooks: try hooks.hooks())
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
             try Control.delivery(folder: out, template: paged.name, link: link)
         }
         let spool = try options.open()
+        if let crawl = try mirror.crawl(source, accept: accept) {
+            for line in try Control(spool: spool).add(recursive: crawl, name: paged.listName ?? (out == nil ? paged.name : nil),
+                                                      request: request, delivery: delivery).lines {
+                print(line)
+            }
+            return
+        }
         if let pagedSource = try paged.source(source, nameIsTemplate: out != nil) {
             let listName = paged.listName ?? (out == nil ? paged.name : nil)
             for line in try Control(spool: spool).add(paged: pagedSource, name: listName, request: request,
@@ -218,6 +245,59 @@ struct Add: ParsableCommand {
         }
         if shown { Standard.error("\r\u{1B}[K") }
         for line in added.lines { print(line) }
+    }
+}
+
+/// The options of `farm add` for a recursive list (SPEC §18), with wget's names and meanings.
+struct MirrorFlags: ParsableArguments {
+    @Flag(help: "Fetch URL, then the pages and files it links to, recursively (wget -r -p).")
+    var recursive = false
+
+    @Option(help: ArgumentHelp("How many links deep pages are followed (default 5; inf for no limit); the images, "
+                               + "stylesheets and scripts of every page fetched are fetched too.", valueName: "n"))
+    var level: String?
+
+    @Flag(help: "Never go above the start URL's directory.")
+    var noParent = false
+
+    @Flag(help: "Follow links to other hosts (those of --domains, when given).")
+    var spanHosts = false
+
+    @Option(help: ArgumentHelp("Hosts to follow, comma-separated: each and its subdomains.", valueName: "list"))
+    var domains: String?
+
+    @Option(help: ArgumentHelp("File names not to fetch, comma-separated: suffixes or globs.", valueName: "list"))
+    var reject: String?
+
+    @Option(help: ArgumentHelp("Directories not to fetch, comma-separated: each and what is below it, or globs.",
+                               valueName: "list"))
+    var excludeDirs: String?
+
+    @Flag(help: "Neither fetch nor obey robots.txt, nor meta robots nofollow.")
+    var noRobots = false
+
+    /// The crawl these flags describe from `url`; nil without --recursive. `accept`: --accept, which with
+    /// --recursive is wget's list of file names to fetch.
+    func crawl(_ url: String?, accept: String?) throws -> CrawlSettings? {
+        guard recursive else {
+            if level != nil || noParent || spanHosts || domains != nil || reject != nil || excludeDirs != nil || noRobots {
+                throw FarmError("--level, --no-parent, --span-hosts, --domains, --reject, --exclude-dirs and "
+                    + "--no-robots go with --recursive")
+            }
+            return nil
+        }
+        guard let url else { throw FarmError("give the URL to start the mirror from") }
+        var depth: Int? = CrawlOptions.defaultLevel
+        if let level {
+            guard let parsed = CrawlOptions.level(level) else {
+                throw FarmError("--level takes a number of at least 1, or inf")
+            }
+            depth = parsed
+        }
+        return CrawlSettings(start: url, level: depth, noParent: noParent, spanHosts: spanHosts,
+                             domains: domains.map(CrawlOptions.list) ?? [], accept: accept.map(CrawlOptions.list) ?? [],
+                             reject: reject.map(CrawlOptions.list) ?? [],
+                             excludeDirectories: excludeDirs.map(CrawlOptions.list) ?? [], robots: !noRobots)
     }
 }
 

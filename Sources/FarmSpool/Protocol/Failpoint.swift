@@ -4,7 +4,8 @@ import Synchronization
 /// Named points between two steps of the spool protocol (`add.staging`, `add.staged`, `add.committed`,
 /// `add.published-list`, `claim.renamed`, `complete.linked` (without RENAME_NOREPLACE only: see the
 /// protocol), `complete.renamed`, `return.renamed`, `edit.committed`, `remove.blob-collected`, and a
-/// page's `pages.tabled`, `pages.queued`, `pages.committed`, and a new spool's `spool.marked`), where a crash must leave a spool that
+/// page's `pages.tabled`, `pages.queued`, `pages.committed`, a recursive list's links' `crawl.tabled`,
+/// `crawl.committed`, and a new spool's `spool.marked`), where a crash must leave a spool that
 /// recovery makes whole.
 ///
 /// Only a hook: the process that wants to stop at a point installs a handler (farm-probe does, to crash

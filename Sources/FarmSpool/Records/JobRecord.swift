@@ -27,6 +27,11 @@ public struct JobRecord: Equatable, Sendable {
     /// The name it is delivered under, the `{name}` of its list's template (SPEC §15: a text list's `out=`, an
     /// object's `"out"`); nil: the last segment of its URL's path.
     public var out: String?
+    /// In a recursive list (SPEC §18): how many links from its start URL the crawl found it (0: the start
+    /// URL), and what its link expected it to be read as (`expects`: "html", "css" or "html css"); nil in
+    /// any other list, whose records keep their bytes.
+    public var depth: Int?
+    public var expects: String?
 
     public init(url: String, id: String, title: String? = nil, caption: String? = nil, sha256: String? = nil) {
         self.url = url
@@ -41,11 +46,11 @@ public struct JobRecord: Equatable, Sendable {
         JSON.encode(self, capacity: 24 + id.utf8.count + url.utf8.count + (title?.utf8.count ?? 0)
                         + (caption?.utf8.count ?? 0) + (sha256 == nil ? 0 : 76) + (own ? 11 : 0)
                         + (after == nil ? 0 : 40) + mirrors.reduce(0) { $0 + $1.utf8.count + 3 }
-                        + (out.map { $0.utf8.count + 9 } ?? 0))
+                        + (out.map { $0.utf8.count + 9 } ?? 0) + (depth == nil ? 0 : 32))
     }
 }
 
-/// `after`, `title`, `caption`, `fresh`, `mirrors`, `out`, `own` and `sha256` only when there are some, so the records of
+/// `after`, `title`, `caption`, `depth`, `expects`, `fresh`, `mirrors`, `out`, `own` and `sha256` only when there are some, so the records of
 /// other lists keep their bytes; `url` last (URLSharing reads it from a line's end).
 /// Hand-written for speed: job files are written by the million, read at every claim (bin/benchmark's claims figure).
 extension JobRecord: JSONWritable {
@@ -53,6 +58,8 @@ extension JobRecord: JSONWritable {
         json.beginObject()
         if let after { json.member("after", after.raw) }
         if let caption { json.member("caption", caption) }
+        if let depth { json.member("depth", depth) }
+        if let expects { json.member("expects", expects) }
         if fresh { json.member("fresh", true) }
         json.member("id", id)
         if !mirrors.isEmpty { json.member("mirrors", mirrors) }
@@ -77,6 +84,8 @@ extension JobRecord: JSONReadable {
         own = try json.decodeIfPresent("own") ?? false
         mirrors = try json.decodeIfPresent("mirrors") ?? []
         out = try json.decodeIfPresent("out")
+        depth = try json.decodeIfPresent("depth")
+        expects = try json.decodeIfPresent("expects")
         if let earlier: String = try json.decodeIfPresent("after") {
             guard let job = JobName(earlier) else { throw JSONMismatch("\"after\": not a job name") }
             after = job

@@ -17,7 +17,8 @@ struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "farm-probe",
         abstract: "Drive the farm spool step by step (for tests).",
-        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self, Linger.self]
+        subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self, Linger.self,
+                      AppendLinks.self]
     )
 
     static func main() {
@@ -145,6 +146,25 @@ struct Follow: ParsableCommand {
     func run() throws {
         let spool = try Spool(root: options.spool, create: false)
         say(try Follower(spool: spool).run() ? "followed" : "another follower runs")
+    }
+}
+
+/// `append-links --list NAME URL…`: what a worker does with the links of a recursive list's page before it
+/// completes the page (the same `Lists.appendLinks`, FarmLists' CrawlAppend.swift), so a crash point
+/// (`crawl.tabled`, `crawl.committed`) can stop it half-way. Prints how many were added.
+struct AppendLinks: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var list: String
+    @Argument var urls: [String]
+
+    func run() throws {
+        let spool = try Spool(root: options.spool, create: false)
+        let records = urls.map { url in
+            var record = JobRecord(url: url, id: "")
+            record.depth = 1
+            return record
+        }
+        say("added \(try Lists(spool).appendLinks(records, toList: ListID.of(name: list), seen: CrawlSeen()))")
     }
 }
 

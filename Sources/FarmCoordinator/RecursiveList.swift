@@ -1,0 +1,90 @@
+import FarmLists
+import FarmMirror
+import FarmSpool
+import FarmSystem
+import FarmTransfer
+import Glibc
+import SystemPackage
+
+extension Coordinator {
+    /// `farm add URL --recursive` (SPEC §18): a list whose one resource is `crawl.start`, at level 0, read as
+    /// HTML; the workers append the links of each page they fetch (FarmLists' CrawlAppend.swift). The start
+    /// origin's robots.txt is fetched here, before any other request of the list, and kept with its crawl
+    /// (unless `--no-robots`). Bytes of any kind are kept (pages and stylesheets are of kind `other`).
+    /// The same URL and options added again add nothing; another list of that name is a conflict.
+    public static func add(recursive crawl: CrawlSettings, name: String?, to spool: Spool,
+                           request: RequestOptions? = nil, delivery: Delivery? = nil) throws(AddError) -> AddReport {
+        guard let start = WebURL(crawl.start) else {
+            throw AddError(.malformed, crawl.start, cause: RequestOptionError("\(crawl.start): not an http(s) URL"))
+        }
+        var crawl = crawl
+        crawl.start = start.description
+        let name = name ?? start.host
+        var request = request ?? RequestOptions()
+        request.acceptAny = true
+        let lock = try takeAddLock(spool)
+        defer { lock.closeQuietly() }
+        do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
+        let id = ListID.of(name: name)
+        var settings = crawl
+        settings.robotsStatus = nil
+        settings.robotsBody = nil
+        var hash = FNV1a()
+        hash.add(String(decoding: settings.encoded(), as: UTF8.self))
+        var report = AddReport()
+        if let existing = spool.list(id) {
+            guard existing.digest == hash.hex else { throw AddError(.conflict, name) }
+            report.alreadyThere.append(name)
+            return report
+        }
+        if crawl.robots {
+            (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
+                                                                 request: request)
+            crawl.robotsFetched = true
+        }
+        request.crawl = crawl
+        var shown = summary(request)
+        shown.recursive = RecursiveSummary(level: crawl.level.map(String.init) ?? "inf", robots: crawl.robots,
+                                           noParent: crawl.noParent, spanHosts: crawl.spanHosts, domains: crawl.domains,
+                                           accept: crawl.accept, reject: crawl.reject,
+                                           excludeDirs: crawl.excludeDirectories)
+        let record = ListRecord(name: name, total: 1, digest: hash.hex, source: crawl.start,
+                                added: Timestamp.iso8601(Double(time(nil))), shape: "urls", request: shown,
+                                delivery: delivery)
+        var first = JobRecord(url: crawl.start, id: JobName(list: id, index: 0).raw)
+        first.depth = 0
+        first.expects = "html"
+        do {
+            try spool.enqueue([NewJob(name: JobName(list: id, index: 0), record: first)],
+                              lists: [ListRecordFile(id: id, bytes: record.encoded(), request: request.encoded())])
+        } catch {
+            throw AddError(.enqueue, crawl.start, cause: error)
+        }
+        report.added.append((name, 1))
+        return report
+    }
+
+    /// robots.txt's status and body (RFC 9309 §2.3.1: redirects followed, the final answer counts); a
+    /// status nil when the server gave none (then everything is disallowed, `Robots.outcome`).
+    private static func fetchRobots(_ url: String, spool: Spool, request: RequestOptions) -> (Int?, String?) {
+        let path = spool.scratchPath("robots")
+        guard let fd = try? FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate],
+                                                permissions: 0o600) else { return (nil, nil) }
+        defer {
+            fd.closeQuietly()
+            try? FileSystem.unlink(path)
+        }
+        var options = request
+        options.crawl = nil
+        do throws(TransferError) {
+            let handle = try EasyHandle()
+            let result = try handle.download(DownloadRequest(url: url, maxSize: Robots.parseLimit * 4, connectTimeout: 10,
+                                                             stallTimeout: 30, options: options),
+                                             into: fd) { _ in true }
+            let body = (try? FileSystem.readFile(path, limit: Robots.parseLimit)) ?? []
+            return (result.httpStatus, String(decoding: body.prefix(Robots.parseLimit), as: UTF8.self))
+        } catch {
+            return (error.httpStatus, nil)
+        }
+    }
+}
