@@ -153,6 +153,19 @@ class Window:
                 data.update(combo)
                 yield kept, data
 
+    def restore(self, k, kept, data):
+        """The state (`kept`, `data`) of a window that lacks a sync, with what this window's syncs before op k make
+        durable added, and what that needs: the same crash with the sync in place. A finding that this state
+        shows too is not the absent sync's."""
+        meta, forced = self.forced(k)
+        kept = self.close(set(kept) | meta)
+        if self.model == "ext4" and meta:
+            kept |= {i for i in range(max(meta) + 1) if self.ops[i]["op"][0] in META}
+        data = dict(data)
+        for ino, last in forced.items():
+            data[ino] = max(data.get(ino, -1), last)
+        return kept, data
+
     def materialize_plan(self, kept, data):
         """The tree a state leaves: entries and inodes after the kept operations, in order."""
         inodes = {k: [v.kind, bytearray(v.data), v.target, v.mode, dict(v.xattrs)] for k, v in self.tree.inodes.items()}

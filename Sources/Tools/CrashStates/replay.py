@@ -59,7 +59,7 @@ def done_outputs(spool):
             with open(path) as f:
                 line = f.readline()
             if not line:
-                # An add's job file is empty: its record is line <index> of its list's table.
+                # An add's job file is empty, and an item add's: its record is line <index> of its list's table.
                 table, index = job.rsplit(".", 1)
                 with open(f"{spool}/lists/{table}.resources") as f:
                     line = f.readlines()[int(index)]
