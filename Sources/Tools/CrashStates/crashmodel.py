@@ -164,6 +164,23 @@ class Window:
         data = dict(data)
         for ino, last in forced.items():
             data[ino] = max(data.get(ino, -1), last)
+
+        def floor(ino, before):
+            for j in range(before):
+                o = self.ops[j]["op"]
+                if o[0] == "data" and o[1] == ino:
+                    data[ino] = max(data.get(ino, -1), j)
+        # As states() has it: on ext4 a sync_file_range's bytes are kept once a later metadata change is, and a
+        # rename over a file kept keeps the renamed file's data first (auto_da_alloc).
+        if self.model == "ext4" and kept:
+            for s in range(min(k, max(kept))):
+                o = self.ops[s]["op"]
+                if o[0] == "srange" and s not in self.absent:
+                    floor(o[1], s)
+        for i in kept:
+            o = self.ops[i]["op"]
+            if o[0] == "rename" and o[6] is not None:
+                floor(o[5], i)
         return kept, data
 
     def materialize_plan(self, kept, data):

@@ -14,7 +14,8 @@ What it does
      (replay.py: farm recover, a watcher until it has rechecked the finished jobs, then farm fsck), against
      §17's and §2's promises:
        - an acknowledged command (one whose process exited 0 before the crash) is not undone: the lists,
-         the items of the lists it edits in order, the desired workers, paused, the limit are as after it;
+         the items of the lists it edits in order, the desired workers, paused, the limit are as after it; and
+         its lists are shown before any recovery too (status, item and export recover nothing);
        - each job is in exactly one state, none lost or doubled: the jobs are those before the step or those
          after it (an edit in flight: between the two), and after an acknowledged one, those after it;
        - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
@@ -449,6 +450,13 @@ class Explorer:
                 problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
                                 f"and is {'/'.join(places.get(job, [])) or 'nowhere'} after the recovery")
         if exp["sigs"]:
+            # An acknowledged add's list is shown as soon as the machine is back, before any recovery: commands
+            # that recover nothing (status, item, export) see it too.
+            shown = set(result.get("lists_before") or [])
+            missing = set.intersection(*(set(self.r.after[j][1].get("lists", [])) for j in exp["sigs"])) - shown
+            if missing:
+                problems.append(f"before any recovery, farm status does not show the acknowledged list(s) "
+                                f"{sorted(missing)}")
             wants = [self.r.after[j][1] for j in exp["sigs"]]
             if result["signature"] not in wants:
                 problems.append("undone: the spool shows " + json.dumps(result["signature"]) + "; acknowledged: "

@@ -73,7 +73,9 @@ import Testing
         let url = farm.origin.url(for: "/Added/new.png")
         try farm.must(["item", "add", "Added", url, "--id", "new", "--at", "0"])
         try farm.must(["item", "add", "Added", farm.origin.url(for: "/Added/last.png"), "--id", "last"])
-        farm.origin.serve(path: "/Added/last.png", bytes: Array(body.reversed()))
+        // A PNG too (the list accepts images), with other bytes.
+        let last = Array(body.prefix(8)) + body.dropFirst(8).reversed()
+        farm.origin.serve(path: "/Added/last.png", bytes: last)
 
         // Both new jobs (numbers 2 and 3, one in a priority shard, one at the end) are queued, empty.
         let list = ListID.of(name: "Added.json")
@@ -92,9 +94,10 @@ import Testing
         let rows = try resources(farm, "Added")
         #expect(rows.first?.id == "new" && rows.last?.id == "last", "\(rows.map(\.id))")
         #expect(rows.map(\.url) == [url] + paths.map { farm.origin.url(for: $0) } + [farm.origin.url(for: "/Added/last.png")])
-        let stored = rows.map { row in row.file.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init) }
-        #expect(stored.first == body, "the item added at 0: \(rows[0].file ?? "no file")")
-        #expect(stored.last == body.reversed(), "the item added at the end: \(rows[3].file ?? "no file")")
+        try #require(rows.count == 4)
+        let stored = rows.map { row in row.file.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) } }
+        #expect(stored[0] == body, "the item added at 0: \(rows[0].file ?? "no file")")
+        #expect(stored[3] == last, "the item added at the end: \(rows[3].file ?? "no file")")
         try farm.expectEverythingDownloadedOnce(paths, list: "Added")
         #expect(try farm.farm(["fsck"]).status == 0)
     }
@@ -195,7 +198,7 @@ import Testing
         try farm.start(workers: 2)
         #expect(farm.waitUntilAllDone(final.count))
         for row in try resources(farm, "Killed") {
-            let bytes = row.file.flatMap { FileManager.default.contents(atPath: $0) }.map(Array.init)
+            let bytes = row.file.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
             #expect(bytes != nil && bytes == served[row.url], "\(row.id) (\(row.url)): \(row.file ?? "no file")")
         }
     }
