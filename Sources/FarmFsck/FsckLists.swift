@@ -166,8 +166,8 @@ extension FsckRun {
     }
 
     /// Writes the resource table of `list` again: each line that parses as it was, each other one
-    /// from its job's file where that holds the same record (a page's jobs, and those of lists added
-    /// before add made its job files empty), wherever the job is. Replaced by rename.
+    /// from its job's file where that holds the same record (a page's jobs, and those queued before
+    /// add and item add made their job files empty), wherever the job is. Replaced by rename.
     private func rebuildTable(of list: FsckList) throws(SpoolError) -> FsckRepair {
         guard let total = list.total else { return .skipped("the number of resources is unknown") }
         let path = tablePath(of: list.id)

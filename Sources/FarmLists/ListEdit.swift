@@ -61,7 +61,7 @@ extension Lists {
             // At the end it queues behind the rest, as if added with the list; anywhere else ahead of them.
             let atEnd = position == edit.order.count
             let shard = atEnd ? spool.freshShard() : spool.priorityShard(position)
-            try queueNew(job, record, in: shard)
+            try queueNew(job, in: shard)
             edit.order.insert(number, at: position)
             try edit.commit()
             return EditedResource(id: record.id, from: nil, to: position)
@@ -307,17 +307,21 @@ extension Lists {
         _ = try? spool.moveToQueue(path, job: job, shard: spool.priorityShard(position))
     }
 
-    /// Writes the new job file of `job` into `shard`: made beside its list (under its edit lock), synced,
-    /// then renamed in.
-    private func queueNew(_ job: JobName, _ record: JobRecord, in shard: String) throws(SpoolError) {
+    /// Writes the new job file of `job` into `shard`: made beside its list (under its edit lock), then renamed
+    /// in. It is empty (one mknod), as an add's: its record is its line of the list's resource table, which the
+    /// edit appended and synced before (`Spool.jobRecord(atPath:)`, the claim's `load`). A copy of that line
+    /// here would need a sync of its own before the rename, or a power cut could keep the name without its
+    /// bytes, and that sync would protect nothing the line does not (bin/crashstates --without-sync edit-job
+    /// found nothing, under ext4's model or POSIX's).
+    private func queueNew(_ job: JobName, in shard: String) throws(SpoolError) {
         let staged = spool.path(.lists, job.list + Self.stagedJobSuffix)
         do {
-            try FileSystem.createFile(staged, record.encoded(), sync: true)
+            try FileSystem.createEmptyFile(staged)
         } catch {
             throw SpoolError(.io, "cannot write the job of a new resource", cause: error)
         }
         guard try spool.moveToQueue(staged, job: job, shard: shard) else {
-            throw SpoolError(.io, "the job of a new resource vanished from \(spool.tmp)")
+            throw SpoolError(.io, "the job of a new resource vanished from \(spool.lists)")
         }
         // The shard and its batch may be new (moveToQueue made them): each folder's own name is synced in
         // its parent too, up to queue/, or a power cut could keep the job in a folder no path leads to

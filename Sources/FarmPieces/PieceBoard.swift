@@ -185,9 +185,12 @@ public struct PieceBoard: Sendable {
         do {
             try FileSystem.mkdir(stage)
             for directory in ["q", "a", "d", "m", "p"] { try FileSystem.mkdir(stage + "/" + directory) }
-            // Synced before the board is published: a board is read by its plan, and a power cut may keep
-            // the rename of a folder without the bytes of a file made in it (ext4's delayed allocation).
-            try FileSystem.createFile(stage + "/plan", JSON.encode(plan), sync: true)
+            // Not synced: a power cut may keep the rename of the folder without the plan's bytes (ext4's
+            // delayed allocation), and the first recovery after the reboot drops such a board with its partial
+            // (Redo.swift): the resource starts over, as any download the disk did not keep, and the
+            // watcher's syncfs every second bounds what is redone. bin/crashstates --without-sync found
+            // nothing for this sync, under ext4's model or POSIX's.
+            try FileSystem.createFile(stage + "/plan", JSON.encode(plan))
             for piece in pieces {
                 let file = stage + "/q/" + piece.description
                 let fd = try FileDescriptor.open(file, .writeOnly, options: [.create, .exclusiveCreate],

@@ -221,8 +221,8 @@ import Testing
     }
 
     /// bin/powercut (seed 7): a board's folder renamed into pieces/ reached the disk, its plan's bytes did
-    /// not, and fsck found "not the pieces of a download (no plan)" for good. The plan is synced before the
-    /// board is published; a board without one found after a reboot goes, with its partial.
+    /// not, and fsck found "not the pieces of a download (no plan)" for good. A board without one found after
+    /// a reboot goes, with its partial (the plan is not synced: this is what keeps a power cut harmless).
     @Test func aBoardWhosePlanTheDiskLostGoesWithItsPartial() throws {
         let spool = try Spool(root: dir.appending("spool"))
         try FileManager.default.createDirectory(atPath: spool.partial, withIntermediateDirectories: true)

@@ -196,7 +196,7 @@ extension Spool {
             setAside(target, reason: "job file cannot be read (\(error))")
             return nil
         }
-        // An add's job file is empty: its record is its table's line. Claimed before its add published its
+        // An add's job file is empty, as is an edit's new resource's: its record is its table's line. Claimed before its add published its
         // lists (the add between its commit and its publishing, or killed there), the claim publishes them,
         // as recovery would.
         var record = bytes.isEmpty ? records.record(of: job) : JobRecord.decoded(from: bytes)

@@ -161,8 +161,9 @@ public struct NewJob: Sendable {
 
 extension Spool {
     /// The record of the job whose file is at `path` (in queue/, active/, done/ or failed/): the file's bytes,
-    /// or, when the file is empty (`farm add` makes its job files so), its line of the list's resource table,
-    /// the same bytes (`records`: a reader of many jobs passes one, which reads the table a block at a time).
+    /// or, when the file is empty (`farm add` and `farm item add` make their job files so), its line of the list's
+    /// resource table, the same bytes (`records`: a reader of many jobs passes one, which reads the table a block
+    /// at a time).
     /// Nil when the file is gone, or neither reads.
     package func jobRecord(atPath path: String, records: TableRecords? = nil) -> JobRecord? {
         guard let bytes = try? FileSystem.readFile(path, limit: 64 << 10) else { return nil }

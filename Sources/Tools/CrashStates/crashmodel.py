@@ -153,6 +153,36 @@ class Window:
                 data.update(combo)
                 yield kept, data
 
+    def restore(self, k, kept, data):
+        """The state (`kept`, `data`) of a window that lacks a sync, with what this window's syncs before op k make
+        durable added, and what that needs: the same crash with the sync in place. A finding that this state
+        shows too is not the absent sync's."""
+        meta, forced = self.forced(k)
+        kept = self.close(set(kept) | meta)
+        if self.model == "ext4" and meta:
+            kept |= {i for i in range(max(meta) + 1) if self.ops[i]["op"][0] in META}
+        data = dict(data)
+        for ino, last in forced.items():
+            data[ino] = max(data.get(ino, -1), last)
+
+        def floor(ino, before):
+            for j in range(before):
+                o = self.ops[j]["op"]
+                if o[0] == "data" and o[1] == ino:
+                    data[ino] = max(data.get(ino, -1), j)
+        # As states() has it: on ext4 a sync_file_range's bytes are kept once a later metadata change is, and a
+        # rename over a file kept keeps the renamed file's data first (auto_da_alloc).
+        if self.model == "ext4" and kept:
+            for s in range(min(k, max(kept))):
+                o = self.ops[s]["op"]
+                if o[0] == "srange" and s not in self.absent:
+                    floor(o[1], s)
+        for i in kept:
+            o = self.ops[i]["op"]
+            if o[0] == "rename" and o[6] is not None:
+                floor(o[5], i)
+        return kept, data
+
     def materialize_plan(self, kept, data):
         """The tree a state leaves: entries and inodes after the kept operations, in order."""
         inodes = {k: [v.kind, bytearray(v.data), v.target, v.mode, dict(v.xattrs)] for k, v in self.tree.inodes.items()}

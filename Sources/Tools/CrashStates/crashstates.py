@@ -14,7 +14,8 @@ What it does
      (replay.py: farm recover, a watcher until it has rechecked the finished jobs, then farm fsck), against
      §17's and §2's promises:
        - an acknowledged command (one whose process exited 0 before the crash) is not undone: the lists,
-         the items of the lists it edits in order, the desired workers, paused, the limit are as after it;
+         the items of the lists it edits in order, the desired workers, paused, the limit are as after it; and
+         its lists are shown before any recovery too (status, item and export recover nothing);
        - each job is in exactly one state, none lost or doubled: the jobs are those before the step or those
          after it (an edit in flight: between the two), and after an acknowledged one, those after it;
        - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
@@ -62,7 +63,8 @@ Output: each finding whole (the step, the calls kept and not, what broke); the l
 `crashstates: N states, S steps, F found` (N: states built; the distinct trees checked are said before it).
 Options: --short (CI, a few minutes: the first steps, windows of 2), --list-syncs, --without-sync NAME (explore
 with that sync absent from the model, only the windows that make it, until a first finding: it must find one;
-`each`: every listed sync in turn over one recording), --model ext4|posix, --only TEXT (the steps named so),
+a state counts only when the same crash with the sync in place, what it makes durable added, does not break the
+same way; `each`: every listed sync in turn over one recording), --model ext4|posix, --only TEXT (the steps named so),
 --self-check (the model, the parser and the syncs' call sites, without the farm), --jobs J, --seed S,
 --workdir DIR (tmpfs), --keep, --verbose. Needs root (unshare -m -T) and strace.
 """
@@ -275,6 +277,7 @@ class Explorer:
         self.slots = [f"{WORK}/replay-{n}" for n in range(jobs)]
         self.free = list(self.slots)
         self.sync_hits = 0
+        self.not_the_syncs = 0  # without a sync: findings the same crash with it in place shows too
 
     def expectations(self, i, k_done, first, synced_done=()):
         """What a state must show after recovery, for a crash in step i (k_done: step i made all its calls,
@@ -358,7 +361,8 @@ class Explorer:
                     if key in self.seen:
                         continue
                     self.seen.add(key)
-                    context = {"step": i, "k": k, "first": first, "kept": kept, "data": data, "ops": ops}
+                    context = {"step": i, "k": k, "first": first, "kept": kept, "data": data, "ops": ops,
+                               "whole": whole}
                     futures.append(pool.submit(self.check, plan, exp, context))
             # keep memory bounded: wait for this step's checks
             for fut in futures:
@@ -369,6 +373,26 @@ class Explorer:
                     f"{len(self.findings)} found")
 
     def check(self, plan, exp, context):
+        problems = self.replay(plan, exp)
+        whole = context["whole"]
+        if problems and whole is not None:
+            # Without a sync, a finding is that sync's only when the same crash with the sync in place (what it
+            # makes durable added to the state) does not show it too: a tree that differs in what the sync
+            # keeps (a file's bytes, say) can break in a way that has nothing to do with them.
+            restored = whole.materialize_plan(*whole.restore(context["k"], context["kept"], context["data"]))
+            if set(problems) <= set(self.replay(restored, exp)):
+                with self.lock:
+                    self.checked += 1
+                    self.not_the_syncs += 1
+                return
+        with self.lock:
+            self.checked += 1
+            if problems:
+                self.findings.append(self.describe(context, problems))
+                print(self.findings[-1], flush=True)
+
+    def replay(self, plan, exp):
+        """The problems of the state `plan` after the farm's recovery (replay.py), judged against `exp`."""
         with self.lock:
             slot = self.free.pop()
         try:
@@ -385,12 +409,7 @@ class Explorer:
                 result = json.loads(r.stdout)
             except ValueError:
                 result = None
-            problems = self.judge(result, r, exp)
-            with self.lock:
-                self.checked += 1
-                if problems:
-                    self.findings.append(self.describe(context, problems))
-                    print(self.findings[-1], flush=True)
+            return self.judge(result, r, exp)
         finally:
             with self.lock:
                 self.free.append(slot)
@@ -431,6 +450,13 @@ class Explorer:
                 problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
                                 f"and is {'/'.join(places.get(job, [])) or 'nowhere'} after the recovery")
         if exp["sigs"]:
+            # An acknowledged add's list is shown as soon as the machine is back, before any recovery: commands
+            # that recover nothing (status, item, export) see it too.
+            shown = set(result.get("lists_before") or [])
+            missing = set.intersection(*(set(self.r.after[j][1].get("lists", [])) for j in exp["sigs"])) - shown
+            if missing:
+                problems.append(f"before any recovery, farm status does not show the acknowledged list(s) "
+                                f"{sorted(missing)}")
             wants = [self.r.after[j][1] for j in exp["sigs"]]
             if result["signature"] not in wants:
                 problems.append("undone: the spool shows " + json.dumps(result["signature"]) + "; acknowledged: "
@@ -546,11 +572,16 @@ def main():
                 if args.without_sync == "each":
                     say(f"without {name}: " + ("not made by the workload" if not explorer.sync_hits else
                                                "found" if explorer.findings else "NOT found")
-                        + f" ({explorer.states} states, {explorer.checked} checked)")
+                        + f" ({explorer.states} states, {explorer.checked} checked"
+                        + (f"; {explorer.not_the_syncs} broken as with it in place" if explorer.not_the_syncs else "")
+                        + ")")
     finally:
         origin.shutdown()
     if args.without_sync and args.without_sync != "each" and explorer.sync_hits == 0:
         say(f"{args.without_sync}: the workload made no such sync")
+    if args.without_sync and args.without_sync != "each" and explorer.not_the_syncs:
+        say(f"without {args.without_sync}: {explorer.not_the_syncs} states broken as the same crash with it in place "
+            "is: not counted")
     say(f"{explorer.checked} distinct trees checked in {time.monotonic() - started:.0f} s")
     kinds = {}
     for finding in explorer.findings:

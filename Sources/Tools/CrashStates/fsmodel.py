@@ -329,7 +329,7 @@ class Recorder:
             self.create(rel, "dir", call, step, mode=int(modearg, 8) & 0o7777)
             return
         if n in ("mknod", "mknodat"):
-            # A regular file made empty (an add's job file); farm makes no other kind.
+            # A regular file made empty (an add's or an item add's job file); farm makes no other kind.
             path = self.resolve(None, a[0]) if n == "mknod" else self.resolve(a[0], a[1])
             modearg = a[1] if n == "mknod" else a[2]
             rel = self.rel(path)

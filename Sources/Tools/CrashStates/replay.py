@@ -4,7 +4,7 @@ boot: another boot id (/proc/sys/kernel/random/boot_id bound over) and a boot th
 (CLOCK_BOOTTIME's offset). There the farm's own recovery runs as after a reboot: `farm recover` (what start and
 the supervisor run first; --lease 0, as every claim's lease has run out by the time anyone looks), then a
 watcher until it has rechecked the finished jobs and marked the new boot (control/synced), `farm stop` (its
-sweep), then `farm fsck`.
+sweep), then `farm fsck`; before all of it, `farm status` (the lists shown before any recovery).
 Prints one JSON document: what each said, and what the spool then holds.
 
     python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN
@@ -59,7 +59,7 @@ def done_outputs(spool):
             with open(path) as f:
                 line = f.readline()
             if not line:
-                # An add's job file is empty: its record is line <index> of its list's table.
+                # An add's job file is empty, and an item add's: its record is line <index> of its list's table.
                 table, index = job.rsplit(".", 1)
                 with open(f"{spool}/lists/{table}.resources") as f:
                     line = f.readlines()[int(index)]
@@ -90,6 +90,10 @@ def main():
         boot = f.read().strip()
     os.environ["FARM_SPOOL"] = spool
     result = {}
+    # What the farm shows before anything recovers (`farm status`, `farm item`, `farm export` recover nothing):
+    # an acknowledged add's list is there already, not only once a farm process has published it again.
+    rc, out, _ = run(farm, "status", "--json")
+    result["lists_before"] = sorted(l["name"] for l in json.loads(out)["lists"]) if rc == 0 else None
     rc, out, err = run(farm, "recover", "--lease", "0")
     result["recover"] = [rc, (out + err).strip()[-600:]]
     started = time.monotonic()

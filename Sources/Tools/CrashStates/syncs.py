@@ -25,8 +25,6 @@ SITES = [
      lambda c, p, k: c == "fsync" and (p or "").startswith("queue/")),
     ("edit-queue", ("Sources/FarmLists/ListEdit.swift", "try? FileSystem.syncDirectory(spool.queue)"),
      lambda c, p, k: c == "fsync" and p == "queue" and k in ("item-add", "sync")),
-    ("edit-job", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.createFile(staged, record.encoded(), sync: true)"),
-     lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"lists/[0-9a-f]{16}\.job\.new", p or "") is not None),
     ("edit-order", ("Sources/FarmLists/ListOrder.swift", "try fd.sync()"),
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"(lists|tmp)/.*order.*", p or "") is not None),
     ("edit-journal-name", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.syncDirectory(spool.lists)"),

@@ -62,6 +62,46 @@ import Testing
         #expect(try farm.must(["export", "Edits"]) == exported)
     }
 
+    /// The job file `farm item add` queues is empty, as an add's: its record is its line of the list's resource
+    /// table, synced before the job is queued, so the file needs no bytes (nor a sync of them) of its own. A
+    /// worker claims it from that line and stores the origin's bytes.
+    @Test func anAddedResourcesJobFileIsEmptyAndItsDownloadIsTheOrigins() throws {
+        let farm = try RunningFarm()
+        let paths = try farm.addList("Added", count: 2, size: 500)
+        let body = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        farm.origin.serve(path: "/Added/new.png", bytes: body)
+        let url = farm.origin.url(for: "/Added/new.png")
+        try farm.must(["item", "add", "Added", url, "--id", "new", "--at", "0"])
+        try farm.must(["item", "add", "Added", farm.origin.url(for: "/Added/last.png"), "--id", "last"])
+        // A PNG too (the list accepts images), with other bytes.
+        let last = Array(body.prefix(8)) + body.dropFirst(8).reversed()
+        farm.origin.serve(path: "/Added/last.png", bytes: last)
+
+        // Both new jobs (numbers 2 and 3, one in a priority shard, one at the end) are queued, empty.
+        let list = ListID.of(name: "Added.json")
+        var queued: [String: Int] = [:]
+        let walk = FileManager.default.enumerator(atPath: farm.spool.queue)
+        while let relative = walk?.nextObject() as? String {
+            let name = URL(fileURLWithPath: relative).lastPathComponent
+            guard name == list + ".2" || name == list + ".3" else { continue }
+            let size = try FileManager.default.attributesOfItem(atPath: farm.spool.queue + "/" + relative)[.size]
+            queued[name] = (size as? NSNumber)?.intValue
+        }
+        #expect(queued == [list + ".2": 0, list + ".3": 0], "the new jobs' files as queued: \(queued)")
+
+        try farm.start(workers: 1)
+        #expect(farm.waitUntilAllDone(4))
+        let rows = try resources(farm, "Added")
+        #expect(rows.first?.id == "new" && rows.last?.id == "last", "\(rows.map(\.id))")
+        #expect(rows.map(\.url) == [url] + paths.map { farm.origin.url(for: $0) } + [farm.origin.url(for: "/Added/last.png")])
+        try #require(rows.count == 4)
+        let stored = rows.map { row in row.file.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) } }
+        #expect(stored[0] == body, "the item added at 0: \(rows[0].file ?? "no file")")
+        #expect(stored[3] == last, "the item added at the end: \(rows[3].file ?? "no file")")
+        try farm.expectEverythingDownloadedOnce(paths, list: "Added")
+        #expect(try farm.farm(["fsck"]).status == 0)
+    }
+
     /// Four processes edit one list at once: every edit lands exactly once, and each process's edits in
     /// its own order (they serialize).
     @Test func editsFromFourProcessesAtOnceSerializeWithNoneLostNorDoubled() throws {
@@ -117,7 +157,15 @@ import Testing
     /// never between, and once recovered fsck finds nothing.
     @Test func editsKilledAtRandomLeaveEachEditWholeOrUndone() throws {
         let farm = try RunningFarm()
-        try farm.addList("Killed", count: 20, size: 500)
+        let paths = try farm.addList("Killed", count: 20, size: 500)
+        // What each URL serves: the list's, and those of the items added (their job files empty, SPEC §8).
+        var served: [String: [UInt8]] = [:]
+        for path in paths { served[farm.origin.url(for: path)] = farm.bodies[path] }
+        for round in 0..<40 {
+            let body = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, UInt8(round)] + [UInt8](repeating: UInt8(round), count: 700)
+            farm.origin.serve(path: "/k/\(round).png", bytes: body)
+            served[farm.origin.url(for: "/k/\(round).png")] = body
+        }
         var attempted: Set<String> = []
         var removed: Set<String> = []
         let original = try ids(farm, "Killed")
@@ -145,6 +193,14 @@ import Testing
         #expect(Set(original).subtracting(removed).isSubset(of: Set(final)), "only removed ones can be gone")
         let fsck = try farm.farm(["fsck"])
         #expect(fsck.status == 0, "\(fsck.output)\(fsck.error)")
+        // What the edits left is downloaded, each resource's file the origin's bytes for its URL: a new
+        // resource's job is read from its table line.
+        try farm.start(workers: 2)
+        #expect(farm.waitUntilAllDone(final.count))
+        for row in try resources(farm, "Killed") {
+            let bytes = row.file.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
+            #expect(bytes != nil && bytes == served[row.url], "\(row.id) (\(row.url)): \(row.file ?? "no file")")
+        }
     }
 
     /// With one worker and 1,000 queued, a resource moved to 0 is the next to start.
