@@ -196,9 +196,9 @@ extension Spool {
             setAside(target, reason: "job file cannot be read (\(error))")
             return nil
         }
-        // An add's job file is empty, as is an edit's new resource's: its record is its table's line. Claimed before its add published its
-        // lists (the add between its commit and its publishing, or killed there), the claim publishes them,
-        // as recovery would.
+        // An add's job file is empty, as is an edit's new resource's: its record is its table's line. Claimed
+        // before its add published its lists (the add between its commit and its publishing, or killed
+        // there), the claim publishes them, as recovery would.
         var record = bytes.isEmpty ? records.record(of: job) : JobRecord.decoded(from: bytes)
         if record == nil, bytes.isEmpty {
             if let batch = taken.batch { try? publishLists(ofBatch: batch) }

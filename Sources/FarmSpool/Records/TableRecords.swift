@@ -8,9 +8,10 @@ import SystemPackage
 /// Why it is the job's record: `farm add` writes it to line N of its list's table alone (its job file is
 /// empty), and so does an edit's new resource (`farm item add`, `farm sync`; `Spool.jobRecord(atPath:)` reads
 /// its empty file so), a page of a paged list to its job file and its table line from the same bytes, and
-/// none is ever changed after (a table only grows, by whole lines). A job file that is rewritten (`farm reload` marks it
-/// fresh) was finished first, and only ever goes back to queue/0, never to an add's batch. A job whose table
-/// is not published yet (the batch is committed before its lists) is read by `Spool.load`, which publishes it.
+/// none is ever changed after (a table only grows, by whole lines). A job file that is rewritten (`farm
+/// reload` marks it fresh) was finished first, and only ever goes back to queue/0, never to an add's batch.
+/// A job whose table is not published yet (the batch is committed before its lists) is read by `Spool.load`,
+/// which publishes it.
 ///
 /// The tables are read a block of `block` lines at a time, with one pread, and scanned once for where
 /// each block starts, only as far as the jobs claimed so far: claims take a batch's shards in order, so
