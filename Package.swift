@@ -165,7 +165,7 @@ let package = Package(
         // Downloads over one reused libcurl handle: ranges, limits, progress, transient vs permanent errors;
         // the SHA-256 of a body hashed as it is written.
         .target(name: "FarmTransfer", dependencies: [
-            "CFarmCurlLoader", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
+            "CFarmCurlLoader", "FarmJSON", "FarmMirror", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // WARC/1.1 files (SPEC §18): request and response records with their SHA-1 digests, each a gzip member

@@ -37,17 +37,18 @@ extension Coordinator {
             report.alreadyThere.append(name)
             return report
         }
-        if crawl.robots {
+        if crawl.options.obeysRobots {
             (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
                                                                  request: request)
             crawl.robotsFetched = true
         }
         request.crawl = crawl
         var shown = summary(request)
-        shown.recursive = RecursiveSummary(level: crawl.level.map(String.init) ?? "inf", robots: crawl.robots,
-                                           noParent: crawl.noParent, spanHosts: crawl.spanHosts, domains: crawl.domains,
-                                           accept: crawl.accept, reject: crawl.reject,
-                                           excludeDirs: crawl.excludeDirectories)
+        let options = crawl.options
+        shown.recursive = RecursiveSummary(level: options.level.map(String.init) ?? "inf", robots: options.obeysRobots,
+                                           noParent: options.noParent, spanHosts: options.spanHosts,
+                                           domains: options.domains, accept: options.accept, reject: options.reject,
+                                           excludeDirs: options.excludeDirectories)
         let record = ListRecord(name: name, total: 1, digest: hash.hex, source: crawl.start,
                                 added: Timestamp.iso8601(Double(time(nil))), shape: "urls", request: shown,
                                 delivery: delivery)

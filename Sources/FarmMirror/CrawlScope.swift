@@ -1,5 +1,5 @@
 /// The options of a recursive list, with wget's names and meanings (SPEC §18).
-public struct CrawlOptions: Sendable, Equatable {
+public struct CrawlOptions: Sendable, Equatable, Codable {
     /// `--level N`; nil is `inf`.
     public var level: Int?
     public var noParent: Bool

@@ -30,7 +30,7 @@ struct CrawlStep {
     /// against it) only if the scope admits it as wget's `descend_redirect` does.
     func links(of record: JobRecord, file: String, finalURL: String? = nil) -> [JobRecord] {
         guard let asked = WebURL(record.url), let start = WebURL(crawl.start) else { return [] }
-        let scope = CrawlScope(start: start, options: options)
+        let scope = CrawlScope(start: start, options: crawl.options)
         let depth = record.depth ?? 0
         var page = asked
         if let finalURL, let target = WebURL(finalURL), target != asked {
@@ -47,7 +47,7 @@ struct CrawlStep {
             let links = LinkExtractor.html(bytes, url: page)
             found = links.links
             // meta robots nofollow: the page's links are not followed; what it needs to show still is.
-            if links.nofollow && crawl.robots { found = found.filter(\.isRequisite) }
+            if links.nofollow && crawl.options.obeysRobots { found = found.filter(\.isRequisite) }
         case .css: found = LinkExtractor.css(bytes, url: page)
         case .none: found = []
         }
@@ -67,15 +67,9 @@ struct CrawlStep {
         return records
     }
 
-    private var options: CrawlOptions {
-        CrawlOptions(level: crawl.level, noParent: crawl.noParent, spanHosts: crawl.spanHosts, domains: crawl.domains,
-                     accept: crawl.accept, reject: crawl.reject, excludeDirectories: crawl.excludeDirectories,
-                     obeysRobots: crawl.robots)
-    }
-
     /// The start origin's rules, as `farm add` fetched them; nil with `--no-robots`.
     private func robots(for start: WebURL) -> Robots? {
-        guard crawl.robots else { return nil }
+        guard crawl.options.obeysRobots else { return nil }
         switch Robots.outcome(forStatus: crawl.robotsStatus) {
         case .parse: return Robots(parsing: Array((crawl.robotsBody ?? "").utf8), userAgent: "farm")
         case .allowAll: return .allowAll

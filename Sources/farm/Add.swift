@@ -294,10 +294,10 @@ struct MirrorFlags: ParsableArguments {
             }
             depth = parsed
         }
-        return CrawlSettings(start: url, level: depth, noParent: noParent, spanHosts: spanHosts,
-                             domains: domains.map(CrawlOptions.list) ?? [], accept: accept.map(CrawlOptions.list) ?? [],
-                             reject: reject.map(CrawlOptions.list) ?? [],
-                             excludeDirectories: excludeDirs.map(CrawlOptions.list) ?? [], robots: !noRobots)
+        return CrawlSettings(start: url, options: CrawlOptions(
+            level: depth, noParent: noParent, spanHosts: spanHosts, domains: domains.map(CrawlOptions.list) ?? [],
+            accept: accept.map(CrawlOptions.list) ?? [], reject: reject.map(CrawlOptions.list) ?? [],
+            excludeDirectories: excludeDirs.map(CrawlOptions.list) ?? [], obeysRobots: !noRobots))
     }
 }
 
