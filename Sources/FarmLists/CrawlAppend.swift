@@ -77,21 +77,9 @@ extension Lists {
             let lines = try refresh(seen, ofList: id)
             var added = links.filter { seen.urls.insert($0.url).inserted }
             guard !added.isEmpty else { return 0 }
-            let numbers = Array(lines..<(lines + added.count))
-            for (offset, number) in numbers.enumerated() where added[offset].id.isEmpty {
-                added[offset].id = JobName(list: id, index: number).raw
-            }
-            try sharing.share(&added)
-            try journal(String(numbers[0]) + "-" + String(numbers[0] + numbers.count), ofList: id)
-            seen.read = try appendToTable(added.flatMap { $0.encoded() }, ofList: id)
+            seen.read = try appendResources(&added, toList: id, at: lines, total: record.total, sharing: sharing,
+                                            failpoints: ("crawl.tabled", "crawl.queued", "crawl.committed"))
             seen.lines += added.count
-            Failpoint.hit("crawl.tabled")
-            let jobs = zip(numbers, added).map { NewJob(name: JobName(list: id, index: $0), record: $1) }
-            try enqueue(jobs, lists: [], tables: false)
-            do { try appendToOrder(numbers, ofList: id, total: record.total) } catch {
-                throw SpoolError(.io, "cannot add to the order of list \(id)", cause: error)
-            }
-            Failpoint.hit("crawl.committed")
             return added.count
         } }
     }

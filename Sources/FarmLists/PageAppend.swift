@@ -29,27 +29,43 @@ extension Lists {
             state.lines = window.lines
             state.bytes = window.bytes
             if !added.isEmpty {
-                let numbers = Array(window.lines..<(window.lines + added.count))
-                // A resource the source gives no id has its job's name, as in a manifest.
-                for (offset, number) in numbers.enumerated() where added[offset].id.isEmpty {
-                    added[offset].id = JobName(list: id, index: number).raw
-                }
-                try sharing.share(&added)
-                try journal(String(numbers[0]) + "-" + String(numbers[0] + numbers.count), ofList: id)
-                state.bytes = try appendToTable(added.flatMap { $0.encoded() }, ofList: id)
+                state.bytes = try appendResources(&added, toList: id, at: window.lines, total: record.total,
+                                                  sharing: sharing,
+                                                  failpoints: ("pages.tabled", "pages.queued", "pages.committed"))
                 state.lines += added.count
-                Failpoint.hit("pages.tabled")
-                let jobs = zip(numbers, added).map { NewJob(name: JobName(list: id, index: $0), record: $1) }
-                try enqueue(jobs, lists: [], tables: false)
-                Failpoint.hit("pages.queued")
-                do { try appendToOrder(numbers, ofList: id, total: record.total) } catch {
-                    throw SpoolError(.io, "cannot add to the order of list \(id)", cause: error)
-                }
-                Failpoint.hit("pages.committed")
             }
             try appendPageState(state, ofList: id)
             return added.count
         } }
+    }
+
+    /// Appends `added` to list `id` as its resources `first`, `first + 1`, …, in the edit lock and the add lock
+    /// the caller holds: the commit a page of a paged list and a page's links (CrawlAppend.swift) share. A
+    /// record with an empty id gets its job's name, as in a manifest; URLs other jobs name are marked shared.
+    /// The range goes to the edit journal, the records to the resource table, their jobs to the queue as a
+    /// batch of their own behind every other, and their numbers to the list's order, which commits the edit.
+    /// `total`: the list's own. Returns the table's size after. `failpoints`: the crash points hit between the
+    /// steps, each caller's own.
+    func appendResources(_ added: inout [JobRecord], toList id: String, at first: Int, total: Int,
+                         sharing: URLSharing,
+                         failpoints: (tabled: StaticString, queued: StaticString, committed: StaticString))
+        throws(SpoolError) -> Int {
+        let numbers = Array(first..<(first + added.count))
+        for (offset, number) in numbers.enumerated() where added[offset].id.isEmpty {
+            added[offset].id = JobName(list: id, index: number).raw
+        }
+        try sharing.share(&added)
+        try journal(String(first) + "-" + String(first + numbers.count), ofList: id)
+        let tableBytes = try appendToTable(added.flatMap { $0.encoded() }, ofList: id)
+        Failpoint.hit(failpoints.tabled)
+        let jobs = zip(numbers, added).map { NewJob(name: JobName(list: id, index: $0), record: $1) }
+        try enqueue(jobs, lists: [], tables: false)
+        Failpoint.hit(failpoints.queued)
+        do { try appendToOrder(numbers, ofList: id, total: total) } catch {
+            throw SpoolError(.io, "cannot add to the order of list \(id)", cause: error)
+        }
+        Failpoint.hit(failpoints.committed)
+        return tableBytes
     }
 
     /// `enqueue(_:lists:)` with the choice of resource tables (see `enqueue(next:lists:tables:)`).
