@@ -22,25 +22,25 @@ extension Coordinator {
         let name = name ?? start.host
         var request = request ?? RequestOptions()
         request.acceptAny = true
+        let id = ListID.of(name: name)
+        // The list is what was asked (its start and options), not what robots.txt said.
+        var hash = FNV1a()
+        hash.add(String(decoding: crawl.encoded(), as: UTF8.self))
+        // Fetched before the add lock, which every add, edit and page of the spool takes: a slow server
+        // could hold it for its time-outs. An add of a list already there fetches it for nothing.
+        if crawl.options.obeysRobots {
+            (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
+                                                                 request: request)
+            crawl.robotsFetched = true
+        }
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
         do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
-        let id = ListID.of(name: name)
-        var settings = crawl
-        settings.robotsStatus = nil
-        settings.robotsBody = nil
-        var hash = FNV1a()
-        hash.add(String(decoding: settings.encoded(), as: UTF8.self))
         var report = AddReport()
         if let existing = spool.list(id) {
             guard existing.digest == hash.hex else { throw AddError(.conflict, name) }
             report.alreadyThere.append(name)
             return report
-        }
-        if crawl.options.obeysRobots {
-            (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
-                                                                 request: request)
-            crawl.robotsFetched = true
         }
         request.crawl = crawl
         var shown = summary(request)
