@@ -31,7 +31,6 @@ extension Coordinator {
         if crawl.options.obeysRobots {
             (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
                                                                  request: request)
-            crawl.robotsFetched = true
         }
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }

@@ -14,12 +14,10 @@ public struct CrawlSettings: Equatable, Sendable, JSONRecord {
     /// answer) and body; nil with `--no-robots`.
     public var robotsStatus: Int?
     public var robotsBody: String?
-    public var robotsFetched: Bool
 
     public init(start: String, options: CrawlOptions) {
         self.start = start
         self.options = options
-        robotsFetched = false
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
