@@ -10,13 +10,18 @@ import SystemPackage
 // on the way:
 //
 //     blobs/s<S>             level 1: the first stored bytes of that size (no hash)
-//     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB
+//     blobs/s<S>-<sample>    level 2: <sample> is the SHA-256 of the first and last 64 KiB; for a small
+//                            file, its whole bytes' QuickDigest (FarmSystem)
 //     blobs/<sha256>         level 3: bytes whose sample another file of their size shares
 //
-// A download of at most `hashedAtOnce` bytes (128 KiB) is hashed as it is written and named by its SHA-256
-// at once: hashing 16 KiB costs less than the open, attribute read and link of a comparison with another
-// file of its size, and files that small share sizes often (half of the 5,000 of bin/benchmark's small set
-// do). Small and large never meet: a size is one or the other.
+// A download of at most `hashedAtOnce` bytes (128 KiB) starts at level 2, with the QuickDigest it was given
+// as it was written: a digest costs less than the open, attribute read and link of a comparison with
+// another file of its size, files that small share sizes often (half of the 5,000 of bin/benchmark's small
+// set do), and a QuickDigest of 16 KiB costs a tenth of a SHA-256's 13 µs. Its SHA-256 is computed only
+// when another file of its size has the same QuickDigest: equal bytes are still told by their SHA-256.
+// Small and large never meet: a size is one or the other. (Spools of farms before 0.1.0's release named
+// small files by their SHA-256 at once; a new download of such bytes takes a slot of level 2, so those
+// bytes are stored twice, which costs space and never bytes.)
 //
 // At each level the download compares itself with the slot's occupant: equal bytes (the same sample and
 // the same SHA-256) give way to a name of the occupant; other bytes go a level
@@ -52,15 +57,17 @@ extension Dedup {
         /// The bytes hashed at each end of a file for its sample.
         static let sampleEnd = 64 << 10
 
-        init(fd: FileDescriptor, size: Int, digest: String? = nil, keepsAttributes: Bool = false) {
+        init(fd: FileDescriptor, size: Int, digest: String? = nil, quickDigest: String? = nil,
+             keepsAttributes: Bool = false) {
             self.fd = fd
             self.size = size
             self.digest = digest
+            self.sampleDigest = size <= Dedup.hashedAtOnce ? quickDigest : nil
             self.keepsAttributes = keepsAttributes
         }
 
         /// The level of the first slot a download of `size` bytes tries, and of the last.
-        static func firstLevel(_ size: Int) -> Int { size <= Dedup.hashedAtOnce ? lastLevel : 1 }
+        static func firstLevel(_ size: Int) -> Int { size <= Dedup.hashedAtOnce ? 2 : 1 }
         static let lastLevel = 3
 
         /// The name of these bytes' slot at `level` (1 to `lastLevel`), hashing what it takes.
@@ -72,10 +79,15 @@ extension Dedup {
             }
         }
 
-        /// Only files over `hashedAtOnce` (two ends) have one: their two ends never overlap.
+        /// A file over `hashedAtOnce` is sampled at its two ends, which never overlap; a smaller one whole.
         mutating func sample() throws(Errno) -> String {
             if let sampleDigest { return sampleDigest }
             let sample = try kept(Self.sampleAttribute) { () throws(Errno) in
+                if size <= Dedup.hashedAtOnce {
+                    var quick = QuickDigest()
+                    try Dedup.readChunks(of: fd) { quick.update($0) }
+                    return quick.finalize()
+                }
                 var hasher = SHA256()
                 try Dedup.readChunks(of: fd, from: 0, count: Self.sampleEnd) { hasher.update(bufferPointer: $0) }
                 try Dedup.readChunks(of: fd, from: size - Self.sampleEnd, count: Self.sampleEnd) {
@@ -128,7 +140,7 @@ extension Dedup {
         }
     }
 
-    /// The largest download named by its SHA-256 at once (see above): larger ones have two whole ends.
+    /// The largest download sampled whole (see above): larger ones have two whole ends.
     public static let hashedAtOnce = 2 * Fingerprint.sampleEnd
 
     /// The slot of level 1 for bytes of `size`.

@@ -47,15 +47,16 @@ extension Dedup {
     /// Makes the whole download at `path` (open as `fd`, `size` bytes of `kind`, with the response's
     /// validators) the valid result of `url`: it takes the first free slot of its size, or, when it meets
     /// its own bytes in a slot on the way, `path` becomes a name of that blob (its own bytes go); then the
-    /// URL's record names the blob (see BlobSlots.swift). `sha256`: the digest of those bytes when the
-    /// caller has it (hashed as written, up to `hashedAtOnce`, or a checksum was checked); otherwise
-    /// they are hashed only where they must be. The caller holds the URL's lock. Returns the blob's name;
+    /// URL's record names the blob (see BlobSlots.swift). `sha256` and `quickDigest`: the digests of those
+    /// bytes when the caller has them (hashed as written, a QuickDigest up to `hashedAtOnce`, a SHA-256 where
+    /// a checksum was checked); otherwise they are computed only where they must be. The caller holds the URL's lock. Returns the blob's name;
     /// nil when nothing was recorded (the URL is then simply not shared).
     @discardableResult
     public func publish(_ path: String, fd: FileDescriptor, url: String, size: Int, kind: String?,
-                        etag: String? = nil, modified: String? = nil, sha256: String? = nil) -> String? {
+                        etag: String? = nil, modified: String? = nil, sha256: String? = nil,
+                        quickDigest: String? = nil) -> String? {
         let name: String
-        do { name = try storeOnce(path, fd: fd, size: size, sha256: sha256) } catch {
+        do { name = try storeOnce(path, fd: fd, size: size, sha256: sha256, quickDigest: quickDigest) } catch {
             spool.log("cannot store the blob of \(url): \(error)")
             return nil
         }
@@ -74,8 +75,9 @@ extension Dedup {
     /// Stores the whole download at `path` (open as `fd`) once, as `publish` does, with no URL record: the
     /// bytes of a job whose URL no other job names (FarmLists' URLSharing.swift). Nil when not stored.
     @discardableResult
-    public func storeBytes(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) -> String? {
-        do { return try storeOnce(path, fd: fd, size: size, sha256: sha256) } catch {
+    public func storeBytes(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil,
+                           quickDigest: String? = nil) -> String? {
+        do { return try storeOnce(path, fd: fd, size: size, sha256: sha256, quickDigest: quickDigest) } catch {
             spool.log("cannot store the blob of \(path.dropFirst(spool.root.count + 1)): \(error)")
             return nil
         }
@@ -85,8 +87,9 @@ extension Dedup {
     /// the blob that holds them already (the walk of BlobSlots.swift). Returns the blob's name. A slot
     /// whose occupant keeps changing under the walk (collected, replaced: `raced`) is tried a few times,
     /// then the bytes are simply not stored once (thrown: the caller records nothing).
-    func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil) throws(Errno) -> String {
-        var mine = Fingerprint(fd: fd, size: size, digest: sha256)
+    func storeOnce(_ path: String, fd: FileDescriptor, size: Int, sha256: String? = nil,
+                   quickDigest: String? = nil) throws(Errno) -> String {
+        var mine = Fingerprint(fd: fd, size: size, digest: sha256, quickDigest: quickDigest)
         let first = Fingerprint.firstLevel(size)
         var level = first
         for _ in 0..<8 {

@@ -30,10 +30,13 @@ public struct DownloadRequest: Sendable {
     /// servers set on the way goes on with it), and the list's Authorization and Cookie headers go only to
     /// the host the chain began at.
     public var redirected: Redirected?
-    /// Bodies of at most this many bytes are hashed as they are written (`DownloadResult.sha256`), longer
-    /// ones not: 0 hashes none, `Int.max` all (a caller that checks a checksum). A hash is paid only where
-    /// one can matter (SPEC §13).
+    /// Bodies of at most this many bytes are hashed with SHA-256 as they are written (`DownloadResult.sha256`),
+    /// longer ones not: 0 hashes none, `Int.max` all (a caller that checks a checksum). A hash is paid only
+    /// where one can matter (SPEC §13).
     public var hashLimit = 0
+    /// Bodies of at most this many bytes get a `QuickDigest` as they are written (`DownloadResult.quickDigest`):
+    /// what names a small stored file apart from others of its size at the cost of a read of it.
+    public var quickDigestLimit = 0
     /// Only these bytes of the resource, written at their own offsets (SPEC §14's pieces): the answer
     /// must be a 206 for them, and the transfer ends well where the piece ends. Nil: the whole resource.
     public var piece: PieceRange?
@@ -114,6 +117,8 @@ public struct DownloadResult: Sendable, Equatable {
     /// this transfer wrote the whole file from its first byte, in order; nil otherwise (a resumed
     /// transfer), and whoever needs it reads the file back.
     public var sha256: String?
+    /// The file's `QuickDigest`, under the same conditions as `sha256`.
+    public var quickDigest: String?
     /// The file's first bytes (up to 16) as far as this transfer wrote them from byte 0 (see `fileHead`).
     public var head: [UInt8] = []
 
@@ -172,6 +177,7 @@ extension EasyHandle {
         let kept = request.piece.map(\.validator) ?? (resumeFrom > 0 ? PartialValidator.read(fd) : nil)
         let context = TransferContext(curl: curl, pool: pool, fd: fd, buffer: bodyBuffer, resumeFrom: resumeFrom,
                                       maxSize: request.maxSize, hashLimit: request.piece == nil ? request.hashLimit : 0,
+                                      quickDigestLimit: request.piece == nil ? request.quickDigestLimit : 0,
                                       piece: request.piece, validator: kept, progress: progress)
         if request.piece == nil { context.refusal = request.refusal }
         let opaque = Unmanaged.passUnretained(context).toOpaque()
@@ -318,6 +324,7 @@ extension EasyHandle {
                                     contentType: response.contentType, etag: response.etag,
                                     modified: response.lastModified, sha256: context.digest,
                                     completeSize: response.completeSize)
+        result.quickDigest = context.quickDigest
         result.head = context.head
         result.startedOver = context.startedOver
         return result
@@ -392,11 +399,14 @@ final class TransferContext {
     var failure: TransferError?
     /// What the response's headers said (the last response's, after redirects).
     var response = ResponseHeaders()
-    /// The SHA-256 of the bytes in the file, fed as each write lands, while the file holds exactly the
-    /// bytes this transfer wrote from byte 0 in order (`hashed` of them): publishing a download then
-    /// need not read it back. Nil once a write lands anywhere else (a resumed transfer).
+    /// The SHA-256 and the quick digest of the bytes in the file, fed as each write lands, while the file
+    /// holds exactly the bytes this transfer wrote from byte 0 in order (`hashed` of them): publishing a
+    /// download then need not read it back. Nil once a write lands anywhere else (a resumed transfer), or
+    /// past their limits.
     private var hasher: SHA256?
+    private var quick: QuickDigest?
     private let hashLimit: Int
+    private let quickDigestLimit: Int
     private var hashed = 0
     /// The body's length as the response announced it (-1: not announced), and whether its validator is
     /// still to be written (see `writeValidatorIfDue`).
@@ -412,7 +422,7 @@ final class TransferContext {
     private var arrived: [UInt8] = []
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
-         resumeFrom: Int, maxSize: Int, hashLimit: Int, piece: PieceRange? = nil, validator: String? = nil,
+         resumeFrom: Int, maxSize: Int, hashLimit: Int, quickDigestLimit: Int = 0, piece: PieceRange? = nil, validator: String? = nil,
          progress: @escaping (TransferProgress) -> Bool) {
         self.curl = curl
         self.pool = pool
@@ -425,7 +435,8 @@ final class TransferContext {
         self.progress = progress
         self.offset = resumeFrom
         self.hashLimit = hashLimit
-        if resumeFrom == 0 && hashLimit > 0 { hasher = SHA256() }
+        self.quickDigestLimit = quickDigestLimit
+        if resumeFrom == 0 { startHashing() }
     }
 
     static func from(_ pointer: UnsafeMutableRawPointer?) -> TransferContext {
@@ -464,7 +475,7 @@ final class TransferContext {
         }
         if status == 200 && resumeFrom > 0 {
             // Hashed from here on only when the file is surely empty again.
-            if (try? fd.truncate(to: 0)) != nil, hashLimit > 0 { hasher = SHA256() }
+            if (try? fd.truncate(to: 0)) != nil { startHashing() }
             offset = 0
             restarted = true
             head = []
@@ -565,21 +576,38 @@ final class TransferContext {
                                                "cannot write the download: \(error)")
             return false
         }
-        if hasher != nil {
-            if position == hashed && position + count <= hashLimit {
-                hasher!.update(bufferPointer: bytes)
-                hashed += count
-            } else {
-                hasher = nil
+        if position == hashed {
+            if hasher != nil {
+                if position + count <= hashLimit { hasher!.update(bufferPointer: bytes) } else { hasher = nil }
             }
+            if quick != nil {
+                if position + count <= quickDigestLimit { quick!.update(bytes) } else { quick = nil }
+            }
+            hashed += count
+        } else {
+            hasher = nil
+            quick = nil
         }
         return true
+    }
+
+    /// Hashes what is written from byte 0 on, as the limits ask.
+    private func startHashing() {
+        hashed = 0
+        hasher = hashLimit > 0 ? SHA256() : nil
+        quick = quickDigestLimit > 0 ? QuickDigest() : nil
     }
 
     /// The digest of the whole file as written (see `hasher`), once every byte received is in it.
     var digest: String? {
         guard pending == 0, hashed == offset, let hasher else { return nil }
         return hasher.finalize().withUnsafeBytes(Hex.lowercase)
+    }
+
+    /// The quick digest of the whole file as written, under the same conditions as `digest`.
+    var quickDigest: String? {
+        guard pending == 0, hashed == offset, let quick else { return nil }
+        return quick.finalize()
     }
 
     /// One header line as curl hands it over (with its CRLF).

@@ -176,10 +176,12 @@ struct SharedDownload {
         guard partial.isURLs, let kind else { return }
         // Its URL is this job's alone: its bytes are stored once, with no record (URLSharing.swift).
         if partial.isOwnJobs {
-            Dedup(spool).storeBytes(partial.path, fd: partial.fd, size: result.bytes, sha256: result.sha256)
+            Dedup(spool).storeBytes(partial.path, fd: partial.fd, size: result.bytes, sha256: result.sha256,
+                                   quickDigest: result.quickDigest)
             return
         }
         Dedup(spool).publish(partial.path, fd: partial.fd, url: claim.record.url, size: result.bytes, kind: kind.rawValue,
-                      etag: result.etag, modified: result.modified, sha256: result.sha256)
+                      etag: result.etag, modified: result.modified, sha256: result.sha256,
+                             quickDigest: result.quickDigest)
     }
 }

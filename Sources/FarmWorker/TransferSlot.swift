@@ -307,9 +307,10 @@ final class TransferSlot: @unchecked Sendable {
                                     stallTimeout: options.stallTimeout, caFile: options.caFile,
                                     options: requestOptions(ofList: job.claim.job.list))
         first.followsRedirects = false
-        // Hashed as written to check the list's checksum, and when small enough that download once names
-        // them by their SHA-256 at once (FarmDedup's BlobSlots.swift); larger ones by their size first.
-        first.hashLimit = job.claim.record.sha256 != nil ? .max : Dedup.hashedAtOnce
+        // Hashed as written with SHA-256 only to check the list's checksum; with a QuickDigest when small
+        // enough that download once names them by it at once (FarmDedup's BlobSlots.swift).
+        first.hashLimit = job.claim.record.sha256 != nil ? .max : 0
+        first.quickDigestLimit = Dedup.hashedAtOnce
         // A kind the list does not keep fails at its first bytes, not after its whole transfer (the same
         // judgement as `accepted`, made early: a body shorter than its head is judged whole, after).
         if requestOptions(ofList: job.claim.job.list)?.acceptAny != true {
