@@ -8,7 +8,8 @@ extension Control {
     /// shows no secret value. Nil when none is given: the list's requests carry nothing of their own.
     public static func requestOptions(headers: [String], cookieFile: String?, userAgent: String?,
                                       proxy: String?, connections: Int? = nil,
-                                      minPiece: String? = nil, accept: String? = nil) throws(ControlError)
+                                      minPiece: String? = nil, accept: String? = nil,
+                                      fileURLs: Bool = false) throws(ControlError)
         -> RequestOptions? {
         do throws(RequestOptionError) {
             var options = RequestOptions()
@@ -51,6 +52,7 @@ extension Control {
                 guard accept == "any" else { throw RequestOptionError("--accept takes 'any' (bytes of any kind)") }
                 options.acceptAny = true
             }
+            if fileURLs { options.fileURLs = true }
             return options.isEmpty ? nil : options
         } catch {
             throw ControlError(.badRequestOption, error.description)

@@ -154,14 +154,21 @@ final class TransferSlot: @unchecked Sendable {
     }
 
     func process(_ claim: Claim, _ pass: HostPass) {
+        // The job's scheme, decided once: which fetcher its bytes come by (FarmTransfer's Fetcher.swift).
+        let listOptions = requestOptions(ofList: claim.job.list)
+        let scheme = FetchScheme(of: claim.record.url, allowingFiles: listOptions?.fileURLs == true)
         // No libcurl (not installed, say): nothing can be transferred here. The job goes back to the queue
         // and the worker ends with the reason, as it did when it made its handle at start.
-        let handle: EasyHandle
-        do { handle = try transferHandle() } catch {
-            _ = handBack(claim)
-            pass.release()
-            worker.fail(error)
-            return
+        let fetcher: any Fetcher
+        if scheme == .file {
+            fetcher = FileFetcher()
+        } else {
+            do { fetcher = try transferHandle() } catch {
+                _ = handBack(claim)
+                pass.release()
+                worker.fail(error)
+                return
+            }
         }
         let kept = keeper.hold(claim)
         var handedOver = false
@@ -169,7 +176,6 @@ final class TransferSlot: @unchecked Sendable {
         defer { pass.release() }
         var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
         job.convert = options.convert
-        let listOptions = requestOptions(ofList: claim.job.list)
         job.hooks = listOptions?.hooks
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
@@ -177,7 +183,7 @@ final class TransferSlot: @unchecked Sendable {
         }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
-        guard WebScheme(of: claim.record.url) != nil else {
+        guard let scheme else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
         }
@@ -201,11 +207,11 @@ final class TransferSlot: @unchecked Sendable {
         // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
         // of the URL that takes it.
         defer { partial.close() }
-        var result = download(&job, partial, pass, by: handle)
+        var result = download(&job, partial, pass, scheme, by: fetcher)
         // A download whose SHA-256 is not the list's is fetched once more from its first byte (SPEC §12).
         if result.flatMap({ unexpectedDigest($0, claim, partial) }) != nil {
             partial.discardBytes()
-            result = download(&job, partial, pass, by: handle)
+            result = download(&job, partial, pass, scheme, by: fetcher)
             if let expected = claim.record.sha256, let got = result.flatMap({ unexpectedDigest($0, claim, partial) }) {
                 pass.release()
                 job.fail("checksum mismatch: expected \(expected), got \(got)", partial: partial.path)
@@ -295,12 +301,15 @@ final class TransferSlot: @unchecked Sendable {
     /// Downloads with retries; nil when the job ended here (failed, or no longer ours). Follows redirects
     /// itself, so that each request goes to its host under that host's leave (SPEC §10: a transfer
     /// redirected to another host counts there): `pass`, the job's, is moved from host to host with them.
-    private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass, by handle: EasyHandle)
-        -> DownloadResult? {
-        switch downloadInPieces(&job, partial) {
-        case .single: break
-        case .whole(let result): return result
-        case .ended: return nil
+    private func download(_ job: inout JobRun, _ partial: URLPartial, _ pass: HostPass, _ scheme: FetchScheme,
+                          by handle: any Fetcher) -> DownloadResult? {
+        // Pieces are ranges of a web resource; a file of this machine is copied whole.
+        if case .web = scheme {
+            switch downloadInPieces(&job, partial) {
+            case .single: break
+            case .whole(let result): return result
+            case .ended: return nil
+            }
         }
         let fd = partial.fd
         var first = DownloadRequest(url: job.claim.record.url, maxSize: options.maxSize,

@@ -29,7 +29,7 @@ final class WorkerMetrics {
     /// Runs `transfer`, one download of `url` by `handle`, and counts it: a request to its host; the bytes
     /// it added to the file, whatever its end; and unless it was stopped by the worker (pause, stop, lost
     /// lease), its seconds, and an error when it failed.
-    func transfer(_ url: String, by handle: EasyHandle,
+    func transfer(_ url: String, by handle: any Fetcher,
                   _ transfer: () throws(TransferError) -> DownloadResult) throws(TransferError) -> DownloadResult {
         let host = counters(for: url)
         host.requests.increment()

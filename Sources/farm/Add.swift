@@ -192,6 +192,10 @@ struct Add: ParsableCommand {
                                + "instead of failing them with \"unsupported content\".", valueName: "kinds"))
     var accept: String?
 
+    @Flag(name: .customLong("allow-file-urls"), help: ArgumentHelp("Copy the list's file:/// URLs from this machine's disk instead of failing them "
+                             + "(\"not an http(s) URL\"): only for a list whose URLs you trust."))
+    var allowFileURLs = false
+
     @OptionGroup(title: "Hooks: a program run after each resource ends") var hooks: HookFlags
 
     @OptionGroup(title: "Mirror a site (wget's names and meanings)") var mirror: MirrorFlags
@@ -212,7 +216,8 @@ struct Add: ParsableCommand {
                                                  userAgent: requests.userAgent, proxy: requests.proxy,
                                                  connections: requests.connections,
                                                  minPiece: requests.minPiece,
-                                                 accept: mirror.recursive ? nil : accept)
+                                                 accept: mirror.recursive ? nil : accept,
+                                                 fileURLs: allowFileURLs)
             .adding(hooks: try hooks.hooks())
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
