@@ -31,6 +31,10 @@ extension Coordinator {
         if crawl.options.obeysRobots {
             (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
                                                                  request: request)
+            if Robots.outcome(forStatus: crawl.robotsStatus) == .parse {
+                crawl.crawlDelay = Robots(parsing: Array((crawl.robotsBody ?? "").utf8), userAgent: "farm").crawlDelay
+                    .flatMap { $0 > 0 ? $0 : nil }
+            }
         }
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
@@ -47,7 +51,7 @@ extension Coordinator {
         shown.recursive = RecursiveSummary(level: options.level.map(String.init) ?? "inf", robots: options.obeysRobots,
                                            noParent: options.noParent, spanHosts: options.spanHosts,
                                            domains: options.domains, accept: options.accept, reject: options.reject,
-                                           excludeDirs: options.excludeDirectories)
+                                           excludeDirs: options.excludeDirectories, crawlDelay: crawl.crawlDelay)
         let record = ListRecord(name: name, total: 1, digest: hash.hex, source: crawl.start,
                                 added: Timestamp.iso8601(Double(time(nil))), shape: "urls", request: shown,
                                 delivery: delivery)

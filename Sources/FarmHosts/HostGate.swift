@@ -127,10 +127,12 @@ public final class HostGate {
     /// How long an admitted transfer may wait for its host's token before its request.
     static let tokenPatience = 0.25
 
-    /// Takes a token of `host`'s bucket for a request about to start (with `ratePerHost`), waiting for one
+    /// Takes a token of `host`'s bucket for a request about to start (with `ratePerHost`, or `interval`
+    /// seconds between two requests, a robots.txt's Crawl-delay: the slower of the two), waiting for one
     /// while `going` says so; false when it stopped waiting. Every request takes one, retries included.
-    public func awaitToken(_ host: HostKey, while going: () -> Bool) -> Bool {
-        guard let rate = limits.ratePerHost else { return true }
+    public func awaitToken(_ host: HostKey, interval: Double? = nil, while going: () -> Bool) -> Bool {
+        let rates = [limits.ratePerHost, interval.map { 1 / $0 }].compactMap { $0 }
+        guard let rate = rates.min() else { return true }
         while going() {
             guard let wait = token(host, rate: rate, take: true), wait > 0 else { return true }
             Clock.sleep(min(wait, 0.1))

@@ -98,9 +98,11 @@ public struct RecursiveSummary: Equatable, Sendable, JSONRecord {
     public var accept: [String]
     public var reject: [String]
     public var excludeDirs: [String]
+    /// The seconds between two requests to the start host that its robots.txt asked (`Crawl-delay`).
+    public var crawlDelay: Double?
 
     public init(level: String, robots: Bool, noParent: Bool, spanHosts: Bool, domains: [String], accept: [String],
-                reject: [String], excludeDirs: [String]) {
+                reject: [String], excludeDirs: [String], crawlDelay: Double? = nil) {
         self.level = level
         self.robots = robots
         self.noParent = noParent
@@ -109,6 +111,7 @@ public struct RecursiveSummary: Equatable, Sendable, JSONRecord {
         self.accept = accept
         self.reject = reject
         self.excludeDirs = excludeDirs
+        self.crawlDelay = crawlDelay
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

@@ -14,6 +14,9 @@ public struct CrawlSettings: Equatable, Sendable, JSONRecord {
     /// answer) and body; nil with `--no-robots`.
     public var robotsStatus: Int?
     public var robotsBody: String?
+    /// The seconds robots.txt asks between two requests to the start origin (its `Crawl-delay`), which every
+    /// worker spaces that origin's requests by (SPEC §18: the host's interval of §10); nil: none asked.
+    public var crawlDelay: Double?
 
     public init(start: String, options: CrawlOptions) {
         self.start = start

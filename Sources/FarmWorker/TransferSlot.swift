@@ -330,10 +330,14 @@ final class TransferSlot: @unchecked Sendable {
         var request = first
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
+        // A recursive list whose start origin's robots.txt asked a Crawl-delay spaces that origin's requests
+        // by it, across the farm (its host's token bucket), whatever limits the farm was started with.
+        let crawlDelay = job.crawl?.crawlDelay
+        let crawlHost = crawlDelay == nil ? nil : job.crawl.flatMap { HostKey(url: $0.start) }
         while true {
-            // Each request asks its host first. With no limit set and no host held (the gate inactive) the
-            // URL is not even parsed.
-            if gate.isActive, let host = HostKey(url: request.url) {
+            // Each request asks its host first. With no limit set, no host held (the gate inactive) and no
+            // Crawl-delay the URL is not even parsed.
+            if gate.isActive || crawlHost != nil, let host = HostKey(url: request.url) {
                 // The job's own host held since it was admitted (by another transfer of this worker or any):
                 // no request starts while it is, so the job waits parked as if it had been refused.
                 if request.redirected == nil && gate.isHeld(host) {
@@ -341,7 +345,8 @@ final class TransferSlot: @unchecked Sendable {
                     return nil
                 }
                 // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
-                if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, while: going) {
+                let interval = host == crawlHost ? crawlDelay : nil
+                if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, interval: interval, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }
             }
