@@ -44,6 +44,12 @@ public enum Kind: String, Sendable, Codable, CaseIterable {
     /// `otherExtension(url:)`).
     public var fileExtension: String { rawValue }
 
+    /// The extension a download of this kind from `url` is stored in the spool with: its kind's, or for bytes
+    /// of kind `other` its URL's, else `other` (a spool output is always `<index>.<suffix>`).
+    public func storedExtension(url: String) -> String {
+        self == .other ? Self.otherExtension(url: url) ?? "other" : fileExtension
+    }
+
     /// The extension of the last segment of `url`'s path (`archive.tar.gz`: `gz`), lowercased, when it is
     /// 1 to 10 ASCII letters and digits: what a download of kind `other` is stored and delivered with.
     /// nil when it has none, or one that is no plain word or names a kind farm tells by the bytes.

@@ -49,8 +49,13 @@ public struct ListSync {
         let desired = spool.desired()
         let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
                                          maxSize: desired.maxSize)
-        let source = try SourceResources.read(record, spool: spool, caFile: limits.caFile,
-                                              request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
+        // A mirrored site's source is its crawl, which no manifest holds: its resources are revalidated where
+        // they are (a changed page or image is fetched again), and links a changed page gained are not
+        // followed, as `wget -N` without `-r` would not.
+        let source = record.request?.recursive != nil
+            ? SourceResources(records: members().map(\.record), byID: false)
+            : try SourceResources.read(record, spool: spool, caFile: limits.caFile,
+                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
         var report = SyncReport(list: record.name)
         let touched = try edit(to: source, report: &report)
         var revalidation = Revalidation(spool: spool, concurrency: concurrency, limits: limits, progress: progress)

@@ -102,12 +102,19 @@ struct Revalidation {
             return .unchanged
         }
         if result.notModified { return .unchanged }
-        guard let kind = DisplayImage.sniff(descriptor: fd) else {
+        // Bytes of another kind are kept as they came for a list that keeps them (`--accept any`, a mirrored
+        // site's pages), named as the worker names them.
+        let kind: Kind
+        if let sniffed = DisplayImage.sniff(descriptor: fd) {
+            kind = sniffed
+        } else if options?.acceptAny == true {
+            kind = .other
+        } else {
             spool.log("sync: \(resource.job) kept: its new bytes are of no supported kind")
             return .unchanged
         }
         let base = stage + "/" + String(resource.job.index)
-        let file = base + "." + kind.fileExtension
+        let file = base + "." + kind.storedExtension(url: url)
         var image: String?, thumb: String?
         do {
             try FileSystem.rename(download, file)

@@ -115,8 +115,7 @@ struct JobRun: Sendable {
         case noRoom
     }
 
-    /// Stores the download at `partialPath` as the job's file: what `finish` converts. Bytes of kind `other`
-    /// keep their URL's extension, or get `.other` (a spool output is always `<index>.<suffix>`).
+    /// Stores the download at `partialPath` as the job's file: what `finish` converts.
     func store(partialPath: String, kind: Kind?) -> Storing {
         guard let kind else {
             fail(TransferSlot.unsupported, partial: partialPath)
@@ -125,7 +124,7 @@ struct JobRun: Sendable {
         // A claim taken from this worker leaves the output to its next owner, who may have stored it already
         // (this host was cut off from the spool while its transfer went on): the partial stays as it is.
         guard kept.isHeld(in: spool) else { return .ended }
-        let file = spool.outputBase(claim.job) + "." + (storedExtension(kind) ?? "other")
+        let file = spool.outputBase(claim.job) + "." + kind.storedExtension(url: claim.record.url)
         do { try spool.store(partialPath, as: file, of: claim.job) } catch {
             spool.log("cannot store \(file): \(error)")
             try? spool.release(claim)

@@ -33,6 +33,10 @@ public struct ChaosReport: Codable, Sendable {
     public var pages = 0
     public var pagedItems = 0
     public var followerMidPage = 0
+    /// The URLs of the site mirrored with `farm add --recursive` (0 without one), and the findings on its list
+    /// (a URL missing or twice, a resource not done, an output not the origin's bytes, a disallowed page asked).
+    public var siteURLs = 0
+    public var siteErrors = 0
     public var commandErrors = 0
     public var farmDown = 0
     /// Seconds from a worker's death to its jobs' return: seen by the supervisor, or by their lease alone.

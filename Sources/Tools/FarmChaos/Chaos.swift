@@ -7,12 +7,13 @@ import Foundation
 import Glibc
 
 /// `farm-chaos [machine]` (run by `bin/chaos`): proves "kill anything, lose nothing" under load. It serves a
-/// corpus of throttled JPG, PNG, PDF and ZIP resources (some of them in two lists) and a paged JSON API of
-/// throttled pages from an in-process origin, runs a real farm on it, SIGKILLs its processes at random for
+/// corpus of throttled JPG, PNG, PDF and ZIP resources (some of them in two lists), a paged JSON API of
+/// throttled pages and a site mirrored recursively (RecursiveSite) from an in-process origin, runs a real farm on it, SIGKILLs its processes at random for
 /// `--seconds` while scaling and pausing it, floods the watcher's inotify queue, changes a few resources
 /// at the origin and syncs (SyncRound), lets the farm finish, then checks every
-/// resource and the paged list and prints the figures. Exits 1 on any loss, duplicate, corrupt or stray
-/// output, anything left behind, a paged list that is not exactly its API, or a finding of `farm fsck`
+/// resource, the paged list and the mirror and prints the figures. Exits 1 on any loss, duplicate, corrupt or
+/// stray output, anything left behind, a paged list that is not exactly its API, a mirror that is not
+/// exactly the site, or a finding of `farm fsck`
 /// on the final spool.
 struct Chaos: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +37,8 @@ struct Chaos: ParsableCommand {
     var pages: Int = 40
     @Option(help: "Items on each page of the paged API.")
     var perPage: Int = 10
+    @Option(help: "Sections of the site mirrored with farm add --recursive, each of 6 pages (0: no mirror).")
+    var sections: Int = 4
     @OptionGroup var options: RunOptions
 
     func validate() throws {
@@ -87,6 +90,13 @@ struct Chaos: ParsableCommand {
             try farm.must(paged.addArguments)
             print("farm-chaos: paged list \(PagedList.name), \(pages) pages of \(perPage) items")
         }
+        // Each of the site's pages lasts up to 2 s, so that kills land while its list grows from them.
+        let site = sections == 0 ? nil : RecursiveSite(origin: origin, sections: sections, perSection: 6,
+                                                          pageSeconds: min(2, max(0.1, seconds / 3 / Double(sections * 7 + 1))))
+        if let site {
+            try farm.must(site.addArguments)
+            print("farm-chaos: site \(RecursiveSite.name), \(site.reachable.count) URLs mirrored recursively")
+        }
         try farm.must(["start", "--workers", String(workers), "--lease", String(lease)])
         observer.start()
 
@@ -113,11 +123,12 @@ struct Chaos: ParsableCommand {
         ended = true
         end(farm, spool, observer)
 
-        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged, delivery: delivery,
-                                    hooks: hooks)
+        let verdict = Verdict.check(spool: spool, corpus: corpus, farm: farm, paged: paged, site: site,
+                                    delivery: delivery, hooks: hooks)
         var figures = Report(seconds: seconds, killsPerSecond: killsPerSecond, seed: seed, lease: lease, corpus: corpus,
                              bytesServed: origin.bytesServed, verdict: verdict, tally: mayhem.tally,
-                             reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged)
+                             reclaims: reclaims, finished: waited.status == 0 || waited.status == 1, paged: paged,
+                             site: site)
         figures.overflowRecoveries = rounds.map(\.recovery)
         figures.overflowsTriggered = rounds.filter(\.overflowed).count
         figures.sync = synced

@@ -13,7 +13,7 @@ extension ChaosReport {
     /// finished.
     var sound: Bool {
         finished && lost == 0 && duplicated == 0 && corrupt == 0 && strays == 0 && leftovers == 0 && statusErrors == 0
-            && fsck == 0 && pagedErrors == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
+            && fsck == 0 && pagedErrors == 0 && siteErrors == 0 && pendingReclaims == 0 && cluster?.sound(lease: lease) != false
             && sync?.errors.isEmpty != false
     }
 
@@ -45,6 +45,10 @@ extension ChaosReport {
                  "0: Finished, all pages in, exactly the API's ids in order"),
                 ("follower kills in the middle of a page", "\(followerMidPage) of \(kills["follower", default: 0])", "≥ 1"),
             ]
+        }
+        if siteURLs > 0 {
+            rows.append(("mirrored site (\(siteURLs) URLs, farm add --recursive) findings", String(siteErrors),
+                         "0: each URL once, done, the origin's bytes; robots.txt obeyed"))
         }
         rows += [
             ("resources done / error", "\(done) / \(failed) of \(resources)", "errors are the 404s and HTML pages"),
@@ -98,7 +102,7 @@ extension Report {
     /// by the caller).
     init(seconds: Double, killsPerSecond: Double, seed: UInt64, lease: Double, corpus: ChaosCorpus, bytesServed: Int,
          verdict: Verdict, tally: Mayhem.Tally, reclaims: Observer.Reclaims, finished: Bool,
-         paged: PagedList? = nil) {
+         paged: PagedList? = nil, site: RecursiveSite? = nil) {
         self.init()
         (self.seconds, self.killsPerSecond, self.seed, self.lease) = (seconds, killsPerSecond, seed, lease)
         (resources, digests, sameDigest) = (verdict.resources, verdict.digests, verdict.sameDigest)
@@ -108,6 +112,7 @@ extension Report {
         (corrupt, strays, leftovers) = (verdict.corrupt.count, verdict.strays.count, verdict.leftovers.count)
         (statusErrors, fsck, pagedErrors) = (verdict.statusErrors.count, verdict.fsck.count, verdict.paged.count)
         (pages, pagedItems, followerMidPage) = (paged?.pages ?? 0, paged?.items.count ?? 0, tally.followerMidPage)
+        (siteURLs, siteErrors) = (site?.reachable.count ?? 0, verdict.mirrored.count)
         (commandErrors, farmDown) = (tally.commandErrors.count, tally.farmDown)
         (seenReclaims, unseenReclaims, pendingReclaims) = (reclaims.seen, reclaims.unseen, reclaims.pending)
         self.finished = finished

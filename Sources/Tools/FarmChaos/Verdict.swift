@@ -39,17 +39,20 @@ struct Verdict {
     var fsck: [String] = []
     /// What is wrong with the paged list beyond its resources (`PagedList.findings`).
     var paged: [String] = []
+    /// What is wrong with the mirrored site's list (`RecursiveSite.findings`), which checks its resources too.
+    var mirrored: [String] = []
 
     var clean: Bool {
         lost.isEmpty && duplicated.isEmpty && corrupt.isEmpty && strays.isEmpty && leftovers.isEmpty
-            && statusErrors.isEmpty && fsck.isEmpty && paged.isEmpty
+            && statusErrors.isEmpty && fsck.isEmpty && paged.isEmpty && mirrored.isEmpty
     }
 
     /// `mounts`: the spool's other paths (a cluster host's mount of it), whose outputs' paths name the same
     /// files as the spool's own path.
     /// `delivery`: the list added with `--out`, and its folder.
     static func check(spool: Spool, corpus: ChaosCorpus, farm: FarmCommand, mounts: [String] = [],
-                      paged: PagedList? = nil, delivery: (list: String, folder: String)? = nil,
+                      paged: PagedList? = nil, site: RecursiveSite? = nil,
+                      delivery: (list: String, folder: String)? = nil,
                       hooks: (list: String, ran: String)? = nil) -> Verdict {
         // The spool's path in place of the mount it was written through.
         let local = { (path: String?) -> String? in
@@ -140,10 +143,12 @@ struct Verdict {
                 }
             }
         }
-        for (job, where_) in places where !expectedJobs.contains(job) {
+        // The mirrored site's jobs are numbered as its pages were fetched: `RecursiveSite.findings` checks them.
+        let siteList = site.map { _ in ListID.of(name: RecursiveSite.name) }
+        for (job, where_) in places where !expectedJobs.contains(job) && JobName(job)?.list != siteList {
             verdict.duplicated.append("\(job) is in \(where_) but in no manifest")
         }
-        let knownLists = Set(corpus.lists.keys.map { ListID.of(name: $0) })
+        let knownLists = Set(corpus.lists.keys.map { ListID.of(name: $0) } + (siteList.map { [$0] } ?? []))
         // lists/ holds `<id>.json` (the record) and `<id>.resources` (its resource table).
         for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []
         where !knownLists.contains(String(name.prefix { $0 != "." })) {
@@ -159,6 +164,7 @@ struct Verdict {
             verdict.duplicated.append("log: " + line)
         }
         verdict.paged = paged?.findings(farm) ?? []
+        verdict.mirrored = site?.findings(spool: spool, farm: farm) ?? []
         verdict.fsck = fsckFindings(farm)
         return verdict
     }
@@ -166,7 +172,7 @@ struct Verdict {
     /// Prints each finding (20 of each kind at most), and the control commands that failed.
     func printFindings(commandErrors: [String], syncErrors: [String] = []) {
         for (title, items) in [("lost", lost), ("duplicated", duplicated), ("corrupt", corrupt), ("stray", strays),
-                               ("left behind", leftovers), ("status", statusErrors), ("paged list", paged), ("fsck", fsck),
+                               ("left behind", leftovers), ("status", statusErrors), ("paged list", paged), ("mirrored site", mirrored), ("fsck", fsck),
                                ("command errors", commandErrors), ("sync round", syncErrors)]
         where !items.isEmpty {
             print("\(title):")

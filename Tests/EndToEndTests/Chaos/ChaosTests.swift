@@ -43,6 +43,7 @@ struct ChaosTests {
         }
         #expect(figures.kills.values.reduce(0, +) >= 60)
         #expect(figures.pages == 40 && figures.pagedErrors == 0, "the paged list is not exactly its API's")
+        #expect(figures.siteURLs > 30 && figures.siteErrors == 0, "the mirrored site is not exactly the site")
         #expect(figures.kills["follower", default: 0] > 0, "the follower was never killed")
         let sync = try #require(figures.sync, "no sync round")
         #expect(sync.changed > 0 && sync.kills > 0 && sync.errors.isEmpty, "\(sync)")
