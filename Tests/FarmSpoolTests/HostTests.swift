@@ -157,11 +157,11 @@ import Testing
         #expect(FileSystem.names(spool.hookQueue).contains(jobs[1].name.raw))
     }
 
-    @Test func workersAreDesiredPerHostAndAnOlderSpoolsNumberStillCounts() throws {
+    @Test func workersAreDesiredPerHostAndTheSpoolsNumberServesTheOthers() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.path)
         let h1 = FarmHost(name: "h1"), h2 = FarmHost(name: "h2")
-        // An older farm's spool: one number, for whichever host starts.
+        // Before any host sets its own: the spool's one number, for whichever host starts.
         var desired = Desired()
         desired.workers = 6
         try spool.setDesired(desired)
