@@ -12,7 +12,7 @@ import Testing
 /// Hosts sharing a spool (SPEC §11), as the spool sees them: names that carry their host, claims that
 /// only their own host judges by pid, and workers desired per host.
 @Suite struct HostTests {
-    @Test func namesCarryTheirHostAndOlderNamesStillParse() throws {
+    @Test func namesCarryTheirHostAndNoOtherNameParses() throws {
         let host = FarmHost(name: "Node_1.Example")
         #expect(host.raw == "node%5f1.example")
         #expect(host.description == "node_1.example")
