@@ -88,7 +88,7 @@ def main():
                                 + ("a front end links no role" if name in FRONT_ENDS else "no role links another"))
     for finding in findings:
         print(finding)
-    print(f"imports: {len(findings)} found")
+    print(f"imports of {package['name']}: {len(findings)} found")
     return 1 if findings else 0
 
 
