@@ -453,7 +453,7 @@ let package = Package(
         ]),
         .testTarget(name: "FarmDedupTests", dependencies: [
             "FarmSpool", "FarmDedup", "FarmFsck", "FarmJSON", "FarmSystem", origin, fixtures, "FarmZip", "FarmStatus",
-            "FarmTestSupport",
+            "FarmTestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "FarmPagesTests", dependencies: ["FarmPages", "FarmSpool", "FarmLists", "FarmJSON"]),
         .testTarget(name: "FarmHTTPTests", dependencies: [

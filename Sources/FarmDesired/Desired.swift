@@ -120,20 +120,20 @@ extension Desired: JSONWritable {
     }
 }
 
-/// A member missing from an older desired.json keeps its default instead of voiding the rest.
+/// What `write` always writes is required; what it leaves out (see above) is read as its default. farm 0.1.0 is
+/// the first release, and its desired.json always held the four required members: no user has one without them.
 extension Desired: JSONReadable {
     public init(json: JSONValue) throws(JSONMismatch) {
-        let defaults = Desired()
-        workers = try json.decodeIfPresent("workers") ?? defaults.workers
-        transfers = try json.decodeIfPresent("transfers") ?? defaults.transfers
-        lease = try json.decodeIfPresent("lease") ?? defaults.lease
-        maxSize = try json.decodeIfPresent("maxSize") ?? defaults.maxSize
-        convert = try json.decodeIfPresent("convert") ?? defaults.convert
+        workers = try json.decode("workers")
+        transfers = try json.decodeIfPresent("transfers") ?? Self.defaultTransfers
+        lease = try json.decode("lease")
+        maxSize = try json.decode("maxSize")
+        convert = try json.decode("convert")
         hostLimits = HostLimits(perHost: try json.decodeIfPresent("perHost"),
                                 ratePerHost: try json.decodeIfPresent("ratePerHost"))
         minFree = try json.decodeIfPresent("minFree")
         caFile = try json.decodeIfPresent("caFile")
-        poll = try json.decodeIfPresent("poll") ?? defaults.poll
+        poll = try json.decodeIfPresent("poll") ?? false
     }
 }
 

@@ -8,7 +8,7 @@ import SystemPackage
 import Testing
 
 /// Where a URL's record lives: the text of a symbolic link (one symlink(2) to write, one readlink(2) to
-/// read), a file when it is too long for a link, and an older farm's file still reads.
+/// read), a file when it is too long for a link, and a file of a short URL reads the same.
 @Suite struct URLRecordStorageTests {
     private func download(_ spool: Spool, _ bytes: [UInt8]) throws -> (String, FileDescriptor) {
         try FileManager.default.createDirectory(atPath: spool.partial, withIntermediateDirectories: true)
@@ -21,7 +21,7 @@ import Testing
         (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
     }
 
-    @Test func aRecordIsALinksTextOrAFileWhenTooLongAndAnOlderFilesStillRead() throws {
+    @Test func aRecordIsALinksTextOrAFileWhenTooLongAndAnyFileReads() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
         let dedup = Dedup(spool)
@@ -44,7 +44,7 @@ import Testing
         #expect(!isLink(longRecord) && FileManager.default.fileExists(atPath: longRecord))
         #expect(dedup.storedResult(of: long)?.record.url == long)
 
-        let older = "http://127.0.0.1/older.png"
+        let older = "http://127.0.0.1/file.png"
         let text = #"{"blob":"\#(blob)","kind":"png","size":5,"url":"\#(older)"}"# + "\n"
         #expect(FileManager.default.createFile(atPath: spool.urls + "/" + Dedup.urlKey(older), contents: Data(text.utf8)))
         #expect(dedup.storedResult(of: older)?.record.url == older)

@@ -35,7 +35,7 @@ import Testing
         #expect(URLSharing.key(ofLine: line(titled)) == URLSharing.key(titled.url))
         #expect(URLSharing.key(ofLine: line(tricky)) == nil, "a quote in the URL is escaped")
         #expect(URLSharing.key(ofLine: line(slash)) == nil, "so is a backslash")
-        // An older farm's line, its URL first and its slashes escaped, is left to the decoder.
+        // A line in another writer's order, its URL first and its slashes escaped, is left to the decoder.
         let older = Array(#"{"url":"http:\/\/example.com\/x.jpg","id":"o","title":"t"}"#.utf8)
         #expect(URLSharing.key(ofLine: ArraySlice(older)) == nil)
         #expect(URLSharing.key(ofLine: ArraySlice(Array(#"{"title":"t","url":"http://a/b"}"#.utf8))) == URLSharing.key("http://a/b"))

@@ -103,8 +103,8 @@ import Testing
         let (list, jobs) = SpoolFixtures.jobs(20)
         let batch = try spool.enqueue(jobs, lists: [])
         let shard = spool.queue + "/" + batch + "/s000000"
-        // Job files are read where they hold their records and their list has no table (an older farm's
-        // list): a claim from a table never reads its job file, and an add's are empty.
+        // Job files are read where they hold their records and their list has no table (here it is taken
+        // away, so that every claim reads its job file): a claim from a table never reads its job file, and an add's are empty.
         try FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: list))
         for job in jobs { try Data(job.record.encoded()).write(to: URL(fileURLWithPath: shard + "/" + job.name.raw)) }
         // A job file whose content is garbage, a file whose name is no job, a stray file in active/.

@@ -12,7 +12,7 @@ import Testing
 /// Hosts sharing a spool (SPEC §11), as the spool sees them: names that carry their host, claims that
 /// only their own host judges by pid, and workers desired per host.
 @Suite struct HostTests {
-    @Test func namesCarryTheirHostAndOlderNamesStillParse() throws {
+    @Test func namesCarryTheirHostAndNoOtherNameParses() throws {
         let host = FarmHost(name: "Node_1.Example")
         #expect(host.raw == "node%5f1.example")
         #expect(host.description == "node_1.example")
@@ -157,11 +157,11 @@ import Testing
         #expect(FileSystem.names(spool.hookQueue).contains(jobs[1].name.raw))
     }
 
-    @Test func workersAreDesiredPerHostAndAnOlderSpoolsNumberStillCounts() throws {
+    @Test func workersAreDesiredPerHostAndTheSpoolsNumberServesTheOthers() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.path)
         let h1 = FarmHost(name: "h1"), h2 = FarmHost(name: "h2")
-        // An older farm's spool: one number, for whichever host starts.
+        // Before any host sets its own: the spool's one number, for whichever host starts.
         var desired = Desired()
         desired.workers = 6
         try spool.setDesired(desired)

@@ -93,8 +93,11 @@ import Testing
         for desired in [Desired(workers: 7, lease: 2.5, maxSize: 9, convert: false), Desired(minFree: 12345)] {
             #expect(JSON.decode(Desired.self, from: JSON.encode(desired)) == desired)
         }
-        // A desired.json of an older farm, without the later fields, keeps their defaults.
-        #expect(JSON.decode(Desired.self, from: Array(#"{"lease":10,"workers":6}"#.utf8)) == Desired(workers: 6))
+        // What the writer leaves out reads as its default; what it always writes is required (no release wrote a
+        // desired.json without it), so a file without it is not the farm's desired state.
+        #expect(JSON.decode(Desired.self, from: Array(#"{"convert":true,"lease":10,"maxSize":1073741824,"workers":6}"#.utf8))
+            == Desired(workers: 6))
+        #expect(JSON.decode(Desired.self, from: Array(#"{"lease":10,"workers":6}"#.utf8)) == nil)
     }
 
     @Test func decodesRecordsAsJSONDecoderDoes() {

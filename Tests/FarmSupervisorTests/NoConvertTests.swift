@@ -42,12 +42,4 @@ import Testing
         try farm.must(["start", "--workers", "1", "--lease", "3"])
         #expect(farm.spool.desired().convert == true)
     }
-
-    @Test func aDesiredFileWrittenBeforeTheSwitchKeepsItsSettings() throws {
-        let dir = TemporaryDirectory()
-        let spool = try Spool(root: dir.appending("spool"))
-        try Data(#"{"workers":7,"lease":5,"maxSize":1000}"#.utf8)
-            .write(to: URL(fileURLWithPath: spool.root + "/control/desired.json"))
-        #expect(spool.desired() == Desired(workers: 7, lease: 5, maxSize: 1000, convert: true))
-    }
 }
