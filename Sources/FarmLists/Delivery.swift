@@ -35,6 +35,8 @@ public final class Deliveries: Sendable {
         let template: DeliveryTemplate
         /// A hard link (`--link`), not a file of the user's own.
         let links: Bool
+        /// `--convert-links`: a delivery undoes the list's mark of converted links.
+        let convertsLinks: Bool
         /// The permission bits of a copy.
         let mode: UInt32
         let name: String
@@ -77,6 +79,9 @@ public final class Deliveries: Sendable {
             throw DeliveryError("\(target): \(error)")
         }
         if let old, old != target { remove(old, of: job) }
+        // After the new bytes are in: a conversion that wrote its mark before them is undone by this, one
+        // that comes after sees the list unfinished until this job completes (LinkConversion.swift).
+        if plan.convertsLinks { try? FileSystem.unlink(spool.convertedMarkPath(ofList: job.list)) }
         return target
     }
 
@@ -90,7 +95,7 @@ public final class Deliveries: Sendable {
     /// The value of the attribute that marks what a delivery of `job` wrote.
     private func mark(_ job: JobName) -> [UInt8] { Array((spool.root + "\n" + job.raw).utf8) }
 
-    private func isDelivery(_ path: String, of job: JobName) -> Bool {
+    func isDelivery(_ path: String, of job: JobName) -> Bool {
         (try? FileSystem.attribute(path, Self.markAttribute, limit: 4096)) == mark(job)
     }
 
@@ -128,6 +133,28 @@ public final class Deliveries: Sendable {
             try FileSystem.rename(scratch, target)
         } catch where error == .improperLink {
             try put(file, at: target, job: job, mode: mode)
+        }
+    }
+
+    /// Replaces what a delivery of `job` put at `target` with `bytes` (`--convert-links`' version of it,
+    /// LinkConversion.swift), as a new file of permissions `mode`, marked as the delivery's, synced and renamed
+    /// over it: a kill leaves the old file or the new one, whole. Never written in place: with `--link`
+    /// the old file is the spool's own. A file there that farm did not deliver is left alone (`.fileExists`).
+    func replace(_ target: String, with bytes: [UInt8], job: JobName, mode: UInt32) throws(Errno) {
+        guard isDelivery(target, of: job) else { throw Errno.fileExists }
+        let scratch = Self.scratch(for: target) + ".part"
+        try? FileSystem.unlink(scratch)
+        let to = try FileDescriptor.open(scratch, .writeOnly, options: [.create, .exclusiveCreate], permissions: mode)
+        defer { to.closeQuietly() }
+        do throws(Errno) {
+            try to.write(contentsOf: bytes)
+            try to.setPermissions(mode)
+            try? to.setAttribute(Self.markAttribute, mark(job))
+            try to.sync()
+            try FileSystem.rename(scratch, target)
+        } catch {
+            try? FileSystem.unlink(scratch)
+            throw error
         }
     }
 
@@ -219,7 +246,7 @@ public final class Deliveries: Sendable {
             places[number] = (position, count)
         }
         let plan = Plan(stamp: stamp, folder: delivery.folder, template: template,
-                        links: delivery.links, mode: UInt32(delivery.mode) & 0o7777,
+                        links: delivery.links, convertsLinks: delivery.convertsLinks, mode: UInt32(delivery.mode) & 0o7777,
                         name: record.name, width: width, table: table, places: places)
         plans.withLock { $0[id] = (plan, now) }
         return plan
