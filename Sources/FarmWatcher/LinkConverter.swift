@@ -46,6 +46,11 @@ final class LinkConverter: Sendable {
             if state.busy.isEmpty { state.running = false }
             return state.busy.first
         }) {
+            // The spool's word, not the summary's: a summary may be a few events behind the list's growth.
+            guard ListView.build(spool, listID: id)?.state == .finished else {
+                state.withLock { _ = $0.busy.removeFirst() }
+                continue
+            }
             do {
                 let count = try Lists(spool).convertLinks(ofList: id)
                 spool.log("--convert-links: list \(id) finished: \(count) file(s) with their links converted")
