@@ -1,6 +1,8 @@
+import FarmJSON
 import FarmLists
 import FarmOrigin
 import FarmSpool
+import FarmStatus
 import FarmTestSupport
 import Foundation
 import Glibc
@@ -77,6 +79,13 @@ import Testing
         try farm.start(workers: 2, transfers: 2)
         let list = try #require(try RecursiveListTests.waitFinished(farm, "127.0.0.1"))
         #expect(list.failed == 1)
+        // Its counts per host (issue 64), in both views: every link found on the one host, each fetched.
+        let json = try farm.must(["status", "127.0.0.1", "--json"])
+        let hosts = try #require(JSON.decode(ListStatus.self, from: Array(json.utf8))?.hosts, "\(json)")
+        #expect(hosts.map { [$0.host, "\($0.found)", "\($0.fetched)", "\($0.active)", "\($0.queued)"] }
+                == [[host, "\(list.total)", "\(list.total)", "0", "0"]])
+        #expect(try farm.must(["status", "127.0.0.1"]).contains("\(host): \(list.total) found, \(list.total) fetched, "
+                                                                + "0 active, 0 queued"))
         let byFarm = Self.tree(out)
         #expect(Set(byFarm.keys) == Set(byWget.files.keys),
                 "only wget: \(Set(byWget.files.keys).subtracting(byFarm.keys).sorted()); only farm: \(Set(byFarm.keys).subtracting(byWget.files.keys).sorted())")
