@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmMirror
 import FarmSpool
 import FarmSystem
 import SystemPackage
@@ -37,6 +38,9 @@ public final class Deliveries: Sendable {
         let links: Bool
         /// `--convert-links`: a delivery undoes the list's mark of converted links.
         let convertsLinks: Bool
+        /// A recursive list's `--accept`/`--reject`, which decide what is delivered (SPEC §18): an HTML page
+        /// they refuse is still fetched and read for its links, as wget does, but not delivered.
+        let scope: CrawlScope?
         /// The permission bits of a copy.
         let mode: UInt32
         let name: String
@@ -49,7 +53,7 @@ public final class Deliveries: Sendable {
     /// Delivers `file`, the stored download of `job` (of extension `ext`, and SHA-256 `sha256` when known),
     /// replacing where it was delivered before (`old`, else what its done record says) when that is
     /// elsewhere; returns where it is now, or nil when its list delivers nothing (no system call then,
-    /// most of the time). Throws the reason as one sentence.
+    /// most of the time) or not this one (a recursive list's `--accept`/`--reject`). Throws the reason as one sentence.
     public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
         throws(DeliveryError) -> String? {
         guard let plan = try plan(ofList: job.list) else { return nil }
@@ -58,6 +62,7 @@ public final class Deliveries: Sendable {
             throw DeliveryError("\(job) is no longer in its list")
         }
         let record = plan.table[job.index]
+        if let scope = plan.scope, let url = WebURL(record.url), !scope.delivers(url) { return nil }
         var digest = sha256
         if digest == nil, plan.template.uses(.sha256) {
             do { digest = try Dedup.digest(ofFile: file) } catch {
@@ -209,6 +214,13 @@ public final class Deliveries: Sendable {
         }
     }
 
+    /// What a recursive list's `--accept`/`--reject` deliver; nil when it has neither (or is not recursive).
+    private static func scope(of record: ListRecord) -> CrawlScope? {
+        guard let crawl = record.request?.recursive, !crawl.accept.isEmpty || !crawl.reject.isEmpty,
+              let start = WebURL(record.source) else { return nil }
+        return CrawlScope(start: start, options: CrawlOptions(accept: crawl.accept, reject: crawl.reject))
+    }
+
     /// List `id`'s delivery plan, made again when its table or order changed; nil when it delivers nothing.
     private func plan(ofList id: String) throws(DeliveryError) -> Plan? {
         let now = Clock.monotonic()
@@ -245,9 +257,10 @@ public final class Deliveries: Sendable {
             seen[key] = count
             places[number] = (position, count)
         }
-        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template,
-                        links: delivery.links, convertsLinks: delivery.convertsLinks, mode: UInt32(delivery.mode) & 0o7777,
-                        name: record.name, width: width, table: table, places: places)
+        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template, links: delivery.links,
+                        convertsLinks: delivery.convertsLinks, scope: Self.scope(of: record),
+                        mode: UInt32(delivery.mode) & 0o7777, name: record.name, width: width, table: table,
+                        places: places)
         plans.withLock { $0[id] = (plan, now) }
         return plan
     }
