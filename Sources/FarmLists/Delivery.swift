@@ -48,6 +48,62 @@ public final class Deliveries: Sendable {
         let table: [JobRecord]
         /// Each job number's position in the list and its number among those of the same name.
         let places: [Int: (position: Int, number: Int)]
+        /// Where the next plan of a list that grows at its end starts from.
+        let growth: Growth
+    }
+
+    /// What a plan was made of, so that the next one of a list that only grew reads what was added alone.
+    struct Growth: Sendable {
+        var table: [JobRecord] = []
+        /// Where in the table file the lines of `table` end: whole lines, each one the order names (a line
+        /// past them may be an append's that its journal undoes and another append writes again). -1: not
+        /// known (the table was read by `resources(ofList:)`), so the next plan starts from the start.
+        var tableBytes = 0
+        /// The end of each line read by the last `extend`, in the file.
+        var lineEnds: [Int] = []
+        var order: [Int] = []
+        var seen: [String: Int] = [:]
+        var places: [Int: (position: Int, number: Int)] = [:]
+        var template: DeliveryTemplate?
+        var width = 0
+
+        /// Reads the table's whole lines past `tableBytes` into `table`; false when the table is shorter, cannot
+        /// be read, or a line does not parse.
+        mutating func extend(reading path: String) -> Bool {
+            guard tableBytes >= 0, let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
+            defer { fd.closeQuietly() }
+            guard let size = try? Int(fd.status().size), size >= tableBytes else { return false }
+            var tail = [UInt8](repeating: 0, count: size - tableBytes)
+            let offset = tableBytes
+            guard let count = try? tail.withUnsafeMutableBytes({ buffer in
+                try Result { () throws(Errno) in try fd.read(at: offset, into: buffer) }.get()
+            }) else { return false }
+            var end = tableBytes
+            lineEnds = []
+            // The last piece is what follows the last newline: a line not whole yet, left for later.
+            for line in tail.prefix(count).split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
+                guard let record = JobRecord.decoded(from: line) else { return false }
+                end += line.count + 1
+                table.append(record)
+                lineEnds.append(end)
+            }
+            return true
+        }
+
+        /// Keeps of `table` the `committed` lines the order names, and where they end for the next `extend`.
+        mutating func keep(committed: Int) {
+            guard tableBytes >= 0 else { return }
+            let firstNew = table.count - lineEnds.count
+            if committed >= table.count {
+                tableBytes = lineEnds.last ?? tableBytes
+            } else if committed >= firstNew {
+                tableBytes = committed == firstNew ? tableBytes : lineEnds[committed - firstNew - 1]
+                table.removeSubrange(committed...)
+            } else {
+                tableBytes = -1
+            }
+            lineEnds = []
+        }
     }
 
     /// Delivers `file`, the stored download of `job` (of extension `ext`, and SHA-256 `sha256` when known),
@@ -244,23 +300,44 @@ public final class Deliveries: Sendable {
         }
         let template: DeliveryTemplate
         do { template = try DeliveryTemplate(delivery.template) } catch { throw error }
-        let table = spool.resources(ofList: id) ?? []
+        // The order before the table: the table has every line the order names (an append writes its lines
+        // first), so none is missed in between.
         let order = Lists(spool).order(ofList: id, total: record.total).numbers
         let width = String(max(0, order.count - 1)).count
-        var seen: [String: Int] = [:]
-        var places: [Int: (position: Int, number: Int)] = [:]
-        for (position, number) in order.enumerated() where number < table.count {
-            let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
-                                                           id: table[number].id, url: table[number].url,
-                                                           title: table[number].title, name: table[number].out))
-            let count = (seen[key] ?? 0) + 1
-            seen[key] = count
-            places[number] = (position, count)
+        // A list that grows at its end (a recursive list's links, a paged list's pages) is planned on from
+        // where its last plan stopped: only the table's new lines are read, only the new places worked out,
+        // so a delivery costs what the list grew by since, not what it holds. An edit (the order changed
+        // before its end), a width that renames every {index}, or a table cut short is planned from the start.
+        var grown = Growth()
+        if let old = known?.plan?.growth, old.order.count <= order.count, order.starts(with: old.order),
+           old.template == template, old.width == width || !template.uses(.index) {
+            grown = old
         }
+        let tablePath = spool.resourceTablePath(ofList: id)
+        if !grown.extend(reading: tablePath) {
+            grown = Growth()
+            if !grown.extend(reading: tablePath) {
+                grown = Growth(tableBytes: -1)
+                grown.table = spool.resources(ofList: id) ?? []
+            }
+        }
+        for position in grown.order.count..<order.count where order[position] < grown.table.count {
+            let number = order[position], line = grown.table[number]
+            let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
+                                                           id: line.id, url: line.url, title: line.title,
+                                                           name: line.out))
+            let count = (grown.seen[key] ?? 0) + 1
+            grown.seen[key] = count
+            grown.places[number] = (position, count)
+        }
+        grown.order = order
+        grown.template = template
+        grown.width = width
+        grown.keep(committed: (order.max() ?? -1) + 1)
         let plan = Plan(stamp: stamp, folder: delivery.folder, template: template, links: delivery.links,
                         convertsLinks: delivery.convertsLinks, scope: Self.scope(of: record),
-                        mode: UInt32(delivery.mode) & 0o7777, name: record.name, width: width, table: table,
-                        places: places)
+                        mode: UInt32(delivery.mode) & 0o7777, name: record.name, width: width, table: grown.table,
+                        places: grown.places, growth: grown)
         plans.withLock { $0[id] = (plan, now) }
         return plan
     }
