@@ -85,8 +85,9 @@ struct Add: ParsableCommand {
             it is written whole before it gets its name, so a kill never leaves half a file in DIR. {index} \
             is zero-padded to the list's width, {name} is the URL path's last segment percent-decoded, {ext} \
             comes from the bytes' kind, {host} is the URL's host (and :port when not the default) and \
-            {path} its path as wget names files (several folders, each made safe). Each field is made safe (a / becomes _, control characters go, . and .. become _, a segment is cut to 255 \
-            bytes keeping its extension); resources that would share a path get " (2)", " (3)"... in list \
+            {path} its path as wget names files (several folders, each made safe). Each field is made safe \
+            (a / becomes _, control characters go, . and .. become _, a segment is cut to 255 bytes keeping \
+            its extension); resources that would share a path get " (2)", " (3)"... in list \
             order. A resource is done once delivered; a delivery that fails is its error ("delivery failed: \
             ..."), and farm retry delivers again. farm never replaces or removes a file it did not deliver \
             (its deliveries carry the attribute user.farm.delivered; where the file system has no user \

@@ -28,7 +28,8 @@ import Testing
 
     /// wget's mirror of the site into a new folder: `-r -l 2 -p` and `extra`. Its robots.txt is left out: wget
     /// saves it as a file of the mirror, farm fetches it for the list (at `farm add`) and keeps it in no folder.
-    static func wgetTree(_ origin: Origin, _ extra: [String]) throws -> (folder: TemporaryDirectory, files: [String: [UInt8]]) {
+    static func wgetTree(_ origin: Origin, _ extra: [String]) throws
+        -> (folder: TemporaryDirectory, files: [String: [UInt8]]) {
         let output = TemporaryDirectory("farm-mirror-wget")
         let result = try run(RecursiveListTests.wget, ["--no-config", "--no-proxy", "-r", "-l", "2", "-p", "-nv", "-t", "1",
                                                       "-T", "20", "-P", output.path] + extra

@@ -17,7 +17,9 @@ import Testing
         func page(_ path: String, _ body: String) {
             origin.serve(path: path, bytes: Array("<!DOCTYPE html>\n<html>\(body)</html>\n".utf8), contentType: "text/html")
         }
-        func file(_ path: String, _ type: String = "image/png") { origin.serve(path: path, bytes: Array("BYTES \(path)".utf8), contentType: type) }
+        func file(_ path: String, _ type: String = "image/png") {
+            origin.serve(path: path, bytes: Array("BYTES \(path)".utf8), contentType: type)
+        }
         origin.serve(path: "/robots.txt", bytes: Array("User-agent: *\nDisallow:\n".utf8), contentType: "text/plain")
         page("/index.html", """
             <head><link rel="stylesheet" href="css/main.css">
@@ -51,7 +53,8 @@ import Testing
         page("/target.html", "<body>decoy</body>")
         file("/pic.png")
         // Named .html, served as bytes of no kind: read for no link, kept as kind other.
-        origin.serve(path: "/notreally.html", bytes: [0, 1, 2] + Array(" <a href=\"trap.html\">trap</a> <img src=\"trap.png\">".utf8),
+        origin.serve(path: "/notreally.html",
+                     bytes: [0, 1, 2] + Array(" <a href=\"trap.html\">trap</a> <img src=\"trap.png\">".utf8),
                      contentType: "application/octet-stream")
         page("/trap.html", "<body>trap</body>")
         file("/trap.png")
