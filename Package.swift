@@ -48,7 +48,7 @@ let package = Package(
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
     ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
-         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired", "FarmChaosReport"]
+         "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired", "FarmChaosReport", "FarmWorker"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -145,6 +145,7 @@ let package = Package(
         ]),
         // Lists as users change them: edits, order, reload, retry, page logs, sync's replacement.
         .target(name: "FarmLists", dependencies: [
+            "FarmMirror",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ]),

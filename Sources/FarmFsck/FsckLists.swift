@@ -49,9 +49,10 @@ extension FsckRun {
         } else if name.hasSuffix(Spool.resourceTableSuffix),
                   case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
-        } else if Lists.isEditFile(name) || Lists.isPageLog(name) || Spool.isRequestFile(name) || Spool.isOwnedFile(name) {
+        } else if Lists.isEditFile(name) || Lists.isPageLog(name) || Spool.isRequestFile(name) || Spool.isOwnedFile(name)
+                    || Spool.isConvertedMark(name) {
             // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log, a list's
-            // request options, its jobs marked own
+            // request options, its jobs marked own, its mark of converted links
             return true
         } else {
             return false

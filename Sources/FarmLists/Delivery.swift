@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmMirror
 import FarmSpool
 import FarmSystem
 import SystemPackage
@@ -35,6 +36,11 @@ public final class Deliveries: Sendable {
         let template: DeliveryTemplate
         /// A hard link (`--link`), not a file of the user's own.
         let links: Bool
+        /// `--convert-links`: a delivery undoes the list's mark of converted links.
+        let convertsLinks: Bool
+        /// A recursive list's `--accept`/`--reject`, which decide what is delivered (SPEC §18): an HTML page
+        /// they refuse is still fetched and read for its links, as wget does, but not delivered.
+        let scope: CrawlScope?
         /// The permission bits of a copy.
         let mode: UInt32
         let name: String
@@ -42,12 +48,68 @@ public final class Deliveries: Sendable {
         let table: [JobRecord]
         /// Each job number's position in the list and its number among those of the same name.
         let places: [Int: (position: Int, number: Int)]
+        /// Where the next plan of a list that grows at its end starts from.
+        let growth: Growth
+    }
+
+    /// What a plan was made of, so that the next one of a list that only grew reads what was added alone.
+    struct Growth: Sendable {
+        var table: [JobRecord] = []
+        /// Where in the table file the lines of `table` end: whole lines, each one the order names (a line
+        /// past them may be an append's that its journal undoes and another append writes again). -1: not
+        /// known (the table was read by `resources(ofList:)`), so the next plan starts from the start.
+        var tableBytes = 0
+        /// The end of each line read by the last `extend`, in the file.
+        var lineEnds: [Int] = []
+        var order: [Int] = []
+        var seen: [String: Int] = [:]
+        var places: [Int: (position: Int, number: Int)] = [:]
+        var template: DeliveryTemplate?
+        var width = 0
+
+        /// Reads the table's whole lines past `tableBytes` into `table`; false when the table is shorter, cannot
+        /// be read, or a line does not parse.
+        mutating func extend(reading path: String) -> Bool {
+            guard tableBytes >= 0, let fd = try? FileDescriptor.open(path, .readOnly) else { return false }
+            defer { fd.closeQuietly() }
+            guard let size = try? Int(fd.status().size), size >= tableBytes else { return false }
+            var tail = [UInt8](repeating: 0, count: size - tableBytes)
+            let offset = tableBytes
+            guard let count = try? tail.withUnsafeMutableBytes({ buffer in
+                try Result { () throws(Errno) in try fd.read(at: offset, into: buffer) }.get()
+            }) else { return false }
+            var end = tableBytes
+            lineEnds = []
+            // The last piece is what follows the last newline: a line not whole yet, left for later.
+            for line in tail.prefix(count).split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
+                guard let record = JobRecord.decoded(from: line) else { return false }
+                end += line.count + 1
+                table.append(record)
+                lineEnds.append(end)
+            }
+            return true
+        }
+
+        /// Keeps of `table` the `committed` lines the order names, and where they end for the next `extend`.
+        mutating func keep(committed: Int) {
+            guard tableBytes >= 0 else { return }
+            let firstNew = table.count - lineEnds.count
+            if committed >= table.count {
+                tableBytes = lineEnds.last ?? tableBytes
+            } else if committed >= firstNew {
+                tableBytes = committed == firstNew ? tableBytes : lineEnds[committed - firstNew - 1]
+                table.removeSubrange(committed...)
+            } else {
+                tableBytes = -1
+            }
+            lineEnds = []
+        }
     }
 
     /// Delivers `file`, the stored download of `job` (of extension `ext`, and SHA-256 `sha256` when known),
     /// replacing where it was delivered before (`old`, else what its done record says) when that is
     /// elsewhere; returns where it is now, or nil when its list delivers nothing (no system call then,
-    /// most of the time). Throws the reason as one sentence.
+    /// most of the time) or not this one (a recursive list's `--accept`/`--reject`). Throws the reason as one sentence.
     public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
         throws(DeliveryError) -> String? {
         guard let plan = try plan(ofList: job.list) else { return nil }
@@ -56,6 +118,7 @@ public final class Deliveries: Sendable {
             throw DeliveryError("\(job) is no longer in its list")
         }
         let record = plan.table[job.index]
+        if let scope = plan.scope, let url = WebURL(record.url), !scope.delivers(url) { return nil }
         var digest = sha256
         if digest == nil, plan.template.uses(.sha256) {
             do { digest = try Dedup.digest(ofFile: file) } catch {
@@ -77,6 +140,9 @@ public final class Deliveries: Sendable {
             throw DeliveryError("\(target): \(error)")
         }
         if let old, old != target { remove(old, of: job) }
+        // After the new bytes are in: a conversion that wrote its mark before them is undone by this, one
+        // that comes after sees the list unfinished until this job completes (LinkConversion.swift).
+        if plan.convertsLinks { try? FileSystem.unlink(spool.convertedMarkPath(ofList: job.list)) }
         return target
     }
 
@@ -90,7 +156,7 @@ public final class Deliveries: Sendable {
     /// The value of the attribute that marks what a delivery of `job` wrote.
     private func mark(_ job: JobName) -> [UInt8] { Array((spool.root + "\n" + job.raw).utf8) }
 
-    private func isDelivery(_ path: String, of job: JobName) -> Bool {
+    func isDelivery(_ path: String, of job: JobName) -> Bool {
         (try? FileSystem.attribute(path, Self.markAttribute, limit: 4096)) == mark(job)
     }
 
@@ -128,6 +194,28 @@ public final class Deliveries: Sendable {
             try FileSystem.rename(scratch, target)
         } catch where error == .improperLink {
             try put(file, at: target, job: job, mode: mode)
+        }
+    }
+
+    /// Replaces what a delivery of `job` put at `target` with `bytes` (`--convert-links`' version of it,
+    /// LinkConversion.swift), as a new file of permissions `mode`, marked as the delivery's, synced and renamed
+    /// over it: a kill leaves the old file or the new one, whole. Never written in place: with `--link`
+    /// the old file is the spool's own. A file there that farm did not deliver is left alone (`.fileExists`).
+    func replace(_ target: String, with bytes: [UInt8], job: JobName, mode: UInt32) throws(Errno) {
+        guard isDelivery(target, of: job) else { throw Errno.fileExists }
+        let scratch = Self.scratch(for: target) + ".part"
+        try? FileSystem.unlink(scratch)
+        let to = try FileDescriptor.open(scratch, .writeOnly, options: [.create, .exclusiveCreate], permissions: mode)
+        defer { to.closeQuietly() }
+        do throws(Errno) {
+            try to.write(contentsOf: bytes)
+            try to.setPermissions(mode)
+            try? to.setAttribute(Self.markAttribute, mark(job))
+            try to.sync()
+            try FileSystem.rename(scratch, target)
+        } catch {
+            try? FileSystem.unlink(scratch)
+            throw error
         }
     }
 
@@ -182,6 +270,13 @@ public final class Deliveries: Sendable {
         }
     }
 
+    /// What a recursive list's `--accept`/`--reject` deliver; nil when it has neither (or is not recursive).
+    private static func scope(of record: ListRecord) -> CrawlScope? {
+        guard let crawl = record.request?.recursive, !crawl.accept.isEmpty || !crawl.reject.isEmpty,
+              let start = WebURL(record.source) else { return nil }
+        return CrawlScope(start: start, options: CrawlOptions(accept: crawl.accept, reject: crawl.reject))
+    }
+
     /// List `id`'s delivery plan, made again when its table or order changed; nil when it delivers nothing.
     private func plan(ofList id: String) throws(DeliveryError) -> Plan? {
         let now = Clock.monotonic()
@@ -205,22 +300,44 @@ public final class Deliveries: Sendable {
         }
         let template: DeliveryTemplate
         do { template = try DeliveryTemplate(delivery.template) } catch { throw error }
-        let table = spool.resources(ofList: id) ?? []
+        // The order before the table: the table has every line the order names (an append writes its lines
+        // first), so none is missed in between.
         let order = Lists(spool).order(ofList: id, total: record.total).numbers
         let width = String(max(0, order.count - 1)).count
-        var seen: [String: Int] = [:]
-        var places: [Int: (position: Int, number: Int)] = [:]
-        for (position, number) in order.enumerated() where number < table.count {
-            let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
-                                                           id: table[number].id, url: table[number].url,
-                                                           title: table[number].title, name: table[number].out))
-            let count = (seen[key] ?? 0) + 1
-            seen[key] = count
-            places[number] = (position, count)
+        // A list that grows at its end (a recursive list's links, a paged list's pages) is planned on from
+        // where its last plan stopped: only the table's new lines are read, only the new places worked out,
+        // so a delivery costs what the list grew by since, not what it holds. An edit (the order changed
+        // before its end), a width that renames every {index}, or a table cut short is planned from the start.
+        var grown = Growth()
+        if let old = known?.plan?.growth, old.order.count <= order.count, order.starts(with: old.order),
+           old.template == template, old.width == width || !template.uses(.index) {
+            grown = old
         }
-        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template,
-                        links: delivery.links, mode: UInt32(delivery.mode) & 0o7777,
-                        name: record.name, width: width, table: table, places: places)
+        let tablePath = spool.resourceTablePath(ofList: id)
+        if !grown.extend(reading: tablePath) {
+            grown = Growth()
+            if !grown.extend(reading: tablePath) {
+                grown = Growth(tableBytes: -1)
+                grown.table = spool.resources(ofList: id) ?? []
+            }
+        }
+        for position in grown.order.count..<order.count where order[position] < grown.table.count {
+            let number = order[position], line = grown.table[number]
+            let key = template.key(DeliveryTemplate.Values(list: record.name, index: position, width: width,
+                                                           id: line.id, url: line.url, title: line.title,
+                                                           name: line.out))
+            let count = (grown.seen[key] ?? 0) + 1
+            grown.seen[key] = count
+            grown.places[number] = (position, count)
+        }
+        grown.order = order
+        grown.template = template
+        grown.width = width
+        grown.keep(committed: (order.max() ?? -1) + 1)
+        let plan = Plan(stamp: stamp, folder: delivery.folder, template: template, links: delivery.links,
+                        convertsLinks: delivery.convertsLinks, scope: Self.scope(of: record),
+                        mode: UInt32(delivery.mode) & 0o7777, name: record.name, width: width, table: grown.table,
+                        places: grown.places, growth: grown)
         plans.withLock { $0[id] = (plan, now) }
         return plan
     }

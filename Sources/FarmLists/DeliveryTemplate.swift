@@ -1,3 +1,4 @@
+import FarmMirror
 import FoundationEssentials
 
 /// The name a done resource is delivered under, below the list's `--out` folder (SPEC §12): a template
@@ -5,12 +6,14 @@ import FoundationEssentials
 /// `..`, no control character, at most 255 bytes a path segment). A value; any thread.
 public struct DeliveryTemplate: Equatable, Sendable {
     public static let defaultText = "{list}/{name}"
+    /// A recursive list's default (SPEC §18): wget's layout, `host[:port]/dir/file`.
+    public static let mirrorText = "{host}/{path}"
 
     public enum Field: String, CaseIterable, Sendable {
-        case list, index, id, name, stem, ext, title, sha256
+        case list, index, id, name, stem, ext, title, sha256, host, path
 
         /// Whether it may differ between two resources of one list: a template needs one such.
-        var tellsApart: Bool { self != .list && self != .ext }
+        var tellsApart: Bool { self != .list && self != .ext && self != .host }
     }
 
     enum Part: Equatable, Sendable {
@@ -50,7 +53,7 @@ public struct DeliveryTemplate: Equatable, Sendable {
         }
         guard parts.contains(where: { if case .field(let f) = $0 { f.tellsApart } else { false } }) else {
             throw DeliveryError("the name template \(text) has no field that tells resources apart "
-                + "({index}, {id}, {name}, {stem}, {title} or {sha256})")
+                + "({index}, {id}, {name}, {stem}, {title}, {sha256} or {path})")
         }
         self.parts = parts
         self.text = text
@@ -118,6 +121,10 @@ public struct DeliveryTemplate: Equatable, Sendable {
             case .text(let literal): text += literal
             case .field(.ext) where values.ext == nil: text += "\u{1}"
             case .field(.sha256) where values.sha256 == nil: text += "\u{2}"
+            // The one field of several segments: each is made safe where the whole path is (`path(_:number:)`).
+            case .field(.path):
+                text += Self.mirrorPath(values.url).dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+                    .map { Self.safeField(String($0)) }.joined(separator: "/")
             case .field(let field): text += Self.safeField(value(of: field, values))
             }
         }
@@ -145,8 +152,20 @@ public struct DeliveryTemplate: Equatable, Sendable {
         case .ext: return values.ext ?? ""
         case .title: return values.title ?? ""
         case .sha256: return values.sha256 ?? ""
+        case .host: return WebURL(values.url).map { MirrorName.relativePath(for: $0) }.map(Self.firstSegment) ?? "_"
+        case .path: return String(Self.mirrorPath(values.url).dropFirst())
         }
     }
+
+    /// wget's name of `url` below its host's folder, from "/" on (FarmMirror's `MirrorName`: a query kept after
+    /// a "?", `index.html` for a folder, a "/" or control byte within a segment as %XX, ".." defanged).
+    static func mirrorPath(_ url: String) -> Substring {
+        guard let parsed = WebURL(url) else { return "/" + name(of: url) }
+        let relative = MirrorName.relativePath(for: parsed)
+        return relative[(relative.firstIndex(of: "/") ?? relative.endIndex)...]
+    }
+
+    private static func firstSegment(_ path: String) -> String { String(path.prefix { $0 != "/" }) }
 
     /// The last segment of `url`'s path, percent-decoded (its query and fragment dropped); `index.html`
     /// for a host alone (`http://host`) or a folder (`http://host/docs/`), the page a server gives for it,

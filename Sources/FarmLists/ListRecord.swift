@@ -53,6 +53,9 @@ public struct Delivery: Equatable, Sendable, JSONRecord {
     /// The permission bits of a delivered copy: 0666 less the umask of the `farm add` (or `farm get`)
     /// that asked for it, since a worker's own umask is not the user's.
     public var mode: Int
+    /// `--convert-links` (SPEC §18, wget's `-k`): once the list is finished, its delivered pages and
+    /// stylesheets link to what was fetched by relative paths (FarmLists' LinkConversion.swift). Nil: false.
+    public var convertLinks: Bool?
 
     public init(folder: String, template: String, link: Bool = false, mode: Int) {
         self.folder = folder
@@ -63,6 +66,9 @@ public struct Delivery: Equatable, Sendable, JSONRecord {
 
     /// Whether each delivery is a hard link of the spool's file.
     public var links: Bool { link == true }
+
+    /// Whether the links of its delivered pages are rewritten once the list is finished.
+    public var convertsLinks: Bool { convertLinks == true }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
 }

@@ -33,17 +33,50 @@ public enum LinkExtractor {
 
     /// The links of an HTML page fetched from `url`.
     public static func html(_ bytes: [UInt8], url page: WebURL) -> PageLinks {
-        var found: [(position: Int, link: FoundLink)] = []
+        let scan = scanHTML(bytes, url: page)
+        return PageLinks(links: scan.found.compactMap(\.link), nofollow: scan.nofollow)
+    }
+
+    /// Where the links of an HTML page fetched from `url` are written in it, in page order, with its
+    /// `<base href>`s: what `--convert-links` rewrites (LinkSpan).
+    public static func spans(html bytes: [UInt8], url page: WebURL) -> [LinkSpan] {
+        scanHTML(bytes, url: page).found.map(\.span)
+    }
+
+    /// Where the links of a stylesheet fetched from `url` are written in it.
+    public static func spans(css bytes: [UInt8], url: WebURL) -> [LinkSpan] {
+        CSSLinks.references(in: bytes, 0..<bytes.count).compactMap { reference in
+            url.resolving(reference.text).map { resolved in
+                LinkSpan(range: reference.position..<(reference.position + reference.text.utf8.count), url: resolved,
+                         form: .plain(css: true), text: reference.text)
+            }
+        }
+    }
+
+    /// One walk of the page: each link with its span (ordered by place, as wget orders them), the base
+    /// tags' spans among them (no link), and whether meta robots says nofollow.
+    private static func scanHTML(_ bytes: [UInt8], url page: WebURL)
+        -> (found: [(link: FoundLink?, span: LinkSpan)], nofollow: Bool) {
+        var found: [(position: Int, link: FoundLink?, span: LinkSpan)] = []
         var base: WebURL?
         var nofollow = false
 
-        func add(_ text: String, at position: Int, requisite: Bool, html: Bool, css: Bool = false) {
+        func add(_ text: String, at position: Int, span: Range<Int>, form: LinkSpan.Form, requisite: Bool, html: Bool,
+                 css: Bool = false) {
             guard let resolved = (base ?? page).resolving(text) else { return }
-            found.append((position, FoundLink(url: resolved, isRequisite: requisite, expectsHTML: html, expectsCSS: css)))
+            found.append((position, FoundLink(url: resolved, isRequisite: requisite, expectsHTML: html, expectsCSS: css),
+                          LinkSpan(range: span, url: resolved, form: form, text: text)))
+        }
+        /// An attribute whose whole value is one link.
+        func add(_ attribute: HTMLAttribute, requisite: Bool, html: Bool, css: Bool = false) {
+            add(attribute.value, at: attribute.raw.lowerBound, span: attribute.raw, form: .attribute,
+                requisite: requisite, html: html, css: css)
         }
         func addCSS(_ range: Range<Int>) {
             for reference in CSSLinks.references(in: bytes, range) {
-                add(reference.text, at: reference.position, requisite: true, html: false, css: reference.isImport)
+                add(reference.text, at: reference.position,
+                    span: reference.position..<(reference.position + reference.text.utf8.count), form: .plain(css: true),
+                    requisite: true, html: false, css: reference.isImport)
             }
         }
 
@@ -55,6 +88,8 @@ public enum LinkExtractor {
                 if let href = tag.first("href"), (base ?? page).resolving(href.value) != nil,
                    let newBase = page.resolving(href.value) {
                     base = newBase
+                    found.append((href.raw.lowerBound, nil,
+                                  LinkSpan(range: href.raw, url: newBase, form: .base, text: href.value)))
                 }
             case "form":
                 break  // wget marks `action` for conversion only: never fetched.
@@ -63,21 +98,22 @@ public enum LinkExtractor {
                 let rel = tag.first("rel")?.value.lowercased()
                 switch rel {
                 case "stylesheet", "alternate stylesheet":
-                    add(href.value, at: href.raw.lowerBound, requisite: true, html: false, css: true)
+                    add(href, requisite: true, html: false, css: true)
                 case "shortcut icon", "icon", "manifest":
-                    add(href.value, at: href.raw.lowerBound, requisite: true, html: false)
+                    add(href, requisite: true, html: false)
                 case nil:
-                    add(href.value, at: href.raw.lowerBound, requisite: false, html: false)
+                    add(href, requisite: false, html: false)
                 default:
                     let type = tag.first("type")?.value.lowercased()
-                    add(href.value, at: href.raw.lowerBound, requisite: false, html: type == nil || type == "text/html")
+                    add(href, requisite: false, html: type == nil || type == "text/html")
                 }
             case "meta":
                 let name = tag.first("name")?.value.lowercased()
                 let httpEquiv = tag.first("http-equiv")?.value.lowercased()
                 if httpEquiv == "refresh" {
                     if let content = tag.first("content"), let target = refreshTarget(content.value) {
-                        add(target, at: content.raw.lowerBound, requisite: false, html: true)
+                        add(target, at: content.raw.lowerBound, span: content.raw,
+                            form: .refresh(timeout: refreshTimeout(content.value)), requisite: false, html: true)
                     }
                 } else if httpEquiv == "content-type" {
                     break
@@ -88,7 +124,7 @@ public enum LinkExtractor {
                 if let attributes = urlAttributes[tag.name] {
                     for attribute in tag.attributes {
                         for rule in attributes where rule.attribute == attribute.name {
-                            add(attribute.value, at: attribute.raw.lowerBound, requisite: rule.requisite, html: rule.html)
+                            add(attribute, requisite: rule.requisite, html: rule.html)
                         }
                     }
                 }
@@ -96,7 +132,11 @@ public enum LinkExtractor {
                     var start = srcset.raw.lowerBound
                     if bytes[start] == 0x22 || bytes[start] == 0x27 { start += 1 }
                     for candidate in srcsetURLs(srcset.value) {
-                        add(candidate.text, at: start + candidate.offset, requisite: true, html: false)
+                        // The offset is in the decoded value: a span only where the value is as written.
+                        let at = start + candidate.offset, end = at + candidate.text.utf8.count
+                        let asWritten = end <= bytes.count && bytes[at..<end].elementsEqual(candidate.text.utf8)
+                        add(candidate.text, at: at, span: asWritten ? at..<end : at..<at,
+                            form: .plain(css: false), requisite: true, html: false)
                     }
                 }
             }
@@ -111,7 +151,7 @@ public enum LinkExtractor {
         }
         // wget keeps its list ordered by position (a stable insertion before equal positions).
         let ordered = found.enumerated().sorted { ($0.element.position, -$0.offset) < ($1.element.position, -$1.offset) }
-        return PageLinks(links: ordered.map(\.element.link), nofollow: nofollow)
+        return (ordered.map { ($0.element.link, $0.element.span) }, nofollow)
     }
 
     /// The links of a stylesheet fetched from `url`: all requisites, `@import`s read as CSS.
@@ -150,6 +190,12 @@ public enum LinkExtractor {
         p += 4
         while p < bytes.count && isSpace(bytes[p]) { p += 1 }
         return String(decoding: bytes[p...], as: UTF8.self)
+    }
+
+    /// The seconds of a refresh's `content` (wget's `refresh_timeout`, written again by `-k`).
+    static func refreshTimeout(_ content: String) -> Int {
+        let digits = content.drop { $0 == " " || $0 == "\t" }.prefix { $0.isASCII && $0.isNumber }
+        return Int(digits.prefix(9)) ?? 0
     }
 
     /// wget's meta robots test: `none` alone, or a comma-separated token that `nofollow` begins with,

@@ -64,6 +64,8 @@ public struct ListStatus: Equatable, Sendable {
     /// What the list's requests carry (SPEC §12): header names, a cookie count, the proxy without its
     /// password; nil when nothing of their own.
     public var request: RequestSummary?
+    /// A recursive list's counts per host, in the per-list view only (`HostCounts`); nil otherwise.
+    public var hosts: [HostCounts]?
 
     /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
     /// done/ and failed/, so the queued ones are what the other three leave of `total`. A paged list is
@@ -166,8 +168,8 @@ public struct Paging: Equatable, Sendable {
     }
 }
 
-/// Every key, `resources` only in the per-list view, `request` only for a list whose requests carry
-/// something of their own; `pages` and `error` only for a paged list, with
+/// Every key, `resources` (and a recursive list's `hosts`) only in the per-list view, `request` only for a
+/// list whose requests carry something of their own; `pages` and `error` only for a paged list, with
 /// `title` and `cover` when its source gives them; `offset`, `limit` (and `query` and `matched` with a
 /// search) only in a window.
 extension ListStatus: JSONWritable {
@@ -179,6 +181,7 @@ extension ListStatus: JSONWritable {
         if let paging { json.member("error", paging.error) }
         json.member("failed", failed)
         if held { json.member("held", true) }
+        if let hosts { json.member("hosts", hosts) }
         json.member("id", id)
         if let window { json.member("limit", window.limit) }
         if let matched = window?.matched { json.member("matched", matched) }
@@ -216,6 +219,7 @@ extension ListStatus: JSONReadable {
         }
         self.state = state
         held = try json.decodeIfPresent("held") ?? false
+        hosts = try json.decodeIfPresent("hosts")
         stall = try json.decodeIfPresent("stall").flatMap { (text: String) in Stall(description: text) }
         queued = try json.decode("queued")
         progress = try json.decode("progress")

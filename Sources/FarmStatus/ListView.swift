@@ -63,6 +63,7 @@ public enum ListView {
                               request: record.request)
         list.count(under: resources.reduce(0) { $0 + ListStatus.share(of: $1.status, bytes: $1.bytes, size: $1.size) })
         list.held = spool.isHeld(list: listID)
+        if record.request?.recursive != nil { list.hosts = HostCounts.of(resources) }
         return list
     }
 

@@ -33,6 +33,10 @@ public enum StatusText {
         if let stall { lines.append(stall.description) }
         let paused = stall == .paused || stall == .nothingRunsAndPaused
         if let paging = list.paging { lines.append(pages(paging)) }
+        for host in list.hosts ?? [] {
+            lines.append("\(host.host): \(host.found) found, \(host.fetched) fetched, \(host.active) active, "
+                + "\(host.queued) queued")
+        }
         let resources = list.resources ?? []
         let indexWidth = max(5, String(max(0, resources.count - 1)).count)
         lines.append(pad("INDEX", indexWidth) + "  " + pad("STATUS", 16) + "  " + pad("KIND", 4) + "  URL OR ERROR")

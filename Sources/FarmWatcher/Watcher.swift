@@ -86,6 +86,9 @@ public final class Watcher {
     private var shares: [String: Double] = [:]
     private var sharesRead = -Double.infinity
 
+    /// Converts the links of finished lists that ask for it (`--convert-links`), on a thread of its own.
+    private lazy var converter = LinkConverter(spool: spool)
+
     /// How many full scans and how many summary writes this watcher made (for tests and logs).
     public private(set) var scans = 0
     public private(set) var writes = 0
@@ -419,6 +422,7 @@ public final class Watcher {
         due.pending.remove(.summary)
         due.wroteFinished = finished
         let document = self.document()
+        converter.look(at: document, records: records)
         // A failed write (status/ gone in a reset) is retried at the next change or heartbeat.
         if (try? SummaryFile.write(document, to: spool)) != nil { writes += 1 }
         // Unanswered (status/ gone), a reader scans after its wait.

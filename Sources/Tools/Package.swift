@@ -34,7 +34,7 @@ let package = Package(
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
             farm("FarmSpool"), farm("FarmLists"), farm("FarmControl"), farm("FarmPages"), farm("FarmFollower"),
-            farm("FarmTop"), farm("FarmSystem"),
+            farm("FarmTop"), farm("FarmSystem"), farm("FarmWorker"), farm("FarmDesired"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "FarmProbe"),
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;

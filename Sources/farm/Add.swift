@@ -84,8 +84,10 @@ struct Add: ParsableCommand {
             (and of every other list's output of the same bytes), which farm fsck then reports. Either way \
             it is written whole before it gets its name, so a kill never leaves half a file in DIR. {index} \
             is zero-padded to the list's width, {name} is the URL path's last segment percent-decoded, {ext} \
-            comes from the bytes' kind. Each field is made safe (a / becomes _, control characters go, . and .. become _, a segment is cut to 255 \
-            bytes keeping its extension); resources that would share a path get " (2)", " (3)"... in list \
+            comes from the bytes' kind, {host} is the URL's host (and :port when not the default) and \
+            {path} its path as wget names files (several folders, each made safe). Each field is made safe \
+            (a / becomes _, control characters go, . and .. become _, a segment is cut to 255 bytes keeping \
+            its extension); resources that would share a path get " (2)", " (3)"... in list \
             order. A resource is done once delivered; a delivery that fails is its error ("delivery failed: \
             ..."), and farm retry delivers again. farm never replaces or removes a file it did not deliver \
             (its deliveries carry the attribute user.farm.delivered; where the file system has no user \
@@ -139,7 +141,12 @@ struct Add: ParsableCommand {
             globs) and --exclude-dirs its directories. robots.txt of the start host is fetched by add, before \
             any other request, and obeyed for the user agent farm (else *), with meta robots nofollow; \
             --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
-            any kind are kept (pages are of kind "other").
+            any kind are kept (pages are of kind "other"). With --out DIR the files are named as wget names \
+            them, {host}/{path}: host[:port]/dir/file, index.html for a path ending in /, a query kept after \
+            a ?. --convert-links (wget's -k) rewrites, once the list is finished, the links of the delivered \
+            pages and stylesheets: to what was fetched, as relative paths between the files; to what was \
+            not, as absolute URLs. A kill during the conversion leaves every file whole, and the next farm \
+            converts again.
 
             EXAMPLES:
               farm add manifest.zip
@@ -219,9 +226,13 @@ struct Add: ParsableCommand {
                                                  accept: mirror.recursive ? nil : accept,
                                                  fileURLs: allowFileURLs)
             .adding(hooks: try hooks.hooks())
+        if mirror.convertLinks && (out == nil || !mirror.recursive) {
+            throw FarmError("--convert-links goes with --recursive and --out DIR")
+        }
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
-            try Control.delivery(folder: out, template: paged.name, link: link)
+            try Control.delivery(folder: out, template: paged.name, link: link, recursive: mirror.recursive,
+                                 convertLinks: mirror.convertLinks)
         }
         let spool = try options.open()
         if let crawl = try mirror.crawl(source, accept: accept) {
@@ -281,6 +292,10 @@ struct MirrorFlags: ParsableArguments {
     @Flag(help: "Neither fetch nor obey robots.txt, nor meta robots nofollow.")
     var noRobots = false
 
+    @Flag(help: ArgumentHelp("With --out: once the list is finished, rewrite the links of its pages and stylesheets "
+                             + "to what was fetched, by relative paths (others become absolute URLs), as wget -k."))
+    var convertLinks = false
+
     /// The crawl these flags describe from `url`; nil without --recursive. `accept`: --accept, which with
     /// --recursive is wget's list of file names to fetch.
     func crawl(_ url: String?, accept: String?) throws -> CrawlSettings? {
@@ -339,7 +354,8 @@ struct HookFlags: ParsableArguments {
 struct PagedOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The list's name (default: the last part of the URL's path); with --out, the name "
                                + "template of its files below it: text and the fields {list} {index} {id} {name} "
-                               + "{stem} {ext} {title} {sha256} (default: {list}/{name}).", valueName: "name"))
+                               + "{stem} {ext} {title} {sha256} {host} {path} (default: {list}/{name}; "
+                               + "with --recursive, {host}/{path}).", valueName: "name"))
     var name: String?
 
     @Option(help: "The list's name, where --name is the template of --out.")

@@ -212,6 +212,17 @@ extension Spool {
     /// A paged list's page log while it is followed, and once it is done (FarmLists' PageLog).
     package static let pageLogSuffix = ".pages"
     package static let finishedPageLogSuffix = ".paged"
+    /// A list of `--convert-links` whose delivered files have their links converted (FarmLists'
+    /// LinkConversion.swift): made once they all are, removed by the next delivery.
+    package static let convertedSuffix = ".converted"
+
+    /// `lists/<list>.converted`.
+    public func convertedMarkPath(ofList id: String) -> String { lists + "/" + id + Self.convertedSuffix }
+
+    /// Whether `name` in lists/ is a list's mark of converted links.
+    public static func isConvertedMark(_ name: String) -> Bool {
+        name.hasSuffix(convertedSuffix) && ListID.isValid(String(name.dropLast(convertedSuffix.count)))
+    }
 
     /// The list whose record is named `name` in lists/ (`<list>.json`); nil for any other name.
     public static func listID(ofRecordName name: String) -> String? {

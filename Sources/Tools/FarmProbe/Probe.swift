@@ -1,11 +1,13 @@
 import ArgumentParser
 import FarmControl
+import FarmDesired
 import FarmLists
 import FarmFollower
 import FarmPages
 import FarmSpool
 import FarmSystem
 import FarmTop
+import FarmWorker
 import Foundation
 
 /// farm-probe drives the spool protocol one operation at a time, as a separate process, so the
@@ -18,7 +20,7 @@ struct Probe: ParsableCommand {
         commandName: "farm-probe",
         abstract: "Drive the farm spool step by step (for tests).",
         subcommands: [Enqueue.self, Drain.self, Hold.self, Recover.self, Add.self, Top.self, Follow.self, Linger.self,
-                      AppendLinks.self]
+                      AppendLinks.self, Work.self, ConvertLinks.self]
     )
 
     static func main() {
@@ -165,6 +167,38 @@ struct AppendLinks: ParsableCommand {
             return record
         }
         say("added \(try Lists(spool).appendLinks(records, toList: ListID.of(name: list), seen: CrawlSeen()))")
+    }
+}
+
+/// `work --transfers N`: what `farm work --exit-when-idle` does (the same `Worker.run`), so a crash point can
+/// stop a real worker between two steps of a job: a recursive list's page between its links' commit
+/// (`crawl.committed`) and its completion (`complete.renamed`).
+struct Work: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var transfers = 1
+    @Option(help: "Seconds a claim stays valid without renewal (default: the farm's).") var lease: Double?
+
+    func run() throws {
+        let spool = try Spool(root: options.spool, create: false)
+        var settings = WorkerOptions(spool.desired())
+        if let lease { settings.lease = lease }
+        settings.exitWhenIdle = true
+        settings.transfers = transfers
+        try Worker.run(spool, settings, supervised: false)
+        say("idle")
+    }
+}
+
+/// `convert-links --list NAME`: what the watcher does once a list of `--convert-links` is finished (the same
+/// `Lists.convertLinks`, FarmLists' LinkConversion.swift), so a crash point (`convert.replaced`) can stop it
+/// between two files. Prints how many files it wrote again.
+struct ConvertLinks: ParsableCommand {
+    @OptionGroup var options: SpoolPath
+    @Option var list: String
+
+    func run() throws {
+        let spool = try Spool(root: options.spool, create: false)
+        say("converted \(try Lists(spool).convertLinks(ofList: ListID.of(name: list)))")
     }
 }
 
