@@ -26,6 +26,9 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     /// What a recursive list follows (SPEC §18); nil: the list is not recursive. The list's too, kept here
     /// where every worker reads it for the list already, so a plain list's job pays nothing to learn it is one.
     public var crawl: CrawlSettings?
+    /// Where the list's exchanges are recorded as WARC (SPEC §18, `farm add --warc DIR`); nil: nowhere. The
+    /// list's too, kept here for the same reason as `crawl`.
+    public var warc: WARCSettings?
 
     public static let maxConnections = 64
     public static let defaultMinPiece = 1 << 20
@@ -44,7 +47,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     public var isEmpty: Bool {
         headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
-            && acceptAny != true && hooks == nil && crawl == nil
+            && acceptAny != true && hooks == nil && crawl == nil && warc == nil
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

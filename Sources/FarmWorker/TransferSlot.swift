@@ -171,6 +171,10 @@ final class TransferSlot: @unchecked Sendable {
         job.convert = options.convert
         let listOptions = requestOptions(ofList: claim.job.list)
         job.hooks = listOptions?.hooks
+        if let warc = listOptions?.warc {
+            job.warc = warc
+            job.archive = worker.archive
+        }
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
@@ -213,6 +217,7 @@ final class TransferSlot: @unchecked Sendable {
             }
         }
         pass.release()  // the transfer is over: its host's slot goes to the next one
+        job.exchange = result?.exchange
         if let why = result?.startedOver, !job.hasNote { job.noteStartedOver(why) }
         // Publishing links the bytes into blobs/ and names them the URL's: not for a claim taken away
         // meanwhile, whose next owner may have published its own (`JobRun.store` says why).
@@ -307,6 +312,7 @@ final class TransferSlot: @unchecked Sendable {
                                     stallTimeout: options.stallTimeout, caFile: options.caFile,
                                     options: requestOptions(ofList: job.claim.job.list))
         first.followsRedirects = false
+        first.recordsExchange = job.warc != nil
         // Hashed as written to check the list's checksum, and when small enough that download once names
         // them by their SHA-256 at once (FarmDedup's BlobSlots.swift); larger ones by their size first.
         first.hashLimit = job.claim.record.sha256 != nil ? .max : Dedup.hashedAtOnce

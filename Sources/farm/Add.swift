@@ -141,6 +141,18 @@ struct Add: ParsableCommand {
             --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
             any kind are kept (pages are of kind "other").
 
+            ARCHIVE TO WARC:
+            With --warc DIR (any list, recursive or not), each fetch of the list is recorded in DIR as WARC/1.1 \
+            (ISO 28500), as wget --warc-file writes it: a warcinfo record opening each file, then for each \
+            resource a response record (status line, header fields and body as received) and a request \
+            record (the header as sent), with WARC-Target-URI, WARC-Date, WARC-IP-Address, \
+            WARC-Concurrent-To and sha1 block and payload digests. Each record is a gzip member of its own; \
+            each worker writes its own files, farm-DATE-SERIAL-NONCE.warc.gz, named .open until finished \
+            and rotated before they pass --warc-max-size (default 1G). Across kills of any process a \
+            finished list's files hold no torn record and one response record for each URL fetched. A list \
+            with --warc fetches each resource over one connection, from its first byte. DIR is made if \
+            missing; one that cannot be written is refused, exit 2, nothing added.
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -154,6 +166,8 @@ struct Add: ParsableCommand {
                   A paged API: each page's items, their URLs, and the next page.
               farm add https://example.org/docs/ --recursive --level 3 --no-parent
                   Mirror the docs three links deep, with what each page needs to show.
+              farm add https://example.org/ --recursive --warc ~/warcs --warc-max-size 500M
+                  Mirror a site and archive every request and response as WARC files in ~/warcs.
               farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
                   Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
                   environment.
@@ -163,7 +177,8 @@ struct Add: ParsableCommand {
               1   It could not be read or fetched, a list of the same name has other
                   URLs, or the spool failed: nothing added.
               2   A malformed manifest, a header, cookie file, proxy or checksum that
-                  is not one, an unusable --out or --name, a hook that cannot run: nothing added.
+                  is not one, an unusable --out, --name or --warc, a hook that cannot run: nothing
+                  added.
               64  The command line does not parse.
             """)
 
@@ -196,6 +211,8 @@ struct Add: ParsableCommand {
 
     @OptionGroup(title: "Mirror a site (wget's names and meanings)") var mirror: MirrorFlags
 
+    @OptionGroup(title: "Archive to WARC") var archive: WARCFlags
+
     func run() throws {
         do { try add() } catch let error as ControlError
             where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
@@ -214,11 +231,13 @@ struct Add: ParsableCommand {
                                                  minPiece: requests.minPiece,
                                                  accept: mirror.recursive ? nil : accept)
             .adding(hooks: try hooks.hooks())
+            .adding(warc: try archive.settings(connections: requests.connections))
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
             try Control.delivery(folder: out, template: paged.name, link: link)
         }
         let spool = try options.open()
+        try Control(spool: spool).noteWARC(request?.warc)
         if let crawl = try mirror.crawl(source, accept: accept) {
             for line in try Control(spool: spool).add(recursive: crawl, name: paged.listName ?? (out == nil ? paged.name : nil),
                                                       request: request, delivery: delivery).lines {
@@ -245,6 +264,27 @@ struct Add: ParsableCommand {
         }
         if shown { Standard.error("\r\u{1B}[K") }
         for line in added.lines { print(line) }
+    }
+}
+
+/// The options of `farm add` for a list recorded as WARC (SPEC §18).
+struct WARCFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("Record every request and response of the list as WARC files in this folder "
+                               + "(gzip per record).", valueName: "dir"))
+    var warc: String?
+
+    @Option(help: ArgumentHelp("Start a new WARC file before one would pass this size: bytes, or with K, M or G "
+                               + "(default 1G).", valueName: "bytes"))
+    var warcMaxSize: String?
+
+    /// The WARC these flags describe; nil without --warc. `connections`: --connections, which a list recorded
+    /// as WARC cannot have (each resource is one whole response, over one connection).
+    func settings(connections: Int?) throws -> WARCSettings? {
+        let settings = try Control.warc(folder: warc, maxSize: warcMaxSize)
+        if settings != nil, let connections, connections > 1 {
+            throw ControlError(.badRequestOption, "--warc fetches each resource over one connection: leave out --connections")
+        }
+        return settings
     }
 }
 
