@@ -341,7 +341,7 @@ extension EasyHandle {
                                     completeSize: response.completeSize)
         result.head = context.head
         result.startedOver = context.startedOver
-        if let exchange = context.exchange {
+        if var exchange = context.exchange {
             exchange.ipAddress = infoString(CURLINFO_PRIMARY_IP)
             result.exchange = exchange
         }

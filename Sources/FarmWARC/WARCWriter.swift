@@ -71,7 +71,7 @@ public final class WARCWriter {
     /// exchange twice across kills notes them there first (FarmWorker's WARCArchive.swift).
     @discardableResult
     public func write(_ exchange: WARCExchange,
-                      beforeWrite: (Written) throws(WARCError) -> Void = { _ throws(WARCError) in })
+                      beforeWrite: (Written) throws(WARCError) -> Void = { _ in })
         throws(WARCError) -> Written {
         let records = exchange.records()
         let written = try append(records) { (file, offset) throws(WARCError) in
@@ -90,7 +90,7 @@ public final class WARCWriter {
     /// below it.
     @discardableResult
     public func append(_ records: [WARCRecord],
-                       beforeWrite: (_ file: String, _ offset: Int) throws(WARCError) -> Void = { _, _ throws(WARCError) in })
+                       beforeWrite: (_ file: String, _ offset: Int) throws(WARCError) -> Void = { _, _ in })
         throws(WARCError) -> (file: String, offset: Int) {
         // The digests first: a body that cannot be read starts no file.
         var digested: [DigestedRecord] = []

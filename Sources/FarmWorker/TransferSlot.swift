@@ -191,7 +191,9 @@ final class TransferSlot: @unchecked Sendable {
         if let retryAt = tries.retryAt,
            !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
         let partial: URLPartial
-        switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
+        var shared = SharedDownload(spool: spool, kept: kept, lease: options.lease)
+        shared.fetchesAnyway = job.warc != nil
+        switch shared.start() {
         case .ended: return
         case .stored(let path, let record):
             pass.release()

@@ -72,7 +72,7 @@ final class WARCArchive: Sendable {
                 let bytes = WARCMark(file: written.file, offset: written.offset, responseID: written.responseID.text).bytes
                 var failure: Errno?
                 bytes.withUnsafeBytes { raw in
-                    do {
+                    do throws(Errno) {
                         try mark.truncate(to: 0)
                         _ = try mark.write(contentsOf: raw, at: 0)
                         try mark.syncData()
