@@ -81,7 +81,9 @@ public final class WARCWriter {
     }
 
     /// Appends `records` (digests made first, warcinfo ID added), each as its own gzip member, in one file,
-    /// on the disk when it returns; returns the file's name and where the first starts.
+    /// on the disk when it returns; returns the file's name and where the first starts. `beforeWrite` is told
+    /// both once the file is chosen (rotated, made) and before any byte of the records is written; what it
+    /// throws ends the append with nothing written.
     ///
     /// Rotation: a member's compressed size is known only once it is written, and a record moved to the next
     /// file after that could sit in two files across a kill. So a new file is started when the current one
