@@ -131,9 +131,10 @@ import Testing
         try check(finished)
         let served = fetched(origin)
         let indexed = try indexedResponses(finished)
-        #expect(Set(indexed.keys) == Set(served.map { origin.url(for: $0) }),
-                "only indexed: \(Set(indexed.keys).subtracting(served.map { origin.url(for: $0) }).sorted()); "
-                + "only served: \(Set(served.map { origin.url(for: $0) }).subtracting(indexed.keys).sorted())")
+        let servedURLs = Set(served.map { origin.url(for: $0) })
+        let onlyIndexed = Set(indexed.keys).subtracting(servedURLs).sorted()
+        let onlyServed = servedURLs.subtracting(indexed.keys).sorted()
+        #expect(Set(indexed.keys) == servedURLs, "only indexed: \(onlyIndexed); only served: \(onlyServed)")
         #expect(indexed.filter { $0.value != 1 }.isEmpty, "recorded more than once: \(indexed.filter { $0.value != 1 })")
         let records = try records(finished)
         let responses = records.filter { $0.type == "response" }
