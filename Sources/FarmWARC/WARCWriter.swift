@@ -46,7 +46,11 @@ public final class WARCWriter {
         self.software = software
         self.maxSize = maxSize
         deflater = try Deflater()
-        nonce = Nonce.hex(Nonce.next(), digits: 8)
+        // From the system's generator, not Nonce's: workers are forked copies of the supervisor without an
+        // exec, and inherit its Nonce state, so two workers would name their files alike (and each refuse the
+        // other's, created exclusively).
+        var system = SystemRandomNumberGenerator()
+        nonce = Nonce.hex(system.next(), digits: 8)
     }
 
     deinit {
