@@ -1,5 +1,6 @@
 import Crypto
 import FarmJSON
+import FarmLists
 import FarmOrigin
 import FarmSpool
 import FarmStatus
@@ -190,6 +191,38 @@ import Testing
         try farm.start(workers: 1, transfers: 2)
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.must(["stop"])
+        let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
+        #expect(records.filter { $0.type == "response" }.count == paths.count)
+    }
+
+    /// The state a worker killed after its records were appended and before its job's completion leaves (the
+    /// records in a file, the job not done), made exactly: every job of a finished list sent back to the queue
+    /// by the spool's own redo (as after a reboot that lost its outputs), then fetched again by a farm started
+    /// again. Each URL is fetched twice and recorded once: the second fetch finds its job's mark and its record.
+    @Test func aJobRedoneAfterItsRecordsWereAppendedAppendsNothing() throws {
+        let farm = try RunningFarm()
+        let bodies = Self.serveSite(farm.origin, pages: 3)
+        let paths = bodies.keys.filter { $0.hasSuffix(".png") }.sorted()
+        let manifest = farm.dir.appending("pictures.json")
+        try JSONSerialization.data(withJSONObject: paths.map { farm.origin.url(for: $0) })
+            .write(to: URL(fileURLWithPath: manifest))
+        let folder = farm.dir.appending("warc")
+        try farm.must(["add", manifest, "--warc", folder])
+        try farm.start(workers: 1, transfers: 2)
+        #expect(farm.waitUntilAllDone(paths.count))
+        try farm.must(["stop"])
+        let id = ListID.of(name: "pictures.json")
+        let outputs = farm.spool.outputsByIndex(ofList: id)
+        for index in 0..<paths.count {
+            let job = JobName(list: id, index: index)
+            #expect(try Lists(farm.spool).redo(farm.spool.finishedPath(job, .done), job: job, outputs: outputs[index] ?? []))
+        }
+        #expect(farm.counts == [.queued: paths.count])
+        try farm.start(workers: 1, transfers: 2)
+        #expect(farm.waitUntilAllDone(paths.count))
+        try farm.must(["stop"])
+        // Fetched twice each, so the redo's fetch was not served from stored bytes.
+        for path in paths { #expect(farm.origin.served(path).bodies == 2, "\(path): \(farm.origin.served(path))") }
         let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
         #expect(records.filter { $0.type == "response" }.count == paths.count)
     }
