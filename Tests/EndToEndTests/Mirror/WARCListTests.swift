@@ -200,6 +200,19 @@ import Testing
     /// by the spool's own redo (as after a reboot that lost its outputs), then fetched again by a farm started
     /// again. Each URL is fetched twice and recorded once: the second fetch finds its job's mark and its record.
     @Test func aJobRedoneAfterItsRecordsWereAppendedAppendsNothing() throws {
+        try Self.redoEveryJob(recorded: true)
+    }
+
+    /// The state a worker killed after its download was stored (and published for download once) and before
+    /// its records were appended leaves: as above, with the records and marks gone. The redo fetches again
+    /// rather than take the stored bytes, and records each URL once.
+    @Test func aJobRedoneBeforeItsRecordsWereAppendedFetchesAndRecords() throws {
+        try Self.redoEveryJob(recorded: false)
+    }
+
+    /// A list of pictures recorded, every job redone (`recorded` false: its WARC files and marks removed
+    /// first), the farm started again: each URL fetched twice, recorded once.
+    static func redoEveryJob(recorded: Bool) throws {
         let farm = try RunningFarm()
         let bodies = Self.serveSite(farm.origin, pages: 3)
         let paths = bodies.keys.filter { $0.hasSuffix(".png") }.sorted()
@@ -211,6 +224,10 @@ import Testing
         try farm.start(workers: 1, transfers: 2)
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.must(["stop"])
+        if !recorded {
+            for file in Self.files(folder).finished { try FileManager.default.removeItem(atPath: file) }
+            try FileManager.default.removeItem(atPath: farm.spool.warcMarks)
+        }
         let id = ListID.of(name: "pictures.json")
         let outputs = farm.spool.outputsByIndex(ofList: id)
         for index in 0..<paths.count {
@@ -221,7 +238,7 @@ import Testing
         try farm.start(workers: 1, transfers: 2)
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.must(["stop"])
-        // Fetched twice each, so the redo's fetch was not served from stored bytes.
+        // Fetched twice each: the redo's fetch was not served from the stored bytes.
         for path in paths { #expect(farm.origin.served(path).bodies == 2, "\(path): \(farm.origin.served(path))") }
         let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
         #expect(records.filter { $0.type == "response" }.count == paths.count)
