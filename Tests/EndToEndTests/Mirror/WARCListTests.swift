@@ -228,11 +228,12 @@ import Testing
             for file in Self.files(folder).finished { try FileManager.default.removeItem(atPath: file) }
             try FileManager.default.removeItem(atPath: farm.spool.warcMarks)
         }
+        // Its stored download kept, as a worker killed between storing and completing leaves it (and with it the
+        // URL's record, which download once would serve the redo from).
         let id = ListID.of(name: "pictures.json")
-        let outputs = farm.spool.outputsByIndex(ofList: id)
         for index in 0..<paths.count {
             let job = JobName(list: id, index: index)
-            #expect(try Lists(farm.spool).redo(farm.spool.finishedPath(job, .done), job: job, outputs: outputs[index] ?? []))
+            #expect(try Lists(farm.spool).redo(farm.spool.finishedPath(job, .done), job: job, outputs: []))
         }
         #expect(farm.counts == [.queued: paths.count])
         try farm.start(workers: 1, transfers: 2)
