@@ -203,15 +203,14 @@ import Testing
         try Self.redoEveryJob(recorded: true)
     }
 
-    /// The state a worker killed after its download was stored (and published for download once) and before
-    /// its records were appended leaves: as above, with the records and marks gone. The redo fetches again
-    /// rather than take the stored bytes, and records each URL once.
-    @Test func aJobRedoneBeforeItsRecordsWereAppendedFetchesAndRecords() throws {
+    /// As above, with the WARC files gone (a torn record cut off by recovery, say) and the marks kept: a mark
+    /// whose record is not in its file stops nothing, and the redo records each URL once.
+    @Test func aJobRedoneWhoseRecordsAreGoneRecordsAgain() throws {
         try Self.redoEveryJob(recorded: false)
     }
 
-    /// A list of pictures recorded, every job redone (`recorded` false: its WARC files and marks removed
-    /// first), the farm started again: each URL fetched twice, recorded once.
+    /// A list of pictures recorded, every job redone (`recorded` false: its WARC files removed first), the
+    /// farm started again: each URL fetched twice, recorded once.
     static func redoEveryJob(recorded: Bool) throws {
         let farm = try RunningFarm()
         let bodies = Self.serveSite(farm.origin, pages: 3)
@@ -226,7 +225,6 @@ import Testing
         try farm.must(["stop"])
         if !recorded {
             for file in Self.files(folder).finished { try FileManager.default.removeItem(atPath: file) }
-            try FileManager.default.removeItem(atPath: farm.spool.warcMarks)
         }
         // Its stored download kept, as a worker killed between storing and completing leaves it (and with it the
         // URL's record, which download once would serve the redo from).
@@ -240,6 +238,28 @@ import Testing
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.must(["stop"])
         // Fetched twice each: the redo's fetch was not served from the stored bytes.
+        for path in paths { #expect(farm.origin.served(path).bodies == 2, "\(path): \(farm.origin.served(path))") }
+        let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
+        #expect(records.filter { $0.type == "response" }.count == paths.count)
+    }
+
+    /// Download once (SPEC §7) serves a URL another list of the spool downloaded from its stored bytes: not a
+    /// list with --warc, whose record is its own response. Each URL is fetched again and recorded.
+    @Test func aURLAnotherListDownloadedIsFetchedAgainForItsRecord() throws {
+        let farm = try RunningFarm()
+        let bodies = Self.serveSite(farm.origin, pages: 3)
+        let paths = bodies.keys.filter { $0.hasSuffix(".png") }.sorted()
+        for name in ["plain", "archived"] {
+            try JSONSerialization.data(withJSONObject: paths.map { farm.origin.url(for: $0) })
+                .write(to: URL(fileURLWithPath: farm.dir.appending(name + ".json")))
+        }
+        try farm.must(["add", farm.dir.appending("plain.json")])
+        try farm.start(workers: 1, transfers: 2)
+        #expect(farm.waitUntilAllDone(paths.count))
+        let folder = farm.dir.appending("warc")
+        try farm.must(["add", farm.dir.appending("archived.json"), "--warc", folder])
+        #expect(farm.waitUntilAllDone(2 * paths.count))
+        try farm.must(["stop"])
         for path in paths { #expect(farm.origin.served(path).bodies == 2, "\(path): \(farm.origin.served(path))") }
         let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
         #expect(records.filter { $0.type == "response" }.count == paths.count)
