@@ -292,16 +292,24 @@ import Testing
                        "--name", "site", "--warc", folder])
         try farm.start(workers: 3, transfers: 2, lease: 2)
         var killed = 0
-        for _ in 0..<5 {
+        for round in 0..<6 {
             let before = farm.counts[.done, default: 0]
-            #expect(poll(timeout: 180, every: 0.05) { farm.counts[.done, default: 0] >= before + 6 })
+            #expect(poll(timeout: 180, every: 0.05) { farm.counts[.done, default: 0] >= before + 5 })
             let holders = farm.pids(.worker).filter { pid in farm.spool.activeJobs().contains { $0.owner.pid == pid } }
             for pid in holders.prefix(2) {
                 kill(pid, SIGKILL)
                 killed += 1
             }
+            // The other roles too: the watcher each round, the supervisor (which finishes dead workers' files)
+            // every other one; a surviving process starts a new supervisor.
+            for pid in farm.pids(.watcher) + (round % 2 == 1 ? farm.pids(.supervisor) : []) { kill(pid, SIGKILL) }
+            // A supervisor back (started by a surviving process within seconds), or, every process of the farm
+            // killed, started again as a user would.
+            if !poll(timeout: 20, every: 0.1, { !farm.pids(.supervisor).isEmpty }) {
+                try farm.start(workers: 3, transfers: 2, lease: 2)
+            }
         }
-        #expect(killed >= 5)
+        #expect(killed >= 6)
         let list = try #require(try Self.waitFinished(farm, "site", timeout: 600))
         #expect(list.failed == 1 && list.done == list.total - 1)
         try farm.must(["stop"])
