@@ -167,7 +167,7 @@ struct Add: ParsableCommand {
               farm add https://example.org/docs/ --recursive --level 3 --no-parent
                   Mirror the docs three links deep, with what each page needs to show.
               farm add https://example.org/ --recursive --warc ~/warcs --warc-max-size 500M
-                  Mirror a site and archive every request and response as WARC files in ~/warcs.
+                  Mirror a site; record every request and response in ~/warcs.
               farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
                   Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
                   environment.
