@@ -213,7 +213,7 @@ let package = Package(
             "FarmHooks",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmLists", "FarmHosts", "FarmSystem", "FarmTransfer", "FarmConvert", "FarmMetrics",
-            "FarmProcess", "FarmJSON", "FarmMirror",
+            "FarmProcess", "FarmJSON", "FarmMirror", "FarmWARC",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -242,7 +242,7 @@ let package = Package(
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
             "FarmDesired",
-            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer", "FarmWARC",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -473,6 +473,8 @@ let package = Package(
             "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport", "FarmChaosReport",
             "FarmConvert", "FarmDedup", "FarmFsck", "FarmHooks", "FarmHosts", "FarmPieces", "FarmSystem",
             .product(name: "SystemPackage", package: "swift-system"),
+            // The SHA-256 of what the origin served, against the payloads warcio reads back (Mirror/WARCListTests).
+            .product(name: "Crypto", package: "swift-crypto"),
         ], exclude: ["WebScreens/Screenshots"]),
     ],
     swiftLanguageModes: [.v6]

@@ -84,6 +84,9 @@ CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback) {
 CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback) {
     return CALL(curl_easy_setopt)(curl, CURLOPT_XFERINFOFUNCTION, callback);
 }
+CURLcode cfarm_curl_setopt_debug(CURL *curl, cfarm_debug_callback callback) {
+    return CALL(curl_easy_setopt)(curl, CURLOPT_DEBUGFUNCTION, callback);
+}
 
 CURLcode cfarm_curl_getinfo_long(CURL *curl, CURLINFO info, long *value) {
     return CALL(curl_easy_getinfo)(curl, info, value);

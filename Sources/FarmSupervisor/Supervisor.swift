@@ -72,6 +72,7 @@ public final class Supervisor {
         spool.log("supervisor started on host \(FarmHost.local)")
         warnOfTagClash()
         do { try Lists(spool).recover() } catch { spool.log("recovery: \(error)") }
+        DeadWARCWriters.finish(spool)
         while !StopSignal.received && !spool.isStopping {
             // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
             if spool.isGone {
@@ -147,6 +148,7 @@ public final class Supervisor {
         if !orphans.isEmpty {
             reclaims.increment(by: orphans.count)
             spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
+            DeadWARCWriters.finish(spool)
         }
         let live = everyHost.filter(\.isLocal)
         let registered = Set(live.filter { $0.role == .worker }.map(\.pid))
@@ -216,6 +218,7 @@ public final class Supervisor {
         }
         // Killed half-way, it may have left scratch files in tmp/ that nobody else would remove.
         spool.sweepScratch(ofDead: pid)
+        DeadWARCWriters.finish(spool)
     }
 
     private func spawnWorker(_ desired: Desired) {

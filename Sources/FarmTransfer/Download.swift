@@ -46,6 +46,11 @@ public struct DownloadRequest: Sendable {
     /// permanent error of that message. Not asked of a resumed body (its first bytes came earlier) nor of
     /// one shorter than the head, which the caller sniffs whole.
     public var refusal: (@Sendable (_ head: [UInt8]) -> String?)?
+    /// Keep what a WARC records of the exchange (`DownloadResult.exchange`): the request's head as sent,
+    /// the response's as received, the server's address (SPEC §18, a list with `--warc`). Such a download
+    /// starts from the first byte whatever the partial holds, so that its response is one whole response
+    /// and not a 206 of a tail. False (every other list): nothing of it is paid, not a branch per byte.
+    public var recordsExchange = false
 
     public enum Redirected: Sendable, Equatable {
         /// To the scheme, host and port the chain began at.
@@ -133,6 +138,8 @@ public struct DownloadResult: Sendable, Equatable {
     /// Why the bytes kept from an earlier transfer were dropped and the resource fetched from its first
     /// byte, when they were: the server answered the range with another version (see `TransferContext.startBody`).
     public var startedOver: String?
+    /// What a WARC records of this exchange, when the request asked for it (`recordsExchange`).
+    public var exchange: CapturedExchange?
 
     public init(httpStatus: Int, bytes: Int, resumedFrom: Int, contentType: String?, etag: String? = nil,
                 modified: String? = nil, sha256: String? = nil, completeSize: Int? = nil) {
@@ -164,6 +171,12 @@ extension EasyHandle {
         let resumeFrom: Int
         if let piece = request.piece {
             resumeFrom = piece.start
+        } else if request.recordsExchange {
+            // A WARC records whole responses: the kept bytes go, and the body is fetched from its first byte.
+            if size ?? 1 > 0 {
+                guard (try? fd.truncate(to: 0)) != nil else { throw TransferError(.transient, "cannot empty the partial file") }
+            }
+            resumeFrom = 0
         } else if let size {
             resumeFrom = size
         } else {
@@ -180,6 +193,7 @@ extension EasyHandle {
                                       quickDigestLimit: request.piece == nil ? request.quickDigestLimit : 0,
                                       piece: request.piece, validator: kept, progress: progress)
         if request.piece == nil { context.refusal = request.refusal }
+        if request.recordsExchange { context.exchange = CapturedExchange(url: request.url) }
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         // `context` stays alive until perform returns; reset first so nothing of the last request stays.
         curl_easy_reset(curl)
@@ -260,6 +274,13 @@ extension EasyHandle {
         try check(cfarm_curl_setopt_xferinfo(curl, progressCallback))
         try set(CURLOPT_XFERINFODATA, pointer: opaque)
         try set(CURLOPT_NOPROGRESS, 0)
+        if request.recordsExchange {
+            // The request's head as sent reaches only a debug callback, which curl calls only when verbose
+            // (and then writes nothing to stderr itself).
+            try check(cfarm_curl_setopt_debug(curl, debugCallback))
+            try set(CURLOPT_DEBUGDATA, pointer: opaque)
+            try set(CURLOPT_VERBOSE, 1)
+        }
 
         lastWritten = 0
         let code = pool?.perform(curl) ?? curl_easy_perform(curl)
@@ -327,6 +348,10 @@ extension EasyHandle {
         result.quickDigest = context.quickDigest
         result.head = context.head
         result.startedOver = context.startedOver
+        if var exchange = context.exchange {
+            exchange.ipAddress = infoString(CURLINFO_PRIMARY_IP)
+            result.exchange = exchange
+        }
         return result
     }
 
@@ -355,9 +380,12 @@ extension EasyHandle {
 
     /// The absolute URL the last response's redirect points to (curl resolves a relative Location against
     /// the URL asked); nil when it has none.
-    private func redirectTarget() -> String? {
+    private func redirectTarget() -> String? { infoString(CURLINFO_REDIRECT_URL) }
+
+    /// A string curl knows of the last transfer; nil when it has none.
+    private func infoString(_ info: CURLINFO) -> String? {
         var value: UnsafePointer<CChar>?
-        guard cfarm_curl_getinfo_str(curl, CURLINFO_REDIRECT_URL, &value) == CURLE_OK, let value else { return nil }
+        guard cfarm_curl_getinfo_str(curl, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)
     }
 
@@ -420,6 +448,8 @@ final class TransferContext {
     /// arrive (before they are buffered, so that nothing of a refused body reaches the file but its first read).
     var refusal: (@Sendable ([UInt8]) -> String?)?
     private var arrived: [UInt8] = []
+    /// The heads a WARC records, for a request that asked (`DownloadRequest.recordsExchange`); nil otherwise.
+    var exchange: CapturedExchange?
 
     init(curl: UnsafeMutableRawPointer, pool: TransferPool?, fd: FileDescriptor, buffer: UnsafeMutableRawBufferPointer,
          resumeFrom: Int, maxSize: Int, hashLimit: Int, quickDigestLimit: Int = 0, piece: PieceRange? = nil, validator: String? = nil,
@@ -613,6 +643,7 @@ final class TransferContext {
     /// One header line as curl hands it over (with its CRLF).
     func header(_ line: UnsafeRawBufferPointer) {
         response.read(line, now: Double(time(nil)))
+        exchange?.responseLine(line)
     }
 }
 
@@ -625,6 +656,13 @@ private let headerCallback: cfarm_header_callback = { data, size, count, context
     guard let data else { return 0 }
     TransferContext.from(context).header(UnsafeRawBufferPointer(start: data, count: size * count))
     return size * count
+}
+
+private let debugCallback: cfarm_debug_callback = { _, type, data, size, context in
+    if type == CURLINFO_HEADER_OUT, let data {
+        TransferContext.from(context).exchange?.requestHead(UnsafeRawBufferPointer(start: data, count: size))
+    }
+    return 0
 }
 
 private let progressCallback: cfarm_xferinfo_callback = { context, dltotal, dlnow, _, _ in

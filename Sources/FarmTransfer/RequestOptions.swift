@@ -29,6 +29,9 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
     /// True: the list's `file:///` URLs are copied from this machine's disk (`farm add --allow-file-urls`,
     /// `FileFetcher`), where SPEC §5 fails them unfetched. The list's, kept here as `acceptAny` is.
     public var fileURLs: Bool?
+    /// Where the list's exchanges are recorded as WARC (SPEC §18, `farm add --warc DIR`); nil: nowhere. The
+    /// list's too, kept here for the same reason as `crawl`.
+    public var warc: WARCSettings?
 
     public static let maxConnections = 64
     public static let defaultMinPiece = 1 << 20
@@ -47,7 +50,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     public var isEmpty: Bool {
         headers.isEmpty && cookies.isEmpty && userAgent == nil && proxy == nil && connections == nil && minPiece == nil
-            && acceptAny != true && hooks == nil && crawl == nil && fileURLs != true
+            && acceptAny != true && hooks == nil && crawl == nil && fileURLs != true && warc == nil
     }
 
     public func encoded() -> [UInt8] { JSON.encode(self) }

@@ -50,7 +50,11 @@ final class Inflater {
     private let stream: OpaquePointer
     private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
 
-    init() throws(WARCError) {
+    /// How many of a member's first bytes `Step.ended` hands back.
+    private let prefixLimit: Int
+
+    init(prefixLimit: Int = 64) throws(WARCError) {
+        self.prefixLimit = prefixLimit
         guard let stream = cfarm_gzip_inflater() else { throw WARCError("out of memory for zlib") }
         self.stream = stream
     }
@@ -69,7 +73,7 @@ final class Inflater {
         case corrupt(String)
     }
 
-    /// The first bytes inflated of the current member (up to 64), for a look at its record's header.
+    /// The first bytes inflated of the current member (up to `prefixLimit`), for a look at its record's header.
     private var prefix: [UInt8] = []
 
     /// Feeds `input` to the current member.
@@ -78,8 +82,8 @@ final class Inflater {
         while true {
             let (result, used, made) = gzipRun(stream, input, from: offset, into: output, finish: false)
             if result < 0 { return .corrupt(String(cString: cfarm_gzip_message(stream))) }
-            if prefix.count < 64 && made > 0 {
-                prefix += UnsafeRawBufferPointer(rebasing: output[0..<min(made, 64 - prefix.count)])
+            if prefix.count < prefixLimit && made > 0 {
+                prefix += UnsafeRawBufferPointer(rebasing: output[0..<min(made, prefixLimit - prefix.count)])
             }
             offset += used
             if result == 1 {

@@ -6,7 +6,7 @@ public struct WARCError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public let errno: Errno?
 
-    init(_ message: String, _ errno: Errno? = nil) {
+    public init(_ message: String, _ errno: Errno? = nil) {
         self.message = message
         self.errno = errno
     }

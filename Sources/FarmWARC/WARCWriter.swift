@@ -27,6 +27,9 @@ public final class WARCWriter {
     private var file: WARCFile?
     private var warcinfoID: WARCRecordID?
 
+    /// What a file's name ends with while it is written (`<name>.open`), until it is finished.
+    public static let openSuffix = WARCFile.openSuffix
+
     /// SPEC §18's default for `--warc-max-size`: 1 GiB.
     public static let defaultMaxSize = 1 << 30
 
@@ -43,7 +46,11 @@ public final class WARCWriter {
         self.software = software
         self.maxSize = maxSize
         deflater = try Deflater()
-        nonce = Nonce.hex(Nonce.next(), digits: 8)
+        // From the system's generator, not Nonce's: workers are forked copies of the supervisor without an
+        // exec, and inherit its Nonce state, so two workers would name their files alike (and each refuse the
+        // other's, created exclusively).
+        var system = SystemRandomNumberGenerator()
+        nonce = Nonce.hex(system.next(), digits: 8)
     }
 
     deinit {
@@ -63,15 +70,24 @@ public final class WARCWriter {
 
     /// Appends the response record and then the request record of `exchange` (see `WARCExchange.records`),
     /// on the disk when it returns. Reads a file body twice: once for its digests, once to compress it.
+    /// `beforeWrite` is told the file (its finished name) and offset the response will start at, and the two
+    /// records' IDs, once they are known and before a byte is written: a caller that must never record an
+    /// exchange twice across kills notes them there first (FarmWorker's WARCArchive.swift).
     @discardableResult
-    public func write(_ exchange: WARCExchange) throws(WARCError) -> Written {
+    public func write(_ exchange: WARCExchange,
+                      beforeWrite: (Written) throws(WARCError) -> Void = { _ in })
+        throws(WARCError) -> Written {
         let records = exchange.records()
-        let written = try append(records)
+        let written = try append(records) { (file, offset) throws(WARCError) in
+            try beforeWrite(Written(file: file, offset: offset, responseID: records[0].id, requestID: records[1].id))
+        }
         return Written(file: written.file, offset: written.offset, responseID: records[0].id, requestID: records[1].id)
     }
 
     /// Appends `records` (digests made first, warcinfo ID added), each as its own gzip member, in one file,
-    /// on the disk when it returns; returns the file's name and where the first starts.
+    /// on the disk when it returns; returns the file's name and where the first starts. `beforeWrite` is told
+    /// both once the file is chosen (rotated, made) and before any byte of the records is written; what it
+    /// throws ends the append with nothing written.
     ///
     /// Rotation: a member's compressed size is known only once it is written, and a record moved to the next
     /// file after that could sit in two files across a kill. So a new file is started when the current one
@@ -79,13 +95,16 @@ public final class WARCWriter {
     /// passes `maxSize` only when its one record alone does, and files of compressible pages close somewhat
     /// below it.
     @discardableResult
-    public func append(_ records: [WARCRecord]) throws(WARCError) -> (file: String, offset: Int) {
+    public func append(_ records: [WARCRecord],
+                       beforeWrite: (_ file: String, _ offset: Int) throws(WARCError) -> Void = { _, _ in })
+        throws(WARCError) -> (file: String, offset: Int) {
         // The digests first: a body that cannot be read starts no file.
         var digested: [DigestedRecord] = []
         for record in records { digested.append(try record.digested()) }
         let bound = digested.reduce(0) { $0 + deflater.bound($1.uncompressedBound) }
         if let current = file, current.records > 1, current.end + bound > maxSize { try close() }
         let target = try currentFile()
+        try beforeWrite(target.name, target.end)
         let offset = try target.append(digested.map { $0.prepared(warcinfoID: warcinfoID) }, with: deflater)
         return (target.name, offset)
     }

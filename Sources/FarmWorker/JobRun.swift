@@ -37,6 +37,12 @@ struct JobRun: Sendable {
     var contentType: String?
     /// Where the request ended after redirects, when it was redirected.
     var finalURL: String?
+    /// The list's WARC (SPEC §18), the worker's archive, and what this job's fetch sent and received: its
+    /// records are handed over before the job completes (WARCArchive.swift). Nil for a list without `--warc`;
+    /// no exchange for bytes served from another job's download.
+    var warc: WARCSettings?
+    var archive: WARCArchive?
+    var exchange: CapturedExchange?
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     /// What the status of the job says beside its progress from now on (`Sidecar.note`).
@@ -181,6 +187,9 @@ struct JobRun: Sendable {
             dropOutputsIfRemoved()
             return true
         }
+        // Recorded before it is done, once across kills (WARCArchive.swift says how).
+        if let warc, let exchange,
+           !recordExchange(exchange, to: warc, file: file, bytes: bytes, kind: kind.rawValue) { return true }
         // A recursive list's links enter it before the page is done (FarmLists' CrawlAppend.swift).
         if crawl != nil && !appendLinks(file: file) { return true }
         // Delivered before it is done, so a done resource of such a list is always in its folder too; a

@@ -48,6 +48,8 @@ extension TransferSlot {
     func downloadInPieces(_ job: inout JobRun, _ partial: URLPartial) -> PiecesOutcome {
         // Most jobs: one connection, no mirror, an empty partial, which no earlier lead can have left a
         // board for. They pay no look at pieces/ (a failed open a job).
+        // A list with --warc records each resource as one whole response, over one connection (SPEC §18).
+        if job.warc != nil { return .single }
         let asks = (requestOptions(ofList: job.claim.job.list)?.connections ?? 1) > 1 || !job.claim.record.mirrors.isEmpty
         if !asks && partial.isSurelyEmpty { return .single }
         let board = spool.pieceBoard(ofPartial: partial.path)

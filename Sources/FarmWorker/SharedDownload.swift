@@ -29,6 +29,10 @@ struct SharedDownload {
     let kept: LeaseKeeper.Kept
     let lease: Double
     var claim: Claim { kept.claim }
+    /// Set for a job of a list with `--warc` (SPEC §18): it fetches as a fresh job does, never served from
+    /// stored bytes, because its record is its own response. Else a redo of a job killed after it published
+    /// its bytes and before it recorded them would be served, and its URL never recorded.
+    var fetchesAnyway = false
 
     /// Where the job starts from. A fresh job skips the stored result and resumes only its own bytes. A
     /// waiter keeps the host slot it was let in with (per-host limits): the holder has one of its own, so
@@ -43,7 +47,7 @@ struct SharedDownload {
     /// marked `after` another waits while that one is claimed, and is served from its output when it is done
     /// and the URL has no record (FarmLists' URLSharing.swift).
     func start() -> Start {
-        let url = claim.record.url, fresh = claim.record.fresh
+        let url = claim.record.url, fresh = claim.record.fresh || fetchesAnyway
         if claim.isFresh && claim.record.own, let partial = URLPartial.takeNew(spool, url: url) {
             return .transfer(partial)
         }

@@ -177,6 +177,10 @@ final class TransferSlot: @unchecked Sendable {
         var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
         job.convert = options.convert
         job.hooks = listOptions?.hooks
+        if let warc = listOptions?.warc {
+            job.warc = warc
+            job.archive = worker.archive
+        }
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
@@ -193,7 +197,9 @@ final class TransferSlot: @unchecked Sendable {
         if let retryAt = tries.retryAt,
            !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
         let partial: URLPartial
-        switch SharedDownload(spool: spool, kept: kept, lease: options.lease).start() {
+        var shared = SharedDownload(spool: spool, kept: kept, lease: options.lease)
+        shared.fetchesAnyway = job.warc != nil
+        switch shared.start() {
         case .ended: return
         case .stored(let path, let record):
             pass.release()
@@ -219,6 +225,7 @@ final class TransferSlot: @unchecked Sendable {
             }
         }
         pass.release()  // the transfer is over: its host's slot goes to the next one
+        job.exchange = result?.exchange
         if let why = result?.startedOver, !job.hasNote { job.noteStartedOver(why) }
         // Publishing links the bytes into blobs/ and names them the URL's: not for a claim taken away
         // meanwhile, whose next owner may have published its own (`JobRun.store` says why).
@@ -316,6 +323,7 @@ final class TransferSlot: @unchecked Sendable {
                                     stallTimeout: options.stallTimeout, caFile: options.caFile,
                                     options: requestOptions(ofList: job.claim.job.list))
         first.followsRedirects = false
+        first.recordsExchange = job.warc != nil
         // Hashed as written with SHA-256 only to check the list's checksum; with a QuickDigest when small
         // enough that download once names them by it at once (FarmDedup's BlobSlots.swift).
         first.hashLimit = job.claim.record.sha256 != nil ? .max : 0

@@ -72,6 +72,8 @@ public final class Worker: Sendable {
     let deliveries: Deliveries
     /// Runs the hooks of lists that have one (SPEC §15), beside the transfers.
     let hooks: HookRunner
+    /// The WARC files of lists with `--warc` (SPEC §18): none is made before such a list's first record.
+    let archive: WARCArchive
     private let metrics: SpoolMetricsFactory
     /// Per recursive list, the URLs it has as far as this worker read its table (FarmLists' CrawlAppend.swift).
     private let crawlSeen = Locked([String: CrawlSeen]())
@@ -98,6 +100,7 @@ public final class Worker: Sendable {
         self.keeper = LeaseKeeper(spool: spool, lease: options.lease)
         self.deliveries = Deliveries(spool: spool)
         self.hooks = HookRunner(spool: spool, lease: options.lease)
+        self.archive = WARCArchive(spool: spool)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics
@@ -194,6 +197,8 @@ public final class Worker: Sendable {
         converter.waitUntilIdle()
         // Hooks running are killed and handed back (stopping), or there are none (idle).
         hooks.stop()
+        // Its WARC files get their finished names: nothing more is appended to them.
+        archive.close()
         // Asked to stop (by the supervisor that saw the spool go, say) in the middle of a job, whose
         // hand-back then found nothing: the reason still deserves its line.
         if spool.isGone { spool.logGone("worker") }

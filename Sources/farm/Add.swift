@@ -148,6 +148,18 @@ struct Add: ParsableCommand {
             not, as absolute URLs. A kill during the conversion leaves every file whole, and the next farm \
             converts again.
 
+            ARCHIVE TO WARC:
+            With --warc DIR (any list, recursive or not), each fetch of the list is recorded in DIR as WARC/1.1 \
+            (ISO 28500), as wget --warc-file writes it: a warcinfo record opening each file, then for each \
+            resource a response record (status line, header fields and body as received) and a request \
+            record (the header as sent), with WARC-Target-URI, WARC-Date, WARC-IP-Address, \
+            WARC-Concurrent-To and sha1 block and payload digests. Each record is a gzip member of its own; \
+            each worker writes its own files, farm-DATE-SERIAL-NONCE.warc.gz, named .open until finished \
+            and rotated before they pass --warc-max-size (default 1G). Across kills of any process a \
+            finished list's files hold no torn record and one response record for each URL fetched. A list \
+            with --warc fetches each resource over one connection, from its first byte. DIR is made if \
+            missing; one that cannot be written is refused, exit 2, nothing added.
+
             EXAMPLES:
               farm add manifest.zip
                   Queue every list of a local zip.
@@ -161,6 +173,8 @@ struct Add: ParsableCommand {
                   A paged API: each page's items, their URLs, and the next page.
               farm add https://example.org/docs/ --recursive --level 3 --no-parent
                   Mirror the docs three links deep, with what each page needs to show.
+              farm add https://example.org/ --recursive --warc ~/warcs --warc-max-size 500M
+                  Mirror a site; record every request and response in ~/warcs.
               farm add urls.txt --on-done ./upload.sh --on-done-arg --bucket --on-done-arg photos
                   Run ./upload.sh --bucket photos after each resource, with FARM_FILE and the rest in its
                   environment.
@@ -170,7 +184,8 @@ struct Add: ParsableCommand {
               1   It could not be read or fetched, a list of the same name has other
                   URLs, or the spool failed: nothing added.
               2   A malformed manifest, a header, cookie file, proxy or checksum that
-                  is not one, an unusable --out or --name, a hook that cannot run: nothing added.
+                  is not one, an unusable --out, --name or --warc, a hook that cannot run: nothing
+                  added.
               64  The command line does not parse.
             """)
 
@@ -207,6 +222,8 @@ struct Add: ParsableCommand {
 
     @OptionGroup(title: "Mirror a site (wget's names and meanings)") var mirror: MirrorFlags
 
+    @OptionGroup(title: "Archive to WARC") var archive: WARCFlags
+
     func run() throws {
         do { try add() } catch let error as ControlError
             where (error.cause as? AddError)?.code == .malformed || error.code == .badRequestOption
@@ -226,6 +243,7 @@ struct Add: ParsableCommand {
                                                  accept: mirror.recursive ? nil : accept,
                                                  fileURLs: allowFileURLs)
             .adding(hooks: try hooks.hooks())
+            .adding(warc: try archive.settings(connections: requests.connections))
         if mirror.convertLinks && (out == nil || !mirror.recursive) {
             throw FarmError("--convert-links goes with --recursive and --out DIR")
         }
@@ -235,6 +253,7 @@ struct Add: ParsableCommand {
                                  convertLinks: mirror.convertLinks)
         }
         let spool = try options.open()
+        try Control(spool: spool).noteWARC(request?.warc)
         if let crawl = try mirror.crawl(source, accept: accept) {
             for line in try Control(spool: spool).add(recursive: crawl, name: paged.listName ?? (out == nil ? paged.name : nil),
                                                       request: request, delivery: delivery).lines {
@@ -261,6 +280,27 @@ struct Add: ParsableCommand {
         }
         if shown { Standard.error("\r\u{1B}[K") }
         for line in added.lines { print(line) }
+    }
+}
+
+/// The options of `farm add` for a list recorded as WARC (SPEC §18).
+struct WARCFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("Record every request and response of the list as WARC files in this folder "
+                               + "(gzip per record).", valueName: "dir"))
+    var warc: String?
+
+    @Option(help: ArgumentHelp("Start a new WARC file before one would pass this size: bytes, or with K, M or G "
+                               + "(default 1G).", valueName: "bytes"))
+    var warcMaxSize: String?
+
+    /// The WARC these flags describe; nil without --warc. `connections`: --connections, which a list recorded
+    /// as WARC cannot have (each resource is one whole response, over one connection).
+    func settings(connections: Int?) throws -> WARCSettings? {
+        let settings = try Control.warc(folder: warc, maxSize: warcMaxSize)
+        if settings != nil, let connections, connections > 1 {
+            throw ControlError(.badRequestOption, "--warc fetches each resource over one connection: leave out --connections")
+        }
+        return settings
     }
 }
 

@@ -21,6 +21,9 @@ typedef size_t (*cfarm_write_callback)(char *data, size_t size, size_t count, vo
 typedef int (*cfarm_xferinfo_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
                                        curl_off_t ultotal, curl_off_t ulnow);
 typedef size_t (*cfarm_header_callback)(char *data, size_t size, size_t count, void *context);
+/// What curl tells a debug callback (CURLOPT_DEBUGFUNCTION, called only with CURLOPT_VERBOSE): the request's
+/// header as sent comes as CURLINFO_HEADER_OUT, which is how a WARC request record gets it (SPEC §18).
+typedef int (*cfarm_debug_callback)(CURL *curl, curl_infotype type, char *data, size_t size, void *context);
 
 CURLcode cfarm_curl_setopt_long(CURL *curl, CURLoption option, long value);
 CURLcode cfarm_curl_setopt_off(CURL *curl, CURLoption option, curl_off_t value);
@@ -29,6 +32,7 @@ CURLcode cfarm_curl_setopt_ptr(CURL *curl, CURLoption option, void *value);
 CURLcode cfarm_curl_setopt_write(CURL *curl, cfarm_write_callback callback);
 CURLcode cfarm_curl_setopt_header(CURL *curl, cfarm_header_callback callback);
 CURLcode cfarm_curl_setopt_xferinfo(CURL *curl, cfarm_xferinfo_callback callback);
+CURLcode cfarm_curl_setopt_debug(CURL *curl, cfarm_debug_callback callback);
 
 CURLMcode cfarm_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 /// The next transfer of `multi` that ended: its handle in `*easy` and its result in `*result`; 0 when no

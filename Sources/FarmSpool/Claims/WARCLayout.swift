@@ -1,0 +1,41 @@
+import FarmSystem
+import SystemPackage
+
+// Where lists recorded as WARC (SPEC §18, `farm add --warc DIR`) keep their state in the spool; what it
+// means is FarmWorker's WARCArchive.swift, and the records themselves are in the user's DIR.
+extension Spool {
+    /// `warc/`: made on first use, by the first list with `--warc`.
+    public var warc: String { root + "/warc" }
+    /// Each job's exchange as noted before its records are appended, `warc/marks/<job>`: which file, where,
+    /// which record ID. What keeps a job's redo from appending its response a second time.
+    public var warcMarks: String { warc + "/marks" }
+    public func warcMark(_ job: JobName) -> String { warcMarks + "/" + job.raw }
+    /// The WARC folders of the spool's lists, one file each, `warc/folders/<16 hex digits>`, holding the
+    /// folder's path: where recovery finishes the files of dead writers.
+    public var warcFolders: String { warc + "/folders" }
+
+    /// Notes `folder` (absolute) as a WARC folder of this spool, once however often it is given.
+    public func registerWARCFolder(_ folder: String) throws(Errno) {
+        try FileSystem.ensureDirectories(warcFolders)
+        try FileSystem.ensureDirectory(warcMarks)
+        let entry = warcFolders + "/" + Self.folderKey(folder)
+        if (try? FileSystem.readFile(entry)) == Array(folder.utf8) { return }
+        try writeWhole(Array(folder.utf8), to: entry, durable: true)
+    }
+
+    /// The WARC folders noted (`registerWARCFolder`); none when no list ever had `--warc` (one failed
+    /// directory listing).
+    public func warcFolderPaths() -> [String] {
+        guard let names = try? FileSystem.listDirectory(warcFolders) else { return [] }
+        return names.compactMap { name in
+            (try? FileSystem.readFile(warcFolders + "/" + name)).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// FNV-1a (64 bits) of the path, in hex: a name for it with no character of its own.
+    private static func folderKey(_ folder: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in folder.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return withUnsafeBytes(of: hash.bigEndian) { Hex.lowercase($0) }
+    }
+}
