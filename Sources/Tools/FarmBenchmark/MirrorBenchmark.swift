@@ -31,6 +31,10 @@ struct MirrorBenchmark: ParsableCommand {
     @Option(help: "The tools, comma-separated: wget, wget2, farm.") var tools = "wget,wget2,farm"
     @Option(help: ArgumentHelp("The farm executable (default: the farm beside this one).", valueName: "path"))
     var farm: String?
+    @Flag(help: ArgumentHelp("Instead of the comparison, farm alone, once, with its processes' memory and `farm status` "
+        + "sampled as the list grows (the 100,000-page goal: e.g. --pages 100000 --level 4 --delay 0)."))
+    var growth = false
+    @Option(help: "Seconds between two samples of --growth.") var sample = 1.0
 
     struct Measurement {
         var seconds: Double
@@ -44,8 +48,8 @@ struct MirrorBenchmark: ParsableCommand {
     }
 
     func validate() throws {
-        guard (1..<MirrorSite.levels).contains(level) else {
-            throw ValidationError("--level must be 1 to \(MirrorSite.levels - 1): the site has \(MirrorSite.levels) levels")
+        guard (1...MirrorSite.levels).contains(level) else {
+            throw ValidationError("--level must be 1 to \(MirrorSite.levels): the site has \(MirrorSite.levels) levels")
         }
         let unknown = toolList.filter { !["wget", "wget2", "farm"].contains($0) }
         guard unknown.isEmpty else { throw ValidationError("unknown tool \(unknown.joined(separator: ", ")): use wget, wget2, farm") }
@@ -61,11 +65,15 @@ struct MirrorBenchmark: ParsableCommand {
         let base = try workspace.make("mirror")
         defer { try? FileManager.default.removeItem(atPath: base) }
         let requests = base + "/requests.log"
+        // The types crawlers read links from by their Content-Type (a server-level `types` replaces the
+        // server's own, which knows only the peers' kinds), and every request logged.
         let nginx = try Nginx(root: site.directory, directory: base + "/nginx",
-                              extra: "access_log \(requests);\n" + (delay > 0 ? PeersBenchmark.delayed(delay) : ""),
+                              extra: "types { text/html html; text/css css; image/jpeg jpg; image/png png; text/plain txt; }\n"
+                                + "access_log \(requests);\n" + (delay > 0 ? PeersBenchmark.delayed(delay) : ""),
                               modules: delay > 0 ? [try PeersBenchmark.echoModule()] : [])
         defer { nginx.stop() }
         let start = nginx.url(MirrorSite.start)
+        if growth { return try self.growth(site: site, start: start, base: base, requests: requests) }
         let expected = site.fetched(level: level)
         print("site: \(site.pages.count) pages (\(site.fanouts.map(String.init).joined(separator: "×")) below the index), "
             + "\(site.corpus.paths.count) files, \(String(format: "%.1f", Double(site.corpus.bytes) / 1e6)) MB; level "

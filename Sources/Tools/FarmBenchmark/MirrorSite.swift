@@ -115,7 +115,7 @@ struct MirrorSite {
                                                        stylesheet: "../style.css").utf8))
         try put("private/secret.png", png())
         for page in pages {
-            try put(Self.path(page), Array(page(page, random: &random).utf8))
+            try put(Self.path(page), Array(markup(page, random: &random).utf8))
             let images = Self.images(page)
             try put(images[0], jpeg())
             try put(images[1], png())
@@ -124,7 +124,7 @@ struct MirrorSite {
     }
 
     /// A page's HTML, its links relative to its own folder.
-    private func page(_ page: [Int], random: inout SplitMix64) -> String {
+    private func markup(_ page: [Int], random: inout SplitMix64) -> String {
         let depth = page.count
         let up = String(repeating: "../", count: max(0, depth - 1))
         let name = depth == 0 ? "index" : "p\(page.last!)"
