@@ -43,8 +43,11 @@ struct MirrorBenchmark: ParsableCommand {
         var peakSum: Int
         /// A farm's `add`, `start` and `wait`, apart.
         var phases: [Double] = []
-        /// What nginx was asked during the run.
+        /// What nginx was asked during the run, and its connections and their timing.
         var requests = RequestLog(text: "")
+        var connections = ConnectionLog(text: "")
+        /// When the tool (a farm's `add`) was started, Unix seconds.
+        var launched = 0.0
     }
 
     func validate() throws {
@@ -66,11 +69,13 @@ struct MirrorBenchmark: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: base) }
         let requests = base + "/requests.log"
         // The types crawlers read links from by their Content-Type (a server-level `types` replaces the
-        // server's own, which knows only the peers' kinds), and every request logged.
+        // server's own, which knows only the peers' kinds); every request logged with its path, and with its
+        // connection and timing.
         let nginx = try Nginx(root: site.directory, directory: base + "/nginx",
                               extra: "types { text/html html; text/css css; image/jpeg jpg; image/png png; text/plain txt; }\n"
-                                + "access_log \(requests);\n" + (delay > 0 ? PeersBenchmark.delayed(delay) : ""),
-                              modules: delay > 0 ? [try PeersBenchmark.echoModule()] : [])
+                                + (delay > 0 ? PeersBenchmark.delayed(delay) : ""),
+                              modules: delay > 0 ? [try PeersBenchmark.echoModule()] : [],
+                              countConnections: true, requestLog: requests)
         defer { nginx.stop() }
         let start = nginx.url(MirrorSite.start)
         if growth { return try self.growth(site: site, start: start, base: base, requests: requests) }
@@ -92,8 +97,10 @@ struct MirrorBenchmark: ParsableCommand {
                 try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
                 sync()
                 truncate(requests, 0)
+                _ = nginx.connections()
                 var measured = try measure(tool, start: start, run: run, site: site)
                 measured.requests = RequestLog.settled(requests)
+                measured.connections = nginx.connections()
                 try? FileManager.default.removeItem(atPath: run)
                 wrong += check(measured.requests, tool: tool, round: round, expected: expected, site: site)
                 if round > 0 { results[tool, default: []].append(measured) }
@@ -116,6 +123,21 @@ struct MirrorBenchmark: ParsableCommand {
                 + (sets.allSatisfy { $0 == expected } ? "yes (every round)" : "NO").padded(34)
                 + String(format: "%.0f / %.0f MB", Double(runs.map(\.peakMax).max()!) / 1e6,
                          Double(runs.map(\.peakSum).max()!) / 1e6))
+        }
+        // Where the time goes: the mirror's critical path is a request a level, the rest fills the transfers.
+        print("tool                                   connections   first request at   in flight (mean)   last response to exit   "
+            + "idle between requests on a connection: mean / p90")
+        for tool in tools {
+            guard let runs = results[tool], !runs.isEmpty else { continue }
+            let logs = runs.map(\.connections)
+            let gaps = logs.flatMap(\.gaps)
+            print(Self.label(tool, level: level, parallel: parallel).padded(39)
+                + String(format: "%.0f", logs.map { Double($0.connections) }.median).padded(14)
+                + String(format: "%.3f s", runs.map { $0.connections.firstStart - $0.launched }.median).padded(19)
+                + String(format: "%.1f", logs.map(\.inFlight).median).padded(19)
+                + String(format: "%.3f s", runs.map { $0.launched + $0.seconds - $0.connections.lastEnd }.median).padded(24)
+                + (gaps.isEmpty ? "-" : String(format: "%.1f / %.1f ms", gaps.reduce(0, +) / Double(gaps.count) * 1000,
+                                               gaps.quantile(0.9) * 1000)))
         }
         if let runs = results["farm"], let first = runs.first, !first.phases.isEmpty {
             let medians = first.phases.indices.map { phase in runs.map { $0.phases[phase] }.median }
@@ -163,7 +185,8 @@ struct MirrorBenchmark: ParsableCommand {
         case "wget", "wget2":
             let result = try Spawned.run(tool, tool == "wget" ? wgetArguments(start: start, run: run)
                                          : wget2Arguments(start: start, run: run), log: log)
-            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS)
+            return Measurement(seconds: result.seconds, peakMax: result.peakRSS, peakSum: result.peakRSS,
+                               launched: result.started)
         default:
             return try measureFarm(start: start, run: run, log: log, site: site)
         }
@@ -190,7 +213,7 @@ struct MirrorBenchmark: ParsableCommand {
             throw ValidationError("farm finished \(done) of \(jobs) jobs; see \(spool)/log/farm.log")
         }
         return Measurement(seconds: seconds, peakMax: max(add.peakRSS, peaks.max() ?? 0), peakSum: peaks.reduce(0, +),
-                           phases: [add.seconds, started.seconds, waited.seconds])
+                           phases: [add.seconds, started.seconds, waited.seconds], launched: add.started)
     }
 
     /// What was wrong with a run's requests: a URL outside the expected set or missing from it, one asked
