@@ -35,6 +35,7 @@ struct MirrorBenchmark: ParsableCommand {
         + "sampled as the list grows (the 100,000-page goal: e.g. --pages 100000 --level 4 --delay 0)."))
     var growth = false
     @Option(help: "Seconds between two samples of --growth.") var sample = 1.0
+    @Option(help: "Seconds after which --growth stops the farm, finished or not.") var limit = 1800.0
 
     struct Measurement {
         var seconds: Double
