@@ -15,6 +15,7 @@ import Glibc
 /// wget2 1.99's `-p` with `-r` follows no link of the start page ("not followed (page requisites + level)"),
 /// so wget2 runs without it, one level deeper (the images of the last pages are that deep), with the pages
 /// of that deeper level rejected before they are asked for (`--filter-urls --reject-regex`): the same set.
+/// `--growth` runs farm alone on a large site instead (MirrorGrowth.swift).
 struct MirrorBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mirror",
