@@ -17,14 +17,14 @@ struct AllBenchmarks: ParsableCommand {
             (tmpfs and disk); from a slow origin, the whole job and over HTTPS; claim cost, farm add, each \
             role's peak RSS and farm fsck on large queues; one worker's jobs/s; the running farm's \
             latencies; the status lag; page-1 rendering; farm serve's windows; farm on a GlusterFS \
-            volume; an unchanged list's sync; the paged-API follower; one large file over many connections. \
-            Each section is a run of one of \
+            volume; an unchanged list's sync; the paged-API follower; one large file over many connections; a \
+            generated site mirrored by farm add --recursive against wget -r and wget2 -r. Each section is a run of one of \
             the other subcommands, which --help of each describes.
             """)
 
     /// The sections, in the order they run.
     static let sections = ["peers", "slow", "whole", "https", "claims", "roles", "add", "worker", "control", "sync",
-                           "lag", "render", "window", "cluster", "pages", "pieces"]
+                           "lag", "render", "window", "cluster", "pages", "pieces", "mirror"]
 
     @Option(help: ArgumentHelp(
         "The disk directory: the corpus, and the spools of the runs on a disk (default: .build/bench of the "
@@ -63,7 +63,8 @@ struct AllBenchmarks: ParsableCommand {
             + "control (the running farm's latencies), sync (an unchanged list), lag (the status lag), render "
             + "(page 1 of a PDF), window (farm serve's windows), cluster (a GlusterFS volume: root and "
             + "/dev/fuse), pages (paged APIs), pieces (one large file over many connections, mirrors, and on two "
-            + "hosts of a GlusterFS volume).", valueName: "sections"))
+            + "hosts of a GlusterFS volume), mirror (a generated site mirrored to level 3 from a slow origin, against wget "
+            + "and wget2).", valueName: "sections"))
     var only = sections.joined(separator: ",")
 
     @Option(help: ArgumentHelp(
@@ -94,6 +95,9 @@ struct AllBenchmarks: ParsableCommand {
 
     @Option(help: "URLs in the list the add section adds.")
     var add = 100_000
+
+    @Option(help: "Pages of the site the mirror section generates and mirrors.")
+    var mirrorPages = 400
 
     func validate() throws {
         let unknown = words(only).filter { !Self.sections.contains($0) }
@@ -210,6 +214,13 @@ struct AllBenchmarks: ParsableCommand {
                 try section("one large file on two hosts of a GlusterFS volume",
                             ["pieces", "--corpus", corpus, "--mode", "cluster", "--rounds", "2"])
             }
+        }
+        // Issue 64's goals: a site of about 400 pages, from an origin adding the slow section's delay, mirrored
+        // to level 3 by farm at 6 workers, wget and wget2 at 6 threads; written to tmpfs like the slow section.
+        if only.contains("mirror") {
+            try section("a site mirrored: farm add --recursive against wget -r -p and wget2 -r", [
+                "mirror", "--corpus", corpus, "--dir", fastest, "--pages", String(mirrorPages), "--level", "3",
+                "--rounds", rounds, "--delay", String(delay), "--parallel", "6"])
         }
     }
 

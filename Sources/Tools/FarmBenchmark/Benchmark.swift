@@ -13,7 +13,7 @@ struct Benchmark: ParsableCommand {
         subcommands: [AllBenchmarks.self, Claims.self, ControlBenchmark.self, WorkerBenchmark.self,
                       RenderBenchmark.self, StatusLag.self, PeersBenchmark.self, RolesBenchmark.self,
                       ClusterBenchmark.self, WindowBenchmark.self, SyncBenchmark.self, PagesBenchmark.self,
-                      AddBenchmark.self, FloorBenchmark.self, PiecesBenchmark.self],
+                      AddBenchmark.self, FloorBenchmark.self, PiecesBenchmark.self, MirrorBenchmark.self],
         defaultSubcommand: AllBenchmarks.self
     )
 }

@@ -65,7 +65,7 @@ struct Corpus {
     }
 
     /// The set under `root/name`, made by `make` (which returns the total bytes) unless a stamp says it is whole.
-    private static func cached(_ name: String, paths: [String], root: String,
+    static func cached(_ name: String, paths: [String], root: String,
                                make: (String) throws -> Int) throws -> Corpus {
         let directory = root + "/" + name
         let stamp = directory + "/.complete"

@@ -16,9 +16,10 @@ final class Nginx {
     /// Serves `root`; `extra` is added to the server block (e.g. a location that maps every path to one
     /// file), `modules` are loaded first (paths of dynamic modules). With `tls`, HTTPS with HTTP/2 on
     /// that certificate. With `countConnections`, every request is logged with its connection (see
-    /// `connections()`).
+    /// `connections()`); with `requestLog`, every request is logged there too, in nginx's `combined` format
+    /// (see `RequestLog`).
     init(root: String, directory: String, extra: String = "", modules: [String] = [],
-         tls: BenchmarkCertificates? = nil, countConnections: Bool = false) throws {
+         tls: BenchmarkCertificates? = nil, countConnections: Bool = false, requestLog: String? = nil) throws {
         self.directory = directory
         scheme = tls == nil ? "http" : "https"
         try FileManager.default.createDirectory(atPath: directory + "/temp", withIntermediateDirectories: true)
@@ -30,9 +31,10 @@ final class Nginx {
         self.port = port
         let listen = tls.map { "\(port) ssl http2;\n    ssl_certificate \($0.certificate);\n"
             + "    ssl_certificate_key \($0.key);" } ?? "\(port);"
-        let log = countConnections
-            ? "log_format connections \(ConnectionLog.format);\n    access_log \(directory)/connections.log connections;"
-            : "access_log off;"
+        let logs = (countConnections ? ["log_format connections \(ConnectionLog.format);",
+                                        "access_log \(directory)/connections.log connections;"] : [])
+            + (requestLog.map { ["access_log \($0);"] } ?? [])
+        let log = logs.isEmpty ? "access_log off;" : logs.joined(separator: "\n    ")
         let config = """
             \(load)daemon off;
             master_process on;
