@@ -95,11 +95,10 @@ let package = Package(
         .target(name: "CFarmLoader"),
         // libjpeg reports errors by longjmp, which Swift cannot survive: the decode and encode loops live in C.
         .target(name: "CFarmJpeg", dependencies: ["CJpeg"]),
-        // giflib reads through a callback, and a first frame is a walk over records: the decode lives in C.
+        // The first frame of a GIF or a WebP: giflib reads through a callback, and a first frame is a walk over
+        // records; libwebp's feature probe and animation options are inline functions. So the decodes live in C.
         // CGif's module map links "gif" for Swift importers only; a C target's #include does not.
-        .target(name: "CFarmGif", dependencies: ["CGif"], linkerSettings: [.linkedLibrary("gif")]),
-        // libwebp's feature probe and animation options are inline functions: the decode lives in C.
-        .target(name: "CFarmWebp", dependencies: ["CWebp"]),
+        .target(name: "CFarmFrame", dependencies: ["CGif", "CWebp"], linkerSettings: [.linkedLibrary("gif")]),
         // PNG writing for display images and thumbnails, straight onto zlib (cairo's writer has no knob
         // for its slow default level, and libpng's row handling cost as much as the compression).
         .target(name: "CFarmPng", linkerSettings: [.linkedLibrary("z")]),
@@ -204,7 +203,7 @@ let package = Package(
         // Bytes to images: kinds by magic number, PDF page 1 rendered, GIF and WebP first frames, ZIPs unpacked
         // safely.
         .target(name: "FarmConvert", dependencies: [
-            "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "CFarmGif", "CFarmWebp", "FarmSystem", "FarmZip",
+            "CFarmRenderLoader", "CFarmJpeg", "CFarmPng", "CFarmFrame", "FarmSystem", "FarmZip",
             .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.

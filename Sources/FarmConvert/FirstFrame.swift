@@ -1,10 +1,9 @@
-import CFarmGif
-import CFarmWebp
+import CFarmFrame
 import FarmSystem
 import Glibc
 import SystemPackage
 
-/// Decodes the first frame of a GIF (through CFarmGif, over giflib) or of a WebP (CFarmWebp, over libwebp),
+/// Decodes the first frame of a GIF (through CFarmFrame, over giflib) or of a WebP (CFarmFrame, over libwebp),
 /// still or animated, into an image surface: what their display images and thumbnails are made of.
 /// Stateless; any thread may call it.
 enum FirstFrame {
@@ -44,11 +43,11 @@ enum FirstFrame {
         let status: Int32
         switch kind {
         case .gif:
-            var frame = cfarm_gif_image()
+            var frame = cfarm_frame()
             status = cfarm_gif_decode(start, bytes.count, maxPixels, &frame, &message, message.count)
             (pixels, width, height) = (frame.pixels, frame.width, frame.height)
         case .webp:
-            var frame = cfarm_webp_image()
+            var frame = cfarm_frame()
             status = cfarm_webp_decode(start, bytes.count, maxPixels, &frame, &message, message.count)
             (pixels, width, height) = (frame.pixels, frame.width, frame.height)
         default:

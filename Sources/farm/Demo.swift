@@ -28,13 +28,13 @@ struct Demo: ParsableCommand {
                   The demo in a spool of its own.
               farm demo --workers 2 | tail -n 30
                   Two workers, and the final status in plain lines.
-
-            EXIT STATUS:
-              0   The demo ended (q, or every list Finished).
-              1   The samples could not be served (a port in use: give --port), or
-                  the farm failed to start.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The demo ended (q, or every list Finished).",
+                1: """
+                    The samples could not be served (a port in use: give --port), or
+                    the farm failed to start.
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -17,13 +17,13 @@ struct Export: ControlCommand {
                   The updated list, in its own shape.
               farm export Books --shape urls
                   Just the URLs, as a JSON array.
-
-            EXIT STATUS:
-              0   Printed.
-              1   No such list, a list that lost the table of its resources, or no
-                  spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Printed.",
+                1: """
+                    No such list, a list that lost the table of its resources, or no
+                    spool there.
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

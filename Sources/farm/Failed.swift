@@ -39,12 +39,7 @@ struct Failed: ParsableCommand {
                   Every failure, by reason.
               farm failed "Set 1.json" --reason 'HTTP 5'
                   The server errors of one list.
-
-            EXIT STATUS:
-              0   Listed, or none failed.
-              1   No such list, or no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Listed, or none failed.", 1: "No such list, or no spool there."]))
 
     @OptionGroup var options: SpoolOptions
 

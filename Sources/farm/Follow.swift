@@ -21,12 +21,7 @@ struct Follow: ParsableCommand {
             EXAMPLES:
               farm ps | grep follower
                   The follower the supervisor runs.
-
-            EXIT STATUS:
-              0   No list is left to follow, or it was stopped.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """,
+            """ + ExitStatus.section([0: "No list is left to follow, or it was stopped.", 1: ExitStatus.spoolUnusable]),
         shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions

@@ -34,13 +34,13 @@ struct Fsck: ParsableCommand {
                   Check, and change nothing.
               farm fsck --repair --json
                   Repair, and say what was found and fixed as JSON.
-
-            EXIT STATUS:
-              0   The spool is sound.
-              1   Something was found (repaired or not, as each line says), or
-                  there is no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The spool is sound.",
+                1: """
+                    Something was found (repaired or not, as each line says), or
+                    there is no spool there.
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -36,15 +36,15 @@ struct Get: ParsableCommand {
                   Under another name, as up to 8 pieces at once.
               farm get urls.txt --out ~/Downloads
                   Every URL of a text list.
-
-            EXIT STATUS:
-              0   Every file is done.
-              1   Some failed (farm status LIST says why), or the spool failed.
-              2   An argument that is neither a URL nor a readable text list, a -o
-                  with several URLs, an unusable --out: nothing fetched.
-              130 Stopped by ^C; the same command resumes.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Every file is done.",
+                1: "Some failed (farm status LIST says why), or the spool failed.",
+                2: """
+                    An argument that is neither a URL nor a readable text list, a -o
+                    with several URLs, an unusable --out: nothing fetched.
+                    """,
+                130: "Stopped by ^C; the same command resumes.",
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -17,12 +17,7 @@ struct Hosts: ParsableCommand {
             EXAMPLES:
               farm hosts
                   Which servers the farm is busy with, and which are held.
-
-            EXIT STATUS:
-              0   Listed.
-              1   There is no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Listed.", 1: ExitStatus.noSpool]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -29,15 +29,7 @@ struct Item: ParsableCommand {
     /// The EXIT STATUS section of an edit's help, after `success`, what 0 means: every edit fails and is
     /// refused alike (`ControlCommand` exits 2 for a refused edit).
     static func exitStatus(_ success: String) -> String {
-        """
-
-
-        EXIT STATUS:
-          0   \(success)
-          1   The spool failed.
-          2   The edit was refused: nothing changed.
-          64  The command line does not parse.
-        """
+        ExitStatus.section([0: success, 1: "The spool failed.", 2: "The edit was refused: nothing changed."])
     }
 }
 

@@ -25,13 +25,11 @@ struct Limit: ControlCommand {
                   No cap.
               farm limit
                   Say the cap in force.
-
-            EXIT STATUS:
-              0   The cap is set (or said).
-              1   The spool cannot be used.
-              2   RATE is not a number of bytes a second.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The cap is set (or said).",
+                1: ExitStatus.spoolUnusable,
+                2: "RATE is not a number of bytes a second.",
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

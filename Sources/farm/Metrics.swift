@@ -28,12 +28,7 @@ struct Metrics: ParsableCommand {
                   The failures by reason.
               farm metrics > farm.prom
                   A snapshot, to keep or to check with promtool check metrics.
-
-            EXIT STATUS:
-              0   Printed.
-              1   There is no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Printed.", 1: ExitStatus.noSpool]))
 
     @OptionGroup var options: SpoolOptions
 

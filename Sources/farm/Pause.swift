@@ -17,12 +17,7 @@ struct Pause: ControlCommand {
             EXAMPLES:
               farm pause
                   Free the line for a while; farm resume when done.
-
-            EXIT STATUS:
-              0   Paused.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Paused.", 1: ExitStatus.spoolUnusable]))
 
     @OptionGroup var options: SpoolOptions
 

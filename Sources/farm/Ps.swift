@@ -23,12 +23,7 @@ struct Ps: ParsableCommand {
                   Who runs, and what each worker downloads.
               farm ps --json
                   The same as a JSON array, for scripts.
-
-            EXIT STATUS:
-              0   Listed (nothing runs: a line says so).
-              1   There is no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Listed (nothing runs: a line says so).", 1: ExitStatus.noSpool]))
 
     @OptionGroup var options: SpoolOptions
 

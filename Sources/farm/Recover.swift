@@ -19,12 +19,10 @@ struct Recover: ControlCommand {
             EXAMPLES:
               farm recover
                   Tidy a spool after a crash, without starting the farm.
-
-            EXIT STATUS:
-              0   Recovered; the line printed says what was done.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Recovered; the line printed says what was done.",
+                1: ExitStatus.spoolUnusable,
+            ]))
 
     static let createsSpool = true
 

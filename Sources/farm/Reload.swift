@@ -15,12 +15,7 @@ struct Reload: ControlCommand {
             EXAMPLES:
               farm reload "Set 1.json"
                   Fetch every resource of the list Set 1.json again.
-
-            EXIT STATUS:
-              0   The list's resources are queued.
-              1   No such list, or the spool failed.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "The list's resources are queued.", 1: "No such list, or the spool failed."]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -16,12 +16,10 @@ struct Reset: ControlCommand {
             EXAMPLES:
               farm reset --spool /tmp/tour
                   Empty the spool /tmp/tour.
-
-            EXIT STATUS:
-              0   The spool is empty.
-              1   There is no spool there, or it could not be emptied.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The spool is empty.",
+                1: "There is no spool there, or it could not be emptied.",
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -15,12 +15,7 @@ struct Resume: ControlCommand {
             EXAMPLES:
               farm resume
                   Go on after farm pause.
-
-            EXIT STATUS:
-              0   Resumed.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Resumed.", 1: ExitStatus.spoolUnusable]))
 
     @OptionGroup var options: SpoolOptions
 

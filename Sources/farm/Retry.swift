@@ -19,12 +19,7 @@ struct Retry: ControlCommand {
                   Every failed resource.
               farm retry --reason 'HTTP 503'
                   Those a busy server refused, once it is back.
-
-            EXIT STATUS:
-              0   Queued (perhaps none).
-              1   No such list, or the spool failed.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Queued (perhaps none).", 1: "No such list, or the spool failed."]))
 
     @OptionGroup var options: SpoolOptions
 

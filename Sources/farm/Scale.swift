@@ -32,13 +32,13 @@ struct Scale: ControlCommand {
                   32 downloads at once on two connection pools.
               farm scale 4 --host node2
                   4 workers on node2, as farm ps names it.
-
-            EXIT STATUS:
-              0   The number is recorded; the line printed says how many run.
-              1   A number out of its range, or a spool that cannot be used:
-                  nothing changed.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The number is recorded; the line printed says how many run.",
+                1: """
+                    A number out of its range, or a spool that cannot be used:
+                    nothing changed.
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -88,15 +88,15 @@ struct Serve: ParsableCommand {
               farm serve --host 0.0.0.0 --password-file ~/.farm-password
                   For every machine that can reach this one, behind a password (add
                   --tls-cert and --tls-key for HTTPS).
-
-            EXIT STATUS:
-              0   Stopped by ^C or SIGTERM.
-              1   It could not listen (a port in use), or there is no usable spool.
-              2   A set-up it refuses: an address other machines reach without
-                  --password-file, a password file it cannot read or that is empty, a
-                  certificate or key it cannot read, a port out of range.
-              64  The command line does not parse (--tls-cert without --tls-key).
-            """)
+            """ + ExitStatus.section([
+                0: "Stopped by ^C or SIGTERM.",
+                1: "It could not listen (a port in use), or there is no usable spool.",
+                2: """
+                    A set-up it refuses: an address other machines reach without
+                    --password-file, a password file it cannot read or that is empty, a
+                    certificate or key it cannot read, a port out of range.
+                    """,
+            ], parse: "The command line does not parse (--tls-cert without --tls-key)."))
 
     @OptionGroup var serve: ServeOptions
 

@@ -17,13 +17,13 @@ struct Show: ParsableCommand {
             EXAMPLES:
               xdg-open "$(farm show "Set 1.json" 0)"
                   Open the first resource's image.
-
-            EXIT STATUS:
-              0   The path is printed.
-              1   No image yet (the reason is on standard error), no such list or
-                  index, or no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The path is printed.",
+                1: """
+                    No image yet (the reason is on standard error), no such list or
+                    index, or no spool there.
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

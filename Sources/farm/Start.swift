@@ -66,16 +66,16 @@ struct Start: ControlCommand {
                   2 MiB a second in all.
               farm start --ca-file /etc/ssl/company-ca.pem
                   Verify HTTPS servers against a company's CA.
-
-            EXIT STATUS:
-              0   The farm runs: started now, or running already.
-              1   It did not start: a number out of its range, an unreadable
-                  --ca-file, a spool that cannot be used, or a farm that did not come
-                  up within 30 s (the spool's log/farm.log says why). With
-                  --foreground: a supervisor runs already.
-              2   A --limit-rate that is not a rate.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "The farm runs: started now, or running already.",
+                1: """
+                    It did not start: a number out of its range, an unreadable
+                    --ca-file, a spool that cannot be used, or a farm that did not come
+                    up within 30 s (the spool's log/farm.log says why). With
+                    --foreground: a supervisor runs already.
+                    """,
+                2: "A --limit-rate that is not a rate.",
+            ]))
 
     static let createsSpool = true
 

@@ -64,12 +64,7 @@ struct Status: ParsableCommand {
                   The resources of the list Set 1.json.
               farm status --json
                   The whole-spool document, for scripts.
-
-            EXIT STATUS:
-              0   Printed.
-              1   There is no spool there, or no such list.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Printed.", 1: "There is no spool there, or no such list."]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -23,12 +23,10 @@ struct Stop: ControlCommand {
                   Stop the farm of ./spool or $FARM_SPOOL.
               farm stop --spool /var/lib/farm/books
                   Stop the farm of farm@books, as systemctl stop farm@books does.
-
-            EXIT STATUS:
-              0   Nothing of the farm runs on this host any more (or nothing ran).
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Nothing of the farm runs on this host any more (or nothing ran).",
+                1: ExitStatus.spoolUnusable,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

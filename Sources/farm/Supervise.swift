@@ -21,12 +21,10 @@ struct Supervise: ParsableCommand {
             EXAMPLES:
               farm start --foreground
                   The supervisor in the foreground, as a service runs it.
-
-            EXIT STATUS:
-              0   Stopped by farm stop or SIGTERM, or another supervisor runs.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """,
+            """ + ExitStatus.section([
+                0: "Stopped by farm stop or SIGTERM, or another supervisor runs.",
+                1: ExitStatus.spoolUnusable,
+            ]),
         shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions

@@ -39,14 +39,14 @@ struct Sync: ParsableCommand {
                   Bring the list Books to its source.
               farm sync --all --json
                   Every list, the counts as JSON.
-
-            EXIT STATUS:
-              0   Every list asked for is synced.
-              1   A list could not be synced (its source unreadable, say).
-              2   A list was refused: no such list, or its pages are still being
-                  fetched.
-              64  The command line does not parse (both LIST and --all, or neither).
-            """)
+            """ + ExitStatus.section([
+                0: "Every list asked for is synced.",
+                1: "A list could not be synced (its source unreadable, say).",
+                2: """
+                    A list was refused: no such list, or its pages are still being
+                    fetched.
+                    """,
+            ], parse: "The command line does not parse (both LIST and --all, or neither)."))
 
     @OptionGroup var options: SpoolOptions
 

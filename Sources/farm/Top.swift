@@ -39,12 +39,7 @@ struct Top: ParsableCommand {
                   Watch the farm of farm@books.
               farm top | tee progress.log
                   Summary lines instead of the screen.
-
-            EXIT STATUS:
-              0   Quit, or every list finished (in summary lines).
-              1   There is no spool there.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([0: "Quit, or every list finished (in summary lines).", 1: ExitStatus.noSpool]))
 
     @OptionGroup var options: SpoolOptions
 

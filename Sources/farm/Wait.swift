@@ -29,14 +29,14 @@ struct Wait: ParsableCommand {
                   Download a set, then stop.
               farm wait --timeout 600 || farm failed
                   Give up after ten minutes; or say what failed.
-
-            EXIT STATUS:
-              0   Every list is Finished, and nothing failed.
-              1   Every list is Finished, but some resources failed (farm failed
-                  says why); or there is no spool there, or the time-out is negative.
-              3   The time-out came first.
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Every list is Finished, and nothing failed.",
+                1: """
+                    Every list is Finished, but some resources failed (farm failed
+                    says why); or there is no spool there, or the time-out is negative.
+                    """,
+                3: "The time-out came first.",
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -19,12 +19,7 @@ struct Watch: ParsableCommand {
             EXAMPLES:
               farm ps | grep watcher
                   The watcher the supervisor runs.
-
-            EXIT STATUS:
-              0   Stopped by SIGTERM or ^C.
-              1   The spool cannot be used.
-              64  The command line does not parse.
-            """,
+            """ + ExitStatus.section([0: "Stopped by SIGTERM or ^C.", 1: ExitStatus.spoolUnusable]),
         shouldDisplay: false)
 
     @OptionGroup var options: SpoolOptions

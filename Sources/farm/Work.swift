@@ -26,13 +26,13 @@ struct Work: ParsableCommand {
             EXAMPLES:
               farm work --exit-when-idle
                   Download what is queued in this process, then exit.
-
-            EXIT STATUS:
-              0   Stopped by a signal, or idle with --exit-when-idle.
-              1   The spool cannot be used, or a failure of the worker itself (the
-                  reason is on standard error).
-              64  The command line does not parse.
-            """)
+            """ + ExitStatus.section([
+                0: "Stopped by a signal, or idle with --exit-when-idle.",
+                1: """
+                    The spool cannot be used, or a failure of the worker itself (the
+                    reason is on standard error).
+                    """,
+            ]))
 
     @OptionGroup var options: SpoolOptions
 

@@ -9,10 +9,14 @@ import json
 import os
 import random
 import subprocess
+import sys
 import threading
 import time
 
 from trace import TRACED
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "RangeOrigin"))
+from range_origin import RangeOrigin  # noqa: E402
 
 PORT = 0  # the origin's, once it serves (a free port: runs side by side do not meet)
 
@@ -24,55 +28,23 @@ def corpus():
     return files
 
 
-class Origin(http.server.BaseHTTPRequestHandler):
-    """Ranges, ETags; `slow*` names are sent slowly (a lease renewed, a worker stopped mid-transfer)."""
-    protocol_version = "HTTP/1.1"
-    files = {}
+class Origin(RangeOrigin):
+    """`slow*` names are sent slowly (a lease renewed, a worker stopped mid-transfer)."""
 
-    def log_message(self, *args):
-        pass
+    def data_for(self, name):
+        return self.files.get(name[5:] if name.startswith("slow-") else name)
 
-    def do_HEAD(self):
-        self.do_GET(body=False)
-
-    def do_GET(self, body=True):
-        name = self.path.lstrip("/").split("?")[0]
-        slow = name.startswith("slow-")
-        data = self.files.get(name[5:] if slow else name)
-        if data is None:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
-        start, end = 0, len(data)
-        rng = self.headers.get("Range", "")
-        if rng.startswith("bytes="):
-            a, _, b = rng[6:].partition("-")
-            start = int(a)
-            end = min(len(data), int(b) + 1) if b else len(data)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-        else:
-            self.send_response(200)
-        self.send_header("ETag", etag)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(end - start))
-        self.end_headers()
-        if not body:
-            return
+    def send_body(self, name, data, start, end):
+        if not name.startswith("slow-"):
+            return super().send_body(name, data, start, end)
+        # In eighths of the file, a pause after each: about a second and a half a file, in few writes
+        # (each write a crash point: a thousand small ones would be a thousand states alike).
+        chunk = max(1024, len(data) // 8)
         try:
-            if slow:
-                # In eighths of the file, a pause after each: about a second and a half a file, in few writes
-                # (each write a crash point: a thousand small ones would be a thousand states alike).
-                chunk = max(1024, len(data) // 8)
-                for at in range(start, end, chunk):
-                    self.wfile.write(data[at:min(end, at + chunk)])
-                    self.wfile.flush()
-                    time.sleep(0.2)
-            else:
-                self.wfile.write(data[start:end])
+            for at in range(start, end, chunk):
+                self.wfile.write(data[at:min(end, at + chunk)])
+                self.wfile.flush()
+                time.sleep(0.2)
         except OSError:
             pass
 

@@ -11,12 +11,6 @@ public struct GlusterVolume: Sendable {
     public let directory: String
     public let network: NetworkNamespaces
 
-    public init(name: String, directory: String, network: NetworkNamespaces) {
-        self.name = name
-        self.directory = directory
-        self.network = network
-    }
-
     public var logs: String { directory + "/logs" }
     private var socket: String { directory + "/glusterd.socket" }
     private var brick: String { directory + "/brick" }

@@ -36,6 +36,11 @@ import sys
 import threading
 import time
 
+# The origin's handler, shared with bin/crashstates; the guest runs this file from the host's tree, so the folder is
+# there too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "RangeOrigin"))
+from range_origin import RangeOrigin  # noqa: E402
+
 PORT = 8731
 MOUNT = "/tmp/powercut-disk"
 # What udev would load for qemu's q35 machine and this CPU, none of which the guest uses: under emulation
@@ -196,11 +201,10 @@ def visible(model):
 
 # ---------------------------------------------------------------- the guest
 
-class Origin(http.server.BaseHTTPRequestHandler):
+class Origin(RangeOrigin):
     """The local origin: the corpus, with ETags (304 on If-None-Match), ranges and a rate limit, so that cuts land
     mid-download. Every byte sent is reported (`PC SERVED name start end`) for the redo figures."""
-    protocol_version = "HTTP/1.1"
-    files = {}
+    answers_not_modified = True
     rate = 400_000  # bytes a second per response
     # Seconds of this boot during which at least one response was sending: the workload's time downloading,
     # which its download rate (the yardstick of the bytes fetched again) is measured over.
@@ -224,42 +228,7 @@ class Origin(http.server.BaseHTTPRequestHandler):
                 cls.busy += time.monotonic() - cls.busy_since
                 cls.busy_since = None
 
-    def log_message(self, *args):
-        pass
-
-    def do_HEAD(self):
-        self.do_GET(body=False)
-
-    def do_GET(self, body=True):
-        name = self.path.lstrip("/").split("?")[0]
-        data = self.files.get(name)
-        if data is None:
-            self.send_response(404)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
-        if self.headers.get("If-None-Match") == etag:
-            self.send_response(304)
-            self.send_header("ETag", etag)
-            self.end_headers()
-            return
-        start, end = 0, len(data)
-        match = re.match(r"bytes=(\d+)-(\d*)$", self.headers.get("Range", ""))
-        if match and int(match.group(1)) < len(data):
-            start = int(match.group(1))
-            end = min(len(data), int(match.group(2)) + 1) if match.group(2) else len(data)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-        else:
-            self.send_response(200)
-        self.send_header("ETag", etag)
-        self.send_header("Accept-Ranges", "bytes")
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(end - start))
-        self.end_headers()
-        if not body:
-            return
+    def send_body(self, name, data, start, end):
         at = start
         chunk = 32_768
         Origin.sends(1)

@@ -1,5 +1,5 @@
-// See CFarmWebp.h for why this file exists: libwebp's inline entry points and its animation decoder.
-#include "CFarmWebp.h"
+// See CFarmFrame.h for why this file exists: libwebp's inline entry points and its animation decoder.
+#include "CFarmFrame.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static int fail(char *error, size_t error_size, const char *reason) {
 }
 
 /// The first frame of an animation, as its decoder composes it on the canvas (RGBA, not premultiplied).
-static int decode_animation(const unsigned char *bytes, size_t count, long max_pixels, cfarm_webp_image *out,
+static int decode_animation(const unsigned char *bytes, size_t count, long max_pixels, cfarm_frame *out,
                             char *error, size_t error_size) {
     WebPAnimDecoderOptions options;
     if (!WebPAnimDecoderOptionsInit(&options)) return fail(error, error_size, "libwebp's version does not match");
@@ -64,7 +64,7 @@ static int decode_animation(const unsigned char *bytes, size_t count, long max_p
     return status;
 }
 
-int cfarm_webp_decode(const unsigned char *bytes, size_t count, long max_pixels, cfarm_webp_image *out,
+int cfarm_webp_decode(const unsigned char *bytes, size_t count, long max_pixels, cfarm_frame *out,
                       char *error, size_t error_size) {
     memset(out, 0, sizeof *out);
     if (error_size > 0) error[0] = '\0';

@@ -1,5 +1,5 @@
-// See CFarmGif.h for why this file exists: giflib's callback and its walk over records stay in here.
-#include "CFarmGif.h"
+// See CFarmFrame.h for why this file exists: giflib's callback and its walk over records stay in here.
+#include "CFarmFrame.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static int fail(char *error, size_t error_size, const char *what, int code) {
 
 /// The image record just announced: its descriptor, then its rows (in GIF's four passes when interlaced)
 /// drawn onto a transparent screen.
-static int read_frame(GifFileType *gif, int transparent, long max_pixels, cfarm_gif_image *out, char *error,
+static int read_frame(GifFileType *gif, int transparent, long max_pixels, cfarm_frame *out, char *error,
                       size_t error_size) {
     if (DGifGetImageDesc(gif) == GIF_ERROR) return fail(error, error_size, "cannot decode the GIF", gif->Error);
     const GifImageDesc *frame = &gif->Image;
@@ -88,7 +88,7 @@ static int read_frame(GifFileType *gif, int transparent, long max_pixels, cfarm_
 }
 
 /// The records up to the first image: graphics control extensions say which index is transparent.
-static int read_first_frame(GifFileType *gif, long max_pixels, cfarm_gif_image *out, char *error, size_t error_size) {
+static int read_first_frame(GifFileType *gif, long max_pixels, cfarm_frame *out, char *error, size_t error_size) {
     int transparent = NO_TRANSPARENT_COLOR;
     GifRecordType type;
     do {
@@ -115,7 +115,7 @@ static int read_first_frame(GifFileType *gif, long max_pixels, cfarm_gif_image *
     return fail(error, error_size, "cannot decode the GIF: it holds no image", 0);
 }
 
-int cfarm_gif_decode(const unsigned char *bytes, size_t count, long max_pixels, cfarm_gif_image *out,
+int cfarm_gif_decode(const unsigned char *bytes, size_t count, long max_pixels, cfarm_frame *out,
                      char *error, size_t error_size) {
     memset(out, 0, sizeof *out);
     if (error_size > 0) error[0] = '\0';
