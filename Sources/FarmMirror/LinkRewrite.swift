@@ -65,32 +65,19 @@ public enum LinkRewrite {
 
     /// wget's `local_quote_string` without `--adjust-extension`: what a file name may hold but a link would
     /// read otherwise ("%", "#", ";") percent-encoded.
-    static func localQuote(_ path: String) -> String {
-        var quoted = ""
-        for character in path {
-            switch character {
-            case "%": quoted += "%25"
-            case "#": quoted += "%23"
-            case ";": quoted += "%3B"
-            default: quoted.append(character)
-            }
-        }
-        return quoted
-    }
+    static func localQuote(_ path: String) -> String { escaped(path, ["%": "%25", "#": "%23", ";": "%3B"]) }
 
     /// wget's `html_quote_string`.
     static func htmlQuote(_ text: String) -> String {
-        var quoted = ""
+        escaped(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", " ": "&#32;"])
+    }
+
+    /// `text` with each character of `table` replaced by its entry.
+    private static func escaped(_ text: String, _ table: [Character: String]) -> String {
+        var escaped = ""
         for character in text {
-            switch character {
-            case "&": quoted += "&amp;"
-            case "<": quoted += "&lt;"
-            case ">": quoted += "&gt;"
-            case "\"": quoted += "&quot;"
-            case " ": quoted += "&#32;"
-            default: quoted.append(character)
-            }
+            if let replacement = table[character] { escaped += replacement } else { escaped.append(character) }
         }
-        return quoted
+        return escaped
     }
 }
