@@ -214,7 +214,8 @@ struct Add: ParsableCommand {
                                + "instead of failing them with \"unsupported content\".", valueName: "kinds"))
     var accept: String?
 
-    @Flag(name: .customLong("allow-file-urls"), help: ArgumentHelp("Copy the list's file:/// URLs from this machine's disk instead of failing them "
+    @Flag(name: .customLong("allow-file-urls"),
+          help: ArgumentHelp("Copy the list's file:/// URLs from this machine's disk instead of failing them "
                              + "(\"not an http(s) URL\"): only for a list whose URLs you trust."))
     var allowFileURLs = false
 
@@ -245,7 +246,8 @@ struct Add: ParsableCommand {
             .adding(hooks: try hooks.hooks())
             .adding(warc: try archive.settings(connections: requests.connections))
         if mirror.convertLinks && (out == nil || !mirror.recursive) {
-            throw FarmError("--convert-links goes with --recursive and --out DIR")
+            Standard.error("Error: --convert-links goes with --recursive and --out DIR\n")
+            throw ExitCode(2)  // bad input, as an unusable --out is
         }
         // With --out, --name is the name template of SPEC §12; without, a paged list's name (SPEC §7).
         let delivery = try out.map { (out) throws(ControlError) in
