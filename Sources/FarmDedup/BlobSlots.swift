@@ -17,7 +17,7 @@ import SystemPackage
 // A download of at most `hashedAtOnce` bytes (128 KiB) starts at level 2, with the QuickDigest it was given
 // as it was written: a digest costs less than the open, attribute read and link of a comparison with
 // another file of its size, files that small share sizes often (half of the 5,000 of bin/benchmark's small
-// set do), and a QuickDigest of 16 KiB costs a tenth of a SHA-256's 13 µs. Its SHA-256 is computed only
+// set do), and a QuickDigest costs a small part of a SHA-256's 13 µs for 16 KiB. Its SHA-256 is computed only
 // when another file of its size has the same QuickDigest: equal bytes are still told by their SHA-256.
 // Small and large never meet: a size is one or the other. (Spools of farms before 0.1.0's release named
 // small files by their SHA-256 at once; a new download of such bytes takes a slot of level 2, so those

@@ -131,8 +131,8 @@ public final class HostGate {
     /// seconds between two requests, a robots.txt's Crawl-delay: the slower of the two), waiting for one
     /// while `going` says so; false when it stopped waiting. Every request takes one, retries included.
     public func awaitToken(_ host: HostKey, interval: Double? = nil, while going: () -> Bool) -> Bool {
-        let rates = [limits.ratePerHost, interval.map { 1 / $0 }].compactMap { $0 }
-        guard let rate = rates.min() else { return true }
+        let spaced = interval.map { 1 / $0 }
+        guard let rate = limits.ratePerHost.map({ min($0, spaced ?? $0) }) ?? spaced else { return true }
         while going() {
             guard let wait = token(host, rate: rate, take: true), wait > 0 else { return true }
             Clock.sleep(min(wait, 0.1))

@@ -5,7 +5,8 @@
 ///
 /// XXH64's four lanes (Yann Collet's xxHash, the 64-bit variant's stripes of 32 bytes and its primes),
 /// each lane finished with the whole input's merged hash so that every word of the digest depends on
-/// every byte. About 8 bytes a cycle: a 16 KiB body costs 1 to 2 µs where SHA-256 costs 13.
+/// every byte. Swapped in for SHA-256 as a small download's name, it took about 8 µs a file off a worker's CPU
+/// (RESULTS.md, issue 62's seventh look).
 /// Fed in pieces of any length; one thread at a time.
 public struct QuickDigest: Sendable {
     private var lanes: (UInt64, UInt64, UInt64, UInt64) = (Self.p1 &+ Self.p2, Self.p2, 0, 0 &- Self.p1)

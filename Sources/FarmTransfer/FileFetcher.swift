@@ -4,8 +4,9 @@ import SystemPackage
 /// Fetches `file:///path` URLs: a copy of a regular file of this machine, for lists added with
 /// `--allow-file-urls` (the second `Fetcher`, beside libcurl's). The copy always starts from the first
 /// byte: a local file is cheap to read again, and bytes kept from an earlier copy might be of another
-/// version of it (SPEC §2: no output of two versions). Its `Last-Modified` is the file's time, which
-/// `farm sync` has nothing to revalidate against, as for a server that sends no validator.
+/// version of it (SPEC §2: no output of two versions). Its `Last-Modified` is the file's time; `farm sync`
+/// does not revalidate it (its conditional requests are libcurl's, http(s) only: it logs the resource as not
+/// revalidated and keeps it).
 public final class FileFetcher: Fetcher {
     public private(set) var lastWritten = 0
 
