@@ -16,6 +16,11 @@ import FarmSystem
 /// first search) and through the status texts, reading done/<list> and failed/<list> only when the
 /// search could match "Queueing", "Done" or "Error".
 ///
+/// A recursive list's window also has its counts per host (`hosts`, issue 64): from the folders a short
+/// list's window reads anyway, and for a longer one counted once for each state of its summary entry (one
+/// readdir of done/<list> and failed/<list> and a pass over the list's hosts, `HostTable`), not for each
+/// window or frame that asks while the summary stays the same.
+///
 /// Thread-safe: one instance serves every request of a process; the work runs outside its lock.
 public final class ListWindows: Sendable {
     /// The most resources one window holds.
@@ -32,6 +37,22 @@ public final class ListWindows: Sendable {
     }
 
     private let entries = Locked<(tables: [String: Entry], clock: Int)>(([:], 0))
+
+    /// A recursive list's hosts, and its counts per host for the summary entry they were counted for.
+    private struct HostEntry {
+        var table: HostTable
+        /// The list's total, active, done and failed in the summary, and its table, when `counts` were made.
+        var key: HostKey?
+        var counts: [HostCounts] = []
+        var used: Int
+    }
+
+    private struct HostKey: Equatable {
+        var total: Int, active: Int, done: Int, failed: Int
+        var table: FileIdentity
+    }
+
+    private let hostEntries = Locked<(lists: [String: HostEntry], clock: Int)>(([:], 0))
 
     public init() {}
 
@@ -76,7 +97,10 @@ public final class ListWindows: Sendable {
             return row
         }
         let jobs: (active: Int, done: Int, failed: Int)
-        if let known = counts.flatMap({ $0.id == listID ? $0 : nil }), order.count > Self.maxLimit {
+        // The folders as read for this window's counts, when it reads them (a short list).
+        var read: ListJobs?
+        let known = counts.flatMap { $0.id == listID ? $0 : nil }
+        if let known, order.count > Self.maxLimit {
             // A list longer than a window: reading its folders for every window would cost as much as
             // the list, so the counts are the summary's, a moment older than the rows.
             jobs = (known.active, known.done, known.failed)
@@ -90,6 +114,7 @@ public final class ListWindows: Sendable {
             places = places.settled()
             for (row, index) in zip(resources, positions) { places.place(order.numbers[index], as: row.status) }
             jobs = (places.active.count, places.done.count, places.failed.count)
+            read = places
         }
         var list = ListStatus(id: listID, name: record.name, total: order.count, active: jobs.active,
                               done: jobs.done, failed: jobs.failed, resources: resources,
@@ -97,7 +122,64 @@ public final class ListWindows: Sendable {
         list.count(under: StatusScan.share(of: active.keys.map { JobName(list: listID, index: $0) }, spool))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
         list.held = spool.isHeld(list: listID)
+        if record.request?.recursive != nil {
+            list.hosts = hosts(spool, listID: listID, lines: lines, order: order, active: active, read: read, counts: known)
+        }
         return list
+    }
+
+    /// The counts per host of list `listID` (issue 64) when it is a recursive list, nil otherwise: what
+    /// its windows carry, for the views that show a list's hosts without a window of it (`farm top`'s plain
+    /// lines). `counts` is the list as the whole-spool summary has it, if the caller holds one: the counts
+    /// are made again only when it changed.
+    public func hosts(_ spool: Spool, listID: String, counts: ListStatus? = nil) -> [HostCounts]? {
+        guard let record = spool.list(listID), record.request?.recursive != nil else { return nil }
+        var active: [Int: String] = [:]
+        for name in FileSystem.names(spool.active) {
+            if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
+        }
+        return hosts(spool, listID: listID, lines: lines(spool, listID: listID),
+                     order: Lists(spool).order(ofList: listID, total: record.total), active: active, read: nil,
+                     counts: counts.flatMap { $0.id == listID ? $0 : nil })
+    }
+
+    /// The counts per host of the jobs of `order`: where `read` puts them when the caller read the folders,
+    /// else as counted for `counts` (the summary's entry) if nothing changed since, else from the folders now.
+    private func hosts(_ spool: Spool, listID: String, lines: ResourceLines, order: ListOrder, active: [Int: String],
+                       read: ListJobs?, counts: ListStatus?) -> [HostCounts] {
+        let (earlier, kept) = hostEntries.withLock { entries -> (HostTable?, [HostCounts]?) in
+            guard let entry = entries.lists[listID] else { return (nil, nil) }
+            entries.clock += 1
+            entries.lists[listID]?.used = entries.clock
+            let key = counts.map { HostKey(total: $0.total, active: $0.active, done: $0.done, failed: $0.failed,
+                                           table: lines.identity) }
+            return (entry.table, read == nil && key != nil && key == entry.key ? entry.counts : nil)
+        }
+        if let kept { return kept }
+        let table = earlier.flatMap { $0.identity == lines.identity ? $0 : nil } ?? HostTable(lines, extending: earlier)
+        var jobs: ListJobs
+        if let read {
+            jobs = read
+        } else {
+            jobs = ListJobs()
+            for number in active.keys { jobs.active.insert(number) }
+            jobs.done = StatusScan.jobSet(spool, listID, .done)
+            jobs.failed = StatusScan.jobSet(spool, listID, .failed)
+            jobs = jobs.settled()
+        }
+        let made = table.counts(order.numbers, jobs)
+        hostEntries.withLock { entries in
+            entries.clock += 1
+            let key = read == nil ? counts.map {
+                HostKey(total: $0.total, active: $0.active, done: $0.done, failed: $0.failed, table: lines.identity)
+            } : nil
+            entries.lists[listID] = HostEntry(table: table, key: key, counts: made, used: entries.clock)
+            while entries.lists.count > Self.capacity,
+                  let oldest = entries.lists.min(by: { $0.value.used < $1.value.used })?.key {
+                entries.lists[oldest] = nil
+            }
+        }
+        return made
     }
 
     /// A search as windows take it: trimmed and lowercased; nil when nothing is left.

@@ -33,10 +33,7 @@ public enum StatusText {
         if let stall { lines.append(stall.description) }
         let paused = stall == .paused || stall == .nothingRunsAndPaused
         if let paging = list.paging { lines.append(pages(paging)) }
-        for host in list.hosts ?? [] {
-            lines.append("\(host.host): \(host.found) found, \(host.fetched) fetched, \(host.active) active, "
-                + "\(host.queued) queued")
-        }
+        for host in list.hosts ?? [] { lines.append(self.host(host)) }
         let resources = list.resources ?? []
         let indexWidth = max(5, String(max(0, resources.count - 1)).count)
         lines.append(pad("INDEX", indexWidth) + "  " + pad("STATUS", 16) + "  " + pad("KIND", 4) + "  URL OR ERROR")
@@ -50,6 +47,12 @@ public enum StatusText {
                 + pad(resource.kind ?? "-", 4) + "  " + detail)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A recursive list's line for one host (issue 64), as `farm status LIST` and `farm top`'s plain lines
+    /// show it: "127.0.0.1:8080: 12 found, 5 fetched, 2 active, 5 queued".
+    public static func host(_ host: HostCounts) -> String {
+        "\(host.host): \(host.found) found, \(host.fetched) fetched, \(host.active) active, \(host.queued) queued"
     }
 
     /// A paged list's line: "pages: 3 fetched, more to come; title: Books; cover: /…/cover.jpg", or

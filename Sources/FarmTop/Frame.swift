@@ -1,3 +1,5 @@
+import FarmStatus
+
 /// A whole screen, top to bottom: the header, a blank row, the body (the lists, a list's resources
 /// or the help) and the footer (key hints, a message or the reset question). Stateless: everything
 /// comes from the state and the model, so any frame can be rendered and checked without a terminal.
@@ -8,6 +10,11 @@ enum Frame {
 
     /// Rows of the body left for data under the heading row.
     static func page(height: Int) -> Int { max(1, height - 5) }
+
+    /// Rows left for the resources of `list` under its hosts (`HostRows`) and the heading row.
+    static func page(height: Int, list: ListStatus?) -> Int {
+        max(1, page(height: height) - HostRows.count(list, height: height))
+    }
 
     /// Exactly `height` rows, none wider than `width` cells. Call `state.settle` first.
     static func rows(state: TopState, model: TopModel, width: Int, height: Int) -> [Row] {
@@ -21,7 +28,9 @@ enum Frame {
         if state.overlay == .help {
             body = HelpScreen.rows(width: width, height: page + 1)
         } else if state.listID != nil {
-            body = ResourcesScreen.rows(model.list, cursor: state.resources, width: width, page: page, now: model.now)
+            body = HostRows.rows(model.list, width: width, height: height)
+                + ResourcesScreen.rows(model.list, cursor: state.resources, width: width,
+                                       page: Self.page(height: height, list: model.list), now: model.now)
         } else {
             body = ListsScreen.rows(model.summary.lists, cursor: state.lists, width: width, page: page)
         }

@@ -5,7 +5,9 @@ import FarmSystem
 import Glibc
 
 /// `farm top` without a terminal (piped, redirected, in a script): one summary line each time the
-/// counts, the workers or the paused flag change, until every list is Finished (or ^C, SIGTERM).
+/// counts, the workers or the paused flag change, each followed by a line per host of every recursive
+/// list (issue 64: "  LIST HOST: N found, N fetched, N active, N queued"), until every list is Finished
+/// (or ^C, SIGTERM). The hosts are counted again only when their list's summary entry changed.
 /// Woken by the same inotify watch as the screens, so it costs nothing while nothing moves.
 /// Owned by the main thread.
 struct PlainView {
@@ -19,6 +21,7 @@ struct PlainView {
         var last: PlainLine.Counts?
         var nextSample = 0.0
         var jobs: Set<String> = []
+        let windows = ListWindows()
         while !StopSignal.received {
             let now = Clock.monotonic()
             let summary = StatusReader.summary(spool)
@@ -28,10 +31,15 @@ struct PlainView {
                 jobs.removeAll()
                 throughput.sample(finished: summary.lists.reduce(0) { $0 + $1.done + $1.failed }, time: now)
             }
-            let counts = PlainLine.Counts(summary)
+            var counts = PlainLine.Counts(summary)
+            counts.hosts = summary.lists.compactMap { list in
+                list.request?.recursive == nil ? nil
+                    : windows.hosts(spool, listID: list.id, counts: list).map { (list.name, $0) }
+            }.flatMap { name, hosts in hosts.map { PlainLine.HostLine(list: name, counts: $0) } }
             if counts != last {
                 last = counts
                 print(PlainLine.text(summary, throughput: throughput, time: Clock.wall()))
+                for host in counts.hosts { print(PlainLine.text(host)) }
                 fflush(nil)  // every stream: stdout itself is not reachable from Swift 6
             }
             if summary.isFinished && !summary.lists.isEmpty { return }
@@ -56,6 +64,8 @@ enum PlainLine {
         var workers: Workers
         var paused: Bool
         var pausedBy: PausedBy?
+        /// Every host of every recursive list, list by list.
+        var hosts: [HostLine] = []
 
         init(_ summary: StatusDocument) {
             lists = summary.lists
@@ -81,6 +91,17 @@ enum PlainLine {
             line += ", ETA " + Format.eta(throughput.eta(remaining: total - done - failed))
         }
         return line
+    }
+
+    /// One host of a recursive list.
+    struct HostLine: Equatable {
+        var list: String
+        var counts: HostCounts
+    }
+
+    /// "  site 127.0.0.1:8080: 12 found, 5 fetched, 2 active, 5 queued", under the summary line.
+    static func text(_ host: HostLine) -> String {
+        "  " + Cells.clean(host.list) + " " + StatusText.host(host.counts)
     }
 
     /// Local time of day, "HH:MM:SS".

@@ -130,7 +130,7 @@ final class TopSession {
     /// scrolling by a line or a page needs no read.
     private func readList(_ id: String) {
         listDue = false
-        let page = Frame.page(height: terminal.size.rows)
+        let page = self.page
         let started = Clock.monotonic()
         list = windows.window(spool, listID: id, offset: max(0, state.resources.top - page),
                               limit: min(ListWindows.maxLimit, 3 * page), query: state.filter,
@@ -156,7 +156,7 @@ final class TopSession {
     private func draw() {
         drawDue = false
         let (rows, columns) = terminal.size
-        let page = Frame.page(height: rows)
+        let page = self.page
         state.settle(listCount: summary.lists.count, resourceCount: ResourcesScreen.count(list), page: page)
         // Scrolled or filtered beyond what the window holds: read the window the screen needs now.
         if let id = state.listID,
@@ -173,12 +173,17 @@ final class TopSession {
         afterFrame?(frames)
     }
 
+    /// The rows of data on screen: on a recursive list's resources screen, those its hosts leave.
+    private var page: Int {
+        Frame.page(height: terminal.size.rows, list: state.listID == nil ? nil : list)
+    }
+
     private func handle(_ key: Key) -> TopState.Action? {
         drawDue = true
         guard key != .resize else { return nil }
         let before = state.screen
         let action = state.handle(key, ids: summary.lists.map(\.id), resourceCount: ResourcesScreen.count(list),
-                                  page: Frame.page(height: terminal.size.rows),
+                                  page: page,
                                   selectedID: ResourcesScreen.resource(at: state.resources.selected, of: list)?.id)
         if state.screen != before {
             list = nil

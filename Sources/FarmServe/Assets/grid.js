@@ -39,6 +39,7 @@ function openGrid(id) {
   $("grid-count").textContent = "";
   $("search").value = "";
   $("list-header").hidden = true;
+  renderHosts(null);
   if (id) fetchPage(0);
 }
 
@@ -160,6 +161,7 @@ function renderHeader(list) {
   set($("grid-count"), "textContent", list.matched === undefined ? "" : `${list.matched} of ${list.total} match`);
   $("list-header").hidden = !list.title && !list.cover;
   set($("list-title"), "textContent", list.title || "");
+  renderHosts(list.hosts);
   // The cover is served by farm serve from the spool (`cover` is its path there, which names its version).
   const cover = $("list-cover");
   if ((cover.dataset.source || "") !== (list.cover || "")) {
@@ -168,6 +170,23 @@ function renderHeader(list) {
     if (list.cover) cover.src = `/api/lists/${list.id}/cover?v=${encodeURIComponent(list.cover)}`;
     else cover.removeAttribute("src");
   }
+}
+
+// A recursive list's counts per host (issue 64): every window the server sends (an answer or an event)
+// carries them, counted once per summary, so the table follows the list as it grows. Rows are kept and
+// only their changed cells written.
+const HOST_COLUMNS = ["host", "found", "fetched", "active", "queued"];
+
+function renderHosts(hosts) {
+  const rows = hosts || [];
+  $("hosts-frame").hidden = rows.length === 0;
+  const body = $("hosts").tBodies[0];
+  while (body.rows.length > rows.length) body.deleteRow(-1);
+  rows.forEach((host, index) => {
+    const row = body.rows[index] || body.insertRow();
+    if (!row.cells.length) for (const key of HOST_COLUMNS) row.insertCell().className = key;
+    HOST_COLUMNS.forEach((key, column) => set(row.cells[column], "textContent", String(host[key])));
+  });
 }
 
 function scheduleRender() {
