@@ -11,12 +11,14 @@ struct Top: ParsableCommand {
         discussion: """
             In a terminal: the lists (state, done/total, progress bar, failures) under a header with \
             the downloads at once (6 at once: 6 workers × 1), paused or not, files/s, MB/s and an ETA. Enter opens \
-            a list, one row per resource. The terminal is restored on q, ^C, SIGTERM and crashes, and the \
+            a list, one row per resource, under a row per host for a recursive list (resources found, fetched, \
+            active and queued). The terminal is restored on q, ^C, SIGTERM and crashes, and the \
             farm keeps running: top stops nothing.
 
             When standard input or output is not a terminal (or the terminal cannot be used), it prints one \
-            summary line each time the counts, workers or paused flag change, and ends when every list is \
-            Finished (or on ^C or SIGTERM).
+            summary line each time the counts, workers or paused flag change, each followed by a line per \
+            host of a recursive list ("  LIST HOST: 12 found, 5 fetched, 2 active, 5 queued"), and ends when \
+            every list is Finished (or on ^C or SIGTERM).
 
             KEYS:
               Up/Down, j/k    select a row (PgUp/PgDn, Home/End: a page, an end)
