@@ -13,6 +13,14 @@ public struct HostCounts: Equatable, Sendable, JSONRecord {
     public var active: Int
     public var queued: Int
 
+    public init(host: String, found: Int, fetched: Int, active: Int, queued: Int) {
+        self.host = host
+        self.found = found
+        self.fetched = fetched
+        self.active = active
+        self.queued = queued
+    }
+
     /// Each host of `resources`, in the order its first resource comes.
     static func of(_ resources: [ResourceStatus]) -> [HostCounts] {
         var counts: [HostCounts] = []

@@ -50,6 +50,11 @@ public final class ListWindows: Sendable {
     private struct HostKey: Equatable {
         var total: Int, active: Int, done: Int, failed: Int
         var table: FileIdentity
+
+        init(_ list: ListStatus, table: FileIdentity) {
+            (total, active, done, failed) = (list.total, list.active, list.done, list.failed)
+            self.table = table
+        }
     }
 
     private let hostEntries = Locked<(lists: [String: HostEntry], clock: Int)>(([:], 0))
@@ -134,6 +139,9 @@ public final class ListWindows: Sendable {
     /// are made again only when it changed.
     public func hosts(_ spool: Spool, listID: String, counts: ListStatus? = nil) -> [HostCounts]? {
         guard let record = spool.list(listID), record.request?.recursive != nil else { return nil }
+        let key = counts.flatMap { $0.id == listID ? HostKey($0, table: ResourceLines.identity(spool, listID: listID)) : nil }
+        // Asked again with nothing changed (every tick of a view): one stat of the table, nothing read.
+        if let kept = keptHosts(listID, key: key) { return kept }
         var active: [Int: String] = [:]
         for name in FileSystem.names(spool.active) {
             if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
@@ -147,15 +155,9 @@ public final class ListWindows: Sendable {
     /// else as counted for `counts` (the summary's entry) if nothing changed since, else from the folders now.
     private func hosts(_ spool: Spool, listID: String, lines: ResourceLines, order: ListOrder, active: [Int: String],
                        read: ListJobs?, counts: ListStatus?) -> [HostCounts] {
-        let (earlier, kept) = hostEntries.withLock { entries -> (HostTable?, [HostCounts]?) in
-            guard let entry = entries.lists[listID] else { return (nil, nil) }
-            entries.clock += 1
-            entries.lists[listID]?.used = entries.clock
-            let key = counts.map { HostKey(total: $0.total, active: $0.active, done: $0.done, failed: $0.failed,
-                                           table: lines.identity) }
-            return (entry.table, read == nil && key != nil && key == entry.key ? entry.counts : nil)
-        }
-        if let kept { return kept }
+        let key = read == nil ? counts.map { HostKey($0, table: lines.identity) } : nil
+        if let kept = keptHosts(listID, key: key) { return kept }
+        let earlier = hostEntries.withLock { $0.lists[listID]?.table }
         let table = earlier.flatMap { $0.identity == lines.identity ? $0 : nil } ?? HostTable(lines, extending: earlier)
         var jobs: ListJobs
         if let read {
@@ -170,9 +172,6 @@ public final class ListWindows: Sendable {
         let made = table.counts(order.numbers, jobs)
         hostEntries.withLock { entries in
             entries.clock += 1
-            let key = read == nil ? counts.map {
-                HostKey(total: $0.total, active: $0.active, done: $0.done, failed: $0.failed, table: lines.identity)
-            } : nil
             entries.lists[listID] = HostEntry(table: table, key: key, counts: made, used: entries.clock)
             while entries.lists.count > Self.capacity,
                   let oldest = entries.lists.min(by: { $0.value.used < $1.value.used })?.key {
@@ -180,6 +179,17 @@ public final class ListWindows: Sendable {
             }
         }
         return made
+    }
+
+    /// The counts of list `listID`'s hosts made for `key`, if that is what they were last made for.
+    private func keptHosts(_ listID: String, key: HostKey?) -> [HostCounts]? {
+        guard let key else { return nil }
+        return hostEntries.withLock { entries -> [HostCounts]? in
+            guard let entry = entries.lists[listID], entry.key == key else { return nil }
+            entries.clock += 1
+            entries.lists[listID]?.used = entries.clock
+            return entry.counts
+        }
     }
 
     /// A search as windows take it: trimmed and lowercased; nil when nothing is left.

@@ -1,3 +1,4 @@
+import FarmOrigin
 import FarmTestSupport
 import Foundation
 import Glibc

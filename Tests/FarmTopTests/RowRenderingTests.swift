@@ -182,6 +182,39 @@ import Testing
         #expect(rows[19].spans.allSatisfy { $0.style == .reverse }, "the selected row is the last one shown")
     }
 
+    /// Issue 64: a recursive list's resources screen opens with a row per host, and the resources get the
+    /// rows they leave; many hosts take a third of the screen at most, the last row saying how many are left.
+    @Test func aRecursiveListsHostsTopItsResources() {
+        let resources = (0..<40).map { ResourceStatus(index: $0, id: "r\($0)", url: "", status: .queued) }
+        var list = ListStatus(id: "0000000000000001", name: "site", total: 40, active: 2, done: 30, failed: 1,
+                              resources: resources)
+        list.hosts = [HostCounts(host: "127.0.0.1:8080", found: 30, fetched: 25, active: 2, queued: 3),
+                      HostCounts(host: "cdn.example.org", found: 10, fetched: 6, active: 0, queued: 4)]
+        let summary = StatusDocument(updated: "", paused: false, workers: Workers(desired: 2, running: 2), lists: [list])
+        let model = TopModel(spool: "/spool", summary: summary, list: list, now: 0)
+        var state = TopState(screen: .resources(listID: list.id))
+        let page = Frame.page(height: 24, list: list)
+        #expect(page == Frame.page(height: 24) - 3)
+        state.settle(listCount: 1, resourceCount: 40, page: page)
+        let rows = Frame.rows(state: state, model: model, width: 80, height: 24).map(\.text)
+        #expect(rows.count == 24)
+        for row in rows { #expect(Cells.width(row) == 80, "\(row)") }
+        #expect(rows[3].hasPrefix(" HOST ") && rows[3].contains("FOUND  FETCHED   ACTIVE   QUEUED"), "\(rows[3])")
+        #expect(rows[4].hasPrefix(" 127.0.0.1:8080 ") && rows[4].hasSuffix("     30       25        2        3"),
+                "\(rows[4])")
+        #expect(rows[5].hasPrefix(" cdn.example.org ") && rows[5].hasSuffix("     10        6        0        4"))
+        #expect(rows[6].contains("STATUS") && rows[7].hasPrefix("   0  "), "\(rows[6]) \(rows[7])")
+        #expect(rows[22].hasPrefix("  15  "), "the last resource row: \(rows[22])")
+
+        list.hosts = (0..<20).map { HostCounts(host: "h\($0).test", found: 1, fetched: 0, active: 0, queued: 1) }
+        #expect(HostRows.count(list, height: 24) == 6)
+        let many = HostRows.rows(list, width: 80, height: 24).map(\.text)
+        #expect(many.count == 6 && many[4].hasPrefix(" h3.test ") && many[5].hasPrefix(" and 16 more host(s)"), "\(many)")
+        // No hosts, no rows: a list that is not recursive keeps its whole page.
+        list.hosts = nil
+        #expect(Frame.page(height: 24, list: list) == Frame.page(height: 24))
+    }
+
     @Test func aWholeFrameIsExactly80By24() {
         let lists = (1...30).map {
             ListStatus(id: String(repeating: "0", count: 14) + ($0 < 10 ? "0\($0)" : "\($0)"), name: "Set \($0).json",
