@@ -1,5 +1,6 @@
 import FarmJSON
-import FarmLists
+import FarmOrigin
+import FarmSpool
 import FarmStatus
 import FarmTestSupport
 import Foundation
