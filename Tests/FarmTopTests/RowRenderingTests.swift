@@ -198,7 +198,8 @@ import Testing
         state.settle(listCount: 1, resourceCount: 40, page: page)
         let rows = Frame.rows(state: state, model: model, width: 80, height: 24).map(\.text)
         #expect(rows.count == 24)
-        for row in rows { #expect(Cells.width(row) == 80, "\(row)") }
+        // Every row but the blank one under the header fills the width.
+        for row in rows where !row.isEmpty { #expect(Cells.width(row) == 80, "\(row)") }
         #expect(rows[3].hasPrefix(" HOST ") && rows[3].contains("FOUND  FETCHED   ACTIVE   QUEUED"), "\(rows[3])")
         #expect(rows[4].hasPrefix(" 127.0.0.1:8080 ") && rows[4].hasSuffix("     30       25        2        3"),
                 "\(rows[4])")
