@@ -2,7 +2,8 @@ import FarmJSON
 
 /// A recursive list's progress on one host (issue 64: pages found, fetched and queued, per host), in the
 /// per-list view (`farm status LIST`, `--json`'s `"hosts"`): counted from the list's rows, so it costs the
-/// per-list view nothing more than a pass over them; the whole-spool summary has none. A value.
+/// per-list view nothing more than a pass over them. The windows of the list (`farm top`, `farm serve`)
+/// count them from where the jobs are (`HostTable`, `ListWindows`); the whole-spool summary has none. A value.
 public struct HostCounts: Equatable, Sendable, JSONRecord {
     /// "host" or "host:port", as in the URLs.
     public var host: String

@@ -64,7 +64,8 @@ public struct ListStatus: Equatable, Sendable {
     /// What the list's requests carry (SPEC §12): header names, a cookie count, the proxy without its
     /// password; nil when nothing of their own.
     public var request: RequestSummary?
-    /// A recursive list's counts per host, in the per-list view only (`HostCounts`); nil otherwise.
+    /// A recursive list's counts per host, in the per-list view and its windows only (`HostCounts`); nil
+    /// otherwise.
     public var hosts: [HostCounts]?
 
     /// The list's status from where its jobs are. Every job is in exactly one of queue/, active/,
@@ -168,7 +169,7 @@ public struct Paging: Equatable, Sendable {
     }
 }
 
-/// Every key, `resources` (and a recursive list's `hosts`) only in the per-list view, `request` only for a
+/// Every key, `resources` (and a recursive list's `hosts`) only in the per-list view and its windows, `request` only for a
 /// list whose requests carry something of their own; `pages` and `error` only for a paged list, with
 /// `title` and `cover` when its source gives them; `offset`, `limit` (and `query` and `matched` with a
 /// search) only in a window.

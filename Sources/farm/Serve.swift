@@ -17,7 +17,8 @@ struct Serve: ParsableCommand {
             --tls-cert and --tls-key to serve HTTPS, so that the password does not cross the network in clear.
 
             The page shows every list with its progress, a worker slider, Add, Pause/Resume and Reset; a \
-            list's grid of thumbnails, searchable, whose cells can be added, deleted and dragged to reorder; \
+            list's grid of thumbnails (under a table of its hosts for a recursive list: resources found, \
+            fetched, active and queued), searchable, whose cells can be added, deleted and dragged to reorder; \
             and a viewer. It is live: the server pushes each change (server-sent events), and the browser \
             never polls. The same server answers GET /metrics in Prometheus' text format (see farm \
             metrics), and aria2's JSON-RPC at /jsonrpc, over HTTP POST and WebSocket, so the tools that \
@@ -39,7 +40,7 @@ struct Serve: ParsableCommand {
                   The status, and one list as farm status LIST --json prints it.
               GET /api/lists/<id>?offset=O&limit=L&q=TEXT
                   A window of at most 500 resources, among those matching q, with
-                  total, offset, limit and, with q, matched.
+                  total, offset, limit and, with q, matched; a recursive list's hosts.
               GET /api/lists/<id>/<index>/image, .../thumb, /api/lists/<id>/cover
                   A resource's images; a paged list's cover.
               GET /api/events[?list=<id>[&offset=O&limit=L&q=TEXT]]
