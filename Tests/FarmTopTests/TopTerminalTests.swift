@@ -184,6 +184,42 @@ import Testing
     }
 }
 
+/// A recursive list's hosts on its resources screen (issue 64), in a real terminal during a real crawl of a
+/// site on two hosts: a row per host above the resources, growing with the list, ending on what the crawl found.
+@Suite(.serialized) struct TopHostsTerminalTests {
+    @Test func aRecursiveListsHostsAboveItsResources() throws {
+        let farm = try RunningFarm()
+        TwoHostSite.serve(farm.origin, pageRate: 200)
+        try farm.must(["add", farm.origin.url(for: "/index.html"), "--recursive", "--span-hosts", "--level", "3",
+                       "--name", "site"])
+        let screen = try TmuxScreen(topCommand(spool: farm.spool.root), environment: ["LANG": "C.UTF-8"])
+        #expect(screen.waitFor { $0.contains { $0.hasPrefix(" site") } }, "\(screen.text)")
+        try screen.send("Enter")
+        let port = farm.origin.port
+        // A host's row ends with its four counts, each right-aligned in 7 cells after a gap of 2.
+        func counts(_ values: Int...) -> String {
+            values.map { "  " + String(repeating: " ", count: max(0, 7 - String($0).count)) + String($0) }.joined()
+        }
+        // The start page alone, queued, on its host; the resources' heading under the hosts.
+        #expect(screen.waitFor { lines in
+            lines.count > 6 && lines[3].hasPrefix(" HOST") && lines[3].contains("FOUND  FETCHED   ACTIVE   QUEUED")
+                && lines[4].hasPrefix(" 127.0.0.1:\(port) ") && lines[4].hasSuffix(counts(1, 0, 0, 1))
+                && lines[5].contains("STATUS")
+        }, "\(screen.text)")
+        try farm.start(workers: 2, transfers: 2)
+        // Finished: each host with all it found fetched, then the resources.
+        let rows = TwoHostSite.expected(farm.origin).map { (" \($0.host) ", counts($0.found, $0.found, 0, 0)) }
+        #expect(screen.waitFor(timeout: 180) { lines in
+            lines.count > 6 && zip(lines[4...5], rows).allSatisfy { $0.hasPrefix($1.0) && $0.hasSuffix($1.1) }
+                && lines[6].contains("STATUS")
+        }, "\(screen.text)")
+        #expect(screen.capture().allSatisfy { $0.count <= 80 })
+        keepCapture(screen.capture(), as: "screen2-hosts")
+        try screen.send("q")
+        #expect(screen.waitFor("top exited: 0"), "\(screen.text)")
+    }
+}
+
 /// True when `pid` is a zombie (dead, waiting for a parent that is not us to reap it).
 private func isZombie(_ pid: pid_t) -> Bool {
     let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
