@@ -37,7 +37,15 @@ import Testing
         let expected = TwoHostSite.expected(farm.origin).map { [$0.host, "\($0.found)", "\($0.found)", "0", "0"] }
         let text = String(decoding: try JSONSerialization.data(withJSONObject: expected), as: UTF8.self)
         #expect(browser.waitFor("\(rows) === '\(text)'", timeout: 180), "\(shown())")
-        try Screenshots().save(browser.screenshot(), as: "screen2-hosts.png")
+        let shots = Screenshots()
+        try shots.save(browser.screenshot(), as: "screen2-hosts.png")
+        // At 390 px (the app's split screen) the table fits: nothing runs off the side (SPEC §9).
+        try browser.resize(width: 390, height: 800)
+        #expect(browser.waitFor("document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+            + " && document.body.scrollWidth <= document.documentElement.clientWidth"
+            + " && document.getElementById('hosts').getBoundingClientRect().right <= document.documentElement.clientWidth"),
+                "\(String(describing: try? browser.evaluate("document.getElementById('hosts').getBoundingClientRect().right")))")
+        try shots.save(browser.screenshot(), as: "screen2-hosts-390.png")
         // What farm status LIST --json says.
         let json = try farm.must(["status", "site", "--json"])
         let hosts = try #require(JSON.decode(ListStatus.self, from: Array(json.utf8))?.hosts, "\(json)")
