@@ -89,6 +89,7 @@ final class TransferSlot: @unchecked Sendable {
                 piecesLooked = now
                 if takePieces() { continue }
             }
+            let rings = worker.bell?.count ?? 0
             let claim: (Claim, HostPass)?
             do { claim = try nextClaim() } catch {
                 // The spool was removed under the farm: nothing is left to work on (the worker says so).
@@ -113,9 +114,17 @@ final class TransferSlot: @unchecked Sendable {
             }
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && worker.isIdle() { return }
-            // A backing-off look, not the change feed: an inotify watch on every queue shard would wake each
-            // slot of each worker at every add and claim, and other hosts' adds reach no inotify anyway.
-            Clock.sleep(idle)
+            // A backing-off look, cut short by the queue's bell (QueueBell), not the change feed: an inotify
+            // watch on every queue shard would wake each slot of each worker at every add and claim. The
+            // back-off stays the ceiling for what no bell rings (another host's add, a host's slot freed).
+            if let bell = worker.bell {
+                if bell.wait(idle, since: rings) {
+                    idle = 0.05
+                    continue
+                }
+            } else {
+                Clock.sleep(idle)
+            }
             // Jobs parked for a host wait for a slot or a token that frees within moments; pieces of a
             // resource whose lead just published them are looked for every `piecesLook`.
             idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 2 * Self.piecesLook)

@@ -126,6 +126,7 @@ extension Spool {
         }
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
+        ringBell()
         return batch
     }
 
