@@ -193,6 +193,8 @@ final class TransferSlot: @unchecked Sendable {
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
+            let robots = worker.crawlRobots, list = claim.job.list
+            job.spannedRobots = { robots.rules(for: $0, ofList: list, request: listOptions) }
         }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1

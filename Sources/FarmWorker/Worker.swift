@@ -77,6 +77,8 @@ public final class Worker: Sendable {
     /// Rung when jobs enter the queue: what an idle slot sleeps on (nil: no inotify to be had).
     let bell: QueueBell?
     private let metrics: SpoolMetricsFactory
+    /// The robots.txt of the origins recursive lists span to.
+    let crawlRobots: CrawlRobots
     /// Per recursive list, the URLs it has as far as this worker read its table (FarmLists' CrawlAppend.swift).
     private let crawlSeen = Locked([String: CrawlSeen]())
     /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
@@ -104,6 +106,7 @@ public final class Worker: Sendable {
         self.hooks = HookRunner(spool: spool, lease: options.lease)
         self.archive = WARCArchive(spool: spool)
         self.bell = QueueBell(spool)
+        self.crawlRobots = CrawlRobots(spool: spool)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics
