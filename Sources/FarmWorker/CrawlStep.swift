@@ -92,6 +92,13 @@ struct CrawlStep {
 }
 
 extension JobRun {
+    /// The Crawl-delay asked by the robots.txt of `url`'s origin, when it is one the list spans to.
+    func spannedCrawlDelay(_ url: String) -> Double? {
+        guard let crawl, let spannedRobots, let target = WebURL(url), let start = WebURL(crawl.start),
+              target.origin != start.origin else { return nil }
+        return spannedRobots(target).crawlDelay.flatMap { $0 > 0 ? $0 : nil }
+    }
+
     /// Appends the links of the stored page `file` to its recursive list, before the job completes. False
     /// when they could not be (the spool failed): the job went back to the queue, and its next run appends.
     func appendLinks(file: String) -> Bool {

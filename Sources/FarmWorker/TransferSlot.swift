@@ -350,13 +350,15 @@ final class TransferSlot: @unchecked Sendable {
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
         // A recursive list whose start origin's robots.txt asked a Crawl-delay spaces that origin's requests
-        // by it, across the farm (its host's token bucket), whatever limits the farm was started with.
+        // by it, across the farm (its host's token bucket), whatever limits the farm was started with; so do
+        // the robots.txt of the hosts it spans to, read before any link there entered the list.
         let crawlDelay = job.crawl?.crawlDelay
         let crawlHost = crawlDelay == nil ? nil : job.crawl.flatMap { HostKey(url: $0.start) }
+        let spanned = job.crawl.map { $0.options.spanHosts && $0.options.obeysRobots } ?? false
         while true {
             // Each request asks its host first. With no limit set, no host held (the gate inactive) and no
             // Crawl-delay the URL is not even parsed.
-            if gate.isActive || crawlHost != nil, let host = HostKey(url: request.url) {
+            if gate.isActive || crawlHost != nil || spanned, let host = HostKey(url: request.url) {
                 // The job's own host held since it was admitted (by another transfer of this worker or any):
                 // no request starts while it is, so the job waits parked as if it had been refused.
                 if request.redirected == nil && gate.isHeld(host) {
@@ -364,7 +366,7 @@ final class TransferSlot: @unchecked Sendable {
                     return nil
                 }
                 // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
-                let interval = host == crawlHost ? crawlDelay : nil
+                let interval = host == crawlHost ? crawlDelay : spanned ? job.spannedCrawlDelay(request.url) : nil
                 if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, interval: interval, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }
