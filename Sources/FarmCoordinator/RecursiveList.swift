@@ -29,12 +29,9 @@ extension Coordinator {
         // Fetched before the add lock, which every add, edit and page of the spool takes: a slow server
         // could hold it for its time-outs. An add of a list already there fetches it for nothing.
         if crawl.options.obeysRobots {
-            (crawl.robotsStatus, crawl.robotsBody) = fetchRobots(start.robotsURL.description, spool: spool,
-                                                                 request: request)
-            if Robots.outcome(forStatus: crawl.robotsStatus) == .parse {
-                crawl.crawlDelay = Robots(parsing: Array((crawl.robotsBody ?? "").utf8), userAgent: "farm").crawlDelay
-                    .flatMap { $0 > 0 ? $0 : nil }
-            }
+            let robots = HostRobots.fetch(start, scratch: spool.scratchPath("robots"), request: request)
+            (crawl.robotsStatus, crawl.robotsBody) = (robots.status, robots.body)
+            crawl.crawlDelay = robots.rules.crawlDelay.flatMap { $0 > 0 ? $0 : nil }
         }
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
@@ -66,29 +63,5 @@ extension Coordinator {
         }
         report.added.append((name, 1))
         return report
-    }
-
-    /// robots.txt's status and body (RFC 9309 §2.3.1: redirects followed, the final answer counts); a
-    /// status nil when the server gave none (then everything is disallowed, `Robots.outcome`).
-    private static func fetchRobots(_ url: String, spool: Spool, request: RequestOptions) -> (Int?, String?) {
-        let path = spool.scratchPath("robots")
-        guard let fd = try? FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate],
-                                                permissions: 0o600) else { return (nil, nil) }
-        defer {
-            fd.closeQuietly()
-            try? FileSystem.unlink(path)
-        }
-        var options = request
-        options.crawl = nil
-        do throws(TransferError) {
-            let handle = try EasyHandle()
-            let result = try handle.download(DownloadRequest(url: url, maxSize: Robots.parseLimit * 4, connectTimeout: 10,
-                                                             stallTimeout: 30, options: options),
-                                             into: fd) { _ in true }
-            let body = (try? FileSystem.readFile(path, limit: Robots.parseLimit)) ?? []
-            return (result.httpStatus, String(decoding: body.prefix(Robots.parseLimit), as: UTF8.self))
-        } catch {
-            return (error.httpStatus, nil)
-        }
     }
 }

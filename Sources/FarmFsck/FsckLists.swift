@@ -50,9 +50,9 @@ extension FsckRun {
                   case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
         } else if Lists.isEditFile(name) || Lists.isPageLog(name) || Spool.isRequestFile(name) || Spool.isOwnedFile(name)
-                    || Spool.isConvertedMark(name) {
+                    || Spool.isConvertedMark(name) || Spool.isRobotsFile(name) {
             // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log, a list's
-            // request options, its jobs marked own, its mark of converted links
+            // request options, its jobs marked own, its mark of converted links, its hosts' robots.txt
             return true
         } else {
             return false

@@ -6,6 +6,7 @@ import FarmSpool
 ///
 /// Its `status` comes from where its job is: queued in queue/ (whatever stale sidecar an earlier
 /// owner left), the sidecar's status in active/, `done` in done/, `error` in failed/.
+@dynamicMemberLookup
 public struct ResourceStatus: Equatable, Sendable {
     public enum Status: String, Sendable {
         case queued, downloading, unzipping, rendering, done, error
@@ -19,18 +20,9 @@ public struct ResourceStatus: Equatable, Sendable {
     public var status: Status
     /// What the app shows: "Queueing", "Downloading 45%", "Unzipping", "Rendering", "Done", "Error".
     public var text: String
-    public var bytes: Int
-    public var size: Int?
-    /// jpg, png, pdf or zip, once the bytes are known.
-    public var kind: String?
-    /// Absolute path of the downloaded bytes.
-    public var file: String?
-    /// Absolute path of the image to display.
-    public var image: String?
-    /// Absolute path of a small preview, when the worker made one.
-    public var thumb: String?
-    public var error: String?
-    public var attempts: Int
+    /// Its bytes, kind, files, error and attempts, as its sidecar says them (`resource.bytes` reads
+    /// `details.bytes`).
+    public var details: ResourceDetails
     /// When `status` last changed (ISO 8601); for a resource that has never run, when it was queued.
     /// Always set in what `ListView` builds (SPEC §4: never null).
     public var changed: String?
@@ -62,14 +54,8 @@ public struct ResourceStatus: Equatable, Sendable {
         self.url = url
         self.status = status
         self.text = Self.text(status, bytes: bytes, size: size)
-        self.bytes = bytes
-        self.size = size
-        self.kind = kind
-        self.file = file
-        self.image = image
-        self.thumb = thumb
-        self.error = error
-        self.attempts = attempts
+        details = ResourceDetails(bytes: bytes, size: size, kind: kind, file: file, image: image, thumb: thumb,
+                                  error: error, attempts: attempts)
         self.changed = changed
         self.title = title
         self.caption = caption
@@ -88,6 +74,12 @@ public struct ResourceStatus: Equatable, Sendable {
         }
     }
 
+    /// `resource.bytes` for `resource.details.bytes`, and so on, as a sidecar's.
+    @inlinable public subscript<T>(dynamicMember path: WritableKeyPath<ResourceDetails, T>) -> T {
+        get { details[keyPath: path] }
+        set { details[keyPath: path] = newValue }
+    }
+
     /// Whole percent downloaded (0 to 100), or nil when the size is unknown.
     public static func percent(bytes: Int, size: Int?) -> Int? {
         guard let size, size > 0 else { return nil }
@@ -102,25 +94,25 @@ public struct ResourceStatus: Equatable, Sendable {
 extension ResourceStatus: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.member("attempts", attempts)
-        json.member("bytes", bytes)
+        json.member("attempts", details.attempts)
+        json.member("bytes", details.bytes)
         if labelled { json.member("caption", caption) }
         json.member("changed", changed)
         if delivers { json.member("delivered", delivered) }
-        json.member("error", error)
-        json.member("file", file)
+        json.member("error", details.error)
+        json.member("file", details.file)
         if let hook { json.member("hook", hook) }
         json.member("id", id)
-        json.member("image", image)
+        json.member("image", details.image)
         json.member("index", index)
-        json.member("kind", kind)
+        json.member("kind", details.kind)
         if let note { json.member("note", note) }
         if let pieces { json.member("pieces", pieces) }
         if shared { json.member("shared", true) }
-        json.member("size", size)
+        json.member("size", details.size)
         json.member("status", status.rawValue)
         json.member("text", text)
-        json.member("thumb", thumb)
+        json.member("thumb", details.thumb)
         if labelled { json.member("title", title) }
         json.member("url", url)
         json.endObject()

@@ -19,6 +19,8 @@ struct CrawlStep {
     let crawl: CrawlSettings
     /// What the response said it is (nil for bytes served from another job's download: then the bytes tell).
     let contentType: String?
+    /// The rules of an origin other than the start's (`CrawlRobots`), asked only for a link the scope admits.
+    var spannedRobots: @Sendable (WebURL) -> Robots = { _ in .allowAll }
 
     /// Most bytes of a page read for links; a longer page is read up to there (wget reads all of it, but a
     /// page past this is no page a mirror follows whole).
@@ -56,7 +58,10 @@ struct CrawlStep {
         var records: [JobRecord] = []
         for link in found where seen.insert(link.url).inserted {
             guard scope.admits(link, parent: page, parentDepth: depth) == nil else { continue }
-            if let robots, link.url.origin == start.origin, !robots.allows(link.url.pathAndQuery) { continue }
+            if let robots {
+                let rules = link.url.origin == start.origin ? robots : spannedRobots(link.url)
+                if !rules.allows(link.url.pathAndQuery) { continue }
+            }
             var child = JobRecord(url: link.url.description, id: "")
             child.depth = depth + 1
             child.expects = [link.expectsHTML ? "html" : nil, link.expectsCSS ? "css" : nil]
@@ -87,12 +92,20 @@ struct CrawlStep {
 }
 
 extension JobRun {
+    /// The Crawl-delay asked by the robots.txt of `url`'s origin, when it is one the list spans to.
+    func spannedCrawlDelay(_ url: String) -> Double? {
+        guard let crawl, let spannedRobots, let target = WebURL(url), let start = WebURL(crawl.start),
+              target.origin != start.origin else { return nil }
+        return spannedRobots(target).crawlDelay.flatMap { $0 > 0 ? $0 : nil }
+    }
+
     /// Appends the links of the stored page `file` to its recursive list, before the job completes. False
     /// when they could not be (the spool failed): the job went back to the queue, and its next run appends.
     func appendLinks(file: String) -> Bool {
         guard let crawl, let seen = crawlSeen else { return true }
-        let links = CrawlStep(crawl: crawl, contentType: contentType).links(of: claim.record, file: file,
-                                                                           finalURL: finalURL)
+        var step = CrawlStep(crawl: crawl, contentType: contentType)
+        if let spannedRobots { step.spannedRobots = spannedRobots }
+        let links = step.links(of: claim.record, file: file, finalURL: finalURL)
         guard !links.isEmpty else { return true }
         do {
             _ = try Lists(spool).appendLinks(links, toList: claim.job.list, seen: seen)

@@ -89,6 +89,7 @@ final class TransferSlot: @unchecked Sendable {
                 piecesLooked = now
                 if takePieces() { continue }
             }
+            let rings = worker.bell?.count ?? 0
             let claim: (Claim, HostPass)?
             do { claim = try nextClaim() } catch {
                 // The spool was removed under the farm: nothing is left to work on (the worker says so).
@@ -113,9 +114,17 @@ final class TransferSlot: @unchecked Sendable {
             }
             // Jobs parked for a held or full host are still to do.
             if options.exitWhenIdle && worker.isIdle() { return }
-            // A backing-off look, not the change feed: an inotify watch on every queue shard would wake each
-            // slot of each worker at every add and claim, and other hosts' adds reach no inotify anyway.
-            Clock.sleep(idle)
+            // A backing-off look, cut short by the queue's bell (QueueBell), not the change feed: an inotify
+            // watch on every queue shard would wake each slot of each worker at every add and claim. The
+            // back-off stays the ceiling for what no bell rings (another host's add, a host's slot freed).
+            if let bell = worker.bell {
+                if bell.wait(idle, since: rings) {
+                    idle = 0.05
+                    continue
+                }
+            } else {
+                Clock.sleep(idle)
+            }
             // Jobs parked for a host wait for a slot or a token that frees within moments; pieces of a
             // resource whose lead just published them are looked for every `piecesLook`.
             idle = min(idle * 2, gate.isActive ? HostGate.fullRetry : 2 * Self.piecesLook)
@@ -184,6 +193,8 @@ final class TransferSlot: @unchecked Sendable {
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
+            let robots = worker.crawlRobots, list = claim.job.list
+            job.spannedRobots = { robots.rules(for: $0, ofList: list, request: listOptions) }
         }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
@@ -339,13 +350,15 @@ final class TransferSlot: @unchecked Sendable {
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
         // A recursive list whose start origin's robots.txt asked a Crawl-delay spaces that origin's requests
-        // by it, across the farm (its host's token bucket), whatever limits the farm was started with.
+        // by it, across the farm (its host's token bucket), whatever limits the farm was started with; so do
+        // the robots.txt of the hosts it spans to, read before any link there entered the list.
         let crawlDelay = job.crawl?.crawlDelay
         let crawlHost = crawlDelay == nil ? nil : job.crawl.flatMap { HostKey(url: $0.start) }
+        let spanned = job.crawl.map { $0.options.spanHosts && $0.options.obeysRobots } ?? false
         while true {
             // Each request asks its host first. With no limit set, no host held (the gate inactive) and no
             // Crawl-delay the URL is not even parsed.
-            if gate.isActive || crawlHost != nil, let host = HostKey(url: request.url) {
+            if gate.isActive || crawlHost != nil || spanned, let host = HostKey(url: request.url) {
                 // The job's own host held since it was admitted (by another transfer of this worker or any):
                 // no request starts while it is, so the job waits parked as if it had been refused.
                 if request.redirected == nil && gate.isHeld(host) {
@@ -353,7 +366,7 @@ final class TransferSlot: @unchecked Sendable {
                     return nil
                 }
                 // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
-                let interval = host == crawlHost ? crawlDelay : nil
+                let interval = host == crawlHost ? crawlDelay : spanned ? job.spannedCrawlDelay(request.url) : nil
                 if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, interval: interval, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }

@@ -74,7 +74,11 @@ public final class Worker: Sendable {
     let hooks: HookRunner
     /// The WARC files of lists with `--warc` (SPEC §18): none is made before such a list's first record.
     let archive: WARCArchive
+    /// Rung when jobs enter the queue: what an idle slot sleeps on (nil: no inotify to be had).
+    let bell: QueueBell?
     private let metrics: SpoolMetricsFactory
+    /// The robots.txt of the origins recursive lists span to.
+    let crawlRobots: CrawlRobots
     /// Per recursive list, the URLs it has as far as this worker read its table (FarmLists' CrawlAppend.swift).
     private let crawlSeen = Locked([String: CrawlSeen]())
     /// The queue's claimer for every slot: one cursor a process, so that its slots never race each other
@@ -101,6 +105,8 @@ public final class Worker: Sendable {
         self.deliveries = Deliveries(spool: spool)
         self.hooks = HookRunner(spool: spool, lease: options.lease)
         self.archive = WARCArchive(spool: spool)
+        self.bell = QueueBell(spool)
+        self.crawlRobots = CrawlRobots(spool: spool)
         self.disk = DiskGate(spool: spool, minFree: options.minFree)
         self.converter = Converter(spool: spool, keeper: keeper, disk: disk, lease: options.lease)
         self.metrics = metrics

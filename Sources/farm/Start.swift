@@ -84,20 +84,7 @@ struct Start: ControlCommand {
     @Option(parsing: .unconditional, help: "How many workers, each downloading one resource at a time (1 to 64; default: the last `scale`, else 4).")
     var workers: Int?
 
-    @Option(parsing: .unconditional, help: """
-        Transfers each worker runs at once (1 to 256; default: the last `start` or `scale`, else 1): workers × \
-        transfers resources download at once. More than 1 pays where each request waits on the server, not on \
-        the CPU (many small files from a slow or far server): a worker's transfers share its connections, TLS \
-        sessions and HTTP/2. Measured at 64 at once from a server taking 20 ms a response: `--workers 4 \
-        --transfers 16` as fast as wget2 (0.95×) in 4 processes instead of 64.
-        """)
-    var transfers: Int?
-
-    @Option(parsing: .unconditional, help: "Seconds a claim stays valid without renewal.")
-    var lease: Double?
-
-    @Option(parsing: .unconditional, help: "The most bytes one download may weigh (default 1 GiB).")
-    var maxSize: Int?
+    @OptionGroup var limits: WorkerLimits
 
     @Flag(help: "Download the files only: no display images and no thumbnails.")
     var noConvert = false
@@ -129,9 +116,9 @@ struct Start: ControlCommand {
     var foreground = false
 
     private var change: DesiredChange {
-        DesiredChange(workers: workers, transfers: transfers, lease: lease, maxSize: maxSize, convert: !noConvert,
-                      minFree: minFree, perHost: perHost, ratePerHost: ratePerHost, caFile: caFile.map(Self.absolute),
-                      poll: polling.poll)
+        DesiredChange(workers: workers, transfers: limits.transfers, lease: limits.lease, maxSize: limits.maxSize,
+                      convert: !noConvert, minFree: minFree, perHost: perHost, ratePerHost: ratePerHost,
+                      caFile: caFile.map(Self.absolute), poll: polling.poll)
     }
 
     func validate() throws {

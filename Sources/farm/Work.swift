@@ -36,14 +36,7 @@ struct Work: ParsableCommand {
 
     @OptionGroup var options: SpoolOptions
 
-    @Option(help: "Seconds a claim stays valid without renewal (default: the farm's own lease).")
-    var lease: Double?
-
-    @Option(help: "The most bytes one download may weigh (default: the farm's).")
-    var maxSize: Int?
-
-    @Option(help: "Transfers at once (1 to 256; default: the farm's, followed as `farm scale --transfers` changes it).")
-    var transfers: Int?
+    @OptionGroup var limits: WorkerLimits
 
     @Option(help: "Attempts per resource before a transient failure (5xx, reset, time-out) becomes its error.")
     var retries = 5
@@ -63,7 +56,7 @@ struct Work: ParsableCommand {
     var noConvert = false
 
     func validate() throws {
-        if let transfers { try Control.check(transfers: transfers) }
+        try Control.check(DesiredChange(transfers: limits.transfers, lease: limits.lease, maxSize: limits.maxSize))
     }
 
     func run() throws {
@@ -72,13 +65,13 @@ struct Work: ParsableCommand {
         // file), whoever started this worker: by hand, or a supervisor that could not copy itself.
         var settings = WorkerOptions(spool.desired())
         // A shorter lease than the farm's would take jobs from its live workers, which renew at its pace.
-        if let lease { settings.lease = lease }
-        if let maxSize { settings.maxSize = maxSize }
+        if let lease = limits.lease { settings.lease = lease }
+        if let maxSize = limits.maxSize { settings.maxSize = maxSize }
         settings.exitWhenIdle = exitWhenIdle
         settings.retry = RetryPolicy(maxAttempts: retries, baseDelay: retryDelay)
         settings.stallTimeout = stallTimeout
         settings.convert = !noConvert
-        settings.transfers = transfers
+        settings.transfers = limits.transfers
         try Worker.run(spool, settings, supervised: supervised)
     }
 }

@@ -58,6 +58,18 @@ import Testing
         #expect(farm.spool.desired().workers != 2, "nothing changed")
     }
 
+    /// `farm work` takes the worker's limits as `farm start` does (one `WorkerLimits`): a negative number is
+    /// refused by its range in one line, not as the parser's "Missing value", and so is a lease out of range.
+    @Test func workRefusesLimitsOutOfRangeAsStartDoes() throws {
+        let farm = try RunningFarm()
+        for (option, bad) in [("--transfers", "-1"), ("--lease", "-1"), ("--max-size", "-1"), ("--lease", "0")] {
+            let work = try farm.farm(["work", "--exit-when-idle", option, bad])
+            #expect(work.status == 1 && work.error.contains("(got \(bad)"), "\(option) \(bad): \(work)")
+            #expect(work.error.split(separator: "\n").count == 1, "one line: \(work.error)")
+        }
+        #expect(farm.pids(.worker).isEmpty, "no worker ran")
+    }
+
     @Test func pauseStopsBytesAndClaimsAndResumeContinuesFromTheSameByte() throws {
         let farm = try RunningFarm()
         let paths = try farm.addList("Pause", count: 3, size: 600_000, rate: 200_000)

@@ -17,6 +17,8 @@ public enum ControlFile: String, Sendable, CaseIterable {
     case synced, syncedLock = "synced.lock"
     /// Held (flock) by the one follower of paged lists (FarmPages).
     case followerLock = "follower.lock"
+    /// Touched when jobs enter the queue, to wake idle claimers (QueueBell.swift).
+    case bell
 
     /// Whether the status shows what this file says (the desired workers, the paused flag): a change to
     /// any other (such as the supervisor lock every process probes) only causes re-reads.

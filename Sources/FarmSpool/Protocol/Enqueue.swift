@@ -126,6 +126,7 @@ extension Spool {
         }
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
+        ringBell()
         return batch
     }
 
@@ -215,6 +216,24 @@ extension Spool {
     /// A list of `--convert-links` whose delivered files have their links converted (FarmLists'
     /// LinkConversion.swift): made once they all are, removed by the next delivery.
     package static let convertedSuffix = ".converted"
+
+    /// The robots.txt of an origin a recursive list spans to beyond its start (FarmTransfer's HostRobots):
+    /// `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
+    package static let robotsInfix = ".robots-"
+
+    /// `lists/<list>.robots-<key>`, where the list keeps `origin`'s robots.txt.
+    public func robotsPath(ofList id: String, origin: String) -> String {
+        var key = FNV1a()
+        key.add(origin)
+        return lists + "/" + id + Self.robotsInfix + key.hex
+    }
+
+    /// Whether `name` in lists/ is a list's robots.txt of an origin it spans to.
+    public static func isRobotsFile(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[1].hasPrefix(robotsInfix.dropFirst()) else { return false }
+        return ListID.isValid(String(parts[0])) && parts[1].dropFirst(robotsInfix.count - 1).allSatisfy(\.isHexDigit)
+    }
 
     /// `lists/<list>.converted`.
     public func convertedMarkPath(ofList id: String) -> String { lists + "/" + id + Self.convertedSuffix }

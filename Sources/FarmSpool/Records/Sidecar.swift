@@ -6,25 +6,15 @@ import FarmSystem
 /// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
 /// the live views. Not fsynced: after a power loss a missing sidecar only means a stale view until
 /// the job moves again.
+@dynamicMemberLookup
 public struct Sidecar: Equatable, Sendable {
     public enum Status: String, Sendable {
         case downloading, unzipping, rendering, done, error
     }
 
     public var status: Status
-    public var bytes: Int
-    public var size: Int?
-    /// jpg, png, pdf or zip, once the bytes are known.
-    public var kind: String?
-    /// Absolute path of the downloaded bytes.
-    public var file: String?
-    /// Absolute path of the display image.
-    public var image: String?
-    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made;
-    /// the display image itself when it is no larger than a thumbnail.
-    public var thumb: String?
-    public var error: String?
-    public var attempts: Int
+    /// Its bytes, kind, files, error and attempts (`sidecar.bytes` reads `details.bytes`).
+    public var details: ResourceDetails
     /// When `status` last changed (ISO 8601).
     public var changed: String
     /// The validators of the response the file came from (its ETag, weak or strong, and Last-Modified, as
@@ -52,6 +42,46 @@ public struct Sidecar: Equatable, Sendable {
                 image: String? = nil, thumb: String? = nil, error: String? = nil, attempts: Int = 1,
                 changed: String, etag: String? = nil, modified: String? = nil) {
         self.status = status
+        details = ResourceDetails(bytes: bytes, size: size, kind: kind, file: file, image: image, thumb: thumb,
+                                  error: error, attempts: attempts)
+        self.changed = changed
+        self.etag = etag
+        self.modified = modified
+    }
+
+    /// The sidecar's bytes, as the file in progress/ and the outcome record hold them.
+    package func encoded() -> [UInt8] {
+        JSON.encode(self, capacity: 160 + details.textBytes + (etag?.utf8.count ?? 0)
+                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0)
+                        + (owner?.utf8.count ?? 0) + (pieces == nil ? 0 : 48) + (note?.utf8.count ?? 0))
+    }
+
+    /// `sidecar.bytes` for `sidecar.details.bytes`, and so on: the details are a part of the sidecar's own.
+    @inlinable public subscript<T>(dynamicMember path: WritableKeyPath<ResourceDetails, T>) -> T {
+        get { details[keyPath: path] }
+        set { details[keyPath: path] = newValue }
+    }
+}
+
+/// What a job's owner reports of its resource, in its sidecar, and what the list's view shows of it in its
+/// row (`ResourceStatus`): one type, so that the two say the same of the bytes, the files and the error.
+public struct ResourceDetails: Equatable, Sendable {
+    public var bytes: Int
+    public var size: Int?
+    /// jpg, png, pdf or zip, once the bytes are known.
+    public var kind: String?
+    /// Absolute path of the downloaded bytes.
+    public var file: String?
+    /// Absolute path of the display image.
+    public var image: String?
+    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made;
+    /// the display image itself when it is no larger than a thumbnail.
+    public var thumb: String?
+    public var error: String?
+    public var attempts: Int
+
+    public init(bytes: Int, size: Int?, kind: String?, file: String?, image: String?, thumb: String?,
+                error: String?, attempts: Int) {
         self.bytes = bytes
         self.size = size
         self.kind = kind
@@ -60,17 +90,11 @@ public struct Sidecar: Equatable, Sendable {
         self.thumb = thumb
         self.error = error
         self.attempts = attempts
-        self.changed = changed
-        self.etag = etag
-        self.modified = modified
     }
 
-    /// The sidecar's bytes, as the file in progress/ and the outcome record hold them.
-    package func encoded() -> [UInt8] {
-        JSON.encode(self, capacity: 160 + (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0)
-                        + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0) + (etag?.utf8.count ?? 0)
-                        + (modified?.utf8.count ?? 0) + (retryAt == nil ? 0 : 32) + (delivered?.utf8.count ?? 0)
-                        + (owner?.utf8.count ?? 0) + (pieces == nil ? 0 : 48) + (note?.utf8.count ?? 0))
+    /// The bytes of its texts (paths and error), for the capacity of a JSON encoding.
+    var textBytes: Int {
+        (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0) + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0)
     }
 }
 
@@ -79,24 +103,24 @@ public struct Sidecar: Equatable, Sendable {
 extension Sidecar: JSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.member("attempts", attempts)
-        json.member("bytes", bytes)
+        json.member("attempts", details.attempts)
+        json.member("bytes", details.bytes)
         json.member("changed", changed)
         if let delivered { json.member("delivered", delivered) }
-        if let error { json.member("error", error) }
+        if let error = details.error { json.member("error", error) }
         if let etag { json.member("etag", etag) }
-        if let file { json.member("file", file) }
-        if let image { json.member("image", image) }
-        if let kind { json.member("kind", kind) }
+        if let file = details.file { json.member("file", file) }
+        if let image = details.image { json.member("image", image) }
+        if let kind = details.kind { json.member("kind", kind) }
         if let modified { json.member("modified", modified) }
         if let note { json.member("note", note) }
         if let owner { json.member("owner", owner) }
         if let pieces { json.member("pieces", pieces) }
         if let retryAt { json.member("retryAt", retryAt) }
         if shared { json.member("shared", true) }
-        if let size { json.member("size", size) }
+        if let size = details.size { json.member("size", size) }
         json.member("status", status.rawValue)
-        if let thumb { json.member("thumb", thumb) }
+        if let thumb = details.thumb { json.member("thumb", thumb) }
         json.endObject()
     }
 }

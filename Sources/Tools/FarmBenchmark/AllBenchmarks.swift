@@ -31,20 +31,11 @@ struct AllBenchmarks: ParsableCommand {
             + "package this executable was built in).", valueName: "dir"))
     var disk: String?
 
-    @Option(help: "Files in the small set (the peers, slow, whole and https sections).")
-    var files = 5000
+    /// The peers section's sets; the slow, whole and https sections download the small one.
+    @OptionGroup var sets: CorpusSets
 
-    @Option(help: "Rounds of each farm-against-peers measurement.")
-    var rounds = 3
-
-    @Option(help: "The sets the peers section downloads, comma-separated: small, large.")
-    var sets = "small,large"
-
-    @Option(help: "Files in the large set.")
-    var largeFiles = 8
-
-    @Option(help: "MiB of each file of the large set.")
-    var largeMib = 64
+    /// Rounds of each tools-against-each-other section (peers, slow, whole, https, mirror).
+    @OptionGroup var rounds: Rounds
 
     @Option(help: "The tools the peers section compares, comma-separated.")
     var tools = "farm-off,farm-on,farm-limited-off,floor-spool,wget2,curl,aria2c"
@@ -116,13 +107,12 @@ struct AllBenchmarks: ParsableCommand {
         let tmpfs = "/dev/shm"
         let dirs = ((try? FileSystem.stat(tmpfs).type) == .directory ? [tmpfs] : []) + [disk]
         let corpus = disk + "/corpus"
-        let files = String(self.files)
-        let rounds = String(self.rounds)
+        let files = String(sets.files)
+        let rounds = String(self.rounds.count)
         if only.contains("peers") {
             try section("farm against wget2, curl and aria2c (nginx on 127.0.0.1)", [
-                "peers", "--corpus", corpus, "--dirs", dirs.joined(separator: ","), "--sets", sets, "--files", files,
-                "--large-files", String(largeFiles), "--large-mib", String(largeMib), "--rounds", rounds,
-                "--tools", tools])
+                "peers", "--corpus", corpus, "--dirs", dirs.joined(separator: ","), "--rounds", rounds,
+                "--tools", tools] + sets.arguments)
         }
         // The slow origin and HTTPS: downloads written to tmpfs (when there is one), where the file system
         // costs least, so what is measured is the waiting and the connections.

@@ -21,11 +21,11 @@ struct MirrorBenchmark: ParsableCommand {
         commandName: "mirror",
         abstract: "Time farm add --recursive against wget -r -p and wget2 -r on a generated site from nginx.")
 
-    @Option(help: "Where the site is generated (once) and served from.") var corpus: String
+    @OptionGroup var corpus: CorpusRoot
     @OptionGroup var workspace: Workspace
     @Option(help: "Pages of the generated site (4 levels below its index).") var pages = 400
     @Option(help: "How many links deep the mirrors go (wget's -l).") var level = 3
-    @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
+    @OptionGroup var rounds: Rounds
     @Option(help: "Seconds nginx waits before every response (its echo module), e.g. 0.02; 0 for none.")
     var delay = 0.02
     @Option(help: "farm's workers and wget2's threads.") var parallel = 6
@@ -63,9 +63,7 @@ struct MirrorBenchmark: ParsableCommand {
     private var toolList: [String] { tools.split(separator: ",").map(String.init) }
 
     func run() throws {
-        // nginx resolves relative paths against its prefix: hand every path over absolute.
-        let corpus = URL(fileURLWithPath: corpus).standardizedFileURL.path
-        try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+        let corpus = try self.corpus.make()
         let site = try MirrorSite.make(pages: pages, root: corpus)
         let base = try workspace.make("mirror")
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -87,26 +85,21 @@ struct MirrorBenchmark: ParsableCommand {
             + "\(level): \(expected.count) URLs (robots.txt, \(site.pages.filter { $0.count <= level }.count) pages, "
             + "their images, the stylesheet and its image); "
             + (delay > 0 ? String(format: "%.0f ms added to every response; ", delay * 1000) : "")
-            + "\(rounds) rounds after a warm-up; written to \(workspace.dir) (\(PeersBenchmark.fileSystem(workspace.dir)))")
+            + "\(rounds.count) rounds after a warm-up; written to \(workspace.dir) (\(PeersBenchmark.fileSystem(workspace.dir)))")
         let tools = toolList
         for tool in tools { print("\(Self.label(tool, level: level, parallel: parallel)):  \(command(tool, start: start, run: "DIR", spool: "SPOOL", site: site))") }
         var results: [String: [Measurement]] = [:]
         var wrong: [String] = []
-        for round in 0...rounds {
-            let order = tools.indices.map { tools[($0 + round) % tools.count] }
-            for tool in order {
-                let run = base + "/\(tool)-\(round)"
-                try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-                sync()
-                truncate(requests, 0)
-                _ = nginx.connections()
-                var measured = try measure(tool, start: start, run: run, site: site)
-                measured.requests = RequestLog.settled(requests)
-                measured.connections = nginx.connections()
-                try? FileManager.default.removeItem(atPath: run)
-                wrong += check(measured.requests, tool: tool, round: round, expected: expected, site: site)
-                if round > 0 { results[tool, default: []].append(measured) }
-            }
+        try rounds.each(tools, under: base) { tool, round, run in
+            truncate(requests, 0)
+            _ = nginx.connections()
+            var measured = try measure(tool, start: start, run: run, site: site)
+            measured.requests = RequestLog.settled(requests)
+            measured.connections = nginx.connections()
+            try? FileManager.default.removeItem(atPath: run)
+            wrong += check(measured.requests, tool: tool, round: round, expected: expected, site: site)
+            if round > 0 { results[tool, default: []].append(measured) }
+        } ended: { round in
             // farm's set against wget's of the same round, URL for URL.
             if let farm = results["farm"]?.last, let wget = results["wget"]?.last, round > 0,
                farm.requests.paths != wget.requests.paths {

@@ -16,13 +16,10 @@ struct PeersBenchmark: ParsableCommand {
         commandName: "peers",
         abstract: "Time farm against wget2, curl and aria2c downloading the same corpus from nginx on 127.0.0.1.")
 
-    @Option(help: "Where the corpus is generated (once) and served from.") var corpus: String
+    @OptionGroup var corpus: CorpusRoot
     @Option(help: "Directories to download into, comma-separated (e.g. a tmpfs and a disk).") var dirs = "/dev/shm"
-    @Option(help: "Sets to run: small, large, or both.") var sets = "small,large"
-    @Option(help: "Files in the small set.") var files = 5000
-    @Option(help: "Files in the large set.") var largeFiles = 8
-    @Option(help: "MiB per file of the large set.") var largeMib = 64
-    @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
+    @OptionGroup var sets: CorpusSets
+    @OptionGroup var rounds: Rounds
     @Option(help: "Tools, comma-separated: farm-off, farm-on, farm-limited-off (--per-host = the workers), wget2, curl, aria2c, wget2-vips (wget2, then the conversions by unzip and vipsthumbnail), floor-bare and floor-spool (farm's transfer engine in farm's shape, with no spool or only the steps its guarantees need: see `floor`).")
     var tools = "farm-off,farm-on,wget2,curl,aria2c"
     @Option(help: "Parallel transfers: farm's transfers in all, wget2 threads, curl and aria2c parallelism.")
@@ -69,16 +66,10 @@ struct PeersBenchmark: ParsableCommand {
 
     func run() throws {
         let toolList = tools.split(separator: ",").map(String.init)
-        let setList = sets.split(separator: ",").map(String.init)
         // nginx resolves relative paths against its prefix: hand every path over absolute.
         let dirList = dirs.split(separator: ",").map { URL(fileURLWithPath: String($0)).standardizedFileURL.path }
-        let corpus = URL(fileURLWithPath: corpus).standardizedFileURL.path
-        try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
-        var corpora: [(label: String, corpus: Corpus)] = []
-        if setList.contains("small") { corpora.append(("small", try Corpus.small(count: files, root: corpus))) }
-        if setList.contains("large") {
-            corpora.append(("large", try Corpus.large(count: largeFiles, mib: largeMib, root: corpus)))
-        }
+        let corpus = try self.corpus.make()
+        let corpora = try sets.make(under: corpus)
         let work = corpus + "/nginx-\(getpid())"
         let certificates = https ? try BenchmarkCertificates(directory: work + "/tls") : nil
         let nginx = try Nginx(root: corpus, directory: work, extra: delay > 0 ? Self.delayed(delay) : "",
@@ -112,31 +103,24 @@ struct PeersBenchmark: ParsableCommand {
 
         let megabytes = Double(set.bytes) / 1e6
         print("\n## \(label) set: \(set.paths.count) files, \(String(format: "%.1f", megabytes)) MB, "
-            + "written to \(dir) (\(Self.fileSystem(dir))); \(rounds) rounds after a warm-up, \(parallel) in parallel"
+            + "written to \(dir) (\(Self.fileSystem(dir))); \(rounds.count) rounds after a warm-up, \(parallel) in parallel"
             + (https ? "; HTTPS (HTTP/2 where the tool asks)" : "")
             + (delay > 0 ? String(format: "; %.0f ms added to every response (floor %.2f s = files / %d × delay)",
                                   delay * 1000, Double(set.paths.count) / Double(parallel) * delay, parallel) : ""))
         var results: [String: [Measurement]] = [:]
-        for round in 0...rounds {
-            // Rotate the order each round, so no tool always runs first (or right after a heavy one).
-            let order = tools.indices.map { tools[($0 + round) % tools.count] }
-            for tool in order {
-                let run = base + "/\(tool)-\(round)"
-                try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-                sync()
-                let serverBefore = nginx.cpu()
-                if countsConnections { _ = nginx.connections() }
-                var measured = try measure(tool, set: set, label: label, base: base, run: run, caFile: caFile)
-                measured.serverCPU = nginx.cpu() - serverBefore
-                if countsConnections { measured.connections = nginx.connections() }
-                // Many small files are kept until every set is done (their base directory goes then):
-                // on ext4, files created within minutes of deleting thousands cost up to 300 µs of
-                // kernel time each (its allocator skips recently deleted inodes one by one), so the
-                // next run would pay per file created for the previous run's clean-up.
-                if set.paths.count <= Self.keptFiles { try? FileManager.default.removeItem(atPath: run) }
-                sync()
-                if round > 0 { results[tool, default: []].append(measured) }
-            }
+        try rounds.each(tools, under: base) { tool, round, run in
+            let serverBefore = nginx.cpu()
+            if countsConnections { _ = nginx.connections() }
+            var measured = try measure(tool, set: set, label: label, base: base, run: run, caFile: caFile)
+            measured.serverCPU = nginx.cpu() - serverBefore
+            if countsConnections { measured.connections = nginx.connections() }
+            // Many small files are kept until every set is done (their base directory goes then):
+            // on ext4, files created within minutes of deleting thousands cost up to 300 µs of
+            // kernel time each (its allocator skips recently deleted inodes one by one), so the
+            // next run would pay per file created for the previous run's clean-up.
+            if set.paths.count <= Self.keptFiles { try? FileManager.default.removeItem(atPath: run) }
+            sync()
+            if round > 0 { results[tool, default: []].append(measured) }
         }
         print("tool                      median s   min–max s          files/s      MB/s   peak RSS largest / sum")
         for tool in tools {

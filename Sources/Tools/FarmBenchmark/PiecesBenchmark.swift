@@ -26,11 +26,11 @@ struct PiecesBenchmark: ParsableCommand {
         commandName: "pieces",
         abstract: "Time one large file over many connections: farm's pieces against aria2c's splits.")
 
-    @Option(help: "Where the corpus is generated (once) and served from.") var corpus: String
+    @OptionGroup var corpus: CorpusRoot
     @Option(help: "Directory to download into.") var dir = "/dev/shm"
     @Option(help: "MiB of the file.") var mib = 64
     @Option(help: "The rate a connection, as nginx's limit_rate takes it (2m, 500k).") var rate = "2m"
-    @Option(help: "Counted rounds (after one warm-up).") var rounds = 3
+    @OptionGroup var rounds: Rounds
     @Option(help: ArgumentHelp("Tools, comma-separated: farm-N (N connections), aria2c-N (-xN -sN -k1M, N ≤ 16); "
         + "with --mode mirrors, either with -mirrors (three URLs)."))
     var tools = "farm-1,farm-8,farm-32,aria2c-8,aria2c-16"
@@ -62,7 +62,7 @@ struct PiecesBenchmark: ParsableCommand {
 
     func run() throws {
         guard Self.modes.contains(mode) else { throw ValidationError("--mode is one of " + Self.modes.joined(separator: ", ")) }
-        let root = URL(fileURLWithPath: corpus).standardizedFileURL.path
+        let root = try corpus.make()
         let base = URL(fileURLWithPath: dir).standardizedFileURL.path + "/farm-pieces-\(getpid())"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -107,17 +107,12 @@ struct PiecesBenchmark: ParsableCommand {
                         "mirrors": "; -mirrors: two more mirrors, one answering 503, one at a tenth"][mode] ?? ""
         print("\n## one file of \(mib) MiB from " + (mode == "nginx" ? "nginx" : "the test origin")
             + " capped at \(rate) a connection" + modeText
-            + ", into \(dir) (\(PeersBenchmark.fileSystem(dir))); \(rounds) rounds after a warm-up")
+            + ", into \(dir) (\(PeersBenchmark.fileSystem(dir))); \(rounds.count) rounds after a warm-up")
         var runs: [String: [Run]] = [:]
-        for round in 0...rounds {
-            for tool in toolList.indices.map({ toolList[($0 + round) % toolList.count] }) {
-                let run = base + "/\(tool)-\(round)"
-                try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
-                sync()
-                let took = try measure(tool, base: base, run: run, served: served)
-                try? FileManager.default.removeItem(atPath: run)
-                if round > 0 { runs[tool, default: []].append(took) }
-            }
+        try rounds.each(toolList, under: base) { tool, round, run in
+            let took = try measure(tool, base: base, run: run, served: served)
+            try? FileManager.default.removeItem(atPath: run)
+            if round > 0 { runs[tool, default: []].append(took) }
         }
         print("tool              median s   min–max s      MB/s      last 5 % of the time   bytes served ÷ size (most)")
         for tool in toolList {

@@ -30,9 +30,9 @@ extension PiecesBenchmark {
         try Data(JSON.encode([origin.url(for: "/big.jpg")])).write(to: URL(fileURLWithPath: manifest))
         print("\n## one file of \(mib) MiB from the test origin capped at \(rate) a connection, 8 connections, "
             + "on two hosts sharing one GlusterFS spool (a worker of 4 transfers each); the first host killed "
-            + "whole (every process, SIGKILL) once both hold pieces and a third of the bytes is in; \(rounds) rounds")
+            + "whole (every process, SIGKILL) once both hold pieces and a third of the bytes is in; \(rounds.count) rounds")
         print("round   seconds   pieces held at the kill (h1, h2)   bytes served ÷ size   right bytes")
-        for round in 1...rounds {
+        for round in 1...rounds.count {
             let ledger = try Ledger(directory: scratch + "/run-\(round)")
             let outcome = Result {
                 try clusterRound(try ClusterHosts.make(count: 2, ledger: ledger), farm: farm, manifest: manifest,
