@@ -42,12 +42,12 @@ public final class ListWindows: Sendable {
     private struct HostEntry {
         var table: HostTable
         /// The list's total, active, done and failed in the summary, and its table, when `counts` were made.
-        var key: HostKey?
+        var key: SummaryState?
         var counts: [HostCounts] = []
         var used: Int
     }
 
-    private struct HostKey: Equatable {
+    private struct SummaryState: Equatable {
         var total: Int, active: Int, done: Int, failed: Int
         var table: FileIdentity
 
@@ -139,7 +139,7 @@ public final class ListWindows: Sendable {
     /// are made again only when it changed.
     public func hosts(_ spool: Spool, listID: String, counts: ListStatus? = nil) -> [HostCounts]? {
         guard let record = spool.list(listID), record.request?.recursive != nil else { return nil }
-        let key = counts.flatMap { $0.id == listID ? HostKey($0, table: ResourceLines.identity(spool, listID: listID)) : nil }
+        let key = counts.flatMap { $0.id == listID ? SummaryState($0, table: ResourceLines.identity(spool, listID: listID)) : nil }
         // Asked again with nothing changed (every tick of a view): one stat of the table, nothing read.
         if let kept = keptHosts(listID, key: key) { return kept }
         var active: [Int: String] = [:]
@@ -155,7 +155,7 @@ public final class ListWindows: Sendable {
     /// else as counted for `counts` (the summary's entry) if nothing changed since, else from the folders now.
     private func hosts(_ spool: Spool, listID: String, lines: ResourceLines, order: ListOrder, active: [Int: String],
                        read: ListJobs?, counts: ListStatus?) -> [HostCounts] {
-        let key = read == nil ? counts.map { HostKey($0, table: lines.identity) } : nil
+        let key = read == nil ? counts.map { SummaryState($0, table: lines.identity) } : nil
         if let kept = keptHosts(listID, key: key) { return kept }
         let earlier = hostEntries.withLock { $0.lists[listID]?.table }
         let table = earlier.flatMap { $0.identity == lines.identity ? $0 : nil } ?? HostTable(lines, extending: earlier)
@@ -182,7 +182,7 @@ public final class ListWindows: Sendable {
     }
 
     /// The counts of list `listID`'s hosts made for `key`, if that is what they were last made for.
-    private func keptHosts(_ listID: String, key: HostKey?) -> [HostCounts]? {
+    private func keptHosts(_ listID: String, key: SummaryState?) -> [HostCounts]? {
         guard let key else { return nil }
         return hostEntries.withLock { entries -> [HostCounts]? in
             guard let entry = entries.lists[listID], entry.key == key else { return nil }
