@@ -139,6 +139,9 @@ extension FsckRun {
                     : "the lock file of an add that died"
                 found(.temporary, path, what) { [spool] () throws(SpoolError) in
                     guard !spool.isStageLive(entry.name) else { return .skipped("its coordinator holds it") }
+                    // A committed batch's lists are published first: only a batch with its lock file may
+                    // hold pending lists (Spool.batchesBeingAdded).
+                    if !entry.isDirectory { _ = try spool.publishLists(ofStageLock: entry.name) }
                     try? FileSystem.removeTree(path)
                     return .made
                 }

@@ -136,27 +136,18 @@ public struct URLSharing: Sendable {
 
     /// Every list with the directory its files are in: lists/, or the pending lists of a committed batch.
     ///
-    /// A batch holds pending lists only from its commit until they are published, and never gains one after:
-    /// a batch seen without any is remembered (batch names are unique) and not looked into again. A recursive
-    /// list makes a batch for each page's links, so without this each page looked into every batch before it.
+    /// A batch holds pending lists only while its stage's lock file is in tmp/ (the add removes it after
+    /// publishing them, recovery only once it has published them: Recovery.swift), so those batches are
+    /// found from tmp/, a few names, not from queue/: a recursive list makes a batch for each page's links,
+    /// and reading queue/ for each page made a page's cost grow with the pages before it.
     private func listFiles() -> [(list: String, directory: String)] {
         var found = spool.listIDs().map { ($0, spool.lists) }
-        let batches = FileSystem.names(spool.queue).filter(BatchName.isAdded)
-        let known = Self.published.withLock { published in
-            published.formIntersection(batches)  // drained batches leave queue/ for good
-            return published
-        }
-        for batch in batches where !known.contains(batch) {
+        for batch in spool.batchesBeingAdded() {
             let pending = spool.pendingLists(ofBatch: batch)
-            let ids = FileSystem.names(pending).compactMap(Spool.listID(ofRecordName:))
-            if ids.isEmpty { Self.published.withLock { _ = $0.insert(batch) } }
-            found += ids.map { ($0, pending) }
+            found += FileSystem.names(pending).compactMap(Spool.listID(ofRecordName:)).map { ($0, pending) }
         }
         return found
     }
-
-    /// Batches of queue/ seen with no pending list, in this process.
-    private static let published = Locked(Set<String>())
 
     /// Moves the jobs `owners` that are still queued in their add's batch to queue/0, where a claim takes the
     /// whole protocol. A job not found there was claimed already (or is gone). The caller holds the add lock,

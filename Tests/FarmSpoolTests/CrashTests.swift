@@ -53,6 +53,11 @@ import Testing
         // Every job is there; at most some lists are, and each list that is has all its jobs.
         #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
         #expect(spool.listIDs().count < 3)
+        // A batch with lists not yet published keeps its stage's lock file, which is how URLSharing finds
+        // them without reading queue/ (`batchesBeingAdded`).
+        let pending = try FileManager.default.contentsOfDirectory(atPath: spool.queue)
+            .filter { FileManager.default.fileExists(atPath: spool.pendingLists(ofBatch: $0)) }
+        #expect(pending.count == 1 && Set(pending) == Set(spool.batchesBeingAdded()), "\(pending) \(stages(spool))")
 
         try probe(["recover", "--spool", spool.root, "--lease", "0"])
         #expect(spool.listIDs().count == 3)

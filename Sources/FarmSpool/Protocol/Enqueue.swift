@@ -54,8 +54,11 @@ extension Spool {
         } catch {
             throw SpoolError(.io, "cannot stage a batch in \(tmp)", cause: error)
         }
+        // Kept while the batch is committed with its lists unpublished: a batch holds pending lists only while
+        // its lock file is there (`batchesBeingAdded`), and recovery publishes them before it removes it.
+        var committed = false
         defer {
-            try? FileSystem.unlink(stage + Self.stageLockSuffix)
+            if !committed { try? FileSystem.unlink(stage + Self.stageLockSuffix) }
             lock.closeQuietly()
         }
         do {
@@ -119,13 +122,15 @@ extension Spool {
 
         do {
             try FileSystem.renameNoReplace(stage, queue + "/" + batch, fallback: .rename)  // a fresh name
+            committed = true
             try FileSystem.syncDirectory(queue)
         } catch {
-            try? FileSystem.removeTree(stage)
+            if !committed { try? FileSystem.removeTree(stage) }
             throw SpoolError(.io, "cannot publish a new batch into \(queue)", cause: error)
         }
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
+        committed = false  // published: the lock file may go
         ringBell()
         return batch
     }
@@ -172,6 +177,15 @@ extension Spool {
             do { try FileSystem.rmdir(pending) } catch where error == .noSuchFileOrDirectory {}
         } catch {
             throw SpoolError(.io, "cannot publish the lists of batch \(batch)", cause: error)
+        }
+    }
+
+    /// The batches whose stage's lock file is in tmp/: being staged, committed with lists not yet published,
+    /// or left so by a dead add (until recovery publishes them). No other batch holds pending lists.
+    package func batchesBeingAdded() -> [String] {
+        FileSystem.names(tmp).compactMap { name in
+            guard name.hasPrefix(Self.stagePrefix), name.hasSuffix(Self.stageLockSuffix) else { return nil }
+            return String(name.dropFirst(Self.stagePrefix.count).dropLast(Self.stageLockSuffix.count))
         }
     }
 

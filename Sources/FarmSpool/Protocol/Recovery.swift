@@ -33,7 +33,10 @@ extension Spool {
             let path = tmp + "/" + name
             guard !isStageLive(name) else { continue }  // its coordinator is still writing
             if name.hasSuffix(Self.stageLockSuffix) {
-                // A lock file alone: its writer died before making its stage, or after publishing it.
+                // A lock file alone: its writer died before making its stage, or after its commit. Its
+                // batch's lists are published before it goes (an add committed since the loop above), so
+                // that a batch with pending lists always has its lock file (`batchesBeingAdded`).
+                if try publishLists(ofStageLock: name) { report.batchesRolledForward += 1 }
                 try? FileSystem.unlink(path)
                 continue
             }
@@ -45,5 +48,14 @@ extension Spool {
         // deleting it, say): judged by the writer its name gives, as the supervisor's sweep judges it.
         sweepScratch()
         return report
+    }
+
+    /// Publishes the pending lists of the batch whose stage lock file is `name` in tmp/, if it has any: what
+    /// must come before such a lock file is removed (`batchesBeingAdded`). True when there were some.
+    package func publishLists(ofStageLock name: String) throws(SpoolError) -> Bool {
+        let batch = String(name.dropFirst(Self.stagePrefix.count).dropLast(Self.stageLockSuffix.count))
+        guard FileSystem.exists(pendingLists(ofBatch: batch)) else { return false }
+        try publishLists(ofBatch: batch)
+        return true
     }
 }
