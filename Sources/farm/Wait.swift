@@ -85,8 +85,8 @@ struct Wait: ParsableCommand {
             if summary.isFinished && !Self.knowsEveryList(summary, spool) { summary = StatusScan.summary(spool) }
             // A list whose `farm get` was stopped by ^C is held (Hold.swift): no worker takes it until that get
             // runs again, so it is not waited for.
-            let heldIDs = summary.isFinished ? [] : spool.heldLists()
-            let held = summary.lists.filter { $0.state != .finished && heldIDs.contains($0.id) }
+            // One stat a list not finished, not a read of queue/: a recursive list's queue holds a batch a page.
+            let held = summary.lists.filter { $0.state != .finished && spool.isHeld(list: $0.id) }
             summary.lists.removeAll { list in held.contains { $0.id == list.id } }
             // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
             let hooks = summary.isFinished ? spool.hooksOutstanding() : 0
