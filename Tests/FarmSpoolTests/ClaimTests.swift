@@ -5,6 +5,45 @@ import Testing
 
 /// Claims within one process: order of batches, emptying, what is set aside.
 @Suite struct ClaimTests {
+    /// A crawl's queue: a small batch for each page. A claimer drains the batches it listed in their order,
+    /// and then finds those added meanwhile (which sort after them), and the jobs handed back before any.
+    @Test func manySmallBatchesAreDrainedInOrderWithTheOnesAddedMeanwhile() throws {
+        let dir = TemporaryDirectory()
+        let spool = try Spool(root: dir.path)
+        var batchOf: [String: Int] = [:]
+        func add(_ batches: Range<Int>) throws {
+            for number in batches {
+                let (list, jobs) = SpoolFixtures.jobs(2, listName: "page \(number)")
+                batchOf[list] = number
+                try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
+            }
+        }
+        try add(0..<100)
+        let claimer = Claimer(spool: spool)
+        var order: [Int] = []
+        while order.count < 100, let claim = try claimer.claim() {
+            order.append(try #require(batchOf[claim.job.list]))
+            try spool.complete(claim, .done)
+        }
+        // Added while the claimer drains the batches it listed: claimed after them.
+        try add(100..<200)
+        // Handed back: claimed before anything else (queue/0, looked for every 50 ms).
+        let handed = try #require(try claimer.claim())
+        try spool.release(handed)
+        Thread.sleep(forTimeInterval: 0.2)
+        let again = try #require(try claimer.claim())
+        #expect(again.job == handed.job, "a job handed back comes first")
+        order.append(try #require(batchOf[again.job.list]))
+        try spool.complete(again, .done)
+        while let claim = try claimer.claim() {
+            order.append(try #require(batchOf[claim.job.list]))
+            try spool.complete(claim, .done)
+        }
+        #expect(order.count == 400, "every job once")
+        #expect(order == order.sorted(), "batch by batch: \(order)")
+        #expect(SpoolFixtures.counts(spool) == [.done: 400])
+    }
+
     @Test func claimsEveryJobOnceThenReportsEmpty() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.path)

@@ -4,9 +4,9 @@ import SystemPackage
 
 /// Takes jobs off the queue for one worker (PROTOCOL.md, "Claim").
 ///
-/// Keeps the sorted shard list of the batch it is draining, so a claim looks for queue/0 (handed-back
-/// jobs go first) at most every `returnedLook`, reads queue/ (a few entries) only when it must pick a
-/// batch, and reads at most
+/// Keeps the sorted shard list of the batch it is draining, and the batches listed after it, so a claim
+/// looks for queue/0 (handed-back jobs go first) at most every `returnedLook`, reads queue/ only when the
+/// batches it listed are drained, and reads at most
 /// one getdents batch of one shard, whatever the size of the queue. The names of that batch not
 /// tried yet are kept too, and tried first by the next claim: most claims read no directory.
 ///
@@ -25,6 +25,10 @@ public final class Claimer {
     public let records: TableRecords
     private var cachedBatch: String?
     private var cachedShards: [String] = []
+    /// The batches listed after `cachedBatch` when queue/ was last read (with parked ones skipped or not), tried
+    /// in turn before queue/ is read again: a recursive list makes a batch for each page's links, so queue/
+    /// may hold thousands of small batches, and reading it each time one is drained cost more than the claims.
+    private var laterBatches: (batches: ArraySlice<String>, skippingParked: Bool) = ([], false)
     /// Names read from the first cached shard and not tried yet, in directory order, and where this
     /// worker's walk through them is.
     private var untried: [String] = []
@@ -75,9 +79,13 @@ public final class Claimer {
     public func take(skippingParked: Bool = false) throws(SpoolError) -> Taken? {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
-        if let batch = cachedBatch, batch != Spool.returnedBatch, !mayHaveReturnedJobs(),
-           let taken = try take(fromBatch: batch) {
-            return taken
+        if let batch = cachedBatch, batch != Spool.returnedBatch, !mayHaveReturnedJobs() {
+            if let taken = try take(fromBatch: batch) { return taken }
+            if laterBatches.skippingParked == skippingParked {
+                while let next = laterBatches.batches.popFirst() {
+                    if let taken = try take(fromBatch: next) { return taken }
+                }
+            }
         }
         let batches: [String]
         do {
@@ -91,9 +99,13 @@ public final class Claimer {
         } catch {
             throw SpoolError(.io, "cannot read \(spool.queue)", cause: error)
         }
-        for batch in batches {
-            if let taken = try take(fromBatch: batch) { return taken }
+        for (index, batch) in batches.enumerated() {
+            if let taken = try take(fromBatch: batch) {
+                laterBatches = (batches[(index + 1)...], skippingParked)
+                return taken
+            }
         }
+        laterBatches = ([], skippingParked)
         return nil
     }
 
