@@ -175,7 +175,7 @@ package enum BatchName {
         let micros = UInt64(Clock.wall() * 1_000_000)
         let digits = String(micros)
         return "b" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
-            + String(hex(UInt64.random(in: .min ... .max)).prefix(8))
+            + String(Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8))
     }
 
     /// Whether `batch` is one an add or a reload made (not queue/0, nor a host's parked jobs): its jobs
@@ -187,6 +187,3 @@ package enum BatchName {
         return "s" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }
-
-/// 16 lowercase hex digits.
-func hex(_ value: UInt64) -> String { Nonce.hex16(value) }
