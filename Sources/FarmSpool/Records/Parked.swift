@@ -1,3 +1,5 @@
+import FarmSystem
+
 // Parked jobs (FarmHosts): `queue/h<host>/p/<job>`, where <host> is the `raw` of FarmHosts' `HostKey`, a name
 // escaped by `NameEscape`. The spool knows the batch's name only; what a host is, FarmHosts says.
 extension Spool {
