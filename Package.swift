@@ -47,7 +47,7 @@ let package = Package(
         .executable(name: "farm-serve", targets: ["farm-serve"]),
         // For the tools' package (Sources/Tools), which builds on farm's modules and the tests' origin and
         // fixtures; it depends on this package, never the other way.
-    ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
+    ] + ["FarmOrigin", "FarmFixtures", "FarmJSON", "FarmSystem", "FarmSpool", "FarmRegistry", "FarmLists", "FarmStatus", "FarmControl", "FarmPages", "FarmFollower",
          "FarmTop", "FarmConvert", "FarmZip", "FarmHTTP", "FarmFsck", "FarmManifest", "FarmSync", "FarmDedup", "FarmTransfer", "FarmRPC", "FarmPieces", "FarmHooks", "FarmDesired", "FarmChaosReport", "FarmWorker"]
         .map { .library(name: $0, targets: [$0]) },
     dependencies: [
@@ -121,14 +121,19 @@ let package = Package(
             "CFarmShims",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The spool's core: its layout and the queue protocol (enqueue, claim, lease, complete, quarantine,
-        // recovery, durability), the registry of processes and the desired state.
+        // The spool's core: its layout, the moves of a job and the leased queue (enqueue, claim, lease,
+        // complete, quarantine, recovery, durability, holds).
         .target(name: "FarmSpool", dependencies: [
             "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["PROTOCOL.md"]),
+        // The registry of processes (procs/, each entry flocked by its live process), the serving watcher's
+        // lock, and the release of the claims of processes the registry says are gone.
+        .target(name: "FarmRegistry", dependencies: [
+            "FarmSpool", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // What the user asked the farm to be (control/): the desired state, each host's workers and
         // bandwidth cap, the disk room kept free.
-        .target(name: "FarmDesired", dependencies: ["FarmSpool", "FarmJSON", "FarmSystem"]),
+        .target(name: "FarmDesired", dependencies: ["FarmRegistry", "FarmSpool", "FarmJSON", "FarmSystem"]),
         // Download once (SPEC §7): blobs, URL records and URL partials on top of the core.
         .target(name: "FarmDedup", dependencies: [
             "FarmSpool", "FarmJSON", "FarmSystem", .product(name: "Crypto", package: "swift-crypto"),
@@ -144,6 +149,7 @@ let package = Package(
         ]),
         // Lists as users change them: edits, order, reload, retry, page logs, sync's replacement.
         .target(name: "FarmLists", dependencies: [
+            "FarmRegistry",
             "FarmMirror",
             "FarmPieces",
             "FarmSpool", "FarmDedup", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
@@ -155,6 +161,7 @@ let package = Package(
         ]),
         // `farm fsck`: every invariant of the spool and its concerns, checked and repaired.
         .target(name: "FarmFsck", dependencies: [
+            "FarmHosts", "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmPieces",
@@ -195,6 +202,7 @@ let package = Package(
         // The user's verbs (scale, pause, resume, stop, reset, reload, add…), one check and one message each,
         // called by every front end: the CLI, `farm top` and `farm serve`.
         .target(name: "FarmControl", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
@@ -208,6 +216,7 @@ let package = Package(
         ], swiftSettings: renderSwiftHeaders),
         // The worker process (`farm work`): claim, download, convert, complete; lease kept alive meanwhile.
         .target(name: "FarmWorker", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmPieces",
@@ -224,6 +233,7 @@ let package = Package(
         ]),
         // The status of the farm (SPEC §4): built from the spool, kept current by the watcher through inotify.
         .target(name: "FarmStatus", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmSystem", "FarmJSON",
@@ -231,7 +241,7 @@ let package = Package(
         ]),
         // The watcher process (`farm watch`): the status kept current from inotify or polling, one serving
         // the spool and the others standing by.
-        .target(name: "FarmWatcher", dependencies: ["FarmDesired", "FarmChangeFeed", "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
+        .target(name: "FarmWatcher", dependencies: ["FarmRegistry", "FarmDesired", "FarmChangeFeed", "FarmStatus", "FarmSpool", "FarmLists", "FarmSystem", "FarmProcess"]),
         // The follower process (`farm follow`): the pages of paged lists fetched and added while the farm runs.
         .target(name: "FarmFollower", dependencies: [
             "FarmDesired",
@@ -240,6 +250,7 @@ let package = Package(
         ]),
         // The supervisor (`farm start`): keeps the desired workers and one watcher alive, adopts, respawns.
         .target(name: "FarmSupervisor", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer", "FarmWARC",
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -249,12 +260,14 @@ let package = Package(
         // hand-over to a new supervisor, copies of itself, `farm start`'s launch of the supervisor from the
         // roles' table the executable passes down, and `farm stop`'s end of them all.
         .target(name: "FarmProcess", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
         // summed; FarmMetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.
         .target(name: "FarmMetrics", dependencies: [
+            "FarmRegistry",
             "FarmSpool", "FarmSystem", "FarmJSON",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -324,6 +337,7 @@ let package = Package(
         // The `farm` command: one subcommand a file, each parsing its options and calling the modules above.
         // No HTTP server: `farm serve` and `farm demo`'s origin run farm-serve.
         .executableTarget(name: "farm", dependencies: [
+            "FarmRegistry",
             "FarmDesired", "FarmLists", "FarmMirror",
             "FarmHooks",
             "FarmPieces",
@@ -371,11 +385,12 @@ let package = Package(
         .executableTarget(name: "farm-warc-writer", dependencies: ["FarmWARC", "FarmSystem"], path: "Tests/FarmWARCWriter"),
         // What the tests share: child processes, a running farm, spool and image fixtures (GIFs and WebPs
         // encoded by giflib and libwebp).
-        .target(name: "FarmTestSupport", dependencies: ["CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
+        .target(name: "FarmTestSupport", dependencies: ["FarmRegistry", "CGif", "CWebp", "FarmSpool", "FarmSystem", "FarmDedup", "FarmLists", "FarmJSON", "FarmConvert", fixtures, origin],
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it and importing it; EndToEndTests runs the binary.
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmPieces",
@@ -392,6 +407,7 @@ let package = Package(
             "FarmHosts", "FarmSpool", "FarmSystem", "FarmControl", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmControlTests", dependencies: [
+            "FarmRegistry",
             "FarmHooks",
             "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
         ]),
@@ -413,18 +429,21 @@ let package = Package(
             "FarmStatus", "FarmManifest", "FarmSpool", "FarmLists", "FarmJSON", "FarmSystem", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWatcherTests", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmWatcher", "FarmStatus", "FarmSpool", "FarmJSON", "FarmTestSupport",
         ]),
         // A process's life: copies of the supervisor in ps, the supervisor kept alive with none running.
         // `farm demo` to the end, with exactly the errors its samples plan.
         .testTarget(name: "FarmSupervisorTests", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmHooks",
             "FarmSupervisor",
             "FarmSpool", "FarmStatus", "FarmSystem", origin, "FarmJSON", "FarmTestSupport", "FarmZip",
         ]),
         .testTarget(name: "FarmTopTests", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
@@ -433,6 +452,7 @@ let package = Package(
             "FarmRPC", "FarmServe", "FarmSpool", "FarmJSON", "FarmStatus", "FarmControl", origin, "FarmTestSupport",
         ], exclude: ["drive_aria2p.py", "measure_rpc.sh"]),
         .testTarget(name: "FarmMetricsTests", dependencies: [
+            "FarmRegistry",
             "FarmMetrics", "FarmSpool", "FarmSystem", "FarmJSON", origin, "FarmTestSupport",
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
@@ -468,6 +488,7 @@ let package = Package(
         // README), Demo, Chaos (bin/chaos's short form), DebianPackage (bin/package's .deb, installed and run:
         // contents, lintian, man pages, completions, farm@.service's command lines).
         .testTarget(name: "EndToEndTests", dependencies: [
+            "FarmRegistry",
             "FarmDesired",
             "FarmSpool", "FarmLists", "FarmZip", "FarmJSON", "FarmStatus", origin, fixtures, "FarmTestSupport", "FarmChaosReport",
             "FarmConvert", "FarmDedup", "FarmFsck", "FarmHooks", "FarmHosts", "FarmPieces", "FarmSystem",

@@ -1,3 +1,4 @@
+import FarmHosts
 import FarmJSON
 import FarmSpool
 import FarmSystem

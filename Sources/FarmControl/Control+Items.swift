@@ -1,3 +1,4 @@
+import FarmHosts
 import FarmLists
 import FarmSpool
 import FarmStatus

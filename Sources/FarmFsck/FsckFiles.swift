@@ -1,5 +1,7 @@
 import FarmDedup
+import FarmHosts
 import FarmPieces
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import SystemPackage

@@ -1,6 +1,7 @@
 import FarmDedup
 import FarmHooks
 import FarmLists
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 

@@ -41,7 +41,7 @@ extension HostManners {
 
     /// The hosts that have jobs parked in the queue.
     public func parkedHosts() -> [HostKey] {
-        FileSystem.names(spool.queue).compactMap(Spool.parkedHost(ofBatch:))
+        FileSystem.names(spool.queue).compactMap { Spool.parkedHost(ofBatch: $0).flatMap(HostKey.init(raw:)) }
     }
 
     /// Opens (creating it and its folder) a slot or bucket file of a host.
@@ -76,7 +76,7 @@ extension HostManners {
     /// Throws `.leaseLost` when the job was reclaimed meanwhile.
     public func park(_ claim: Claim, for host: HostKey) throws(SpoolError) {
         let claimed = spool.activePath(claim.job, claim.owner)
-        guard try spool.moveToQueue(claimed, job: claim.job, shard: spool.parkedShard(host)) else {
+        guard try spool.moveToQueue(claimed, job: claim.job, shard: spool.parkedShard(ofHost: host.raw)) else {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
         }
     }

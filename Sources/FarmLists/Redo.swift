@@ -1,6 +1,7 @@
 import FarmDedup
 import FarmJSON
 import FarmPieces
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import SystemPackage

@@ -36,6 +36,7 @@
 // `farm reset` deletes metrics/ with the rest: the counters start again from 0, which Prometheus reads
 // as a counter reset.
 import FarmJSON
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import SystemPackage

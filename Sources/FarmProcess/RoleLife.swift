@@ -1,4 +1,5 @@
 import FarmMetrics
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import FarmDedup
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 
 /// aria2's name of a download: 16 lowercase hex digits. farm's is a digest of the resource's list id and its
 /// own id, so one resource keeps its GID for good (across restarts of `farm serve`, edits that move it, every

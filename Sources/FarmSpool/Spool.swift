@@ -7,7 +7,7 @@ import SystemPackage
 /// A spool directory: the paths of its parts and the operations of its protocol (PROTOCOL.md).
 ///
 /// Every path of the spool is named here (and in the extensions of `Spool` in the folders beside this file:
-/// Protocol, Records, Registry, Claims): no other module builds one. A value type holding the root
+/// Protocol, Records, Hosts, Claims): no other module builds one. A value type holding the root
 /// path and the identity of the root directory it opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
     /// Jobs per queue shard: small enough that reading a shard's first names is cheap on any file
@@ -29,7 +29,7 @@ public struct Spool: Sendable {
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
     public var control: String { root + "/control" }
-    /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (see Registry).
+    /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (FarmRegistry).
     public var procs: String { root + "/procs" }
     /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.<host>.json` and those of the gone (FarmMetrics).
     public var metrics: String { root + "/metrics" }

@@ -1,3 +1,4 @@
+import FarmRegistry
 import FarmSpool
 
 /// What holds the queued work of a spool when nothing moves it on: no farm runs there, or the farm is

@@ -1,4 +1,5 @@
 import FarmJSON
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 

@@ -3,6 +3,7 @@ import FarmDesired
 import FarmLists
 import FarmMetrics
 import FarmProcess
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import FarmChangeFeed
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmSystem

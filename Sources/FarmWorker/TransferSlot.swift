@@ -138,7 +138,7 @@ final class TransferSlot: @unchecked Sendable {
         if gated {
             for host in HostManners(spool).parkedHosts().shuffled() {
                 guard case .granted(let pass) = gate.admit(host) else { continue }
-                if let claim = try parkedClaimer.claim(parkedFor: host) { return (claim, pass) }
+                if let claim = try parkedClaimer.claim(parkedFor: host.raw) { return (claim, pass) }
                 pass.release()
             }
         }

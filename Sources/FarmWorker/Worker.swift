@@ -4,6 +4,7 @@ import FarmDesired
 import FarmHosts
 import FarmLists
 import FarmMetrics
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FarmTransfer

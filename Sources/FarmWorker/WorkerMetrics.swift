@@ -1,4 +1,5 @@
 import CoreMetrics
+import FarmHosts
 import FarmMetrics
 import FarmSpool
 import FarmSystem

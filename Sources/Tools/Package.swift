@@ -34,7 +34,7 @@ let package = Package(
         // Runs the spool one step at a time, `farm add` and `farm top`, with crash points, for the crash tests.
         .executableTarget(name: "farm-probe", dependencies: [
             farm("FarmSpool"), farm("FarmLists"), farm("FarmControl"), farm("FarmPages"), farm("FarmFollower"),
-            farm("FarmTop"), farm("FarmSystem"), farm("FarmWorker"), farm("FarmDesired"),
+            farm("FarmTop"), farm("FarmSystem"), farm("FarmWorker"), farm("FarmDesired"), farm("FarmRegistry"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "FarmProbe"),
         // The benchmark (`bin/benchmark`): farm against its peers, claims, roles, control, status lag, render;
@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "farm-benchmark", dependencies: [
             "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmConvert"),
-            farm("FarmSystem"), farm("FarmTransfer"), farm("FarmPieces"),
+            farm("FarmSystem"), farm("FarmTransfer"), farm("FarmPieces"), farm("FarmRegistry"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ], path: "FarmBenchmark", exclude: ["RESULTS.md"]),
@@ -55,7 +55,7 @@ let package = Package(
             "FarmCluster", farm("FarmFixtures"), farm("FarmOrigin"),
             farm("FarmJSON"), farm("FarmSpool"), farm("FarmLists"), farm("FarmStatus"), farm("FarmZip"),
             farm("FarmConvert"), farm("FarmSystem"), farm("FarmFsck"), farm("FarmManifest"), farm("FarmSync"), farm("FarmHooks"),
-            farm("FarmDesired"), farm("FarmChaosReport"),
+            farm("FarmDesired"), farm("FarmChaosReport"), farm("FarmRegistry"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], path: "FarmChaos"),

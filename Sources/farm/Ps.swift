@@ -2,6 +2,7 @@ import ArgumentParser
 import FarmCommandLine
 import FarmJSON
 import FarmPieces
+import FarmRegistry
 import FarmSpool
 import FoundationEssentials
 

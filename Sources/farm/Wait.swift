@@ -3,6 +3,7 @@ import FarmChangeFeed
 import FarmCommandLine
 import FarmHooks
 import FarmLists
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,5 +1,6 @@
 import FarmControl
 import FarmOrigin
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmTestSupport

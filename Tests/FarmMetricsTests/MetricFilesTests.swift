@@ -1,6 +1,7 @@
 import CoreMetrics
 import FarmJSON
 import FarmMetrics
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FarmTestSupport

@@ -1,4 +1,5 @@
 @testable import FarmSpool
+import FarmSystem
 import Glibc
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import FarmDesired
 import FarmFsck
 import FarmHooks
 import FarmLists
+@testable import FarmRegistry
 @testable import FarmSpool
 import FarmSystem
 import FarmTestSupport

@@ -1,5 +1,6 @@
 import FarmHooks
 import FarmJSON
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmSystem

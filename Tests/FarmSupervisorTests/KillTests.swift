@@ -1,3 +1,4 @@
+import FarmRegistry
 import FarmSpool
 import FarmTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import FarmDedup
 import FarmJSON
 import FarmOrigin
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,4 +1,5 @@
 import FarmDesired
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmTestSupport

@@ -65,10 +65,10 @@ public final class Claimer {
         return nil
     }
 
-    /// The next job parked for `host` (see HostGate.swift); nil when there is none. The caller holds
-    /// the host's leave to start it.
-    public func claim(parkedFor host: HostKey) throws(SpoolError) -> Claim? {
-        while let taken = try take(fromBatch: Spool.parkedBatchPrefix + host.raw) {
+    /// The next job parked for `host` (a `HostKey`'s raw name, see HostGate.swift); nil when there is none.
+    /// The caller holds the host's leave to start it.
+    public func claim(parkedFor host: String) throws(SpoolError) -> Claim? {
+        while let taken = try take(fromBatch: Spool.parkedBatchPrefix + host) {
             if let claim = spool.load(taken, records: records) { return claim }
         }
         return nil

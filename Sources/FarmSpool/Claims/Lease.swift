@@ -95,43 +95,24 @@ extension Spool {
         return jobClaims.release(expired.map(\.0)).compactMap { JobName($0.name) }
     }
 
-    /// The live farm processes of every host (as `processes()`), after sending back every job of this
-    /// host whose owner is not one of them, whoever saw it die (or nobody: it died while no supervisor
-    /// ran). A claimant registers before its first claim and stays registered until it has handed its
-    /// job back, so such a job has lost its owner; so do the pieces it held (PieceBoard.swift). active/ and
-    /// the pieces are read before the registry: a claim listed was made by a process that was registered
-    /// by then. One registry read serves both (the
-    /// supervisor's tick). Other hosts' claims are theirs to judge, or the lease's: a host cut off from
-    /// this one may look dead here while its workers still download.
-    public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
-        let held = leasedQueues().map { ($0, $0.claims()) }
-        let live = processes()
-        let alive = Set(live.filter(\.isLocal).map(\.pid))
-        return (live, release(held, ownedBy: { $0.isLocal && !alive.contains($0.pid) }))
-    }
-
-    /// Sends back every job, piece and hook but those of `keeping` (live processes of other hosts, which
-    /// `farm stop` cannot signal): once this host's processes are gone, every other claim has lost its
-    /// owner, a dead host's too.
-    @discardableResult
-    public func releaseJobs(keeping owners: [FarmProcess]) -> [JobName] {
-        releaseJobs(ownedBy: { owner in !owners.contains(where: owner.isClaimant) })
-    }
-
     /// Sends back the jobs of a process of this host known to be dead (the supervisor saw it exit).
     @discardableResult
     public func releaseJobs(ofPid pid: Int32) -> [JobName] {
         releaseJobs(ownedBy: { owner in owner.isLocal && owner.pid == pid })
     }
 
-    private func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
-        release(leasedQueues().map { ($0, $0.claims()) }, ownedBy: isReleased)
+    /// Sends back every claim whose owner `isReleased` says is gone (FarmRegistry judges them by the registry).
+    package func releaseJobs(ownedBy isReleased: (Owner) -> Bool) -> [JobName] {
+        release(heldClaims(), ownedBy: isReleased)
     }
+
+    /// The claims held now in every leased queue, listed before their owners are judged.
+    package func heldClaims() -> [(LeasedQueue, [LeasedQueue.Claim])] { leasedQueues().map { ($0, $0.claims()) } }
 
     /// Sends back the claims of `held` (each queue with the claims listed in it) whose owners `isGone` says
     /// are gone, in every queue: one call for the jobs, pieces and hooks of a dead process. Returns the
     /// jobs sent back.
-    private func release(_ held: [(LeasedQueue, [LeasedQueue.Claim])], ownedBy isGone: (Owner) -> Bool) -> [JobName] {
+    package func release(_ held: [(LeasedQueue, [LeasedQueue.Claim])], ownedBy isGone: (Owner) -> Bool) -> [JobName] {
         var jobs: [JobName] = []
         for (queue, claims) in held {
             let released = queue.release(claims.filter { isGone($0.owner) }) { claim, group in

@@ -14,7 +14,7 @@ import SystemPackage
 /// a runner killed): a release ends that group first, so that the next owner does not run beside it.
 ///
 /// Names are opaque here: each caller parses its own (a job's name, a piece's range). One queue for every
-/// kind is what lets the release of a dead owner's claims be one call (`Spool.releaseClaims(ownedBy:)`).
+/// kind is what lets the release of a dead owner's claims be one call (`Spool.releaseJobs(ownedBy:)`).
 public struct LeasedQueue: Sendable {
     /// Where items wait, `<waiting>/<name>`, and where they are held, `<active>/<name>@<owner>`.
     public let waiting: String

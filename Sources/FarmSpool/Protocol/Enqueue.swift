@@ -253,8 +253,11 @@ extension Spool {
     public func convertedMarkPath(ofList id: String) -> String { lists + "/" + id + Self.convertedSuffix }
 
     /// Whether `name` in lists/ is a list's mark of converted links.
-    public static func isConvertedMark(_ name: String) -> Bool {
-        name.hasSuffix(convertedSuffix) && ListID.isValid(String(name.dropLast(convertedSuffix.count)))
+    public static func isConvertedMark(_ name: String) -> Bool { isListFile(name, convertedSuffix) }
+
+    /// Whether `name` is `<list><suffix>` for a valid list id.
+    private static func isListFile(_ name: String, _ suffix: String) -> Bool {
+        name.hasSuffix(suffix) && ListID.isValid(String(name.dropLast(suffix.count)))
     }
 
     /// The list whose record is named `name` in lists/ (`<list>.json`); nil for any other name.
@@ -274,14 +277,10 @@ extension Spool {
     }
 
     /// Whether `name` in lists/ (or a batch's pending lists) is a list's jobs marked own.
-    public static func isOwnedFile(_ name: String) -> Bool {
-        name.hasSuffix(ownedSuffix) && ListID.isValid(String(name.dropLast(ownedSuffix.count)))
-    }
+    public static func isOwnedFile(_ name: String) -> Bool { isListFile(name, ownedSuffix) }
 
     /// Whether `name` in lists/ is a list's request options.
-    public static func isRequestFile(_ name: String) -> Bool {
-        name.hasSuffix(requestSuffix) && ListID.isValid(String(name.dropLast(requestSuffix.count)))
-    }
+    public static func isRequestFile(_ name: String) -> Bool { isListFile(name, requestSuffix) }
 
     /// `lists/<list>.order`, the order of an edited list (FarmLists' ListOrder: a job number in 4 bytes
     /// at each index).

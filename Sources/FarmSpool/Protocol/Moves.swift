@@ -101,7 +101,7 @@ extension Spool {
     @discardableResult
     public func setAside(_ path: String, reason: String) -> Bool {
         let base = path.split(separator: "/").last.map(String.init) ?? "file"
-        let target = corrupt + "/" + base + "." + hex(UInt64.random(in: .min ... .max)).prefix(8)
+        let target = corrupt + "/" + base + "." + Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8)
         do {
             try FileSystem.renameNoReplace(path, target, fallback: .rename)  // a fresh name
         } catch where error == .noSuchFileOrDirectory {

@@ -61,25 +61,6 @@ public enum ListID {
     }
 }
 
-/// FNV-1a, 64 bits: a fast, stable (not cryptographic) digest for ids and change detection.
-public struct FNV1a: Sendable {
-    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    public init() {}
-
-    public mutating func add(_ text: String) {
-        for byte in text.utf8 { add(byte) }
-    }
-
-    public mutating func add(_ byte: UInt8) {
-        value ^= UInt64(byte)
-        value = value &* 0x0000_0100_0000_01b3
-    }
-
-    /// 16 lowercase hex digits.
-    public var hex: String { FarmSpool.hex(value) }
-}
-
 /// Who holds a claim: `<pid>-<nonce>-<host tag>`, fresh for every claim, so a reclaimed and re-claimed
 /// job never carries the name its earlier owner would try to complete. The pid and the host's tag
 /// (`FarmHost.tag`) say whose process it is, for the one host that may judge it by its pid: its own.
@@ -168,11 +149,6 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     /// A claimant of this host that claimed before this boot began: gone with the power, whatever its pid.
     package var claimedBeforeThisBoot: Bool { isLocal && claimedAt < Spool.bootTime }
 
-    /// Whether `process` is the claimant: the same pid on the same host.
-    public func isClaimant(_ process: FarmProcess) -> Bool {
-        pid == process.pid && hostTag == process.host.tag
-    }
-
     public var description: String { raw }
 }
 
@@ -199,7 +175,7 @@ package enum BatchName {
         let micros = UInt64(Clock.wall() * 1_000_000)
         let digits = String(micros)
         return "b" + String(repeating: "0", count: max(0, 16 - digits.count)) + digits + "-"
-            + String(hex(UInt64.random(in: .min ... .max)).prefix(8))
+            + String(Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8))
     }
 
     /// Whether `batch` is one an add or a reload made (not queue/0, nor a host's parked jobs): its jobs
@@ -211,6 +187,3 @@ package enum BatchName {
         return "s" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 }
-
-/// 16 lowercase hex digits.
-func hex(_ value: UInt64) -> String { Nonce.hex16(value) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmLists
+import FarmRegistry
 import FarmSpool
 import FarmStatus
 import FarmSystem

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmLists
 import FarmOrigin
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmJSON
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FarmJSON
 import FarmOrigin
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

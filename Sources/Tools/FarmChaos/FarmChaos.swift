@@ -1,5 +1,6 @@
 import ArgumentParser
 import FarmCluster
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

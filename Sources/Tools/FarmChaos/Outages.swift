@@ -1,5 +1,6 @@
 import FarmChaosReport
 import FarmCluster
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import Foundation

@@ -1,4 +1,5 @@
 import FarmSpool
+import FarmSystem
 import Foundation
 import Glibc
 import Synchronization

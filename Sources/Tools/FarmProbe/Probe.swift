@@ -4,6 +4,7 @@ import FarmDesired
 import FarmLists
 import FarmFollower
 import FarmPages
+import FarmRegistry
 import FarmSpool
 import FarmSystem
 import FarmTop

@@ -1,4 +1,5 @@
 import FarmChaosReport
+import FarmRegistry
 import FarmSpool
 import FarmTestSupport
 import Foundation

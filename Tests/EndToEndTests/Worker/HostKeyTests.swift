@@ -1,3 +1,4 @@
+import FarmHosts
 import FarmSpool
 import Testing
 

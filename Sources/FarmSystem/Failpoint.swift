@@ -1,4 +1,3 @@
-import FarmSystem
 import Synchronization
 
 /// Named points between two steps of the spool protocol (`add.staging`, `add.staged`, `add.committed`,

@@ -34,6 +34,10 @@ extension Spool {
     /// Whether `name` in control/ is a host's bandwidth cap.
     static func isLimitName(_ name: String) -> Bool { name.hasPrefix(limitPrefix) && name.hasSuffix(".json") }
 
+    /// A registry entry staged in tmp/ before it is renamed into `procs/<name>` (FarmRegistry), locked first.
+    package func stagedRegistrationPath(_ name: String) -> String { tmp + "/" + Self.stagedRegistrationPrefix + name }
+    package static let stagedRegistrationPrefix = "proc-"
+
     /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
     public func bandwidthBucketPath(of host: FarmHost = .local) -> String { control + "/bandwidth." + host.raw + ".bucket" }
 }

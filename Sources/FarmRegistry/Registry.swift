@@ -1,3 +1,7 @@
+// The registry of farm processes, `procs/`: who is alive, by the flock each holds on its entry. Built on
+// FarmSpool (its paths are Spool's); the protocol judges claims by their leases, and only a host's own
+// processes by this (PROTOCOL.md, "Many hosts").
+import FarmSpool
 import FarmSystem
 import SystemPackage
 
@@ -60,20 +64,20 @@ extension Spool {
     /// Registers this process as `role` until it exits or calls `end()`.
     public func register(_ role: Role) throws(SpoolError) -> Registration {
         let name = role.rawValue + "." + String(Processes.current()) + "."
-            + hex(UInt64.random(in: .min ... .max)).prefix(8) + "." + FarmHost.local.raw
-        let staged = tmp + "/" + Self.stagedRegistrationPrefix + name
+            + Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8) + "." + FarmHost.local.raw
+        let staged = stagedRegistrationPath(name)
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
             let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate],
                                              permissions: 0o600)
             do throws(Errno) {
                 guard try fd.tryLock() else { throw Errno.resourceTemporarilyUnavailable }
-                try FileSystem.rename(staged, procs + "/" + name)
+                try FileSystem.rename(staged, path(.procs, name))
             } catch {
                 fd.closeQuietly()
                 throw error
             }
-            return Registration(fd: fd, path: procs + "/" + name)
+            return Registration(fd: fd, path: path(.procs, name))
         } catch {
             try? FileSystem.unlink(staged)
             throw SpoolError(.io, "cannot register this \(role.rawValue) in \(procs)", cause: error)
@@ -85,7 +89,7 @@ extension Spool {
     /// that cannot be looked at (out of descriptors) counts as alive: a caller acting on a death must be sure.
     public func isRegistered(_ name: String) -> Bool {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(procs + "/" + name, .readOnly) } catch {
+        do { fd = try FileDescriptor.open(path(.procs, name), .readOnly) } catch {
             return error != .noSuchFileOrDirectory
         }
         defer { fd.closeQuietly() }
@@ -96,9 +100,9 @@ extension Spool {
     /// are removed.
     public func processes() -> [FarmProcess] {
         let scan = scanRegistry()
-        for name in scan.foreign { setAside(procs + "/" + name, reason: "not a process entry") }
+        for name in scan.foreign { setAside(path(.procs, name), reason: "not a process entry") }
         // Nobody held them: their processes are gone, and a registration never reuses a name.
-        for name in scan.dead { try? FileSystem.unlink(procs + "/" + name) }
+        for name in scan.dead { try? FileSystem.unlink(path(.procs, name)) }
         return scan.alive.sorted { ($0.role.rawValue, $0.host.raw, $0.pid) < ($1.role.rawValue, $1.host.raw, $1.pid) }
     }
 
@@ -111,7 +115,7 @@ extension Spool {
                 scan.foreign.append(name)
                 continue
             }
-            switch isRegistrationHeld(procs + "/" + name) {
+            switch isRegistrationHeld(path(.procs, name)) {
             case true?: scan.alive.append(process)
             case false?: scan.dead.append(name)
             case nil: continue  // gone meanwhile
@@ -125,10 +129,10 @@ extension Spool {
     public func said(by role: Role) -> [(process: FarmProcess, text: String)] {
         FileSystem.names(procs).compactMap { name in
             guard let process = Self.registrant(name), process.role == role, process.isLocal,
-                  let fd = try? FileDescriptor.open(procs + "/" + name, .readOnly) else { return nil }
+                  let fd = try? FileDescriptor.open(path(.procs, name), .readOnly) else { return nil }
             defer { fd.closeQuietly() }
             guard (try? fd.tryLock(shared: true)) != true,
-                  let bytes = try? FileSystem.readFile(procs + "/" + name, limit: 4096) else { return nil }
+                  let bytes = try? FileSystem.readFile(path(.procs, name), limit: 4096) else { return nil }
             return (process, String(decoding: bytes, as: UTF8.self))
         }
     }
@@ -148,7 +152,4 @@ extension Spool {
               !parts[2].isEmpty, let host = FarmHost(raw: String(parts[3])) else { return nil }
         return FarmProcess(role: role, pid: pid, host: host)
     }
-
-    /// The prefix of a registry entry staged in tmp/ before it is renamed into procs/.
-    package static let stagedRegistrationPrefix = "proc-"
 }

@@ -1,3 +1,4 @@
+import FarmSpool
 import FarmSystem
 import SystemPackage
 

@@ -1,3 +1,4 @@
+import FarmSpool
 import FarmSystem
 
 /// The host a URL's requests go to, as the per-host limits count them: scheme, host and port
@@ -34,10 +35,7 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The key whose `raw` is `name`; nil when `name` cannot be one.
     public init?(raw name: String) {
-        let parts = name.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }),
-              name.utf8.allSatisfy({ NameEscape.isPlain($0) || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "_") })
-        else { return nil }
+        guard Spool.isHostName(Substring(name)) else { return nil }
         raw = name
     }
 
@@ -46,16 +44,5 @@ public struct HostKey: Hashable, Sendable, CustomStringConvertible {
         let parts = raw.split(separator: "_", omittingEmptySubsequences: false).map { NameEscape.unescape($0) }
         guard parts.count == 3 else { return raw }
         return parts[0] + "://" + parts[1] + ":" + parts[2]
-    }
-}
-
-extension Spool {
-    /// The queue batch of the jobs parked for `host`, by its name in queue/ (`h<host>`).
-    package static let parkedBatchPrefix = "h"
-    package func parkedShard(_ host: HostKey) -> String { queue + "/" + Self.parkedBatchPrefix + host.raw + "/p" }
-
-    /// Whether the queue batch named `batch` holds parked jobs (and whose).
-    public static func parkedHost(ofBatch batch: String) -> HostKey? {
-        batch.hasPrefix(parkedBatchPrefix) ? HostKey(raw: String(batch.dropFirst())) : nil
     }
 }
