@@ -445,7 +445,7 @@ let package = Package(
         .testTarget(name: "FarmTopTests", dependencies: [
             "FarmRegistry",
             "FarmDesired",
-            "FarmTop", "FarmSpool", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
+            "FarmTop", "FarmSpool", "FarmSystem", "FarmLists", "FarmStatus", "CFarmShims", origin, "FarmTestSupport",
         ]),
         // drive_aria2p.py: the same script drives farm serve and a real aria2c (SPEC §16).
         .testTarget(name: "FarmRPCTests", dependencies: [

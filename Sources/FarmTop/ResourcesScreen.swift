@@ -1,5 +1,6 @@
 import FarmSpool
 import FarmStatus
+import FarmSystem
 
 /// The app's second screen: one row per resource of the open list (index, kind, status text,
 /// bytes/size, time since its status changed), or of those that match the filter. The list holds only

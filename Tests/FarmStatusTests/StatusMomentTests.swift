@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmSystem
 @testable import FarmStatus
 import FarmTestSupport
 import Foundation

@@ -2,6 +2,7 @@ import FarmDesired
 import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmSystem
 @testable import FarmStatus
 import FarmTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmSystem
 import Foundation
 
 /// Builders and checks shared by the tests that work on a spool directly.

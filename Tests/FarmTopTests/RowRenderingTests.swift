@@ -1,5 +1,6 @@
 import FarmDesired
 import FarmSpool
+import FarmSystem
 import FarmStatus
 import Testing
 

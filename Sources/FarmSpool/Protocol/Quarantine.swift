@@ -20,7 +20,3 @@ extension Spool {
         }
     }
 }
-
-/// FarmSystem's `Timestamp`, named here too because FarmTop's ResourcesScreen.swift names it importing FarmSpool
-/// and not FarmSystem (a file another engineer holds now): remove once it imports FarmSystem.
-public typealias Timestamp = FarmSystem.Timestamp

@@ -1,6 +1,7 @@
 import FarmJSON
 import FarmLists
 import FarmSpool
+import FarmSystem
 import FarmStatus
 import FarmTestSupport
 import Foundation

@@ -1,4 +1,4 @@
-import FarmSpool
+import FarmSystem
 import Foundation
 import Testing
 
