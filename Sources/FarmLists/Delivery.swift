@@ -112,8 +112,18 @@ public final class Deliveries: Sendable {
     /// most of the time) or not this one (a recursive list's `--accept`/`--reject`). Throws the reason as one sentence.
     public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
         throws(DeliveryError) -> String? {
-        guard let plan = try plan(ofList: job.list) else { return nil }
+        guard var plan = try plan(ofList: job.list) else { return nil }
         let old = old ?? spool.sidecar(job, finished: [.done])?.delivered
+        if plan.places[job.index] == nil || job.index >= plan.table.count {
+            // An append (a crawled page's links, a page) queues its jobs a moment before it commits them to
+            // the list's order (PageAppend.swift): a job claimed in that moment waits for the commit, as a
+            // job of an add waits for its list's record (`plan`).
+            Clock.poll(every: 0.05, for: 2) {
+                guard let again = try? self.plan(ofList: job.list) else { return false }
+                plan = again
+                return plan.places[job.index] != nil && job.index < plan.table.count
+            }
+        }
         guard let place = plan.places[job.index], job.index < plan.table.count else {
             throw DeliveryError("\(job) is no longer in its list")
         }
