@@ -75,11 +75,7 @@ struct CrawlStep {
     /// The start origin's rules, as `farm add` fetched them; nil with `--no-robots`.
     private func robots(for start: WebURL) -> Robots? {
         guard crawl.options.obeysRobots else { return nil }
-        switch Robots.outcome(forStatus: crawl.robotsStatus) {
-        case .parse: return Robots(parsing: Array((crawl.robotsBody ?? "").utf8), userAgent: "farm")
-        case .allowAll: return .allowAll
-        case .disallowAll: return .disallowAll
-        }
+        return HostRobots(origin: start.origin, status: crawl.robotsStatus, body: crawl.robotsBody).rules
     }
 
     /// For bytes with no Content-Type known: HTML when they open with a tag, after blanks.

@@ -116,15 +116,23 @@ import Testing
     }
 
     @Test func convertedLinksAreWgetsLinks() throws {
+        let (farm, byWget, out) = try Self.convertingMirror()
+        try farm.start(workers: 2, transfers: 2)
+        #expect(try Self.waitConverted(farm, "127.0.0.1"))
+        Self.expectSameLinks(Self.tree(out), byWget.files, port: farm.origin.port)
+    }
+
+    /// A farm (not started) with the site added at level 2 with `--out` and `--convert-links`, wget's `-k`
+    /// tree of the same site, and the folder farm delivers to.
+    static func convertingMirror() throws
+        -> (farm: RunningFarm, byWget: (folder: TemporaryDirectory, files: [String: [UInt8]]), out: String) {
         let farm = try RunningFarm()
         RecursiveListTests.serveSite(farm.origin)
         let byWget = try Self.wgetTree(farm.origin, ["-k"])
         let out = farm.dir.appending("mirror")
         try farm.must(["add", farm.origin.url(for: "/index.html"), "--recursive", "--level", "2", "--out", out,
                        "--convert-links"])
-        try farm.start(workers: 2, transfers: 2)
-        #expect(try Self.waitConverted(farm, "127.0.0.1"))
-        Self.expectSameLinks(Self.tree(out), byWget.files, port: farm.origin.port)
+        return (farm, byWget, out)
     }
 
     /// `farm`'s converted files against wget's: the same files, and in each page and stylesheet the same link
@@ -149,12 +157,7 @@ import Testing
     }
 
     @Test func aConversionKilledHalfWayLeavesWholeFilesAndIsDoneByTheNextFarm() throws {
-        let farm = try RunningFarm()
-        RecursiveListTests.serveSite(farm.origin)
-        let byWget = try Self.wgetTree(farm.origin, ["-k"])
-        let out = farm.dir.appending("mirror")
-        try farm.must(["add", farm.origin.url(for: "/index.html"), "--recursive", "--level", "2", "--out", out,
-                       "--convert-links"])
+        let (farm, byWget, out) = try Self.convertingMirror()
         // A worker without a farm, so no watcher converts: the list is downloaded and delivered as fetched.
         let worker = try ChildProcess("farm-probe", ["work", "--spool", farm.spool.root, "--transfers", "2"])
         #expect(worker.wait(timeout: 300) == 0, "\(worker.standardError)")
