@@ -20,7 +20,7 @@ public enum ListView {
         guard let record = spool.list(listID) else { return nil }
         var active = JobSet()
         var activeNames: [Int: String] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             if let job = ActiveName(name)?.job, job.list == listID {
                 active.insert(job.index)
                 activeNames[job.index] = name
@@ -76,7 +76,7 @@ public enum ListView {
         let job = JobName(list: listID, index: numbers[index])
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
-        let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
+        let place = self.place(spool, job, active: spool.claimedNames(inFlight: true).first { ActiveName($0)?.job == job })
         let table = ResourceLines.read(spool, listID: listID).record(job.index)
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)

@@ -39,6 +39,11 @@ final class TransferSlot: @unchecked Sendable {
     static let piecesLook = 0.05
     /// The version of pieces/ when this slot last listed it and found no board (a board made since changes it).
     var noBoardsIn: FileVersion?
+    /// The members of the pack this slot claimed last that it has not started, in order (PROTOCOL.md, "Packs").
+    /// Locked: a transfer that runs past `packPatience` hands them back from its progress callback.
+    private let packRest = Locked<[Claimer.Taken]>([])
+    /// How long the rest of a pack waits behind one transfer before it goes back to the queue for other slots.
+    static let packPatience = 1.0
 
     var spool: Spool { worker.spool }
     var options: WorkerOptions { worker.options }
@@ -63,8 +68,10 @@ final class TransferSlot: @unchecked Sendable {
         var pauseLooked = -Double.infinity
         var reclaimLooked = -Double.infinity
         var piecesLooked = -Double.infinity
+        defer { handBackPack() }
         while !worker.isEnding {
             if mustStop {
+                handBackPack()
                 // One more than the farm wants now: waits to be wanted again, or for the work to end.
                 if options.exitWhenIdle && worker.isIdle() { return }
                 Clock.sleep(0.1)
@@ -76,6 +83,7 @@ final class TransferSlot: @unchecked Sendable {
             if now - pauseLooked >= Worker.pauseLook {
                 pauseLooked = now
                 if spool.isPaused {
+                    handBackPack()
                     Clock.sleep(0.1)
                     continue
                 }
@@ -142,7 +150,7 @@ final class TransferSlot: @unchecked Sendable {
                 pass.release()
             }
         }
-        while let claim = try worker.claim(skippingParked: gated) {
+        while let claim = try nextOwnClaim(skippingParked: gated) {
             switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
             case .granted(let pass):
                 return (claim, pass)
@@ -152,6 +160,28 @@ final class TransferSlot: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// The next member of this slot's pack, else a claim off the queue (whose pack's rest it keeps).
+    private func nextOwnClaim(skippingParked: Bool) throws(SpoolError) -> Claim? {
+        while let next = packRest.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            if let claim = worker.claim(member: next) { return claim }
+        }
+        guard let (claim, rest) = try worker.claim(skippingParked: skippingParked) else { return nil }
+        packRest.withLock { $0 = rest }
+        return claim
+    }
+
+    /// The members of its pack this slot has not started go back to the queue: it stops, the farm pauses, or
+    /// a transfer runs long.
+    private func handBackPack() { Self.handBack(packRest, of: worker) }
+
+    private static func handBack(_ rest: Locked<[Claimer.Taken]>, of worker: Worker) {
+        let members = rest.withLock { members in
+            defer { members = [] }
+            return members
+        }
+        if !members.isEmpty { worker.handBack(members: members) }
     }
 
     /// Its curl handle on the worker's pool, made at the first call.
@@ -373,8 +403,10 @@ final class TransferSlot: @unchecked Sendable {
             }
             do throws(TransferError) {
                 let result = try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
-                    try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index] progress in
-                        !worker.mustStop(index) && job.progress(progress)
+                    let started = Clock.monotonic()
+                    return try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index, packRest] progress in
+                        if Clock.monotonic() - started > Self.packPatience { Self.handBack(packRest, of: worker) }
+                        return !worker.mustStop(index) && job.progress(progress)
                     }
                 }
                 guard let target = result.redirect else {

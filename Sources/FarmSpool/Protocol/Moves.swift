@@ -54,7 +54,7 @@ extension Spool {
     /// Moves the claim `claim` to done/ or failed/ (PROTOCOL.md, "Complete"). Throws `.leaseLost` when the job is
     /// no longer this owner's, and `.corrupt` (the claim set aside) when it was finished already.
     func moveToFinished(_ claim: Claim, _ outcome: Outcome) throws(SpoolError) {
-        let source = activePath(claim.job, claim.owner)
+        let source = claimPath(claim)
         let directory = finishedDirectory(claim.job.list, outcome)
         let target = finishedPath(claim.job, outcome)
         for _ in 0..<2 {

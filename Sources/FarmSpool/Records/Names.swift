@@ -152,20 +152,52 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public var description: String { raw }
 }
 
-/// An entry of active/: `<job>@<owner>`. The one parse of a claimed name: every reader of active/ uses it.
+/// An entry of active/: `<job>@<owner>`, or a member of a claimed pack, `<pack>@<owner>/<job>` (see `PackName`).
+/// The one parse of a claimed name: every reader of active/ uses it, on names `Spool.claimedNames` lists.
 public struct ActiveName: Sendable {
     public let job: JobName
     public let owner: Owner
+    /// The pack it was claimed in; nil for a job claimed alone.
+    public let pack: String?
 
-    /// The name of `job` claimed by `owner`.
-    package static func raw(_ job: JobName, _ owner: Owner) -> String { job.raw + "@" + owner.raw }
+    /// The name of `job` claimed by `owner` (in `pack`).
+    package static func raw(_ job: JobName, _ owner: Owner, pack: String? = nil) -> String {
+        guard let pack else { return job.raw + "@" + owner.raw }
+        return pack + "@" + owner.raw + "/" + job.raw
+    }
+
+    /// Its name under active/: `raw(job, owner, pack:)`.
+    public var raw: String { Self.raw(job, owner, pack: pack) }
 
     /// Nil when `raw` is not a claimed job's name (a foreign file).
     public init?(_ raw: String) {
-        guard let at = raw.firstIndex(of: "@"), let job = JobName(String(raw[..<at])),
-              let owner = Owner(String(raw[raw.index(after: at)...])) else { return nil }
+        guard let at = raw.firstIndex(of: "@") else { return nil }
+        let head = String(raw[..<at]), tail = raw[raw.index(after: at)...]
+        if let slash = tail.firstIndex(of: "/") {
+            guard PackName.isValid(head), let job = JobName(String(tail[tail.index(after: slash)...])),
+                  let owner = Owner(String(tail[..<slash])) else { return nil }
+            self.init(job: job, owner: owner, pack: head)
+        } else {
+            guard let job = JobName(head), let owner = Owner(String(tail)) else { return nil }
+            self.init(job: job, owner: owner, pack: nil)
+        }
+    }
+
+    package init(job: JobName, owner: Owner, pack: String?) {
         self.job = job
         self.owner = owner
+        self.pack = pack
+    }
+}
+
+/// A pack: the jobs of one shard of an add's batch, claimed together by one rename of the shard to
+/// `active/<pack>@<owner>/` (PROTOCOL.md, "Packs"). `k<batch>.<shard>`: never a job's name.
+public enum PackName {
+    package static func of(batch: String, shard: String) -> String { "k" + batch + "." + shard }
+
+    public static func isValid(_ name: String) -> Bool {
+        name.utf8.first == UInt8(ascii: "k") && name.utf8.count > 3 && name.utf8.count < 64
+            && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(UInt8(ascii: "@"))
     }
 }
 

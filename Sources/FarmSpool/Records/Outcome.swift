@@ -18,7 +18,7 @@ extension Spool {
     /// Records `sidecar` as the outcome of `claim`: on its active file (true), or in progress/
     /// (false). Throws `.leaseLost` when the active file is gone (the job was reclaimed).
     func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) -> Bool {
-        let path = activePath(claim.job, claim.owner)
+        let path = claimPath(claim)
         do {
             try FileSystem.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
             return true
