@@ -73,10 +73,13 @@ extension Lists {
                     throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
                 }
             }
-            // A pack's members go back one by one; its folder, empty then, goes at its reclaim.
+            // A pack's members go back one by one; its folder, empty then, goes below.
             if try spool.returnToQueue(activeName: claim.name, job: claim.job) {
                 released += 1
             }
+        }
+        for claim in claims where claim.pack != nil && !live.contains(claim.owner.pid) {
+            spool.dropEmptyPack(claim)
         }
         return released
     }

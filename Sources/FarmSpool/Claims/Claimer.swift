@@ -59,8 +59,9 @@ public final class Claimer {
 
     /// How many shards of an add's batch must be left after one for that one to be claimed as a pack: a
     /// shallow queue is claimed job by job, so that every slot of the farm has work (a recursive list's
-    /// batch of a page's links, the last jobs of a list).
-    static let packDepth = 8
+    /// batch of a page's links, the last jobs of a list). FARM_PACK_DEPTH in the environment sets it, for
+    /// tests and diagnosis only (0: every shard is a pack, as bin/crashstates records them).
+    static let packDepth = Processes.environment("FARM_PACK_DEPTH").flatMap { Int($0) }.map { max(0, $0) } ?? 8
 
     /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
     /// jobs parked for their host are left to `claim(parkedFor:)`; without it (no host can refuse a

@@ -36,6 +36,12 @@ extension Spool {
         if PackHolds.end(folder) { try? FileSystem.rmdir(folder) }
     }
 
+    /// Removes the folder of `claim`'s pack if it is empty (its members sent back one by one by a recovery).
+    package func dropEmptyPack(_ claim: ActiveJob) {
+        guard let pack = claim.pack else { return }
+        try? FileSystem.rmdir(packPath(pack, claim.owner))
+    }
+
     /// `memberEnded` of a member this process took and will not work (see `Claimer.Taken`).
     public func memberEnded(_ taken: Claimer.Taken) {
         guard let pack = taken.pack else { return }
