@@ -164,6 +164,9 @@ final class TransferSlot: @unchecked Sendable {
 
     /// The next member of this slot's pack, else a claim off the queue (whose pack's rest it keeps).
     private func nextOwnClaim(skippingParked: Bool) throws(SpoolError) -> Claim? {
+        // Jobs handed back or put ahead by an edit come first, as they would off the queue: the pack's others
+        // are still queued jobs to a user (SPEC §8).
+        if packRest.withLock({ !$0.isEmpty }), let claim = try worker.claimReturned() { return claim }
         while let next = packRest.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
             if let claim = worker.claim(member: next) { return claim }
         }

@@ -144,6 +144,15 @@ public final class Worker: Sendable {
         }
     }
 
+    /// A job handed back or put ahead by an edit, which comes before the next member of a pack (see
+    /// `Claimer.takeReturned`); nil when there is none.
+    func claimReturned() throws(SpoolError) -> Claim? {
+        while let taken = try claimer.withLock({ claimer throws(SpoolError) in try claimer.takeReturned() }) {
+            if let claim = spool.load(taken, records: records) { return claim }
+        }
+        return nil
+    }
+
     /// The claim of `taken`, the next member of a pack this process holds: nil when it is no longer in the
     /// pack (an edit or a hold took it, or the pack was reclaimed), one stat.
     func claim(member taken: Claimer.Taken) -> Claim? {

@@ -133,6 +133,17 @@ public final class Claimer {
         return nil
     }
 
+    /// A job handed back or put ahead by an edit (queue/0), if there is one: what a worker takes before the
+    /// next member of a pack it holds, as it would before any other queued job (SPEC §8: order is priority).
+    /// Looks at most every `returnedLook`.
+    public func takeReturned() throws(SpoolError) -> Taken? {
+        guard mayHaveReturnedJobs() else { return nil }
+        takingPacks = false
+        if let taken = try take(fromBatch: Spool.returnedBatch) { return taken }
+        returnedAbsentUntil = Clock.monotonic() + Self.returnedLook
+        return nil
+    }
+
     /// Whether queue/0 may hold handed-back jobs: looked at once every `returnedLook`.
     private func mayHaveReturnedJobs() -> Bool {
         let now = Clock.monotonic()

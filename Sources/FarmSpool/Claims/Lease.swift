@@ -192,12 +192,28 @@ extension Spool {
                   let st = try? FileSystem.lstat(returnedShard + "/" + name) else { continue }
             times[job.index] = st.changeTime
         }
+        // A pack sent back whole: the rename of its folder set the folder's ctime, not its jobs'.
+        let returned = queue + "/" + Self.returnedBatch
+        for pack in FileSystem.names(returned) where PackName.isValid(pack) {
+            let folder = returned + "/" + pack
+            guard let st = try? FileSystem.lstat(folder) else { continue }
+            for name in FileSystem.names(folder) where name.hasPrefix(id) {
+                if let job = JobName(name), job.list == id { times[job.index] = st.changeTime }
+            }
+        }
         return times
     }
 
     /// When `job` arrived in the returned batch (see `handedBack(ofList:)`); nil when it is not there.
     public func handedBack(_ job: JobName) -> Double? {
-        (try? FileSystem.lstat(returnedShard + "/" + job.raw))?.changeTime
+        if let st = try? FileSystem.lstat(returnedShard + "/" + job.raw) { return st.changeTime }
+        let returned = queue + "/" + Self.returnedBatch
+        for pack in FileSystem.names(returned) where PackName.isValid(pack) {
+            if FileSystem.exists(returned + "/" + pack + "/" + job.raw) {
+                return (try? FileSystem.lstat(returned + "/" + pack))?.changeTime
+            }
+        }
+        return nil
     }
 
     /// `returnToQueue` for a reclaimer, which has no caller to tell: false when the job was gone already
