@@ -76,8 +76,6 @@ public final class WARCWriter {
         public let offset: Int
         /// Every record's ID in the order written: each exchange's response, then its request.
         public let recordIDs: [WARCRecordID]
-        /// Each exchange's response ID, in the order of the exchanges given.
-        public var responseIDs: [WARCRecordID] { stride(from: 0, to: recordIDs.count, by: 2).map { recordIDs[$0] } }
     }
 
     /// Appends the response record and then the request record of `exchange` (see `WARCExchange.records`),

@@ -11,29 +11,34 @@
 //
 // The problem across kills: a job's records are appended to a WARC file before its completion, and a worker
 // killed between the two leaves the job to a redo, whose own fetch would append a second response; the other
-// way round (completion first) a kill would lose the records. So each append is noted before a byte of it is
-// written, in the spool's `warc/marks/<job>` (Spool.warcMark, WARCMark.swift): which file (its finished
-// name), where its first member starts, how many members, and each response's status, WARC-Record-ID and URL.
-// A job that comes to record reads its mark first and reads the members it names (`.open` or finished): a
-// URL whose response is whole there is not recorded again, the others are appended as a new group, which the
-// mark adds to those that hold something. The mark is flocked while it is read and the records written, so
-// two owners of one job (one whose lease lapsed while it fetched) take turns.
+// way round (completion first) a kill would lose the records. And one URL may be fetched by several jobs of a
+// list (two redirects to one place, `/dir` to `/dir/` beside a link to `/dir/`). So each URL's response is
+// noted before a byte of it is written, in the list's mark of that URL, `warc/urls/<list>/<key>`
+// (Spool.warcURLMark, WARCMark.swift): which file (its finished name), where the group of records it goes with
+// starts and how many members it has, the response's place in it, its WARC-Record-ID and status. A job that
+// comes to record locks the marks of its URLs (in the order of their keys, so that two jobs never wait for
+// each other in a circle), reads them, and reads the members they name (`.open` or finished): a URL whose
+// response is whole there is not recorded again, the others are appended as one group and their marks say so.
+// The locks are held until the append is on the disk, so two jobs of one URL (or two owners of one job, one
+// whose lease lapsed while it fetched) take turns.
 //
 // What a kill leaves, step by step:
-// - before the mark: nothing; the redo appends.
-// - after the mark, during the append: a torn tail, which the writer's next append overwrites or, the writer
+// - before the marks: nothing; the redo appends.
+// - after the marks, during the append: a torn tail, which the writer's next append overwrites or, the writer
 //   being dead, WARCRecovery cuts off (supervisor start, a worker's death). The members before the tear stay:
-//   the redo finds those responses whole and appends only the exchanges of the other URLs.
+//   the redo finds those responses whole (with every member before them) and appends only the other URLs'.
 // - after the append (fdatasync'd), before the completion: the redo finds every response and appends nothing.
 // An exchange's response is written before its request (WARCExchange): a kill between the two leaves a response
 // with no request, never the other way round; the redo then appends neither.
 //
-// One exception to "once": a URL whose response in the WARC is an error (the job failed) and whose job is
-// fetched again with success (`farm retry`, or the server's answer changed while a killed job waited for its
-// redo) gets the success recorded too: the archive then holds the resource the list delivered.
+// One exception to "once": a URL whose response in the WARC is an error (its job failed) and that is fetched
+// again with success (`farm retry`, or the server's answer changed while a killed job waited for its redo)
+// gets the success recorded too: the archive then holds the resource the list delivered.
 //
 // A mark stays until `farm reset`: a resource reloaded later (`farm reload`) keeps its first record. Bytes
 // served from another job's download (download once, SPEC §7) were not fetched for this job: not recorded.
+// A job mark of the older form (`warc/marks/<job>`, one exchange a job, before marks were by URL) still counts
+// for its job (WARCJobMark).
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -65,44 +70,29 @@ final class WARCArchive: Sendable {
         }
     }
 
-    /// Appends `exchanges` in order to `settings`' folder for `job`, but those whose URL the job's mark says is
-    /// answered there already (see the top of this file); on the disk when it returns.
+    /// Appends `exchanges` in order to `settings`' folder for `job`, but those whose URL the list's marks say
+    /// is recorded there already (see the top of this file); on the disk when it returns.
     func record(_ exchanges: [Archived], of job: JobName, to settings: WARCSettings) throws(WARCError) {
-        let markPath = spool.warcMark(job)
-        let mark: FileDescriptor
-        do {
-            mark = try Self.openMark(markPath)
-        } catch {
-            // A spool whose list came from before warc/ existed, or a folder removed: made again once.
-            do {
-                try FileSystem.ensureDirectories(spool.warcMarks)
-                mark = try Self.openMark(markPath)
-            } catch { throw WARCError("cannot open \(markPath)", error) }
+        if try WARCJobMark.recordsJob(at: spool.warcMark(job), in: settings.folder) { return }
+        let marks = try WARCMarks(urls: exchanges.map(\.exchange.url), ofList: job.list, spool: spool)
+        defer { marks.close() }
+        var due: [Archived] = []
+        for archived in exchanges {
+            let exchange = archived.exchange
+            if let mark = marks.mark(of: exchange.url), try mark.isWritten(in: settings.folder),
+               !mark.yields(to: exchange.status) { continue }
+            due.append(archived)
         }
-        defer { mark.closeQuietly() }
-        do { try mark.lock() } catch { throw WARCError("cannot lock \(markPath)", error) }
-        let noted = WARCMark(bytes: (try? mark.readAll(limit: 1 << 20)) ?? []) ?? WARCMark(groups: [])
-        let found = try noted.found(in: settings.folder)
-        let due = exchanges.filter { found.isDue($0.exchange.url, status: $0.exchange.status) }
         if due.isEmpty { return }
         try writers.withLock { (writers: inout [String: WARCWriter]) throws(WARCError) in
             let writer = try Self.writer(for: settings, in: &writers)
             try writer.write(due.map(\.records)) { (written) throws(WARCError) in
-                let responses = zip(due, written.responseIDs).map { archived, id in
-                    WARCMark.Response(status: archived.exchange.status, id: id.text, uri: archived.exchange.url)
+                for (index, archived) in due.enumerated() {
+                    let mark = WARCMark(file: written.file, offset: written.offset, records: written.recordIDs.count,
+                                        position: 2 * index, responseID: written.recordIDs[2 * index].text,
+                                        status: archived.exchange.status)
+                    try marks.note(mark, for: archived.exchange.url)
                 }
-                let group = WARCMark.Group(file: written.file, offset: written.offset, records: written.recordIDs.count,
-                                           responses: responses)
-                let bytes = WARCMark(groups: found.groups + [group]).bytes
-                var failure: Errno?
-                bytes.withUnsafeBytes { raw in
-                    do throws(Errno) {
-                        try mark.truncate(to: 0)
-                        _ = try mark.write(contentsOf: raw, at: 0)
-                        try mark.syncData()
-                    } catch { failure = error }
-                }
-                if let failure { throw WARCError("cannot write \(markPath)", failure) }
             }
         }
     }
@@ -115,10 +105,6 @@ final class WARCArchive: Sendable {
             }
             writers = [:]
         }
-    }
-
-    private static func openMark(_ path: String) throws(Errno) -> FileDescriptor {
-        try FileDescriptor.open(path, .readWrite, options: [.create], permissions: 0o644)
     }
 
     /// The writer of `settings.folder`, made at its first use (its files rotated at the size of the first list

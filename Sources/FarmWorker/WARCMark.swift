@@ -1,123 +1,126 @@
+import FarmDedup
+import FarmSpool
+import FarmSystem
 import FarmWARC
+import SystemPackage
 
-/// A job's mark (`warc/marks/<job>`, Spool.warcMark): the groups of records noted for the job before each was
-/// appended, so that a redo of the job can tell which URLs its WARC already answers (WARCArchive.swift says
-/// why). Read and written by the worker that holds the mark's flock.
-///
-/// As text, a group is a line `group <file> <offset> <records>` (the file's finished name, where its first
-/// member starts, how many members it has) and then a line `response <status> <record ID> <URI>` for each
-/// of its exchanges, in the order written. A mark written before redirects and errors were recorded holds
-/// three lines (file, offset, response ID) for the job's one exchange: it is read as a group whose response
-/// answers every URL of the job, as it did then.
+/// The mark of one URL of a list recorded as WARC (`warc/urls/<list>/<key>`, Spool.warcURLMark): where its
+/// response record was noted to go before it was appended, and its status (WARCArchive.swift says why). One
+/// line: `<file> <offset> <records> <position> <record ID> <status>`: the file's finished name, where the
+/// group of records it was appended with starts, how many members that group has, the response's place in it
+/// (from 0), its WARC-Record-ID, its HTTP status.
 struct WARCMark: Equatable {
-    /// One append's records.
-    struct Group: Equatable {
-        let file: String
-        let offset: Int
-        /// Its members, from `offset`: two an exchange (the response, then the request).
-        let records: Int
-        let responses: [Response]
-    }
-
-    /// One exchange of a group: its response's status and ID, and the URL it answers (nil in a mark of the
-    /// older form: every URL of the job).
-    struct Response: Equatable {
-        let status: Int
-        let id: String
-        let uri: String?
-    }
-
-    var groups: [Group]
-
-    init(groups: [Group]) { self.groups = groups }
+    let file: String
+    let offset: Int
+    let records: Int
+    let position: Int
+    let responseID: String
+    let status: Int
 
     /// A mark as read; nil for an empty file (made, never written) or anything else.
     init?(bytes: [UInt8]) {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard let first = lines.first else { return nil }
-        if !first.hasPrefix("group ") {
-            guard lines.count == 3, let offset = Int(lines[1]), !lines[0].contains("/") else { return nil }
-            self.init(groups: [Group(file: lines[0], offset: offset, records: 1,
-                                     responses: [Response(status: 200, id: lines[2], uri: nil)])])
-            return
-        }
-        var groups: [Group] = []
-        for line in lines {
-            let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
-            if words.count == 4, words[0] == "group", !words[1].contains("/"), let offset = Int(words[2]),
-               let records = Int(words[3]) {
-                groups.append(Group(file: words[1], offset: offset, records: records, responses: []))
-            } else if words.count == 4, words[0] == "response", let status = Int(words[1]), let last = groups.last {
-                groups[groups.count - 1] = Group(file: last.file, offset: last.offset, records: last.records,
-                                                 responses: last.responses + [Response(status: status, id: words[2],
-                                                                                       uri: words[3])])
-            } else {
-                return nil
+        let words = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first?
+            .split(separator: " ").map(String.init) ?? []
+        guard words.count == 6, !words[0].contains("/"), let offset = Int(words[1]), let records = Int(words[2]),
+              let position = Int(words[3]), position < records, let status = Int(words[5]) else { return nil }
+        self.init(file: words[0], offset: offset, records: records, position: position, responseID: words[4],
+                  status: status)
+    }
+
+    init(file: String, offset: Int, records: Int, position: Int, responseID: String, status: Int) {
+        self.file = file
+        self.offset = offset
+        self.records = records
+        self.position = position
+        self.responseID = responseID
+        self.status = status
+    }
+
+    var bytes: [UInt8] { Array("\(file) \(offset) \(records) \(position) \(responseID) \(status)\n".utf8) }
+
+    /// Whether the response it names is whole in its file in `folder` (the open name first: recovery renames
+    /// it to the finished one, never back). A group torn by a kill keeps its first members: the members
+    /// before this one must be whole too, for it to be.
+    func isWritten(in folder: String) throws(WARCError) -> Bool {
+        for name in [file + WARCWriter.openSuffix, file] {
+            if let ids = try WARCScan.recordIDs(path: folder + "/" + name, from: offset, limit: position + 1) {
+                return ids.count == position + 1 && ids[position].text == responseID
             }
         }
-        self.init(groups: groups)
+        return false
     }
 
-    var bytes: [UInt8] {
-        var text = ""
-        for group in groups {
-            text += "group \(group.file) \(group.offset) \(group.records)\n"
-            for response in group.responses { text += "response \(response.status) \(response.id) \(response.uri ?? "")\n" }
-        }
-        return Array(text.utf8)
-    }
+    /// Whether an answer `status` is still to be recorded where this mark's is: when this one is an error and
+    /// that one not (the job failed, and `farm retry` fetched the resource).
+    func yields(to status: Int) -> Bool { self.status >= 400 && status < 400 }
+}
 
-    /// What the groups' files in `folder` hold of them: which responses are whole there, by URL.
-    func found(in folder: String) throws(WARCError) -> Found {
-        var found = Found()
-        for group in groups {
-            let whole = Set(try group.wholeRecordIDs(in: folder))
-            let present = group.responses.filter { whole.contains($0.id) }
-            guard !present.isEmpty else { continue }
-            found.groups.append(group)
-            for response in present {
-                guard let uri = response.uri else {
-                    found.answersAll = true
-                    continue
-                }
-                if found.statuses[uri].map({ Found.isError($0) && !Found.isError(response.status) }) ?? true {
-                    found.statuses[uri] = response.status
-                }
+/// The marks of the URLs one record is about, created when missing and flocked, in the order of their keys
+/// (so that two records of overlapping URLs never wait for each other in a circle), until `close`. Owned by the
+/// thread that records.
+final class WARCMarks {
+    private var held: [String: (fd: FileDescriptor, path: String)] = [:]
+
+    /// Locks the marks of `urls` of list `list`.
+    init(urls: [String], ofList list: String, spool: Spool) throws(WARCError) {
+        let byKey = Dictionary(urls.map { (Dedup.urlKey($0), $0) }, uniquingKeysWith: { first, _ in first })
+        let folder = spool.warcURLMarks(ofList: list)
+        do { try FileSystem.ensureDirectories(folder) } catch { throw WARCError("cannot make \(folder)", error) }
+        for key in byKey.keys.sorted() {
+            let path = spool.warcURLMark(ofList: list, key: key)
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.open(path, .readWrite, options: [.create], permissions: 0o644) } catch {
+                close()
+                throw WARCError("cannot open \(path)", error)
+            }
+            held[byKey[key]!] = (fd, path)
+            do { try fd.lock() } catch {
+                close()
+                throw WARCError("cannot lock \(path)", error)
             }
         }
-        return found
     }
 
-    /// The responses of a mark found whole in their files.
-    struct Found {
-        /// The groups with at least one response whole: what a new mark keeps of the old.
-        var groups: [Group] = []
-        /// The status of each URL's response that is in, a success rather than an error where both are.
-        var statuses: [String: Int] = [:]
-        /// A mark of the older form whose response is in: the job is recorded, whatever its URLs.
-        var answersAll = false
+    deinit { close() }
 
-        /// Whether an answer `status` for `uri` is still to be recorded: when no response for the URL is in,
-        /// or only an error one and this is not (the job failed, and a `farm retry` fetched the resource).
-        func isDue(_ uri: String, status: Int) -> Bool {
-            if answersAll { return false }
-            guard let had = statuses[uri] else { return true }
-            return Self.isError(had) && !Self.isError(status)
+    /// The mark of `url` as it stands; nil when it has none (or one unreadable: recorded again).
+    func mark(of url: String) -> WARCMark? {
+        guard let fd = held[url]?.fd else { return nil }
+        return WARCMark(bytes: (try? fd.readAll(limit: 4096)) ?? [])
+    }
+
+    /// Replaces `url`'s mark with `mark`, on the disk when it returns.
+    func note(_ mark: WARCMark, for url: String) throws(WARCError) {
+        guard let (fd, path) = held[url] else { return }
+        var failure: Errno?
+        mark.bytes.withUnsafeBytes { raw in
+            do throws(Errno) {
+                try fd.truncate(to: 0)
+                _ = try fd.write(contentsOf: raw, at: 0)
+                try fd.syncData()
+            } catch { failure = error }
         }
+        if let failure { throw WARCError("cannot write \(path)", failure) }
+    }
 
-        static func isError(_ status: Int) -> Bool { status >= 400 }
+    /// Unlocks and closes them all.
+    func close() {
+        for (fd, _) in held.values { fd.closeQuietly() }
+        held = [:]
     }
 }
 
-extension WARCMark.Group {
-    /// The IDs of this group's members that are whole in its file in `folder` (the open name first: recovery
-    /// renames it to the finished one, never back); none when the file is gone.
-    func wholeRecordIDs(in folder: String) throws(WARCError) -> [String] {
-        for name in [file + WARCWriter.openSuffix, file] {
-            if let ids = try WARCScan.recordIDs(path: folder + "/" + name, from: offset, limit: records) {
-                return ids.map(\.text)
-            }
-        }
-        return []
+/// A job's mark of the older form, `warc/marks/<job>` (Spool.warcMark): three lines, the file's finished name,
+/// the offset of the response's member, its WARC-Record-ID. farm wrote one before its marks were by URL, for a
+/// job's one exchange; a spool that has some still has its jobs recorded by them.
+enum WARCJobMark {
+    /// Whether the mark at `path` names a response that is whole in its file in `folder`; false when there is
+    /// no such mark.
+    static func recordsJob(at path: String, in folder: String) throws(WARCError) -> Bool {
+        guard let bytes = try? FileSystem.readFile(path) else { return false }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard lines.count == 3, let offset = Int(lines[1]), !lines[0].contains("/") else { return false }
+        let mark = WARCMark(file: lines[0], offset: offset, records: 1, position: 0, responseID: lines[2], status: 200)
+        return try mark.isWritten(in: folder)
     }
 }

@@ -7,8 +7,8 @@ import Foundation
 import Testing
 
 /// A job's exchanges recorded as one group (SPEC §18: a redirect's hops, then the answer they led to), once for
-/// each URL across redos, with the group torn by a kill in its middle: what its mark (`warc/marks/<job>`) keeps
-/// from being appended twice. Files read back with warcio (PyPI), which nobody here wrote.
+/// each URL across redos and jobs, with the group torn by a kill in its middle: what the list's URL marks
+/// (`warc/urls/<list>/<key>`) keep from being appended twice. Files read back with warcio (PyPI), which nobody here wrote.
 @Suite struct WARCArchiveTests {
     /// An exchange of `url` answered `status` with a small body of its own, as a transfer captures it.
     static func exchange(_ url: String, status: Int, body: String) -> CapturedExchange {
@@ -98,7 +98,25 @@ import Testing
         #expect(check.status == 0 && !check.output.contains("fail"), "\(check.output)\(check.error)")
     }
 
-    /// A mark written before groups were (three lines: file, offset, response ID) still stops the job's redo.
+    /// Two jobs of one list whose fetches reach one URL (a redirect to a page the list also has): the URL's
+    /// response is recorded once, by the first; the second records only its own hop.
+    @Test func aURLTwoJobsFetchIsRecordedOnce() throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("two.json", count: 2)
+        let folder = fixture.appending("warc")
+        let settings = WARCSettings(folder: folder)
+        let archive = WARCArchive(spool: fixture.spool)
+        try archive.record(Self.archived([Self.exchange("http://127.0.0.1:1/dir/", status: 200, body: "page")]),
+                           of: JobName(list: list, index: 0), to: settings)
+        try archive.record(Self.archived([Self.exchange("http://127.0.0.1:1/dir", status: 301, body: "see /dir/\n"),
+                                          Self.exchange("http://127.0.0.1:1/dir/", status: 200, body: "page")]),
+                           of: JobName(list: list, index: 1), to: settings)
+        archive.close()
+        let found = try Self.responses(folder).map { "\($0.uri) \($0.status)" }.sorted()
+        #expect(found == ["http://127.0.0.1:1/dir 301", "http://127.0.0.1:1/dir/ 200"])
+    }
+
+    /// A mark written before marks were by URL (three lines: file, offset, response ID) still stops the job's redo.
     @Test func aMarkOfTheOlderFormStillAnswersTheJob() throws {
         let fixture = try StatusFixture()
         let list = try fixture.addList("old.json", count: 1)
