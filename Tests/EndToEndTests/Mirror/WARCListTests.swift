@@ -16,7 +16,8 @@ import Testing
 /// round after round, leave no torn record and still one response per URL.
 @Suite(.serialized) struct WARCListTests {
     /// A site of `pages` pages in a ring from /index.html, each with an image of its own; the home page has a
-    /// stylesheet whose `url()` names an image, and a broken link. Returns the bytes of every path that exists.
+    /// stylesheet whose `url()` names an image, a broken link, and a link to /old.html, which redirects to the
+    /// first page (a URL two jobs reach). Returns the bytes of every path that exists.
     @discardableResult
     static func serveSite(_ origin: Origin, pages: Int) -> [String: [UInt8]] {
         var bodies: [String: [UInt8]] = [:]
@@ -30,8 +31,9 @@ import Testing
         let links = (1...pages).map { "<a href=\"p\($0).html\">\($0)</a>" }.joined(separator: " ")
         page("/index.html", """
             <head><link rel="stylesheet" href="style.css"></head><img src="img/logo.png">
-            \(links) <a href="missing.html">broken</a>
+            \(links) <a href="missing.html">broken</a> <a href="old.html">moved</a>
             """)
+        origin.inject(.redirect(to: "/p1.html", status: 301), at: "/old.html")
         serve("/style.css", Array("body { background: url(img/bg.png) }".utf8), "text/css")
         // PNG magic, then bytes of their own: a mix-up of two bodies shows.
         func image(_ path: String) {
@@ -183,9 +185,10 @@ import Testing
         #expect(list.failed == 1 && list.done == list.total - 1)
         try farm.must(["stop"])
         let records = try Self.checkArchive(folder, origin: farm.origin, bodies: bodies)
-        // The broken link's 404 too (SPEC §18: every request and response).
+        // The broken link's 404 and the moved page's 301 too (SPEC §18: every request and response).
         #expect(records.filter { $0.type == "response" }.count == list.total)
         #expect(records.contains { $0.type == "response" && $0.uri == farm.origin.url(for: "/missing.html") && $0.status == "404" })
+        #expect(records.contains { $0.type == "response" && $0.uri == farm.origin.url(for: "/old.html") && $0.status == "301" })
         try Self.replay("/p3.html", of: records, in: folder, origin: farm.origin, bodies: bodies)
     }
 
