@@ -107,4 +107,31 @@ import Testing
         let records = try WARCListTests.checkArchive(folder, origin: farm.origin, bodies: bodies)
         #expect(Self.statuses(records) == Self.expected)
     }
+
+    /// `farm retry` of failed resources: one that now exists gets its 200 recorded beside its 404 (the archive
+    /// holds what the list delivered); one still missing is fetched again and its 404 not recorded twice.
+    @Test func aRetryThatSucceedsRecordsTheResourceAndAnotherErrorNothing() throws {
+        let farm = try RunningFarm()
+        let bodies = WARCListTests.serveSite(farm.origin, pages: 1)
+        let manifest = farm.dir.appending("later.json")
+        try JSONSerialization.data(withJSONObject: ["/later.png", "/never.png"].map { farm.origin.url(for: $0) })
+            .write(to: URL(fileURLWithPath: manifest))
+        let folder = farm.dir.appending("warc")
+        try farm.must(["add", manifest, "--warc", folder])
+        try farm.start(workers: 1, transfers: 2)
+        #expect(poll(timeout: 120, every: 0.2) { farm.counts == [.failed: 2] }, "\(farm.counts)")
+        let later = bodies["/img/p1.png"] ?? []
+        farm.origin.serve(path: "/later.png", bytes: later, contentType: "image/png")
+        try farm.must(["retry"])
+        #expect(poll(timeout: 120, every: 0.2) { farm.counts == [.done: 1, .failed: 1] }, "\(farm.counts)")
+        try farm.must(["stop"])
+        #expect(farm.origin.requests(for: "/never.png").count == 2)
+        let (finished, open) = WARCListTests.files(folder)
+        #expect(open.isEmpty)
+        try WARCListTests.check(finished)
+        let records = try WARCListTests.records(finished)
+        #expect(Self.statuses(records).mapValues { $0.sorted() } == ["/later.png": ["200", "404"], "/never.png": ["404"]])
+        let stored = try #require(records.first { $0.type == "response" && $0.status == "200" })
+        #expect(stored.sha256 == WARCListTests.sha256(later))
+    }
 }
