@@ -422,7 +422,7 @@ let package = Package(
             "FarmConvert", "CFarmPng", "FarmSpool", fixtures, origin, "FarmJSON", "FarmTestSupport",
         ]),
         .testTarget(name: "FarmWorkerTests", dependencies: [
-            "FarmWorker", "FarmSpool", "FarmStatus", "FarmLists", "FarmTransfer", "FarmTestSupport",
+            "FarmWorker", "FarmSpool", "FarmStatus", "FarmLists", "FarmTransfer", "FarmTestSupport", "FarmWARC",
         ]),
         .testTarget(name: "FarmStatusTests", dependencies: [
             "FarmDesired",

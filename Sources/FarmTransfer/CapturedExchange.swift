@@ -1,13 +1,15 @@
 import FarmSystem
 
-/// What a WARC records of one download besides its body (SPEC §18): the request's head as libcurl sent it,
-/// the response's status line and header fields as received, the server's address and when it was asked.
+/// What a WARC records of one exchange besides a stored body (SPEC §18): the request's head as libcurl sent
+/// it, the response's status line and header fields as received, the server's address and when it was asked,
+/// and for a response whose body is not the resource (a redirect, an error page) that body too.
 /// Kept only for a request that asks (`DownloadRequest.recordsExchange`); filled by that transfer's
 /// callbacks, read once it has ended.
 ///
-/// The body is the download's file: libcurl hands it over with its chunked framing taken off (no
+/// A stored body is the download's file: libcurl hands it over with its chunked framing taken off (no
 /// Content-Encoding is decoded: farm asks for none), so the head loses its Transfer-Encoding field, or a
-/// reader would look for chunks that are not there (see FarmWARC's WARCExchange).
+/// reader would look for chunks that are not there (see FarmWARC's WARCExchange). An unstored body is kept
+/// here the same way, decoded of its chunks.
 public struct CapturedExchange: Sendable, Equatable {
     /// The URL asked (after the worker's own redirects, this hop's).
     public let url: String
@@ -17,10 +19,27 @@ public struct CapturedExchange: Sendable, Equatable {
     public private(set) var responseHead: [UInt8] = []
     /// CURLINFO_PRIMARY_IP, once the transfer ended.
     public internal(set) var ipAddress: String?
+    /// The body of a response that is not stored (`DownloadResult.redirect`, or `TransferError.exchange`),
+    /// as received up to `keptBodyLimit` bytes; empty for a stored one, whose bytes are the download's file.
+    public private(set) var body: [UInt8] = []
+    /// More of that body came than was kept: its record says it is cut (WARC-Truncated: length).
+    public private(set) var bodyCut = false
+
+    /// The most bytes of an unstored body kept in memory: error pages and redirect notes are a few KiB, and
+    /// a worker holds one a transfer at most until its job ends.
+    public static let keptBodyLimit = 1 << 20
 
     init(url: String) {
         self.url = url
         date = Int(Clock.wall())
+    }
+
+    /// The response's status code, from its status line; 0 when none came.
+    public var status: Int {
+        let line = responseHead.prefix { $0 != 13 && $0 != 10 }
+        let fields = line.split(separator: 32)
+        guard fields.count >= 2, fields[0].starts(with: Self.statusPrefix) else { return 0 }
+        return Int(String(decoding: fields[1], as: UTF8.self)) ?? 0
     }
 
     /// The head of a request as sent: the last one sent is the one answered.
@@ -31,9 +50,20 @@ public struct CapturedExchange: Sendable, Equatable {
     /// One line of a response's head, CRLF included. A status line starts a head afresh: an interim 1xx
     /// answer is not the response recorded.
     mutating func responseLine(_ line: UnsafeRawBufferPointer) {
-        if line.starts(with: Self.statusPrefix) { responseHead = [] }
+        if line.starts(with: Self.statusPrefix) {
+            responseHead = []
+            body = []
+            bodyCut = false
+        }
         if Self.isTransferEncoding(line) { return }
         responseHead += line
+    }
+
+    /// Bytes of a body the download does not store (a redirect's, an error's), as they arrive.
+    mutating func unstoredBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = Self.keptBodyLimit - body.count
+        if bytes.count > room { bodyCut = true }
+        if room > 0 { body += bytes.prefix(room) }
     }
 
     private static let statusPrefix = Array("HTTP/".utf8)

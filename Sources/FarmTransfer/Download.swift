@@ -310,14 +310,22 @@ extension EasyHandle {
         if [CURLE_UNSUPPORTED_PROTOCOL, CURLE_TOO_MANY_REDIRECTS, CURLE_URL_MALFORMAT].contains(code) {
             throw TransferError.curl(code, detail: lastErrorMessage)
         }
+        // What a WARC records of an answer that ended whole (a redirect, an error, the resource); nil when the
+        // request asked for none.
+        var exchange = context.exchange
+        exchange?.ipAddress = infoString(CURLINFO_PRIMARY_IP)
+        let answered = code == CURLE_OK ? exchange : nil
         if !request.followsRedirects, code == CURLE_OK, (300..<400).contains(status), status != 304,
            let target = redirectTarget() {
             guard WebScheme(of: target) != nil else {
-                throw TransferError(.permanent, "not an http(s) URL: a redirect to \(Self.scheme(of: target))")
+                var error = TransferError(.permanent, "not an http(s) URL: a redirect to \(Self.scheme(of: target))")
+                error.exchange = answered
+                throw error
             }
             var result = DownloadResult(httpStatus: status, bytes: resumeFrom, resumedFrom: resumeFrom,
                                         contentType: response.contentType)
             result.redirect = target
+            result.exchange = answered
             return result
         }
         if status == 304, code == CURLE_OK, resumeFrom == 0,
@@ -333,7 +341,9 @@ extension EasyHandle {
                                       modified: response.lastModified)
             }
             if status == 416 { try? fd.truncate(to: 0) }  // the partial bytes no longer match: start over
-            throw TransferError.http(status, retryAfter: response.retryAfter)
+            var error = TransferError.http(status, retryAfter: response.retryAfter)
+            error.exchange = answered
+            throw error
         }
         // A Content-Length over the limit stops curl before any byte: say which limit, as for a body.
         if code == CURLE_FILESIZE_EXCEEDED {
@@ -348,10 +358,7 @@ extension EasyHandle {
         result.quickDigest = context.quickDigest
         result.head = context.head
         result.startedOver = context.startedOver
-        if var exchange = context.exchange {
-            exchange.ipAddress = infoString(CURLINFO_PRIMARY_IP)
-            result.exchange = exchange
-        }
+        result.exchange = exchange
         return result
     }
 
@@ -532,7 +539,10 @@ final class TransferContext {
 
     func write(_ data: UnsafeRawPointer, _ count: Int) -> Int {
         if !bodyStarted { startBody(first: count) }
-        if discardBody { return count }
+        if discardBody {
+            exchange?.unstoredBody(UnsafeRawBufferPointer(start: data, count: count))
+            return count
+        }
         if otherVersion != nil { return 0 }  // not a byte of it: the transfer ends, and starts over
         if failure != nil { return 0 }
         if let piece {

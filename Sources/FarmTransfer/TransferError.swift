@@ -24,6 +24,10 @@ public struct TransferError: Error, CustomStringConvertible, Sendable {
     /// Seconds the server asked us to wait (`Retry-After`), when it did.
     public let retryAfter: Double?
     public let curlCode: Int?
+    /// For a request that records its exchange (`DownloadRequest.recordsExchange`), the HTTP answer that is
+    /// this error, when one came whole (a 404, a 503, a redirect to a scheme farm does not fetch): what a WARC
+    /// records of a resource that ends here (SPEC §18).
+    public var exchange: CapturedExchange?
 
     public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, retryAfter: Double? = nil,
                 curlCode: Int? = nil) {

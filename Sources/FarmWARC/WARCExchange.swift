@@ -13,14 +13,18 @@ public struct WARCExchange: Sendable {
     public var ipAddress: String?
     public var request: WARCBlock
     public var response: WARCBlock
+    /// The response's body is not all that came (a caller keeps so much of an error page): its record says
+    /// `WARC-Truncated: length`, as ISO 28500 has a record cut by a size limit say.
+    public var responseTruncated = false
 
     public init(targetURI: String, date: WARCDate = .now(), ipAddress: String?, request: WARCBlock,
-                response: WARCBlock) {
+                response: WARCBlock, responseTruncated: Bool = false) {
         self.targetURI = targetURI
         self.date = date
         self.ipAddress = ipAddress
         self.request = request
         self.response = response
+        self.responseTruncated = responseTruncated
     }
 
     /// Its two records, response first: the response is the one a reader replays, so a kill between the two
@@ -29,8 +33,9 @@ public struct WARCExchange: Sendable {
     func records() -> [WARCRecord] {
         var common = [WARCRecord.Field("WARC-Target-URI", targetURI)]
         if let ipAddress { common.append(WARCRecord.Field("WARC-IP-Address", ipAddress)) }
+        let cut = responseTruncated ? [WARCRecord.Field("WARC-Truncated", "length")] : []
         let response = WARCRecord(kind: .response, date: date, contentType: "application/http;msgtype=response",
-                                  fields: common, block: self.response)
+                                  fields: common + cut, block: self.response)
         let request = WARCRecord(kind: .request, date: date, contentType: "application/http;msgtype=request",
                                  fields: common + [WARCRecord.Field("WARC-Concurrent-To", response.id.text)],
                                  block: self.request)

@@ -85,6 +85,44 @@ extension WARCScan {
         }
     }
 
+    /// The WARC-Record-IDs of the whole members that follow one another from `offset` in the file at `path`,
+    /// at most `limit` of them: they end at the first member that is torn, absent or not a record. Nil when the
+    /// file is absent. How a caller learns how much of a group of records it noted before writing is in.
+    public static func recordIDs(path: String, from offset: Int, limit: Int) throws(WARCError) -> [WARCRecordID]? {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readOnly) } catch where error == .noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw WARCError("cannot open \(path)", error)
+        }
+        defer { fd.closeQuietly() }
+        let inflater = try Inflater(prefixLimit: 512)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        var ids: [WARCRecordID] = []
+        var at = offset
+        reading: while ids.count < limit {
+            let n: Int
+            do { n = try fd.read(at: at, into: buffer) } catch { throw WARCError("cannot read \(path)", error) }
+            if n == 0 { break }
+            var used = 0
+            while used < n && ids.count < limit {
+                switch inflater.feed(UnsafeRawBufferPointer(rebasing: buffer[used..<n])) {
+                case .needsInput:
+                    used = n
+                case .corrupt:
+                    break reading
+                case .ended(let taken, let prefix):
+                    used += taken
+                    guard let id = recordID(inHeader: prefix) else { break reading }
+                    ids.append(id)
+                }
+            }
+            at += n
+        }
+        return ids
+    }
+
     /// The WARC-Record-ID field of a record header's first bytes.
     static func recordID(inHeader bytes: [UInt8]) -> WARCRecordID? {
         let text = String(decoding: bytes, as: UTF8.self)

@@ -68,6 +68,16 @@ public final class WARCWriter {
         public let requestID: WARCRecordID
     }
 
+    /// Where several exchanges' records went, one after another in one file.
+    public struct WrittenGroup: Sendable, Equatable {
+        /// The file's finished name (it ends `.open` until it is finished).
+        public let file: String
+        /// Where the first record's member starts in it; the others follow, one member each.
+        public let offset: Int
+        /// Every record's ID in the order written: each exchange's response, then its request.
+        public let recordIDs: [WARCRecordID]
+    }
+
     /// Appends the response record and then the request record of `exchange` (see `WARCExchange.records`),
     /// on the disk when it returns. Reads a file body twice: once for its digests, once to compress it.
     /// `beforeWrite` is told the file (its finished name) and offset the response will start at, and the two
@@ -82,6 +92,22 @@ public final class WARCWriter {
             try beforeWrite(Written(file: file, offset: offset, responseID: records[0].id, requestID: records[1].id))
         }
         return Written(file: written.file, offset: written.offset, responseID: records[0].id, requestID: records[1].id)
+    }
+
+    /// Appends the records of `exchanges` in order, each response then its request, in one file, on the disk
+    /// when it returns: a redirect's hops and the answer they led to (SPEC §18). `beforeWrite` as `write`'s,
+    /// told every record's ID. A kill during the append can leave its first members whole and the rest torn:
+    /// what a caller that records each URL once must allow for (FarmWorker's WARCArchive.swift does).
+    @discardableResult
+    public func write(_ exchanges: [WARCExchange],
+                      beforeWrite: (WrittenGroup) throws(WARCError) -> Void = { _ in })
+        throws(WARCError) -> WrittenGroup {
+        let records = exchanges.flatMap { $0.records() }
+        let ids = records.map(\.id)
+        let written = try append(records) { (file, offset) throws(WARCError) in
+            try beforeWrite(WrittenGroup(file: file, offset: offset, recordIDs: ids))
+        }
+        return WrittenGroup(file: written.file, offset: written.offset, recordIDs: ids)
     }
 
     /// Appends `records` (digests made first, warcinfo ID added), each as its own gzip member, in one file,

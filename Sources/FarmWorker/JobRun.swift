@@ -46,6 +46,9 @@ struct JobRun: Sendable {
     var warc: WARCSettings?
     var archive: WARCArchive?
     var exchange: CapturedExchange?
+    /// The other answers of this job's fetch, recorded with it: each redirect's hop, and the error it fails
+    /// with; the latest of each URL (`note`, in WARCArchive.swift).
+    var answers: [CapturedExchange] = []
     private let started = Clock.monotonic()
     private let lastWrite = Box(0.0)
     /// What the status of the job says beside its progress from now on (`Sidecar.note`).
@@ -191,8 +194,8 @@ struct JobRun: Sendable {
             return true
         }
         // Recorded before it is done, once across kills (WARCArchive.swift says how).
-        if let warc, let exchange,
-           !recordExchange(exchange, to: warc, file: file, bytes: bytes, kind: kind.rawValue) { return true }
+        if let warc, exchange != nil || !answers.isEmpty,
+           !recordExchanges(to: warc, file: file, bytes: bytes, kind: kind.rawValue) { return true }
         // A recursive list's links enter it before the page is done (FarmLists' CrawlAppend.swift).
         if crawl != nil && !appendLinks(file: file) { return true }
         // Delivered before it is done, so a done resource of such a list is always in its folder too; a
@@ -248,8 +251,13 @@ struct JobRun: Sendable {
         kind == .other ? Kind.otherExtension(url: claim.record.url) : kind.fileExtension
     }
 
-    /// Ends the job in failed/ with `reason` as its error.
-    func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0) {
+    /// Ends the job in failed/ with `reason` as its error; a list with `--warc` records its exchanges first
+    /// (`records`), the whole download's (in `file`, else `partial`) among them once it has one.
+    func fail(_ reason: String, partial: String?, kind: String? = nil, file: String? = nil, bytes: Int = 0,
+              records: Bool = true) {
+        // Recorded while the bytes are still there, before they go: a kill after it leaves a redo that finds
+        // them recorded (WARCArchive.swift).
+        let reason = records && !kept.lost ? recordFailure(reason, body: file ?? partial) : reason
         // The bytes go first, whoever owns the job now: they failed for good (the caller holds the partial,
         // so nobody else writes it). Killed between the two, the job is tried again; the other way round,
         // or kept for a claim lost meanwhile (its host cut off while another completed the job), a failed

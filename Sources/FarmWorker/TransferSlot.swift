@@ -417,6 +417,7 @@ final class TransferSlot: @unchecked Sendable {
                     if request.redirected != nil { job.finalURL = request.url }
                     return result
                 }
+                job.note(result.exchange)  // a hop, recorded with the job's last exchange (SPEC §18)
                 // As curl would have: at most `maxRedirects`, and no credential of the list to another host.
                 redirects += 1
                 if redirects > DownloadRequest.maxRedirects { throw TransferError(.permanent, "too many redirects") }
@@ -437,6 +438,7 @@ final class TransferSlot: @unchecked Sendable {
                 spool.log("\(job.claim.job) goes back to the queue with its \(bytes) bytes: \(error.message)")
                 return handBack(job.claim)
             } catch {
+                job.note(error.exchange)  // the answer the job fails with, unless a retry's replaces it
                 guard let delay = options.retry.delay(after: error, attempt: job.attempts) else {
                     job.fail(error.message, partial: partial.path)
                     return nil

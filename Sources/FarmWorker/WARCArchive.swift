@@ -1,29 +1,44 @@
 // A worker's WARC files (SPEC §18, `farm add --warc DIR`), and why a finished list's files hold exactly one
 // response record for each URL fetched, whatever was killed when.
 //
-// The problem: a job's records are appended to a WARC file before its completion, and a worker killed
-// between the two leaves the job to a redo, whose own fetch would append a second response; the other way
-// round (completion first) a kill would lose the record. So each job's records are noted before a byte of
-// them is written, in the spool's `warc/marks/<job>` (Spool.warcMark): which file (its finished name),
-// where its response member starts, and that record's WARC-Record-ID. A job that comes to record reads its
-// mark first: when the member at that place of that file (`.open` or finished) is whole and carries that ID,
-// the job's exchange is in, and this fetch is not appended again (the record kept is a whole earlier fetch
-// of the same URL, for the same job). Otherwise (no mark, a torn member cut off by recovery, another record
-// there after a failed append) the records are appended and the mark says so. The mark is flocked while it is
-// read and the records written, so two owners of one job (one whose lease lapsed while it fetched) take turns.
+// What a job records: every exchange of its last attempt, in one append, once it has ended: each redirect's
+// hop (the 3xx as received, its body included), then the answer they led to, the resource it stores or the
+// error it fails with (a 404, a 5xx given up on; SPEC §5's `error` all the same). An attempt that is retried
+// (a 503, a connection cut) records nothing of its own: its URLs are fetched again, and only their last,
+// complete fetch is kept (JobRun.note keeps the latest exchange of each URL). wget and Heritrix write each
+// attempt's response as it comes, so that a retried URL has one record per attempt; §18 asks for one per URL,
+// and the retry's is the one a reader wants.
+//
+// The problem across kills: a job's records are appended to a WARC file before its completion, and a worker
+// killed between the two leaves the job to a redo, whose own fetch would append a second response; the other
+// way round (completion first) a kill would lose the records. And one URL may be fetched by several jobs of a
+// list (two redirects to one place, `/dir` to `/dir/` beside a link to `/dir/`). So each URL's response is
+// noted before a byte of it is written, in the list's mark of that URL, `warc/urls/<list>/<key>`
+// (Spool.warcURLMark, WARCMark.swift): which file (its finished name), where the group of records it goes with
+// starts and how many members it has, the response's place in it, its WARC-Record-ID and status. A job that
+// comes to record locks the marks of its URLs (in the order of their keys, so that two jobs never wait for
+// each other in a circle), reads them, and reads the members they name (`.open` or finished): a URL whose
+// response is whole there is not recorded again, the others are appended as one group and their marks say so.
+// The locks are held until the append is on the disk, so two jobs of one URL (or two owners of one job, one
+// whose lease lapsed while it fetched) take turns.
 //
 // What a kill leaves, step by step:
-// - before the mark: nothing; the redo appends.
-// - after the mark, during the append: a torn tail, which the writer's next append overwrites or, the writer
-//   being dead, WARCRecovery cuts off (supervisor start, a worker's death); the redo finds no whole member
-//   with the mark's ID there and appends.
-// - after the append (fdatasync'd), before the completion: the redo finds the record and appends nothing.
-// The response is written before the request (WARCExchange): a kill between the two leaves a response with
-// no request, never the other way round; the redo then appends neither.
+// - before the marks: nothing; the redo appends.
+// - after the marks, during the append: a torn tail, which the writer's next append overwrites or, the writer
+//   being dead, WARCRecovery cuts off (supervisor start, a worker's death). The members before the tear stay:
+//   the redo finds those responses whole (with every member before them) and appends only the other URLs'.
+// - after the append (fdatasync'd), before the completion: the redo finds every response and appends nothing.
+// An exchange's response is written before its request (WARCExchange): a kill between the two leaves a response
+// with no request, never the other way round; the redo then appends neither.
+//
+// One exception to "once": a URL whose response in the WARC is an error (its job failed) and that is fetched
+// again with success (`farm retry`, or the server's answer changed while a killed job waited for its redo)
+// gets the success recorded too: the archive then holds the resource the list delivered.
 //
 // A mark stays until `farm reset`: a resource reloaded later (`farm reload`) keeps its first record. Bytes
 // served from another job's download (download once, SPEC §7) were not fetched for this job: not recorded.
-// Only what a job stores is recorded: an answer that is not a 2xx fails the job with no record.
+// A job mark of the older form (`warc/marks/<job>`, one exchange a job, before marks were by URL) still counts
+// for its job (WARCJobMark).
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -41,44 +56,43 @@ final class WARCArchive: Sendable {
 
     init(spool: Spool) { self.spool = spool }
 
-    /// Appends `exchange` (the response's body the file at `body`) to `settings`' folder for `job`, unless the
-    /// job's mark says it is there already (see the top of this file); on the disk when it returns.
-    func record(_ exchange: CapturedExchange, body: String, of job: JobName, to settings: WARCSettings)
-        throws(WARCError) {
-        let markPath = spool.warcMark(job)
-        let mark: FileDescriptor
-        do {
-            mark = try Self.openMark(markPath)
-        } catch {
-            // A spool whose list came from before warc/ existed, or a folder removed: made again once.
-            do {
-                try FileSystem.ensureDirectories(spool.warcMarks)
-                mark = try Self.openMark(markPath)
-            } catch { throw WARCError("cannot open \(markPath)", error) }
+    /// One exchange to record, and where its response's body is.
+    struct Archived {
+        let exchange: CapturedExchange
+        let body: WARCBody
+
+        /// Its records as FarmWARC writes them.
+        var records: WARCExchange {
+            WARCExchange(targetURI: exchange.url, date: WARCDate(seconds: exchange.date), ipAddress: exchange.ipAddress,
+                         request: WARCBlock(head: exchange.requestHead),
+                         response: WARCBlock(head: exchange.responseHead, body: body),
+                         responseTruncated: exchange.bodyCut)
         }
-        defer { mark.closeQuietly() }
-        do { try mark.lock() } catch { throw WARCError("cannot lock \(markPath)", error) }
-        if let noted = WARCMark(bytes: (try? mark.readAll(limit: 4096)) ?? []),
-           try noted.isWritten(in: settings.folder) {
-            return
+    }
+
+    /// Appends `exchanges` in order to `settings`' folder for `job`, but those whose URL the list's marks say
+    /// is recorded there already (see the top of this file); on the disk when it returns.
+    func record(_ exchanges: [Archived], of job: JobName, to settings: WARCSettings) throws(WARCError) {
+        if try WARCJobMark.recordsJob(at: spool.warcMark(job), in: settings.folder) { return }
+        let marks = try WARCMarks(urls: exchanges.map(\.exchange.url), ofList: job.list, spool: spool)
+        defer { marks.close() }
+        var due: [Archived] = []
+        for archived in exchanges {
+            let exchange = archived.exchange
+            if let mark = marks.mark(of: exchange.url), try mark.isWritten(in: settings.folder),
+               !mark.yields(to: exchange.status) { continue }
+            due.append(archived)
         }
-        let records = WARCExchange(
-            targetURI: exchange.url, date: WARCDate(seconds: exchange.date), ipAddress: exchange.ipAddress,
-            request: WARCBlock(head: exchange.requestHead),
-            response: WARCBlock(head: exchange.responseHead, body: .file(body)))
+        if due.isEmpty { return }
         try writers.withLock { (writers: inout [String: WARCWriter]) throws(WARCError) in
             let writer = try Self.writer(for: settings, in: &writers)
-            try writer.write(records) { (written) throws(WARCError) in
-                let bytes = WARCMark(file: written.file, offset: written.offset, responseID: written.responseID.text).bytes
-                var failure: Errno?
-                bytes.withUnsafeBytes { raw in
-                    do throws(Errno) {
-                        try mark.truncate(to: 0)
-                        _ = try mark.write(contentsOf: raw, at: 0)
-                        try mark.syncData()
-                    } catch { failure = error }
+            try writer.write(due.map(\.records)) { (written) throws(WARCError) in
+                for (index, archived) in due.enumerated() {
+                    let mark = WARCMark(file: written.file, offset: written.offset, records: written.recordIDs.count,
+                                        position: 2 * index, responseID: written.recordIDs[2 * index].text,
+                                        status: archived.exchange.status)
+                    try marks.note(mark, for: archived.exchange.url)
                 }
-                if let failure { throw WARCError("cannot write \(markPath)", failure) }
             }
         }
     }
@@ -93,10 +107,6 @@ final class WARCArchive: Sendable {
         }
     }
 
-    private static func openMark(_ path: String) throws(Errno) -> FileDescriptor {
-        try FileDescriptor.open(path, .readWrite, options: [.create], permissions: 0o644)
-    }
-
     /// The writer of `settings.folder`, made at its first use (its files rotated at the size of the first list
     /// that names the folder).
     private static func writer(for settings: WARCSettings, in writers: inout [String: WARCWriter])
@@ -109,50 +119,51 @@ final class WARCArchive: Sendable {
     }
 }
 
-/// A job's mark (`warc/marks/<job>`): three lines, the file's finished name, the offset of the response's
-/// member, its WARC-Record-ID.
-struct WARCMark: Equatable {
-    let file: String
-    let offset: Int
-    let responseID: String
-
-    init(file: String, offset: Int, responseID: String) {
-        self.file = file
-        self.offset = offset
-        self.responseID = responseID
-    }
-
-    /// A mark as read; nil for an empty file (made, never written) or anything else.
-    init?(bytes: [UInt8]) {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard lines.count == 3, let offset = Int(lines[1]), !lines[0].contains("/") else { return nil }
-        self.init(file: lines[0], offset: offset, responseID: lines[2])
-    }
-
-    var bytes: [UInt8] { Array("\(file)\n\(offset)\n\(responseID)\n".utf8) }
-
-    /// Whether the record it names is whole in its file in `folder`, open or finished.
-    func isWritten(in folder: String) throws(WARCError) -> Bool {
-        // The open name first: recovery renames it to the finished one, never back.
-        for name in [file + WARCWriter.openSuffix, file] {
-            if let id = try WARCScan.recordID(path: folder + "/" + name, at: offset) { return id.text == responseID }
-        }
-        return false
-    }
-}
-
 extension JobRun {
-    /// Hands the job's fetch over to the worker's WARC archive (SPEC §18) before the job completes; false when
-    /// it could not be recorded: the job failed with the reason (`farm retry` records it once the folder takes it).
-    func recordExchange(_ exchange: CapturedExchange, to settings: WARCSettings, file: String, bytes: Int,
-                        kind: String) -> Bool {
+    /// Records the job's exchanges (SPEC §18) before it completes as done: its answers before the last (see
+    /// `note`), then the stored one, whose body is `file`. False when they could not be recorded: the job failed
+    /// with the reason (`farm retry` records them once the folder takes them).
+    func recordExchanges(to settings: WARCSettings, file: String, bytes: Int, kind: String) -> Bool {
         guard let archive else { return true }
         do {
-            try archive.record(exchange, body: file, of: claim.job, to: settings)
+            try archive.record(archived(last: exchange, body: file), of: claim.job, to: settings)
             return true
         } catch {
-            fail("cannot record the WARC: \(error)", partial: nil, kind: kind, file: file, bytes: bytes)
+            fail("cannot record the WARC: \(error)", partial: nil, kind: kind, file: file, bytes: bytes, records: false)
             return false
         }
+    }
+
+    /// Records the exchanges of a job that fails (a 404, a 5xx given up on, a redirect to nowhere, bytes refused
+    /// after a whole fetch, whose body is `body`); returns the reason it fails with, which says so when they
+    /// could not be recorded.
+    func recordFailure(_ reason: String, body: String?) -> String {
+        guard let warc, let archive else { return reason }
+        let exchanges = archived(last: body == nil ? nil : exchange, body: body)
+        if exchanges.isEmpty { return reason }
+        do {
+            try archive.record(exchanges, of: claim.job, to: warc)
+            return reason
+        } catch {
+            return reason + " (not recorded in the WARC: \(error))"
+        }
+    }
+
+    /// The answers noted, then `last` with its body in the file at `body` (which replaces an answer of its URL).
+    private func archived(last: CapturedExchange?, body: String?) -> [WARCArchive.Archived] {
+        var all = answers.map { WARCArchive.Archived(exchange: $0, body: .bytes($0.body)) }
+        if let last, let body {
+            all.removeAll { $0.exchange.url == last.url }
+            all.append(WARCArchive.Archived(exchange: last, body: .file(body)))
+        }
+        return all
+    }
+
+    /// Keeps `exchange`, a redirect's hop or an error answer of this job's fetch, to record once the job ends;
+    /// it replaces an earlier one of its URL (an attempt retried): a URL is recorded by its last, complete fetch.
+    mutating func note(_ exchange: CapturedExchange?) {
+        guard let exchange else { return }
+        answers.removeAll { $0.url == exchange.url }
+        answers.append(exchange)
     }
 }

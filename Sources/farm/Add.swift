@@ -151,12 +151,15 @@ struct Add: ParsableCommand {
             ARCHIVE TO WARC:
             With --warc DIR (any list, recursive or not), each fetch of the list is recorded in DIR as WARC/1.1 \
             (ISO 28500), as wget --warc-file writes it: a warcinfo record opening each file, then for each \
-            resource a response record (status line, header fields and body as received) and a request \
+            exchange a response record (status line, header fields and body as received) and a request \
             record (the header as sent), with WARC-Target-URI, WARC-Date, WARC-IP-Address, \
-            WARC-Concurrent-To and sha1 block and payload digests. Each record is a gzip member of its own; \
+            WARC-Concurrent-To and sha1 block and payload digests: each redirect's hop (the 3xx, before the \
+            answer it led to), the resource, and the answer a resource fails with (a 404, a 5xx given up \
+            on). Each record is a gzip member of its own; \
             each worker writes its own files, farm-DATE-SERIAL-NONCE.warc.gz, named .open until finished \
             and rotated before they pass --warc-max-size (default 1G). Across kills of any process a \
-            finished list's files hold no torn record and one response record for each URL fetched. A list \
+            finished list's files hold no torn record and one response record for each URL fetched, its \
+            last complete fetch (a 503 retried keeps only the retry's answer). A list \
             with --warc fetches each resource over one connection, from its first byte. DIR is made if \
             missing; one that cannot be written is refused, exit 2, nothing added.
 
