@@ -129,13 +129,16 @@ public enum ListView {
             } else {
                 // No sidecar yet (a claim younger than its owner's first tick): downloading since the
                 // claim, which its owner's name says.
-                guard FileSystem.exists(spool.path(.active, name)) else {
+                guard let claimed = try? FileSystem.lstat(spool.path(.active, name)) else {
                     let now = self.place(spool, job, active: nil)
                     let requeued = now == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? queued : queued
                     return resource(spool, job, at: index, table: table, place: now, queued: requeued)
                 }
                 status = .downloading
-                changed = Timestamp.iso8601(ActiveName(name)?.owner.claimedAt ?? Clock.wall())
+                // A pack's member started after the pack was claimed: when, its file's ctime says (Spool.startMember).
+                let entry = ActiveName(name)
+                let since = entry.map { $0.pack == nil ? $0.owner.claimedAt : max($0.owner.claimedAt, claimed.changeTime) }
+                changed = Timestamp.iso8601(since ?? Clock.wall())
                 if let earlier, earlier.status == .downloading {
                     sidecar = Sidecar(status: .downloading, bytes: earlier.bytes, size: earlier.size,
                                       attempts: earlier.attempts, changed: changed)

@@ -153,15 +153,9 @@ public final class Worker: Sendable {
         return nil
     }
 
-    /// The claim of `taken`, the next member of a pack this process holds: nil when it is no longer in the
-    /// pack (an edit or a hold took it, or the pack was reclaimed), one stat.
-    func claim(member taken: Claimer.Taken) -> Claim? {
-        guard let claim = spool.load(taken, records: records), spool.holds(claim) else {
-            spool.memberEnded(taken)
-            return nil
-        }
-        return claim
-    }
+    /// The claim of `taken`, the next member of a pack this process holds (`Spool.startMember`): nil when it
+    /// is no longer in the pack (an edit or a hold took it, or the pack was reclaimed).
+    func claim(member taken: Claimer.Taken) -> Claim? { spool.startMember(taken, records: records) }
 
     /// Hands back the members of a pack this process will not work (the slot stops).
     func handBack(members: [Claimer.Taken]) {

@@ -27,12 +27,24 @@ import Testing
         try farm.start(workers: 3, transfers: 2, lease: 3)
         #expect(poll(timeout: 30) { !packs(farm.spool).isEmpty }, "a deep queue is claimed in packs")
 
-        // However many jobs the packs hold, the views count the six transfers at work, no more.
+        // However many jobs the packs hold, the views count the six transfers at work, no more; and a job
+        // shown waiting, then downloading, changed when it started, not when its pack was claimed.
         var most = 0
-        for _ in 0..<10 {
+        var seenQueued: [Int: Date] = [:]
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for _ in 0..<20 {
+            let asked = Date()
             let list = try status(farm, "Packs.json")
             most = max(most, list.active)
             #expect(list.queued + list.active + list.done + list.failed == list.total)
+            for resource in list.resources ?? [] {
+                if resource.status == .queued, seenQueued[resource.index] == nil { seenQueued[resource.index] = asked }
+                if resource.status == .downloading, let queued = seenQueued[resource.index],
+                   let changed = resource.changed.flatMap(iso.date(from:)) {
+                    #expect(changed >= queued.addingTimeInterval(-0.05), "\(resource.index): \(changed) < \(queued)")
+                }
+            }
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(most >= 1 && most <= 6, "\(most) active with 3 workers of 2 transfers")

@@ -42,6 +42,19 @@ extension Spool {
         try? FileSystem.rmdir(packPath(pack, claim.owner))
     }
 
+    /// The claim of `taken`, a member of a pack this process holds, as its slot starts it: its file is
+    /// touched, which says it is still this owner's (an edit or a hold may take one job of a pack) and when
+    /// it started, its ctime (views show it as the job's `changed` until its owner's first sidecar: the
+    /// owner's name says when the pack was claimed). Nil when it is gone, which ends it here.
+    public func startMember(_ taken: Claimer.Taken, records: TableRecords) -> Claim? {
+        guard var claim = load(taken, records: records), (try? FileSystem.touch(claimPath(claim))) != nil else {
+            memberEnded(taken)
+            return nil
+        }
+        claim.claimed = Clock.wall()
+        return claim
+    }
+
     /// `memberEnded` of a member this process took and will not work (see `Claimer.Taken`).
     public func memberEnded(_ taken: Claimer.Taken) {
         guard let pack = taken.pack else { return }
