@@ -202,7 +202,7 @@ struct MirrorBenchmark: ParsableCommand {
         let seconds = Clock.monotonic() - began
         let opened = try Spool(root: spool, create: false)
         let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
-        // robots.txt is fetched by the add, not a job of the list.
+        // robots.txt is fetched by the worker of the first job, not as a job of the list.
         let jobs = site.fetched(level: level).count - 1
         let done = opened.inventory().filter { $0.state == .done }.count
         guard done == jobs else {
