@@ -20,12 +20,13 @@ final class CrawlRobots: Sendable {
 
     init(spool: Spool) { self.spool = spool }
 
-    /// `origin`'s rules for list `id`, fetched with the list's request options if no worker has yet.
-    func rules(for origin: WebURL, ofList id: String, request: RequestOptions?) -> Robots {
+    /// `origin`'s rules for list `id`, fetched with the list's request options if no worker has yet, on the
+    /// worker's transfer pool when it has one: the connection is the one the origin's next request reuses.
+    func rules(for origin: WebURL, ofList id: String, request: RequestOptions?, pool: TransferPool? = nil) -> Robots {
         if let rules = known.withLock({ $0[id]?[origin.origin] }) { return rules }
         var robots = spool.robots(ofList: id, origin: origin.origin)
         if robots == nil {
-            let fetched = Self.fetch(origin, scratch: spool.scratchPath("robots"), request: request)
+            let fetched = Self.fetch(origin, scratch: spool.scratchPath("robots"), request: request, pool: pool)
             spool.keep(fetched, ofList: id)
             robots = fetched
         }
@@ -36,7 +37,7 @@ final class CrawlRobots: Sendable {
 
     /// Fetches `origin`'s robots.txt (redirects followed, the final answer counts) with the list's request
     /// options, through the scratch file `scratch`, which it removes.
-    static func fetch(_ origin: WebURL, scratch: String, request: RequestOptions?) -> HostRobots {
+    static func fetch(_ origin: WebURL, scratch: String, request: RequestOptions?, pool: TransferPool?) -> HostRobots {
         var robots = HostRobots(origin: origin.origin, status: nil, body: nil)
         guard let fd = try? FileDescriptor.open(scratch, .readWrite, options: [.create, .exclusiveCreate],
                                                 permissions: 0o600) else { return robots }
@@ -47,7 +48,7 @@ final class CrawlRobots: Sendable {
         var options = request ?? RequestOptions()
         options.crawl = nil
         do throws(TransferError) {
-            let handle = try EasyHandle()
+            let handle = try EasyHandle(pool: pool)
             let result = try handle.download(DownloadRequest(url: origin.robotsURL.description,
                                                              maxSize: Robots.parseLimit * 4, connectTimeout: 10,
                                                              stallTimeout: 30, options: options),

@@ -194,8 +194,8 @@ final class TransferSlot: @unchecked Sendable {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
             if crawl.options.obeysRobots {
-                let robots = worker.crawlRobots, list = claim.job.list
-                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions) }
+                let robots = worker.crawlRobots, list = claim.job.list, pool = try? worker.transferPool()
+                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions, pool: pool) }
             }
         }
         let tries = spool.triesBefore(claim)
