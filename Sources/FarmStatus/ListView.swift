@@ -17,7 +17,7 @@ public enum ListView {
 
     /// List `listID` with its resources, or nil when no such list is published.
     public static func build(_ spool: Spool, listID: String) -> ListStatus? {
-        guard let record = spool.list(listID) else { return nil }
+        guard let record = spool.shownList(listID) else { return nil }
         var active = JobSet()
         var activeNames: [Int: String] = [:]
         for name in spool.claimedNames(inFlight: true) {

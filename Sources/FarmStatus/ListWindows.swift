@@ -66,7 +66,7 @@ public final class ListWindows: Sendable {
     /// `counts` is the list as the whole-spool summary has it, if the caller holds one.
     public func window(_ spool: Spool, listID: String, offset: Int, limit: Int, query: String? = nil,
                        counts: ListStatus? = nil) -> ListStatus? {
-        guard let record = spool.list(listID) else { return nil }
+        guard let record = spool.shownList(listID) else { return nil }
         let offset = max(0, offset), limit = max(0, min(limit, Self.maxLimit))
         let lines = self.lines(spool, listID: listID)
         var active: [Int: String] = [:]

@@ -41,7 +41,7 @@ public enum StatusScan {
     package static func listRecords(_ spool: Spool) -> [String: ListRecord] {
         var records: [String: ListRecord] = [:]
         for id in spool.listIDs() {
-            if let record = spool.list(id) { records[id] = record }
+            if let record = spool.shownList(id) { records[id] = record }
         }
         return records
     }

@@ -269,9 +269,10 @@ public final class Watcher {
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.failed)
         case .lists:
-            // An edit or a page changes a list's order (its total) and a page its log: read again.
+            // An edit or a page changes a list's order (its total), a page its log, and the start origin's
+            // robots.txt a recursive list's Crawl-delay: read again.
             guard let id = Lists.listID(ofShownFileName: event.name) else { return }
-            let record = spool.list(id)
+            let record = spool.shownList(id)
             if record != records[id] {
                 records[id] = record
                 due.pending.insert(.summary)

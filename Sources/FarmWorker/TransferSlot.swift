@@ -226,8 +226,10 @@ final class TransferSlot: @unchecked Sendable {
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
-            let robots = worker.crawlRobots, list = claim.job.list
-            job.spannedRobots = { robots.rules(for: $0, ofList: list, request: listOptions) }
+            if crawl.options.obeysRobots {
+                let robots = worker.crawlRobots, list = claim.job.list, pool = try? worker.transferPool()
+                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions, pool: pool) }
+            }
         }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
@@ -382,16 +384,15 @@ final class TransferSlot: @unchecked Sendable {
         var request = first
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
-        // A recursive list whose start origin's robots.txt asked a Crawl-delay spaces that origin's requests
-        // by it, across the farm (its host's token bucket), whatever limits the farm was started with; so do
-        // the robots.txt of the hosts it spans to, read before any link there entered the list.
-        let crawlDelay = job.crawl?.crawlDelay
-        let crawlHost = crawlDelay == nil ? nil : job.crawl.flatMap { HostKey(url: $0.start) }
-        let spanned = job.crawl.map { $0.options.spanHosts && $0.options.obeysRobots } ?? false
+        // A recursive list that obeys robots.txt asks the rules of each request's origin first (fetched by the
+        // first request there: SPEC §18, robots.txt before the host's other requests), and spaces that origin's
+        // requests by their Crawl-delay, across the farm (its host's token bucket), whatever limits the farm
+        // was started with.
+        let obeysRobots = job.robots != nil
         while true {
             // Each request asks its host first. With no limit set, no host held (the gate inactive) and no
-            // Crawl-delay the URL is not even parsed.
-            if gate.isActive || crawlHost != nil || spanned, let host = HostKey(url: request.url) {
+            // robots.txt to obey the URL is not even parsed.
+            if gate.isActive || obeysRobots, let host = HostKey(url: request.url) {
                 // The job's own host held since it was admitted (by another transfer of this worker or any):
                 // no request starts while it is, so the job waits parked as if it had been refused.
                 if request.redirected == nil && gate.isHeld(host) {
@@ -399,7 +400,7 @@ final class TransferSlot: @unchecked Sendable {
                     return nil
                 }
                 // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
-                let interval = host == crawlHost ? crawlDelay : spanned ? job.spannedCrawlDelay(request.url) : nil
+                let interval = obeysRobots ? job.crawlDelay(request.url) : nil
                 if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, interval: interval, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }

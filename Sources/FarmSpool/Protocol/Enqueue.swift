@@ -231,8 +231,8 @@ extension Spool {
     /// LinkConversion.swift): made once they all are, removed by the next delivery.
     package static let convertedSuffix = ".converted"
 
-    /// The robots.txt of an origin a recursive list spans to beyond its start (FarmTransfer's HostRobots):
-    /// `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
+    /// The robots.txt of an origin a recursive list requests, its start's or one it spans to (FarmLists'
+    /// HostRobots): `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
     package static let robotsInfix = ".robots-"
 
     /// `lists/<list>.robots-<key>`, where the list keeps `origin`'s robots.txt.
