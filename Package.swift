@@ -395,7 +395,7 @@ let package = Package(
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it and importing it; EndToEndTests runs the binary.
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
-        .testTarget(name: "FarmRecordsTests", dependencies: ["FarmRecords", "FarmJSON", "FarmSystem"]),
+        .testTarget(name: "FarmRecordsTests", dependencies: ["FarmRecords", "FarmJSON", "FarmSystem", "FarmTestSupport"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
             "FarmRegistry",
             "FarmDesired",
