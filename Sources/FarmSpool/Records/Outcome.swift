@@ -1,11 +1,6 @@
 import FarmSystem
 import SystemPackage
 
-/// How a job ended, for good.
-public enum Outcome: Sendable {
-    case done, failed
-}
-
 // A finished job's last sidecar (what it made, or why it failed) is its outcome record. It is kept
 // as the extended attribute `user.farm.outcome` of the job file: set on active/<job>@<owner> just
 // before the completion rename, it lands in done/ or failed/ with the job, in the same step, and it
