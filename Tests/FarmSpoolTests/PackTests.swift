@@ -10,12 +10,18 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
 
-    @Test func aPackIsOneShardClaimedByOneRenameAndItsMembersEndOneByOne() throws {
+    /// A spool with one added list of 300 jobs (19 shards), and a claimer of it.
+    private func queued() throws -> (TemporaryDirectory, Spool, Claimer) {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.path)
         let (list, jobs) = SpoolFixtures.jobs(300)
         try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
-        let claimer = Claimer(spool: spool)
+        return (dir, spool, Claimer(spool: spool))
+    }
+
+    @Test func aPackIsOneShardClaimedByOneRenameAndItsMembersEndOneByOne() throws {
+        let (dir, spool, claimer) = try queued()
+        defer { _ = dir }
         let taken = try claimer.take(skippingParked: false, packs: true)
         #expect(taken.count == Spool.shardSize)
         let pack = try #require(taken.first?.pack)
@@ -46,11 +52,8 @@ import Testing
     }
 
     @Test func theLastShardsOfABatchAreClaimedJobByJob() throws {
-        let dir = TemporaryDirectory()
-        let spool = try Spool(root: dir.path)
-        let (list, jobs) = SpoolFixtures.jobs(300)  // 19 shards
-        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
-        let claimer = Claimer(spool: spool)
+        let (dir, spool, claimer) = try queued()
+        defer { _ = dir }
         var sizes: [Int] = []
         var done = Set<JobName>()
         while true {
@@ -71,11 +74,8 @@ import Testing
     }
 
     @Test func aDeadOwnersPackGoesBackWholeAndItsJobsAreClaimedOneByOne() throws {
-        let dir = TemporaryDirectory()
-        let spool = try Spool(root: dir.path)
-        let (list, jobs) = SpoolFixtures.jobs(300)
-        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
-        let claimer = Claimer(spool: spool)
+        let (dir, spool, claimer) = try queued()
+        defer { _ = dir }
         let taken = try claimer.take(skippingParked: false, packs: true)
         let claims = try taken.map { try #require(spool.load($0, records: claimer.records)) }
         for claim in claims.prefix(3) { try spool.complete(claim, .done) }
@@ -99,11 +99,8 @@ import Testing
     }
 
     @Test func aMemberTakenFromItsPackIsLostToItsOwnerAlone() throws {
-        let dir = TemporaryDirectory()
-        let spool = try Spool(root: dir.path)
-        let (list, jobs) = SpoolFixtures.jobs(300)
-        try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
-        let claimer = Claimer(spool: spool)
+        let (dir, spool, claimer) = try queued()
+        defer { _ = dir }
         let claims = try claimer.take(skippingParked: false, packs: true).map {
             try #require(spool.load($0, records: claimer.records))
         }

@@ -211,13 +211,8 @@ public final class Claimer {
     private func takePack(_ shard: String, from shardPath: String) throws(SpoolError) -> Taken? {
         guard let batch = cachedBatch else { return nil }
         let pack = PackName.of(batch: batch, shard: shard), owner = Owner.fresh()
+        guard try spool.moveToActive(shard: shardPath, pack: pack, owner: owner) else { return nil }
         let folder = spool.packPath(pack, owner)
-        do { try FileSystem.rename(shardPath, folder) } catch where error == .noSuchFileOrDirectory {
-            return nil
-        } catch {
-            throw SpoolError(.io, "cannot claim \(shardPath)", cause: error)
-        }
-        Failpoint.hit("claim.renamed")
         var jobs: [JobName] = []
         for name in FileSystem.names(folder) {
             if let job = JobName(name) { jobs.append(job) } else {

@@ -229,28 +229,13 @@ extension Spool {
         }
     }
 
-    /// `handBack` of a pack's folder at `source`: it goes back whole, as the shard `queue/0/<pack>`, whose
-    /// jobs are then claimed one by one; an empty one is removed.
+    /// `moveToQueue(pack:)` for a reclaimer, which has no caller to tell (see `handBack(_:job:)`).
     private func handBack(pack source: String, _ pack: String) -> Bool {
-        if (try? FileSystem.rmdir(source)) != nil { return true }
-        let target = queue + "/" + Self.returnedBatch + "/" + pack
-        for _ in 0..<8 {
-            do {
-                try FileSystem.renameNoReplace(source, target, fallback: .rename)
-                Failpoint.hit("return.renamed")
-                return true
-            } catch where error == .noSuchFileOrDirectory {
-                guard FileSystem.exists(source) else { return false }
-                try? FileSystem.ensureDirectory(queue + "/" + Self.returnedBatch)
-            } catch {
-                let name = String(source.dropFirst(active.count + 1))
-                if Self.unmovedClaims.withLock({ $0.count < 1000 && $0.insert(name).inserted }) {
-                    log("cannot hand the pack \(name) back to the queue: \(error)")
-                }
-                return false
-            }
+        do { return try moveToQueue(pack: source, pack) } catch {
+            let name = String(source.dropFirst(active.count + 1))
+            if Self.unmovedClaims.withLock({ $0.count < 1000 && $0.insert(name).inserted }) { log("\(error)") }
+            return false
         }
-        return false
     }
 
     /// The claims this process failed to hand back and said so in the log.
