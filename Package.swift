@@ -121,10 +121,16 @@ let package = Package(
             "CFarmShims",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The spool's records, below it: a job's name, its record (job file and resource table line), its progress
+        // sidecar and outcome, a list's files to publish. Formats only: FarmSpool names where they are, and
+        // re-exports them.
+        .target(name: "FarmRecords", dependencies: [
+            "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // The spool's core: its layout, the moves of a job and the leased queue (enqueue, claim, lease,
         // complete, quarantine, recovery, durability, holds).
         .target(name: "FarmSpool", dependencies: [
-            "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmRecords", "FarmJSON", "FarmSystem", .product(name: "SystemPackage", package: "swift-system"),
         ], exclude: ["PROTOCOL.md"]),
         // The registry of processes (procs/, each entry flocked by its live process), the serving watcher's
         // lock, and the release of the claims of processes the registry says are gone.
@@ -389,6 +395,7 @@ let package = Package(
                 path: "Tests/FarmTestSupport"),
         // One test target per module it tests, named after it and importing it; EndToEndTests runs the binary.
         .testTarget(name: "FarmJSONTests", dependencies: ["FarmJSON"]),
+        .testTarget(name: "FarmRecordsTests", dependencies: ["FarmRecords", "FarmJSON", "FarmSystem", "FarmTestSupport"]),
         .testTarget(name: "FarmSpoolTests", dependencies: [
             "FarmRegistry",
             "FarmDesired",

@@ -8,10 +8,10 @@ import SystemPackage
 
 extension Coordinator {
     /// `farm add URL --recursive` (SPEC §18): a list whose one resource is `crawl.start`, at level 0, read as
-    /// HTML; the workers append the links of each page they fetch (FarmLists' CrawlAppend.swift). The start
-    /// origin's robots.txt is fetched here, before any other request of the list, and kept with its crawl
-    /// (unless `--no-robots`). Bytes of any kind are kept (pages and stylesheets are of kind `other`).
-    /// The same URL and options added again add nothing; another list of that name is a conflict.
+    /// HTML; the workers append the links of each page they fetch (FarmLists' CrawlAppend.swift). The add
+    /// makes no request: the list's first job fetches the start origin's robots.txt before its own request
+    /// (FarmWorker's CrawlRobots.swift), so the add neither loads libcurl nor waits for a server. Bytes of
+    /// any kind are kept (pages and stylesheets are of kind `other`). The same URL and options added again add nothing; another list of that name is a conflict.
     public static func add(recursive crawl: CrawlSettings, name: String?, to spool: Spool,
                            request: RequestOptions? = nil, delivery: Delivery? = nil) throws(AddError) -> AddReport {
         guard let start = WebURL(crawl.start) else {
@@ -23,16 +23,9 @@ extension Coordinator {
         var request = request ?? RequestOptions()
         request.acceptAny = true
         let id = ListID.of(name: name)
-        // The list is what was asked (its start and options), not what robots.txt said.
+        // The list is what was asked: its start and options.
         var hash = FNV1a()
         hash.add(String(decoding: crawl.encoded(), as: UTF8.self))
-        // Fetched before the add lock, which every add, edit and page of the spool takes: a slow server
-        // could hold it for its time-outs. An add of a list already there fetches it for nothing.
-        if crawl.options.obeysRobots {
-            let robots = HostRobots.fetch(start, scratch: spool.scratchPath("robots"), request: request)
-            (crawl.robotsStatus, crawl.robotsBody) = (robots.status, robots.body)
-            crawl.crawlDelay = robots.rules.crawlDelay.flatMap { $0 > 0 ? $0 : nil }
-        }
         let lock = try takeAddLock(spool)
         defer { lock.closeQuietly() }
         do { try Lists(spool).recover() } catch { throw AddError(.recovery, spool.root, cause: error) }
@@ -48,7 +41,7 @@ extension Coordinator {
         shown.recursive = RecursiveSummary(level: options.level.map(String.init) ?? "inf", robots: options.obeysRobots,
                                            noParent: options.noParent, spanHosts: options.spanHosts,
                                            domains: options.domains, accept: options.accept, reject: options.reject,
-                                           excludeDirs: options.excludeDirectories, crawlDelay: crawl.crawlDelay)
+                                           excludeDirs: options.excludeDirectories)
         let record = ListRecord(name: name, total: 1, digest: hash.hex, source: crawl.start,
                                 added: Timestamp.iso8601(Double(time(nil))), shape: "urls", request: shown,
                                 delivery: delivery)

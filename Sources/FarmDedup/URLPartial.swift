@@ -111,7 +111,7 @@ public final class URLPartial {
 
     /// Names `claim` as the holder.
     public func hold(for claim: Claim) {
-        try? fd.setAttribute(Self.holderAttribute, Array(ActiveName.raw(claim.job, claim.owner).utf8))
+        try? fd.setAttribute(Self.holderAttribute, Array(ActiveName.raw(claim.job, claim.owner, pack: claim.pack).utf8))
     }
 
     /// Whether the file is also a name of stored bytes (see `linkCount`).
@@ -144,7 +144,7 @@ extension Dedup {
     package static let urlPartialPrefix = "u"
 
     /// Whether the claim `name` is still its owner's (its active file is there).
-    public func isClaimed(_ name: ActiveName) -> Bool { FileSystem.exists(spool.activePath(name.job, name.owner)) }
+    public func isClaimed(_ name: ActiveName) -> Bool { FileSystem.exists(spool.path(.active, name.raw)) }
 
     /// Deletes the job's own partial download (`partial/<job>`, a transfer without its URL's lock) when
     /// nobody writes it.

@@ -81,8 +81,26 @@ extension FsckRun {
             }
         }
         for name in try names(spool.active) {
-            if let entry = ActiveName(name) { sighting(entry.job, .active, spool.active, name) } else {
+            if let entry = ActiveName(name) { sighting(entry.job, .active, spool.active, name); continue }
+            guard let pack = LeasedQueue.Claim(name), PackName.isValid(pack.name) else {
                 foreign(spool.path(.active, name), "not a claimed job's name")
+                continue
+            }
+            // A claimed pack: each member is a claim of its owner (PROTOCOL.md, "Packs").
+            let members = try names(spool.path(.active, name))
+            for member in members {
+                if let entry = ActiveName(name + "/" + member) {
+                    sighting(entry.job, .active, spool.active, name + "/" + member)
+                } else {
+                    foreign(spool.path(.active, name, member), "not a job name")
+                }
+            }
+            if members.isEmpty && isDeadClaim(at: spool.path(.active, name), pack.owner) {
+                found(.deadClaim, spool.path(.active, name), job: nil,
+                      "the pack \(pack.name) of pid \(pack.owner.pid) is empty and past its lease") {
+                    () throws(SpoolError) in
+                    (try? FileSystem.rmdir(self.spool.path(.active, name))) != nil ? .made : .skipped("it is gone or not empty")
+                }
             }
         }
         for (folder, state) in [(Spool.Folder.done, JobState.done), (.failed, .failed)] {

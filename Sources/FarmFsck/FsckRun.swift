@@ -187,7 +187,9 @@ final class FsckRun {
     /// registry entries may look alive (or dead) while it is cut off.
     func isDeadClaim(_ name: String) -> Bool {
         guard let entry = ActiveName(name) else { return false }
-        return isDeadClaim(at: spool.path(.active, name), entry.owner)
+        // A pack's member has its pack's lease: its folder's ctime.
+        let claim = entry.pack.map { $0 + "@" + entry.owner.raw } ?? name
+        return isDeadClaim(at: spool.path(.active, claim), entry.owner)
     }
 
     /// Whether the claim at `path` (of a job or a hook) by `owner` has no live owner and its lease ran out.

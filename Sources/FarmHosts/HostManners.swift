@@ -75,7 +75,8 @@ extension HostManners {
     /// host lets in takes it (with whatever record its tries left on the job file: `recordBackOff`).
     /// Throws `.leaseLost` when the job was reclaimed meanwhile.
     public func park(_ claim: Claim, for host: HostKey) throws(SpoolError) {
-        let claimed = spool.activePath(claim.job, claim.owner)
+        let claimed = spool.claimPath(claim)
+        defer { spool.memberEnded(claim) }
         guard try spool.moveToQueue(claimed, job: claim.job, shard: spool.parkedShard(ofHost: host.raw)) else {
             throw SpoolError(.leaseLost, "job \(claim.job) was reclaimed before it was parked")
         }

@@ -285,7 +285,7 @@ extension Lists {
             }
         }
         let prefix = job.raw + "@"
-        if let name = FileSystem.names(spool.active).first(where: { $0.hasPrefix(prefix) }) {
+        if let name = spool.claimedNames().first(where: { ActiveName($0).map { $0.job.raw + "@" == prefix } ?? false }) {
             return spool.path(.active, name)
         }
         for outcome in [Outcome.done, .failed] where FileSystem.exists(spool.finishedPath(job, outcome)) {

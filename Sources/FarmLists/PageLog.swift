@@ -72,10 +72,11 @@ extension Lists {
     /// Whether `name` in files/<list>/ is one of the list's cover files.
     package static func isCoverName(_ name: String) -> Bool { name.hasPrefix("cover.") }
 
-    /// The list whose status a change of `name` in lists/ may change: its record, its order (edits, pages)
-    /// or its page log; nil for any other name.
+    /// The list whose status a change of `name` in lists/ may change: its record, its order (edits, pages),
+    /// its page log, or a robots.txt it keeps (the start origin's Crawl-delay, `shownList`); nil for any other name.
     public static func listID(ofShownFileName name: String) -> String? {
         if let id = Spool.listID(ofRecordName: name) { return id }
+        if Spool.isRobotsFile(name) { return name.split(separator: ".", maxSplits: 1).first.map(String.init) }
         let suffixes = [Spool.orderSuffix, Spool.pageLogSuffix, Spool.finishedPageLogSuffix]
         for suffix in suffixes where name.hasSuffix(suffix) {
             let id = String(name.dropLast(suffix.count))

@@ -67,15 +67,19 @@ extension Lists {
             let list = claim.job.list
             if outputs[list] == nil { outputs[list] = spool.outputsByIndex(ofList: list) }
             let directory = spool.outputDirectory(ofList: list)
-            let url = spool.jobURL(atPath: spool.activePath(claim.job, claim.owner))
+            let url = spool.jobURL(atPath: spool.path(.active, claim.name))
             for output in outputs[list]?[claim.job.index] ?? [] {
                 do { try Dedup(spool).removeOutput(directory + "/" + output, url: url, lost: true) } catch {
                     throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
                 }
             }
-            if try spool.returnToQueue(activeName: claim.job.raw + "@" + claim.owner.raw, job: claim.job) {
+            // A pack's members go back one by one; its folder, empty then, goes below.
+            if try spool.returnToQueue(activeName: claim.name, job: claim.job) {
                 released += 1
             }
+        }
+        for claim in claims where claim.pack != nil && !live.contains(claim.owner.pid) {
+            spool.dropEmptyPack(claim)
         }
         return released
     }

@@ -10,9 +10,10 @@ import SystemPackage
 /// Protocol, Records, Hosts, Claims): no other module builds one. A value type holding the root
 /// path and the identity of the root directory it opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
-    /// Jobs per queue shard: small enough that reading a shard's first names is cheap on any file
-    /// system, large enough that a million jobs make only about a thousand shards.
-    public static let shardSize = 1024
+    /// Jobs per shard of an add's batch: a shard is also a pack, claimed by one rename (PROTOCOL.md,
+    /// "Packs"), so it is as many jobs as one transfer works through before a long one hands the rest back,
+    /// and a million jobs make 62,500 shards.
+    public static let shardSize = 16
 
     public private(set) var root: String
     /// The device and inode of the root as opened: a root that no longer has them was removed (or
@@ -264,6 +265,12 @@ public struct Spool: Sendable {
     }
 
     package func activePath(_ claim: JobName, _ owner: Owner) -> String { active + "/" + ActiveName.raw(claim, owner) }
+    /// Where `claim`'s job file is: `active/<job>@<owner>`, or in its pack, `active/<pack>@<owner>/<job>`.
+    public func claimPath(_ claim: Claim) -> String {
+        active + "/" + ActiveName.raw(claim.job, claim.owner, pack: claim.pack)
+    }
+    /// The folder of a claimed pack, `active/<pack>@<owner>`.
+    package func packPath(_ pack: String, _ owner: Owner) -> String { active + "/" + pack + "@" + owner.raw }
 
     /// Where the jobs of `list` that ended with `outcome` are: done/<list> or failed/<list>.
     public func finishedDirectory(_ list: String, _ outcome: Outcome) -> String {

@@ -13,7 +13,7 @@ extension ListWindows {
     /// Every claim in active/, by list and job number: one readdir for all the lists a view pages through.
     public static func activeClaims(_ spool: Spool) -> [String: [Int: String]] {
         var claims: [String: [Int: String]] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             if let job = ActiveName(name)?.job { claims[job.list, default: [:]][job.index] = name }
         }
         return claims

@@ -17,10 +17,10 @@ public enum ListView {
 
     /// List `listID` with its resources, or nil when no such list is published.
     public static func build(_ spool: Spool, listID: String) -> ListStatus? {
-        guard let record = spool.list(listID) else { return nil }
+        guard let record = spool.shownList(listID) else { return nil }
         var active = JobSet()
         var activeNames: [Int: String] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             if let job = ActiveName(name)?.job, job.list == listID {
                 active.insert(job.index)
                 activeNames[job.index] = name
@@ -76,7 +76,7 @@ public enum ListView {
         let job = JobName(list: listID, index: numbers[index])
         // In the order jobs move (active/, then done/ or failed/), so a job completing meanwhile is
         // seen in one place or the other, not missed.
-        let place = self.place(spool, job, active: FileSystem.names(spool.active).first { ActiveName($0)?.job == job })
+        let place = self.place(spool, job, active: spool.claimedNames(inFlight: true).first { ActiveName($0)?.job == job })
         let table = ResourceLines.read(spool, listID: listID).record(job.index)
         let queuedAt = spool.handedBack(job).map(Timestamp.iso8601) ?? record.added
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
@@ -129,13 +129,16 @@ public enum ListView {
             } else {
                 // No sidecar yet (a claim younger than its owner's first tick): downloading since the
                 // claim, which its owner's name says.
-                guard FileSystem.exists(spool.path(.active, name)) else {
+                guard let claimed = try? FileSystem.lstat(spool.path(.active, name)) else {
                     let now = self.place(spool, job, active: nil)
                     let requeued = now == .queued ? spool.handedBack(job).map(Timestamp.iso8601) ?? queued : queued
                     return resource(spool, job, at: index, table: table, place: now, queued: requeued)
                 }
                 status = .downloading
-                changed = Timestamp.iso8601(ActiveName(name)?.owner.claimedAt ?? Clock.wall())
+                // A pack's member started after the pack was claimed: when, its file's ctime says (Spool.startMember).
+                let entry = ActiveName(name)
+                let since = entry.map { $0.pack == nil ? $0.owner.claimedAt : max($0.owner.claimedAt, claimed.changeTime) }
+                changed = Timestamp.iso8601(since ?? Clock.wall())
                 if let earlier, earlier.status == .downloading {
                     sidecar = Sidecar(status: .downloading, bytes: earlier.bytes, size: earlier.size,
                                       attempts: earlier.attempts, changed: changed)

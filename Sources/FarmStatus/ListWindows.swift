@@ -66,11 +66,11 @@ public final class ListWindows: Sendable {
     /// `counts` is the list as the whole-spool summary has it, if the caller holds one.
     public func window(_ spool: Spool, listID: String, offset: Int, limit: Int, query: String? = nil,
                        counts: ListStatus? = nil) -> ListStatus? {
-        guard let record = spool.list(listID) else { return nil }
+        guard let record = spool.shownList(listID) else { return nil }
         let offset = max(0, offset), limit = max(0, min(limit, Self.maxLimit))
         let lines = self.lines(spool, listID: listID)
         var active: [Int: String] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
         }
         // The job number at each index: for a list never edited, the index itself (no file to read).
@@ -143,7 +143,7 @@ public final class ListWindows: Sendable {
         // Asked again with nothing changed (every tick of a view): one stat of the table, nothing read.
         if let kept = keptHosts(listID, key: key) { return kept }
         var active: [Int: String] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             if let job = ActiveName(name)?.job, job.list == listID { active[job.index] = name }
         }
         return hosts(spool, listID: listID, lines: lines(spool, listID: listID),

@@ -41,7 +41,7 @@ public enum StatusScan {
     package static func listRecords(_ spool: Spool) -> [String: ListRecord] {
         var records: [String: ListRecord] = [:]
         for id in spool.listIDs() {
-            if let record = spool.list(id) { records[id] = record }
+            if let record = spool.shownList(id) { records[id] = record }
         }
         return records
     }
@@ -49,7 +49,7 @@ public enum StatusScan {
     /// The claimed jobs, by list id.
     package static func activeJobs(_ spool: Spool) -> [String: JobSet] {
         var sets: [String: JobSet] = [:]
-        for name in FileSystem.names(spool.active) {
+        for name in spool.claimedNames(inFlight: true) {
             guard let job = ActiveName(name)?.job else { continue }
             sets[job.list, default: JobSet()].insert(job.index)
         }

@@ -50,7 +50,18 @@ public final class Watcher {
     /// What a watched directory is to the watcher.
     enum Directory: Equatable {
         case active, doneRoot, failedRoot, done(String), failed(String), lists, control, procs, queueRoot, status
+        /// A claimed pack's folder in active/, by its name there (PROTOCOL.md, "Packs").
+        case pack(String)
     }
+
+    /// A claimed pack the watcher follows: its watch, the members still in it, and the one it counts as
+    /// active (its first: the others wait as they waited in the queue, see `Spool.claimedNames`).
+    private struct WatchedPack {
+        var wd: Int32
+        var members: Set<JobName>
+        var inFlight: JobName?
+    }
+    private var packs: [String: WatchedPack] = [:]
 
     private static let entryEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE
     private static let selfEvents = IN_DELETE_SELF | IN_MOVE_SELF
@@ -219,6 +230,11 @@ public final class Watcher {
             return
         }
         guard let directory = directories[event.wd] else { return }
+        if case .pack(let name) = directory {
+            // A pack's folder goes (emptied, or sent back whole to the queue) as a matter of course.
+            if event.has(Self.lostEvents) { forgetPack(name) } else { packChanged(name, event) }
+            return
+        }
         if event.has(Self.lostEvents) {
             if due.rebuild == nil { due.rebuild = WatcherDue.Rebuild() }
             return
@@ -226,8 +242,14 @@ public final class Watcher {
         let added = event.has(IN_CREATE | IN_MOVED_TO), removed = event.has(IN_DELETE | IN_MOVED_FROM)
         switch directory {
         case .active:
-            guard !event.has(IN_ISDIR), let job = ActiveName(event.name)?.job else { return }
+            if event.has(IN_ISDIR) {
+                if added { watchPack(event.name) } else if removed { forgetPack(event.name) }
+                return
+            }
+            guard let job = ActiveName(event.name)?.job else { return }
             update(job, added: added, removed: removed, \.active)
+        case .pack:
+            return
         case .doneRoot, .failedRoot:
             guard event.has(IN_ISDIR), ListID.isValid(event.name) else { return }
             let done = directory == .doneRoot
@@ -247,9 +269,10 @@ public final class Watcher {
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.failed)
         case .lists:
-            // An edit or a page changes a list's order (its total) and a page its log: read again.
+            // An edit or a page changes a list's order (its total), a page its log, and the start origin's
+            // robots.txt a recursive list's Crawl-delay: read again.
             guard let id = Lists.listID(ofShownFileName: event.name) else { return }
-            let record = spool.list(id)
+            let record = spool.shownList(id)
             if record != records[id] {
                 records[id] = record
                 due.pending.insert(.summary)
@@ -286,11 +309,52 @@ public final class Watcher {
         self.jobs[job.list] = jobs
     }
 
+    /// Follows the claimed pack `name` of active/: watched first, then read (what changes between the two
+    /// arrives as events).
+    private func watchPack(_ name: String) {
+        guard packs[name] == nil, let at = name.firstIndex(of: "@"), PackName.isValid(String(name[..<at])),
+              let source else { return }
+        let path = spool.path(.active, name)
+        guard let wd = try? source.watch(path, events: UInt32(bitPattern: Self.entryEvents | Self.selfEvents)) else { return }
+        directories[wd] = .pack(name)
+        packs[name] = WatchedPack(wd: wd, members: Set(FileSystem.names(path).compactMap(JobName.init)), inFlight: nil)
+        countInFlight(name)
+    }
+
+    /// A member entered or left the pack `name`.
+    private func packChanged(_ name: String, _ event: InotifyEvent) {
+        guard var pack = packs[name], let job = JobName(event.name) else { return }
+        if event.has(IN_CREATE | IN_MOVED_TO) { pack.members.insert(job) }
+        if event.has(IN_DELETE | IN_MOVED_FROM) { pack.members.remove(job) }
+        packs[name] = pack
+        countInFlight(name)
+    }
+
+    /// Counts the first member of the pack `name` as active, and no other.
+    private func countInFlight(_ name: String) {
+        guard var pack = packs[name] else { return }
+        let first = pack.members.min { $0.index < $1.index }
+        guard first != pack.inFlight else { return }
+        if let old = pack.inFlight { update(old, added: false, removed: true, \.active) }
+        if let first { update(first, added: true, removed: false, \.active) }
+        pack.inFlight = first
+        packs[name] = pack
+    }
+
+    /// The pack `name` left active/ (emptied and removed, or sent back to the queue).
+    private func forgetPack(_ name: String) {
+        guard let pack = packs.removeValue(forKey: name) else { return }
+        if let job = pack.inFlight { update(job, added: false, removed: true, \.active) }
+        directories[pack.wd] = nil
+        source?.removeWatch(pack.wd)
+    }
+
     /// A fresh inotify instance (or poll), every watch, a full scan.
     private func rebuild() throws(StatusError) {
         source = nil
         directories = [:]
         watched = []
+        packs = [:]
         guard let source = changeFeed(poll: options.poll) else { throw StatusError(.watchFailed, "no inotify instance is left") }
         self.source = source
         let roots: [(String, Directory, Int32)] = [
@@ -338,6 +402,12 @@ public final class Watcher {
         for list in failedLists { watchList(list, done: false) }
         var jobs: [String: ListJobs] = [:]
         for (list, active) in StatusScan.activeJobs(spool) { jobs[list, default: ListJobs()].active = active }
+        for (name, pack) in packs where !FileSystem.exists(spool.path(.active, name)) {
+            directories[pack.wd] = nil
+            source?.removeWatch(pack.wd)
+            packs[name] = nil
+        }
+        for name in FileSystem.names(spool.active) where name.hasPrefix("k") && packs[name] == nil { watchPack(name) }
         for list in doneLists {
             jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool, list, .done)
         }

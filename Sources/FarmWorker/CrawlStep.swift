@@ -19,8 +19,9 @@ struct CrawlStep {
     let crawl: CrawlSettings
     /// What the response said it is (nil for bytes served from another job's download: then the bytes tell).
     let contentType: String?
-    /// The rules of an origin other than the start's (`CrawlRobots`), asked only for a link the scope admits.
-    var spannedRobots: @Sendable (WebURL) -> Robots = { _ in .allowAll }
+    /// The robots.txt rules of a link's origin (`CrawlRobots`), asked only for a link the scope admits; nil
+    /// with `--no-robots`.
+    var robots: (@Sendable (WebURL) -> Robots)?
 
     /// Most bytes of a page read for links; a longer page is read up to there (wget reads all of it, but a
     /// page past this is no page a mirror follows whole).
@@ -53,15 +54,11 @@ struct CrawlStep {
         case .css: found = LinkExtractor.css(bytes, url: page)
         case .none: found = []
         }
-        let robots = self.robots(for: start)
         var seen = Set<WebURL>()
         var records: [JobRecord] = []
         for link in found where seen.insert(link.url).inserted {
             guard scope.admits(link, parent: page, parentDepth: depth) == nil else { continue }
-            if let robots {
-                let rules = link.url.origin == start.origin ? robots : spannedRobots(link.url)
-                if !rules.allows(link.url.pathAndQuery) { continue }
-            }
+            if let robots, !robots(link.url).allows(link.url.pathAndQuery) { continue }
             var child = JobRecord(url: link.url.description, id: "")
             child.depth = depth + 1
             child.expects = [link.expectsHTML ? "html" : nil, link.expectsCSS ? "css" : nil]
@@ -70,12 +67,6 @@ struct CrawlStep {
             records.append(child)
         }
         return records
-    }
-
-    /// The start origin's rules, as `farm add` fetched them; nil with `--no-robots`.
-    private func robots(for start: WebURL) -> Robots? {
-        guard crawl.options.obeysRobots else { return nil }
-        return HostRobots(origin: start.origin, status: crawl.robotsStatus, body: crawl.robotsBody).rules
     }
 
     /// For bytes with no Content-Type known: HTML when they open with a tag, after blanks.
@@ -88,11 +79,13 @@ struct CrawlStep {
 }
 
 extension JobRun {
-    /// The Crawl-delay asked by the robots.txt of `url`'s origin, when it is one the list spans to.
-    func spannedCrawlDelay(_ url: String) -> Double? {
-        guard let crawl, let spannedRobots, let target = WebURL(url), let start = WebURL(crawl.start),
-              target.origin != start.origin else { return nil }
-        return spannedRobots(target).crawlDelay.flatMap { $0 > 0 ? $0 : nil }
+    /// The Crawl-delay asked by the robots.txt of `url`'s origin, the start's or one the list spans to (nil for
+    /// another origin, which only a redirect reaches). Asked before each request: the first to an origin
+    /// fetches its robots.txt (`CrawlRobots`), so that comes before the origin's other requests.
+    func crawlDelay(_ url: String) -> Double? {
+        guard let crawl, let robots, let target = WebURL(url), let start = WebURL(crawl.start),
+              target.origin == start.origin || crawl.options.spanHosts else { return nil }
+        return robots(target).crawlDelay.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// Appends the links of the stored page `file` to its recursive list, before the job completes. False
@@ -100,7 +93,7 @@ extension JobRun {
     func appendLinks(file: String) -> Bool {
         guard let crawl, let seen = crawlSeen else { return true }
         var step = CrawlStep(crawl: crawl, contentType: contentType)
-        if let spannedRobots { step.spannedRobots = spannedRobots }
+        step.robots = robots
         let links = step.links(of: claim.record, file: file, finalURL: finalURL)
         guard !links.isEmpty else { return true }
         do {

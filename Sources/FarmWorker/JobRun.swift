@@ -34,8 +34,9 @@ struct JobRun: Sendable {
     /// appended before it completes (CrawlStep.swift). Nil for a job of a list that is not recursive.
     var crawl: CrawlSettings?
     var crawlSeen: CrawlSeen?
-    /// The rules of the origins a recursive list spans to (the worker's `CrawlRobots`, for this list).
-    var spannedRobots: (@Sendable (WebURL) -> Robots)?
+    /// The robots.txt rules of each origin a recursive list requests, its start's and those it spans to (the
+    /// worker's `CrawlRobots`, for this list); nil for a list of `--no-robots`.
+    var robots: (@Sendable (WebURL) -> Robots)?
     /// The response's Content-Type, which tells a crawl whether to read the page as HTML.
     var contentType: String?
     /// Where the request ended after redirects, when it was redirected.

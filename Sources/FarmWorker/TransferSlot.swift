@@ -39,6 +39,11 @@ final class TransferSlot: @unchecked Sendable {
     static let piecesLook = 0.05
     /// The version of pieces/ when this slot last listed it and found no board (a board made since changes it).
     var noBoardsIn: FileVersion?
+    /// The members of the pack this slot claimed last that it has not started, in order (PROTOCOL.md, "Packs").
+    /// Locked: a transfer that runs past `packPatience` hands them back from its progress callback.
+    private let packRest = Locked<[Claimer.Taken]>([])
+    /// How long the rest of a pack waits behind one transfer before it goes back to the queue for other slots.
+    static let packPatience = 1.0
 
     var spool: Spool { worker.spool }
     var options: WorkerOptions { worker.options }
@@ -63,8 +68,10 @@ final class TransferSlot: @unchecked Sendable {
         var pauseLooked = -Double.infinity
         var reclaimLooked = -Double.infinity
         var piecesLooked = -Double.infinity
+        defer { handBackPack() }
         while !worker.isEnding {
             if mustStop {
+                handBackPack()
                 // One more than the farm wants now: waits to be wanted again, or for the work to end.
                 if options.exitWhenIdle && worker.isIdle() { return }
                 Clock.sleep(0.1)
@@ -76,6 +83,7 @@ final class TransferSlot: @unchecked Sendable {
             if now - pauseLooked >= Worker.pauseLook {
                 pauseLooked = now
                 if spool.isPaused {
+                    handBackPack()
                     Clock.sleep(0.1)
                     continue
                 }
@@ -142,7 +150,7 @@ final class TransferSlot: @unchecked Sendable {
                 pass.release()
             }
         }
-        while let claim = try worker.claim(skippingParked: gated) {
+        while let claim = try nextOwnClaim(skippingParked: gated) {
             switch gated ? gate.admit(url: claim.record.url) : .granted(HostPass()) {
             case .granted(let pass):
                 return (claim, pass)
@@ -152,6 +160,31 @@ final class TransferSlot: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// The next member of this slot's pack, else a claim off the queue (whose pack's rest it keeps).
+    private func nextOwnClaim(skippingParked: Bool) throws(SpoolError) -> Claim? {
+        // Jobs handed back or put ahead by an edit come first, as they would off the queue: the pack's others
+        // are still queued jobs to a user (SPEC §8).
+        if packRest.withLock({ !$0.isEmpty }), let claim = try worker.claimReturned() { return claim }
+        while let next = packRest.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            if let claim = worker.claim(member: next) { return claim }
+        }
+        guard let (claim, rest) = try worker.claim(skippingParked: skippingParked) else { return nil }
+        packRest.withLock { $0 = rest }
+        return claim
+    }
+
+    /// The members of its pack this slot has not started go back to the queue: it stops, the farm pauses, or
+    /// a transfer runs long.
+    private func handBackPack() { Self.handBack(packRest, of: worker) }
+
+    private static func handBack(_ rest: Locked<[Claimer.Taken]>, of worker: Worker) {
+        let members = rest.withLock { members in
+            defer { members = [] }
+            return members
+        }
+        if !members.isEmpty { worker.handBack(members: members) }
     }
 
     /// Its curl handle on the worker's pool, made at the first call.
@@ -193,8 +226,10 @@ final class TransferSlot: @unchecked Sendable {
         if let crawl = listOptions?.crawl {
             job.crawl = crawl
             job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
-            let robots = worker.crawlRobots, list = claim.job.list
-            job.spannedRobots = { robots.rules(for: $0, ofList: list, request: listOptions) }
+            if crawl.options.obeysRobots {
+                let robots = worker.crawlRobots, list = claim.job.list, pool = try? worker.transferPool()
+                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions, pool: pool) }
+            }
         }
         let tries = spool.triesBefore(claim)
         job.attempts = tries.attempts + 1
@@ -349,16 +384,15 @@ final class TransferSlot: @unchecked Sendable {
         var request = first
         var redirects = 0
         let going = { [job] in !self.mustStop && !job.kept.lost }
-        // A recursive list whose start origin's robots.txt asked a Crawl-delay spaces that origin's requests
-        // by it, across the farm (its host's token bucket), whatever limits the farm was started with; so do
-        // the robots.txt of the hosts it spans to, read before any link there entered the list.
-        let crawlDelay = job.crawl?.crawlDelay
-        let crawlHost = crawlDelay == nil ? nil : job.crawl.flatMap { HostKey(url: $0.start) }
-        let spanned = job.crawl.map { $0.options.spanHosts && $0.options.obeysRobots } ?? false
+        // A recursive list that obeys robots.txt asks the rules of each request's origin first (fetched by the
+        // first request there: SPEC §18, robots.txt before the host's other requests), and spaces that origin's
+        // requests by their Crawl-delay, across the farm (its host's token bucket), whatever limits the farm
+        // was started with.
+        let obeysRobots = job.robots != nil
         while true {
             // Each request asks its host first. With no limit set, no host held (the gate inactive) and no
-            // Crawl-delay the URL is not even parsed.
-            if gate.isActive || crawlHost != nil || spanned, let host = HostKey(url: request.url) {
+            // robots.txt to obey the URL is not even parsed.
+            if gate.isActive || obeysRobots, let host = HostKey(url: request.url) {
                 // The job's own host held since it was admitted (by another transfer of this worker or any):
                 // no request starts while it is, so the job waits parked as if it had been refused.
                 if request.redirected == nil && gate.isHeld(host) {
@@ -366,15 +400,17 @@ final class TransferSlot: @unchecked Sendable {
                     return nil
                 }
                 // A redirect's host, or the job's own again after one: a slot of its own (see HostGate.move).
-                let interval = host == crawlHost ? crawlDelay : spanned ? job.spannedCrawlDelay(request.url) : nil
+                let interval = obeysRobots ? job.crawlDelay(request.url) : nil
                 if !gate.move(pass, to: host, while: going) || !gate.awaitToken(host, interval: interval, while: going) {
                     return job.kept.lost ? nil : handBack(job.claim)
                 }
             }
             do throws(TransferError) {
                 let result = try metrics.transfer(request.url, by: handle) { () throws(TransferError) in
-                    try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index] progress in
-                        !worker.mustStop(index) && job.progress(progress)
+                    let started = Clock.monotonic()
+                    return try handle.download(request, into: fd, size: partial.takeSize()) { [job, worker, index, packRest] progress in
+                        if Clock.monotonic() - started > Self.packPatience { Self.handBack(packRest, of: worker) }
+                        return !worker.mustStop(index) && job.progress(progress)
                     }
                 }
                 guard let target = result.redirect else {

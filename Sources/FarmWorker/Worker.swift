@@ -127,15 +127,45 @@ public final class Worker: Sendable {
         }
     }
 
-    /// The next queued job, now this process's (see `Claimer.claim`); nil when the queue has none. Only
-    /// the rename is taken in turns: the job file is read outside the lock.
-    func claim(skippingParked: Bool) throws(SpoolError) -> Claim? {
-        while let taken = try claimer.withLock({ claimer throws(SpoolError) in
-            try claimer.take(skippingParked: skippingParked)
-        }) {
+    /// The next queued job, now this process's (see `Claimer.claim`), and when it came in a pack the rest of
+    /// the pack, for the caller to work in order (or hand back); nil when the queue has none. Only the
+    /// rename is taken in turns: the job file is read outside the lock.
+    func claim(skippingParked: Bool) throws(SpoolError) -> (Claim, rest: [Claimer.Taken])? {
+        while true {
+            var taken = try claimer.withLock({ claimer throws(SpoolError) in
+                try claimer.take(skippingParked: skippingParked, packs: true)
+            })
+            guard !taken.isEmpty else { return nil }
+            while !taken.isEmpty {
+                let first = taken.removeFirst()
+                if let claim = spool.load(first, records: records) { return (claim, taken) }
+                spool.memberEnded(first)
+            }
+        }
+    }
+
+    /// A job handed back or put ahead by an edit, which comes before the next member of a pack (see
+    /// `Claimer.takeReturned`); nil when there is none.
+    func claimReturned() throws(SpoolError) -> Claim? {
+        while let taken = try claimer.withLock({ claimer throws(SpoolError) in try claimer.takeReturned() }) {
             if let claim = spool.load(taken, records: records) { return claim }
         }
         return nil
+    }
+
+    /// The claim of `taken`, the next member of a pack this process holds (`Spool.startMember`): nil when it
+    /// is no longer in the pack (an edit or a hold took it, or the pack was reclaimed).
+    func claim(member taken: Claimer.Taken) -> Claim? { spool.startMember(taken, records: records) }
+
+    /// Hands back the members of a pack this process will not work (the slot stops).
+    func handBack(members: [Claimer.Taken]) {
+        for taken in members {
+            guard let claim = spool.load(taken, records: records) else {
+                spool.memberEnded(taken)
+                continue
+            }
+            do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
+        }
     }
 
     /// How long a worker may go on claiming after a pause began (a transfer sees it within 0.1 s).

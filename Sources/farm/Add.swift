@@ -138,15 +138,14 @@ struct Add: ParsableCommand {
             (default 5, inf for no limit); the images, stylesheets and scripts of every page fetched are \
             fetched at any level. Only the start URL's host unless --span-hosts (with --domains); \
             --no-parent keeps below its directory; --accept and --reject take wget's lists (suffixes or \
-            globs) and --exclude-dirs its directories. robots.txt of the start host is fetched by add, before \
-            any other request, and obeyed for the user agent farm (else *), with meta robots nofollow; \
-            --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
-            any kind are kept (pages are of kind "other"). With --out DIR the files are named as wget names \
-            them, {host}/{path}: host[:port]/dir/file, index.html for a path ending in /, a query kept after \
-            a ?. --convert-links (wget's -k) rewrites, once the list is finished, the links of the delivered \
-            pages and stylesheets: to what was fetched, as relative paths between the files; to what was \
-            not, as absolute URLs. A kill during the conversion leaves every file whole, and the next farm \
-            converts again.
+            globs) and --exclude-dirs its directories. Each host's robots.txt is fetched by a worker before its \
+            other requests, and obeyed for the user agent farm (else *), its Crawl-delay too, with meta robots \
+            nofollow; --no-robots turns both off. A broken link is a failed resource; the mirror goes on. Bytes of \
+            any kind are kept (pages are of kind "other"). With --out DIR the files are named as wget names them, \
+            {host}/{path}: host[:port]/dir/file, index.html for a path ending in /, a query kept after a ?. \
+            --convert-links (wget's -k) rewrites, once the list is finished, the links of the delivered pages and \
+            stylesheets: to what was fetched, as relative paths between the files; to what was not, as absolute \
+            URLs. A kill during the conversion leaves every file whole, and the next farm converts again.
 
             ARCHIVE TO WARC:
             With --warc DIR (any list, recursive or not), each fetch of the list is recorded in DIR as WARC/1.1 \

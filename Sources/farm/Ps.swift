@@ -33,7 +33,7 @@ struct Ps: ParsableCommand {
 
     func run() throws {
         let spool = try options.open(create: false)
-        let claims = spool.activeJobs()
+        let claims = spool.activeJobs(inFlight: true)
         let serving = spool.servingWatcher()
         // Pieces held (SPEC §14), named by their bytes and their resource's URL.
         let pieces = spool.pieceBoards().flatMap { board, _ in

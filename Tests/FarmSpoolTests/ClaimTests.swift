@@ -74,8 +74,9 @@ import Testing
         let (other, otherJobs) = SpoolFixtures.jobs(30, listName: "List 2")
         let batch = try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
         let otherBatch = try spool.enqueue(otherJobs, lists: [])
-        for (batch, shards) in [(batch, ["s000000", "s000001", "s000002"]), (otherBatch, ["s000000"])] {
-            for shard in shards {
+        for batch in [batch, otherBatch] {
+            for shard in try FileManager.default.contentsOfDirectory(atPath: spool.queue + "/" + batch)
+            where !shard.hasPrefix(".") {
                 let path = spool.queue + "/" + batch + "/" + shard
                 for name in try FileManager.default.contentsOfDirectory(atPath: path) {
                     let job = try #require(JobName(name))
@@ -145,7 +146,10 @@ import Testing
         // Job files are read where they hold their records and their list has no table (here it is taken
         // away, so that every claim reads its job file): a claim from a table never reads its job file, and an add's are empty.
         try FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: list))
-        for job in jobs { try Data(job.record.encoded()).write(to: URL(fileURLWithPath: shard + "/" + job.name.raw)) }
+        for job in jobs {
+            let path = spool.queue + "/" + batch + "/s" + String(format: "%06d", job.name.index / Spool.shardSize)
+            try Data(job.record.encoded()).write(to: URL(fileURLWithPath: path + "/" + job.name.raw))
+        }
         // A job file whose content is garbage, a file whose name is no job, a stray file in active/.
         let garbled = JobName(list: list, index: 7).raw
         try Data("{\"url\": tru".utf8).write(to: URL(fileURLWithPath: shard + "/" + garbled))

@@ -13,7 +13,9 @@ public struct Claim: Sendable, Hashable {
     public let isFresh: Bool
     /// When it was claimed, as its owner's name says it (PROTOCOL.md, "Claim"): when its resource started
     /// `downloading`, which its `changed` says until the next status (SPEC §4).
-    public let claimed: Double
+    public internal(set) var claimed: Double
+    /// The pack it was claimed in (`PackName`), whose folder in active/ holds it; nil for a job claimed alone.
+    public var pack: String? = nil
 
     public static func == (a: Claim, b: Claim) -> Bool { a.job == b.job && a.owner == b.owner }
     public func hash(into hasher: inout Hasher) {

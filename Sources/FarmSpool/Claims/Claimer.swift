@@ -47,13 +47,21 @@ public final class Claimer {
     /// A job file this process renamed into active/ (see "Claim"), whose record is not read yet: a
     /// claim once `load` has read it.
     public struct Taken: Sendable {
-        let job: JobName
+        public let job: JobName
         let owner: Owner
         let isFresh: Bool
         let claimed: Double
         /// The batch it was claimed from, when an add's.
         var batch: String? = nil
+        /// The pack it was claimed in, with the rest of its shard (see `takePack`).
+        public internal(set) var pack: String? = nil
     }
+
+    /// How many shards of an add's batch must be left after one for that one to be claimed as a pack: a
+    /// shallow queue is claimed job by job, so that every slot of the farm has work (a recursive list's
+    /// batch of a page's links, the last jobs of a list). FARM_PACK_DEPTH in the environment sets it, for
+    /// tests and diagnosis only (0: every shard is a pack, as bin/crashstates records them).
+    static let packDepth = Processes.environment("FARM_PACK_DEPTH").flatMap { Int($0) }.map { max(0, $0) } ?? 8
 
     /// The next job, now owned by this process; nil when the queue is empty. With `skippingParked`,
     /// jobs parked for their host are left to `claim(parkedFor:)`; without it (no host can refuse a
@@ -77,6 +85,22 @@ public final class Claimer {
     /// `claim(skippingParked:)`'s first half: the rename, which moves this claimer's walk through the
     /// queue on. Threads that share a claimer take turns at this half and `load` apart.
     public func take(skippingParked: Bool = false) throws(SpoolError) -> Taken? {
+        try take(skippingParked: skippingParked, packs: false).first
+    }
+
+    /// `take(skippingParked:)`, which with `packs` may take a whole shard of an add's batch at once: every
+    /// job of it, in order, all claimed by one owner (PROTOCOL.md, "Packs"). The caller works them all, or
+    /// hands back those it does not. Empty when the queue is.
+    public func take(skippingParked: Bool, packs: Bool) throws(SpoolError) -> [Taken] {
+        takingPacks = packs
+        return try takeOne(skippingParked: skippingParked).map { $0.pack == nil ? [$0] : packTaken } ?? []
+    }
+
+    /// Whether the current `take` may claim packs, and the members of the pack it claimed.
+    private var takingPacks = false
+    private var packTaken: [Taken] = []
+
+    private func takeOne(skippingParked: Bool) throws(SpoolError) -> Taken? {
         // Draining a batch, only handed-back jobs may come first (any other new batch sorts after
         // it): one stat of their batch, not a read of queue/, while that batch is absent.
         if let batch = cachedBatch, batch != Spool.returnedBatch, !mayHaveReturnedJobs() {
@@ -109,6 +133,17 @@ public final class Claimer {
         return nil
     }
 
+    /// A job handed back or put ahead by an edit (queue/0), if there is one: what a worker takes before the
+    /// next member of a pack it holds, as it would before any other queued job (SPEC §8: order is priority).
+    /// Looks at most every `returnedLook`.
+    public func takeReturned() throws(SpoolError) -> Taken? {
+        guard mayHaveReturnedJobs() else { return nil }
+        takingPacks = false
+        if let taken = try take(fromBatch: Spool.returnedBatch) { return taken }
+        returnedAbsentUntil = Clock.monotonic() + Self.returnedLook
+        return nil
+    }
+
     /// Whether queue/0 may hold handed-back jobs: looked at once every `returnedLook`.
     private func mayHaveReturnedJobs() -> Bool {
         let now = Clock.monotonic()
@@ -137,6 +172,12 @@ public final class Claimer {
         while let shard = cachedShards.first {
             let shardPath = batchPath + "/" + shard
             if let taken = try takeUntried(from: shardPath) { return taken }
+            if takingPacks && cachedShards.count > Self.packDepth && BatchName.isAdded(batch) {
+                cachedShards.removeFirst()
+                untried = []
+                if let first = try takePack(shard, from: shardPath) { return first }
+                continue
+            }
             var names: [String]
             do {
                 names = try FileSystem.listDirectory(shardPath, limit: Self.pickWindow)
@@ -162,6 +203,31 @@ public final class Claimer {
         cachedBatch = nil
         try? FileSystem.rmdir(batchPath)
         return nil
+    }
+
+    /// Claims the whole shard at `shardPath` as a pack, one rename of its folder into active/; its members,
+    /// by index, go to `packTaken` and the first is returned. Nil when another claimer took the shard, or
+    /// it was empty.
+    private func takePack(_ shard: String, from shardPath: String) throws(SpoolError) -> Taken? {
+        guard let batch = cachedBatch else { return nil }
+        let pack = PackName.of(batch: batch, shard: shard), owner = Owner.fresh()
+        guard try spool.moveToActive(shard: shardPath, pack: pack, owner: owner) else { return nil }
+        let folder = spool.packPath(pack, owner)
+        var jobs: [JobName] = []
+        for name in FileSystem.names(folder) {
+            if let job = JobName(name) { jobs.append(job) } else {
+                spool.setAside(folder + "/" + name, reason: "not a job name")
+            }
+        }
+        guard !jobs.isEmpty else {
+            try? FileSystem.rmdir(folder)
+            return nil
+        }
+        packTaken = jobs.sorted { $0.index < $1.index }.map {
+            Taken(job: $0, owner: owner, isFresh: true, claimed: owner.claimedAt, batch: batch, pack: pack)
+        }
+        PackHolds.hold(folder, count: packTaken.count)
+        return packTaken[0]
     }
 
     /// The next untried name from the cursor on (wrapping around); nil when there is none or it was
@@ -196,9 +262,9 @@ extension Spool {
     public func load(_ taken: Claimer.Taken, records: TableRecords) -> Claim? {
         let job = taken.job, owner = taken.owner, isFresh = taken.isFresh, claimed = taken.claimed
         if isFresh, let record = records.record(of: job) {
-            return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed)
+            return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed, pack: taken.pack)
         }
-        let target = activePath(job, owner)
+        let target = active + "/" + ActiveName.raw(job, owner, pack: taken.pack)
         let bytes: [UInt8]
         do {
             bytes = try FileSystem.readFile(target, limit: 64 << 10)
@@ -224,6 +290,6 @@ extension Spool {
         }
         // Handed back after a completion by link whose unlink lost to a reclaim: done already, not to redo.
         if !isFresh && FileSystem.refusesNoReplace && dropIfCompleted(target, job) { return nil }
-        return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed)
+        return Claim(job: job, owner: owner, record: record, isFresh: isFresh, claimed: claimed, pack: taken.pack)
     }
 }

@@ -9,7 +9,9 @@ extension Spool {
     /// was changed.
     @discardableResult
     public func complete(_ claim: Claim, _ outcome: Outcome, record: Sidecar? = nil) throws(SpoolError) -> Bool {
-        let source = activePath(claim.job, claim.owner)
+        let source = claimPath(claim)
+        // Completed or not (lost to a reclaim), it is no longer this process's.
+        defer { memberEnded(claim) }
         if FileSystem.refusesNoReplace, dropIfCompleted(source, claim.job) {
             throw SpoolError(.leaseLost, "job \(claim.job) was completed by an earlier owner")
         }

@@ -6,10 +6,16 @@ import SystemPackage
 extension Spool {
     /// `warc/`: made on first use, by the first list with `--warc`.
     public var warc: String { root + "/warc" }
-    /// Each job's exchange as noted before its records are appended, `warc/marks/<job>`: which file, where,
-    /// which record ID. What keeps a job's redo from appending its response a second time.
+    /// A job's exchange as an earlier version noted it, `warc/marks/<job>`: still read, never written (the
+    /// marks are by URL now, below).
     public var warcMarks: String { warc + "/marks" }
     public func warcMark(_ job: JobName) -> String { warcMarks + "/" + job.raw }
+    /// Which URLs of a list are recorded, and where, `warc/urls/<list>/<key>` (`key`: the URL's name in urls/,
+    /// its SHA-256): what keeps a URL that several of its jobs fetch (a redirect's target, a page also linked)
+    /// or that one job fetches again (its redo after a kill) to one response record (FarmWorker's WARCArchive).
+    public var warcURLMarks: String { warc + "/urls" }
+    public func warcURLMarks(ofList id: String) -> String { warcURLMarks + "/" + id }
+    public func warcURLMark(ofList id: String, key: String) -> String { warcURLMarks(ofList: id) + "/" + key }
     /// The WARC folders of the spool's lists, one file each, `warc/folders/<16 hex digits>`, holding the
     /// folder's path: where recovery finishes the files of dead writers.
     public var warcFolders: String { warc + "/folders" }

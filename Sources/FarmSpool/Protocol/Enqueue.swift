@@ -1,30 +1,6 @@
 import FarmSystem
 import SystemPackage
 
-/// A list record to publish with a batch: the bytes are the layer above's business.
-public struct ListRecordFile: Sendable {
-    public var id: String
-    public var bytes: [UInt8]
-    /// For a paged list (SPEC §7): the first line of its page log (FarmLists' `PageState`), published with
-    /// the record (before it), with an empty resource table and an empty order.
-    public var firstPage: [UInt8]?
-    /// What the list's requests carry (SPEC §12), secrets included: published as `lists/<list>.request`,
-    /// of mode 0600, before the record.
-    public var request: [UInt8]?
-    /// Its jobs marked own (FarmLists' URLSharing.swift), published as `lists/<list>.own`.
-    public var owned: [UInt8]?
-
-    public init(id: String, bytes: [UInt8], firstPage: [UInt8]? = nil, request: [UInt8]? = nil,
-                owned: [UInt8]? = nil) {
-        precondition(ListID.isValid(id), "invalid list id \(id)")
-        self.id = id
-        self.bytes = bytes
-        self.firstPage = firstPage
-        self.request = request
-        self.owned = owned
-    }
-}
-
 extension Spool {
     /// Adds `jobs` to the queue and publishes `lists`, atomically (PROTOCOL.md, "Add"):
     /// after a crash either none of it is visible, or all the jobs are and recovery finishes
@@ -73,7 +49,7 @@ extension Spool {
         let writer = ShardWriter()
         do {
             if writesTables || !lists.isEmpty { try FileSystem.mkdir(stage + "/.lists") }
-            var tables = ResourceTables(directory: stage + "/.lists")
+            var tables = ResourceTables(path: { stage + "/.lists/" + $0 + Self.resourceTableSuffix })
             defer { tables.close() }
             var shard: [(name: String, bytes: [UInt8])] = []
             var n = 0
@@ -231,8 +207,8 @@ extension Spool {
     /// LinkConversion.swift): made once they all are, removed by the next delivery.
     package static let convertedSuffix = ".converted"
 
-    /// The robots.txt of an origin a recursive list spans to beyond its start (FarmTransfer's HostRobots):
-    /// `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
+    /// The robots.txt of an origin a recursive list requests, its start's or one it spans to (FarmLists'
+    /// HostRobots): `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
     package static let robotsInfix = ".robots-"
 
     /// `lists/<list>.robots-<key>`, where the list keeps `origin`'s robots.txt.

@@ -14,7 +14,7 @@ extension Spool {
         forEachQueued { _, name in
             if let job = JobName(name) { jobs.append((job, .queued)) }
         }
-        for name in FileSystem.names(active) {
+        for name in claimedNames() {
             if let entry = ActiveName(name) { jobs.append((entry.job, .active)) }
         }
         for (directory, state) in [(done, JobState.done), (failed, .failed)] {

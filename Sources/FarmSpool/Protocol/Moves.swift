@@ -1,4 +1,5 @@
 import FarmSystem
+import SystemPackage
 
 // Every move of a job between states, one function each: nothing else moves a job file between states.
 // The table of moves, and why each is one rename: PROTOCOL.md, "States and moves".
@@ -15,6 +16,18 @@ extension Spool {
         return owner.claimedAt
     }
 
+    /// Claims the whole queue shard at `shard` as the pack `pack` for `owner`, one rename of its folder
+    /// (PROTOCOL.md, "Packs"); false when another process took it first.
+    package func moveToActive(shard: String, pack: String, owner: Owner) throws(SpoolError) -> Bool {
+        do { try FileSystem.rename(shard, packPath(pack, owner)) } catch where error == .noSuchFileOrDirectory {
+            return false
+        } catch {
+            throw SpoolError(.io, "cannot claim \(shard)", cause: error)
+        }
+        Failpoint.hit("claim.renamed")
+        return true
+    }
+
     /// Renames active/<activeName> to the returned batch. False when it was gone already.
     package func returnToQueue(activeName: String, job: JobName) throws(SpoolError) -> Bool {
         try returnToQueue(active + "/" + activeName, job: job)
@@ -28,33 +41,52 @@ extension Spool {
     /// Renames the job file at `source` into the queue shard `shard` (of queue/0 or of a host's
     /// batch), making the shard and its batch as needed. False when the file was gone already.
     package func moveToQueue(_ source: String, job: JobName, shard: String) throws(SpoolError) -> Bool {
-        let target = shard + "/" + job.raw
-        // A claimer may rmdir the shard between our mkdir and rename: retry a few times.
+        do {
+            // Never link here: the job would be claimable while its old owner's name still lets it
+            // renew and complete (PROTOCOL.md, "Without RENAME_NOREPLACE").
+            return try renameIntoQueue(source, shard + "/" + job.raw,
+                                       making: [String(shard[..<shard.lastIndex(of: "/")!]), shard])
+        } catch where error == .fileExists {
+            setAside(source, reason: "job \(job) is queued twice")
+            return false
+        } catch where error == .noSuchFileOrDirectory {
+            throw SpoolError(.io, "cannot return \(job) to the queue: \(shard) keeps disappearing")
+        } catch {
+            throw SpoolError(.io, "cannot return \(job) to the queue", cause: error)
+        }
+    }
+
+    /// Renames the folder of a claimed pack at `source` back to the queue whole, as the shard `queue/0/<pack>`,
+    /// whose jobs are then claimed one by one (PROTOCOL.md, "Packs"); an empty one is removed instead. False
+    /// when it was gone already.
+    package func moveToQueue(pack source: String, _ pack: String) throws(SpoolError) -> Bool {
+        if (try? FileSystem.rmdir(source)) != nil { return true }
+        let returned = queue + "/" + Self.returnedBatch
+        do { return try renameIntoQueue(source, returned + "/" + pack, making: [returned]) } catch {
+            throw SpoolError(.io, "cannot return the pack \(pack) to the queue", cause: error)
+        }
+    }
+
+    /// Renames `source` to `target` in the queue, making `folders` (outermost first) as needed: a claimer may
+    /// rmdir a shard between our mkdir and rename, so a few tries. False when `source` was gone already.
+    private func renameIntoQueue(_ source: String, _ target: String, making folders: [String]) throws(Errno) -> Bool {
         for _ in 0..<8 {
             do {
-                // Never link here: the job would be claimable while its old owner's name still lets it
-                // renew and complete (PROTOCOL.md, "Without RENAME_NOREPLACE").
                 try FileSystem.renameNoReplace(source, target, fallback: .rename)
                 Failpoint.hit("return.renamed")
                 return true
             } catch where error == .noSuchFileOrDirectory {
                 guard FileSystem.exists(source) else { return false }
-                try? FileSystem.ensureDirectory(String(shard[..<shard.lastIndex(of: "/")!]))
-                try? FileSystem.ensureDirectory(shard)
-            } catch where error == .fileExists {
-                setAside(source, reason: "job \(job) is queued twice")
-                return false
-            } catch {
-                throw SpoolError(.io, "cannot return \(job) to the queue", cause: error)
+                for folder in folders { try? FileSystem.ensureDirectory(folder) }
             }
         }
-        throw SpoolError(.io, "cannot return \(job) to the queue: \(shard) keeps disappearing")
+        throw .noSuchFileOrDirectory
     }
 
     /// Moves the claim `claim` to done/ or failed/ (PROTOCOL.md, "Complete"). Throws `.leaseLost` when the job is
     /// no longer this owner's, and `.corrupt` (the claim set aside) when it was finished already.
     func moveToFinished(_ claim: Claim, _ outcome: Outcome) throws(SpoolError) {
-        let source = activePath(claim.job, claim.owner)
+        let source = claimPath(claim)
         let directory = finishedDirectory(claim.job.list, outcome)
         let target = finishedPath(claim.job, outcome)
         for _ in 0..<2 {

@@ -2,8 +2,8 @@ import Dispatch
 import FarmSystem
 import SystemPackage
 
-/// Creates the job files of a batch being staged, a shard at a time, on other threads while the
-/// coordinator makes the next shard. Creating the files is three quarters of `farm add`, and shards
+/// Creates the job files of a batch being staged, some shards at a time, on other threads while the
+/// coordinator makes the next ones. Creating the files is three quarters of `farm add`, and shards
 /// are separate directories, so the cores create them side by side. At most `threads` shards are
 /// queued or being written at once: memory stays bounded whatever the size of the batch.
 ///
@@ -14,9 +14,16 @@ final class ShardWriter: Sendable {
     /// waiting for a free slot.
     static let threads = max(1, Processes.onlineProcessors())
 
+    /// Files a task creates at least: a shard of an add's batch is a pack of 16 jobs (PROTOCOL.md, "Packs"), and
+    /// a task each would hand thousands of them to threads whose heaps grow and shrink at every one.
+    static let taskSize = 1024
+
+    typealias Shard = (directory: String, files: [(name: String, bytes: [UInt8])])
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
     private let failure = Locked<Errno?>(nil)
+    /// Shards given and not handed to a task yet, and how many files they hold.
+    private let gathered = Locked<(shards: [Shard], files: Int)>(([], 0))
 
     init(threads: Int = threads) {
         slots = DispatchSemaphore(value: threads)
@@ -26,16 +33,30 @@ final class ShardWriter: Sendable {
     /// while every slot is taken. Throws the first error a shard written before met.
     func write(_ files: [(name: String, bytes: [UInt8])], in directory: String) throws(Errno) {
         try check()
+        let ready = gathered.withLock { gathered -> [Shard]? in
+            gathered.shards.append((directory, files))
+            gathered.files += files.count
+            guard gathered.files >= Self.taskSize else { return nil }
+            defer { gathered = ([], 0) }
+            return gathered.shards
+        }
+        if let ready { hand(ready) }
+    }
+
+    /// One task on one of Dispatch's threads for `shards`, once a slot is free.
+    private func hand(_ shards: [Shard]) {
         slots.wait()
         DispatchQueue.global().async(group: group) { [self] in
             defer { slots.signal() }
             do throws(Errno) {
-                for file in files {
-                    let path = directory + "/" + file.name
-                    if file.bytes.isEmpty {
-                        try FileSystem.createEmptyFile(path)
-                    } else {
-                        try FileSystem.createFile(path, file.bytes)
+                for (directory, files) in shards {
+                    for file in files {
+                        let path = directory + "/" + file.name
+                        if file.bytes.isEmpty {
+                            try FileSystem.createEmptyFile(path)
+                        } else {
+                            try FileSystem.createFile(path, file.bytes)
+                        }
                     }
                 }
             } catch {
@@ -44,9 +65,14 @@ final class ShardWriter: Sendable {
         }
     }
 
-    /// Waits until every queued shard is written (or given up); throws the first error one met.
-    /// Call it before anything else touches the stage, errors included.
+    /// Writes what is gathered, then waits until every queued shard is written (or given up); throws the first
+    /// error one met. Call it before anything else touches the stage, errors included.
     func finish() throws(Errno) {
+        let rest = gathered.withLock { gathered in
+            defer { gathered = ([], 0) }
+            return gathered.shards
+        }
+        if !rest.isEmpty { hand(rest) }
         group.wait()
         try check()
     }

@@ -1,66 +1,5 @@
 import FarmSystem
 
-/// The name of one job: `<list>.<index>`, where <list> is a 16-hex-digit list id.
-/// Validated on the way in: a name that does not parse is a foreign file.
-public struct JobName: Hashable, Sendable, CustomStringConvertible {
-    public let list: String
-    /// The job's number in its list: the resource's index as the list was added, and its line in the
-    /// resource table. Edits do not change it; the resource's index now is its place in `ListOrder`.
-    public let index: Int
-    public let raw: String
-
-    public init(list: String, index: Int) {
-        precondition(ListID.isValid(list) && index >= 0, "invalid job name \(list).\(index)")
-        self.list = list
-        self.index = index
-        self.raw = list + "." + String(index)
-    }
-
-    public init?(_ raw: String) {
-        // One pass over the bytes, no substring made until the name is known good: every claim, completion
-        // and watcher event parses one, and the substrings and `Int(_:)` of a plainer parse were 1% of a
-        // worker's CPU on short jobs.
-        var raw = raw
-        let index: Int? = raw.withUTF8 { bytes in
-            guard bytes.count > 17, bytes.count <= 27, bytes[16] == UInt8(ascii: ".") else { return nil }
-            for byte in bytes[..<16] where !((byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102)) {
-                return nil
-            }
-            // Digits with no leading zero (but "0" itself): one spelling for each number.
-            guard bytes[17] != UInt8(ascii: "0") || bytes.count == 18 else { return nil }
-            var value = 0
-            for byte in bytes[17...] {
-                guard byte >= 48 && byte <= 57 else { return nil }
-                let (shifted, over) = value.multipliedReportingOverflow(by: 10)
-                let (sum, carry) = shifted.addingReportingOverflow(Int(byte - 48))
-                guard !over && !carry else { return nil }
-                value = sum
-            }
-            return value
-        }
-        guard let index else { return nil }
-        self.list = String(Substring(raw.utf8.prefix(16)))
-        self.index = index
-        self.raw = raw
-    }
-
-    public var description: String { raw }
-}
-
-/// List ids: 16 lowercase hex digits, derived from the list's name (see `ListID.of`).
-public enum ListID {
-    public static func isValid(_ id: String) -> Bool {
-        id.utf8.count == 16 && id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
-    }
-
-    /// FNV-1a 64 of the name: stable across runs and machines, so adding a list twice finds it again.
-    public static func of(name: String) -> String {
-        var hash = FNV1a()
-        hash.add(name)
-        return hash.hex
-    }
-}
-
 /// Who holds a claim: `<pid>-<nonce>-<host tag>`, fresh for every claim, so a reclaimed and re-claimed
 /// job never carries the name its earlier owner would try to complete. The pid and the host's tag
 /// (`FarmHost.tag`) say whose process it is, for the one host that may judge it by its pid: its own.
@@ -152,20 +91,52 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public var description: String { raw }
 }
 
-/// An entry of active/: `<job>@<owner>`. The one parse of a claimed name: every reader of active/ uses it.
+/// An entry of active/: `<job>@<owner>`, or a member of a claimed pack, `<pack>@<owner>/<job>` (see `PackName`).
+/// The one parse of a claimed name: every reader of active/ uses it, on names `Spool.claimedNames` lists.
 public struct ActiveName: Sendable {
     public let job: JobName
     public let owner: Owner
+    /// The pack it was claimed in; nil for a job claimed alone.
+    public let pack: String?
 
-    /// The name of `job` claimed by `owner`.
-    package static func raw(_ job: JobName, _ owner: Owner) -> String { job.raw + "@" + owner.raw }
+    /// The name of `job` claimed by `owner` (in `pack`).
+    package static func raw(_ job: JobName, _ owner: Owner, pack: String? = nil) -> String {
+        guard let pack else { return job.raw + "@" + owner.raw }
+        return pack + "@" + owner.raw + "/" + job.raw
+    }
+
+    /// Its name under active/: `raw(job, owner, pack:)`.
+    public var raw: String { Self.raw(job, owner, pack: pack) }
 
     /// Nil when `raw` is not a claimed job's name (a foreign file).
     public init?(_ raw: String) {
-        guard let at = raw.firstIndex(of: "@"), let job = JobName(String(raw[..<at])),
-              let owner = Owner(String(raw[raw.index(after: at)...])) else { return nil }
+        guard let at = raw.firstIndex(of: "@") else { return nil }
+        let head = String(raw[..<at]), tail = raw[raw.index(after: at)...]
+        if let slash = tail.firstIndex(of: "/") {
+            guard PackName.isValid(head), let job = JobName(String(tail[tail.index(after: slash)...])),
+                  let owner = Owner(String(tail[..<slash])) else { return nil }
+            self.init(job: job, owner: owner, pack: head)
+        } else {
+            guard let job = JobName(head), let owner = Owner(String(tail)) else { return nil }
+            self.init(job: job, owner: owner, pack: nil)
+        }
+    }
+
+    package init(job: JobName, owner: Owner, pack: String?) {
         self.job = job
         self.owner = owner
+        self.pack = pack
+    }
+}
+
+/// A pack: the jobs of one shard of an add's batch, claimed together by one rename of the shard to
+/// `active/<pack>@<owner>/` (PROTOCOL.md, "Packs"). `k<batch>.<shard>`: never a job's name.
+public enum PackName {
+    package static func of(batch: String, shard: String) -> String { "k" + batch + "." + shard }
+
+    public static func isValid(_ name: String) -> Bool {
+        name.utf8.first == UInt8(ascii: "k") && name.utf8.count > 3 && name.utf8.count < 64
+            && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(UInt8(ascii: "@"))
     }
 }
 

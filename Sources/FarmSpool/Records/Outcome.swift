@@ -1,11 +1,6 @@
 import FarmSystem
 import SystemPackage
 
-/// How a job ended, for good.
-public enum Outcome: Sendable {
-    case done, failed
-}
-
 // A finished job's last sidecar (what it made, or why it failed) is its outcome record. It is kept
 // as the extended attribute `user.farm.outcome` of the job file: set on active/<job>@<owner> just
 // before the completion rename, it lands in done/ or failed/ with the job, in the same step, and it
@@ -18,7 +13,7 @@ extension Spool {
     /// Records `sidecar` as the outcome of `claim`: on its active file (true), or in progress/
     /// (false). Throws `.leaseLost` when the active file is gone (the job was reclaimed).
     func recordOutcome(_ sidecar: Sidecar, of claim: Claim) throws(SpoolError) -> Bool {
-        let path = activePath(claim.job, claim.owner)
+        let path = claimPath(claim)
         do {
             try FileSystem.setAttribute(path, Self.outcomeAttribute, sidecar.encoded())
             return true

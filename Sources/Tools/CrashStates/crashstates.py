@@ -111,7 +111,10 @@ class Recording:
         self.verbose = verbose
         self.spool = WORK + "/spool"
         self.src = WORK + "/sources"
-        self.env = dict(os.environ, FARM_SPOOL=self.spool, HOME=WORK, XDG_STATE_HOME=WORK + "/state")
+        # Every shard of an add's batch claimed as a pack (a farm packs only deep queues): the workload's
+        # claims, completions, hand-backs and kills are those of packs, and of single jobs once handed back.
+        self.env = dict(os.environ, FARM_SPOOL=self.spool, HOME=WORK, XDG_STATE_HOME=WORK + "/state",
+                        FARM_PACK_DEPTH="0")
         self.bases = []  # the tree before each step
         self.calls = []  # each step's calls
         self.after = []  # (jobs, signature) after each step

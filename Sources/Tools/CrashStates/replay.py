@@ -39,7 +39,12 @@ def jobs(spool):
         if os.path.isfile(path) and JOB.match(base):
             places.setdefault(base, []).append("queue")
     for base in os.listdir(spool + "/active") if os.path.isdir(spool + "/active") else []:
-        places.setdefault(base.split("@")[0], []).append("active")
+        if os.path.isdir(f"{spool}/active/{base}"):
+            # A claimed pack, `<pack>@<owner>/`: each job in it is claimed.
+            for job in os.listdir(f"{spool}/active/{base}"):
+                places.setdefault(job, []).append("active")
+        else:
+            places.setdefault(base.split("@")[0], []).append("active")
     for state in ("done", "failed"):
         for path in glob.glob(f"{spool}/{state}/*/*"):
             places.setdefault(os.path.basename(path), []).append(state)

@@ -15,6 +15,8 @@ struct ConnectionLog {
     var requests = 0
     /// When the first request began and the last response ended (Unix seconds).
     var firstStart = 0.0
+    /// When the second request began: a crawler's start page, after its robots.txt.
+    var secondStart = 0.0
     var lastEnd = 0.0
     /// Per connection, the seconds from one response's end to the next request's start.
     var gaps: [Double] = []
@@ -41,7 +43,9 @@ struct ConnectionLog {
         resumed = resumedSet.count
         let all = byConnection.values.joined()
         requests = all.count
-        firstStart = all.map(\.start).min() ?? 0
+        let starts = all.map(\.start).sorted()
+        firstStart = starts.first ?? 0
+        secondStart = starts.dropFirst().first ?? firstStart
         lastEnd = all.map(\.end).max() ?? 0
         if lastEnd > firstStart { inFlight = all.map { $0.end - $0.start }.reduce(0, +) / (lastEnd - firstStart) }
         let firsts = byConnection.values.map { spans in spans.map(\.start).min()! - firstStart }

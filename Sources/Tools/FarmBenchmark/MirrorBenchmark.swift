@@ -121,8 +121,9 @@ struct MirrorBenchmark: ParsableCommand {
                          Double(runs.map(\.peakSum).max()!) / 1e6))
         }
         // Where the time goes: the mirror's critical path is a request a level, the rest fills the transfers.
-        print("tool                                   connections   first request at   in flight (mean)   last response to exit   "
-            + "idle between requests on a connection: mean / p90")
+        // Every tool asks robots.txt first, then the start page: the second request.
+        print("tool                                   connections   first request at   start page at   in flight (mean)   "
+            + "last response to exit   idle between requests on a connection: mean / p90")
         for tool in tools {
             guard let runs = results[tool], !runs.isEmpty else { continue }
             let logs = runs.map(\.connections)
@@ -130,6 +131,7 @@ struct MirrorBenchmark: ParsableCommand {
             print(Self.label(tool, level: level, parallel: parallel).padded(39)
                 + String(format: "%.0f", logs.map { Double($0.connections) }.median).padded(14)
                 + String(format: "%.3f s", runs.map { $0.connections.firstStart - $0.launched }.median).padded(19)
+                + String(format: "%.3f s", runs.map { $0.connections.secondStart - $0.launched }.median).padded(16)
                 + String(format: "%.1f", logs.map(\.inFlight).median).padded(19)
                 + String(format: "%.3f s", runs.map { $0.launched + $0.seconds - $0.connections.lastEnd }.median).padded(24)
                 + (gaps.isEmpty ? "-" : String(format: "%.1f / %.1f ms", gaps.reduce(0, +) / Double(gaps.count) * 1000,
@@ -202,7 +204,7 @@ struct MirrorBenchmark: ParsableCommand {
         let seconds = Clock.monotonic() - began
         let opened = try Spool(root: spool, create: false)
         let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
-        // robots.txt is fetched by the add, not a job of the list.
+        // robots.txt is fetched by the worker of the first job, not as a job of the list.
         let jobs = site.fetched(level: level).count - 1
         let done = opened.inventory().filter { $0.state == .done }.count
         guard done == jobs else {

@@ -71,7 +71,7 @@ final class Observer: @unchecked Sendable {
             var lastRegistry = 0.0
             while lock.withLock({ running }) {
                 let now = Clock.monotonic()
-                let names = Set(FileSystem.names(spool.active))
+                let names = Set(spool.claimedNames())
                 let owners = Self.owners(names)
                 lock.withLock {
                     for index in outages.indices {
@@ -141,7 +141,7 @@ final class Observer: @unchecked Sendable {
     /// Call when `host` goes out (cut off, or all its processes `pids` killed): each job its processes
     /// hold is timed until it leaves them.
     func hostOut(_ host: String, pids: Set<pid_t>, at since: Double) {
-        let jobs = FileSystem.names(spool.active).filter { ActiveName($0).map { pids.contains($0.owner.pid) } ?? false }
+        let jobs = spool.claimedNames().filter { ActiveName($0).map { pids.contains($0.owner.pid) } ?? false }
         lock.withLock { outages.append(Outage(host: host, since: since, jobs: Set(jobs))) }
     }
 
@@ -168,10 +168,10 @@ final class Observer: @unchecked Sendable {
         }
     }
 
-    /// The pids named by the entries of active/ (`<job>@<pid>-<nonce>`), read with readdir and no stat:
-    /// cheap enough to run hundreds of times a second.
+    /// The pids named by the entries of active/ (`<job>@<pid>-<nonce>`, a pack's members too), read with
+    /// readdir and no stat: cheap enough to run hundreds of times a second.
     private func activeOwners() -> Set<pid_t> {
-        Self.owners(FileSystem.names(spool.active))
+        Self.owners(spool.claimedNames())
     }
 
     private static func owners(_ names: some Sequence<String>) -> Set<pid_t> {

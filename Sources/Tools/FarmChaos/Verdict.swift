@@ -276,8 +276,8 @@ struct Verdict {
         spool.forEachQueued { _, job in
             if !job.hasPrefix(".") { places[job, default: []].append("queue") }
         }
-        for name in names(spool.active) {
-            places[String(name.split(separator: "@")[0]), default: []].append("active")
+        for name in spool.claimedNames() {
+            if let job = ActiveName(name)?.job { places[job.raw, default: []].append("active") }
         }
         for (root, label) in [(spool.done, "done"), (spool.failed, "failed")] {
             for list in names(root) {

@@ -18,7 +18,7 @@ import Testing
         }
     }
 
-    /// The smallest gap between two requests of the list (robots.txt, fetched by the add, left out).
+    /// The smallest gap between two requests of the list (robots.txt, fetched before them, left out).
     static func smallestGap(_ origin: Origin) -> Double {
         let times = origin.requests.filter { $0.path != "/robots.txt" }.map(\.arrived).sorted()
         return zip(times, times.dropFirst()).map { $1 - $0 }.min() ?? .infinity

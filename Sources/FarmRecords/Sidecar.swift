@@ -2,7 +2,7 @@ import FarmJSON
 import FarmSystem
 
 /// A job's progress sidecar, `progress/<job>.json`: what its owner is doing; the last one, what it
-/// made, is the job's outcome record, kept on the job file (see Outcome.swift). Written only by the
+/// made, is the job's outcome record, kept on the job file (see FarmSpool's Records/Outcome.swift). Written only by the
 /// job's current owner (tmp + rename, so readers never see half a file); read by `farm status` and
 /// the live views. Not fsynced: after a power loss a missing sidecar only means a stale view until
 /// the job moves again.
@@ -63,41 +63,6 @@ public struct Sidecar: Equatable, Sendable {
     }
 }
 
-/// What a job's owner reports of its resource, in its sidecar, and what the list's view shows of it in its
-/// row (`ResourceStatus`): one type, so that the two say the same of the bytes, the files and the error.
-public struct ResourceDetails: Equatable, Sendable {
-    public var bytes: Int
-    public var size: Int?
-    /// jpg, png, pdf or zip, once the bytes are known.
-    public var kind: String?
-    /// Absolute path of the downloaded bytes.
-    public var file: String?
-    /// Absolute path of the display image.
-    public var image: String?
-    /// Absolute path of the display image's thumbnail (`<base>.thumb.png`), when one could be made;
-    /// the display image itself when it is no larger than a thumbnail.
-    public var thumb: String?
-    public var error: String?
-    public var attempts: Int
-
-    public init(bytes: Int, size: Int?, kind: String?, file: String?, image: String?, thumb: String?,
-                error: String?, attempts: Int) {
-        self.bytes = bytes
-        self.size = size
-        self.kind = kind
-        self.file = file
-        self.image = image
-        self.thumb = thumb
-        self.error = error
-        self.attempts = attempts
-    }
-
-    /// The bytes of its texts (paths and error), for the capacity of a JSON encoding.
-    var textBytes: Int {
-        (file?.utf8.count ?? 0) + (image?.utf8.count ?? 0) + (thumb?.utf8.count ?? 0) + (error?.utf8.count ?? 0)
-    }
-}
-
 /// What the sidecar does not know is left out.
 /// Hand-written for speed: a worker writes one at every step of every job (bin/benchmark's worker jobs/s figure).
 extension Sidecar: JSONWritable {
@@ -152,32 +117,5 @@ extension Sidecar: JSONReadable {
         owner = try json.decodeIfPresent("owner")
         pieces = try json.decodeIfPresent("pieces")
         note = try json.decodeIfPresent("note")
-    }
-}
-
-extension Spool {
-    public func sidecarPath(_ job: JobName) -> String { progress + "/" + job.raw + ".json" }
-
-    /// The job whose progress sidecar is named `name` in progress/ (`<job>.json`); nil for any other name.
-    public static func job(ofSidecarName name: String) -> JobName? {
-        name.hasSuffix(".json") ? JobName(String(name.dropLast(5))) : nil
-    }
-
-    /// Replaces the sidecar of `job` atomically.
-    public func writeSidecar(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        do { try writeWhole(sidecar.encoded(), to: sidecarPath(job)) } catch {
-            throw SpoolError(.io, "cannot write the progress of \(job)", cause: error)
-        }
-    }
-
-    /// The last sidecar of `job`: its outcome record once it finished with one of `outcomes`, else
-    /// its progress sidecar; nil when there is none (or it does not parse: it is rewritten soon).
-    public func sidecar(_ job: JobName, finished outcomes: [Outcome] = [.done, .failed]) -> Sidecar? {
-        lastSidecar(job, finished: outcomes).flatMap { JSON.decode(Sidecar.self, from: $0) }
-    }
-
-    /// Deletes the progress sidecar of `job`, if any: its outcome record supersedes it.
-    public func removeSidecar(_ job: JobName) {
-        try? FileSystem.unlink(sidecarPath(job))
     }
 }

@@ -104,13 +104,14 @@ extension JobRecord {
     /// The record `bytes` hold, or nil when they do not read as one: the line `farm add` writes for most
     /// jobs, `{"id":"…","own":true,"url":"…"}` (`own` or not, no escapes, a newline or not), read in place; any other goes
     /// through the JSON parser. A claim reads one record a job, and the parser's tree of values was 2 % of
-    /// a worker's CPU on small files.
-    package static func decoded(from bytes: some Collection<UInt8>) -> JobRecord? {
+    /// a worker's CPU on small files. Inlinable, so that a claim's call from FarmSpool is specialized for its
+    /// bytes' type, as it was when the records were FarmSpool's.
+    @inlinable package static func decoded(from bytes: some Collection<UInt8>) -> JobRecord? {
         if let plain = bytes.withContiguousStorageIfAvailable({ plain($0) }), let plain { return plain }
         return JSON.decode(JobRecord.self, from: bytes)
     }
 
-    static func plain(_ bytes: UnsafeBufferPointer<UInt8>) -> JobRecord? {
+    @usableFromInline static func plain(_ bytes: UnsafeBufferPointer<UInt8>) -> JobRecord? {
         var at = 0
         func skip(_ literal: StaticString) -> Bool {
             let count = literal.utf8CodeUnitCount
@@ -157,22 +158,4 @@ public struct NewJob: Sendable {
         self.name = name
         self.record = record
     }
-}
-
-extension Spool {
-    /// The record of the job whose file is at `path` (in queue/, active/, done/ or failed/): the file's bytes,
-    /// or, when the file is empty (`farm add` and `farm item add` make their job files so), its line of the list's
-    /// resource table, the same bytes (`records`: a reader of many jobs passes one, which reads the table a block
-    /// at a time).
-    /// Nil when the file is gone, or neither reads.
-    package func jobRecord(atPath path: String, records: TableRecords? = nil) -> JobRecord? {
-        guard let bytes = try? FileSystem.readFile(path, limit: 64 << 10) else { return nil }
-        if !bytes.isEmpty { return JobRecord.decoded(from: bytes) }
-        let name = path.split(separator: "/").last.map(String.init) ?? ""
-        guard let job = ActiveName(name)?.job ?? JobName(name) else { return nil }
-        return (records ?? TableRecords(spool: self)).record(of: job)
-    }
-
-    /// The URL the job file at `path` holds, wherever the file is; nil when it is gone or does not read.
-    package func jobURL(atPath path: String) -> String? { jobRecord(atPath: path)?.url }
 }

@@ -15,12 +15,13 @@ import SystemPackage
 ///
 /// The tables are read a block of `block` lines at a time, with one pread, and scanned once for where
 /// each block starts, only as far as the jobs claimed so far: claims take a batch's shards in order, so
-/// the numbers they meet mostly grow. Any thread; the worker's transfers share one.
+/// the numbers they meet mostly grow. Any thread; the worker's transfers share one. The spool names where
+/// each list's table is (`Spool.resourceTablePath(ofList:)`; FarmSpool's `TableRecords(spool:)`).
 public final class TableRecords: Sendable {
     static let block = 1024
     static let scanChunk = 1 << 18
 
-    private let spool: Spool
+    private let tablePath: @Sendable (String) -> String
     private let tables = Locked<[String: Table]>([:])
 
     private struct Table {
@@ -33,8 +34,9 @@ public final class TableRecords: Sendable {
         var cached: (block: Int, bytes: [UInt8], lines: [Range<Int>])?
     }
 
-    public init(spool: Spool) {
-        self.spool = spool
+    /// `tablePath`: the path of the resource table of a list id.
+    public init(tablePath: @escaping @Sendable (String) -> String) {
+        self.tablePath = tablePath
     }
 
     /// Job `job`'s record as its list's table holds it; nil when the table has no such line (yet).
@@ -48,7 +50,7 @@ public final class TableRecords: Sendable {
     }
 
     private func line(_ index: Int, of list: String, in table: inout Table) -> [UInt8]? {
-        let path = spool.resourceTablePath(ofList: list)
+        let path = tablePath(list)
         if index >= table.lines {
             guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
             defer { fd.closeQuietly() }

@@ -1,12 +1,11 @@
-@testable import FarmDesired
 import FarmJSON
-import FarmLists
-@testable import FarmSpool
+@testable import FarmRecords
 import FarmSystem
 import Foundation
 import Testing
 
-/// The spool's records through FarmJSON: the writer must match JSONEncoder byte for byte (old and new
+/// The spool's job records and sidecars through FarmJSON (the lists' and the desired state's:
+/// FarmSpoolTests' ListAndDesiredJSONTests): the writer must match JSONEncoder byte for byte (old and new
 /// farms share a spool), the reader must accept what JSONDecoder accepted, differ from it only where
 /// the codec's rules say (the last duplicate key wins; an unknown sidecar status reads as
 /// downloading), and never crash.
@@ -24,30 +23,6 @@ import Testing
             + "\u{7F}\"\\/é😀\u{2028}\u{2029}\u{FEFF}"
         let record = JobRecord(url: all, id: "")
         #expect(record.encoded() == Self.foundation(FoundationRecord(record)))
-        // The other records of the spool.
-        let list = ListRecord(name: "Set 1.json", total: 3, digest: "d", source: "https://a/b.zip", added: "t")
-        #expect(list.encoded() == Self.foundation(FoundationList(list)))
-        for desired in [Desired(), Desired(workers: 64, lease: 2.5, maxSize: 1, convert: false),
-                        Desired(minFree: 0), Desired(minFree: 1 << 40)] {
-            #expect(JSON.encode(desired) == Self.foundation(FoundationDesired(desired)))
-        }
-    }
-
-    /// The bytes of the records converted to `JSONRecord` are those their hand-written writers produced
-    /// (the literals), and the bytes of `Desired`, which stays hand-written, do not move either.
-    @Test func writesTheBytesItAlwaysWrote() {
-        #expect(String(decoding: JSON.encode(HostDesired(workers: 12)), as: UTF8.self) == #"{"workers":12}"# + "\n")
-        #expect(JSON.decode(HostDesired.self, from: Array(#"{"workers":3,"x":null}"#.utf8))?.workers == 3)
-        #expect(JSON.decode(HostDesired.self, from: Array(#"{"workers":"3"}"#.utf8)) == nil)
-        #expect(JSON.decode(HostDesired.self, from: Array("{}".utf8)) == nil)
-        var desired = Desired(workers: 2, lease: 2.5, maxSize: 7, convert: false, minFree: 0,
-                              hostLimits: HostLimits(perHost: 3, ratePerHost: 0.5))
-        desired.caFile = "/etc/ca.pem"
-        desired.poll = true
-        #expect(String(decoding: JSON.encode(desired), as: UTF8.self) == #"{"caFile":"/etc/ca.pem","convert":false,"#
-            + #""lease":2.5,"maxSize":7,"minFree":0,"perHost":3,"poll":true,"ratePerHost":0.5,"workers":2}"# + "\n")
-        #expect(String(decoding: JSON.encode(Desired()), as: UTF8.self)
-            == #"{"convert":true,"lease":10,"maxSize":1073741824,"workers":4}"# + "\n")
     }
 
     @Test func writesBooleansAndLeavesOutNils() {
@@ -88,16 +63,6 @@ import Testing
                 #expect(JSON.decode(JobRecord.self, from: try encoder.encode(FoundationRecord(record))) == record)
             }
         }
-        let list = ListRecord(name: "Set 1.json", total: 3, digest: "d", source: "https://a/b.zip", added: "t")
-        #expect(JSON.decode(ListRecord.self, from: list.encoded()) == list)
-        for desired in [Desired(workers: 7, lease: 2.5, maxSize: 9, convert: false), Desired(minFree: 12345)] {
-            #expect(JSON.decode(Desired.self, from: JSON.encode(desired)) == desired)
-        }
-        // What the writer leaves out reads as its default; what it always writes is required (no release wrote a
-        // desired.json without it), so a file without it is not the farm's desired state.
-        #expect(JSON.decode(Desired.self, from: Array(#"{"convert":true,"lease":10,"maxSize":1073741824,"workers":6}"#.utf8))
-            == Desired(workers: 6))
-        #expect(JSON.decode(Desired.self, from: Array(#"{"lease":10,"workers":6}"#.utf8)) == nil)
     }
 
     @Test func decodesRecordsAsJSONDecoderDoes() {
@@ -274,25 +239,6 @@ private struct FoundationSidecar: Codable {
     var sidecar: Sidecar {
         Sidecar(status: Sidecar.Status(rawValue: status) ?? .downloading, bytes: bytes, size: size, kind: kind,
                 file: file, image: image, thumb: thumb, error: error, attempts: attempts, changed: changed)
-    }
-}
-
-/// A list record for Foundation.
-private struct FoundationList: Encodable {
-    var name: String, total: Int, digest: String, source: String, added: String
-
-    init(_ list: ListRecord) {
-        (name, total, digest, source, added) = (list.name, list.total, list.digest, list.source, list.added)
-    }
-}
-
-/// The desired state for Foundation.
-private struct FoundationDesired: Encodable {
-    var workers: Int, lease: Double, maxSize: Int, convert: Bool, minFree: Int?
-
-    init(_ desired: Desired) {
-        (workers, lease, maxSize, convert) = (desired.workers, desired.lease, desired.maxSize, desired.convert)
-        minFree = desired.minFree
     }
 }
 

@@ -1,0 +1,4 @@
+/// How a job ended, for good.
+public enum Outcome: Sendable {
+    case done, failed
+}
