@@ -265,9 +265,13 @@ public final class Watcher {
         case .done(let list):
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.done)
+            // Finished, so no longer claimed, whatever the view of its pack was (a pack's member leaves no event
+            // in active/ itself).
+            if added { update(job, added: false, removed: true, \.active) }
         case .failed(let list):
             guard let job = JobName(event.name), job.list == list else { return }
             update(job, added: added, removed: removed, \.failed)
+            if added { update(job, added: false, removed: true, \.active) }
         case .lists:
             // An edit or a page changes a list's order (its total), a page its log, and the start origin's
             // robots.txt a recursive list's Crawl-delay: read again.
@@ -325,7 +329,10 @@ public final class Watcher {
     private func packChanged(_ name: String, _ event: InotifyEvent) {
         guard var pack = packs[name], let job = JobName(event.name) else { return }
         if event.has(IN_CREATE | IN_MOVED_TO) { pack.members.insert(job) }
-        if event.has(IN_DELETE | IN_MOVED_FROM) { pack.members.remove(job) }
+        if event.has(IN_DELETE | IN_MOVED_FROM) {
+            pack.members.remove(job)
+            update(job, added: false, removed: true, \.active)
+        }
         packs[name] = pack
         countInFlight(name)
     }
@@ -344,7 +351,7 @@ public final class Watcher {
     /// The pack `name` left active/ (emptied and removed, or sent back to the queue).
     private func forgetPack(_ name: String) {
         guard let pack = packs.removeValue(forKey: name) else { return }
-        if let job = pack.inFlight { update(job, added: false, removed: true, \.active) }
+        for job in pack.members { update(job, added: false, removed: true, \.active) }
         directories[pack.wd] = nil
         source?.removeWatch(pack.wd)
     }
@@ -402,12 +409,6 @@ public final class Watcher {
         for list in failedLists { watchList(list, done: false) }
         var jobs: [String: ListJobs] = [:]
         for (list, active) in StatusScan.activeJobs(spool) { jobs[list, default: ListJobs()].active = active }
-        for (name, pack) in packs where !FileSystem.exists(spool.path(.active, name)) {
-            directories[pack.wd] = nil
-            source?.removeWatch(pack.wd)
-            packs[name] = nil
-        }
-        for name in FileSystem.names(spool.active) where name.hasPrefix("k") && packs[name] == nil { watchPack(name) }
         for list in doneLists {
             jobs[list, default: ListJobs()].done = StatusScan.jobSet(spool, list, .done)
         }
@@ -415,6 +416,14 @@ public final class Watcher {
             jobs[list, default: ListJobs()].failed = StatusScan.jobSet(spool, list, .failed)
         }
         self.jobs = jobs
+        // The packs are followed afresh, each counted by its first member as the scan counted it: what a pack
+        // was known to hold before may be stale (events lost).
+        for pack in packs.values {
+            directories[pack.wd] = nil
+            source?.removeWatch(pack.wd)
+        }
+        packs = [:]
+        for name in FileSystem.names(spool.active) where name.hasPrefix("k") { watchPack(name) }
         records = StatusScan.listRecords(spool)
         pages = StatusScan.pageStates(spool, records)
         held = spool.heldLists()

@@ -81,6 +81,28 @@ import Testing
         #expect(watcher.wait(timeout: 10) == 0)
     }
 
+    /// A claimed pack (PROTOCOL.md, "Packs"): its first member counts as active, the others as queued, as its
+    /// members end one by one and when it goes back whole.
+    @Test(arguments: [false, true]) func aPackCountsTheJobItWorksOn(polling: Bool) throws {
+        let fixture = try StatusFixture()
+        let list = try fixture.addList("Set 1.json", count: 300)
+        let watcher = try startWatcher(fixture, polling: polling)
+        let claimer = Claimer(spool: fixture.spool)
+        let taken = try claimer.take(skippingParked: false, packs: true)
+        try #require(taken.count == 16)
+        #expect(counts(summary(fixture) { $0.list(id: list)?.active == 1 }, list) == [299, 1, 0, 0])
+        let claims = try taken.map { try #require(fixture.spool.load($0, records: claimer.records)) }
+        for claim in claims.prefix(5) { try fixture.spool.complete(claim, .done) }
+        #expect(counts(summary(fixture) { $0.list(id: list)?.done == 5 }, list) == [294, 1, 5, 0])
+        // Its owner gone, the pack goes back whole: nothing of it is active any more.
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(fixture.spool.reclaimExpired(lease: 0.01).count == 11)
+        let back = summary(fixture) { $0.list(id: list)?.active == 0 }
+        #expect(counts(back, list) == [295, 0, 5, 0])
+        watcher.kill(SIGTERM)
+        #expect(watcher.wait(timeout: 10) == 0)
+    }
+
     @Test func restartAfterKillRebuildsFromTheSpool() throws {
         let fixture = try StatusFixture()
         let list = try fixture.addList("Set 1.json", count: 10)
