@@ -58,33 +58,6 @@ public struct WARCScan: Sendable {
 }
 
 extension WARCScan {
-    /// The WARC-Record-ID of the record whose gzip member starts at `offset` of the file at `path`, when that
-    /// member is whole (inflated to its end, CRC-32 and length checked); nil when it is not, or the file is
-    /// absent. Reads that one member: how a caller learns whether a record it noted before writing it is in.
-    public static func recordID(path: String, at offset: Int) throws(WARCError) -> WARCRecordID? {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(path, .readOnly) } catch where error == .noSuchFileOrDirectory {
-            return nil
-        } catch {
-            throw WARCError("cannot open \(path)", error)
-        }
-        defer { fd.closeQuietly() }
-        let inflater = try Inflater(prefixLimit: 512)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { buffer.deallocate() }
-        var at = offset
-        while true {
-            let n: Int
-            do { n = try fd.read(at: at, into: buffer) } catch { throw WARCError("cannot read \(path)", error) }
-            if n == 0 { return nil }
-            switch inflater.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
-            case .needsInput: at += n
-            case .corrupt: return nil
-            case .ended(_, let prefix): return recordID(inHeader: prefix)
-            }
-        }
-    }
-
     /// The WARC-Record-IDs of the whole members that follow one another from `offset` in the file at `path`,
     /// at most `limit` of them: they end at the first member that is torn, absent or not a record. Nil when the
     /// file is absent. How a caller learns how much of a group of records it noted before writing is in.
