@@ -45,6 +45,10 @@ public final class Supervisor {
     /// A follower spawned and not yet registered.
     private var startingFollower: (pid: Int32, since: Double)?
     private var lastReclaim = 0.0
+    /// This host's live processes as the registry said at its last look, and when that was (`converge`).
+    private var live: [FarmProcess] = []
+    private var registryLooked = 0.0
+    static let registryLook = 1.0
     /// Its counters (reclaims), written from this loop: with a thread of their own, it could not copy itself.
     private let metrics: MetricsRecorder
     private let reclaims: Counter
@@ -137,21 +141,36 @@ public final class Supervisor {
         let now = Clock.monotonic()
         let desired = spool.desired()
         let desiredWorkers = spool.desiredWorkers()
+        var reaped = false
         for pid in Processes.reapChildren() {
+            reaped = true
             if startingWatcher?.pid == pid { startingWatcher = nil }
             if startingFollower?.pid == pid { startingFollower = nil }
             // Whatever its state, or none (killed while starting): its jobs go back.
             if workers[pid] != nil { apply(.gone, to: pid, now: now) } else { handleDeath(pid) }
         }
-        // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
-        // their jobs in active/: they go back now, with the registry read this tick needs anyway.
-        let (everyHost, orphans) = spool.processesReleasingOrphans()
-        if !orphans.isEmpty {
-            reclaims.increment(by: orphans.count)
-            spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
-            DeadWARCWriters.finish(spool)
+        // The registry, and with it the claims in active/, pieces/ and hooks/ (every pack's folder listed),
+        // are read at every tick only while something changes: a child exited, a process starts or
+        // retires, the farm wants another number of workers. A farm that runs steady has them read once a
+        // second, when the lock of each entry and each folder of claims cost the supervisor 190 calls a tick
+        // (RESULTS.md); its children's deaths are still seen at the next tick, by `reapChildren`.
+        let wanted = min(max(desiredWorkers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
+        let changing = reaped || startingWatcher != nil || startingFollower != nil
+            || workers.values.contains { if case .running = $0 { false } else { true } }
+            || workers.values.filter(\.counts).count != wanted
+        if changing || now - registryLooked >= Self.registryLook {
+            registryLooked = now
+            // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
+            // their jobs in active/: they go back now, with the registry read this look needs anyway.
+            let (everyHost, orphans) = spool.processesReleasingOrphans()
+            if !orphans.isEmpty {
+                reclaims.increment(by: orphans.count)
+                spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
+                DeadWARCWriters.finish(spool)
+            }
+            live = everyHost.filter(\.isLocal)
         }
-        let live = everyHost.filter(\.isLocal)
+        let live = self.live
         let registered = Set(live.filter { $0.role == .worker }.map(\.pid))
         for pid in registered where workers[pid] == nil { workers[pid] = .running }  // adopted
         for (pid, life) in workers {
@@ -173,7 +192,6 @@ public final class Supervisor {
             }
         }
 
-        let wanted = min(max(desiredWorkers, Desired.workerRange.lowerBound), Desired.workerRange.upperBound)
         let counted = workers.values.filter(\.counts).count
         if counted < wanted {
             for _ in counted..<wanted { spawnWorker(desired) }

@@ -195,44 +195,20 @@ final class TransferSlot: @unchecked Sendable {
         return made
     }
 
+    /// A job's path, in its steps once `run` claimed it: its fetcher, its run (lease kept, what its list asks),
+    /// an earlier owner's back-off waited out, its share of a URL other jobs name, its bytes fetched (as
+    /// pieces or one transfer), then stored, converted and completed.
     func process(_ claim: Claim, _ pass: HostPass) {
-        // The job's scheme, decided once: which fetcher its bytes come by (FarmTransfer's Fetcher.swift).
+        defer { pass.release() }
         let listOptions = requestOptions(ofList: claim.job.list)
+        // The job's scheme, decided once: which fetcher its bytes come by (FarmTransfer's Fetcher.swift).
         let scheme = FetchScheme(of: claim.record.url, allowingFiles: listOptions?.fileURLs == true)
-        // No libcurl (not installed, say): nothing can be transferred here. The job goes back to the queue
-        // and the worker ends with the reason, as it did when it made its handle at start.
-        let fetcher: any Fetcher
-        if scheme == .file {
-            fetcher = FileFetcher()
-        } else {
-            do { fetcher = try transferHandle() } catch {
-                _ = handBack(claim)
-                pass.release()
-                worker.fail(error)
-                return
-            }
-        }
+        guard let fetcher = fetcher(for: scheme, of: claim) else { return }
         let kept = keeper.hold(claim)
         var handedOver = false
         defer { if !handedOver { keeper.release(kept) } }
-        defer { pass.release() }
-        var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
-        job.convert = options.convert
-        job.hooks = listOptions?.hooks
-        if let warc = listOptions?.warc {
-            job.warc = warc
-            job.archive = worker.archive
-        }
-        if let crawl = listOptions?.crawl {
-            job.crawl = crawl
-            job.crawlSeen = worker.crawlSeen(ofList: claim.job.list)
-            if crawl.options.obeysRobots {
-                let robots = worker.crawlRobots, list = claim.job.list, pool = try? worker.transferPool()
-                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions, pool: pool) }
-            }
-        }
         let tries = spool.triesBefore(claim)
-        job.attempts = tries.attempts + 1
+        var job = run(of: kept, listOptions, attempts: tries.attempts + 1)
         guard let scheme else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
@@ -243,31 +219,92 @@ final class TransferSlot: @unchecked Sendable {
         if let retryAt = tries.retryAt,
            !waitOut(min(retryAt, Clock.wall() + options.retry.maxDelay * 4), job) { return }
         let partial: URLPartial
-        var shared = SharedDownload(spool: spool, kept: kept, lease: options.lease)
-        shared.fetchesAnyway = job.warc != nil
-        switch shared.start() {
-        case .ended: return
-        case .stored(let path, let record):
-            pass.release()
-            handedOver = SharedDownload.serve(&job, from: path) { job, kind in
-                finish(job, partialPath: path, kind: accepted(kind, ofList: job.claim.job.list), bytes: record.size,
-                       etag: record.etag, modified: record.modified, served: true)
-            }
+        switch share(&job, pass) {
+        case .served(let converting):
+            handedOver = converting
             return
+        case .ended: return
         case .transfer(let held): partial = held
         }
         // Whatever ends the transfer before it is stored leaves the file, with its bytes, to the next job
         // of the URL that takes it.
         defer { partial.close() }
+        guard let result = fetch(&job, into: partial, pass, scheme, by: fetcher) else { return }
+        handedOver = finish(job, fetched: result, in: partial)
+    }
+
+    /// The fetcher of a job's scheme: a copy of this machine's file, else the slot's curl handle. Nil when
+    /// there is no libcurl (not installed, say): nothing can be transferred here, so the job goes back to the
+    /// queue and the worker ends with the reason, as it did when it made its handle at start.
+    private func fetcher(for scheme: FetchScheme?, of claim: Claim) -> (any Fetcher)? {
+        if scheme == .file { return FileFetcher() }
+        do { return try transferHandle() } catch {
+            _ = handBack(claim)
+            worker.fail(error)
+            return nil
+        }
+    }
+
+    /// The run of a claimed job: its lease kept, and what its list asks of it (hooks, WARC, the crawl's links
+    /// and robots.txt).
+    private func run(of kept: LeaseKeeper.Kept, _ listOptions: RequestOptions?, attempts: Int) -> JobRun {
+        var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
+        job.convert = options.convert
+        job.hooks = listOptions?.hooks
+        job.attempts = attempts
+        if let warc = listOptions?.warc {
+            job.warc = warc
+            job.archive = worker.archive
+        }
+        if let crawl = listOptions?.crawl {
+            let list = kept.claim.job.list
+            job.crawl = crawl
+            job.crawlSeen = worker.crawlSeen(ofList: list)
+            if crawl.options.obeysRobots {
+                let robots = worker.crawlRobots, pool = try? worker.transferPool()
+                job.robots = { robots.rules(for: $0, ofList: list, request: listOptions, pool: pool) }
+            }
+        }
+        return job
+    }
+
+    /// What a job shares with the other jobs of its URL (SharedDownload): their stored bytes, served to it
+    /// (`converting`: its claim went to the converter), or the URL's partial, which this job transfers.
+    private enum Share {
+        case served(converting: Bool)
+        case ended
+        case transfer(URLPartial)
+    }
+
+    private func share(_ job: inout JobRun, _ pass: HostPass) -> Share {
+        var shared = SharedDownload(spool: spool, kept: job.kept, lease: options.lease)
+        shared.fetchesAnyway = job.warc != nil
+        switch shared.start() {
+        case .ended: return .ended
+        case .stored(let path, let record):
+            pass.release()
+            return .served(converting: SharedDownload.serve(&job, from: path) { job, kind in
+                finish(job, partialPath: path, kind: accepted(kind, ofList: job.claim.job.list), bytes: record.size,
+                       etag: record.etag, modified: record.modified, served: true)
+            })
+        case .transfer(let held): return .transfer(held)
+        }
+    }
+
+    /// The job's bytes into `partial`, as pieces or one transfer (`download`), and once more from the first
+    /// byte when their SHA-256 is not the list's (SPEC §12). Nil when the job ended here or is no longer this
+    /// slot's (the bytes are then left to whoever resumes them, or dropped when nobody will).
+    private func fetch(_ job: inout JobRun, into partial: URLPartial, _ pass: HostPass, _ scheme: FetchScheme,
+                       by fetcher: any Fetcher) -> DownloadResult? {
+        let claim = job.claim
         var result = download(&job, partial, pass, scheme, by: fetcher)
-        // A download whose SHA-256 is not the list's is fetched once more from its first byte (SPEC §12).
         if result.flatMap({ unexpectedDigest($0, claim, partial) }) != nil {
             partial.discardBytes()
             result = download(&job, partial, pass, scheme, by: fetcher)
             if let expected = claim.record.sha256, let got = result.flatMap({ unexpectedDigest($0, claim, partial) }) {
                 pass.release()
                 job.fail("checksum mismatch: expected \(expected), got \(got)", partial: partial.path)
-                return
+                return nil
             }
         }
         pass.release()  // the transfer is over: its host's slot goes to the next one
@@ -275,22 +312,29 @@ final class TransferSlot: @unchecked Sendable {
         if let why = result?.startedOver, !job.hasNote { job.noteStartedOver(why) }
         // Publishing links the bytes into blobs/ and names them the URL's: not for a claim taken away
         // meanwhile, whose next owner may have published its own (`JobRun.store` says why).
-        guard let result, kept.isHeld(in: spool) else {
+        guard let result, job.kept.isHeld(in: spool) else {
             // Nobody will resume these bytes: the job's own partial (its next run takes its URL's again),
             // or those of a job taken away that ended elsewhere (another host completed it while this one
             // was cut off) or whose resource was removed (SPEC §8).
-            if !partial.isURLs || (kept.lost && (!Lists(spool).isMember(claim.job) || isFinished(claim.job))) {
+            if !partial.isURLs || (job.kept.lost && (!Lists(spool).isMember(claim.job) || isFinished(claim.job))) {
                 partial.drop()
             }
-            return
+            return nil
         }
+        return result
+    }
+
+    /// The fetched bytes published as the URL's (blobs/, urls/), then stored, converted and completed
+    /// (`finish`). True when the job's claim went to the converter.
+    private func finish(_ job: JobRun, fetched result: DownloadResult, in partial: URLPartial) -> Bool {
+        var job = job
         // Told by the bytes this transfer wrote first when it did (no read), else by the file's.
         job.contentType = result.contentType
         let sniffed = result.fileHead.map { Kind.sniff($0) } ?? DisplayImage.sniff(descriptor: partial.fd)
-        let kind = accepted(sniffed, ofList: claim.job.list)
-        SharedDownload.publish(partial, kind: kind, claim, spool: spool, result: result)
-        handedOver = finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
-                            modified: result.modified, served: false)
+        let kind = accepted(sniffed, ofList: job.claim.job.list)
+        SharedDownload.publish(partial, kind: kind, job.claim, spool: spool, result: result)
+        return finish(job, partialPath: partial.path, kind: kind, bytes: result.bytes, etag: result.etag,
+                      modified: result.modified, served: false)
     }
 
     /// The SHA-256 of a whole download when it is not the one the job's list names; nil when it is, or
