@@ -95,7 +95,7 @@ public final class SpoolWatch {
         let name = event.name
         switch directory {
         case .status:
-            if name == Spool.summaryFileName { changes.status = true }
+            if name == StatusFiles.summaryName { changes.status = true }
         case .control:
             if ControlFile.isShownInStatus(name) { changes.control = true }
         case .progress:
@@ -113,9 +113,9 @@ public final class SpoolWatch {
         for directory in Self.fixed where !watches.values.contains(directory) {
             let path: String
             switch directory {
-            case .status: path = spool.status
+            case .status: path = spool.status.folder
             case .progress: path = spool.progress
-            case .control: path = spool.control
+            case .control: path = spool.control.folder
             case .doneRoot: path = spool.done
             case .failedRoot: path = spool.failed
             case .finished: continue

@@ -61,7 +61,7 @@ extension Control {
             Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
                     workers: running.filter { $0.role == .worker }.count, transfers: spool.desired().transfers)
         }
-        started.paused = spool.isPaused
+        started.paused = spool.control.isPaused
         return started
     }
 

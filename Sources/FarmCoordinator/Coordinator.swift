@@ -185,7 +185,7 @@ public enum Coordinator {
     }
 
     static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
-        do { return try spool.lockAdds() } catch { throw AddError(.lock, spool.addLock, cause: error) }
+        do { return try spool.control.lockAdds() } catch { throw AddError(.lock, spool.control.addLock, cause: error) }
     }
 
     /// The last path component of a URL, percent-decoded, for messages and single-JSON list names.

@@ -332,7 +332,7 @@ extension Lists {
             folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)])
         }
         try? FileSystem.syncDirectory(spool.queue)
-        spool.ringBell()
+        spool.control.ringBell()
     }
 }
 

@@ -19,10 +19,10 @@ extension Lists {
         if mark?.boot == Spool.boot { return [] }
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(spool.controlPath(.syncedLock), .readWrite, options: .create,
+            lock = try FileDescriptor.open(spool.control.path(.syncedLock), .readWrite, options: .create,
                                            permissions: 0o600)
         } catch {
-            throw SpoolError(.io, "cannot open \(spool.controlPath(.syncedLock))", cause: error)
+            throw SpoolError(.io, "cannot open \(spool.control.path(.syncedLock))", cause: error)
         }
         defer { lock.closeQuietly() }
         guard (try? lock.tryLock()) == true, spool.syncMark() == mark else { return [] }

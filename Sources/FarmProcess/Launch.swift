@@ -68,7 +68,7 @@ public enum Launch {
         do {
             try spool.setDesired(change.applied(to: spool.desired()))
             try spool.setDesiredWorkers(change.workers ?? spool.desiredWorkers())
-            try spool.setStopping(false)
+            try spool.control.setStopping(false)
         } catch {
             lock.closeQuietly()
             throw error

@@ -28,7 +28,7 @@ public enum Shutdown {
     /// processes of every host to hand their jobs back, kills the rest of this host's and hands back
     /// whatever is not held by another host's live process. The stopping mark stays until the next `start`.
     public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
-        try spool.setStopping(true)
+        try spool.control.setStopping(true)
         var report = Report()
         let claimed = spool.activeJobs().map(\.job)
         let running = spool.processes()

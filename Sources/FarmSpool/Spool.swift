@@ -24,18 +24,14 @@ public struct Spool: Sendable {
     public var active: String { root + "/active" }
     public var done: String { root + "/done" }
     public var failed: String { root + "/failed" }
-    public var lists: String { root + "/lists" }
     public var progress: String { root + "/progress" }
     /// Partial downloads, `partial/<job>`: kept across reclaims so the next owner resumes by range.
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
-    public var control: String { root + "/control" }
     /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (FarmRegistry).
     public var procs: String { root + "/procs" }
     /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.<host>.json` and those of the gone (FarmMetrics).
     public var metrics: String { root + "/metrics" }
-    /// The watcher's aggregated status documents.
-    public var status: String { root + "/status" }
     public var tmp: String { root + "/tmp" }
     public var corrupt: String { root + "/corrupt" }
     public var logDirectory: String { root + "/log" }
@@ -67,13 +63,13 @@ public struct Spool: Sendable {
         case .files: files
         case .holdsDirectory: holdsDirectory
         case .hosts: hosts
-        case .lists: lists
+        case .lists: root + "/lists"
         case .metrics: metrics
         case .partial: partial
         case .procs: procs
         case .progress: progress
         case .queue: queue
-        case .status: status
+        case .status: root + "/status"
         case .tmp: tmp
         case .urls: urls
         }
@@ -108,22 +104,6 @@ public struct Spool: Sendable {
     /// Whether `path` is an entry of `folder` (or below one).
     public func contains(_ path: String, in folder: Folder) -> Bool {
         path.hasPrefix(self.path(of: folder) + "/")
-    }
-
-    /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.
-    public var summaryFile: String { status + "/" + Self.summaryFileName }
-    public static let summaryFileName = "summary.json"
-
-    /// A reader's request for the summary as of its moment, `status/ask.<nonce>`, and the watcher's answer,
-    /// `status/answer.<nonce>.json` (see `StatusReader.current` in FarmStatus).
-    public func statusAskPath(_ nonce: String) -> String { status + "/" + Self.statusAskPrefix + nonce }
-    public func statusAnswerPath(_ nonce: String) -> String {
-        status + "/" + Self.statusAnswerPrefix + nonce + ".json"
-    }
-    public static let statusAskPrefix = "ask.", statusAnswerPrefix = "answer."
-    /// The nonce of an ask's name in status/; nil for any other name.
-    public static func statusAsk(ofName name: String) -> String? {
-        name.hasPrefix(statusAskPrefix) ? String(name.dropFirst(statusAskPrefix.count)) : nil
     }
 
     /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`): the spool's

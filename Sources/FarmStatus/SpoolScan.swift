@@ -23,7 +23,7 @@ public enum StatusScan {
         }
         let desired = spool.desired()
         return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.heldLists(),
-                        shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.isPaused,
+                        shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.control.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 

@@ -9,7 +9,7 @@ public enum SummaryFile {
     /// A summary older than this is not trusted: its watcher is stuck or gone.
     public static let freshness = 2.0
 
-    public static func path(_ spool: Spool) -> String { spool.summaryFile }
+    public static func path(_ spool: Spool) -> String { spool.status.summary }
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
@@ -75,7 +75,7 @@ public enum StatusReader {
     /// cannot write) or is not answered in time. Whatever it leaves (the ask, the answer) is removed.
     static func ask(_ spool: Spool) -> StatusDocument? {
         let nonce = Nonce.nextHex()
-        let ask = spool.statusAskPath(nonce), answer = spool.statusAnswerPath(nonce)
+        let ask = spool.status.askPath(nonce), answer = spool.status.answerPath(nonce)
         guard (try? FileSystem.createFile(ask, [UInt8]())) != nil else { return nil }
         defer {
             try? FileSystem.unlink(ask)
@@ -93,7 +93,7 @@ public enum StatusReader {
 
     /// The watcher's answer to ask `nonce`: `document`, which knows every change made before the ask.
     public static func answer(_ nonce: String, with document: StatusDocument, in spool: Spool) throws(StatusError) {
-        let path = spool.statusAnswerPath(nonce)
+        let path = spool.status.answerPath(nonce)
         do { try spool.writeWhole(JSON.encode(document), to: path) } catch {
             throw StatusError(.io, "cannot write \(path): \(error)")
         }

@@ -74,7 +74,7 @@ public final class Supervisor {
         warnOfTagClash()
         do { try Lists(spool).recover() } catch { spool.log("recovery: \(error)") }
         DeadWARCWriters.finish(spool)
-        while !StopSignal.received && !spool.isStopping {
+        while !StopSignal.received && !spool.control.isStopping {
             // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
             if spool.isGone {
                 stopBecauseTheSpoolIsGone()
@@ -88,7 +88,7 @@ public final class Supervisor {
         }
         // Set by `farm stop` (which then signals this process too), or not yet: then the signal came from
         // outside the farm, and this supervisor makes the stop.
-        let signalled = StopSignal.received && !spool.isStopping
+        let signalled = StopSignal.received && !spool.control.isStopping
         if signalled { stopAsAsked() }
         stopEverything()
         metrics.finish()
@@ -112,7 +112,7 @@ public final class Supervisor {
         guard spool.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
             return false
         }
-        spool.log("supervisor lost its lock on \(spool.supervisorLock) (the file was replaced, "
+        spool.log("supervisor lost its lock on \(spool.control.supervisorLock) (the file was replaced, "
             + "or the file system gave it away): leaving this host's workers to the supervisor that holds it")
         metrics.finish()
         registration.end()
@@ -125,7 +125,7 @@ public final class Supervisor {
     /// starts until `farm start` lifts it.
     private func stopAsAsked() {
         do {
-            try spool.setStopping(true)
+            try spool.control.setStopping(true)
             spool.log("supervisor asked to stop by a signal: stopping the farm, as `farm stop` does")
         } catch {
             spool.log("supervisor asked to stop by a signal, and cannot mark the farm stopping: \(error)")

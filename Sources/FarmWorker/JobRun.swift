@@ -81,7 +81,7 @@ struct JobRun: Sendable {
         let now = Clock.monotonic()
         if now - lastPauseCheck.value >= 0.1 {
             lastPauseCheck.value = now
-            if spool.isPaused { return false }
+            if spool.control.isPaused { return false }
         }
         // A server that does not resume started the file over: said at once, not at the next tick. A resumed
         // transfer says how far it is at once too (its bytes kept from before, and its size once known), so

@@ -13,7 +13,7 @@ import Testing
     @Test func stagedNamesSayTheirWriterWhateverTheFileIsCalled() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let job = JobName(list: String(repeating: "ab", count: 8), index: 12)
-        for file in [spool.summaryFile, spool.sidecarPath(job), spool.tmp + "/a-name-with-dashes.json"] {
+        for file in [spool.status.summary, spool.sidecarPath(job), spool.tmp + "/a-name-with-dashes.json"] {
             let staged = spool.scratchPath(String(file.split(separator: "/").last!))
             let writer = Spool.scratchWriter(ofName: String(staged.split(separator: "/").last!))
             #expect(writer == Spool.ScratchWriter(pid: getpid(), isLocal: true), "\(staged)")
@@ -22,9 +22,9 @@ import Testing
 
     @Test func aWholeWriteLeavesOnlyTheFile() throws {
         let spool = try Spool(root: dir.appending("spool"))
-        try spool.writeWhole(Array("{\"a\":1}".utf8), to: spool.summaryFile)
-        try spool.writeWhole(Array("{\"a\":2}".utf8), to: spool.summaryFile)
-        #expect(try String(contentsOfFile: spool.summaryFile, encoding: .utf8) == "{\"a\":2}")
+        try spool.writeWhole(Array("{\"a\":1}".utf8), to: spool.status.summary)
+        try spool.writeWhole(Array("{\"a\":2}".utf8), to: spool.status.summary)
+        #expect(try String(contentsOfFile: spool.status.summary, encoding: .utf8) == "{\"a\":2}")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.tmp).isEmpty)
     }
 

@@ -69,10 +69,10 @@ import Testing
 
         // `p` pauses, `p` again resumes.
         try screen.send("p")
-        #expect(poll(timeout: 10) { farm.spool.isPaused })
+        #expect(poll(timeout: 10) { farm.spool.control.isPaused })
         #expect(screen.waitFor { $0.first?.hasSuffix("PAUSED") == true }, "\(screen.text)")
         try screen.send("p")
-        #expect(poll(timeout: 10) { !farm.spool.isPaused })
+        #expect(poll(timeout: 10) { !farm.spool.control.isPaused })
         #expect(screen.waitFor { $0.first?.hasSuffix("running") == true }, "\(screen.text)")
 
         // A resize is followed: the footer moves to the new last row, the header to the new width.

@@ -18,7 +18,7 @@ extension Spool {
     /// How far back a job file's ctime may sit behind the real time of its rename (coarse clocks).
     package static let clockSlack = 1.0
 
-    var syncMarkPath: String { controlPath(.synced) }
+    var syncMarkPath: String { control.path(.synced) }
 
     /// `control/synced`: every job that reached done/ before `time` during `boot` is on disk.
     package struct SyncMark: Equatable {

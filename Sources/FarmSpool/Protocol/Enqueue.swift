@@ -107,7 +107,7 @@ extension Spool {
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
         committed = false  // published: the lock file may go
-        ringBell()
+        control.ringBell()
         return batch
     }
 
@@ -120,18 +120,6 @@ extension Spool {
         try writer.write(files, in: directory)
         files = []
         files.reserveCapacity(Self.shardSize)
-    }
-
-    /// Takes the add lock (control/add.lock), waiting for it: every way of adding a job holds it while it
-    /// reads which URLs the lists name and queues its jobs (FarmLists' URLSharing.swift), and two adds take
-    /// turns. The caller closes the descriptor to let go.
-    public func lockAdds() throws(Errno) -> FileDescriptor {
-        let fd = try FileDescriptor.open(addLock, .readWrite, options: .create, permissions: 0o600)
-        do { try fd.lock() } catch {
-            fd.closeQuietly()
-            throw error
-        }
-        return fd
     }
 
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for

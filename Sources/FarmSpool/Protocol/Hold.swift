@@ -58,7 +58,7 @@ extension Spool {
         }
         try? FileSystem.rmdir(shard)
         try? FileSystem.rmdir(path(.queue, Self.heldBatchPrefix + id))
-        if moved > 0 { ringBell() }
+        if moved > 0 { control.ringBell() }
         return moved
     }
 
