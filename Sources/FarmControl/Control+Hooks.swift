@@ -61,7 +61,7 @@ extension Control {
         var byReason: [String: [FailedResource]] = [:]
         for (list, failed) in try failedHooks(of: ref, reason: reason) {
             let indexes = Lists(spool).order(ofList: list.id, total: list.record.total).indexes()
-            let records = spool.resources(ofList: list.id)
+            let records = spool.lists.resources(ofList: list.id)
             for (job, result) in failed {
                 guard indexes.indices.contains(job.index), indexes[job.index] >= 0 else { continue }
                 let record = records.flatMap { $0.indices.contains(job.index) ? $0[job.index] : nil }

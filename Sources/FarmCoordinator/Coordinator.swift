@@ -32,7 +32,7 @@ public enum Coordinator {
         func place(_ delivery: Delivery?) -> [String]? {
             delivery.map { [$0.folder, $0.template, String($0.link ?? false)] }
         }
-        return RequestOptions.decoded(spool.requestOptions(ofList: id)) == request
+        return RequestOptions.decoded(spool.lists.requestOptions(ofList: id)) == request
             && place(existing.delivery) == place(delivery)
     }
 

@@ -165,7 +165,7 @@ public final class Follower {
         let number = state.fetched + 1
         let bytes: [UInt8]
         do { bytes = try fetch.body(url, maxSize: options.maxPageBytes,
-                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id))) } catch {
+                                       request: RequestOptions.decoded(spool.lists.requestOptions(ofList: id))) } catch {
             if error.kind == .aborted { return }
             track.attempts += 1
             if let delay = options.retry.delay(after: error, attempt: track.attempts) {

@@ -189,7 +189,7 @@ extension FsckRun {
 
     /// The SHA-256 the list's item gave resource `job` (SPEC §12's checksums), if it gave one.
     private func itemDigest(_ job: JobName, of list: FsckList) -> String? {
-        if list.items == nil { list.items = spool.resources(ofList: list.id).map { $0.map(\.sha256) } ?? [] }
+        if list.items == nil { list.items = spool.lists.resources(ofList: list.id).map { $0.map(\.sha256) } ?? [] }
         guard let items = list.items, job.index < items.count else { return nil }
         return items[job.index]
     }

@@ -114,7 +114,7 @@ final class FsckRun {
         for list in lists.values {
             let unfinished = list.seen.indices.filter { list.seen[$0] & (FsckList.queued | FsckList.active) != 0 }
             if unfinished.isEmpty { continue }
-            guard let records = spool.resources(ofList: list.id) else { return nil }
+            guard let records = spool.lists.resources(ofList: list.id) else { return nil }
             for index in unfinished where index < records.count { keys.insert(Dedup.urlKey(records[index].url)) }
         }
         return keys

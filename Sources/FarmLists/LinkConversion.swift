@@ -28,7 +28,7 @@ extension Lists {
 
     /// Whether list `id` converts its links (`--convert-links`) and has not since its last delivery.
     public func linksToConvert(ofList id: String, record: ListRecord) -> Bool {
-        record.delivery?.convertsLinks == true && !FileSystem.exists(spool.convertedMarkPath(ofList: id))
+        record.delivery?.convertsLinks == true && !FileSystem.exists(spool.lists.convertedMarkPath(ofList: id))
     }
 
     /// Converts the links of every delivered page and stylesheet of list `id` (see the header) and marks
@@ -37,7 +37,7 @@ extension Lists {
     @discardableResult
     public func convertLinks(ofList id: String) throws(SpoolError) -> Int {
         guard let record = spool.list(id), let delivery = record.delivery, delivery.convertsLinks else { return 0 }
-        let table = spool.resources(ofList: id) ?? []
+        let table = spool.lists.resources(ofList: id) ?? []
         let folder = delivery.folder + "/"
         // Every done resource with its delivered file, by URL: what a link may point to.
         var files: [(job: JobName, record: JobRecord, sidecar: Sidecar, path: String)] = []
@@ -78,7 +78,7 @@ extension Lists {
             }
         }
         do {
-            try spool.writeWhole(Array("\(converted)\n".utf8), to: spool.convertedMarkPath(ofList: id))
+            try spool.writeWhole(Array("\(converted)\n".utf8), to: spool.lists.convertedMarkPath(ofList: id))
         } catch {
             throw SpoolError(.io, "cannot mark the links of list \(id) converted", cause: error)
         }

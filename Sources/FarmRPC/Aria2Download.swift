@@ -144,7 +144,7 @@ public enum Aria2Downloads {
             guard let view = ListView.build(spool, listID: listID) else { continue }
             let numbers = Lists(spool).order(ofList: listID, total: record.total).numbers
             var records: [String: JobRecord] = [:]
-            for row in spool.resources(ofList: listID) ?? [] { records[row.id] = row }
+            for row in spool.lists.resources(ofList: listID) ?? [] { records[row.id] = row }
             for resource in view.resources ?? [] {
                 let job = records[resource.id]
                 downloads.append(Aria2Download(

@@ -51,7 +51,7 @@ extension ListWindows {
             done.compare(with: JobSet(), onlyHere: { numbers.append($0) }, onlyThere: { _ in })
             failed.compare(with: JobSet(), onlyHere: { numbers.append($0) }, onlyThere: { _ in })
             // A list never edited has its job numbers for positions (no order file: no map to build).
-            let indexes = FileSystem.exists(spool.orderPath(ofList: listID)) ? order.indexes() : nil
+            let indexes = FileSystem.exists(spool.lists.orderPath(ofList: listID)) ? order.indexes() : nil
             var found: [(index: Int, number: Int)] = []
             for number in Set(numbers) where keep(number) {
                 let index = indexes.map { number < $0.count ? $0[number] : -1 } ?? (number < order.count ? number : -1)

@@ -30,7 +30,7 @@ public enum ListView {
         let failed = StatusScan.jobSet(spool, listID, .failed)
         // A published list always has its table (published before its record); one lost shows no records
         // (fsck finds it).
-        let table: [JobRecord?] = spool.resources(ofList: listID) ?? []
+        let table: [JobRecord?] = spool.lists.resources(ofList: listID) ?? []
         // The job number of each index: the same but for an edited list. Read after the places, as the
         // table: an edit that commits meanwhile shows a resource it added as queued, for a moment.
         let order = Lists(spool).order(ofList: listID, total: record.total)

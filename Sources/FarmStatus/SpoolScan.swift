@@ -40,7 +40,7 @@ public enum StatusScan {
     /// or it is foreign; the spool's writers deal with it).
     package static func listRecords(_ spool: Spool) -> [String: ListRecord] {
         var records: [String: ListRecord] = [:]
-        for id in spool.listIDs() {
+        for id in spool.lists.ids() {
             if let record = spool.shownList(id) { records[id] = record }
         }
         return records

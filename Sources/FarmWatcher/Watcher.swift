@@ -366,7 +366,7 @@ public final class Watcher {
         self.source = source
         let roots: [(String, Directory, Int32)] = [
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
-            (spool.failed, .failedRoot, Self.entryEvents), (spool.lists, .lists, Self.entryEvents | IN_CLOSE_WRITE),
+            (spool.failed, .failedRoot, Self.entryEvents), (spool.lists.folder, .lists, Self.entryEvents | IN_CLOSE_WRITE),
             (spool.control.folder, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
             // Only its batch folders come and go there (a few names): a held list's appears and goes.
             (spool.queue, .queueRoot, Self.entryEvents),

@@ -79,7 +79,7 @@ final class HookRunner: Sendable {
     private func hooks(ofList id: String) -> ListHooks? {
         let now = Clock.monotonic()
         if let cached = known.withLock({ $0[id] }), now - cached.read < Self.optionsLook { return cached.hooks }
-        let hooks = RequestOptions.decoded(spool.requestOptions(ofList: id))?.hooks
+        let hooks = RequestOptions.decoded(spool.lists.requestOptions(ofList: id))?.hooks
         known.withLock { $0[id] = (hooks, now) }
         return hooks
     }

@@ -341,7 +341,7 @@ final class TransferSlot: @unchecked Sendable {
     func requestOptions(ofList id: String) -> RequestOptions? {
         let now = Clock.monotonic()
         if let known = requestOptions[id], now - known.read < Self.requestLook { return known.options }
-        let options = RequestOptions.decoded(spool.requestOptions(ofList: id))
+        let options = RequestOptions.decoded(spool.lists.requestOptions(ofList: id))
         requestOptions[id] = (options, now)
         return options
     }

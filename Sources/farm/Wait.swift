@@ -126,7 +126,7 @@ struct Wait: ParsableCommand {
     /// Whether `summary` has every list the spool has published, each with the total its record has now.
     private static func knowsEveryList(_ summary: StatusDocument, _ spool: Spool) -> Bool {
         let totals = Dictionary(summary.lists.map { ($0.id, $0.total) }, uniquingKeysWith: { a, _ in a })
-        return spool.listIDs().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
+        return spool.lists.ids().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
     }
 
     /// Sleeps until `until`, or until the watcher writes a new summary (a new file renamed over the old one).

@@ -66,7 +66,7 @@ import Testing
         let fm = FileManager.default
         func job(_ index: Int) -> JobName { JobName(list: list, index: index) }
         func done(_ index: Int) -> String { spool.finishedPath(job(index), .done) }
-        let table = spool.resourceTablePath(ofList: list)
+        let table = spool.lists.resourceTablePath(ofList: list)
         let tableBytes = try Data(contentsOf: URL(fileURLWithPath: table))
         let returned = spool.queue + "/0/r"
 

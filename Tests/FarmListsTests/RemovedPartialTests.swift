@@ -21,7 +21,7 @@ import Testing
     private func removedWhileHeld() throws -> (Spool, kept: String, orphan: String) {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 2)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let paths = records.map { Dedup(spool).partialPath(url: $0.url) }
         for path in paths {
             #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 5000)))
@@ -73,7 +73,7 @@ import Testing
     @Test func theRecoveryAfterARebootCollectsTheBlobOfALostDownload() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let partial = Dedup(spool).partialPath(url: records[0].url)
         #expect(FileManager.default.createFile(atPath: partial, contents: Data()))
         let blob = Dedup(spool).blobPath(String(repeating: "ab", count: 32))
@@ -96,7 +96,7 @@ import Testing
     @Test func theRecoveryAfterARebootCollectsTheBlobOfADownloadKeptInPart() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let partial = Dedup(spool).partialPath(url: records[0].url)
         #expect(FileManager.default.createFile(atPath: partial, contents: Data(repeating: 0x42, count: 3000)))
         let name = String(repeating: "cd", count: 32)

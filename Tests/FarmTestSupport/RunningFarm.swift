@@ -124,9 +124,9 @@ public final class RunningFarm {
     public func partialSizes() -> [String: Int] {
         // A URL's partial (`u<key>`) is named here after the first job of that URL.
         var jobOfURL: [String: String] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? [] where name.hasSuffix(".resources") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? [] where name.hasSuffix(".resources") {
             let list = String(name.dropLast(".resources".count))
-            for (index, record) in (spool.resources(ofList: list) ?? []).enumerated() {
+            for (index, record) in (spool.lists.resources(ofList: list) ?? []).enumerated() {
                 let partial = URL(fileURLWithPath: Dedup(spool).partialPath(url: record.url)).lastPathComponent
                 if jobOfURL[partial] == nil { jobOfURL[partial] = JobName(list: list, index: index).raw }
             }

@@ -167,7 +167,7 @@ import Testing
         #expect(screen.waitFor { $0.last?.hasPrefix("Reset: stop every process") == true }, "\(screen.text)")
         try screen.send("n")
         #expect(screen.waitFor("reset cancelled"), "\(screen.text)")
-        #expect(farm.spool.listIDs().count == 1)
+        #expect(farm.spool.lists.ids().count == 1)
         #expect(!farm.processes().isEmpty)
 
         // `R`, `y`: every process stopped, every list gone, and top goes on showing the empty spool.
@@ -178,7 +178,7 @@ import Testing
         #expect(screen.waitFor(timeout: 40) { $0.contains { $0.contains("no lists yet") } }, "\(screen.text)")
         #expect(screen.waitFor("reset: the spool is empty"), "\(screen.text)")
         #expect(farm.spool.processes().isEmpty)
-        #expect(farm.spool.listIDs().isEmpty)
+        #expect(farm.spool.lists.ids().isEmpty)
         #expect(pids.allSatisfy { kill($0, 0) != 0 || isZombie($0) })
         try screen.send("q")
         #expect(screen.waitFor("top exited: 0"), "\(screen.text)")

@@ -74,7 +74,7 @@ final class RecursiveSite {
     func findings(spool: Spool, farm: FarmCommand) -> [String] {
         var found: [String] = []
         let id = ListID.of(name: Self.name)
-        let paths = (spool.resources(ofList: id) ?? []).map { URL(string: $0.url)?.path ?? $0.url }
+        let paths = (spool.lists.resources(ofList: id) ?? []).map { URL(string: $0.url)?.path ?? $0.url }
         var seen: Set<String> = []
         for path in paths where !seen.insert(path).inserted { found.append("\(path) is in the list twice") }
         for path in Set(reachable.keys).subtracting(seen).sorted() { found.append("\(path) was never added") }

@@ -68,7 +68,7 @@ struct Verdict {
         var expectedJobs: Set<String> = []
         for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
             let id = ListID.of(name: name)
-            if !FileManager.default.fileExists(atPath: spool.listRecordPath(id)) {
+            if !FileManager.default.fileExists(atPath: spool.lists.recordPath(id)) {
                 verdict.lost.append("list \(name) was never published")
             }
             let status = statusEntries(farm, list: name)
@@ -150,7 +150,7 @@ struct Verdict {
         }
         let knownLists = Set(corpus.lists.keys.map { ListID.of(name: $0) } + (siteList.map { [$0] } ?? []))
         // lists/ holds `<id>.json` (the record) and `<id>.resources` (its resource table).
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? []
         where !knownLists.contains(String(name.prefix { $0 != "." })) {
             verdict.duplicated.append("list record \(name) belongs to no manifest")
         }

@@ -106,7 +106,7 @@ import Testing
         // A page named .html that is not HTML: fetched, kept as kind other, its "links" never read.
         #expect(byFarm.contains("/notreally.html") && !byFarm.contains("/trap.html") && !byFarm.contains("/trap.png"))
         let id = ListID.of(name: "odd")
-        let table = farm.spool.resources(ofList: id) ?? []
+        let table = farm.spool.lists.resources(ofList: id) ?? []
         let index = try #require(table.firstIndex { $0.url.hasSuffix("/notreally.html") })
         #expect(farm.spool.sidecar(JobName(list: id, index: index), finished: [.done])?.kind == "other")
         // The huge page: its links found to its end.

@@ -127,6 +127,6 @@ import Testing
 /// How many lists a spool publishes, straight from lists/.
 enum ListLookupCount {
     static func lists(_ spool: Spool) -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []).filter { $0.hasSuffix(".json") }.count
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? []).filter { $0.hasSuffix(".json") }.count
     }
 }

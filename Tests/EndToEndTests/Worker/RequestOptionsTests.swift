@@ -89,7 +89,7 @@ import Testing
         #expect(request["userAgent"] == .string(Self.agent), "\(request)")
 
         var mode = stat()
-        #expect(stat(farm.spool.requestPath(ofList: list), &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+        #expect(stat(farm.spool.lists.requestPath(ofList: list), &mode) == 0 && mode.st_mode & 0o777 == 0o600)
         try Self.expectNoSecret([Self.token, Self.apiKey, Self.cookie], in: farm, besides: list)
     }
 
@@ -183,7 +183,7 @@ import Testing
     /// `farm ps`, `farm status`, `farm metrics` and `farm export`, or the command line of any farm process.
     static func expectNoSecret(_ secrets: [String], in farm: RunningFarm, besides list: String,
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let allowed = farm.spool.requestPath(ofList: list)
+        let allowed = farm.spool.lists.requestPath(ofList: list)
         var places: [(String, [UInt8])] = []
         for name in FileManager.default.subpaths(atPath: farm.spool.root) ?? [] {
             let path = farm.spool.root + "/" + name
