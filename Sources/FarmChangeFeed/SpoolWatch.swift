@@ -99,7 +99,7 @@ public final class SpoolWatch {
         case .control:
             if ControlFile.isShownInStatus(name) { changes.control = true }
         case .progress:
-            if let job = Spool.job(ofSidecarName: name) { changes.jobs.insert(job.raw) }
+            if let job = SidecarFiles.job(ofName: name) { changes.jobs.insert(job.raw) }
         case .doneRoot, .failedRoot:
             if event.has(IN_CREATE | IN_MOVED_TO), ListID.isValid(name) {
                 watchFinished(name, done: directory == .doneRoot, new: true)

@@ -65,7 +65,7 @@ extension Control {
             for (job, result) in failed {
                 guard indexes.indices.contains(job.index), indexes[job.index] >= 0 else { continue }
                 let record = records.flatMap { $0.indices.contains(job.index) ? $0[job.index] : nil }
-                let attempts = spool.sidecar(job)?.attempts ?? 1
+                let attempts = spool.sidecars.last(job)?.attempts ?? 1
                 byReason[result.reason, default: []].append(FailedResource(
                     list: list.record.name, index: indexes[job.index], id: record?.id ?? job.raw,
                     url: record?.url ?? "", attempts: attempts))

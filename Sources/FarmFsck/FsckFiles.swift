@@ -112,7 +112,7 @@ extension FsckRun {
     private func checkSidecars() throws(SpoolError) {
         for name in try names(spool.progress) {
             let path = spool.path(.progress, name)
-            guard let job = Spool.job(ofSidecarName: name) else {
+            guard let job = SidecarFiles.job(ofName: name) else {
                 foreign(path, "not a job's progress")
                 continue
             }

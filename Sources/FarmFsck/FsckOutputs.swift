@@ -196,7 +196,7 @@ extension FsckRun {
 
     /// The outcome record of `job`, finished at `path`: on the job file, else in progress/.
     private func outcome(of job: JobName, at path: String) -> Sidecar? {
-        guard let bytes = spool.outcomeRecord(atPath: path) ?? (try? FileSystem.readFile(spool.sidecarPath(job)))
+        guard let bytes = spool.sidecars.outcome(atPath: path) ?? (try? FileSystem.readFile(spool.sidecars.path(job)))
         else { return nil }
         return JSON.decode(Sidecar.self, from: bytes)
     }

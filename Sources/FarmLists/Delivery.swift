@@ -113,7 +113,7 @@ public final class Deliveries: Sendable {
     public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
         throws(DeliveryError) -> String? {
         guard var plan = try plan(ofList: job.list) else { return nil }
-        let old = old ?? spool.sidecar(job, finished: [.done])?.delivered
+        let old = old ?? spool.sidecars.last(job, finished: [.done])?.delivered
         if plan.places[job.index] == nil || job.index >= plan.table.count {
             // An append (a crawled page's links, a page) queues its jobs a moment before it commits them to
             // the list's order (PageAppend.swift): a job claimed in that moment waits for the commit, as a

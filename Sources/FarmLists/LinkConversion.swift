@@ -44,7 +44,7 @@ extension Lists {
         var local: [WebURL: String] = [:]
         for number in order(ofList: id, total: record.total).numbers where number < table.count {
             let job = JobName(list: id, index: number)
-            guard let sidecar = spool.sidecar(job, finished: [.done]), let delivered = sidecar.delivered,
+            guard let sidecar = spool.sidecars.last(job, finished: [.done]), let delivered = sidecar.delivered,
                   delivered.hasPrefix(folder), let url = WebURL(table[number].url) else { continue }
             let path = String(delivered.dropFirst(folder.count))
             local[url] = local[url] ?? path

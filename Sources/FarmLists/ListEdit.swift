@@ -242,7 +242,7 @@ extension Lists {
         var misses = 0
         var url: String?
         // Where it was delivered (SPEC §12): its record goes with its file.
-        let delivered = spool.sidecar(job, finished: [.done])?.delivered
+        let delivered = spool.sidecars.last(job, finished: [.done])?.delivered
         while misses < 2 {
             if let path = place(of: job) {
                 guard let trash = try spool.moveToRemoved(path, job: job) else {
@@ -263,7 +263,7 @@ extension Lists {
         removeOutputs(of: job, url: url)
         if let delivered { Deliveries(spool: spool).remove(delivered, of: job) }
         Dedup(spool).dropPartials(of: job, url: url)
-        spool.removeSidecar(job)
+        spool.sidecars.remove(job)
     }
 
     /// Deletes the outputs of `job`, whose URL is `url` when the caller knows it (the folder of its

@@ -35,7 +35,7 @@ extension Lists {
                 guard let job = JobName(name), job.list == list,
                       let st = try? FileSystem.lstat(directory + "/" + name),
                       st.changeTime >= (mark?.time ?? 0) - Spool.clockSlack,
-                      let sidecar = spool.sidecar(job, finished: [.done]),
+                      let sidecar = spool.sidecars.last(job, finished: [.done]),
                       !Spool.survived(sidecar)
                 else { continue }
                 if outputs == nil { outputs = spool.outputsByIndex(ofList: list) }
@@ -138,8 +138,8 @@ extension Lists {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
-        try? FileSystem.unlink(spool.sidecarPath(job))
-        if !keepOutcome { spool.forgetOutcome(atPath: path) }
+        try? FileSystem.unlink(spool.sidecars.path(job))
+        if !keepOutcome { spool.sidecars.forgetOutcome(atPath: path) }
         Dedup(spool).dropPartials(of: job, url: url)
         if fresh && !markFresh(path) { return false }
         return try spool.returnToQueue(path, job: job)

@@ -108,7 +108,7 @@ public enum ListView {
                                   title: table?.title, caption: table?.caption)
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
-        var sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
+        var sidecar = spool.sidecars.last(job, finished: finished.map { [$0] } ?? [])
         let status: ResourceStatus.Status
         var error = sidecar?.error
         let changed: String

@@ -108,7 +108,7 @@ public enum StatusScan {
     /// What `jobs`, claimed, make as a share of resources, by their sidecars.
     package static func share(of jobs: [JobName], _ spool: Spool) -> Double {
         jobs.reduce(0) { sum, job in
-            guard let sidecar = spool.sidecar(job, finished: []) else { return sum }
+            guard let sidecar = spool.sidecars.last(job, finished: []) else { return sum }
             let status: ResourceStatus.Status = switch sidecar.status {
             case .downloading: .downloading
             case .unzipping: .unzipping

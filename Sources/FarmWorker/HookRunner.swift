@@ -138,7 +138,7 @@ final class HookRunner: Sendable {
     /// The worker's environment, with the resource's `FARM_…` variables (SPEC §15) in place of any of the
     /// same name; a variable of nothing known is empty.
     private func environment(_ job: JobName, _ outcome: Outcome) -> [String] {
-        let sidecar = spool.sidecar(job, finished: [outcome])
+        let sidecar = spool.sidecars.last(job, finished: [outcome])
         let record = spool.jobRecord(atPath: spool.finishedPath(job, outcome))
             ?? TableRecords(spool: spool).record(of: job)
         let list = spool.list(job.list)

@@ -289,7 +289,7 @@ struct JobRun: Sendable {
             // The record supersedes the progress sidecar: no stale "downloading" left behind (unless
             // the record itself had to go there).
             if try spool.complete(claim, outcome, record: record) && wroteSidecar.value {
-                spool.removeSidecar(claim.job)
+                spool.sidecars.remove(claim.job)
             }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
@@ -313,7 +313,7 @@ struct JobRun: Sendable {
         var sidecar = sidecar
         sidecar.owner = claim.owner.raw
         sidecar.note = sidecar.note ?? note.value
-        do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
+        do { try spool.sidecars.write(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
 
     /// Whether the job's status says something beside its progress already (`noteStartedOver`).

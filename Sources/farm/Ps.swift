@@ -77,7 +77,7 @@ extension Ps {
     /// does not say `rendering` or `unzipping` (stored, they wait for its converter or are in it).
     static func transferring(_ claims: [ActiveJob], _ spool: Spool) -> [JobName] {
         claims.filter { claim in
-            let status = spool.sidecar(claim.job, finished: [])?.status
+            let status = spool.sidecars.last(claim.job, finished: [])?.status
             return status != .rendering && status != .unzipping
         }.map(\.job)
     }

@@ -172,7 +172,7 @@ import Testing
         #expect(farm.waitUntilAllDone(count))
         #expect(reports.isEmpty, "fsck found faults on a sound farm:\n\(reports.joined(separator: "\n"))")
         for (job, state) in farm.spool.inventory() where state == .done {
-            let file = try #require(farm.spool.sidecar(job)?.file)
+            let file = try #require(farm.spool.sidecars.last(job)?.file)
             #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == farm.bodies[paths[job.index]])
         }
         #expect(SpoolFixtures.duplicates(in: farm.spool).isEmpty)

@@ -51,7 +51,7 @@ import Testing
         #expect(left == ["1.page1.png", "1.pdf", "1.thumb.png"])
         // Queued again, a job file carries no outcome record.
         let again = try #require(try Claimer(spool: spool).claim())
-        #expect(spool.outcomeRecord(atPath: spool.activePath(again.job, again.owner)) == nil)
+        #expect(spool.sidecars.outcome(atPath: spool.activePath(again.job, again.owner)) == nil)
         // The mark now names this boot: the check is not made again.
         #expect(spool.syncMark()?.boot == Spool.boot)
         #expect(truncate(outputs + "/1.pdf", 1) == 0)

@@ -13,7 +13,7 @@ import Testing
     @Test func stagedNamesSayTheirWriterWhateverTheFileIsCalled() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let job = JobName(list: String(repeating: "ab", count: 8), index: 12)
-        for file in [spool.status.summary, spool.sidecarPath(job), spool.tmp + "/a-name-with-dashes.json"] {
+        for file in [spool.status.summary, spool.sidecars.path(job), spool.tmp + "/a-name-with-dashes.json"] {
             let staged = spool.scratchPath(String(file.split(separator: "/").last!))
             let writer = Spool.scratchWriter(ofName: String(staged.split(separator: "/").last!))
             #expect(writer == Spool.ScratchWriter(pid: getpid(), isLocal: true), "\(staged)")

@@ -28,7 +28,7 @@ import Testing
         try farm.expectEverythingDownloadedOnce(paths, list: "Plain")
         let list = ListID.of(name: "Plain.json")
         for index in paths.indices {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             #expect(sidecar.status == .done && sidecar.kind == "png" && sidecar.file != nil)
             #expect(sidecar.image == nil && sidecar.thumb == nil)
         }

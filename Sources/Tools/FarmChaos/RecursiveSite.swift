@@ -81,7 +81,7 @@ final class RecursiveSite {
         for path in seen.subtracting(reachable.keys).sorted() { found.append("\(path) is in the list, not on the site") }
         if !origin.requests(for: Self.privatePath).isEmpty { found.append("robots.txt's disallowed page was fetched") }
         for (index, path) in paths.enumerated() {
-            guard let sidecar = spool.sidecar(JobName(list: id, index: index)) else {
+            guard let sidecar = spool.sidecars.last(JobName(list: id, index: index)) else {
                 found.append("\(path): no record of how it ended")
                 continue
             }

@@ -96,7 +96,7 @@ struct Verdict {
                 }
                 let base = spool.outputBase(jobName)
                 if resource.kind.succeeds {
-                    let thumb = local(spool.sidecar(jobName)?.thumb)
+                    let thumb = local(spool.sidecars.last(jobName)?.thumb)
                     let outputs = checkOutputs(resource, job: jobName, base: base, thumb: thumb, &verdict)
                     expectedFiles.formUnion(outputs.names)
                     let entry = status[resource.index].map {
@@ -106,7 +106,7 @@ struct Verdict {
                     }
                     checkStatus(entry, job: job, file: outputs.file, image: outputs.image, &verdict)
                     if name == hooks?.list {
-                        let file = local(spool.sidecar(jobName)?.file)
+                        let file = local(spool.sidecars.last(jobName)?.file)
                         if file == nil || !ran.contains(file!) {
                             verdict.lost.append("\(job): its hook never ran for \(file ?? "its file")")
                         } else if spool.hookResults(ofList: id)[jobName.index]?.succeeded != true {
@@ -114,7 +114,7 @@ struct Verdict {
                         }
                     }
                     if name == delivery?.list {
-                        let path = spool.sidecar(jobName)?.delivered
+                        let path = spool.sidecars.last(jobName)?.delivered
                         if let path, digest(path) == resource.sha256 {
                             delivered.insert(path)
                         } else {

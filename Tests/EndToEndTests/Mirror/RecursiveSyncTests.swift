@@ -24,7 +24,7 @@ import Testing
         #expect(synced.status == 0, "\(synced.output)\(synced.error)")
         #expect(synced.output.contains("site"), "\(synced.output)")
         let id = ListID.of(name: "site")
-        let file = try #require(farm.spool.sidecar(JobName(list: id, index: 0))?.file)
+        let file = try #require(farm.spool.sidecars.last(JobName(list: id, index: 0))?.file)
         #expect(FileManager.default.contents(atPath: file).map(Array.init) == page("second"))
         // Nothing added, nothing removed: the list is still its two pages.
         #expect(farm.spool.lists.resources(ofList: id)?.count == 2)

@@ -106,7 +106,7 @@ import Testing
         for index in 0..<3 {
             let run = try #require(runs[index]?.first)
             let variables = try Self.environment(run)
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             let expected: [String: String] = [
                 "FARM_LIST": "Hooked.json", "FARM_INDEX": String(index),
                 "FARM_ID": index == 1 ? "second" : JobName(list: list, index: index).raw,
@@ -188,7 +188,7 @@ import Testing
         for (index, paths) in runs {
             let variables = try Self.environment(try #require(paths.first))
             #expect(variables["FARM_INDEX"] == String(index) && variables["FARM_LIST"] == "Killed.json")
-            #expect(variables["FARM_FILE"] == farm.spool.sidecar(JobName(list: list, index: index))?.file)
+            #expect(variables["FARM_FILE"] == farm.spool.sidecars.last(JobName(list: list, index: index))?.file)
         }
         // Recorded by the runs of the next worker; the killed one's were ended before their end.
         #expect(try Self.hooks(farm, "Killed.json") == Array(repeating: HookResult(exit: 0), count: count))

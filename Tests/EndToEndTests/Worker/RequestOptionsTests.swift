@@ -51,7 +51,7 @@ import Testing
         try farm.start(workers: 2, transfers: 2)
         try Self.waitUntilEnded(3, farm)
         for (index, bytes) in [a, b, c].enumerated() {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             let file = try #require(sidecar.file, "\(index): \(sidecar)")
             let same = Array(try Data(contentsOf: URL(fileURLWithPath: file))) == bytes
             #expect(same, "\(index): the bytes on disk differ from the origin's")
@@ -110,7 +110,7 @@ import Testing
         try farm.start(workers: 1, transfers: 2)
         try Self.waitUntilEnded(5, farm)
         for (index, bytes) in pictures.enumerated() {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "paged"), index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "paged"), index: index)))
             let same = try sidecar.file.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) } == bytes
             #expect(same, "\(index): \(sidecar)")
         }

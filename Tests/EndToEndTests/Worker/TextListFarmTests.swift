@@ -25,7 +25,7 @@ import Testing
 
     /// The bytes of resource `index` of list `name`, as downloaded into the spool.
     private func downloaded(_ farm: RunningFarm, list name: String, index: Int) throws -> [UInt8]? {
-        let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: name), index: index)))
+        let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: name), index: index)))
         return contents(try #require(sidecar.file, "\(sidecar)"))
     }
 
