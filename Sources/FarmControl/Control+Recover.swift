@@ -30,6 +30,6 @@ extension Control {
         let reclaimed = spool.reclaimExpired(lease: lease)
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
                          reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot,
-                         hooksReclaimed: spool.reclaimExpiredHooks(lease: lease))
+                         hooksReclaimed: spool.hooks.reclaimExpired(lease: lease))
     }
 }

@@ -74,7 +74,7 @@ extension ListWindows {
               positions: [Int], place: (Int) -> ListView.Place) -> [(row: ResourceStatus, number: Int, record: JobRecord?)] {
         guard !positions.isEmpty else { return [] }
         let lines = self.lines(spool, listID: listID)
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         return positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)

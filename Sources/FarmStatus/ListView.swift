@@ -42,7 +42,7 @@ public enum ListView {
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
         let labelled = record.paged != nil, delivers = record.delivery != nil
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
@@ -82,7 +82,7 @@ public enum ListView {
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil
         row.delivers = record.delivery != nil
-        row.hook = spool.hookResults(ofList: listID)[job.index]
+        row.hook = spool.hooks.results(ofList: listID)[job.index]
         return row
     }
 

@@ -88,7 +88,7 @@ public final class ListWindows: Sendable {
         } else {
             positions = offset < order.count ? Array(offset..<min(order.count, offset + limit)) : []
         }
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         let resources = positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)

@@ -278,7 +278,7 @@ struct JobRun: Sendable {
         // the other way round, a kill would lose the hook. No mark, no completion: the job is redone.
         let hooked = hooks?.command(failed: outcome == .failed) != nil
         if hooked {
-            do { try spool.queueHook(claim.job) } catch {
+            do { try spool.hooks.markDue(claim.job) } catch {
                 spool.log("\(error); \(claim.job) goes back to the queue")
                 do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
                 return

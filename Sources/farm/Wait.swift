@@ -90,7 +90,7 @@ struct Wait: ParsableCommand {
             let held = summary.lists.filter { $0.state != .finished && spool.isHeld(list: $0.id) }
             summary.lists.removeAll { list in held.contains { $0.id == list.id } }
             // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
-            let hooks = summary.isFinished ? spool.hooksOutstanding() : 0
+            let hooks = summary.isFinished ? spool.hooks.outstanding() : 0
             if summary.isFinished && hooks == 0 {
                 guard summary.failed == 0 else {
                     let lists = summary.lists.filter { $0.failed > 0 }.map { "\($0.name): \($0.failed)" }

@@ -118,20 +118,20 @@ import Testing
         let remoteTag = FarmHost(name: "elsewhere").tag
         try #require(remoteTag != FarmHost.local.tag)
         let remoteOwner = try #require(Owner("\(gone.pid)-tfedcba987654321-" + remoteTag))
-        try FileSystem.ensureDirectory(spool.hooks)
-        try FileSystem.ensureDirectory(spool.hookActive)
-        try FileSystem.ensureDirectory(spool.hookQueue)
-        let claim = { (job: JobName, owner: Owner) in spool.hookActive + "/" + ActiveName.raw(job, owner) }
+        try FileSystem.ensureDirectory(spool.hooks.folder)
+        try FileSystem.ensureDirectory(spool.hooks.active)
+        try FileSystem.ensureDirectory(spool.hooks.queue)
+        let claim = { (job: JobName, owner: Owner) in spool.hooks.active + "/" + ActiveName.raw(job, owner) }
         try FileSystem.createFile(claim(jobs[0].name, localOwner), [])
         try FileSystem.createFile(claim(jobs[1].name, remoteOwner), [])
         // Due: one of a resource of the list (a completion's mark), one past its end, one of no list.
         let stray = [JobName(list: list, index: 7), JobName(list: ListID.of(name: "Gone"), index: 0)]
-        for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hookQueue + "/" + job.raw, []) }
+        for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hooks.queue + "/" + job.raw, []) }
 
         // This host's dead runner's hook goes back with its jobs; the other host's is left to its lease.
         _ = spool.processesReleasingOrphans()
-        #expect(FileSystem.names(spool.hookActive) == [ActiveName.raw(jobs[1].name, remoteOwner)])
-        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
+        #expect(FileSystem.names(spool.hooks.active) == [ActiveName.raw(jobs[1].name, remoteOwner)])
+        #expect(Set(FileSystem.names(spool.hooks.queue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
 
         let findings = { (lease: Double, repair: Bool) throws -> [FsckFinding] in
             try SpoolCheck(spool).run(repair: repair, lease: lease).findings
@@ -146,16 +146,16 @@ import Testing
         #expect(past.first { $0.kind == .deadHookClaim }?.detail.contains("of another host") == true, "\(past)")
         let repaired = try findings(1, true)
         #expect(repaired.count == 3 && repaired.allSatisfy(\.repaired), "\(repaired)")
-        #expect(FileSystem.names(spool.hookActive).isEmpty)
-        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(jobs.map(\.name.raw)))
+        #expect(FileSystem.names(spool.hooks.active).isEmpty)
+        #expect(Set(FileSystem.names(spool.hooks.queue)) == Set(jobs.map(\.name.raw)))
         #expect(try findings(1, false).isEmpty)
 
         // Claimed again by the other host, which then dies whole: once it is known dead, its hook comes back
         // with its jobs, lease or not.
-        try FileSystem.rename(spool.hookQueue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
+        try FileSystem.rename(spool.hooks.queue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
         #expect(spool.releaseJobs(keeping: []).isEmpty)
-        #expect(FileSystem.names(spool.hookActive).isEmpty)
-        #expect(FileSystem.names(spool.hookQueue).contains(jobs[1].name.raw))
+        #expect(FileSystem.names(spool.hooks.active).isEmpty)
+        #expect(FileSystem.names(spool.hooks.queue).contains(jobs[1].name.raw))
     }
 
     @Test func workersAreDesiredPerHostAndTheSpoolsNumberServesTheOthers() throws {

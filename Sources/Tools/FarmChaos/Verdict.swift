@@ -109,7 +109,7 @@ struct Verdict {
                         let file = local(spool.sidecars.last(jobName)?.file)
                         if file == nil || !ran.contains(file!) {
                             verdict.lost.append("\(job): its hook never ran for \(file ?? "its file")")
-                        } else if spool.hookResults(ofList: id)[jobName.index]?.succeeded != true {
+                        } else if spool.hooks.results(ofList: id)[jobName.index]?.succeeded != true {
                             verdict.statusErrors.append("\(job): its hook's run was not recorded")
                         }
                     }
@@ -154,7 +154,7 @@ struct Verdict {
         where !knownLists.contains(String(name.prefix { $0 != "." })) {
             verdict.duplicated.append("list record \(name) belongs to no manifest")
         }
-        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt, spool.hookQueue, spool.hookActive] {
+        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt, spool.hooks.queue, spool.hooks.active] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
                 verdict.leftovers.append(directory + "/" + name)
             }
