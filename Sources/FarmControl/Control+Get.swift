@@ -110,7 +110,7 @@ extension Control {
     /// for someone else too (another get that found it running), and is left running.
     private func othersHaveWork(besides listID: String) -> Bool {
         StatusScan.summary(spool).lists.contains {
-            $0.id != listID && $0.state != .finished && !spool.isHeld(list: $0.id)
+            $0.id != listID && $0.state != .finished && !spool.held.contains($0.id)
         }
     }
 }

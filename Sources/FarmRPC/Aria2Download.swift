@@ -138,7 +138,7 @@ public enum Aria2Downloads {
         // The lists from the spool itself, not the watcher's summary: a list added a moment ago must be
         // found by the call that follows its addUri.
         let lists = StatusScan.orderedListRecords(spool)
-        let paused = spool.control.isPaused, held = spool.heldLists()
+        let paused = spool.control.isPaused, held = spool.held.lists()
         var downloads: [Aria2Download] = []
         for (listID, record) in lists {
             guard let view = ListView.build(spool, listID: listID) else { continue }

@@ -62,7 +62,7 @@ public enum ListView {
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)),
                               request: record.request)
         list.count(under: resources.reduce(0) { $0 + ListStatus.share(of: $1.status, bytes: $1.bytes, size: $1.size) })
-        list.held = spool.isHeld(list: listID)
+        list.held = spool.held.contains(listID)
         if record.request?.recursive != nil { list.hosts = HostCounts.of(resources) }
         return list
     }

@@ -126,7 +126,7 @@ public final class ListWindows: Sendable {
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
         list.count(under: StatusScan.share(of: active.keys.map { JobName(list: listID, index: $0) }, spool))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
-        list.held = spool.isHeld(list: listID)
+        list.held = spool.held.contains(listID)
         if record.request?.recursive != nil {
             list.hosts = hosts(spool, listID: listID, lines: lines, order: order, active: active, read: read, counts: known)
         }

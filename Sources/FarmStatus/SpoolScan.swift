@@ -22,7 +22,7 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
         let desired = spool.desired()
-        return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.heldLists(),
+        return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.held.lists(),
                         shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.control.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }

@@ -300,8 +300,8 @@ public final class Watcher {
             due.pending.insert(.processes)
             if options.poll { due.pending.insert(.rescan) }
         case .queueRoot:
-            guard event.has(IN_ISDIR), Spool.isHeld(batch: event.name) else { return }
-            let list = String(event.name.dropFirst(Spool.heldBatchPrefix.count))
+            guard event.has(IN_ISDIR), HeldLists.isHeld(batch: event.name) else { return }
+            let list = String(event.name.dropFirst(HeldLists.batchPrefix.count))
             if added ? held.insert(list).inserted : held.remove(list) != nil { due.pending.insert(.summary) }
         }
     }
@@ -426,7 +426,7 @@ public final class Watcher {
         for name in FileSystem.names(spool.active) where name.hasPrefix("k") { watchPack(name) }
         records = StatusScan.listRecords(spool)
         pages = StatusScan.pageStates(spool, records)
-        held = spool.heldLists()
+        held = spool.held.lists()
         due.pending.insert(.control)
         due.pending.insert(.processes)
         due.pending.insert(.summary)

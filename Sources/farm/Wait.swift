@@ -87,7 +87,7 @@ struct Wait: ParsableCommand {
             // A list whose `farm get` was stopped by ^C is held (Hold.swift): no worker takes it until that get
             // runs again, so it is not waited for.
             // One stat a list not finished, not a read of queue/: a recursive list's queue holds a batch a page.
-            let held = summary.lists.filter { $0.state != .finished && spool.isHeld(list: $0.id) }
+            let held = summary.lists.filter { $0.state != .finished && spool.held.contains($0.id) }
             summary.lists.removeAll { list in held.contains { $0.id == list.id } }
             // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
             let hooks = summary.isFinished ? spool.hooks.outstanding() : 0

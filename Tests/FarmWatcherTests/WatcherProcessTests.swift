@@ -154,7 +154,7 @@ import Testing
         let watcher = try startWatcher(fixture, polling: polling)
         #expect(summary(fixture) { $0.list(id: list)?.done == 1 } != nil)
 
-        #expect(try fixture.spool.hold(list: list) == 5)
+        #expect(try fixture.spool.held.hold(list: list) == 5)
         let held = summary(fixture) { $0.list(id: list)?.held == true }
         #expect(counts(held, list) == [5, 0, 1, 0], "the watcher did not show the hold")
         #expect(held?.list(id: list)?.shownState == "Held")
@@ -169,7 +169,7 @@ import Testing
         #expect(lists.first { $0["id"] as? String == list }?["held"] as? Bool == true, "\(json)")
         #expect(lists.first { $0["id"] as? String == other }?["held"] == nil, "\(json)")
 
-        #expect(try fixture.spool.release(list: list) == 5)
+        #expect(try fixture.spool.held.release(list: list) == 5)
         let released = summary(fixture) { $0.list(id: list)?.held == false }
         #expect(counts(released, list) == [5, 0, 1, 0], "the watcher did not show the release")
         #expect(released?.list(id: list)?.shownState == "Downloading...")
