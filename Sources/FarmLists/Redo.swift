@@ -15,8 +15,8 @@ extension Lists {
     /// and no work when the mark is this boot's. Another process checking at the same time (a second
     /// watcher, briefly) leaves it to that one.
     public func recheckAfterReboot() throws(SpoolError) -> [JobName] {
-        let mark = spool.syncMark()
-        if mark?.boot == Spool.boot { return [] }
+        let mark = spool.durability.mark()
+        if mark?.boot == Durability.boot { return [] }
         let lock: FileDescriptor
         do {
             lock = try FileDescriptor.open(spool.control.path(.syncedLock), .readWrite, options: .create,
@@ -25,18 +25,18 @@ extension Lists {
             throw SpoolError(.io, "cannot open \(spool.control.path(.syncedLock))", cause: error)
         }
         defer { lock.closeQuietly() }
-        guard (try? lock.tryLock()) == true, spool.syncMark() == mark else { return [] }
+        guard (try? lock.tryLock()) == true, spool.durability.mark() == mark else { return [] }
 
         var redone: [JobName] = []
-        for list in spool.finishedLists(since: mark?.time ?? 0) {
+        for list in spool.durability.finishedLists(since: mark?.time ?? 0) {
             let directory = spool.finishedDirectory(list, .done)
             var outputs: [Int: [String]]?
             for name in (try? FileSystem.listDirectory(directory)) ?? [] {
                 guard let job = JobName(name), job.list == list,
                       let st = try? FileSystem.lstat(directory + "/" + name),
-                      st.changeTime >= (mark?.time ?? 0) - Spool.clockSlack,
+                      st.changeTime >= (mark?.time ?? 0) - Durability.clockSlack,
                       let sidecar = spool.sidecars.last(job, finished: [.done]),
-                      !Spool.survived(sidecar)
+                      !Durability.survived(sidecar)
                 else { continue }
                 if outputs == nil { outputs = spool.outputsByIndex(ofList: list) }
                 if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? [], lost: true) {
@@ -45,7 +45,7 @@ extension Lists {
             }
         }
         // Every job finished before this boot is now on disk or queued again.
-        try spool.markBootChecked()
+        try spool.durability.markBootChecked()
         return redone
     }
 
@@ -92,7 +92,7 @@ extension Lists {
     /// never written (FarmDedup's protocol): its taker starts over. The URL partials nobody can want go
     /// first (`Dedup.sweepURLPartials`). Returns how many were cut back (or dropped).
     func cutPartialsBackToTheDisk() -> Int {
-        guard spool.syncMark()?.boot != Spool.boot else { return 0 }
+        guard spool.durability.mark()?.boot != Durability.boot else { return 0 }
         var cut = 0
         var inPieces: Set<String> = []
         for (board, partial) in spool.pieceBoards() {
