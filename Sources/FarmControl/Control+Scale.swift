@@ -51,9 +51,9 @@ extension Control {
     public func scale(transfers: Int) throws(ControlError) {
         try Self.check(transfers: transfers)
         try spoolCall { () throws(SpoolError) in
-            var desired = spool.desired()
+            var desired = spool.control.desired()
             desired.transfers = transfers
-            try spool.setDesired(desired)
+            try spool.control.setDesired(desired)
         }
     }
 
@@ -64,9 +64,9 @@ extension Control {
     public func scale(to workers: Int, settle: Double = 0, host: FarmHost? = nil) throws(ControlError) -> Scaled {
         try Self.check(workers: workers)
         let target = host ?? .local
-        try spoolCall { () throws(SpoolError) in try spool.setDesiredWorkers(workers, of: target) }
+        try spoolCall { () throws(SpoolError) in try spool.control.setDesiredWorkers(workers, of: target) }
         let named = target.isLocal ? nil : target
-        let transfers = spool.desired().transfers
+        let transfers = spool.control.desired().transfers
         guard spool.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
             return Scaled(workers: workers, transfers: transfers, farmRuns: false, running: nil, host: named)
         }

@@ -24,7 +24,7 @@ public enum Launch {
             return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
-        let workers = spool.desiredWorkers()
+        let workers = spool.control.desiredWorkers()
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
@@ -66,8 +66,8 @@ public enum Launch {
     private static func takeOver(_ spool: Spool, _ change: DesiredChange) throws(SpoolError) -> FileDescriptor? {
         guard let lock = try SupervisorLock.take(spool) else { return nil }
         do {
-            try spool.setDesired(change.applied(to: spool.desired()))
-            try spool.setDesiredWorkers(change.workers ?? spool.desiredWorkers())
+            try spool.control.setDesired(change.applied(to: spool.control.desired()))
+            try spool.control.setDesiredWorkers(change.workers ?? spool.control.desiredWorkers())
             try spool.control.setStopping(false)
         } catch {
             lock.closeQuietly()

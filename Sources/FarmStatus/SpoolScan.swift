@@ -21,7 +21,7 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].done = jobSet(spool, id, .done)
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
-        let desired = spool.desired()
+        let desired = spool.control.desired()
         return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.held.lists(),
                         shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.control.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
@@ -68,9 +68,9 @@ public enum StatusScan {
 
     /// Desired workers from control/, running ones from the process registry, summed over hosts.
     static func workers(_ spool: Spool) -> Workers {
-        let counts = spool.workerCounts()
-        return Workers(desired: counts.desired, running: counts.running, transfers: spool.desired().transfers,
-                       limitRate: spool.bandwidthLimit())
+        let counts = spool.control.workerCounts()
+        return Workers(desired: counts.desired, running: counts.running, transfers: spool.control.desired().transfers,
+                       limitRate: spool.control.bandwidthLimit())
     }
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room

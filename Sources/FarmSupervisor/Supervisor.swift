@@ -135,8 +135,8 @@ public final class Supervisor {
     /// One tick: see deaths, then spawn or retire until the desired state holds.
     private func converge() {
         let now = Clock.monotonic()
-        let desired = spool.desired()
-        let desiredWorkers = spool.desiredWorkers()
+        let desired = spool.control.desired()
+        let desiredWorkers = spool.control.desiredWorkers()
         for pid in Processes.reapChildren() {
             if startingWatcher?.pid == pid { startingWatcher = nil }
             if startingFollower?.pid == pid { startingFollower = nil }

@@ -46,7 +46,7 @@ public struct ListSync {
         Lists(spool).removeDeadSyncStages()
         do { try Lists(spool).dropUnreferencedOutputs(ofList: id) } catch { throw SyncFailure("\(error)") }
         // Fetched as the farm's workers fetch: with its CA file and size limit.
-        let desired = spool.desired()
+        let desired = spool.control.desired()
         let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
                                          maxSize: desired.maxSize)
         // A mirrored site's source is its crawl, which no manifest holds: its resources are revalidated where

@@ -183,7 +183,7 @@ public final class Watcher {
         }
         if due.pending.contains(.control) {
             due.pending.remove(.control)
-            let desired = spool.desired(), paused = spool.control.isPaused, limitRate = spool.bandwidthLimit()
+            let desired = spool.control.desired(), paused = spool.control.isPaused, limitRate = spool.control.bandwidthLimit()
             // The desired workers are summed over the hosts that run a process: read with the registry.
             due.pending.insert(.processes)
             if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers
@@ -202,7 +202,7 @@ public final class Watcher {
                 due.spoolGone = true
                 return
             }
-            let counts = spool.workerCounts()
+            let counts = spool.control.workerCounts()
             if counts.running != workers.running || counts.desired != workers.desired {
                 workers = Workers(desired: counts.desired, running: counts.running, transfers: workers.transfers,
                                   limitRate: workers.limitRate)

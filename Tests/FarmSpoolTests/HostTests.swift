@@ -165,20 +165,20 @@ import Testing
         // Before any host sets its own: the spool's one number, for whichever host starts.
         var desired = Desired()
         desired.workers = 6
-        try spool.setDesired(desired)
-        #expect(spool.desiredWorkers(of: h1) == 6 && spool.desiredWorkers() == 6)
-        #expect(spool.workerCounts().desired == 6)
+        try spool.control.setDesired(desired)
+        #expect(spool.control.desiredWorkers(of: h1) == 6 && spool.control.desiredWorkers() == 6)
+        #expect(spool.control.workerCounts().desired == 6)
 
-        try spool.setDesiredWorkers(3, of: h1)
-        try spool.setDesiredWorkers(2, of: h2)
-        #expect(spool.desiredWorkers(of: h1) == 3 && spool.desiredWorkers(of: h2) == 2)
+        try spool.control.setDesiredWorkers(3, of: h1)
+        try spool.control.setDesiredWorkers(2, of: h2)
+        #expect(spool.control.desiredWorkers(of: h1) == 3 && spool.control.desiredWorkers(of: h2) == 2)
         // A host that never set its own runs the last number set anywhere.
-        #expect(spool.desired().workers == 2 && spool.desiredWorkers(of: FarmHost(name: "h3")) == 2)
+        #expect(spool.control.desired().workers == 2 && spool.control.desiredWorkers(of: FarmHost(name: "h3")) == 2)
         // Nothing runs: every host that set a number counts.
-        #expect(spool.workerCounts().desired == 5)
+        #expect(spool.control.workerCounts().desired == 5)
         // Only the hosts that run a process count while some do.
         let running = [FarmProcess(role: .supervisor, pid: 1, host: h2)]
-        #expect(spool.workerCounts(live: running).desired == 2)
+        #expect(spool.control.workerCounts(live: running).desired == 2)
         #expect(ControlFile.isShownInStatus("desired.h1.json") && ControlFile.isShownInStatus("desired.json"))
         #expect(!ControlFile.isShownInStatus("supervisor.h1.lock"))
     }

@@ -14,7 +14,7 @@ import Testing
         let paths = try farm.addList("Plain", count: 8, size: 20_000)
         try farm.must(["start", "--workers", "2", "--lease", "3", "--no-convert"])
         // The supervisor hands the setting to the workers it starts: what they do shows it below.
-        #expect(farm.spool.desired().convert == false)
+        #expect(farm.spool.control.desired().convert == false)
         #expect(farm.waitUntilAllDone(paths.count))
         // Workers that convert nothing never load poppler and cairo (CFarmRenderLoader): their
         // start-up does not pay for them. curl shows the map was read.
@@ -40,6 +40,6 @@ import Testing
         // A plain start turns conversions back on.
         try farm.must(["stop"])
         try farm.must(["start", "--workers", "1", "--lease", "3"])
-        #expect(farm.spool.desired().convert == true)
+        #expect(farm.spool.control.desired().convert == true)
     }
 }

@@ -64,7 +64,7 @@ import Testing
         // `+`: one worker more, seen in the spool's process registry and in the header.
         try screen.send("+")
         #expect(poll(timeout: 20) { farm.pids(.worker).count == 3 }, "workers: \(farm.pids(.worker).count)")
-        #expect(farm.spool.desired().workers == 3)
+        #expect(farm.spool.control.desired().workers == 3)
         #expect(screen.waitFor { $0.first?.contains("3 at once: 3 workers × 1") == true }, "\(screen.text)")
 
         // `p` pauses, `p` again resumes.

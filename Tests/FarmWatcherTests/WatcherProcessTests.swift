@@ -69,7 +69,7 @@ import Testing
 
         // Control changes and the workers' registry show up too.
         try fixture.spool.control.setPaused(true)
-        try fixture.spool.setDesired(Desired(workers: 7))
+        try fixture.spool.control.setDesired(Desired(workers: 7))
         let worker = try fixture.spool.register(.worker)
         #expect(summary(fixture) { $0.paused && $0.workers == Workers(desired: 7, running: 1) } != nil)
         worker.end()

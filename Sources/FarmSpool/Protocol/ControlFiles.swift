@@ -35,10 +35,15 @@ public enum ControlFile: String, Sendable, CaseIterable {
 /// The files of control/ (the desired state, the paused and stopping flags, the locks of the roles, the bell) and
 /// their reads and writes: a part of a `Spool`, reached as `spool.control`. A value; any process or thread.
 public struct ControlFiles: Sendable {
+    /// The spool, for the modules that add the files they own to this part (FarmDesired).
+    package let spool: Spool
     /// `control/`.
     public let folder: String
 
-    init(_ spool: Spool) { folder = spool.root + "/control" }
+    init(_ spool: Spool) {
+        self.spool = spool
+        folder = spool.root + "/control"
+    }
 
     /// The path of control file `file`.
     public func path(_ file: ControlFile) -> String { folder + "/" + file.rawValue }

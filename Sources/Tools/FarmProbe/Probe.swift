@@ -181,7 +181,7 @@ struct Work: ParsableCommand {
 
     func run() throws {
         let spool = try Spool(root: options.spool, create: false)
-        var settings = WorkerOptions(spool.desired())
+        var settings = WorkerOptions(spool.control.desired())
         if let lease { settings.lease = lease }
         settings.exitWhenIdle = true
         settings.transfers = transfers

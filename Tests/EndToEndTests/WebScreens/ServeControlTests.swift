@@ -30,7 +30,7 @@ import Testing
                 #expect(reply.error?.hasPrefix("refused:") == true, "\(what): \(reply.text)")
             }
         }
-        #expect(!spool.control.isPaused && spool.desired().workers == 4, "a refused request changed the farm")
+        #expect(!spool.control.isPaused && spool.control.desired().workers == 4, "a refused request changed the farm")
         // Reads answer only to this server's own name too.
         #expect(try serve.get("/", headers: ["Host": "evil.example"]).status == 403)
         #expect(try serve.get("/api/status", headers: ["Host": "localhost:\(serve.authority.split(separator: ":")[1])"]).status == 200)
@@ -82,7 +82,7 @@ import Testing
         let tooLarge = try serve.post("/api/add", #"{"source": ""# + String(repeating: "a", count: 70_000) + #""}"#)
         #expect(tooLarge.status == 413, "\(tooLarge.text)")
         #expect(try serve.post("/api/scale", #"{"workers": 3}"#).status == 200)
-        #expect(farm.spool.desired().workers == 3)
+        #expect(farm.spool.control.desired().workers == 3)
         #expect(poll(timeout: 10) { farm.pids(.worker).count == 3 })
 
         // Reload: every resource of the list is downloaded again.
