@@ -67,7 +67,7 @@ extension Control {
         try spoolCall { () throws(SpoolError) in try spool.control.setDesiredWorkers(workers, of: target) }
         let named = target.isLocal ? nil : target
         let transfers = spool.control.desired().transfers
-        guard spool.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
+        guard spool.registry.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
             return Scaled(workers: workers, transfers: transfers, farmRuns: false, running: nil, host: named)
         }
         guard settle > 0 else {
@@ -75,7 +75,7 @@ extension Control {
         }
         var running = 0
         Clock.poll(every: 0.05, for: settle) {
-            running = spool.processes().filter { $0.host == target && $0.role == .worker }.count
+            running = spool.registry.processes().filter { $0.host == target && $0.role == .worker }.count
             return running == workers
         }
         return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: running, host: named)

@@ -59,7 +59,7 @@ extension ControlFiles {
         let saying = Self.followingBandwidthLimit(max(0, rate))
         var behind: [FarmProcess] = []
         Clock.poll(every: 0.01, for: timeout) {
-            behind = spool.said(by: .worker).filter { $0.text != saying }.map(\.process)
+            behind = spool.registry.said(by: .worker).filter { $0.text != saying }.map(\.process)
             return behind.isEmpty
         }
         return behind
@@ -70,7 +70,7 @@ extension ControlFiles {
     /// does, so a stopped farm shows what the next start will run; a host that has left the farm for
     /// good counts only then). One read of the registry (`live`, when the caller has it) and of control/.
     public func workerCounts(live: [FarmProcess]? = nil) -> (desired: Int, running: Int) {
-        let live = live ?? spool.processes()
+        let live = live ?? spool.registry.processes()
         let running = live.filter { $0.role == .worker }.count
         let hosts = Set(live.map(\.host))
         if !hosts.isEmpty { return (hosts.reduce(0) { $0 + desiredWorkers(of: $1) }, running) }

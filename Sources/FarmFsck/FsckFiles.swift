@@ -22,7 +22,7 @@ extension FsckRun {
             let path = spool.path(.procs, name)
             found(.deadRegistration, path, "the registry entry of a process that is gone") {
                 [spool] () throws(SpoolError) in
-                guard spool.isRegistrationHeld(path) == false else { return .skipped("it is held") }
+                guard spool.registry.isHeld(path) == false else { return .skipped("it is held") }
                 try? FileSystem.unlink(path)
                 return .made
             }
@@ -167,7 +167,7 @@ extension FsckRun {
     private static func writer(ofScratch name: String) -> Int32? {
         if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
         if name.hasPrefix(Spool.stagedRegistrationPrefix) {
-            let registrant = Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
+            let registrant = Registry.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
             return registrant?.isLocal == true ? registrant?.pid : nil
         }
         return nil

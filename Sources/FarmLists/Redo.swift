@@ -60,7 +60,7 @@ extension Lists {
         let claims = spool.activeJobs().filter(\.owner.claimedBeforeThisBoot)
         guard !claims.isEmpty else { return 0 }
         // A claimant registers before its first claim: one that lives holds its claims, whatever its clock said.
-        let live = Set(spool.processes().filter(\.isLocal).map(\.pid))
+        let live = Set(spool.registry.processes().filter(\.isLocal).map(\.pid))
         var outputs: [String: [Int: [String]]] = [:]
         var released = 0
         for claim in claims where !live.contains(claim.owner.pid) {

@@ -21,7 +21,7 @@ public enum Launch {
     public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), roles: Roles,
                              timeout: Double = 30) throws(SpoolError) -> Outcome {
         guard let lock = try takeOver(spool, change) else {
-            return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
+            return .alreadyRunning(supervisor: spool.registry.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
         let workers = spool.control.desiredWorkers()
@@ -33,7 +33,7 @@ public enum Launch {
 
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let running = spool.processes().filter(\.isLocal)
+            let running = spool.registry.processes().filter(\.isLocal)
             let roles = running.map(\.role)
             if roles.contains(.supervisor), roles.contains(.watcher),
                roles.filter({ $0 == .worker }).count >= workers {

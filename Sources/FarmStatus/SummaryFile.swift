@@ -47,7 +47,7 @@ public enum StatusReader {
     public static let answerWait = 1.0
 
     public static func summary(_ spool: Spool) -> StatusDocument {
-        summary(spool, watcherRuns: spool.processes().contains(where: { $0.role == .watcher }))
+        summary(spool, watcherRuns: spool.registry.processes().contains(where: { $0.role == .watcher }))
     }
 
     /// `summary(_:)` for a reader that knows whether a watcher runs: looking costs a lock tried on each
@@ -67,7 +67,7 @@ public enum StatusReader {
 
     /// A watcher runs and its summary is fresh (one that stopped answering is not waited for).
     private static func hasLiveWatcher(_ spool: Spool) -> Bool {
-        spool.processes().contains(where: { $0.role == .watcher })
+        spool.registry.processes().contains(where: { $0.role == .watcher })
             && (SummaryFile.read(spool).map { $0.age < SummaryFile.freshness } ?? false)
     }
 

@@ -60,7 +60,7 @@ public final class Supervisor {
         }
         self.spool = spool
         self.roles = roles
-        self.registration = try spool.register(.supervisor)
+        self.registration = try spool.registry.register(.supervisor)
         metrics = MetricsRecorder(spool: spool, registration: registration)
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
     }
@@ -109,7 +109,7 @@ public final class Supervisor {
         lockLooked = now
         guard SupervisorLock.isHeld(lock, spool) == false else { return false }
         let me = Processes.current()
-        guard spool.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
+        guard spool.registry.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
             return false
         }
         spool.log("supervisor lost its lock on \(spool.control.supervisorLock) (the file was replaced, "
@@ -145,7 +145,7 @@ public final class Supervisor {
         }
         // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
         // their jobs in active/: they go back now, with the registry read this tick needs anyway.
-        let (everyHost, orphans) = spool.processesReleasingOrphans()
+        let (everyHost, orphans) = spool.registry.processesReleasingOrphans()
         if !orphans.isEmpty {
             reclaims.increment(by: orphans.count)
             spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
@@ -282,7 +282,7 @@ public final class Supervisor {
     /// Tells every worker and the watcher of this host to stop, waits for them to hand their jobs back,
     /// kills what is left after the grace period and hands its jobs back itself.
     private func stopEverything() {
-        let others = spool.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
+        let others = spool.registry.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
         let starting = workers.filter { if case .starting = $0.value { true } else { false } }.keys
         let pids = Set(others).union(starting).union(startingWatcher.map { [$0.pid] } ?? [])
             .union(startingFollower.map { [$0.pid] } ?? [])
@@ -290,7 +290,7 @@ public final class Supervisor {
         var left = pids
         Clock.poll(every: 0.05, for: Self.graceful) {
             _ = Processes.reapChildren()
-            let alive = Set(spool.processes().filter(\.isLocal).map(\.pid))
+            let alive = Set(spool.registry.processes().filter(\.isLocal).map(\.pid))
             left = left.filter { alive.contains($0) || (starting.contains($0) && Processes.exists($0)) }
             return left.isEmpty
         }
@@ -304,7 +304,7 @@ public final class Supervisor {
     /// (which that worker notices at its next renewal; nothing is lost or doubled, only redone).
     private func warnOfTagClash() {
         let local = FarmHost.local
-        for host in Set(spool.processes().map(\.host)) where host != local && host.tag == local.tag {
+        for host in Set(spool.registry.processes().map(\.host)) where host != local && host.tag == local.tag {
             spool.log("hosts \(local) and \(host) share the claim tag \(local.tag): rename one of them")
         }
     }

@@ -77,7 +77,7 @@ struct Wait: ParsableCommand {
         while true {
             if Date() >= nextWatcherLook {
                 nextWatcherLook = Date().addingTimeInterval(Self.stallLook)
-                watcherRuns = spool.processes().contains { $0.role == .watcher }
+                watcherRuns = spool.registry.processes().contains { $0.role == .watcher }
             }
             var summary = StatusReader.summary(spool, watcherRuns: watcherRuns)
             // The watcher's summary may predate an add or an edit made just before the wait (a polling

@@ -48,11 +48,11 @@ import Testing
         #expect(ActiveName("0123456789abcdef.7@" + remote.raw)?.owner == remote)
 
         // Registry entries: `<role>.<pid>.<nonce>.<host>`, the host holding dots; without a host, no entry.
-        #expect(Spool.registrant("worker.12.abcd1234.h2.example")
+        #expect(Registry.registrant("worker.12.abcd1234.h2.example")
             == FarmProcess(role: .worker, pid: 12, host: try #require(FarmHost(raw: "h2.example"))))
-        #expect(Spool.registrant("watcher.12.abcd1234") == nil)
-        #expect(Spool.registrant("worker.12.abcd1234.a/b") == nil)
-        #expect(Spool.registrant("worker.x.abcd1234.h2") == nil)
+        #expect(Registry.registrant("watcher.12.abcd1234") == nil)
+        #expect(Registry.registrant("worker.12.abcd1234.a/b") == nil)
+        #expect(Registry.registrant("worker.x.abcd1234.h2") == nil)
     }
 
     /// Another host's claims whose holder was killed are not handed back by pid (its pid means nothing
@@ -89,7 +89,7 @@ import Testing
             try SpoolCheck(spool).run(lease: lease).findings.filter { $0.kind == .deadClaim }
         }
         #expect(try deadClaims(60).isEmpty, "no lease has run out")
-        #expect(Set(spool.processesReleasingOrphans().released) == localJobs)
+        #expect(Set(spool.registry.processesReleasingOrphans().released) == localJobs)
         #expect(Set(spool.activeJobs().map(\.job)) == remoteJobs)
 
         // Past their lease they are anybody's to reclaim.
@@ -129,7 +129,7 @@ import Testing
         for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hooks.queue + "/" + job.raw, []) }
 
         // This host's dead runner's hook goes back with its jobs; the other host's is left to its lease.
-        _ = spool.processesReleasingOrphans()
+        _ = spool.registry.processesReleasingOrphans()
         #expect(FileSystem.names(spool.hooks.active) == [ActiveName.raw(jobs[1].name, remoteOwner)])
         #expect(Set(FileSystem.names(spool.hooks.queue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
 
@@ -153,7 +153,7 @@ import Testing
         // Claimed again by the other host, which then dies whole: once it is known dead, its hook comes back
         // with its jobs, lease or not.
         try FileSystem.rename(spool.hooks.queue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
-        #expect(spool.releaseJobs(keeping: []).isEmpty)
+        #expect(spool.registry.releaseJobs(keeping: []).isEmpty)
         #expect(FileSystem.names(spool.hooks.active).isEmpty)
         #expect(FileSystem.names(spool.hooks.queue).contains(jobs[1].name.raw))
     }

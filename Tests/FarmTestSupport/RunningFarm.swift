@@ -37,7 +37,7 @@ public final class RunningFarm {
         guard !shutDown else { return }
         shutDown = true
         _ = try? farm(["stop"], timeout: 60)
-        let pids = seen.union(spool.processes().map(\.pid))
+        let pids = seen.union(spool.registry.processes().map(\.pid))
         for pid in pids { kill(pid, SIGKILL) }
         poll(timeout: 10) { pids.allSatisfy(isGone) }
         origin.stop()
@@ -111,7 +111,7 @@ public final class RunningFarm {
     /// The live farm processes (remembering their pids for the clean-up).
     @discardableResult
     public func processes() -> [FarmProcess] {
-        let live = spool.processes()
+        let live = spool.registry.processes()
         seen.formUnion(live.map(\.pid))
         return live
     }

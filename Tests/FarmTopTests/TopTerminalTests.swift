@@ -177,7 +177,7 @@ import Testing
         try screen.send("y")
         #expect(screen.waitFor(timeout: 40) { $0.contains { $0.contains("no lists yet") } }, "\(screen.text)")
         #expect(screen.waitFor("reset: the spool is empty"), "\(screen.text)")
-        #expect(farm.spool.processes().isEmpty)
+        #expect(farm.spool.registry.processes().isEmpty)
         #expect(farm.spool.lists.ids().isEmpty)
         #expect(pids.allSatisfy { kill($0, 0) != 0 || isZombie($0) })
         try screen.send("q")

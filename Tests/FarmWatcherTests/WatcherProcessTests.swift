@@ -15,7 +15,7 @@ import Testing
         let watcher = try ChildProcess("farm", ["watch", "--spool", fixture.root] + (polling ? ["--poll"] : []))
         // Registered, and its first summary written.
         try #require(poll(timeout: 30) {
-            fixture.spool.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
+            fixture.spool.registry.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
                 && SummaryFile.read(fixture.spool) != nil
         }, "the watcher did not start: \(watcher.standardError)")
         return watcher
@@ -70,7 +70,7 @@ import Testing
         // Control changes and the workers' registry show up too.
         try fixture.spool.control.setPaused(true)
         try fixture.spool.control.setDesired(Desired(workers: 7))
-        let worker = try fixture.spool.register(.worker)
+        let worker = try fixture.spool.registry.register(.worker)
         #expect(summary(fixture) { $0.paused && $0.workers == Workers(desired: 7, running: 1) } != nil)
         worker.end()
         #expect(summary(fixture) { $0.workers.running == 0 } != nil)
@@ -113,7 +113,7 @@ import Testing
         for index in 0..<4 { try fixture.finish(list, index) }
         try fixture.finish(list, 4, failed: true)
         try fixture.activate(list, 5)
-        #expect(!fixture.spool.processes().contains { $0.role == .watcher })
+        #expect(!fixture.spool.registry.processes().contains { $0.role == .watcher })
         let second = try startWatcher(fixture)
         #expect(counts(summary(fixture) { $0.list(id: list)?.done == 4 }, list) == [4, 1, 4, 1])
         second.kill(SIGTERM)

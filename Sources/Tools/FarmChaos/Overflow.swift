@@ -38,7 +38,7 @@ struct Overflow {
         var watcher: pid_t?
         let watcherDeadline = Clock.monotonic() + 30
         while watcher == nil && Clock.monotonic() < watcherDeadline {
-            watcher = spool.processes().first { $0.role == .watcher }?.pid
+            watcher = spool.registry.processes().first { $0.role == .watcher }?.pid
             if watcher == nil { usleep(50_000) }
         }
         guard let watcher else { throw ChaosError("no watcher ran for the overflow round") }

@@ -228,7 +228,7 @@ struct Linger: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let spool = try Spool(root: options.spool)
-        let registration = try spool.register(.worker)
+        let registration = try spool.registry.register(.worker)
         say("registered")
         while !StopSignal.received { Thread.sleep(forTimeInterval: 0.01) }
         registration.end()
