@@ -146,6 +146,6 @@ extension ControlFiles {
     }
 
     public func setDesired(_ desired: Desired) throws(SpoolError) {
-        try spool.replace(desiredPath, with: JSON.encode(desired))
+        try spool.scratch.replace(desiredPath, with: JSON.encode(desired))
     }
 }

@@ -29,7 +29,7 @@ extension ControlFiles {
     /// Sets how many workers `host` should run; its supervisor applies it within a tick. The spool's
     /// number follows, as the default of a host that never set its own.
     public func setDesiredWorkers(_ workers: Int, of host: FarmHost = .local) throws(SpoolError) {
-        try spool.replace(desiredPath(of: host), with: JSON.encode(HostDesired(workers: workers)))
+        try spool.scratch.replace(desiredPath(of: host), with: JSON.encode(HostDesired(workers: workers)))
         var desired = desired()
         if desired.workers != workers {
             desired.workers = workers
@@ -46,7 +46,7 @@ extension ControlFiles {
 
     /// Caps the bytes a second of all of `host`'s transfers together (0: no cap).
     public func setBandwidthLimit(_ bytesPerSecond: Int, of host: FarmHost = .local) throws(SpoolError) {
-        try spool.replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
+        try spool.scratch.replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
     }
 
     /// What a worker says in its registry entry once it follows a cap of `rate` bytes a second (0: none).

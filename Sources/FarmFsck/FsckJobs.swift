@@ -201,7 +201,7 @@ extension FsckRun {
         guard let line = tableLine(of: list, job.index) else {
             return .skipped("its line of the resource table does not parse")
         }
-        let staged = spool.scratchPath("fsck")
+        let staged = spool.scratch.path("fsck")
         do { try FileSystem.createFile(staged, line) } catch {
             throw SpoolError(.io, "cannot write \(staged)", cause: error)
         }

@@ -186,7 +186,7 @@ extension FsckRun {
             }
             table += line
         }
-        try spool.replace(path, with: table)
+        try spool.scratch.replace(path, with: table)
         return .made
     }
 

@@ -78,7 +78,7 @@ extension Lists {
             }
         }
         do {
-            try spool.writeWhole(Array("\(converted)\n".utf8), to: spool.lists.convertedMarkPath(ofList: id))
+            try spool.scratch.writeWhole(Array("\(converted)\n".utf8), to: spool.lists.convertedMarkPath(ofList: id))
         } catch {
             throw SpoolError(.io, "cannot mark the links of list \(id) converted", cause: error)
         }

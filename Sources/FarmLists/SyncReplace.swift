@@ -35,7 +35,7 @@ extension Lists {
 
     /// A fresh, empty stage for the new outputs of one changed resource: `tmp/sync-<pid>.<host tag>-<nonce>`.
     public func makeSyncStage() throws(SpoolError) -> String {
-        let path = spool.scratchPath(Self.syncStagePrefix)
+        let path = spool.scratch.path(Self.syncStagePrefix)
         do { try FileSystem.mkdir(path, mode: 0o700) } catch {
             throw SpoolError(.io, "cannot make a stage in \(spool.tmp)", cause: error)
         }
@@ -47,7 +47,7 @@ extension Lists {
     public func removeDeadSyncStages() -> Int {
         var removed = 0
         for name in FileSystem.names(spool.tmp) where name.hasPrefix(Self.syncStagePrefix + "-") {
-            guard Spool.scratchWriter(ofName: name)?.isGone == true else { continue }
+            guard ScratchFiles.writer(ofName: name)?.isGone == true else { continue }
             if (try? FileSystem.removeTree(spool.path(.tmp, name))) != nil { removed += 1 }
         }
         return removed

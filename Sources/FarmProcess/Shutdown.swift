@@ -74,7 +74,7 @@ public enum Shutdown {
         }
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
         if elsewhere.isEmpty {
-            spool.sweepTemporaries()
+            spool.scratch.sweepTemporaries()
             Dedup(spool).sweepURLPartials()
         }
         return (elsewhere.count, stuck.count)

@@ -71,7 +71,7 @@ public struct Registry: Sendable {
     public func register(_ role: Role) throws(SpoolError) -> Registration {
         let name = role.rawValue + "." + String(Processes.current()) + "."
             + Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8) + "." + FarmHost.local.raw
-        let staged = spool.stagedRegistrationPath(name)
+        let staged = spool.scratch.stagedRegistrationPath(name)
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
             let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate],

@@ -106,46 +106,6 @@ public struct Spool: Sendable {
         path.hasPrefix(self.path(of: folder) + "/")
     }
 
-    /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`): the spool's
-    /// own scratch space, on the spool's file system. The name says whose it is, so what a process killed
-    /// half-way leaves is found and removed by its host's supervisor (`sweepScratch`), by `farm stop` and
-    /// by `farm fsck --repair`, on whichever host it was made.
-    /// `nonce`: 16 hex digits, `Nonce`'s unless the caller may not take its lock (see RenameProbe.swift).
-    public func scratchPath(_ prefix: String, nonce: String = Nonce.nextHex()) -> String {
-        tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.localTag + "-" + nonce
-    }
-
-    /// Writes `bytes` to `path` whole or not at all: staged in tmp/ under a scratch name (so what a writer
-    /// killed half-way leaves is known for garbage once it is gone), then renamed into place. `durable`: on
-    /// disk before this returns, the bytes synced before the rename and the folder of `path` after it.
-    public func writeWhole(_ bytes: some Collection<UInt8>, to path: String, durable: Bool = false) throws(Errno) {
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name), sync: durable)
-        if durable { try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])) }
-    }
-
-    /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm
-    /// keeps one open nearly that long.
-    public static let scratchAge = 60.0
-
-    /// Who made the scratch file named `name` (see `scratchPath`); nil when `name` is not such a name.
-    package static func scratchWriter(ofName name: String) -> ScratchWriter? {
-        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.last!.utf8.count == 16 else { return nil }
-        let writer = parts[parts.count - 2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard writer.count == 2, let pid = Int32(writer[0]), pid > 0 else { return nil }
-        return ScratchWriter(pid: pid, isLocal: writer[1] == FarmHost.localTag)
-    }
-
-    /// The process that made a scratch file: its pid means something only where `isLocal`.
-    package struct ScratchWriter: Equatable {
-        package let pid: Int32
-        package let isLocal: Bool
-
-        /// Whether it is surely gone: a process of this host that no longer exists.
-        package var isGone: Bool { isLocal && !Processes.mayExist(pid) }
-    }
-
     /// Where the partial download of `job` is: `partial/<job>`.
     public func partialPath(_ job: JobName) -> String { partial + "/" + job.raw }
 

@@ -13,7 +13,7 @@ public enum SummaryFile {
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
-        do { try spool.writeWhole(JSON.encode(document), to: path(spool)) } catch {
+        do { try spool.scratch.writeWhole(JSON.encode(document), to: path(spool)) } catch {
             throw StatusError(.io, "cannot replace \(path(spool)): \(error)")
         }
     }
@@ -94,7 +94,7 @@ public enum StatusReader {
     /// The watcher's answer to ask `nonce`: `document`, which knows every change made before the ask.
     public static func answer(_ nonce: String, with document: StatusDocument, in spool: Spool) throws(StatusError) {
         let path = spool.status.answerPath(nonce)
-        do { try spool.writeWhole(JSON.encode(document), to: path) } catch {
+        do { try spool.scratch.writeWhole(JSON.encode(document), to: path) } catch {
             throw StatusError(.io, "cannot write \(path): \(error)")
         }
     }

@@ -193,7 +193,7 @@ public final class Supervisor {
             MetricFiles.foldIfFree(spool)
             // What this host's processes that died unseen left in tmp/ (killed with the supervisor before
             // this one started, or commands killed half-way).
-            spool.sweepScratch()
+            spool.scratch.sweep()
         }
     }
 
@@ -218,7 +218,7 @@ public final class Supervisor {
             spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
         }
         // Killed half-way, it may have left scratch files in tmp/ that nobody else would remove.
-        spool.sweepScratch(ofDead: pid)
+        spool.scratch.sweep(ofDead: pid)
         DeadWARCWriters.finish(spool)
     }
 

@@ -392,7 +392,7 @@ public final class Watcher {
         for name in FileSystem.names(spool.status.folder)
         where name.hasPrefix(StatusFiles.askPrefix) || name.hasPrefix(StatusFiles.answerPrefix) {
             let path = spool.path(.status, name)
-            if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge {
+            if let st = try? FileSystem.lstat(path), now - st.modificationTime > ScratchFiles.age {
                 try? FileSystem.unlink(path)
             }
         }

@@ -34,7 +34,7 @@ public struct WARCFiles: Sendable {
         try FileSystem.ensureDirectory(marks)
         let entry = folders + "/" + Self.folderKey(warcFolder)
         if (try? FileSystem.readFile(entry)) == Array(warcFolder.utf8) { return }
-        try spool.writeWhole(Array(warcFolder.utf8), to: entry, durable: true)
+        try spool.scratch.writeWhole(Array(warcFolder.utf8), to: entry, durable: true)
     }
 
     /// The WARC folders noted (`register`); none when no list ever had `--warc` (one failed directory listing).

@@ -37,9 +37,3 @@ extension ControlFiles {
     /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
     public func bandwidthBucketPath(of host: FarmHost = .local) -> String { folder + "/bandwidth." + host.raw + ".bucket" }
 }
-
-extension Spool {
-    /// A registry entry staged in tmp/ before it is renamed into `procs/<name>` (FarmRegistry), locked first.
-    package func stagedRegistrationPath(_ name: String) -> String { tmp + "/" + Self.stagedRegistrationPrefix + name }
-    package static let stagedRegistrationPrefix = "proc-"
-}

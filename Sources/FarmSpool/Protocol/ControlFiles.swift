@@ -106,13 +106,4 @@ public struct ControlFiles: Sendable {
 extension Spool {
     /// The files of control/.
     public var control: ControlFiles { ControlFiles(self) }
-
-    /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
-    /// `durable` (the default: what a command writes is acknowledged when it exits, SPEC §17): synced before
-    /// this returns.
-    package func replace(_ path: String, with bytes: [UInt8], durable: Bool = true) throws(SpoolError) {
-        do { try writeWhole(bytes, to: path, durable: durable) } catch {
-            throw SpoolError(.io, "cannot write \(path)", cause: error)
-        }
-    }
 }

@@ -44,7 +44,7 @@ public struct Durability: Sendable {
     }
 
     func writeMark(_ mark: SyncMark) throws(SpoolError) {
-        try spool.replace(markPath, with: Array("\(mark.boot) \(mark.time)\n".utf8), durable: false)
+        try spool.scratch.replace(markPath, with: Array("\(mark.boot) \(mark.time)\n".utf8), durable: false)
     }
 
     /// When a job reached done/ since the last mark or a job is claimed: one syncfs, then a new mark.

@@ -24,7 +24,7 @@ extension Spool {
         // under a scratch name, then renamed to its own: a lock file is never seen unlocked while its
         // writer lives, and the stage is made after it, so it is never seen without it (`isStageLive`).
         let lock: FileDescriptor
-        let scratch = scratchPath("lock")
+        let scratch = scratch.path("lock")
         do {
             lock = try FileDescriptor.open(scratch, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
         } catch {

@@ -46,7 +46,7 @@ extension Spool {
         }
         // What other commands killed half-way left in tmp/ (`farm item rm` between taking a job out and
         // deleting it, say): judged by the writer its name gives, as the supervisor's sweep judges it.
-        sweepScratch()
+        scratch.sweep()
         return report
     }
 

@@ -20,7 +20,7 @@ public struct SidecarFiles: Sendable {
 
     /// Replaces the sidecar of `job` atomically.
     public func write(_ sidecar: Sidecar, for job: JobName) throws(SpoolError) {
-        do { try spool.writeWhole(sidecar.encoded(), to: path(job)) } catch {
+        do { try spool.scratch.writeWhole(sidecar.encoded(), to: path(job)) } catch {
             throw SpoolError(.io, "cannot write the progress of \(job)", cause: error)
         }
     }
