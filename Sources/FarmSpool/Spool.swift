@@ -4,11 +4,14 @@
 import FarmSystem
 import SystemPackage
 
-/// A spool directory: the paths of its parts and the operations of its protocol (PROTOCOL.md).
+/// A spool directory: the paths of its folders and the operations of its job protocol (PROTOCOL.md).
 ///
-/// Every path of the spool is named here (and in the extensions of `Spool` in the folders beside this file:
-/// Protocol, Records, Hosts, Claims): no other module builds one. A value type holding the root
-/// path and the identity of the root directory it opened: any process or thread may make one and use it.
+/// Every path of the spool is named here, in the extensions of `Spool` in the folders beside this file
+/// (Protocol, Records, Hosts, Claims: the moves, claims, leases and completion of jobs), or in one of its
+/// parts, each a small value reached from a spool that owns one folder or concern: `control`, `status`,
+/// `lists`, `sidecars`, `held`, `scratch`, `durability`, `warc`, `hooks` (and FarmRegistry's `registry`). No
+/// other module builds a path. A value type holding the root path and the identity of the root directory it
+/// opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
     /// Jobs per shard of an add's batch: a shard is also a pack, claimed by one rename (PROTOCOL.md,
     /// "Packs"), so it is as many jobs as one transfer works through before a long one hands the rest back,
