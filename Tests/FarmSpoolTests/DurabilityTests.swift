@@ -69,7 +69,7 @@ import Testing
         #expect(try Lists(spool).recheckAfterReboot().isEmpty)
         #expect(SpoolFixtures.counts(spool) == [.done: 3])
         // No mark at all (a spool from before marks): everything done is checked.
-        try FileManager.default.removeItem(atPath: spool.syncMarkPath)
+        try FileManager.default.removeItem(atPath: spool.durability.markPath)
         #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
     }
 

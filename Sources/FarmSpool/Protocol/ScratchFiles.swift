@@ -6,7 +6,7 @@ import SystemPackage
 /// staged there; registry entries staged before their rename into procs/. A part of a `Spool`, reached as
 /// `spool.scratch`. A value; any process or thread.
 public struct ScratchFiles: Sendable {
-    private let spool: Spool
+    let spool: Spool
     /// `tmp/`.
     public let folder: String
 
