@@ -5,12 +5,9 @@ public struct HookFiles: Sendable {
     /// The spool, for FarmHooks' moves (its log, its quarantine).
     package let spool: Spool
     /// `hooks/`.
-    public let folder: String
+    public var folder: String { spool.root + "/hooks" }
 
-    init(_ spool: Spool) {
-        self.spool = spool
-        folder = spool.root + "/hooks"
-    }
+    init(_ spool: Spool) { self.spool = spool }
 
     /// Hooks due, `hooks/queue/<job>`, and running, `hooks/active/<job>@<owner>`.
     public var queue: String { folder + "/queue" }

@@ -7,12 +7,9 @@ import SystemPackage
 public struct WARCFiles: Sendable {
     private let spool: Spool
     /// `warc/`: made on first use, by the first list with `--warc`.
-    public let folder: String
+    public var folder: String { spool.root + "/warc" }
 
-    init(_ spool: Spool) {
-        self.spool = spool
-        folder = spool.root + "/warc"
-    }
+    init(_ spool: Spool) { self.spool = spool }
 
     /// A job's exchange as an earlier version noted it, `warc/marks/<job>`: still read, never written (the
     /// marks are by URL now, below).

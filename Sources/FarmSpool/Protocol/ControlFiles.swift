@@ -38,12 +38,9 @@ public struct ControlFiles: Sendable {
     /// The spool, for the modules that add the files they own to this part (FarmDesired).
     package let spool: Spool
     /// `control/`.
-    public let folder: String
+    public var folder: String { spool.root + "/control" }
 
-    init(_ spool: Spool) {
-        self.spool = spool
-        folder = spool.root + "/control"
-    }
+    init(_ spool: Spool) { self.spool = spool }
 
     /// The path of control file `file`.
     public func path(_ file: ControlFile) -> String { folder + "/" + file.rawValue }

@@ -8,12 +8,9 @@ import SystemPackage
 public struct ScratchFiles: Sendable {
     let spool: Spool
     /// `tmp/`.
-    public let folder: String
+    public var folder: String { spool.tmp }
 
-    init(_ spool: Spool) {
-        self.spool = spool
-        folder = spool.tmp
-    }
+    init(_ spool: Spool) { self.spool = spool }
 
     /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`), on the spool's
     /// file system. The name says whose it is, so what a process killed half-way leaves is found and removed

@@ -9,12 +9,9 @@ import FarmSystem
 public struct ListFiles: Sendable {
     private let spool: Spool
     /// `lists/`.
-    public let folder: String
+    public var folder: String { spool.path(of: .lists) }
 
-    init(_ spool: Spool) {
-        self.spool = spool
-        folder = spool.path(of: .lists)
-    }
+    init(_ spool: Spool) { self.spool = spool }
 
     package static let recordSuffix = ".json"
     /// A list's request options with their secrets (SPEC §12), mode 0600.
