@@ -46,7 +46,8 @@ extension ControlFiles {
 
     /// Caps the bytes a second of all of `host`'s transfers together (0: no cap).
     public func setBandwidthLimit(_ bytesPerSecond: Int, of host: FarmHost = .local) throws(SpoolError) {
-        try spool.scratch.replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
+        let limit = HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))
+        try spool.scratch.replace(limitPath(of: host), with: JSON.encode(limit))
     }
 
     /// What a worker says in its registry entry once it follows a cap of `rate` bytes a second (0: none).

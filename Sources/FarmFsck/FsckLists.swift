@@ -21,7 +21,8 @@ extension FsckRun {
             }
             for name in try names(pending) { Self.file(name, in: pending, records: &records, tables: &tables) }
         }
-        for name in try names(spool.lists.folder) where !Self.file(name, in: spool.lists.folder, records: &records, tables: &tables) {
+        let folder = spool.lists.folder
+        for name in try names(folder) where !Self.file(name, in: folder, records: &records, tables: &tables) {
             foreign(spool.path(.lists, name), "not a list record nor a resource table")
         }
         for (id, path) in tables where records[id] == nil {

@@ -182,7 +182,9 @@ public struct URLSharing: Sendable {
     /// Runs `body` under the add lock (control/add.lock), which every way of adding a job takes.
     func lockingAdds<T>(_ body: () throws(SpoolError) -> T) throws(SpoolError) -> T {
         let lock: FileDescriptor
-        do { lock = try spool.control.lockAdds() } catch { throw SpoolError(.io, "cannot lock \(spool.control.addLock)", cause: error) }
+        do { lock = try spool.control.lockAdds() } catch {
+            throw SpoolError(.io, "cannot lock \(spool.control.addLock)", cause: error)
+        }
         defer { lock.closeQuietly() }
         return try body()
     }

@@ -10,7 +10,8 @@ public enum SupervisorLock {
     public static func take(_ spool: Spool) throws(SpoolError) -> FileDescriptor? {
         let opened: FileDescriptor
         do {
-            opened = try FileDescriptor.open(spool.control.supervisorLock, .readWrite, options: .create, permissions: 0o600)
+            opened = try FileDescriptor.open(spool.control.supervisorLock, .readWrite, options: .create,
+                                             permissions: 0o600)
         } catch {
             throw SpoolError(.io, "cannot open \(spool.control.supervisorLock)", cause: error)
         }

@@ -38,7 +38,9 @@ extension Registry {
 
     /// The watcher that serves the spool now, as its lock says; nil when none has said so.
     public func servingWatcher() -> FarmProcess? {
-        guard let bytes = try? FileSystem.readFile(spool.control.watcherLock, limit: 512), !bytes.isEmpty else { return nil }
+        guard let bytes = try? FileSystem.readFile(spool.control.watcherLock, limit: 512), !bytes.isEmpty else {
+            return nil
+        }
         return Self.registrant(String(decoding: bytes, as: UTF8.self))
     }
 }

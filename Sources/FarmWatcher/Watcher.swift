@@ -183,7 +183,8 @@ public final class Watcher {
         }
         if due.pending.contains(.control) {
             due.pending.remove(.control)
-            let desired = spool.control.desired(), paused = spool.control.isPaused, limitRate = spool.control.bandwidthLimit()
+            let control = spool.control
+            let desired = control.desired(), paused = control.isPaused, limitRate = control.bandwidthLimit()
             // The desired workers are summed over the hosts that run a process: read with the registry.
             due.pending.insert(.processes)
             if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers

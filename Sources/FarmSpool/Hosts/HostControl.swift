@@ -35,5 +35,7 @@ extension ControlFiles {
     static func isLimitName(_ name: String) -> Bool { name.hasPrefix(limitPrefix) && name.hasSuffix(".json") }
 
     /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
-    public func bandwidthBucketPath(of host: FarmHost = .local) -> String { folder + "/bandwidth." + host.raw + ".bucket" }
+    public func bandwidthBucketPath(of host: FarmHost = .local) -> String {
+        folder + "/bandwidth." + host.raw + ".bucket"
+    }
 }

@@ -72,7 +72,8 @@ public struct HeldLists: Sendable {
         for batch in FileSystem.names(spool.queue) where !batch.hasPrefix(".") && !Self.isHeld(batch: batch) {
             for shard in FileSystem.names(spool.path(.queue, batch)) where !shard.hasPrefix(".") {
                 for name in FileSystem.names(spool.path(.queue, batch, shard)) where name.hasPrefix(id) {
-                    if let job = JobName(name), job.list == id { jobs.append((spool.path(.queue, batch, shard, name), job)) }
+                    guard let job = JobName(name), job.list == id else { continue }
+                    jobs.append((spool.path(.queue, batch, shard, name), job))
                 }
             }
         }

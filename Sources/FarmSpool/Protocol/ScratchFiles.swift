@@ -62,7 +62,9 @@ public struct ScratchFiles: Sendable {
     }
 
     /// A registry entry staged in tmp/ before it is renamed into `procs/<name>` (FarmRegistry), locked first.
-    package func stagedRegistrationPath(_ name: String) -> String { folder + "/" + Self.stagedRegistrationPrefix + name }
+    package func stagedRegistrationPath(_ name: String) -> String {
+        folder + "/" + Self.stagedRegistrationPrefix + name
+    }
     package static let stagedRegistrationPrefix = "proc-"
 }
 

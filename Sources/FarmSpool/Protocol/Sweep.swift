@@ -83,7 +83,8 @@ extension ScratchFiles {
         var removed = 0
         for name in FileSystem.names(spool.partial) {
             guard let job = JobName(name), job.raw == name else { continue }
-            guard FileSystem.exists(spool.finishedPath(job, .done)) || FileSystem.exists(spool.finishedPath(job, .failed))
+            guard FileSystem.exists(spool.finishedPath(job, .done))
+                    || FileSystem.exists(spool.finishedPath(job, .failed))
             else { continue }
             if FileSystem.unlinkUnlessLocked(spool.partial + "/" + name) { removed += 1 }
         }
