@@ -215,6 +215,6 @@ public enum Polling {
     public static func reason(_ spool: Spool, forced: Bool = false) -> String? {
         if forced { return "--poll" }
         if FileSystem.isShared(spool.root) { return "other hosts share its file system, and inotify does not see them" }
-        return spool.desired().poll ? "the farm was started with --poll" : nil
+        return spool.control.desired().poll ? "the farm was started with --poll" : nil
     }
 }

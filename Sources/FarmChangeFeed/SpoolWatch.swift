@@ -95,11 +95,11 @@ public final class SpoolWatch {
         let name = event.name
         switch directory {
         case .status:
-            if name == Spool.summaryFileName { changes.status = true }
+            if name == StatusFiles.summaryName { changes.status = true }
         case .control:
             if ControlFile.isShownInStatus(name) { changes.control = true }
         case .progress:
-            if let job = Spool.job(ofSidecarName: name) { changes.jobs.insert(job.raw) }
+            if let job = SidecarFiles.job(ofName: name) { changes.jobs.insert(job.raw) }
         case .doneRoot, .failedRoot:
             if event.has(IN_CREATE | IN_MOVED_TO), ListID.isValid(name) {
                 watchFinished(name, done: directory == .doneRoot, new: true)
@@ -113,9 +113,9 @@ public final class SpoolWatch {
         for directory in Self.fixed where !watches.values.contains(directory) {
             let path: String
             switch directory {
-            case .status: path = spool.status
+            case .status: path = spool.status.folder
             case .progress: path = spool.progress
-            case .control: path = spool.control
+            case .control: path = spool.control.folder
             case .doneRoot: path = spool.done
             case .failedRoot: path = spool.failed
             case .finished: continue

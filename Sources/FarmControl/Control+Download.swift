@@ -59,7 +59,7 @@ extension Control {
             : JSONMember("url", .string(first)))
         if let out = download.out { item.append(JSONMember("out", .string(out))) }
         if let sha256 = download.sha256 { item.append(JSONMember("sha256", .string(sha256))) }
-        let folder = spool.scratchPath("aria2")
+        let folder = spool.scratch.path("aria2")
         let path = folder + "/" + name
         do {
             try FileSystem.mkdir(folder, mode: 0o700)

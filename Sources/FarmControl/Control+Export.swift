@@ -20,7 +20,7 @@ extension Control {
     /// current order: the "updated JSON", which `farm add` reads back as the same resources.
     public func export(_ ref: ListRef, as form: ListForm? = nil) throws(ControlError) -> Exported {
         let list = try find(ref)
-        guard let table = spool.resources(ofList: list.id) else {
+        guard let table = spool.lists.resources(ofList: list.id) else {
             throw ControlError(.noResourceTable, list.record.name)
         }
         let order = Lists(spool).order(ofList: list.id, total: list.record.total)

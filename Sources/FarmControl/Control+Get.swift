@@ -86,7 +86,7 @@ extension Control {
     /// Adds the list of a get; false when the same command's list was there already.
     private func addGetList(_ list: GetList, request options: RequestOptions?, delivery: Delivery)
         throws(ControlError) -> Bool {
-        let scratch = spool.scratchPath("get")
+        let scratch = spool.scratch.path("get")
         let path = scratch + "/" + list.name
         do {
             try FileSystem.mkdir(scratch, mode: 0o700)
@@ -110,7 +110,7 @@ extension Control {
     /// for someone else too (another get that found it running), and is left running.
     private func othersHaveWork(besides listID: String) -> Bool {
         StatusScan.summary(spool).lists.contains {
-            $0.id != listID && $0.state != .finished && !spool.isHeld(list: $0.id)
+            $0.id != listID && $0.state != .finished && !spool.held.contains($0.id)
         }
     }
 }

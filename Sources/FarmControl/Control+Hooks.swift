@@ -61,11 +61,11 @@ extension Control {
         var byReason: [String: [FailedResource]] = [:]
         for (list, failed) in try failedHooks(of: ref, reason: reason) {
             let indexes = Lists(spool).order(ofList: list.id, total: list.record.total).indexes()
-            let records = spool.resources(ofList: list.id)
+            let records = spool.lists.resources(ofList: list.id)
             for (job, result) in failed {
                 guard indexes.indices.contains(job.index), indexes[job.index] >= 0 else { continue }
                 let record = records.flatMap { $0.indices.contains(job.index) ? $0[job.index] : nil }
-                let attempts = spool.sidecar(job)?.attempts ?? 1
+                let attempts = spool.sidecars.last(job)?.attempts ?? 1
                 byReason[result.reason, default: []].append(FailedResource(
                     list: list.record.name, index: indexes[job.index], id: record?.id ?? job.raw,
                     url: record?.url ?? "", attempts: attempts))
@@ -83,7 +83,7 @@ extension Control {
     public func retryHooks(_ ref: ListRef? = nil, reason: String? = nil) throws(ControlError) -> RetriedHooks {
         var queued = 0
         for (_, failed) in try failedHooks(of: ref, reason: reason) {
-            queued += try spoolCall { () throws(SpoolError) in try spool.retryHooks(failed.map(\.job)) }
+            queued += try spoolCall { () throws(SpoolError) in try spool.hooks.retry(failed.map(\.job)) }
         }
         return RetriedHooks(queued: queued)
     }
@@ -100,7 +100,7 @@ extension Control {
         -> [(PublishedList, [(job: JobName, result: HookResult)])] {
         let lists = try ref.map { ref throws(ControlError) in [try find(ref)] } ?? ListLookup.all(spool)
         return lists.map { list in
-            (list, spool.hookResults(ofList: list.id).sorted { $0.key < $1.key }.compactMap { index, result in
+            (list, spool.hooks.results(ofList: list.id).sorted { $0.key < $1.key }.compactMap { index, result in
                 guard !result.succeeded, reason.map({ result.reason.contains($0) }) ?? true else { return nil }
                 return (JobName(list: list.id, index: index), result)
             })

@@ -41,7 +41,7 @@ extension Control {
         var tables: [String: [JobRecord]] = [:]
         var counts: [String: HostCounts] = [:]
         for (job, state) in spool.inventory() {
-            if tables[job.list] == nil { tables[job.list] = spool.resources(ofList: job.list) ?? [] }
+            if tables[job.list] == nil { tables[job.list] = spool.lists.resources(ofList: job.list) ?? [] }
             guard let table = tables[job.list], table.indices.contains(job.index),
                   let key = HostKey(url: table[job.index].url) else { continue }
             var host = counts[key.raw] ?? HostCounts(host: key.description)

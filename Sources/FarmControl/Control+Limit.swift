@@ -38,14 +38,14 @@ extension Control {
     }
 
     /// This host's bandwidth cap now.
-    public var bandwidthLimit: BandwidthLimit { BandwidthLimit(bytesPerSecond: spool.bandwidthLimit()) }
+    public var bandwidthLimit: BandwidthLimit { BandwidthLimit(bytesPerSecond: spool.control.bandwidthLimit()) }
 
     /// `farm limit RATE`: caps the bytes a second of every transfer on this host together (0 lifts the cap),
     /// and returns once each of its workers follows it, so that a transfer that starts after is capped from
     /// its first byte (those running already too, from their next read).
     public func setBandwidthLimit(_ bytesPerSecond: Int) throws(ControlError) -> BandwidthLimit {
-        try spoolCall { () throws(SpoolError) in try spool.setBandwidthLimit(bytesPerSecond) }
-        _ = spool.awaitBandwidthLimit(bytesPerSecond)
+        try spoolCall { () throws(SpoolError) in try spool.control.setBandwidthLimit(bytesPerSecond) }
+        _ = spool.control.awaitBandwidthLimit(bytesPerSecond)
         return bandwidthLimit
     }
 }

@@ -10,12 +10,12 @@ extension Control {
     }
 
     /// Whether the farm is paused now.
-    public var isPaused: Bool { spool.isPaused }
+    public var isPaused: Bool { spool.control.isPaused }
 
     /// `farm pause` (true) and `farm resume` (false). Paused, every transfer stops where it is, keeping
     /// its bytes and its lease, and nothing new is claimed; resumed, each goes on from the byte it reached.
     public func setPaused(_ paused: Bool) throws(ControlError) -> Paused {
-        try spoolCall { () throws(SpoolError) in try spool.setPaused(paused) }
+        try spoolCall { () throws(SpoolError) in try spool.control.setPaused(paused) }
         return Paused(paused: paused)
     }
 }

@@ -26,10 +26,10 @@ extension Control {
     /// started with): a shorter one would take jobs from live workers, which renew every quarter of theirs.
     public func recover(lease: Double? = nil) throws(ControlError) -> Recovered {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
-        let lease = lease ?? spool.desired().lease
+        let lease = lease ?? spool.control.desired().lease
         let reclaimed = spool.reclaimExpired(lease: lease)
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
                          reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot,
-                         hooksReclaimed: spool.reclaimExpiredHooks(lease: lease))
+                         hooksReclaimed: spool.hooks.reclaimExpired(lease: lease))
     }
 }

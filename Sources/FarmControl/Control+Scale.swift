@@ -51,9 +51,9 @@ extension Control {
     public func scale(transfers: Int) throws(ControlError) {
         try Self.check(transfers: transfers)
         try spoolCall { () throws(SpoolError) in
-            var desired = spool.desired()
+            var desired = spool.control.desired()
             desired.transfers = transfers
-            try spool.setDesired(desired)
+            try spool.control.setDesired(desired)
         }
     }
 
@@ -64,10 +64,10 @@ extension Control {
     public func scale(to workers: Int, settle: Double = 0, host: FarmHost? = nil) throws(ControlError) -> Scaled {
         try Self.check(workers: workers)
         let target = host ?? .local
-        try spoolCall { () throws(SpoolError) in try spool.setDesiredWorkers(workers, of: target) }
+        try spoolCall { () throws(SpoolError) in try spool.control.setDesiredWorkers(workers, of: target) }
         let named = target.isLocal ? nil : target
-        let transfers = spool.desired().transfers
-        guard spool.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
+        let transfers = spool.control.desired().transfers
+        guard spool.registry.processes().contains(where: { $0.host == target && $0.role == .supervisor }) else {
             return Scaled(workers: workers, transfers: transfers, farmRuns: false, running: nil, host: named)
         }
         guard settle > 0 else {
@@ -75,7 +75,7 @@ extension Control {
         }
         var running = 0
         Clock.poll(every: 0.05, for: settle) {
-            running = spool.processes().filter { $0.host == target && $0.role == .worker }.count
+            running = spool.registry.processes().filter { $0.host == target && $0.role == .worker }.count
             return running == workers
         }
         return Scaled(workers: workers, transfers: transfers, farmRuns: true, running: running, host: named)

@@ -59,9 +59,9 @@ extension Control {
             Started(spool: spool.root, started: false, supervisor: supervisor, workers: 0, transfers: 0)
         case .started(let running):
             Started(spool: spool.root, started: true, supervisor: running.first { $0.role == .supervisor }?.pid,
-                    workers: running.filter { $0.role == .worker }.count, transfers: spool.desired().transfers)
+                    workers: running.filter { $0.role == .worker }.count, transfers: spool.control.desired().transfers)
         }
-        started.paused = spool.isPaused
+        started.paused = spool.control.isPaused
         return started
     }
 

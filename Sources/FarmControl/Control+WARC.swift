@@ -35,12 +35,12 @@ extension Control {
     }
 
     /// Notes the folder of `settings` in the spool, where the farm's recovery finds the files of dead writers
-    /// (Spool.registerWARCFolder): before the list is added, so that none of its files is left out.
+    /// (WARCFiles.register): before the list is added, so that none of its files is left out.
     public func noteWARC(_ settings: WARCSettings?) throws(ControlError) {
         guard let settings else { return }
-        do { try spool.registerWARCFolder(settings.folder) } catch {
-            throw ControlError(.spoolFailed, spool.warcFolders, cause: RequestOptionError(
-                "cannot note the WARC folder \(settings.folder) in \(spool.warcFolders): \(error)"))
+        do { try spool.warc.register(settings.folder) } catch {
+            throw ControlError(.spoolFailed, spool.warc.folders, cause: RequestOptionError(
+                "cannot note the WARC folder \(settings.folder) in \(spool.warc.folders): \(error)"))
         }
     }
 }

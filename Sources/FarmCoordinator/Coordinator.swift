@@ -32,7 +32,7 @@ public enum Coordinator {
         func place(_ delivery: Delivery?) -> [String]? {
             delivery.map { [$0.folder, $0.template, String($0.link ?? false)] }
         }
-        return RequestOptions.decoded(spool.requestOptions(ofList: id)) == request
+        return RequestOptions.decoded(spool.lists.requestOptions(ofList: id)) == request
             && place(existing.delivery) == place(delivery)
     }
 
@@ -185,7 +185,7 @@ public enum Coordinator {
     }
 
     static func takeAddLock(_ spool: Spool) throws(AddError) -> FileDescriptor {
-        do { return try spool.lockAdds() } catch { throw AddError(.lock, spool.addLock, cause: error) }
+        do { return try spool.control.lockAdds() } catch { throw AddError(.lock, spool.control.addLock, cause: error) }
     }
 
     /// The last path component of a URL, percent-decoded, for messages and single-JSON list names.

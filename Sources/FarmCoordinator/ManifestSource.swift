@@ -24,7 +24,7 @@ enum ManifestSource {
 
     /// A fresh file under the spool's tmp/ for a manifest on its way in, open to write; the caller closes it.
     private static func scratchFile(in spool: Spool) throws(AddError) -> (String, FileDescriptor) {
-        let path = spool.scratchPath("manifest")
+        let path = spool.scratch.path("manifest")
         do {
             return (path, try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate],
                                                   permissions: 0o600))

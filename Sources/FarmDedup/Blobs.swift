@@ -123,7 +123,7 @@ extension Dedup {
         if occupant.inode == me.inode && occupant.deviceID == me.deviceID { return .taken }
         if Int(occupant.size) != mine.size {
             guard lastLevel else { return .occupiedByOthers }
-            let scratch = spool.scratchPath("blob")
+            let scratch = spool.scratch.path("blob")
             defer { try? FileSystem.unlink(scratch) }
             try FileSystem.link(path, scratch)
             try FileSystem.rename(scratch, blob)
@@ -137,7 +137,7 @@ extension Dedup {
         }
         // Equal bytes: this copy gives way to a name of the stored one, if that one is still the occupant
         // (in a slot of level 1 or 2 a marker may have replaced it: then the walk looks at the slot again).
-        let scratch = spool.scratchPath("blob")
+        let scratch = spool.scratch.path("blob")
         guard (try? FileSystem.link(blob, scratch)) != nil else { return .raced }
         if !lastLevel, (try? FileSystem.lstat(scratch)).map({ $0.inode != occupant.inode }) ?? true {
             try? FileSystem.unlink(scratch)
@@ -248,7 +248,7 @@ extension Dedup {
             try? FileSystem.unlink(blobPath(name))
             return
         }
-        let marker = spool.scratchPath("marker")
+        let marker = spool.scratch.path("marker")
         do {
             try FileDescriptor.open(marker, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
                 .closeQuietly()

@@ -40,7 +40,7 @@ extension Dedup {
         for claim in spool.activeJobs() { unfinished[claim.job.list, default: []].append(claim.job.index) }
         var keys: Set<String> = []
         for (list, indexes) in unfinished {
-            guard let records = spool.resources(ofList: list) else { return nil }
+            guard let records = spool.lists.resources(ofList: list) else { return nil }
             for index in indexes where index < records.count { keys.insert(Self.urlKey(records[index].url)) }
         }
         return keys

@@ -116,7 +116,7 @@ extension Dedup {
         let text = String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
         if text.utf8.count < Self.longestLinkText {
             do { try FileSystem.symlink(text, at: path) } catch where error == .fileExists {
-                let scratch = spool.scratchPath("url")
+                let scratch = spool.scratch.path("url")
                 try FileSystem.symlink(text, at: scratch)
                 do { try FileSystem.rename(scratch, path) } catch {
                     try? FileSystem.unlink(scratch)
@@ -129,7 +129,7 @@ extension Dedup {
         do {
             fd = try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusiveCreate], permissions: 0o600)
         } catch where error == .fileExists {
-            try spool.writeWhole(bytes, to: path)
+            try spool.scratch.writeWhole(bytes, to: path)
             return
         }
         defer { fd.closeQuietly() }

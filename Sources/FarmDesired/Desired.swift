@@ -137,7 +137,7 @@ extension Desired: JSONReadable {
     }
 }
 
-extension Spool {
+extension ControlFiles {
     /// The desired state, or the defaults when none was ever written (or it does not parse).
     public func desired() -> Desired {
         guard let bytes = try? FileSystem.readFile(desiredPath),
@@ -146,6 +146,6 @@ extension Spool {
     }
 
     public func setDesired(_ desired: Desired) throws(SpoolError) {
-        try replace(desiredPath, with: JSON.encode(desired))
+        try spool.scratch.replace(desiredPath, with: JSON.encode(desired))
     }
 }

@@ -15,7 +15,7 @@ struct HostDesired: JSONRecord {
     var workers: Int
 }
 
-extension Spool {
+extension ControlFiles {
     /// How many workers `host` should run: its own number, else the spool's.
     public func desiredWorkers(of host: FarmHost = .local) -> Int {
         hostDesired(host)?.workers ?? desired().workers
@@ -29,7 +29,7 @@ extension Spool {
     /// Sets how many workers `host` should run; its supervisor applies it within a tick. The spool's
     /// number follows, as the default of a host that never set its own.
     public func setDesiredWorkers(_ workers: Int, of host: FarmHost = .local) throws(SpoolError) {
-        try replace(desiredPath(of: host), with: JSON.encode(HostDesired(workers: workers)))
+        try spool.scratch.replace(desiredPath(of: host), with: JSON.encode(HostDesired(workers: workers)))
         var desired = desired()
         if desired.workers != workers {
             desired.workers = workers
@@ -46,7 +46,8 @@ extension Spool {
 
     /// Caps the bytes a second of all of `host`'s transfers together (0: no cap).
     public func setBandwidthLimit(_ bytesPerSecond: Int, of host: FarmHost = .local) throws(SpoolError) {
-        try replace(limitPath(of: host), with: JSON.encode(HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))))
+        let limit = HostBandwidthLimit(bytesPerSecond: max(0, bytesPerSecond))
+        try spool.scratch.replace(limitPath(of: host), with: JSON.encode(limit))
     }
 
     /// What a worker says in its registry entry once it follows a cap of `rate` bytes a second (0: none).
@@ -59,7 +60,7 @@ extension Spool {
         let saying = Self.followingBandwidthLimit(max(0, rate))
         var behind: [FarmProcess] = []
         Clock.poll(every: 0.01, for: timeout) {
-            behind = said(by: .worker).filter { $0.text != saying }.map(\.process)
+            behind = spool.registry.said(by: .worker).filter { $0.text != saying }.map(\.process)
             return behind.isEmpty
         }
         return behind
@@ -70,11 +71,11 @@ extension Spool {
     /// does, so a stopped farm shows what the next start will run; a host that has left the farm for
     /// good counts only then). One read of the registry (`live`, when the caller has it) and of control/.
     public func workerCounts(live: [FarmProcess]? = nil) -> (desired: Int, running: Int) {
-        let live = live ?? processes()
+        let live = live ?? spool.registry.processes()
         let running = live.filter { $0.role == .worker }.count
         let hosts = Set(live.map(\.host))
         if !hosts.isEmpty { return (hosts.reduce(0) { $0 + desiredWorkers(of: $1) }, running) }
-        let set = FileSystem.names(control).compactMap { Self.host(ofDesiredName: $0) }.compactMap(hostDesired)
+        let set = FileSystem.names(folder).compactMap { Self.host(ofDesiredName: $0) }.compactMap(hostDesired)
         return (set.isEmpty ? desired().workers : set.reduce(0) { $0 + $1.workers }, running)
     }
 }

@@ -32,7 +32,7 @@ enum Cover {
         while true {
             do {
                 bytes = try fetch.body(url, maxSize: maxBytes,
-                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
+                                       request: RequestOptions.decoded(spool.lists.requestOptions(ofList: id)))
                 break
             } catch {
                 if error.kind == .aborted { return .stopped }

@@ -82,17 +82,17 @@ public final class Follower {
     }
 
     private static func stopping(_ spool: Spool) -> () -> Bool {
-        { StopSignal.received || spool.isStopping }
+        { StopSignal.received || spool.control.isStopping }
     }
 
     /// Follows pages until none is left (or a stop); returns false when another follower holds the lock.
     public func run() -> Bool {
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(spool.controlPath(.followerLock), .readOnly, options: [.create],
+            lock = try FileDescriptor.open(spool.control.path(.followerLock), .readOnly, options: [.create],
                                            permissions: 0o600)
         } catch {
-            spool.log("follower: cannot open \(spool.controlPath(.followerLock)): \(error)")
+            spool.log("follower: cannot open \(spool.control.path(.followerLock)): \(error)")
             return false
         }
         defer { lock.closeQuietly() }
@@ -104,7 +104,7 @@ public final class Follower {
             tracks = tracks.filter { following.contains($0.key) }
             notBefore = notBefore.filter { following.contains($0.key) }
             // A paused farm starts no transfer, and a page is one.
-            if spool.isPaused {
+            if spool.control.isPaused {
                 Clock.sleep(0.1)
                 continue
             }
@@ -165,7 +165,7 @@ public final class Follower {
         let number = state.fetched + 1
         let bytes: [UInt8]
         do { bytes = try fetch.body(url, maxSize: options.maxPageBytes,
-                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id))) } catch {
+                                       request: RequestOptions.decoded(spool.lists.requestOptions(ofList: id))) } catch {
             if error.kind == .aborted { return }
             track.attempts += 1
             if let delay = options.retry.delay(after: error, attempt: track.attempts) {

@@ -22,7 +22,7 @@ extension FsckRun {
             let path = spool.path(.procs, name)
             found(.deadRegistration, path, "the registry entry of a process that is gone") {
                 [spool] () throws(SpoolError) in
-                guard spool.isRegistrationHeld(path) == false else { return .skipped("it is held") }
+                guard spool.registry.isHeld(path) == false else { return .skipped("it is held") }
                 try? FileSystem.unlink(path)
                 return .made
             }
@@ -112,7 +112,7 @@ extension FsckRun {
     private func checkSidecars() throws(SpoolError) {
         for name in try names(spool.progress) {
             let path = spool.path(.progress, name)
-            guard let job = Spool.job(ofSidecarName: name) else {
+            guard let job = SidecarFiles.job(ofName: name) else {
                 foreign(path, "not a job's progress")
                 continue
             }
@@ -147,11 +147,11 @@ extension FsckRun {
                     try? FileSystem.removeTree(path)
                     return .made
                 }
-            } else if let writer = Spool.scratchWriter(ofName: entry.name) {
+            } else if let writer = ScratchFiles.writer(ofName: entry.name) {
                 checkTemporary(path, writer: writer.pid, isLocal: writer.isLocal)
             } else if let writer = Self.writer(ofScratch: entry.name) {
                 checkTemporary(path, writer: writer)
-            } else if let st = try? FileSystem.lstat(path), now - st.changeTime >= Spool.scratchAge {
+            } else if let st = try? FileSystem.lstat(path), now - st.changeTime >= ScratchFiles.age {
                 found(.temporary, path, "a temporary left \(Int(now - st.changeTime)) s ago, longer than any writer "
                       + "keeps one") { () throws(SpoolError) in
                     try? FileSystem.removeTree(path)
@@ -166,8 +166,8 @@ extension FsckRun {
     /// nothing here).
     private static func writer(ofScratch name: String) -> Int32? {
         if let pid = AtomicFile.writer(ofTemporary: name) { return pid }
-        if name.hasPrefix(Spool.stagedRegistrationPrefix) {
-            let registrant = Spool.registrant(String(name.dropFirst(Spool.stagedRegistrationPrefix.count)))
+        if name.hasPrefix(ScratchFiles.stagedRegistrationPrefix) {
+            let registrant = Registry.registrant(String(name.dropFirst(ScratchFiles.stagedRegistrationPrefix.count)))
             return registrant?.isLocal == true ? registrant?.pid : nil
         }
         return nil
@@ -176,13 +176,13 @@ extension FsckRun {
     /// A temporary at `path` written by `writer`, of this host when `isLocal` says so, of another when it
     /// says not, and of either when it is nil: garbage once that process is gone. A pid of another host's
     /// means nothing here: its process is judged gone when no other host runs a farm process, or once the file
-    /// is `Spool.scratchAge` old; so is a pid whose host the name does not say, while other hosts run processes.
+    /// is `ScratchFiles.age` old; so is a pid whose host the name does not say, while other hosts run processes.
     func checkTemporary(_ path: String, writer: Int32, isLocal: Bool? = nil) {
         if isLocal != false {
             guard !Processes.mayExist(writer) else { return }
         }
         if isLocal != true && otherHostsRun {
-            guard let st = try? FileSystem.lstat(path), now - st.changeTime >= Spool.scratchAge else { return }
+            guard let st = try? FileSystem.lstat(path), now - st.changeTime >= ScratchFiles.age else { return }
         }
         let whose = isLocal == false ? "of pid \(writer) of another host, gone by now" : "of pid \(writer), which is gone"
         found(.temporary, path, "a temporary \(whose)") { () throws(SpoolError) in

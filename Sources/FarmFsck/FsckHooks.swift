@@ -10,8 +10,8 @@ import SystemPackage
 // nothing to run it for, and no list to show it in).
 extension FsckRun {
     func checkHooks() throws(SpoolError) {
-        for name in try names(spool.hookActive) {
-            let path = spool.hookActive + "/" + name
+        for name in try names(spool.hooks.active) {
+            let path = spool.hooks.active + "/" + name
             guard let entry = ActiveName(name) else {
                 foreign(path, "not a claimed hook's name")
                 continue
@@ -22,11 +22,11 @@ extension FsckRun {
                     + (entry.owner.isLocal ? ", which is gone," : " of another host") + " is past its lease") {
                 [self] () throws(SpoolError) in
                 guard isDeadClaim(at: path, entry.owner) else { return .skipped("its owner is alive, or its lease still runs") }
-                return spool.releaseHooks(ownedBy: { $0 == entry.owner }) > 0 ? .made : .skipped("it is gone")
+                return spool.hooks.release(ownedBy: { $0 == entry.owner }) > 0 ? .made : .skipped("it is gone")
             }
         }
-        for name in try names(spool.hookQueue) {
-            let path = spool.hookQueue + "/" + name
+        for name in try names(spool.hooks.queue) {
+            let path = spool.hooks.queue + "/" + name
             guard let job = JobName(name) else {
                 foreign(path, "not a hook's name")
                 continue

@@ -39,7 +39,7 @@ extension FsckRun {
                         }
                     }
                 } else if list.seen[index] == 0 && places.isEmpty {
-                    found(.lost, spool.resourceTablePath(ofList: list.id), job: job,
+                    found(.lost, spool.lists.resourceTablePath(ofList: list.id), job: job,
                           "job \(job) is in no state: not queued, active, done nor failed") { () throws(SpoolError) in
                         try self.requeue(job, of: list)
                     }
@@ -67,7 +67,7 @@ extension FsckRun {
                 foreign(batchPath, "a file where a queue batch should be")
                 continue
             }
-            for shard in try entries(batchPath) where shard.name != Spool.pendingListsName {
+            for shard in try entries(batchPath) where shard.name != ListFiles.pendingName {
                 let shardPath = spool.path(.queue, batch.name, shard.name)
                 guard shard.isDirectory, !shard.name.hasPrefix(".") else {
                     foreign(shardPath, "not a queue shard")
@@ -201,7 +201,7 @@ extension FsckRun {
         guard let line = tableLine(of: list, job.index) else {
             return .skipped("its line of the resource table does not parse")
         }
-        let staged = spool.scratchPath("fsck")
+        let staged = spool.scratch.path("fsck")
         do { try FileSystem.createFile(staged, line) } catch {
             throw SpoolError(.io, "cannot write \(staged)", cause: error)
         }

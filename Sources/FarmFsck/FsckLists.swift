@@ -12,7 +12,7 @@ extension FsckRun {
         var records: [String: String] = [:], tables: [String: String] = [:]
         // Committed batches first: a record published meanwhile is then seen in lists/.
         for batch in try entries(spool.queue) where batch.isDirectory {
-            let pending = spool.pendingLists(ofBatch: batch.name)
+            let pending = spool.lists.pending(ofBatch: batch.name)
             guard FileSystem.exists(pending) else { continue }
             found(.unpublishedList, pending, "batch \(batch.name) is queued but its lists were never published") {
                 [spool] () throws(SpoolError) in
@@ -21,7 +21,8 @@ extension FsckRun {
             }
             for name in try names(pending) { Self.file(name, in: pending, records: &records, tables: &tables) }
         }
-        for name in try names(spool.lists) where !Self.file(name, in: spool.lists, records: &records, tables: &tables) {
+        let folder = spool.lists.folder
+        for name in try names(folder) where !Self.file(name, in: folder, records: &records, tables: &tables) {
             foreign(spool.path(.lists, name), "not a list record nor a resource table")
         }
         for (id, path) in tables where records[id] == nil {
@@ -44,13 +45,13 @@ extension FsckRun {
     @discardableResult
     private static func file(_ name: String, in directory: String, records: inout [String: String],
                              tables: inout [String: String]) -> Bool {
-        if let id = Spool.listID(ofRecordName: name) {
+        if let id = ListFiles.listID(ofRecordName: name) {
             records[id] = directory + "/" + name
-        } else if name.hasSuffix(Spool.resourceTableSuffix),
-                  case let id = String(name.dropLast(Spool.resourceTableSuffix.count)), ListID.isValid(id) {
+        } else if name.hasSuffix(ListFiles.resourceTableSuffix),
+                  case let id = String(name.dropLast(ListFiles.resourceTableSuffix.count)), ListID.isValid(id) {
             tables[id] = directory + "/" + name
-        } else if Lists.isEditFile(name) || Lists.isPageLog(name) || Spool.isRequestFile(name) || Spool.isOwnedFile(name)
-                    || Spool.isConvertedMark(name) || Spool.isRobotsFile(name) {
+        } else if Lists.isEditFile(name) || Lists.isPageLog(name) || ListFiles.isRequestFile(name) || ListFiles.isOwnedFile(name)
+                    || ListFiles.isConvertedMark(name) || ListFiles.isRobotsFile(name) {
             // an edited list's order, edit lock or journal (ListEdit.swift), a paged list's log, a list's
             // request options, its jobs marked own, its mark of converted links, its hosts' robots.txt
             return true
@@ -63,7 +64,7 @@ extension FsckRun {
     /// Reads the resource table of `list` (at `path`, if it has one): `total` lines, each a job record.
     /// Read a chunk at a time: a list of a million resources has a table of tens of megabytes.
     private func checkTable(of list: FsckList, at path: String?) {
-        let tablePath = path ?? spool.resourceTablePath(ofList: list.id)
+        let tablePath = path ?? spool.lists.resourceTablePath(ofList: list.id)
         var count = 0
         var unreadable: [Int] = []
         let whole: Bool
@@ -78,7 +79,7 @@ extension FsckRun {
             reportTable(of: list, at: tablePath, "the list has no resource table")
             return
         }
-        let edited = FileSystem.exists(spool.orderPath(ofList: list.id))
+        let edited = FileSystem.exists(spool.lists.orderPath(ofList: list.id))
         let total = edited ? count : list.record?.total ?? count
         list.total = total
         list.badLines = unreadable.filter { $0 < total } + Array(min(count, total)..<total)
@@ -95,7 +96,7 @@ extension FsckRun {
     /// The order of an edited list: job numbers of its table, each once. The numbers not in it are its
     /// removed resources.
     private func checkOrder(of list: FsckList, lines: Int) {
-        let path = spool.orderPath(ofList: list.id)
+        let path = spool.lists.orderPath(ofList: list.id)
         if let size = try? FileSystem.stat(path).size, size % 4 != 0 {
             // What a page's append killed mid-write leaves (see "Pages" in Lists.swift): the next page cuts it off.
             found(.listTable, path, "its last number is cut short", unrepairable: "the list's next page "
@@ -186,17 +187,17 @@ extension FsckRun {
             }
             table += line
         }
-        try spool.replace(path, with: table)
+        try spool.scratch.replace(path, with: table)
         return .made
     }
 
     /// Where the resource table of list `id` is now: in lists/, else where a committed batch still holds
     /// it, else where it belongs.
     private func tablePath(of id: String) -> String {
-        let published = spool.resourceTablePath(ofList: id)
+        let published = spool.lists.resourceTablePath(ofList: id)
         if FileSystem.exists(published) { return published }
         for batch in FileSystem.names(spool.queue) {
-            let path = spool.pendingListFile(id, suffix: Spool.resourceTableSuffix, ofBatch: batch)
+            let path = spool.lists.pendingFile(id, suffix: ListFiles.resourceTableSuffix, ofBatch: batch)
             if FileSystem.exists(path) { return path }
         }
         return published
@@ -229,9 +230,9 @@ extension FsckRun {
     /// Whether list `id` has a record now, published or committed: a list seen as unknown may have been
     /// published since the lists were read.
     func hasList(_ id: String) -> Bool {
-        if FileSystem.exists(spool.listRecordPath(id)) { return true }
+        if FileSystem.exists(spool.lists.recordPath(id)) { return true }
         return FileSystem.names(spool.queue).contains {
-            FileSystem.exists(spool.pendingListFile(id, suffix: Spool.listRecordSuffix, ofBatch: $0))
+            FileSystem.exists(spool.lists.pendingFile(id, suffix: ListFiles.recordSuffix, ofBatch: $0))
         }
     }
 }

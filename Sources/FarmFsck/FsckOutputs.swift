@@ -189,14 +189,14 @@ extension FsckRun {
 
     /// The SHA-256 the list's item gave resource `job` (SPEC §12's checksums), if it gave one.
     private func itemDigest(_ job: JobName, of list: FsckList) -> String? {
-        if list.items == nil { list.items = spool.resources(ofList: list.id).map { $0.map(\.sha256) } ?? [] }
+        if list.items == nil { list.items = spool.lists.resources(ofList: list.id).map { $0.map(\.sha256) } ?? [] }
         guard let items = list.items, job.index < items.count else { return nil }
         return items[job.index]
     }
 
     /// The outcome record of `job`, finished at `path`: on the job file, else in progress/.
     private func outcome(of job: JobName, at path: String) -> Sidecar? {
-        guard let bytes = spool.outcomeRecord(atPath: path) ?? (try? FileSystem.readFile(spool.sidecarPath(job)))
+        guard let bytes = spool.sidecars.outcome(atPath: path) ?? (try? FileSystem.readFile(spool.sidecars.path(job)))
         else { return nil }
         return JSON.decode(Sidecar.self, from: bytes)
     }

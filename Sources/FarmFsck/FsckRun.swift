@@ -114,7 +114,7 @@ final class FsckRun {
         for list in lists.values {
             let unfinished = list.seen.indices.filter { list.seen[$0] & (FsckList.queued | FsckList.active) != 0 }
             if unfinished.isEmpty { continue }
-            guard let records = spool.resources(ofList: list.id) else { return nil }
+            guard let records = spool.lists.resources(ofList: list.id) else { return nil }
             for index in unfinished where index < records.count { keys.insert(Dedup.urlKey(records[index].url)) }
         }
         return keys
@@ -128,7 +128,7 @@ final class FsckRun {
     func check() throws(SpoolError) {
         try readLists()
         try walkForJobs()
-        let registry = spool.scanRegistry()
+        let registry = spool.registry.scan()
         livePids = Set(registry.alive.filter(\.isLocal).map(\.pid))
         otherHostsRun = registry.alive.contains { !$0.isLocal }
         checkClaims()
@@ -141,7 +141,7 @@ final class FsckRun {
     /// Runs the repair of every finding, in the order of their kinds.
     func repair() {
         // Claims are judged by the registry as it is now, read after their listing.
-        livePids = Set(spool.scanRegistry().alive.filter(\.isLocal).map(\.pid))
+        livePids = Set(spool.registry.scan().alive.filter(\.isLocal).map(\.pid))
         let order = findings.indices.sorted { (findings[$0].finding.kind.order, $0) < (findings[$1].finding.kind.order, $1) }
         for index in order {
             guard let action = findings[index].action else {

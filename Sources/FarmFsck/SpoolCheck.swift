@@ -70,7 +70,7 @@ extension SpoolCheck {
     /// owner's (default: the farm's). Throws when a directory of the spool cannot be read: a check
     /// that cannot see everything must not call anything lost.
     public func run(repair: Bool = false, lease: Double? = nil) throws(SpoolError) -> FsckReport {
-        let run = FsckRun(spool: spool, lease: lease ?? spool.desired().lease)
+        let run = FsckRun(spool: spool, lease: lease ?? spool.control.desired().lease)
         try run.check()
         if repair { run.repair() }
         return run.report()

@@ -36,23 +36,24 @@ import SystemPackage
 // runner's jobs are, by the same judgement of the same owner: a host known dead (`farm stop` finds none
 // of its processes registered, SPEC §11) gives back its hooks with its jobs, their programs having died
 // with it; otherwise another host's hooks are left to their lease, as its jobs are.
-extension Spool {
-    /// A hook claimed by one runner, under an owner name fresh for the claim (as a job's).
-    public struct HookClaim: Sendable {
-        public let job: JobName
-        public let owner: Owner
+/// A hook claimed by one runner, under an owner name fresh for the claim (as a job's).
+public struct HookClaim: Sendable {
+    public let job: JobName
+    public let owner: Owner
 
-        var leased: LeasedQueue.Claim { LeasedQueue.Claim(name: job.raw, owner: owner) }
-    }
+    var leased: LeasedQueue.Claim { LeasedQueue.Claim(name: job.raw, owner: owner) }
+}
 
-    func hookClaimPath(_ claim: HookClaim) -> String { hookClaims.path(of: claim.leased) }
+/// The hooks' moves, on the spool's part that names their files (`spool.hooks`).
+extension HookFiles {
+    func claimPath(_ claim: HookClaim) -> String { claims.path(of: claim.leased) }
 
     /// Marks `job`'s hook as due: called by its owner before the completion that makes it due.
-    public func queueHook(_ job: JobName) throws(SpoolError) {
-        let path = hookQueue + "/" + job.raw
+    public func markDue(_ job: JobName) throws(SpoolError) {
+        let path = queue + "/" + job.raw
         do {
             do { try FileSystem.createFile(path, []) } catch where error == .noSuchFileOrDirectory {
-                try FileSystem.ensureDirectory(hookQueue)
+                try FileSystem.ensureDirectory(queue)
                 try FileSystem.createFile(path, [])
             }
         } catch where error == .fileExists {
@@ -63,10 +64,10 @@ extension Spool {
     }
 
     /// The jobs whose hooks are due and not taken; foreign names are set aside.
-    public func dueHooks() -> [JobName] {
-        FileSystem.names(hookQueue).compactMap { name in
+    public func due() -> [JobName] {
+        FileSystem.names(queue).compactMap { name in
             guard let job = JobName(name) else {
-                setAside(hookQueue + "/" + name, reason: "not a hook's name")
+                spool.setAside(queue + "/" + name, reason: "not a hook's name")
                 return nil
             }
             return job
@@ -74,23 +75,23 @@ extension Spool {
     }
 
     /// How many hooks are due or running: `farm wait` waits for none.
-    public func hooksOutstanding() -> Int {
-        FileSystem.names(hookQueue).count + FileSystem.names(hookActive).count
+    public func outstanding() -> Int {
+        FileSystem.names(queue).count + FileSystem.names(active).count
     }
 
     /// Claims the due hook of `job` by rename; nil when another runner took it first.
-    public func claimHook(_ job: JobName) -> HookClaim? {
+    public func claim(_ job: JobName) -> HookClaim? {
         do {
-            return try hookClaims.claim(job.raw).map { HookClaim(job: job, owner: $0.owner) }
+            return try claims.claim(job.raw).map { HookClaim(job: job, owner: $0.owner) }
         } catch {
-            log("cannot claim the hook of \(job): \(error)")
+            spool.log("cannot claim the hook of \(job): \(error)")
             return nil
         }
     }
 
     /// Renews the lease of `claim`; `.leaseLost` when it was reclaimed.
-    public func renewHook(_ claim: HookClaim) throws(SpoolError) {
-        do { try hookClaims.renew(claim.leased) } catch where error == .noSuchFileOrDirectory {
+    public func renew(_ claim: HookClaim) throws(SpoolError) {
+        do { try claims.renew(claim.leased) } catch where error == .noSuchFileOrDirectory {
             throw SpoolError(.leaseLost, "the hook of \(claim.job) was reclaimed from this worker")
         } catch {
             throw SpoolError(.io, "cannot renew the lease of the hook of \(claim.job)", cause: error)
@@ -99,32 +100,32 @@ extension Spool {
 
     /// Notes in `claim` the process its program runs as (see the protocol above); written in place, as the
     /// result later is. Unwritten (a runner killed just before), the hook is handed back without it.
-    public func noteHookProcess(_ claim: HookClaim, pid: Int32) { hookClaims.noteProcess(claim.leased, pid: pid) }
+    public func noteProcess(_ claim: HookClaim, pid: Int32) { claims.noteProcess(claim.leased, pid: pid) }
 
     /// Hands back the running hooks of the owners that `isGone` says are gone (of any host: the caller
     /// judges), after ending the process group each claim of this host names (see the protocol above).
     /// Returns how many it handed back.
     @discardableResult
-    package func releaseHooks(ownedBy isGone: (Owner) -> Bool) -> Int {
-        hookClaims.release(ownedBy: isGone) { claim, group in
-            log("ended the hook of \(claim.name) (process group \(group)): its worker is gone")
+    package func release(ownedBy isGone: (Owner) -> Bool) -> Int {
+        claims.release(ownedBy: isGone) { claim, group in
+            spool.log("ended the hook of \(claim.name) (process group \(group)): its worker is gone")
         }.count
     }
 
     /// Puts `claim` back in the queue, not run (a worker stopping, a job not finished yet).
-    public func handBackHook(_ claim: HookClaim) { hookClaims.handBack(claim.leased) }
+    public func handBack(_ claim: HookClaim) { claims.handBack(claim.leased) }
 
     /// Drops `claim`: its job is no longer a resource of any list, so there is nothing to run.
-    public func dropHook(_ claim: HookClaim) {
-        try? FileSystem.unlink(hookClaimPath(claim))
+    public func drop(_ claim: HookClaim) {
+        try? FileSystem.unlink(claimPath(claim))
     }
 
     /// Records how the hook of `claim` ended (see the protocol above); `.leaseLost` when it was reclaimed
     /// meanwhile (its next owner runs it again, and records that run).
-    public func recordHook(_ claim: HookClaim, _ result: HookResult) throws(SpoolError) {
-        let path = hookClaimPath(claim)
+    public func record(_ claim: HookClaim, _ result: HookResult) throws(SpoolError) {
+        let path = claimPath(claim)
         let ok = result.succeeded
-        let target = hookResultDirectory(ofList: claim.job.list, ok: ok) + "/" + claim.job.raw
+        let target = resultDirectory(ofList: claim.job.list, ok: ok) + "/" + claim.job.raw
         do {
             // Written into the claim itself, in place of its process (whose end made this result): empty for
             // one that exited 0.
@@ -135,8 +136,8 @@ extension Spool {
             }
             do { try FileSystem.rename(path, target) } catch where error == .noSuchFileOrDirectory
                 && FileSystem.exists(path) {
-                try FileSystem.ensureDirectory(hooks + (ok ? "/ok" : "/failed"))
-                try FileSystem.ensureDirectory(hookResultDirectory(ofList: claim.job.list, ok: ok))
+                try FileSystem.ensureDirectory(folder + (ok ? "/ok" : "/failed"))
+                try FileSystem.ensureDirectory(resultDirectory(ofList: claim.job.list, ok: ok))
                 try FileSystem.rename(path, target)
             }
         } catch where error == .noSuchFileOrDirectory {
@@ -144,21 +145,21 @@ extension Spool {
         } catch {
             throw SpoolError(.io, "cannot record the hook of \(claim.job)", cause: error)
         }
-        try? FileSystem.unlink(hookResultDirectory(ofList: claim.job.list, ok: !ok) + "/" + claim.job.raw)
+        try? FileSystem.unlink(resultDirectory(ofList: claim.job.list, ok: !ok) + "/" + claim.job.raw)
     }
 
     /// Sends back to the queue every running hook whose lease is older than `lease` seconds (its runner
     /// died); any process may, as many at once as like. Returns how many.
     @discardableResult
-    public func reclaimExpiredHooks(lease: Double) -> Int {
-        hookClaims.reclaimExpired(lease: lease) { setAside($0, reason: "not a claimed hook's name") }.count
+    public func reclaimExpired(lease: Double) -> Int {
+        claims.reclaimExpired(lease: lease) { spool.setAside($0, reason: "not a claimed hook's name") }.count
     }
 
     /// How the hooks of list `id` ended, by job number (the last run of each).
-    public func hookResults(ofList id: String) -> [Int: HookResult] {
+    public func results(ofList id: String) -> [Int: HookResult] {
         var results: [Int: (result: HookResult, at: Double)] = [:]
         for ok in [true, false] {
-            let directory = hookResultDirectory(ofList: id, ok: ok)
+            let directory = resultDirectory(ofList: id, ok: ok)
             for name in FileSystem.names(directory) {
                 guard let job = JobName(name), job.list == id,
                       let st = try? FileSystem.lstat(directory + "/" + name) else { continue }
@@ -173,15 +174,15 @@ extension Spool {
     }
 
     /// Queues again the failed hooks of `jobs` (`farm retry --hooks`); returns how many.
-    public func retryHooks(_ jobs: [JobName]) throws(SpoolError) -> Int {
+    public func retry(_ jobs: [JobName]) throws(SpoolError) -> Int {
         var queued = 0
         for job in jobs {
-            let source = hookResultDirectory(ofList: job.list, ok: false) + "/" + job.raw
+            let source = resultDirectory(ofList: job.list, ok: false) + "/" + job.raw
             do {
-                do { try FileSystem.rename(source, hookQueue + "/" + job.raw) } catch where error == .noSuchFileOrDirectory
+                do { try FileSystem.rename(source, queue + "/" + job.raw) } catch where error == .noSuchFileOrDirectory
                     && FileSystem.exists(source) {
-                    try FileSystem.ensureDirectory(hookQueue)
-                    try FileSystem.rename(source, hookQueue + "/" + job.raw)
+                    try FileSystem.ensureDirectory(queue)
+                    try FileSystem.rename(source, queue + "/" + job.raw)
                 }
                 queued += 1
             } catch where error == .noSuchFileOrDirectory {

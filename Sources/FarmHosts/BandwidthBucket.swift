@@ -15,7 +15,7 @@ public struct BandwidthBucket: Sendable {
     /// until there will be; everything wanted when the bucket cannot be used.
     public func take(_ wanted: Int, rate: Int) -> (granted: Int, wait: Double) {
         let least = Double(min(wanted, max(1, rate / 100)))
-        guard let (taken, wait) = SharedBucket(spool: spool, path: spool.bandwidthBucketPath())
+        guard let (taken, wait) = SharedBucket(spool: spool, path: spool.control.bandwidthBucketPath())
             .take(Double(wanted), least: least, rate: Double(rate), burst: Double(max(rate / 10, wanted)))
         else { return (wanted, 0) }
         return (Int(taken), wait)

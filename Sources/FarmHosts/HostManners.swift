@@ -68,7 +68,7 @@ extension HostManners {
     /// Records that `host` is held until `until` (wall time). Not synced: no command waits on it, and a hold
     /// a power cut undoes is only a request the host answers with a 429 again.
     func setHold(_ host: HostKey, until: Double) throws(SpoolError) {
-        try spool.replace(holdPath(host), with: Array(String(until).utf8), durable: false)
+        try spool.scratch.replace(holdPath(host), with: Array(String(until).utf8), durable: false)
     }
 
     /// Parks the job `claim` holds in its host's batch, where it stays queued until a worker that the

@@ -88,7 +88,7 @@ extension Lists {
     /// mid-append is no line, and the next append cuts it off) and returns how many lines the table has. A
     /// table shorter than what was read (fsck rebuilt it, an undone edit cut it) is read again from its start.
     private func refresh(_ seen: CrawlSeen, ofList id: String) throws(SpoolError) -> Int {
-        let path = spool.resourceTablePath(ofList: id)
+        let path = spool.lists.resourceTablePath(ofList: id)
         let bytes: [UInt8]
         do {
             let fd = try FileDescriptor.open(path, .readOnly)

@@ -113,7 +113,7 @@ public final class Deliveries: Sendable {
     public func deliver(_ job: JobName, file: String, ext: String, sha256: String?, old: String? = nil)
         throws(DeliveryError) -> String? {
         guard var plan = try plan(ofList: job.list) else { return nil }
-        let old = old ?? spool.sidecar(job, finished: [.done])?.delivered
+        let old = old ?? spool.sidecars.last(job, finished: [.done])?.delivered
         if plan.places[job.index] == nil || job.index >= plan.table.count {
             // An append (a crawled page's links, a page) queues its jobs a moment before it commits them to
             // the list's order (PageAppend.swift): a job claimed in that moment waits for the commit, as a
@@ -152,7 +152,7 @@ public final class Deliveries: Sendable {
         if let old, old != target { remove(old, of: job) }
         // After the new bytes are in: a conversion that wrote its mark before them is undone by this, one
         // that comes after sees the list unfinished until this job completes (LinkConversion.swift).
-        if plan.convertsLinks { try? FileSystem.unlink(spool.convertedMarkPath(ofList: job.list)) }
+        if plan.convertsLinks { try? FileSystem.unlink(spool.lists.convertedMarkPath(ofList: job.list)) }
         return target
     }
 
@@ -292,7 +292,7 @@ public final class Deliveries: Sendable {
         let now = Clock.monotonic()
         let known = plans.withLock { $0[id] }
         if let known, known.plan == nil, now - known.made < Self.recheck { return nil }
-        let stamp = [spool.resourceTablePath(ofList: id), spool.orderPath(ofList: id)].flatMap { path -> [Int] in
+        let stamp = [spool.lists.resourceTablePath(ofList: id), spool.lists.orderPath(ofList: id)].flatMap { path -> [Int] in
             guard let st = try? FileSystem.stat(path) else { return [-1, -1] }
             return [Int(st.size), Int(st.modificationTime * 1e6)]
         }
@@ -323,12 +323,12 @@ public final class Deliveries: Sendable {
            old.template == template, old.width == width || !template.uses(.index) {
             grown = old
         }
-        let tablePath = spool.resourceTablePath(ofList: id)
+        let tablePath = spool.lists.resourceTablePath(ofList: id)
         if !grown.extend(reading: tablePath) {
             grown = Growth()
             if !grown.extend(reading: tablePath) {
                 grown = Growth(tableBytes: -1)
-                grown.table = spool.resources(ofList: id) ?? []
+                grown.table = spool.lists.resources(ofList: id) ?? []
             }
         }
         for position in grown.order.count..<order.count where order[position] < grown.table.count {

@@ -24,7 +24,7 @@ extension Lists {
         return FileSystem.names(directory).compactMap { name in
             guard let job = JobName(name), job.list == id,
                   let record = spool.jobRecord(atPath: directory + "/" + name, records: records) else { return nil }
-            let outcome = spool.outcomeRecord(atPath: directory + "/" + name)
+            let outcome = spool.sidecars.outcome(atPath: directory + "/" + name)
                 .flatMap { JSON.decode(Sidecar.self, from: $0) }
             return FailedJob(job: job, record: record, reason: outcome?.error, attempts: outcome?.attempts ?? 1)
         }

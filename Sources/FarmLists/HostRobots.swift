@@ -4,7 +4,7 @@ import FarmSpool
 import FarmSystem
 
 /// One origin's robots.txt as a recursive list fetched it (SPEC §18: each host's robots.txt before its
-/// other requests), kept in `lists/<list>.robots-<key>` (`Spool.robotsPath`). The start origin's and each
+/// other requests), kept in `lists/<list>.robots-<key>` (`ListFiles.robotsPath`). The start origin's and each
 /// origin the list spans to (`--span-hosts`) get one, written by the worker that first needs it (FarmWorker's
 /// CrawlRobots.swift) and read by the other workers and by the views (`shownList`).
 public struct HostRobots: Equatable, Sendable, JSONRecord {
@@ -32,7 +32,7 @@ public struct HostRobots: Equatable, Sendable, JSONRecord {
 extension Spool {
     /// The robots.txt of `origin` kept for list `id`, when a worker fetched it (nil: not yet).
     public func robots(ofList id: String, origin: String) -> HostRobots? {
-        let kept = (try? FileSystem.readFile(robotsPath(ofList: id, origin: origin)))
+        let kept = (try? FileSystem.readFile(lists.robotsPath(ofList: id, origin: origin)))
             .flatMap { JSON.decode(HostRobots.self, from: $0) }
         return kept?.origin == origin ? kept : nil
     }
@@ -40,7 +40,8 @@ extension Spool {
     /// Keeps `robots` for list `id`. Not synced: lost in a power cut, the next request that needs it fetches
     /// it again.
     public func keep(_ robots: HostRobots, ofList id: String) {
-        try? writeWhole(JSON.encode(robots), to: robotsPath(ofList: id, origin: robots.origin), durable: false)
+        let path = lists.robotsPath(ofList: id, origin: robots.origin)
+        try? scratch.writeWhole(JSON.encode(robots), to: path, durable: false)
     }
 
     /// List `id` as the views show it: `list(id)`, with the `Crawl-delay` its start origin's robots.txt asked

@@ -28,7 +28,7 @@ extension Lists {
 
     /// Whether list `id` converts its links (`--convert-links`) and has not since its last delivery.
     public func linksToConvert(ofList id: String, record: ListRecord) -> Bool {
-        record.delivery?.convertsLinks == true && !FileSystem.exists(spool.convertedMarkPath(ofList: id))
+        record.delivery?.convertsLinks == true && !FileSystem.exists(spool.lists.convertedMarkPath(ofList: id))
     }
 
     /// Converts the links of every delivered page and stylesheet of list `id` (see the header) and marks
@@ -37,14 +37,14 @@ extension Lists {
     @discardableResult
     public func convertLinks(ofList id: String) throws(SpoolError) -> Int {
         guard let record = spool.list(id), let delivery = record.delivery, delivery.convertsLinks else { return 0 }
-        let table = spool.resources(ofList: id) ?? []
+        let table = spool.lists.resources(ofList: id) ?? []
         let folder = delivery.folder + "/"
         // Every done resource with its delivered file, by URL: what a link may point to.
         var files: [(job: JobName, record: JobRecord, sidecar: Sidecar, path: String)] = []
         var local: [WebURL: String] = [:]
         for number in order(ofList: id, total: record.total).numbers where number < table.count {
             let job = JobName(list: id, index: number)
-            guard let sidecar = spool.sidecar(job, finished: [.done]), let delivered = sidecar.delivered,
+            guard let sidecar = spool.sidecars.last(job, finished: [.done]), let delivered = sidecar.delivered,
                   delivered.hasPrefix(folder), let url = WebURL(table[number].url) else { continue }
             let path = String(delivered.dropFirst(folder.count))
             local[url] = local[url] ?? path
@@ -78,7 +78,7 @@ extension Lists {
             }
         }
         do {
-            try spool.writeWhole(Array("\(converted)\n".utf8), to: spool.convertedMarkPath(ofList: id))
+            try spool.scratch.writeWhole(Array("\(converted)\n".utf8), to: spool.lists.convertedMarkPath(ofList: id))
         } catch {
             throw SpoolError(.io, "cannot mark the links of list \(id) converted", cause: error)
         }

@@ -20,7 +20,7 @@ extension Lists {
 
     /// Whether `name` in lists/ is one of the files edits keep: an order, an edit lock, a journal.
     package static func isEditFile(_ name: String) -> Bool {
-        let suffixes = [Spool.orderSuffix, editLockSuffix, editJournalSuffix, Spool.orderSuffix + stagedSuffix, stagedJobSuffix]
+        let suffixes = [ListFiles.orderSuffix, editLockSuffix, editJournalSuffix, ListFiles.orderSuffix + stagedSuffix, stagedJobSuffix]
         for suffix in suffixes where name.hasSuffix(suffix) {
             return ListID.isValid(String(name.dropLast(suffix.count)))
         }
@@ -145,7 +145,7 @@ extension Lists {
     /// has its job and outputs removed (the add never happened, or the removal did). Called under the
     /// list's edit lock, and by `recover()`.
     func finishEdit(ofList id: String, total: Int) throws(SpoolError) {
-        try? FileSystem.unlink(spool.orderPath(ofList: id) + Self.stagedSuffix)
+        try? FileSystem.unlink(spool.lists.orderPath(ofList: id) + Self.stagedSuffix)
         try? FileSystem.unlink(spool.path(.lists, id + Self.stagedJobSuffix))
         let journal = editJournalPath(ofList: id)
         guard let bytes = try? FileSystem.readFile(journal) else { return }
@@ -166,13 +166,13 @@ extension Lists {
         // A first edit undone (no order yet): the table's lines past the list's total are that edit's own,
         // named by no order; they go, or the table is longer than its list (fsck's list-table; bin/crashstates
         // found it after an `item add` killed between its table line and its commit).
-        if !FileSystem.exists(spool.orderPath(ofList: id)) { try cutTable(ofList: id, toLines: total) }
+        if !FileSystem.exists(spool.lists.orderPath(ofList: id)) { try cutTable(ofList: id, toLines: total) }
         try? FileSystem.unlink(journal)
     }
 
     /// Cuts the resource table of list `id` back to its first `lines` lines, durably; a shorter one is left.
     private func cutTable(ofList id: String, toLines lines: Int) throws(SpoolError) {
-        let path = spool.resourceTablePath(ofList: id)
+        let path = spool.lists.resourceTablePath(ofList: id)
         guard let bytes = try? FileSystem.readFile(path, limit: Int.max) else { return }
         var seen = 0
         var end = 0
@@ -221,7 +221,7 @@ extension Lists {
     /// free: a list being edited now is its editor's to finish. Returns how many it finished.
     func finishEdits() throws(SpoolError) -> Int {
         var finished = 0
-        for name in FileSystem.names(spool.lists) where name.hasSuffix(Self.editJournalSuffix) {
+        for name in FileSystem.names(spool.lists.folder) where name.hasSuffix(Self.editJournalSuffix) {
             let id = String(name.dropLast(Self.editJournalSuffix.count))
             guard ListID.isValid(id), let record = spool.list(id),
                   let lock = try? FileDescriptor.open(editLockPath(ofList: id), .readOnly, options: [.create],
@@ -242,7 +242,7 @@ extension Lists {
         var misses = 0
         var url: String?
         // Where it was delivered (SPEC §12): its record goes with its file.
-        let delivered = spool.sidecar(job, finished: [.done])?.delivered
+        let delivered = spool.sidecars.last(job, finished: [.done])?.delivered
         while misses < 2 {
             if let path = place(of: job) {
                 guard let trash = try spool.moveToRemoved(path, job: job) else {
@@ -257,13 +257,13 @@ extension Lists {
         }
         // An edit taken up again after its removal was cut short finds no job file to read the URL from:
         // the list's table keeps every line it ever had, so its blob's URL record still goes with it.
-        if url == nil, let table = spool.resources(ofList: job.list), job.index < table.count {
+        if url == nil, let table = spool.lists.resources(ofList: job.list), job.index < table.count {
             url = table[job.index].url
         }
         removeOutputs(of: job, url: url)
         if let delivered { Deliveries(spool: spool).remove(delivered, of: job) }
         Dedup(spool).dropPartials(of: job, url: url)
-        spool.removeSidecar(job)
+        spool.sidecars.remove(job)
     }
 
     /// Deletes the outputs of `job`, whose URL is `url` when the caller knows it (the folder of its
@@ -321,7 +321,7 @@ extension Lists {
             throw SpoolError(.io, "cannot write the job of a new resource", cause: error)
         }
         guard try spool.moveToQueue(staged, job: job, shard: shard) else {
-            throw SpoolError(.io, "the job of a new resource vanished from \(spool.lists)")
+            throw SpoolError(.io, "the job of a new resource vanished from \(spool.lists.folder)")
         }
         // The shard and its batch may be new (moveToQueue made them): each folder's own name is synced in
         // its parent too, up to queue/, or a power cut could keep the job in a folder no path leads to
@@ -332,7 +332,7 @@ extension Lists {
             folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.endIndex)])
         }
         try? FileSystem.syncDirectory(spool.queue)
-        spool.ringBell()
+        spool.control.ringBell()
     }
 }
 
@@ -389,7 +389,7 @@ extension Lists {
             // The journal's name too (fsync keeps a file's bytes, its folder keeps its name): a power cut
             // that kept the edit's table lines but not the journal that says to undo them leaves the
             // table longer than the list, which no recovery looks at.
-            try FileSystem.syncDirectory(spool.lists)
+            try FileSystem.syncDirectory(spool.lists.folder)
         } catch {
             throw SpoolError(.io, "cannot write the journal of an edit of list \(id)", cause: error)
         }
@@ -400,7 +400,7 @@ extension Lists {
     @discardableResult
     func appendToTable(_ lines: [UInt8], ofList id: String) throws(SpoolError) -> Int {
         do {
-            return try appendDurably(lines, to: spool.resourceTablePath(ofList: id), cuttingPartialLine: true)
+            return try appendDurably(lines, to: spool.lists.resourceTablePath(ofList: id), cuttingPartialLine: true)
         } catch {
             throw SpoolError(.io, "cannot add to the resource table of list \(id)", cause: error)
         }
@@ -409,7 +409,7 @@ extension Lists {
     /// The resource table of list `id` for an edit: its lines as records, a last line cut short by a
     /// writer killed mid-append truncated away first.
     func editableTable(ofList id: String) throws(SpoolError) -> [JobRecord] {
-        let path = spool.resourceTablePath(ofList: id)
+        let path = spool.lists.resourceTablePath(ofList: id)
         guard var bytes = try? FileSystem.readFile(path, limit: 1 << 34) else {
             throw SpoolError(.refused, "list \(id) has lost the table of its resources; farm fsck tells what else it lost")
         }

@@ -62,7 +62,7 @@ extension Lists {
     /// The order of list `id`, whose record says `total` resources: its order file, or 0..<total when it
     /// was never edited (nor paged). An order file that cannot be read counts as absent (fsck reports it).
     public func order(ofList id: String, total: Int) -> ListOrder {
-        guard let bytes = try? FileSystem.readFile(spool.orderPath(ofList: id), limit: 1 << 32) else {
+        guard let bytes = try? FileSystem.readFile(spool.lists.orderPath(ofList: id), limit: 1 << 32) else {
             return ListOrder(identity: total)
         }
         return ListOrder(bytes: bytes)
@@ -73,7 +73,7 @@ extension Lists {
     /// list holds. A list without an order file gets one, 0..<total then the numbers, by rename. Called
     /// under the list's edit lock.
     func appendToOrder(_ numbers: [Int], ofList id: String, total: Int) throws(Errno) {
-        let path = spool.orderPath(ofList: id)
+        let path = spool.lists.orderPath(ofList: id)
         guard FileSystem.exists(path) else {
             try writeOrder(ListOrder(numbers: Array(0..<total) + numbers), ofList: id)
             return
@@ -85,7 +85,7 @@ extension Lists {
     /// returns. The rename is the commit point of an edit. Called under the list's edit lock, which is
     /// why its temporary can have a fixed name (one left by a killed editor is the next one's to remove).
     func writeOrder(_ order: ListOrder, ofList id: String) throws(Errno) {
-        let path = spool.orderPath(ofList: id)
+        let path = spool.lists.orderPath(ofList: id)
         let temporary = path + Self.stagedSuffix
         do {
             let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate], permissions: 0o600)
@@ -97,6 +97,6 @@ extension Lists {
             try? FileSystem.unlink(temporary)
             throw error
         }
-        try FileSystem.syncDirectory(spool.lists)
+        try FileSystem.syncDirectory(spool.lists.folder)
     }
 }

@@ -169,14 +169,14 @@ extension Spool {
     /// The published list with this id, or nil when there is none (or it does not parse). Its `total`
     /// is the count now: an edited list's order file has the last word (the record is written once).
     public func list(_ id: String) -> ListRecord? {
-        guard var record = listRecord(id).flatMap({ JSON.decode(ListRecord.self, from: $0) }) else { return nil }
+        guard var record = lists.record(id).flatMap({ JSON.decode(ListRecord.self, from: $0) }) else { return nil }
         if let count = editedCount(ofList: id) { record.total = count }
         return record
     }
 
     /// How many resources an edited list has now: one stat, not a read (nil when it was never edited).
     private func editedCount(ofList id: String) -> Int? {
-        guard let st = try? FileSystem.stat(orderPath(ofList: id)) else { return nil }
+        guard let st = try? FileSystem.stat(lists.orderPath(ofList: id)) else { return nil }
         return Int(st.size) / 4
     }
 }

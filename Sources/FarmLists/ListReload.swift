@@ -37,7 +37,7 @@ extension Lists {
         guard FileSystem.exists(path) else { return false }
         guard var record = spool.jobRecord(atPath: path), !record.fresh else { return true }
         record.fresh = true
-        let scratch = spool.scratchPath("fresh")
+        let scratch = spool.scratch.path("fresh")
         do {
             try FileSystem.createFile(scratch, record.encoded())
             try FileSystem.rename(scratch, path)

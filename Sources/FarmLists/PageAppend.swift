@@ -80,7 +80,7 @@ extension Lists {
     /// whole table is read instead.
     private func recentResources(ofList id: String, since state: PageState, total: Int) throws(SpoolError)
         -> (records: [JobRecord], lines: Int, bytes: Int) {
-        let path = spool.resourceTablePath(ofList: id)
+        let path = spool.lists.resourceTablePath(ofList: id)
         var tail: [UInt8] = []
         var consistent = false
         if let fd = try? FileDescriptor.open(path, .readOnly) {

@@ -59,10 +59,10 @@ public struct PageState: Equatable, Sendable, JSONRecord {
 extension Lists {
 
     /// `lists/<list>.pages`: the page log of a list still followed.
-    public func pageLogPath(ofList id: String) -> String { spool.path(.lists, id + Spool.pageLogSuffix) }
+    public func pageLogPath(ofList id: String) -> String { spool.path(.lists, id + ListFiles.pageLogSuffix) }
     /// `lists/<list>.paged`: the page log of a list whose pages are all in (or that stopped).
     public func finishedPageLogPath(ofList id: String) -> String {
-        spool.path(.lists, id + Spool.finishedPageLogSuffix)
+        spool.path(.lists, id + ListFiles.finishedPageLogSuffix)
     }
 
     /// What a paged list's cover and its display image are named from: `files/<list>/cover`, to which
@@ -75,9 +75,9 @@ extension Lists {
     /// The list whose status a change of `name` in lists/ may change: its record, its order (edits, pages),
     /// its page log, or a robots.txt it keeps (the start origin's Crawl-delay, `shownList`); nil for any other name.
     public static func listID(ofShownFileName name: String) -> String? {
-        if let id = Spool.listID(ofRecordName: name) { return id }
-        if Spool.isRobotsFile(name) { return name.split(separator: ".", maxSplits: 1).first.map(String.init) }
-        let suffixes = [Spool.orderSuffix, Spool.pageLogSuffix, Spool.finishedPageLogSuffix]
+        if let id = ListFiles.listID(ofRecordName: name) { return id }
+        if ListFiles.isRobotsFile(name) { return name.split(separator: ".", maxSplits: 1).first.map(String.init) }
+        let suffixes = [ListFiles.orderSuffix, ListFiles.pageLogSuffix, ListFiles.finishedPageLogSuffix]
         for suffix in suffixes where name.hasSuffix(suffix) {
             let id = String(name.dropLast(suffix.count))
             return ListID.isValid(id) ? id : nil
@@ -87,7 +87,7 @@ extension Lists {
 
     /// Whether `name` in lists/ is a page log (`<list>.pages` or `<list>.paged`).
     package static func isPageLog(_ name: String) -> Bool {
-        for suffix in [Spool.pageLogSuffix, Spool.finishedPageLogSuffix] where name.hasSuffix(suffix) {
+        for suffix in [ListFiles.pageLogSuffix, ListFiles.finishedPageLogSuffix] where name.hasSuffix(suffix) {
             return ListID.isValid(String(name.dropLast(suffix.count)))
         }
         return false
@@ -95,9 +95,9 @@ extension Lists {
 
     /// The lists whose pages are still followed (one readdir of lists/).
     public func listsFollowingPages() -> [String] {
-        FileSystem.names(spool.lists).compactMap { name in
-            guard name.hasSuffix(Spool.pageLogSuffix) else { return nil }
-            let id = String(name.dropLast(Spool.pageLogSuffix.count))
+        FileSystem.names(spool.lists.folder).compactMap { name in
+            guard name.hasSuffix(ListFiles.pageLogSuffix) else { return nil }
+            let id = String(name.dropLast(ListFiles.pageLogSuffix.count))
             return ListID.isValid(id) ? id : nil
         }
     }
@@ -154,7 +154,7 @@ extension Lists {
             try appendDurably(state.encoded(), to: path, cuttingPartialLine: true)
             if state.isFinal {
                 try FileSystem.rename(path, finishedPageLogPath(ofList: id))
-                try FileSystem.syncDirectory(spool.lists)
+                try FileSystem.syncDirectory(spool.lists.folder)
             }
         } catch {
             throw SpoolError(.io, "cannot record page \(state.fetched) of list \(id)", cause: error)
@@ -181,7 +181,7 @@ extension Lists {
             }
             do {
                 try FileSystem.rename(pageLogPath(ofList: id), finishedPageLogPath(ofList: id))
-                try FileSystem.syncDirectory(spool.lists)
+                try FileSystem.syncDirectory(spool.lists.folder)
             } catch {
                 throw SpoolError(.io, "cannot finish the page log of list \(id)", cause: error)
             }

@@ -15,28 +15,28 @@ extension Lists {
     /// and no work when the mark is this boot's. Another process checking at the same time (a second
     /// watcher, briefly) leaves it to that one.
     public func recheckAfterReboot() throws(SpoolError) -> [JobName] {
-        let mark = spool.syncMark()
-        if mark?.boot == Spool.boot { return [] }
+        let mark = spool.durability.mark()
+        if mark?.boot == Durability.boot { return [] }
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(spool.controlPath(.syncedLock), .readWrite, options: .create,
+            lock = try FileDescriptor.open(spool.control.path(.syncedLock), .readWrite, options: .create,
                                            permissions: 0o600)
         } catch {
-            throw SpoolError(.io, "cannot open \(spool.controlPath(.syncedLock))", cause: error)
+            throw SpoolError(.io, "cannot open \(spool.control.path(.syncedLock))", cause: error)
         }
         defer { lock.closeQuietly() }
-        guard (try? lock.tryLock()) == true, spool.syncMark() == mark else { return [] }
+        guard (try? lock.tryLock()) == true, spool.durability.mark() == mark else { return [] }
 
         var redone: [JobName] = []
-        for list in spool.finishedLists(since: mark?.time ?? 0) {
+        for list in spool.durability.finishedLists(since: mark?.time ?? 0) {
             let directory = spool.finishedDirectory(list, .done)
             var outputs: [Int: [String]]?
             for name in (try? FileSystem.listDirectory(directory)) ?? [] {
                 guard let job = JobName(name), job.list == list,
                       let st = try? FileSystem.lstat(directory + "/" + name),
-                      st.changeTime >= (mark?.time ?? 0) - Spool.clockSlack,
-                      let sidecar = spool.sidecar(job, finished: [.done]),
-                      !Spool.survived(sidecar)
+                      st.changeTime >= (mark?.time ?? 0) - Durability.clockSlack,
+                      let sidecar = spool.sidecars.last(job, finished: [.done]),
+                      !Durability.survived(sidecar)
                 else { continue }
                 if outputs == nil { outputs = spool.outputsByIndex(ofList: list) }
                 if try redo(directory + "/" + name, job: job, outputs: outputs?[job.index] ?? [], lost: true) {
@@ -45,7 +45,7 @@ extension Lists {
             }
         }
         // Every job finished before this boot is now on disk or queued again.
-        try spool.markBootChecked()
+        try spool.durability.markBootChecked()
         return redone
     }
 
@@ -60,7 +60,7 @@ extension Lists {
         let claims = spool.activeJobs().filter(\.owner.claimedBeforeThisBoot)
         guard !claims.isEmpty else { return 0 }
         // A claimant registers before its first claim: one that lives holds its claims, whatever its clock said.
-        let live = Set(spool.processes().filter(\.isLocal).map(\.pid))
+        let live = Set(spool.registry.processes().filter(\.isLocal).map(\.pid))
         var outputs: [String: [Int: [String]]] = [:]
         var released = 0
         for claim in claims where !live.contains(claim.owner.pid) {
@@ -92,7 +92,7 @@ extension Lists {
     /// never written (FarmDedup's protocol): its taker starts over. The URL partials nobody can want go
     /// first (`Dedup.sweepURLPartials`). Returns how many were cut back (or dropped).
     func cutPartialsBackToTheDisk() -> Int {
-        guard spool.syncMark()?.boot != Spool.boot else { return 0 }
+        guard spool.durability.mark()?.boot != Durability.boot else { return 0 }
         var cut = 0
         var inPieces: Set<String> = []
         for (board, partial) in spool.pieceBoards() {
@@ -138,8 +138,8 @@ extension Lists {
                 throw SpoolError(.io, "cannot delete \(directory)/\(output)", cause: error)
             }
         }
-        try? FileSystem.unlink(spool.sidecarPath(job))
-        if !keepOutcome { spool.forgetOutcome(atPath: path) }
+        try? FileSystem.unlink(spool.sidecars.path(job))
+        if !keepOutcome { spool.sidecars.forgetOutcome(atPath: path) }
         Dedup(spool).dropPartials(of: job, url: url)
         if fresh && !markFresh(path) { return false }
         return try spool.returnToQueue(path, job: job)

@@ -28,14 +28,14 @@ extension Lists {
     /// The done resource `job` with its record; nil when it is not done or has no record.
     public func doneResource(_ job: JobName) -> DoneResource? {
         let path = spool.finishedPath(job, .done)
-        guard let st = try? FileSystem.stat(path), let bytes = spool.lastSidecar(job, finished: [.done]),
+        guard let st = try? FileSystem.stat(path), let bytes = spool.sidecars.lastRecord(job, finished: [.done]),
               let record = JSON.decode(Sidecar.self, from: bytes) else { return nil }
         return DoneResource(job: job, record: record, recordBytes: bytes, inode: UInt64(st.inode.rawValue))
     }
 
     /// A fresh, empty stage for the new outputs of one changed resource: `tmp/sync-<pid>.<host tag>-<nonce>`.
     public func makeSyncStage() throws(SpoolError) -> String {
-        let path = spool.scratchPath(Self.syncStagePrefix)
+        let path = spool.scratch.path(Self.syncStagePrefix)
         do { try FileSystem.mkdir(path, mode: 0o700) } catch {
             throw SpoolError(.io, "cannot make a stage in \(spool.tmp)", cause: error)
         }
@@ -47,7 +47,7 @@ extension Lists {
     public func removeDeadSyncStages() -> Int {
         var removed = 0
         for name in FileSystem.names(spool.tmp) where name.hasPrefix(Self.syncStagePrefix + "-") {
-            guard Spool.scratchWriter(ofName: name)?.isGone == true else { continue }
+            guard ScratchFiles.writer(ofName: name)?.isGone == true else { continue }
             if (try? FileSystem.removeTree(spool.path(.tmp, name))) != nil { removed += 1 }
         }
         return removed
@@ -130,10 +130,10 @@ extension Lists {
     /// system keeps no attribute.
     private func setDoneRecord(_ record: Sidecar, of job: JobName) throws(SpoolError) {
         let path = spool.finishedPath(job, .done)
-        do { try FileSystem.setAttribute(path, Spool.outcomeAttribute, record.encoded()) } catch {
+        do { try FileSystem.setAttribute(path, SidecarFiles.outcomeAttribute, record.encoded()) } catch {
             if error == .noSuchFileOrDirectory { throw SpoolError(.io, "\(job) left done/ during its sync") }
-            try? FileSystem.removeAttribute(spool.finishedPath(job, .done), Spool.outcomeAttribute)
-            try spool.writeSidecar(record, for: job)
+            try? FileSystem.removeAttribute(spool.finishedPath(job, .done), SidecarFiles.outcomeAttribute)
+            try spool.sidecars.write(record, for: job)
         }
     }
 

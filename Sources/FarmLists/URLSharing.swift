@@ -90,7 +90,7 @@ public struct URLSharing: Sendable {
     public func named(among keys: Set<UInt64>) -> Named {
         var named = Named()
         for (list, directory) in listFiles() {
-            guard let bytes = try? FileSystem.readFile(directory + "/" + list + Spool.resourceTableSuffix, limit: 1 << 34)
+            guard let bytes = try? FileSystem.readFile(directory + "/" + list + ListFiles.resourceTableSuffix, limit: 1 << 34)
             else {
                 named.unknown = true
                 continue
@@ -109,7 +109,7 @@ public struct URLSharing: Sendable {
     func owners(of keys: Set<UInt64>) -> [UInt64: JobName] {
         var owners: [UInt64: JobName] = [:]
         for (list, directory) in listFiles() {
-            guard let bytes = try? FileSystem.readFile(directory + "/" + list + Spool.ownedSuffix, limit: 1 << 34)
+            guard let bytes = try? FileSystem.readFile(directory + "/" + list + ListFiles.ownedSuffix, limit: 1 << 34)
             else { continue }
             bytes.withUnsafeBytes { raw in
                 for offset in stride(from: 0, to: raw.count - 15, by: 16) {
@@ -141,10 +141,10 @@ public struct URLSharing: Sendable {
     /// found from tmp/, a few names, not from queue/: a recursive list makes a batch for each page's links,
     /// and reading queue/ for each page made a page's cost grow with the pages before it.
     private func listFiles() -> [(list: String, directory: String)] {
-        var found = spool.listIDs().map { ($0, spool.lists) }
+        var found = spool.lists.ids().map { ($0, spool.lists.folder) }
         for batch in spool.batchesBeingAdded() {
-            let pending = spool.pendingLists(ofBatch: batch)
-            found += FileSystem.names(pending).compactMap(Spool.listID(ofRecordName:)).map { ($0, pending) }
+            let pending = spool.lists.pending(ofBatch: batch)
+            found += FileSystem.names(pending).compactMap(ListFiles.listID(ofRecordName:)).map { ($0, pending) }
         }
         return found
     }
@@ -182,7 +182,9 @@ public struct URLSharing: Sendable {
     /// Runs `body` under the add lock (control/add.lock), which every way of adding a job takes.
     func lockingAdds<T>(_ body: () throws(SpoolError) -> T) throws(SpoolError) -> T {
         let lock: FileDescriptor
-        do { lock = try spool.lockAdds() } catch { throw SpoolError(.io, "cannot lock \(spool.addLock)", cause: error) }
+        do { lock = try spool.control.lockAdds() } catch {
+            throw SpoolError(.io, "cannot lock \(spool.control.addLock)", cause: error)
+        }
         defer { lock.closeQuietly() }
         return try body()
     }

@@ -12,7 +12,7 @@ public enum FailureReasons {
         for list in lists {
             for name in FileSystem.names(spool.finishedDirectory(list, .failed)) {
                 guard let job = JobName(name), job.list == list else { continue }
-                counts[reason(of: spool.sidecar(job, finished: [.failed])?.error), default: 0] += 1
+                counts[reason(of: spool.sidecars.last(job, finished: [.failed])?.error), default: 0] += 1
             }
         }
         return counts

@@ -101,7 +101,7 @@ public enum MetricFiles {
         var dead: [String] = []
         for file in files {
             let name = String(file.dropLast(suffix.count)), path = spool.path(.metrics, file)
-            let alive = spool.isRegistered(name)
+            let alive = spool.registry.isRegistered(name)
             if folded.sources.contains(name) {
                 if !alive { dead.append(path) }  // added by a fold that died before deleting it
                 continue
@@ -145,7 +145,7 @@ extension MetricFiles {
             // `isTemporary` holds: the name ends in ".tmp-" and digits.
             let file = String(name[..<name.lastIndex(of: "-")!].dropLast(4))
             guard file.hasSuffix(suffix) else { continue }
-            if file == foldedName || !spool.isRegistered(String(file.dropLast(suffix.count))) {
+            if file == foldedName || !spool.registry.isRegistered(String(file.dropLast(suffix.count))) {
                 try? FileSystem.unlink(spool.path(.metrics, name))
             }
         }

@@ -23,7 +23,7 @@ public struct PageFetch {
     /// stop), with the list's `request` options (SPEC §12). It goes through a file of tmp/ unlinked as soon as it is made: a follower killed half-way
     /// leaves nothing behind.
     public func body(_ url: String, maxSize: Int, request options: RequestOptions?) throws(TransferError) -> [UInt8] {
-        let path = spool.scratchPath("page")
+        let path = spool.scratch.path("page")
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)

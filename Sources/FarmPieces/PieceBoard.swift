@@ -181,7 +181,7 @@ public struct PieceBoard: Sendable {
     /// Makes the board with `plan` and its pieces queued, each with the bytes of it already in the partial
     /// (`written`, by piece). Fails when a board is there already.
     public func publish(_ plan: Plan, pieces: [Piece], written: [Piece: Int] = [:]) throws(SpoolError) {
-        let stage = spool.scratchPath("pieces")
+        let stage = spool.scratch.path("pieces")
         do {
             try FileSystem.mkdir(stage)
             for directory in ["q", "a", "d", "m", "p"] { try FileSystem.mkdir(stage + "/" + directory) }
@@ -309,7 +309,7 @@ public struct PieceBoard: Sendable {
 
     /// Keeps `pace` (bytes a second) as mirror `index`'s, measured by a holder over a second at least.
     public func record(pace: Double, ofMirror index: Int) {
-        let stage = spool.scratchPath("pace")
+        let stage = spool.scratch.path("pace")
         do {
             try FileSystem.createFile(stage, Array(String(Int(pace)).utf8))
             try FileSystem.rename(stage, path + "/p/" + String(index))
@@ -472,7 +472,7 @@ public struct PieceBoard: Sendable {
     /// Removes the board: the resource is whole, or is fetched another way.
     public func remove() {
         // Out of pieces/ by one rename first, so no transfer takes a piece of a board half removed.
-        let doomed = spool.scratchPath("pieces-gone")
+        let doomed = spool.scratch.path("pieces-gone")
         guard (try? FileSystem.rename(path, doomed)) != nil else { return }
         try? FileSystem.removeTree(doomed)
     }

@@ -21,10 +21,10 @@ public enum Launch {
     public static func start(_ spool: Spool, _ change: DesiredChange = DesiredChange(), roles: Roles,
                              timeout: Double = 30) throws(SpoolError) -> Outcome {
         guard let lock = try takeOver(spool, change) else {
-            return .alreadyRunning(supervisor: spool.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
+            return .alreadyRunning(supervisor: spool.registry.processes().first { $0.isLocal && $0.role == .supervisor }?.pid)
         }
         defer { lock.closeQuietly() }
-        let workers = spool.desiredWorkers()
+        let workers = spool.control.desiredWorkers()
         let title = ["supervise", "--spool", spool.root]
         _ = try Spawn.copy(title + ["--lock-fd", String(Spawn.lockDescriptor)], title: title, spool: spool,
                            newSession: true, handingDown: lock) {
@@ -33,7 +33,7 @@ public enum Launch {
 
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let running = spool.processes().filter(\.isLocal)
+            let running = spool.registry.processes().filter(\.isLocal)
             let roles = running.map(\.role)
             if roles.contains(.supervisor), roles.contains(.watcher),
                roles.filter({ $0 == .worker }).count >= workers {
@@ -66,9 +66,9 @@ public enum Launch {
     private static func takeOver(_ spool: Spool, _ change: DesiredChange) throws(SpoolError) -> FileDescriptor? {
         guard let lock = try SupervisorLock.take(spool) else { return nil }
         do {
-            try spool.setDesired(change.applied(to: spool.desired()))
-            try spool.setDesiredWorkers(change.workers ?? spool.desiredWorkers())
-            try spool.setStopping(false)
+            try spool.control.setDesired(change.applied(to: spool.control.desired()))
+            try spool.control.setDesiredWorkers(change.workers ?? spool.control.desiredWorkers())
+            try spool.control.setStopping(false)
         } catch {
             lock.closeQuietly()
             throw error

@@ -23,7 +23,7 @@ public enum RoleLife {
                            _ work: (Context) throws -> Void) throws {
         StopSignal.install()
         defer { if supervised { SupervisorGuard.handOver(spool) } }
-        let registration = try spool.register(role)
+        let registration = try spool.registry.register(role)
         defer { registration.end() }
         // Counters are written while the role is registered only.
         let recorder = metrics ? MetricsRecorder(spool: spool, registration: registration) : nil

@@ -28,15 +28,15 @@ public enum Shutdown {
     /// processes of every host to hand their jobs back, kills the rest of this host's and hands back
     /// whatever is not held by another host's live process. The stopping mark stays until the next `start`.
     public static func stopAll(_ spool: Spool, grace: Double = 15) throws(SpoolError) -> Report {
-        try spool.setStopping(true)
+        try spool.control.setStopping(true)
         var report = Report()
         let claimed = spool.activeJobs().map(\.job)
-        let running = spool.processes()
+        let running = spool.registry.processes()
         report.stopped = running.count
         for process in running where process.isLocal { Processes.send(.terminate, to: process.pid) }
-        Clock.poll(every: 0.05, for: grace) { spool.processes().isEmpty }
+        Clock.poll(every: 0.05, for: grace) { spool.registry.processes().isEmpty }
         var ours = Set(running.filter(\.isLocal).map(\.pid))
-        for process in spool.processes() where process.isLocal {
+        for process in spool.registry.processes() where process.isLocal {
             Processes.send(.kill, to: process.pid)
             report.killed += 1
             ours.insert(process.pid)
@@ -44,7 +44,7 @@ public enum Shutdown {
         // Nothing of this host runs now: every claim left but another host's live process's is an
         // orphan. (A SIGKILL'ed process's lock is released as it dies; wait for that before judging.)
         let killDeadline = Clock.monotonic() + 5
-        Clock.poll(every: 0.02, for: 5) { !spool.processes().contains(where: \.isLocal) }
+        Clock.poll(every: 0.02, for: 5) { !spool.registry.processes().contains(where: \.isLocal) }
         // A process leaves the registry a moment before it exits, and may still act in that moment (a
         // supervised one's hand-over starts a supervisor unless the farm is stopping): wait for the exits
         // too, so that none outlives the stop (nor writes into the spool `farm reset` empties next, where
@@ -64,9 +64,9 @@ public enum Shutdown {
     /// of other hosts still run, and how many claims could not be moved back (said in the log).
     @discardableResult
     public static func finish(_ spool: Spool) -> (elsewhere: Int, stuck: Int) {
-        let elsewhere = spool.processes().filter { !$0.isLocal }
+        let elsewhere = spool.registry.processes().filter { !$0.isLocal }
         // Jobs, pieces and hooks: a killed runner's hook program is ended first (its group, on this host).
-        spool.releaseJobs(keeping: elsewhere)
+        spool.registry.releaseJobs(keeping: elsewhere)
         let stuck = spool.activeJobs().filter { job in !elsewhere.contains(where: job.owner.isClaimant) }
         if !stuck.isEmpty {
             spool.log("farm stop: \(stuck.count) claimed job(s) could not be handed back and stay in active/: "
@@ -74,7 +74,7 @@ public enum Shutdown {
         }
         // Writers killed half-way (now, or any time before) leave temporaries nobody else removes.
         if elsewhere.isEmpty {
-            spool.sweepTemporaries()
+            spool.scratch.sweepTemporaries()
             Dedup(spool).sweepURLPartials()
         }
         return (elsewhere.count, stuck.count)

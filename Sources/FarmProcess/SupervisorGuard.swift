@@ -14,7 +14,7 @@ public enum SupervisorGuard {
     /// held lock is tried again for up to a second before it counts as a live supervisor's.
     public static func handOver(_ spool: Spool) {
         Clock.poll(every: 0.05, for: 1) {
-            guard !spool.isStopping, !spool.isGone else { return true }
+            guard !spool.control.isStopping, !spool.isGone else { return true }
             do {
                 guard let pid = try SupervisorLock.launchSupervisor(spool) else { return false }
                 spool.log("leaving a farm without a supervisor; started one (pid \(pid))")
@@ -31,7 +31,7 @@ public enum SupervisorGuard {
                 Clock.sleep(0.8 + Double.random(in: 0...0.4))
                 // A removed spool has no supervisor to replace: its process stops on its own.
                 if spool.isGone { return }
-                guard !spool.isStopping else { continue }
+                guard !spool.control.isStopping else { continue }
                 do {
                     if let pid = try SupervisorLock.launchSupervisor(spool) {
                         spool.log("the supervisor was gone; started a new one (pid \(pid))")

@@ -10,9 +10,10 @@ public enum SupervisorLock {
     public static func take(_ spool: Spool) throws(SpoolError) -> FileDescriptor? {
         let opened: FileDescriptor
         do {
-            opened = try FileDescriptor.open(spool.supervisorLock, .readWrite, options: .create, permissions: 0o600)
+            opened = try FileDescriptor.open(spool.control.supervisorLock, .readWrite, options: .create,
+                                             permissions: 0o600)
         } catch {
-            throw SpoolError(.io, "cannot open \(spool.supervisorLock)", cause: error)
+            throw SpoolError(.io, "cannot open \(spool.control.supervisorLock)", cause: error)
         }
         defer { opened.closeQuietly() }
         let fd: FileDescriptor
@@ -36,7 +37,7 @@ public enum SupervisorLock {
     public static func isHeld(_ fd: FileDescriptor, _ spool: Spool) -> Bool? {
         do {
             guard try fd.tryLock() else { return false }
-            let mine = try fd.status(), named = try FileSystem.stat(spool.supervisorLock)
+            let mine = try fd.status(), named = try FileSystem.stat(spool.control.supervisorLock)
             return mine.inode == named.inode && mine.deviceID == named.deviceID
         } catch where error == .noSuchFileOrDirectory {
             return false

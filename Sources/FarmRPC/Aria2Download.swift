@@ -138,13 +138,13 @@ public enum Aria2Downloads {
         // The lists from the spool itself, not the watcher's summary: a list added a moment ago must be
         // found by the call that follows its addUri.
         let lists = StatusScan.orderedListRecords(spool)
-        let paused = spool.isPaused, held = spool.heldLists()
+        let paused = spool.control.isPaused, held = spool.held.lists()
         var downloads: [Aria2Download] = []
         for (listID, record) in lists {
             guard let view = ListView.build(spool, listID: listID) else { continue }
             let numbers = Lists(spool).order(ofList: listID, total: record.total).numbers
             var records: [String: JobRecord] = [:]
-            for row in spool.resources(ofList: listID) ?? [] { records[row.id] = row }
+            for row in spool.lists.resources(ofList: listID) ?? [] { records[row.id] = row }
             for resource in view.resources ?? [] {
                 let job = records[resource.id]
                 downloads.append(Aria2Download(

@@ -30,7 +30,7 @@ struct Aria2Lists {
         self.windows = windows
         summary = StatusReader.current(spool)
         claims = ListWindows.activeClaims(spool)
-        paused = spool.isPaused
+        paused = spool.control.isPaused
         self.forgotten = forgotten
         self.removed = removed
     }

@@ -244,7 +244,7 @@ public final class Aria2RPC: Sendable {
             ])
         case "aria2.getGlobalOption":
             // From the desired state itself: the watcher's summary may be a second behind a change just made.
-            let downloads = control.spool.workerCounts().desired * control.spool.desired().transfers
+            let downloads = control.spool.control.workerCounts().desired * control.spool.control.desired().transfers
             return .object([
                 JSONMember("dir", .string(folder)),
                 JSONMember("max-concurrent-downloads", .string(String(downloads))),

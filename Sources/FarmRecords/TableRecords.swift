@@ -16,7 +16,7 @@ import SystemPackage
 /// The tables are read a block of `block` lines at a time, with one pread, and scanned once for where
 /// each block starts, only as far as the jobs claimed so far: claims take a batch's shards in order, so
 /// the numbers they meet mostly grow. Any thread; the worker's transfers share one. The spool names where
-/// each list's table is (`Spool.resourceTablePath(ofList:)`; FarmSpool's `TableRecords(spool:)`).
+/// each list's table is (`ListFiles.resourceTablePath(ofList:)`; FarmSpool's `TableRecords(spool:)`).
 public final class TableRecords: Sendable {
     static let block = 1024
     static let scanChunk = 1 << 18

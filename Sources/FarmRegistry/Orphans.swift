@@ -3,7 +3,7 @@ import FarmSpool
 // Claims whose owners the registry says are gone: the leased queues are FarmSpool's, the judgement of
 // their owners by `procs/` is this module's.
 
-extension Spool {
+extension Registry {
     /// The live farm processes of every host (as `processes()`), after sending back every job of this
     /// host whose owner is not one of them, whoever saw it die (or nobody: it died while no supervisor
     /// ran). A claimant registers before its first claim and stays registered until it has handed its
@@ -12,10 +12,10 @@ extension Spool {
     /// by then. One registry read serves both (the supervisor's tick). Other hosts' claims are theirs to
     /// judge, or the lease's: a host cut off from this one may look dead here while its workers still download.
     public func processesReleasingOrphans() -> (processes: [FarmProcess], released: [JobName]) {
-        let held = heldClaims()
+        let held = spool.heldClaims()
         let live = processes()
         let alive = Set(live.filter(\.isLocal).map(\.pid))
-        return (live, release(held, ownedBy: { $0.isLocal && !alive.contains($0.pid) }))
+        return (live, spool.release(held, ownedBy: { $0.isLocal && !alive.contains($0.pid) }))
     }
 
     /// Sends back every job, piece and hook but those of `keeping` (live processes of other hosts, which
@@ -23,7 +23,7 @@ extension Spool {
     /// owner, a dead host's too.
     @discardableResult
     public func releaseJobs(keeping owners: [FarmProcess]) -> [JobName] {
-        releaseJobs(ownedBy: { owner in !owners.contains(where: owner.isClaimant) })
+        spool.releaseJobs(ownedBy: { owner in !owners.contains(where: owner.isClaimant) })
     }
 }
 

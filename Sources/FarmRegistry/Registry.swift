@@ -46,7 +46,7 @@ public final class Registration: Sendable {
 
     /// Writes what the process has applied of its host's settings into its entry, replacing what it said
     /// before (a worker says the bandwidth cap it follows): for a command that returns only once the change
-    /// it made is in force (`farm limit`; see `Spool.said(by:)`). Unwritten, the command waits its deadline.
+    /// it made is in force (`farm limit`; see `Registry.said(by:)`). Unwritten, the command waits its deadline.
     public func say(_ text: String) {
         let bytes = Array(text.utf8)
         _ = try? bytes.withUnsafeBytes { buffer throws(Errno) in try fd.write(contentsOf: buffer, at: 0) }
@@ -60,27 +60,33 @@ public final class Registration: Sendable {
     }
 }
 
-extension Spool {
+/// The registry of processes, `procs/`: who is alive, what each said, the serving watcher, and the release
+/// of the claims of the gone. A part of a `Spool`, reached as `spool.registry`. A value; any thread.
+public struct Registry: Sendable {
+    package let spool: Spool
+
+    init(_ spool: Spool) { self.spool = spool }
+
     /// Registers this process as `role` until it exits or calls `end()`.
     public func register(_ role: Role) throws(SpoolError) -> Registration {
         let name = role.rawValue + "." + String(Processes.current()) + "."
             + Nonce.hex16(UInt64.random(in: .min ... .max)).prefix(8) + "." + FarmHost.local.raw
-        let staged = stagedRegistrationPath(name)
+        let staged = spool.scratch.stagedRegistrationPath(name)
         do throws(Errno) {
             // Locked before it is visible: nobody may see the entry unlocked and sweep it.
             let fd = try FileDescriptor.open(staged, .readWrite, options: [.create, .exclusiveCreate],
                                              permissions: 0o600)
             do throws(Errno) {
                 guard try fd.tryLock() else { throw Errno.resourceTemporarilyUnavailable }
-                try FileSystem.rename(staged, path(.procs, name))
+                try FileSystem.rename(staged, spool.path(.procs, name))
             } catch {
                 fd.closeQuietly()
                 throw error
             }
-            return Registration(fd: fd, path: path(.procs, name))
+            return Registration(fd: fd, path: spool.path(.procs, name))
         } catch {
             try? FileSystem.unlink(staged)
-            throw SpoolError(.io, "cannot register this \(role.rawValue) in \(procs)", cause: error)
+            throw SpoolError(.io, "cannot register this \(role.rawValue) in \(spool.procs)", cause: error)
         }
     }
 
@@ -89,7 +95,7 @@ extension Spool {
     /// that cannot be looked at (out of descriptors) counts as alive: a caller acting on a death must be sure.
     public func isRegistered(_ name: String) -> Bool {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(path(.procs, name), .readOnly) } catch {
+        do { fd = try FileDescriptor.open(spool.path(.procs, name), .readOnly) } catch {
             return error != .noSuchFileOrDirectory
         }
         defer { fd.closeQuietly() }
@@ -99,23 +105,23 @@ extension Spool {
     /// The farm processes alive now, of every host, by role, host, then pid. Entries of dead processes
     /// are removed.
     public func processes() -> [FarmProcess] {
-        let scan = scanRegistry()
-        for name in scan.foreign { setAside(path(.procs, name), reason: "not a process entry") }
+        let scan = self.scan()
+        for name in scan.foreign { spool.setAside(spool.path(.procs, name), reason: "not a process entry") }
         // Nobody held them: their processes are gone, and a registration never reuses a name.
-        for name in scan.dead { try? FileSystem.unlink(path(.procs, name)) }
+        for name in scan.dead { try? FileSystem.unlink(spool.path(.procs, name)) }
         return scan.alive.sorted { ($0.role.rawValue, $0.host.raw, $0.pid) < ($1.role.rawValue, $1.host.raw, $1.pid) }
     }
 
     /// What procs/ holds, read only: the live processes, the names of entries nobody holds (their
     /// processes are gone) and the names that are no entry.
-    package func scanRegistry() -> (alive: [FarmProcess], dead: [String], foreign: [String]) {
+    package func scan() -> (alive: [FarmProcess], dead: [String], foreign: [String]) {
         var scan: (alive: [FarmProcess], dead: [String], foreign: [String]) = ([], [], [])
-        for name in (try? FileSystem.listDirectory(procs)) ?? [] {
+        for name in (try? FileSystem.listDirectory(spool.procs)) ?? [] {
             guard let process = Self.registrant(name) else {
                 scan.foreign.append(name)
                 continue
             }
-            switch isRegistrationHeld(path(.procs, name)) {
+            switch isHeld(spool.path(.procs, name)) {
             case true?: scan.alive.append(process)
             case false?: scan.dead.append(name)
             case nil: continue  // gone meanwhile
@@ -127,18 +133,18 @@ extension Spool {
     /// What each live process of `role` on this host said last in its entry (`Registration.say`), empty
     /// when it said nothing yet.
     public func said(by role: Role) -> [(process: FarmProcess, text: String)] {
-        FileSystem.names(procs).compactMap { name in
+        FileSystem.names(spool.procs).compactMap { name in
             guard let process = Self.registrant(name), process.role == role, process.isLocal,
-                  let fd = try? FileDescriptor.open(path(.procs, name), .readOnly) else { return nil }
+                  let fd = try? FileDescriptor.open(spool.path(.procs, name), .readOnly) else { return nil }
             defer { fd.closeQuietly() }
             guard (try? fd.tryLock(shared: true)) != true,
-                  let bytes = try? FileSystem.readFile(path(.procs, name), limit: 4096) else { return nil }
+                  let bytes = try? FileSystem.readFile(spool.path(.procs, name), limit: 4096) else { return nil }
             return (process, String(decoding: bytes, as: UTF8.self))
         }
     }
 
     /// Whether the registry entry at `path` is held by its live process; nil when it cannot be opened.
-    package func isRegistrationHeld(_ path: String) -> Bool? {
+    package func isHeld(_ path: String) -> Bool? {
         guard let fd = try? FileDescriptor.open(path, .readOnly) else { return nil }
         defer { fd.closeQuietly() }
         return (try? fd.tryLock(shared: true)) != true
@@ -152,4 +158,9 @@ extension Spool {
               !parts[2].isEmpty, let host = FarmHost(raw: String(parts[3])) else { return nil }
         return FarmProcess(role: role, pid: pid, host: host)
     }
+}
+
+extension Spool {
+    /// The registry of processes, `procs/`.
+    public var registry: Registry { Registry(self) }
 }

@@ -18,13 +18,13 @@ public final class ServingLock: Sendable {
     public func release() { fd.closeQuietly() }
 }
 
-extension Spool {
+extension Registry {
     /// The right to serve the spool as its watcher, for the process registered as `registration`; nil
     /// while another watcher holds it.
     public func takeWatcherLock(for registration: Registration) throws(SpoolError) -> ServingLock? {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(watcherLock, .readWrite, options: .create, permissions: 0o600) } catch {
-            throw SpoolError(.io, "cannot open \(watcherLock)", cause: error)
+        let fd: FileDescriptor, lock = spool.control.watcherLock
+        do { fd = try FileDescriptor.open(lock, .readWrite, options: .create, permissions: 0o600) } catch {
+            throw SpoolError(.io, "cannot open \(lock)", cause: error)
         }
         guard (try? fd.tryLock()) == true else {
             fd.closeQuietly()
@@ -38,7 +38,9 @@ extension Spool {
 
     /// The watcher that serves the spool now, as its lock says; nil when none has said so.
     public func servingWatcher() -> FarmProcess? {
-        guard let bytes = try? FileSystem.readFile(watcherLock, limit: 512), !bytes.isEmpty else { return nil }
+        guard let bytes = try? FileSystem.readFile(spool.control.watcherLock, limit: 512), !bytes.isEmpty else {
+            return nil
+        }
         return Self.registrant(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -4,11 +4,14 @@
 import FarmSystem
 import SystemPackage
 
-/// A spool directory: the paths of its parts and the operations of its protocol (PROTOCOL.md).
+/// A spool directory: the paths of its folders and the operations of its job protocol (PROTOCOL.md).
 ///
-/// Every path of the spool is named here (and in the extensions of `Spool` in the folders beside this file:
-/// Protocol, Records, Hosts, Claims): no other module builds one. A value type holding the root
-/// path and the identity of the root directory it opened: any process or thread may make one and use it.
+/// Every path of the spool is named here, in the extensions of `Spool` in the folders beside this file
+/// (Protocol, Records, Hosts, Claims: the moves, claims, leases and completion of jobs), or in one of its
+/// parts, each a small value reached from a spool that owns one folder or concern: `control`, `status`,
+/// `lists`, `sidecars`, `held`, `scratch`, `durability`, `warc`, `hooks` (and FarmRegistry's `registry`). No
+/// other module builds a path. A value type holding the root path and the identity of the root directory it
+/// opened: any process or thread may make one and use it.
 public struct Spool: Sendable {
     /// Jobs per shard of an add's batch: a shard is also a pack, claimed by one rename (PROTOCOL.md,
     /// "Packs"), so it is as many jobs as one transfer works through before a long one hands the rest back,
@@ -24,18 +27,14 @@ public struct Spool: Sendable {
     public var active: String { root + "/active" }
     public var done: String { root + "/done" }
     public var failed: String { root + "/failed" }
-    public var lists: String { root + "/lists" }
     public var progress: String { root + "/progress" }
     /// Partial downloads, `partial/<job>`: kept across reclaims so the next owner resumes by range.
     public var partial: String { root + "/partial" }
     public var files: String { root + "/files" }
-    public var control: String { root + "/control" }
     /// Live processes, `procs/<role>.<pid>.<nonce>.<host>`, each locked by its process (FarmRegistry).
     public var procs: String { root + "/procs" }
     /// Counters of farm processes, `metrics/<role>.<pid>.<nonce>.<host>.json` and those of the gone (FarmMetrics).
     public var metrics: String { root + "/metrics" }
-    /// The watcher's aggregated status documents.
-    public var status: String { root + "/status" }
     public var tmp: String { root + "/tmp" }
     public var corrupt: String { root + "/corrupt" }
     public var logDirectory: String { root + "/log" }
@@ -67,13 +66,13 @@ public struct Spool: Sendable {
         case .files: files
         case .holdsDirectory: holdsDirectory
         case .hosts: hosts
-        case .lists: lists
+        case .lists: root + "/lists"
         case .metrics: metrics
         case .partial: partial
         case .procs: procs
         case .progress: progress
         case .queue: queue
-        case .status: status
+        case .status: root + "/status"
         case .tmp: tmp
         case .urls: urls
         }
@@ -108,62 +107,6 @@ public struct Spool: Sendable {
     /// Whether `path` is an entry of `folder` (or below one).
     public func contains(_ path: String, in folder: Folder) -> Bool {
         path.hasPrefix(self.path(of: folder) + "/")
-    }
-
-    /// The watcher's whole-spool summary, `status/summary.json`, and its name in status/.
-    public var summaryFile: String { status + "/" + Self.summaryFileName }
-    public static let summaryFileName = "summary.json"
-
-    /// A reader's request for the summary as of its moment, `status/ask.<nonce>`, and the watcher's answer,
-    /// `status/answer.<nonce>.json` (see `StatusReader.current` in FarmStatus).
-    public func statusAskPath(_ nonce: String) -> String { status + "/" + Self.statusAskPrefix + nonce }
-    public func statusAnswerPath(_ nonce: String) -> String {
-        status + "/" + Self.statusAnswerPrefix + nonce + ".json"
-    }
-    public static let statusAskPrefix = "ask.", statusAnswerPrefix = "answer."
-    /// The nonce of an ask's name in status/; nil for any other name.
-    public static func statusAsk(ofName name: String) -> String? {
-        name.hasPrefix(statusAskPrefix) ? String(name.dropFirst(statusAskPrefix.count)) : nil
-    }
-
-    /// A fresh path in tmp/ for a file a process stages (`<prefix>-<pid>.<host tag>-<nonce>`): the spool's
-    /// own scratch space, on the spool's file system. The name says whose it is, so what a process killed
-    /// half-way leaves is found and removed by its host's supervisor (`sweepScratch`), by `farm stop` and
-    /// by `farm fsck --repair`, on whichever host it was made.
-    /// `nonce`: 16 hex digits, `Nonce`'s unless the caller may not take its lock (see RenameProbe.swift).
-    public func scratchPath(_ prefix: String, nonce: String = Nonce.nextHex()) -> String {
-        tmp + "/" + prefix + "-" + String(Processes.current()) + "." + FarmHost.localTag + "-" + nonce
-    }
-
-    /// Writes `bytes` to `path` whole or not at all: staged in tmp/ under a scratch name (so what a writer
-    /// killed half-way leaves is known for garbage once it is gone), then renamed into place. `durable`: on
-    /// disk before this returns, the bytes synced before the rename and the folder of `path` after it.
-    public func writeWhole(_ bytes: some Collection<UInt8>, to path: String, durable: Bool = false) throws(Errno) {
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        try AtomicFile.write(bytes, to: path, stagedAt: scratchPath(name), sync: durable)
-        if durable { try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])) }
-    }
-
-    /// Temporaries whose names carry no writer's pid are left alone until this old: no writer of farm
-    /// keeps one open nearly that long.
-    public static let scratchAge = 60.0
-
-    /// Who made the scratch file named `name` (see `scratchPath`); nil when `name` is not such a name.
-    package static func scratchWriter(ofName name: String) -> ScratchWriter? {
-        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts.last!.utf8.count == 16 else { return nil }
-        let writer = parts[parts.count - 2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard writer.count == 2, let pid = Int32(writer[0]), pid > 0 else { return nil }
-        return ScratchWriter(pid: pid, isLocal: writer[1] == FarmHost.localTag)
-    }
-
-    /// The process that made a scratch file: its pid means something only where `isLocal`.
-    package struct ScratchWriter: Equatable {
-        package let pid: Int32
-        package let isLocal: Bool
-
-        /// Whether it is surely gone: a process of this host that no longer exists.
-        package var isGone: Bool { isLocal && !Processes.mayExist(pid) }
     }
 
     /// Where the partial download of `job` is: `partial/<job>`.

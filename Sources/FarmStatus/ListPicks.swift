@@ -51,7 +51,7 @@ extension ListWindows {
             done.compare(with: JobSet(), onlyHere: { numbers.append($0) }, onlyThere: { _ in })
             failed.compare(with: JobSet(), onlyHere: { numbers.append($0) }, onlyThere: { _ in })
             // A list never edited has its job numbers for positions (no order file: no map to build).
-            let indexes = FileSystem.exists(spool.orderPath(ofList: listID)) ? order.indexes() : nil
+            let indexes = FileSystem.exists(spool.lists.orderPath(ofList: listID)) ? order.indexes() : nil
             var found: [(index: Int, number: Int)] = []
             for number in Set(numbers) where keep(number) {
                 let index = indexes.map { number < $0.count ? $0[number] : -1 } ?? (number < order.count ? number : -1)
@@ -74,7 +74,7 @@ extension ListWindows {
               positions: [Int], place: (Int) -> ListView.Place) -> [(row: ResourceStatus, number: Int, record: JobRecord?)] {
         guard !positions.isEmpty else { return [] }
         let lines = self.lines(spool, listID: listID)
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         return positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)

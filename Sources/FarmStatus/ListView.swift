@@ -30,7 +30,7 @@ public enum ListView {
         let failed = StatusScan.jobSet(spool, listID, .failed)
         // A published list always has its table (published before its record); one lost shows no records
         // (fsck finds it).
-        let table: [JobRecord?] = spool.resources(ofList: listID) ?? []
+        let table: [JobRecord?] = spool.lists.resources(ofList: listID) ?? []
         // The job number of each index: the same but for an edited list. Read after the places, as the
         // table: an edit that commits meanwhile shows a resource it added as queued, for a moment.
         let order = Lists(spool).order(ofList: listID, total: record.total)
@@ -42,7 +42,7 @@ public enum ListView {
                 : active.contains(number) ? .active(activeNames[number] ?? "") : .queued
         }
         let labelled = record.paged != nil, delivers = record.delivery != nil
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         let resources = zip(order.numbers, places).enumerated().map { index, job in
             let (number, place) = job
             let queuedAt = handedBack[number].map(Timestamp.iso8601) ?? record.added
@@ -62,7 +62,7 @@ public enum ListView {
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)),
                               request: record.request)
         list.count(under: resources.reduce(0) { $0 + ListStatus.share(of: $1.status, bytes: $1.bytes, size: $1.size) })
-        list.held = spool.isHeld(list: listID)
+        list.held = spool.held.contains(listID)
         if record.request?.recursive != nil { list.hosts = HostCounts.of(resources) }
         return list
     }
@@ -82,7 +82,7 @@ public enum ListView {
         var row = resource(spool, job, at: index, table: table, place: place, queued: queuedAt)
         row.labelled = record.paged != nil
         row.delivers = record.delivery != nil
-        row.hook = spool.hookResults(ofList: listID)[job.index]
+        row.hook = spool.hooks.results(ofList: listID)[job.index]
         return row
     }
 
@@ -108,7 +108,7 @@ public enum ListView {
                                   title: table?.title, caption: table?.caption)
         }
         let finished: Outcome? = place == .done ? .done : place == .failed ? .failed : nil
-        var sidecar = spool.sidecar(job, finished: finished.map { [$0] } ?? [])
+        var sidecar = spool.sidecars.last(job, finished: finished.map { [$0] } ?? [])
         let status: ResourceStatus.Status
         var error = sidecar?.error
         let changed: String

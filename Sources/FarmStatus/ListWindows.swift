@@ -88,7 +88,7 @@ public final class ListWindows: Sendable {
         } else {
             positions = offset < order.count ? Array(offset..<min(order.count, offset + limit)) : []
         }
-        let hooks = spool.hookResults(ofList: listID)
+        let hooks = spool.hooks.results(ofList: listID)
         let resources = positions.map { index in
             let number = order.numbers[index]
             let job = JobName(list: listID, index: number)
@@ -126,7 +126,7 @@ public final class ListWindows: Sendable {
                               paging: Paging.of(record, state: Lists(spool).pageState(ofList: listID)), request: record.request)
         list.count(under: StatusScan.share(of: active.keys.map { JobName(list: listID, index: $0) }, spool))
         list.window = ListStatus.Window(offset: offset, limit: limit, query: query, matched: matched)
-        list.held = spool.isHeld(list: listID)
+        list.held = spool.held.contains(listID)
         if record.request?.recursive != nil {
             list.hosts = hosts(spool, listID: listID, lines: lines, order: order, active: active, read: read, counts: known)
         }

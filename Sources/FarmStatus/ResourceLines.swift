@@ -26,7 +26,7 @@ final class ResourceLines: Sendable {
     /// The table of list `listID`; none (no lines) when it cannot be read (a published list always has one:
     /// fsck finds one lost).
     static func read(_ spool: Spool, listID: String) -> ResourceLines {
-        let path = spool.resourceTablePath(ofList: listID)
+        let path = spool.lists.resourceTablePath(ofList: listID)
         // Stated before the read: a change after it makes the identity differ at the next look.
         if let identity = FileIdentity(path), let bytes = try? FileSystem.readFile(path, limit: 1 << 34) {
             return ResourceLines(identity: identity, bytes: bytes)
@@ -36,7 +36,7 @@ final class ResourceLines: Sendable {
 
     /// The identity of what `read` would read now.
     static func identity(_ spool: Spool, listID: String) -> FileIdentity {
-        FileIdentity(spool.resourceTablePath(ofList: listID)) ?? .missing
+        FileIdentity(spool.lists.resourceTablePath(ofList: listID)) ?? .missing
     }
 
 

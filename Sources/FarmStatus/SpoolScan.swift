@@ -21,9 +21,9 @@ public enum StatusScan {
             jobs[id, default: ListJobs()].done = jobSet(spool, id, .done)
             jobs[id, default: ListJobs()].failed = jobSet(spool, id, .failed)
         }
-        let desired = spool.desired()
-        return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.heldLists(),
-                        shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.isPaused,
+        let desired = spool.control.desired()
+        return document(records: records, jobs: jobs, pages: pageStates(spool, records), held: spool.held.lists(),
+                        shares: shares(ofActive: jobs, spool), workers: workers(spool), paused: spool.control.isPaused,
                         disk: spool.diskRoom(minFree: desired.minFree), updated: Timestamp.iso8601(Clock.wall()))
     }
 
@@ -40,7 +40,7 @@ public enum StatusScan {
     /// or it is foreign; the spool's writers deal with it).
     package static func listRecords(_ spool: Spool) -> [String: ListRecord] {
         var records: [String: ListRecord] = [:]
-        for id in spool.listIDs() {
+        for id in spool.lists.ids() {
             if let record = spool.shownList(id) { records[id] = record }
         }
         return records
@@ -68,9 +68,9 @@ public enum StatusScan {
 
     /// Desired workers from control/, running ones from the process registry, summed over hosts.
     static func workers(_ spool: Spool) -> Workers {
-        let counts = spool.workerCounts()
-        return Workers(desired: counts.desired, running: counts.running, transfers: spool.desired().transfers,
-                       limitRate: spool.bandwidthLimit())
+        let counts = spool.control.workerCounts()
+        return Workers(desired: counts.desired, running: counts.running, transfers: spool.control.desired().transfers,
+                       limitRate: spool.control.bandwidthLimit())
     }
 
     /// The summary of `records` given where their jobs are; `paused` is the user's pause, `disk` the room
@@ -108,7 +108,7 @@ public enum StatusScan {
     /// What `jobs`, claimed, make as a share of resources, by their sidecars.
     package static func share(of jobs: [JobName], _ spool: Spool) -> Double {
         jobs.reduce(0) { sum, job in
-            guard let sidecar = spool.sidecar(job, finished: []) else { return sum }
+            guard let sidecar = spool.sidecars.last(job, finished: []) else { return sum }
             let status: ResourceStatus.Status = switch sidecar.status {
             case .downloading: .downloading
             case .unzipping: .unzipping

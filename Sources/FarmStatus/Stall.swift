@@ -17,8 +17,8 @@ public enum Stall: Sendable, Equatable, CustomStringConvertible {
     /// a process) and one control file: cheap, but not for every millisecond. Reads only: the views that
     /// ask (`farm wait`, `show`, `status`) change nothing in the spool, not even a dead process's entry.
     public static func of(_ spool: Spool) -> Stall? {
-        let runs = spool.scanRegistry().alive.contains { $0.role == .supervisor || $0.role == .worker }
-        switch (runs, spool.isPaused) {
+        let runs = spool.registry.scan().alive.contains { $0.role == .supervisor || $0.role == .worker }
+        switch (runs, spool.control.isPaused) {
         case (true, false): return nil
         case (true, true): return .paused
         case (false, false): return .nothingRuns

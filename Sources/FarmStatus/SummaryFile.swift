@@ -9,11 +9,11 @@ public enum SummaryFile {
     /// A summary older than this is not trusted: its watcher is stuck or gone.
     public static let freshness = 2.0
 
-    public static func path(_ spool: Spool) -> String { spool.summaryFile }
+    public static func path(_ spool: Spool) -> String { spool.status.summary }
 
     /// Replaces the summary atomically (staged in tmp/).
     public static func write(_ document: StatusDocument, to spool: Spool) throws(StatusError) {
-        do { try spool.writeWhole(JSON.encode(document), to: path(spool)) } catch {
+        do { try spool.scratch.writeWhole(JSON.encode(document), to: path(spool)) } catch {
             throw StatusError(.io, "cannot replace \(path(spool)): \(error)")
         }
     }
@@ -47,7 +47,7 @@ public enum StatusReader {
     public static let answerWait = 1.0
 
     public static func summary(_ spool: Spool) -> StatusDocument {
-        summary(spool, watcherRuns: spool.processes().contains(where: { $0.role == .watcher }))
+        summary(spool, watcherRuns: spool.registry.processes().contains(where: { $0.role == .watcher }))
     }
 
     /// `summary(_:)` for a reader that knows whether a watcher runs: looking costs a lock tried on each
@@ -67,7 +67,7 @@ public enum StatusReader {
 
     /// A watcher runs and its summary is fresh (one that stopped answering is not waited for).
     private static func hasLiveWatcher(_ spool: Spool) -> Bool {
-        spool.processes().contains(where: { $0.role == .watcher })
+        spool.registry.processes().contains(where: { $0.role == .watcher })
             && (SummaryFile.read(spool).map { $0.age < SummaryFile.freshness } ?? false)
     }
 
@@ -75,7 +75,7 @@ public enum StatusReader {
     /// cannot write) or is not answered in time. Whatever it leaves (the ask, the answer) is removed.
     static func ask(_ spool: Spool) -> StatusDocument? {
         let nonce = Nonce.nextHex()
-        let ask = spool.statusAskPath(nonce), answer = spool.statusAnswerPath(nonce)
+        let ask = spool.status.askPath(nonce), answer = spool.status.answerPath(nonce)
         guard (try? FileSystem.createFile(ask, [UInt8]())) != nil else { return nil }
         defer {
             try? FileSystem.unlink(ask)
@@ -93,8 +93,8 @@ public enum StatusReader {
 
     /// The watcher's answer to ask `nonce`: `document`, which knows every change made before the ask.
     public static func answer(_ nonce: String, with document: StatusDocument, in spool: Spool) throws(StatusError) {
-        let path = spool.statusAnswerPath(nonce)
-        do { try spool.writeWhole(JSON.encode(document), to: path) } catch {
+        let path = spool.status.answerPath(nonce)
+        do { try spool.scratch.writeWhole(JSON.encode(document), to: path) } catch {
             throw StatusError(.io, "cannot write \(path): \(error)")
         }
     }

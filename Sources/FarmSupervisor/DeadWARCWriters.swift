@@ -7,7 +7,7 @@ import FarmWARC
 /// `--warc` pays one failed directory listing.
 enum DeadWARCWriters {
     static func finish(_ spool: Spool) {
-        for folder in spool.warcFolderPaths() {
+        for folder in spool.warc.folderPaths() {
             do {
                 for done in try WARCRecovery.recover(directory: folder) where done.cutBytes > 0 {
                     spool.log("WARC file \(folder)/\(done.name) finished: \(done.records) records kept, "

@@ -64,7 +64,7 @@ public final class Supervisor {
         }
         self.spool = spool
         self.roles = roles
-        self.registration = try spool.register(.supervisor)
+        self.registration = try spool.registry.register(.supervisor)
         metrics = MetricsRecorder(spool: spool, registration: registration)
         reclaims = Counter(label: FarmMetric.reclaims, factory: metrics.factory)
     }
@@ -78,7 +78,7 @@ public final class Supervisor {
         warnOfTagClash()
         do { try Lists(spool).recover() } catch { spool.log("recovery: \(error)") }
         DeadWARCWriters.finish(spool)
-        while !StopSignal.received && !spool.isStopping {
+        while !StopSignal.received && !spool.control.isStopping {
             // Removed under the farm (`rm -rf`): there is nothing left to supervise, nor to respawn into.
             if spool.isGone {
                 stopBecauseTheSpoolIsGone()
@@ -92,7 +92,7 @@ public final class Supervisor {
         }
         // Set by `farm stop` (which then signals this process too), or not yet: then the signal came from
         // outside the farm, and this supervisor makes the stop.
-        let signalled = StopSignal.received && !spool.isStopping
+        let signalled = StopSignal.received && !spool.control.isStopping
         if signalled { stopAsAsked() }
         stopEverything()
         metrics.finish()
@@ -113,10 +113,10 @@ public final class Supervisor {
         lockLooked = now
         guard SupervisorLock.isHeld(lock, spool) == false else { return false }
         let me = Processes.current()
-        guard spool.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
+        guard spool.registry.processes().contains(where: { $0.role == .supervisor && $0.isLocal && $0.pid != me }) else {
             return false
         }
-        spool.log("supervisor lost its lock on \(spool.supervisorLock) (the file was replaced, "
+        spool.log("supervisor lost its lock on \(spool.control.supervisorLock) (the file was replaced, "
             + "or the file system gave it away): leaving this host's workers to the supervisor that holds it")
         metrics.finish()
         registration.end()
@@ -129,7 +129,7 @@ public final class Supervisor {
     /// starts until `farm start` lifts it.
     private func stopAsAsked() {
         do {
-            try spool.setStopping(true)
+            try spool.control.setStopping(true)
             spool.log("supervisor asked to stop by a signal: stopping the farm, as `farm stop` does")
         } catch {
             spool.log("supervisor asked to stop by a signal, and cannot mark the farm stopping: \(error)")
@@ -139,8 +139,8 @@ public final class Supervisor {
     /// One tick: see deaths, then spawn or retire until the desired state holds.
     private func converge() {
         let now = Clock.monotonic()
-        let desired = spool.desired()
-        let desiredWorkers = spool.desiredWorkers()
+        let desired = spool.control.desired()
+        let desiredWorkers = spool.control.desiredWorkers()
         var reaped = false
         for pid in Processes.reapChildren() {
             reaped = true
@@ -162,7 +162,7 @@ public final class Supervisor {
             registryLooked = now
             // Workers that died unseen (while no supervisor ran, or before this one adopted them) left
             // their jobs in active/: they go back now, with the registry read this look needs anyway.
-            let (everyHost, orphans) = spool.processesReleasingOrphans()
+            let (everyHost, orphans) = spool.registry.processesReleasingOrphans()
             if !orphans.isEmpty {
                 reclaims.increment(by: orphans.count)
                 spool.log("handed back \(orphans.map(\.raw).joined(separator: ", ")): their workers are gone")
@@ -211,7 +211,7 @@ public final class Supervisor {
             MetricFiles.foldIfFree(spool)
             // What this host's processes that died unseen left in tmp/ (killed with the supervisor before
             // this one started, or commands killed half-way).
-            spool.sweepScratch()
+            spool.scratch.sweep()
         }
     }
 
@@ -236,7 +236,7 @@ public final class Supervisor {
             spool.log("process \(pid) died; handed back \(released.map(\.raw).joined(separator: ", "))")
         }
         // Killed half-way, it may have left scratch files in tmp/ that nobody else would remove.
-        spool.sweepScratch(ofDead: pid)
+        spool.scratch.sweep(ofDead: pid)
         DeadWARCWriters.finish(spool)
     }
 
@@ -300,7 +300,7 @@ public final class Supervisor {
     /// Tells every worker and the watcher of this host to stop, waits for them to hand their jobs back,
     /// kills what is left after the grace period and hands its jobs back itself.
     private func stopEverything() {
-        let others = spool.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
+        let others = spool.registry.processes().filter { $0.isLocal && $0.role != .supervisor }.map(\.pid)
         let starting = workers.filter { if case .starting = $0.value { true } else { false } }.keys
         let pids = Set(others).union(starting).union(startingWatcher.map { [$0.pid] } ?? [])
             .union(startingFollower.map { [$0.pid] } ?? [])
@@ -308,7 +308,7 @@ public final class Supervisor {
         var left = pids
         Clock.poll(every: 0.05, for: Self.graceful) {
             _ = Processes.reapChildren()
-            let alive = Set(spool.processes().filter(\.isLocal).map(\.pid))
+            let alive = Set(spool.registry.processes().filter(\.isLocal).map(\.pid))
             left = left.filter { alive.contains($0) || (starting.contains($0) && Processes.exists($0)) }
             return left.isEmpty
         }
@@ -322,7 +322,7 @@ public final class Supervisor {
     /// (which that worker notices at its next renewal; nothing is lost or doubled, only redone).
     private func warnOfTagClash() {
         let local = FarmHost.local
-        for host in Set(spool.processes().map(\.host)) where host != local && host.tag == local.tag {
+        for host in Set(spool.registry.processes().map(\.host)) where host != local && host.tag == local.tag {
             spool.log("hosts \(local) and \(host) share the claim tag \(local.tag): rename one of them")
         }
     }

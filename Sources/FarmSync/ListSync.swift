@@ -46,7 +46,7 @@ public struct ListSync {
         Lists(spool).removeDeadSyncStages()
         do { try Lists(spool).dropUnreferencedOutputs(ofList: id) } catch { throw SyncFailure("\(error)") }
         // Fetched as the farm's workers fetch: with its CA file and size limit.
-        let desired = spool.desired()
+        let desired = spool.control.desired()
         let limits = Revalidation.Limits(caFile: desired.caFile ?? DownloadRequest.caFileFromEnvironment,
                                          maxSize: desired.maxSize)
         // A mirrored site's source is its crawl, which no manifest holds: its resources are revalidated where
@@ -55,7 +55,7 @@ public struct ListSync {
         let source = record.request?.recursive != nil
             ? SourceResources(records: members().map(\.record), byID: false)
             : try SourceResources.read(record, spool: spool, caFile: limits.caFile,
-                                       request: RequestOptions.decoded(spool.requestOptions(ofList: id)))
+                                       request: RequestOptions.decoded(spool.lists.requestOptions(ofList: id)))
         var report = SyncReport(list: record.name)
         let touched = try edit(to: source, report: &report)
         var revalidation = Revalidation(spool: spool, concurrency: concurrency, limits: limits, progress: progress)
@@ -111,7 +111,7 @@ public struct ListSync {
 
     /// The list's resources now, in order.
     private func members() -> [(number: Int, record: JobRecord)] {
-        guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return [] }
+        guard let record = spool.list(id), let table = spool.lists.resources(ofList: id) else { return [] }
         return Lists(spool).order(ofList: id, total: record.total).numbers.compactMap { number in
             number < table.count ? (number, table[number]) : nil
         }

@@ -31,7 +31,7 @@ struct Revalidation {
     /// not done included).
     mutating func run(list id: String, skipping: Set<String>, keys: ([JobRecord]) -> [String])
         -> (changed: Int, unchanged: Int) {
-        guard let record = spool.list(id), let table = spool.resources(ofList: id) else { return (0, 0) }
+        guard let record = spool.list(id), let table = spool.lists.resources(ofList: id) else { return (0, 0) }
         var candidates: [(resource: DoneResource, url: String)] = []
         var unchanged = 0
         let numbers = Lists(spool).order(ofList: id, total: record.total).numbers.filter { $0 < table.count }
@@ -45,7 +45,7 @@ struct Revalidation {
             }
             candidates.append((resource, entry.url))
         }
-        let request = RequestOptions.decoded(spool.requestOptions(ofList: id))
+        let request = RequestOptions.decoded(spool.lists.requestOptions(ofList: id))
         let next = Locked(0), changed = Locked(0), finished = Locked(0)
         let group = DispatchGroup()
         for _ in 0..<min(concurrency, candidates.count) {

@@ -76,7 +76,7 @@ extension Throughput {
     /// them. A sidecar gone meanwhile (a reload) is skipped.
     mutating func read(_ jobs: Set<String>, of spool: Spool, time: Double) {
         for raw in jobs {
-            guard let job = JobName(raw), let sidecar = spool.sidecar(job) else { continue }
+            guard let job = JobName(raw), let sidecar = spool.sidecars.last(job) else { continue }
             observe(job: raw, downloading: sidecar.status == .downloading,
                     finished: sidecar.status == .done || sidecar.status == .error, bytes: sidecar.bytes, time: time)
         }

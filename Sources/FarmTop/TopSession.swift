@@ -203,9 +203,9 @@ final class TopSession {
             case .quit:
                 return
             case .scale(let delta):
-                say("\(try control.scale(to: spool.desiredWorkers() + delta))")
+                say("\(try control.scale(to: spool.control.desiredWorkers() + delta))")
             case .transfers(let delta):
-                let transfers = spool.desired().transfers + delta
+                let transfers = spool.control.desired().transfers + delta
                 try control.scale(transfers: transfers)
                 say("\(transfers) transfers a worker")
             case .togglePause:

@@ -55,7 +55,7 @@ public struct RequestOptions: Equatable, Sendable, JSONRecord {
 
     public func encoded() -> [UInt8] { JSON.encode(self) }
 
-    /// The options a list's request file holds (`Spool.requestOptions(ofList:)`); nil for none.
+    /// The options a list's request file holds (`ListFiles.requestOptions(ofList:)`); nil for none.
     public static func decoded(_ bytes: [UInt8]?) -> RequestOptions? {
         bytes.flatMap { JSON.decode(RequestOptions.self, from: $0) }
     }

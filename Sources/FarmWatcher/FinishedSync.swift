@@ -25,7 +25,7 @@ public enum FinishedSync {
             }
             while true {
                 Clock.sleep(interval)
-                do { try spool.syncFinished() } catch { spool.log("\(error)") }
+                do { try spool.durability.syncFinished() } catch { spool.log("\(error)") }
             }
         }
     }

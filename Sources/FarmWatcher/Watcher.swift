@@ -183,7 +183,8 @@ public final class Watcher {
         }
         if due.pending.contains(.control) {
             due.pending.remove(.control)
-            let desired = spool.desired(), paused = spool.isPaused, limitRate = spool.bandwidthLimit()
+            let control = spool.control
+            let desired = control.desired(), paused = control.isPaused, limitRate = control.bandwidthLimit()
             // The desired workers are summed over the hosts that run a process: read with the registry.
             due.pending.insert(.processes)
             if paused != self.paused || desired.minFree != minFree || desired.transfers != workers.transfers
@@ -202,7 +203,7 @@ public final class Watcher {
                 due.spoolGone = true
                 return
             }
-            let counts = spool.workerCounts()
+            let counts = spool.control.workerCounts()
             if counts.running != workers.running || counts.desired != workers.desired {
                 workers = Workers(desired: counts.desired, running: counts.running, transfers: workers.transfers,
                                   limitRate: workers.limitRate)
@@ -294,14 +295,14 @@ public final class Watcher {
             // A reader asks for the summary as of its ask: every event before this one is in the view by the
             // time it is written. The registry is read again with it; a poll, which sees the spool's folders
             // one after the other, not in the order they changed, rescans.
-            guard added, let nonce = Spool.statusAsk(ofName: event.name) else { return }
+            guard added, let nonce = StatusFiles.ask(ofName: event.name) else { return }
             asks.insert(nonce)
             due.pending.insert(.summary)
             due.pending.insert(.processes)
             if options.poll { due.pending.insert(.rescan) }
         case .queueRoot:
-            guard event.has(IN_ISDIR), Spool.isHeld(batch: event.name) else { return }
-            let list = String(event.name.dropFirst(Spool.heldBatchPrefix.count))
+            guard event.has(IN_ISDIR), HeldLists.isHeld(batch: event.name) else { return }
+            let list = String(event.name.dropFirst(HeldLists.batchPrefix.count))
             if added ? held.insert(list).inserted : held.remove(list) != nil { due.pending.insert(.summary) }
         }
     }
@@ -366,12 +367,12 @@ public final class Watcher {
         self.source = source
         let roots: [(String, Directory, Int32)] = [
             (spool.active, .active, Self.entryEvents), (spool.done, .doneRoot, Self.entryEvents),
-            (spool.failed, .failedRoot, Self.entryEvents), (spool.lists, .lists, Self.entryEvents | IN_CLOSE_WRITE),
-            (spool.control, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
+            (spool.failed, .failedRoot, Self.entryEvents), (spool.lists.folder, .lists, Self.entryEvents | IN_CLOSE_WRITE),
+            (spool.control.folder, .control, Self.entryEvents | IN_CLOSE_WRITE), (spool.procs, .procs, Self.entryEvents),
             // Only its batch folders come and go there (a few names): a held list's appears and goes.
             (spool.queue, .queueRoot, Self.entryEvents),
             // Readers' asks are created there; the summaries and answers are renamed in (not reported).
-            (spool.status, .status, IN_CREATE),
+            (spool.status.folder, .status, IN_CREATE),
         ]
         for (path, directory, events) in roots {
             let wd: Int32
@@ -389,10 +390,10 @@ public final class Watcher {
     /// Asks and answers that a reader killed while it waited left in status/.
     private func removeOldAsks() {
         let now = Clock.wall()
-        for name in FileSystem.names(spool.status)
-        where name.hasPrefix(Spool.statusAskPrefix) || name.hasPrefix(Spool.statusAnswerPrefix) {
+        for name in FileSystem.names(spool.status.folder)
+        where name.hasPrefix(StatusFiles.askPrefix) || name.hasPrefix(StatusFiles.answerPrefix) {
             let path = spool.path(.status, name)
-            if let st = try? FileSystem.lstat(path), now - st.modificationTime > Spool.scratchAge {
+            if let st = try? FileSystem.lstat(path), now - st.modificationTime > ScratchFiles.age {
                 try? FileSystem.unlink(path)
             }
         }
@@ -426,7 +427,7 @@ public final class Watcher {
         for name in FileSystem.names(spool.active) where name.hasPrefix("k") { watchPack(name) }
         records = StatusScan.listRecords(spool)
         pages = StatusScan.pageStates(spool, records)
-        held = spool.heldLists()
+        held = spool.held.lists()
         due.pending.insert(.control)
         due.pending.insert(.processes)
         due.pending.insert(.summary)

@@ -30,7 +30,7 @@ public enum WatcherRole {
     private static func waitToServe(_ spool: Spool, as registration: Registration) throws -> ServingLock? {
         var waited = false
         while !StopSignal.received && !spool.isGone {
-            if let lock = try spool.takeWatcherLock(for: registration) {
+            if let lock = try spool.registry.takeWatcherLock(for: registration) {
                 if waited { spool.log("watcher: the serving watcher is gone; serving the spool") }
                 return lock
             }

@@ -26,7 +26,7 @@ final class CrawlRobots: Sendable {
         if let rules = known.withLock({ $0[id]?[origin.origin] }) { return rules }
         var robots = spool.robots(ofList: id, origin: origin.origin)
         if robots == nil {
-            let fetched = Self.fetch(origin, scratch: spool.scratchPath("robots"), request: request, pool: pool)
+            let fetched = Self.fetch(origin, scratch: spool.scratch.path("robots"), request: request, pool: pool)
             spool.keep(fetched, ofList: id)
             robots = fetched
         }

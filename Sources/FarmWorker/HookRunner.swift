@@ -66,7 +66,7 @@ final class HookRunner: Sendable {
     }
 
     /// Whether no hook is running here, and none is due or running anywhere.
-    var isIdle: Bool { running.load(ordering: .relaxed) == 0 && spool.hooksOutstanding() == 0 }
+    var isIdle: Bool { running.load(ordering: .relaxed) == 0 && spool.hooks.outstanding() == 0 }
 
     /// Ends the threads: a hook running is killed and handed back, to run again.
     func stop() {
@@ -79,7 +79,7 @@ final class HookRunner: Sendable {
     private func hooks(ofList id: String) -> ListHooks? {
         let now = Clock.monotonic()
         if let cached = known.withLock({ $0[id] }), now - cached.read < Self.optionsLook { return cached.hooks }
-        let hooks = RequestOptions.decoded(spool.requestOptions(ofList: id))?.hooks
+        let hooks = RequestOptions.decoded(spool.lists.requestOptions(ofList: id))?.hooks
         known.withLock { $0[id] = (hooks, now) }
         return hooks
     }
@@ -91,12 +91,12 @@ final class HookRunner: Sendable {
             last = now
             return true
         }) else { return }
-        if spool.reclaimExpiredHooks(lease: lease) > 0 { wake(Self.threads) }
+        if spool.hooks.reclaimExpired(lease: lease) > 0 { wake(Self.threads) }
     }
 
     /// A hook taken and ready to run.
     private struct Taken {
-        let claim: Spool.HookClaim
+        let claim: HookClaim
         let command: [String]
         let timeout: Double
         let environment: [String]
@@ -109,24 +109,24 @@ final class HookRunner: Sendable {
             later = later.filter { $0.value > now }
             return Set(later.keys)
         }
-        for job in spool.dueHooks().shuffled() where !waiting.contains(job) {
-            guard let claim = spool.claimHook(job) else { continue }
+        for job in spool.hooks.due().shuffled() where !waiting.contains(job) {
+            guard let claim = spool.hooks.claim(job) else { continue }
             let outcome: Outcome? = FileSystem.exists(spool.finishedPath(job, .done)) ? .done
                 : FileSystem.exists(spool.finishedPath(job, .failed)) ? .failed : nil
             guard let outcome else {
                 // Not completed yet (its mark is made first), or no longer a resource at all.
                 if Lists(spool).isMember(job) {
-                    spool.handBackHook(claim)
+                    spool.hooks.handBack(claim)
                     later.withLock { $0[job] = now + Self.notFinishedWait }
                 } else {
-                    spool.dropHook(claim)
+                    spool.hooks.drop(claim)
                 }
                 continue
             }
             let hooks = self.hooks(ofList: job.list)
             guard let command = hooks?.command(failed: outcome == .failed), !command.isEmpty else {
                 // The list has no hook for such an end (any more): nothing to run.
-                spool.dropHook(claim)
+                spool.hooks.drop(claim)
                 continue
             }
             return Taken(claim: claim, command: command, timeout: hooks?.timeout ?? ListHooks.defaultTimeout,
@@ -138,7 +138,7 @@ final class HookRunner: Sendable {
     /// The worker's environment, with the resource's `FARM_…` variables (SPEC §15) in place of any of the
     /// same name; a variable of nothing known is empty.
     private func environment(_ job: JobName, _ outcome: Outcome) -> [String] {
-        let sidecar = spool.sidecar(job, finished: [outcome])
+        let sidecar = spool.sidecars.last(job, finished: [outcome])
         let record = spool.jobRecord(atPath: spool.finishedPath(job, outcome))
             ?? TableRecords(spool: spool).record(of: job)
         let list = spool.list(job.list)
@@ -182,7 +182,7 @@ final class HookRunner: Sendable {
             return
         }
         // For the supervisor to end it if this worker is killed (Hooks.swift in FarmSpool).
-        spool.noteHookProcess(claim, pid: pid)
+        spool.hooks.noteProcess(claim, pid: pid)
         let started = Clock.monotonic()
         var renewed = started
         var lost = false
@@ -201,7 +201,7 @@ final class HookRunner: Sendable {
                 // Run again by the next worker: killed here, so that it is not run twice at once.
                 Processes.sendToGroup(.kill, pid)
                 _ = Processes.exit(ofChild: pid, blocking: true)
-                if !lost { spool.handBackHook(claim) }
+                if !lost { spool.hooks.handBack(claim) }
                 return
             }
             if now - started > taken.timeout {
@@ -214,7 +214,7 @@ final class HookRunner: Sendable {
             }
             if !lost && now - renewed >= renewal {
                 renewed = now
-                do throws(SpoolError) { try spool.renewHook(claim) } catch where error.code == .leaseLost {
+                do throws(SpoolError) { try spool.hooks.renew(claim) } catch where error.code == .leaseLost {
                     // Another worker runs it again: this run goes on to its end, recorded by nobody.
                     lost = true
                 } catch {
@@ -227,9 +227,9 @@ final class HookRunner: Sendable {
         }
     }
 
-    private func record(_ claim: Spool.HookClaim, _ result: HookResult) {
+    private func record(_ claim: HookClaim, _ result: HookResult) {
         if !result.succeeded { spool.log("the hook of \(claim.job) failed: \(result.reason)") }
-        do { try spool.recordHook(claim, result) } catch where error.code == .leaseLost {} catch {
+        do { try spool.hooks.record(claim, result) } catch where error.code == .leaseLost {} catch {
             spool.log("\(error)")
         }
     }

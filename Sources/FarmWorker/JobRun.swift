@@ -81,7 +81,7 @@ struct JobRun: Sendable {
         let now = Clock.monotonic()
         if now - lastPauseCheck.value >= 0.1 {
             lastPauseCheck.value = now
-            if spool.isPaused { return false }
+            if spool.control.isPaused { return false }
         }
         // A server that does not resume started the file over: said at once, not at the next tick. A resumed
         // transfer says how far it is at once too (its bytes kept from before, and its size once known), so
@@ -278,7 +278,7 @@ struct JobRun: Sendable {
         // the other way round, a kill would lose the hook. No mark, no completion: the job is redone.
         let hooked = hooks?.command(failed: outcome == .failed) != nil
         if hooked {
-            do { try spool.queueHook(claim.job) } catch {
+            do { try spool.hooks.markDue(claim.job) } catch {
                 spool.log("\(error); \(claim.job) goes back to the queue")
                 do { try spool.release(claim) } catch where error.code == .leaseLost {} catch { spool.log("\(error)") }
                 return
@@ -289,7 +289,7 @@ struct JobRun: Sendable {
             // The record supersedes the progress sidecar: no stale "downloading" left behind (unless
             // the record itself had to go there).
             if try spool.complete(claim, outcome, record: record) && wroteSidecar.value {
-                spool.removeSidecar(claim.job)
+                spool.sidecars.remove(claim.job)
             }
         } catch where error.code == .leaseLost {
             // Someone else has the job now: their completion is the one that counts.
@@ -313,7 +313,7 @@ struct JobRun: Sendable {
         var sidecar = sidecar
         sidecar.owner = claim.owner.raw
         sidecar.note = sidecar.note ?? note.value
-        do { try spool.writeSidecar(sidecar, for: claim.job) } catch { spool.log("\(error)") }
+        do { try spool.sidecars.write(sidecar, for: claim.job) } catch { spool.log("\(error)") }
     }
 
     /// Whether the job's status says something beside its progress already (`noteStartedOver`).

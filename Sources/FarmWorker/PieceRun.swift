@@ -80,7 +80,7 @@ extension TransferSlot {
                 job.fail(reason, partial: partial.path)
                 return .ended
             }
-            if spool.isPaused {
+            if spool.control.isPaused {
                 Clock.sleep(0.1)
                 continue
             }
@@ -227,7 +227,7 @@ extension TransferSlot {
         let now = Clock.monotonic()
         failedPieces = failedPieces.filter { $0.value > now }
         for (board, partialPath) in boards where failedPieces[board.path] == nil {
-            guard !mustStop, !spool.isPaused, let plan = board.plan() else { continue }
+            guard !mustStop, !spool.control.isPaused, let plan = board.plan() else { continue }
             board.reclaimExpired(lease: options.lease)
             // A tail is taken over by a transfer that finished a piece of the resource (it goes on in its
             // place), or by another while fewer than the resource's connections hold pieces.
@@ -342,7 +342,7 @@ extension TransferSlot {
                 }
                 if let lead, !lead.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                                             pieces: board.counts()) { return false }
-                return !self.mustStop && !self.spool.isPaused
+                return !self.mustStop && !self.spool.control.isPaused
             }
             board.record(held, written: result.bytes - start, in: fd)
             let seconds = Clock.monotonic() - began

@@ -142,7 +142,7 @@ struct SharedDownload {
     /// Stored bytes of another SHA-256 than the job's list names serve it nothing: it downloads its own (a
     /// blob is named by its SHA-256 only when it had to be, so a job with a checksum hashes what it links).
     private func linkStored() -> Start? {
-        guard let linked = Dedup(spool).linkStoredResult(of: claim.record.url, to: { spool.scratchPath("shared") })
+        guard let linked = Dedup(spool).linkStoredResult(of: claim.record.url, to: { spool.scratch.path("shared") })
         else { return nil }
         if let expected = claim.record.sha256, linked.record.blob != expected, (try? Dedup.digest(ofFile: linked.path)) != expected {
             try? FileSystem.unlink(linked.path)

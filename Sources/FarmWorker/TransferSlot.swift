@@ -82,7 +82,7 @@ final class TransferSlot: @unchecked Sendable {
             let now = Clock.monotonic()
             if now - pauseLooked >= Worker.pauseLook {
                 pauseLooked = now
-                if spool.isPaused {
+                if spool.control.isPaused {
                     handBackPack()
                     Clock.sleep(0.1)
                     continue
@@ -385,7 +385,7 @@ final class TransferSlot: @unchecked Sendable {
     func requestOptions(ofList id: String) -> RequestOptions? {
         let now = Clock.monotonic()
         if let known = requestOptions[id], now - known.read < Self.requestLook { return known.options }
-        let options = RequestOptions.decoded(spool.requestOptions(ofList: id))
+        let options = RequestOptions.decoded(spool.lists.requestOptions(ofList: id))
         requestOptions[id] = (options, now)
         return options
     }
@@ -472,7 +472,7 @@ final class TransferSlot: @unchecked Sendable {
             } catch where error.kind == .aborted {
                 if job.kept.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                Clock.poll(every: 0.1, for: .infinity) { !job.spool.isPaused || job.kept.lost || mustStop }
+                Clock.poll(every: 0.1, for: .infinity) { !job.spool.control.isPaused || job.kept.lost || mustStop }
                 if job.kept.lost { return nil }
                 if mustStop { return handBack(job.claim) }
             } catch where error.kind == .noSpace {

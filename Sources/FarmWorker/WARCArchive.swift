@@ -14,7 +14,7 @@
 // way round (completion first) a kill would lose the records. And one URL may be fetched by several jobs of a
 // list (two redirects to one place, `/dir` to `/dir/` beside a link to `/dir/`). So each URL's response is
 // noted before a byte of it is written, in the list's mark of that URL, `warc/urls/<list>/<key>`
-// (Spool.warcURLMark, WARCMark.swift): which file (its finished name), where the group of records it goes with
+// (WARCFiles.urlMark, WARCMark.swift): which file (its finished name), where the group of records it goes with
 // starts and how many members it has, the response's place in it, its WARC-Record-ID and status. A job that
 // comes to record locks the marks of its URLs (in the order of their keys, so that two jobs never wait for
 // each other in a circle), reads them, and reads the members they name (`.open` or finished): a URL whose
@@ -73,7 +73,7 @@ final class WARCArchive: Sendable {
     /// Appends `exchanges` in order to `settings`' folder for `job`, but those whose URL the list's marks say
     /// is recorded there already (see the top of this file); on the disk when it returns.
     func record(_ exchanges: [Archived], of job: JobName, to settings: WARCSettings) throws(WARCError) {
-        if try WARCJobMark.recordsJob(at: spool.warcMark(job), in: settings.folder) { return }
+        if try WARCJobMark.recordsJob(at: spool.warc.mark(job), in: settings.folder) { return }
         let marks = try WARCMarks(urls: exchanges.map(\.exchange.url), ofList: job.list, spool: spool)
         defer { marks.close() }
         var due: [Archived] = []

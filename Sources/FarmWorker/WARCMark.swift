@@ -4,7 +4,7 @@ import FarmSystem
 import FarmWARC
 import SystemPackage
 
-/// The mark of one URL of a list recorded as WARC (`warc/urls/<list>/<key>`, Spool.warcURLMark): where its
+/// The mark of one URL of a list recorded as WARC (`warc/urls/<list>/<key>`, WARCFiles.urlMark): where its
 /// response record was noted to go before it was appended, and its status (WARCArchive.swift says why). One
 /// line: `<file> <offset> <records> <position> <record ID> <status>`: the file's finished name, where the
 /// group of records it was appended with starts, how many members that group has, the response's place in it
@@ -64,10 +64,10 @@ final class WARCMarks {
     /// Locks the marks of `urls` of list `list`.
     init(urls: [String], ofList list: String, spool: Spool) throws(WARCError) {
         let byKey = Dictionary(urls.map { (Dedup.urlKey($0), $0) }, uniquingKeysWith: { first, _ in first })
-        let folder = spool.warcURLMarks(ofList: list)
+        let folder = spool.warc.urlMarks(ofList: list)
         do { try FileSystem.ensureDirectories(folder) } catch { throw WARCError("cannot make \(folder)", error) }
         for key in byKey.keys.sorted() {
-            let path = spool.warcURLMark(ofList: list, key: key)
+            let path = spool.warc.urlMark(ofList: list, key: key)
             let fd: FileDescriptor
             do { fd = try FileDescriptor.open(path, .readWrite, options: [.create], permissions: 0o644) } catch {
                 close()
@@ -110,7 +110,7 @@ final class WARCMarks {
     }
 }
 
-/// A job's mark of the older form, `warc/marks/<job>` (Spool.warcMark): three lines, the file's finished name,
+/// A job's mark of the older form, `warc/marks/<job>` (WARCFiles.mark): three lines, the file's finished name,
 /// the offset of the response's member, its WARC-Record-ID. farm wrote one before its marks were by URL, for a
 /// job's one exchange; a spool that has some still has its jobs recorded by them.
 enum WARCJobMark {

@@ -181,11 +181,11 @@ public final class Worker: Sendable {
     /// force, for `farm limit`, which returns only then: a transfer that starts after it returned is capped
     /// from its first byte. `said`: what it said last.
     private func followLimit(_ said: inout Int?) {
-        let rate = spool.bandwidthLimit() ?? 0
+        let rate = spool.control.bandwidthLimit() ?? 0
         bandwidth.rate.store(rate, ordering: .relaxed)
         guard rate != said else { return }
         said = rate
-        registration?.say(Spool.followingBandwidthLimit(rate))
+        registration?.say(ControlFiles.followingBandwidthLimit(rate))
     }
 
     /// Set by SIGTERM or SIGINT: hand the jobs back and exit.
@@ -207,7 +207,7 @@ public final class Worker: Sendable {
         let slots = DispatchGroup()
         var started = 0
         func follow() {
-            let wanted = max(1, options.transfers ?? spool.desired().transfers)
+            let wanted = max(1, options.transfers ?? spool.control.desired().transfers)
             allowed.store(wanted, ordering: .relaxed)
             while started < wanted {
                 let slot = TransferSlot(self, index: started, metrics: metrics)

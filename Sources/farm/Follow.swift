@@ -30,6 +30,6 @@ struct Follow: ParsableCommand {
 
     func run() throws {
         let spool = try options.open(create: false)
-        try Follower.run(spool, FollowerOptions(spool.desired()), supervised: supervised)
+        try Follower.run(spool, FollowerOptions(spool.control.desired()), supervised: supervised)
     }
 }

@@ -34,13 +34,13 @@ struct Ps: ParsableCommand {
     func run() throws {
         let spool = try options.open(create: false)
         let claims = spool.activeJobs(inFlight: true)
-        let serving = spool.servingWatcher()
+        let serving = spool.registry.servingWatcher()
         // Pieces held (SPEC §14), named by their bytes and their resource's URL.
         let pieces = spool.pieceBoards().flatMap { board, _ in
             let url = board.plan()?.url ?? "?"
             return board.holders().map { (owner: $0.owner, text: "bytes \($0.piece) of \(url)") }
         }
-        let rows = spool.processes().map { (process: FarmProcess) -> Row in
+        let rows = spool.registry.processes().map { (process: FarmProcess) -> Row in
             let held = claims.filter { $0.owner.isClaimant(process) }
             let transferring = Self.transferring(held, spool)
             // A watcher that is not the one serving waits as its standby.
@@ -77,7 +77,7 @@ extension Ps {
     /// does not say `rendering` or `unzipping` (stored, they wait for its converter or are in it).
     static func transferring(_ claims: [ActiveJob], _ spool: Spool) -> [JobName] {
         claims.filter { claim in
-            let status = spool.sidecar(claim.job, finished: [])?.status
+            let status = spool.sidecars.last(claim.job, finished: [])?.status
             return status != .rendering && status != .unzipping
         }.map(\.job)
     }

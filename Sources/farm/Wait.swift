@@ -77,7 +77,7 @@ struct Wait: ParsableCommand {
         while true {
             if Date() >= nextWatcherLook {
                 nextWatcherLook = Date().addingTimeInterval(Self.stallLook)
-                watcherRuns = spool.processes().contains { $0.role == .watcher }
+                watcherRuns = spool.registry.processes().contains { $0.role == .watcher }
             }
             var summary = StatusReader.summary(spool, watcherRuns: watcherRuns)
             // The watcher's summary may predate an add or an edit made just before the wait (a polling
@@ -87,10 +87,10 @@ struct Wait: ParsableCommand {
             // A list whose `farm get` was stopped by ^C is held (Hold.swift): no worker takes it until that get
             // runs again, so it is not waited for.
             // One stat a list not finished, not a read of queue/: a recursive list's queue holds a batch a page.
-            let held = summary.lists.filter { $0.state != .finished && spool.isHeld(list: $0.id) }
+            let held = summary.lists.filter { $0.state != .finished && spool.held.contains($0.id) }
             summary.lists.removeAll { list in held.contains { $0.id == list.id } }
             // The hooks of lists that have one (SPEC §15) are part of their end: none left due or running.
-            let hooks = summary.isFinished ? spool.hooksOutstanding() : 0
+            let hooks = summary.isFinished ? spool.hooks.outstanding() : 0
             if summary.isFinished && hooks == 0 {
                 guard summary.failed == 0 else {
                     let lists = summary.lists.filter { $0.failed > 0 }.map { "\($0.name): \($0.failed)" }
@@ -126,7 +126,7 @@ struct Wait: ParsableCommand {
     /// Whether `summary` has every list the spool has published, each with the total its record has now.
     private static func knowsEveryList(_ summary: StatusDocument, _ spool: Spool) -> Bool {
         let totals = Dictionary(summary.lists.map { ($0.id, $0.total) }, uniquingKeysWith: { a, _ in a })
-        return spool.listIDs().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
+        return spool.lists.ids().allSatisfy { id in spool.list(id).map { totals[id] == $0.total } ?? true }
     }
 
     /// Sleeps until `until`, or until the watcher writes a new summary (a new file renamed over the old one).

@@ -63,7 +63,7 @@ struct Work: ParsableCommand {
         let spool = try options.open()
         // The farm's settings (`farm start`'s: the lease, the disk minimum, the fleet-wide limits, the CA
         // file), whoever started this worker: by hand, or a supervisor that could not copy itself.
-        var settings = WorkerOptions(spool.desired())
+        var settings = WorkerOptions(spool.control.desired())
         // A shorter lease than the farm's would take jobs from its live workers, which renew at its pace.
         if let lease = limits.lease { settings.lease = lease }
         if let maxSize = limits.maxSize { settings.maxSize = maxSize }

@@ -49,7 +49,7 @@ import Testing
         #expect(get.wait(timeout: 60) == 130, "\(get.output)")
         #expect(get.output.contains("the same farm get resumes"), "\(get.output)")
         // The farm it started is stopped, and the bytes stay.
-        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty })
+        #expect(poll(timeout: 30) { farm.spool.registry.processes().isEmpty })
         let kept = Self.kept(farm, files)
         #expect(kept.allSatisfy { $0 > 50_000 && $0 < 600_000 }, "\(kept)")
         let early = delivered(files, in: out)
@@ -67,7 +67,7 @@ import Testing
             #expect(ranges.contains { $0 >= first }, "\(file.path): \(farm.origin.requests(for: file.path))")
             #expect(farm.origin.requests(for: file.path).count == 2, "one request before ^C, one ranged after")
         }
-        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty }, "a farm get started is stopped when it is done")
+        #expect(poll(timeout: 30) { farm.spool.registry.processes().isEmpty }, "a farm get started is stopped when it is done")
     }
 
     @Test func plainLinesWhenNotATerminalAndOneFileNamedByO() throws {
@@ -82,7 +82,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out + "/0.bin"))
         #expect(result.output.contains("renamed.dat: Done"), "\(result.output)")
         #expect(!result.output.contains("\u{1B}") && !result.output.contains("[#"), "no bars in a pipe: \(result.output)")
-        #expect(poll(timeout: 30) { farm.spool.processes().isEmpty }, "the farm it started is stopped")
+        #expect(poll(timeout: 30) { farm.spool.registry.processes().isEmpty }, "the farm it started is stopped")
 
         let refused = try run("farm", ["get", farm.origin.url(for: files[0].path), farm.origin.url(for: "/x.bin"),
                                        "-o", "one.dat", "--spool", farm.spool.root], environment: farm.environment)

@@ -12,15 +12,15 @@ import Testing
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
         let job = JobName(list: ListID.of(name: "Hooked"), index: 3)
-        try spool.queueHook(job)
-        let claim = try #require(spool.claimHook(job))
-        #expect(spool.dueHooks().isEmpty)
+        try spool.hooks.markDue(job)
+        let claim = try #require(spool.hooks.claim(job))
+        #expect(spool.hooks.due().isEmpty)
         _ = claim  // its runner "dies" here: nothing renews it
         Thread.sleep(forTimeInterval: 0.1)
 
         let recovered = try Control(spool: spool).recover(lease: 0.05)
         #expect(recovered.hooksReclaimed == 1)
-        #expect(spool.dueHooks() == [job])
+        #expect(spool.hooks.due() == [job])
         #expect(recovered.description.hasSuffix("and 1 hook(s)"), "\(recovered)")
     }
 }

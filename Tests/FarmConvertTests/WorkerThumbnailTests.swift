@@ -38,7 +38,7 @@ import Testing
         let spool = try Spool(root: spoolPath)
         #expect(SpoolFixtures.counts(spool) == [.done: 3])
         func sidecar(_ index: Int) throws -> Sidecar {
-            try #require(spool.sidecar(JobName(list: ListID.of(name: "Grid.json"), index: index)))
+            try #require(spool.sidecars.last(JobName(list: ListID.of(name: "Grid.json"), index: index)))
         }
         for index in 0..<2 {
             let result = try sidecar(index)

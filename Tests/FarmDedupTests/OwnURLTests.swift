@@ -48,7 +48,7 @@ import Testing
 
     /// The job records of list `name`, from its resource table.
     private func records(_ farm: RunningFarm, _ name: String) throws -> [JobRecord] {
-        try #require(farm.spool.resources(ofList: ListID.of(name: name + ".json")))
+        try #require(farm.spool.lists.resources(ofList: ListID.of(name: name + ".json")))
     }
 
     private func rows(_ farm: RunningFarm, _ list: String) throws -> [ResourceStatus] {

@@ -66,7 +66,7 @@ import Testing
         let fm = FileManager.default
         func job(_ index: Int) -> JobName { JobName(list: list, index: index) }
         func done(_ index: Int) -> String { spool.finishedPath(job(index), .done) }
-        let table = spool.resourceTablePath(ofList: list)
+        let table = spool.lists.resourceTablePath(ofList: list)
         let tableBytes = try Data(contentsOf: URL(fileURLWithPath: table))
         let returned = spool.queue + "/0/r"
 
@@ -172,7 +172,7 @@ import Testing
         #expect(farm.waitUntilAllDone(count))
         #expect(reports.isEmpty, "fsck found faults on a sound farm:\n\(reports.joined(separator: "\n"))")
         for (job, state) in farm.spool.inventory() where state == .done {
-            let file = try #require(farm.spool.sidecar(job)?.file)
+            let file = try #require(farm.spool.sidecars.last(job)?.file)
             #expect(FileManager.default.contents(atPath: file).map { [UInt8]($0) } == farm.bodies[paths[job.index]])
         }
         #expect(SpoolFixtures.duplicates(in: farm.spool).isEmpty)

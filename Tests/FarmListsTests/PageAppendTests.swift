@@ -61,7 +61,7 @@ import Testing
         let afterTwo = try #require(Lists(spool).pageState(ofList: id))
         #expect(try Lists(spool).appendPage(page(["d", "e"]) + [JobRecord(url: "https://x/f.jpg", id: "")], byID: true,
                                      toList: id, after: afterTwo, state: next(afterTwo, page: "p3", done: true)) == 2)
-        let rows = try #require(spool.resources(ofList: id))
+        let rows = try #require(spool.lists.resources(ofList: id))
         #expect(rows.map(\.id) == ["a", "b", "c", "d", "e", JobName(list: id, index: 5).raw])
         #expect(rows[0].title == "T a")
         #expect(spool.list(id)?.total == 6)

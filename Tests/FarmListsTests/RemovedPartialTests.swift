@@ -21,7 +21,7 @@ import Testing
     private func removedWhileHeld() throws -> (Spool, kept: String, orphan: String) {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 2)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let paths = records.map { Dedup(spool).partialPath(url: $0.url) }
         for path in paths {
             #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x42, count: 5000)))
@@ -40,11 +40,11 @@ import Testing
         Thread.sleep(forTimeInterval: 2.2)
         #expect(try SpoolCheck(spool).run().findings.contains { $0.kind == .partial }, "fsck sees the orphan")
         // On this boot, recovery leaves partials alone: a transfer may be about to take it.
-        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Date().timeIntervalSince1970))
+        try spool.durability.writeMark(Durability.SyncMark(boot: Durability.boot, time: Date().timeIntervalSince1970))
         try Lists(spool).recover()
         #expect(FileManager.default.fileExists(atPath: orphan))
 
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
         try Lists(spool).recover()
         #expect(!FileManager.default.fileExists(atPath: orphan))
         #expect((try? FileManager.default.attributesOfItem(atPath: kept)[.size] as? Int) == 5000,
@@ -73,14 +73,14 @@ import Testing
     @Test func theRecoveryAfterARebootCollectsTheBlobOfALostDownload() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let partial = Dedup(spool).partialPath(url: records[0].url)
         #expect(FileManager.default.createFile(atPath: partial, contents: Data()))
         let blob = Dedup(spool).blobPath(String(repeating: "ab", count: 32))
         try FileManager.default.linkItem(atPath: partial, toPath: blob)
         let record = URLRecord(url: records[0].url, blob: String(repeating: "ab", count: 32), size: 5000, kind: "jpg")
         try Dedup(spool).writeURLRecord(record)
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
         try Lists(spool).recover()
         #expect(!FileManager.default.fileExists(atPath: partial), "an empty partial has nothing to resume")
         #expect(!FileManager.default.fileExists(atPath: blob), "a blob no output uses is collected")
@@ -96,14 +96,14 @@ import Testing
     @Test func theRecoveryAfterARebootCollectsTheBlobOfADownloadKeptInPart() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 1)
-        let records = try #require(spool.resources(ofList: list))
+        let records = try #require(spool.lists.resources(ofList: list))
         let partial = Dedup(spool).partialPath(url: records[0].url)
         #expect(FileManager.default.createFile(atPath: partial, contents: Data(repeating: 0x42, count: 3000)))
         let name = String(repeating: "cd", count: 32)
         let blob = Dedup(spool).blobPath(name)
         try FileManager.default.linkItem(atPath: partial, toPath: blob)
         try Dedup(spool).writeURLRecord(URLRecord(url: records[0].url, blob: name, size: 5000, kind: "jpg"))
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
         try Lists(spool).recover()
         #expect(!FileManager.default.fileExists(atPath: blob), "a blob the disk kept only in part is collected")
         #expect(Dedup(spool).urlRecord(key: Dedup.urlKey(records[0].url)) == nil, "with the URL's record naming it")

@@ -16,7 +16,7 @@ import Testing
     @Test func theRecoveryCutsTheTableLineOfAnAddItUndid() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let list = try SpoolFixtures.publishList(spool, name: "List 1", count: 3)
-        let table = spool.resourceTablePath(ofList: list)
+        let table = spool.lists.resourceTablePath(ofList: list)
         let before = try #require(FileManager.default.contents(atPath: table))
         // What the killed edit did before its commit: its journal (job number 3), then its table line.
         try Lists(spool).journal("3", ofList: list)

@@ -16,7 +16,7 @@ import Testing
     @Test func theLivingAreReadAndTheDeadFoldedOnce() throws {
         let dir = TemporaryDirectory()
         let spool = try Spool(root: dir.appending("spool"))
-        let first = try spool.register(.worker), second = try spool.register(.worker)
+        let first = try spool.registry.register(.worker), second = try spool.registry.register(.worker)
         defer { second.end() }
         let a = MetricsRecorder(spool: spool, registration: first)
         let b = MetricsRecorder(spool: spool, registration: second)

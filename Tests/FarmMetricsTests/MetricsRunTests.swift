@@ -19,7 +19,7 @@ import Testing
         #expect(try farm.farm(["wait", "--timeout", "120"]).status == 1, "one resource fails (404), the rest are done")
 
         let id = ListID.of(name: "Shots.json")
-        let files = (0..<4).compactMap { farm.spool.sidecar(JobName(list: id, index: $0))?.file }
+        let files = (0..<4).compactMap { farm.spool.sidecars.last(JobName(list: id, index: $0))?.file }
         #expect(files.count == 4, "every served image is done with its file")
         let onDisk = try files.reduce(0) { $0 + Int(try FileSystem.stat($1).size) }
         let host = "http://127.0.0.1:\(farm.origin.port)"
@@ -74,7 +74,7 @@ import Testing
             return Prometheus.samples(page)["farm_reclaims_total"] == 1
         }, "\(page)")
         #expect(try farm.farm(["wait", "--timeout", "120"]).status == 0)
-        let file = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Slow.json"), index: 0))?.file)
+        let file = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "Slow.json"), index: 0))?.file)
         let onDisk = Double(try FileSystem.stat(file).size)
         // What the killed worker received since its last write is lost to the count, never counted twice.
         #expect(poll(timeout: 10, every: 0.2) {

@@ -61,7 +61,7 @@ import Testing
         #expect(SpoolFixtures.counts(spool) == [.done: 2500])
         // Drained shards and batches are removed, so later claims stay cheap.
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.queue).isEmpty)
-        #expect(spool.listIDs() == [list])
+        #expect(spool.lists.ids() == [list])
     }
 
     /// A claim from an add's batch reads its record from the list's table, not from the job file it renamed:
@@ -85,9 +85,9 @@ import Testing
                 }
             }
         }
-        try? FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: other))
+        try? FileManager.default.removeItem(atPath: spool.lists.resourceTablePath(ofList: other))
         // The table keeps its first 2,000 lines and half of the next: the rest are read from their files.
-        let table = spool.resourceTablePath(ofList: list)
+        let table = spool.lists.resourceTablePath(ofList: list)
         let lines = try Data(contentsOf: URL(fileURLWithPath: table)).split(separator: 0x0A, omittingEmptySubsequences: false)
         try Data((lines[0..<2000].joined(separator: [0x0A]) + [0x0A] + lines[2000].prefix(10)))
             .write(to: URL(fileURLWithPath: table))
@@ -145,7 +145,7 @@ import Testing
         let shard = spool.queue + "/" + batch + "/s000000"
         // Job files are read where they hold their records and their list has no table (here it is taken
         // away, so that every claim reads its job file): a claim from a table never reads its job file, and an add's are empty.
-        try FileManager.default.removeItem(atPath: spool.resourceTablePath(ofList: list))
+        try FileManager.default.removeItem(atPath: spool.lists.resourceTablePath(ofList: list))
         for job in jobs {
             let path = spool.queue + "/" + batch + "/s" + String(format: "%06d", job.name.index / Spool.shardSize)
             try Data(job.record.encoded()).write(to: URL(fileURLWithPath: path + "/" + job.name.raw))

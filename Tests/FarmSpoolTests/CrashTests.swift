@@ -33,7 +33,7 @@ import Testing
         let spool = try Spool(root: dir.path)
         try crash(at: failpoint, ["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
         #expect(SpoolFixtures.counts(spool).isEmpty)
-        #expect(spool.listIDs().isEmpty)
+        #expect(spool.lists.ids().isEmpty)
         #expect(stages(spool).filter { !$0.hasSuffix(".lock") }.count == 1, "\(stages(spool))")
 
         try probe(["recover", "--spool", spool.root, "--lease", "0"])
@@ -42,7 +42,7 @@ import Testing
         // Running the add again does the whole job.
         try probe(["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
         #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
-        #expect(spool.listIDs().count == 3)
+        #expect(spool.lists.ids().count == 3)
     }
 
     @Test(arguments: ["add.committed", "add.published-list@2"])
@@ -52,15 +52,15 @@ import Testing
         try crash(at: failpoint, ["enqueue", "--spool", spool.root, "--jobs", "3000", "--lists", "3"])
         // Every job is there; at most some lists are, and each list that is has all its jobs.
         #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
-        #expect(spool.listIDs().count < 3)
+        #expect(spool.lists.ids().count < 3)
         // A batch with lists not yet published keeps its stage's lock file, which is how URLSharing finds
         // them without reading queue/ (`batchesBeingAdded`).
         let pending = try FileManager.default.contentsOfDirectory(atPath: spool.queue)
-            .filter { FileManager.default.fileExists(atPath: spool.pendingLists(ofBatch: $0)) }
+            .filter { FileManager.default.fileExists(atPath: spool.lists.pending(ofBatch: $0)) }
         #expect(pending.count == 1 && Set(pending) == Set(spool.batchesBeingAdded()), "\(pending) \(stages(spool))")
 
         try probe(["recover", "--spool", spool.root, "--lease", "0"])
-        #expect(spool.listIDs().count == 3)
+        #expect(spool.lists.ids().count == 3)
         #expect(SpoolFixtures.counts(spool) == [.queued: 3000])
         #expect(stages(spool).isEmpty)
     }

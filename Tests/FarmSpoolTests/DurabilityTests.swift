@@ -41,7 +41,7 @@ import Testing
         // What a power loss leaves of unsynced writes: a short download, an empty thumbnail.
         #expect(truncate(outputs + "/0.pdf", 400) == 0)
         #expect(truncate(outputs + "/2.thumb.png", 0) == 0)
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
 
         let redone = try Lists(spool).recheckAfterReboot()
         #expect(redone.map(\.index).sorted() == [0, 2])
@@ -51,9 +51,9 @@ import Testing
         #expect(left == ["1.page1.png", "1.pdf", "1.thumb.png"])
         // Queued again, a job file carries no outcome record.
         let again = try #require(try Claimer(spool: spool).claim())
-        #expect(spool.outcomeRecord(atPath: spool.activePath(again.job, again.owner)) == nil)
+        #expect(spool.sidecars.outcome(atPath: spool.activePath(again.job, again.owner)) == nil)
         // The mark now names this boot: the check is not made again.
-        #expect(spool.syncMark()?.boot == Spool.boot)
+        #expect(spool.durability.mark()?.boot == Durability.boot)
         #expect(truncate(outputs + "/1.pdf", 1) == 0)
         #expect(try Lists(spool).recheckAfterReboot().isEmpty)
     }
@@ -62,14 +62,14 @@ import Testing
         let (spool, list) = try threeDone()
         #expect(truncate(spool.files + "/" + list + "/0.pdf", 400) == 0)
         // Synced after these jobs finished, on this boot: nothing to check.
-        try spool.writeSyncMark(Spool.SyncMark(boot: Spool.boot, time: Date().timeIntervalSince1970 + 5))
+        try spool.durability.writeMark(Durability.SyncMark(boot: Durability.boot, time: Date().timeIntervalSince1970 + 5))
         #expect(try Lists(spool).recheckAfterReboot().isEmpty)
         // Another boot, but a sync after they finished: they were on disk before it.
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: Date().timeIntervalSince1970 + 5))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: Date().timeIntervalSince1970 + 5))
         #expect(try Lists(spool).recheckAfterReboot().isEmpty)
         #expect(SpoolFixtures.counts(spool) == [.done: 3])
         // No mark at all (a spool from before marks): everything done is checked.
-        try FileManager.default.removeItem(atPath: spool.syncMarkPath)
+        try FileManager.default.removeItem(atPath: spool.durability.markPath)
         #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
     }
 
@@ -77,32 +77,32 @@ import Testing
         let spool = try Spool(root: dir.appending("spool"))
         // No mark yet: one sync starts the record.
         let before = Date().timeIntervalSince1970
-        #expect(try spool.syncFinished())
-        let mark = try #require(spool.syncMark())
-        #expect(mark.boot == Spool.boot && mark.boot.count == 36)
+        #expect(try spool.durability.syncFinished())
+        let mark = try #require(spool.durability.mark())
+        #expect(mark.boot == Durability.boot && mark.boot.count == 36)
         #expect(mark.time >= before - 0.01 && mark.time <= Date().timeIntervalSince1970 + 0.01)
         // Nothing finished since: no sync.
-        #expect(try spool.syncFinished() == false)
-        #expect(spool.syncMark() == mark)
+        #expect(try spool.durability.syncFinished() == false)
+        #expect(spool.durability.mark() == mark)
         // A job reaches done/: the next call syncs and moves the mark.
         let (list, jobs) = SpoolFixtures.jobs(1)
         try spool.enqueue(jobs, lists: [ListRecordFile(id: list, bytes: Array("{}".utf8))])
         let claim = try #require(try Claimer(spool: spool).claim())
         try spool.complete(claim, .done, record: Sidecar(status: .done, changed: "t"))
-        #expect(try spool.syncFinished())
-        let afterDone = try #require(spool.syncMark())
+        #expect(try spool.durability.syncFinished())
+        let afterDone = try #require(spool.durability.mark())
         #expect(afterDone.time > mark.time)
         // A job claimed (its transfer writing a partial): every call syncs while it is.
         let (more, others) = SpoolFixtures.jobs(1, listName: "List 2")
         try spool.enqueue(others, lists: [ListRecordFile(id: more, bytes: Array("{}".utf8))])
         let writing = try #require(try Claimer(spool: spool).claim())
-        #expect(try spool.syncFinished() && spool.syncFinished())
-        #expect(try #require(spool.syncMark()).time > afterDone.time)
+        #expect(try spool.durability.syncFinished() && spool.durability.syncFinished())
+        #expect(try #require(spool.durability.mark()).time > afterDone.time)
         try spool.complete(writing, .failed, record: Sidecar(status: .error, changed: "t"))
         // Nothing claimed, nothing done since (past the clock's slack): no sync.
-        Thread.sleep(forTimeInterval: Spool.clockSlack + 0.2)
-        _ = try spool.syncFinished()
-        #expect(try spool.syncFinished() == false)
+        Thread.sleep(forTimeInterval: Durability.clockSlack + 0.2)
+        _ = try spool.durability.syncFinished()
+        #expect(try spool.durability.syncFinished() == false)
     }
 }
 
@@ -117,7 +117,7 @@ import Testing
         let claimer = Claimer(spool: spool)
         let cut = try #require(try claimer.claim()), kept = try #require(try claimer.claim())
         // Its owner's name says when it claimed: before this boot.
-        let earlier = Owner.fresh(now: Spool.bootTime - 60)
+        let earlier = Owner.fresh(now: Durability.bootTime - 60)
         #expect(rename(spool.activePath(cut.job, cut.owner), spool.activePath(cut.job, earlier)) == 0)
 
         let outputs = spool.outputDirectory(ofList: list)
@@ -177,7 +177,7 @@ import Testing
                                  changed: "t")
             #expect(try spool.complete(claim, .done, record: record))
         }
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
         #expect(try Lists(spool).recheckAfterReboot().map(\.index) == [0])
         #expect(SpoolFixtures.counts(spool) == [.queued: 1, .done: 1])
     }
@@ -202,7 +202,7 @@ import Testing
         for piece in pieces[1...] {
             #expect(FileManager.default.createFile(atPath: board.path + "/d/\(piece)", contents: Data()))
         }
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
 
         #expect(try Lists(spool).recover().partialsCutBack == 3)
         #expect(try FileSystem.lstat(whole).size == block, "cut back to its first hole")
@@ -215,7 +215,7 @@ import Testing
         #expect(board.bytesIn() == block)
 
         // Checked once a boot: the mark says this one now.
-        try spool.markBootChecked()
+        try spool.durability.markBootChecked()
         try sparse(whole, size: 2 * block, written: [0..<block])
         #expect(try Lists(spool).recover().partialsCutBack == 0)
     }
@@ -243,7 +243,7 @@ import Testing
         #expect(lost.plan() == nil)
         #expect(try SpoolCheck(spool).run().findings.contains { lost.path.hasSuffix("/" + $0.path) },
                 "fsck sees the board")
-        try spool.writeSyncMark(Spool.SyncMark(boot: "an-earlier-boot", time: 0))
+        try spool.durability.writeMark(Durability.SyncMark(boot: "an-earlier-boot", time: 0))
 
         #expect(try Lists(spool).recover().partialsCutBack == 1)
         #expect(!FileSystem.exists(lost.path) && !FileSystem.exists(lostPartial))

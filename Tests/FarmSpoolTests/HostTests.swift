@@ -48,11 +48,11 @@ import Testing
         #expect(ActiveName("0123456789abcdef.7@" + remote.raw)?.owner == remote)
 
         // Registry entries: `<role>.<pid>.<nonce>.<host>`, the host holding dots; without a host, no entry.
-        #expect(Spool.registrant("worker.12.abcd1234.h2.example")
+        #expect(Registry.registrant("worker.12.abcd1234.h2.example")
             == FarmProcess(role: .worker, pid: 12, host: try #require(FarmHost(raw: "h2.example"))))
-        #expect(Spool.registrant("watcher.12.abcd1234") == nil)
-        #expect(Spool.registrant("worker.12.abcd1234.a/b") == nil)
-        #expect(Spool.registrant("worker.x.abcd1234.h2") == nil)
+        #expect(Registry.registrant("watcher.12.abcd1234") == nil)
+        #expect(Registry.registrant("worker.12.abcd1234.a/b") == nil)
+        #expect(Registry.registrant("worker.x.abcd1234.h2") == nil)
     }
 
     /// Another host's claims whose holder was killed are not handed back by pid (its pid means nothing
@@ -89,7 +89,7 @@ import Testing
             try SpoolCheck(spool).run(lease: lease).findings.filter { $0.kind == .deadClaim }
         }
         #expect(try deadClaims(60).isEmpty, "no lease has run out")
-        #expect(Set(spool.processesReleasingOrphans().released) == localJobs)
+        #expect(Set(spool.registry.processesReleasingOrphans().released) == localJobs)
         #expect(Set(spool.activeJobs().map(\.job)) == remoteJobs)
 
         // Past their lease they are anybody's to reclaim.
@@ -118,20 +118,20 @@ import Testing
         let remoteTag = FarmHost(name: "elsewhere").tag
         try #require(remoteTag != FarmHost.local.tag)
         let remoteOwner = try #require(Owner("\(gone.pid)-tfedcba987654321-" + remoteTag))
-        try FileSystem.ensureDirectory(spool.hooks)
-        try FileSystem.ensureDirectory(spool.hookActive)
-        try FileSystem.ensureDirectory(spool.hookQueue)
-        let claim = { (job: JobName, owner: Owner) in spool.hookActive + "/" + ActiveName.raw(job, owner) }
+        try FileSystem.ensureDirectory(spool.hooks.folder)
+        try FileSystem.ensureDirectory(spool.hooks.active)
+        try FileSystem.ensureDirectory(spool.hooks.queue)
+        let claim = { (job: JobName, owner: Owner) in spool.hooks.active + "/" + ActiveName.raw(job, owner) }
         try FileSystem.createFile(claim(jobs[0].name, localOwner), [])
         try FileSystem.createFile(claim(jobs[1].name, remoteOwner), [])
         // Due: one of a resource of the list (a completion's mark), one past its end, one of no list.
         let stray = [JobName(list: list, index: 7), JobName(list: ListID.of(name: "Gone"), index: 0)]
-        for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hookQueue + "/" + job.raw, []) }
+        for job in [jobs[2].name] + stray { try FileSystem.createFile(spool.hooks.queue + "/" + job.raw, []) }
 
         // This host's dead runner's hook goes back with its jobs; the other host's is left to its lease.
-        _ = spool.processesReleasingOrphans()
-        #expect(FileSystem.names(spool.hookActive) == [ActiveName.raw(jobs[1].name, remoteOwner)])
-        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
+        _ = spool.registry.processesReleasingOrphans()
+        #expect(FileSystem.names(spool.hooks.active) == [ActiveName.raw(jobs[1].name, remoteOwner)])
+        #expect(Set(FileSystem.names(spool.hooks.queue)) == Set(([jobs[0].name, jobs[2].name] + stray).map(\.raw)))
 
         let findings = { (lease: Double, repair: Bool) throws -> [FsckFinding] in
             try SpoolCheck(spool).run(repair: repair, lease: lease).findings
@@ -146,16 +146,16 @@ import Testing
         #expect(past.first { $0.kind == .deadHookClaim }?.detail.contains("of another host") == true, "\(past)")
         let repaired = try findings(1, true)
         #expect(repaired.count == 3 && repaired.allSatisfy(\.repaired), "\(repaired)")
-        #expect(FileSystem.names(spool.hookActive).isEmpty)
-        #expect(Set(FileSystem.names(spool.hookQueue)) == Set(jobs.map(\.name.raw)))
+        #expect(FileSystem.names(spool.hooks.active).isEmpty)
+        #expect(Set(FileSystem.names(spool.hooks.queue)) == Set(jobs.map(\.name.raw)))
         #expect(try findings(1, false).isEmpty)
 
         // Claimed again by the other host, which then dies whole: once it is known dead, its hook comes back
         // with its jobs, lease or not.
-        try FileSystem.rename(spool.hookQueue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
-        #expect(spool.releaseJobs(keeping: []).isEmpty)
-        #expect(FileSystem.names(spool.hookActive).isEmpty)
-        #expect(FileSystem.names(spool.hookQueue).contains(jobs[1].name.raw))
+        try FileSystem.rename(spool.hooks.queue + "/" + jobs[1].name.raw, claim(jobs[1].name, remoteOwner))
+        #expect(spool.registry.releaseJobs(keeping: []).isEmpty)
+        #expect(FileSystem.names(spool.hooks.active).isEmpty)
+        #expect(FileSystem.names(spool.hooks.queue).contains(jobs[1].name.raw))
     }
 
     @Test func workersAreDesiredPerHostAndTheSpoolsNumberServesTheOthers() throws {
@@ -165,20 +165,20 @@ import Testing
         // Before any host sets its own: the spool's one number, for whichever host starts.
         var desired = Desired()
         desired.workers = 6
-        try spool.setDesired(desired)
-        #expect(spool.desiredWorkers(of: h1) == 6 && spool.desiredWorkers() == 6)
-        #expect(spool.workerCounts().desired == 6)
+        try spool.control.setDesired(desired)
+        #expect(spool.control.desiredWorkers(of: h1) == 6 && spool.control.desiredWorkers() == 6)
+        #expect(spool.control.workerCounts().desired == 6)
 
-        try spool.setDesiredWorkers(3, of: h1)
-        try spool.setDesiredWorkers(2, of: h2)
-        #expect(spool.desiredWorkers(of: h1) == 3 && spool.desiredWorkers(of: h2) == 2)
+        try spool.control.setDesiredWorkers(3, of: h1)
+        try spool.control.setDesiredWorkers(2, of: h2)
+        #expect(spool.control.desiredWorkers(of: h1) == 3 && spool.control.desiredWorkers(of: h2) == 2)
         // A host that never set its own runs the last number set anywhere.
-        #expect(spool.desired().workers == 2 && spool.desiredWorkers(of: FarmHost(name: "h3")) == 2)
+        #expect(spool.control.desired().workers == 2 && spool.control.desiredWorkers(of: FarmHost(name: "h3")) == 2)
         // Nothing runs: every host that set a number counts.
-        #expect(spool.workerCounts().desired == 5)
+        #expect(spool.control.workerCounts().desired == 5)
         // Only the hosts that run a process count while some do.
         let running = [FarmProcess(role: .supervisor, pid: 1, host: h2)]
-        #expect(spool.workerCounts(live: running).desired == 2)
+        #expect(spool.control.workerCounts(live: running).desired == 2)
         #expect(ControlFile.isShownInStatus("desired.h1.json") && ControlFile.isShownInStatus("desired.json"))
         #expect(!ControlFile.isShownInStatus("supervisor.h1.lock"))
     }

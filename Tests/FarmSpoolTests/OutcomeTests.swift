@@ -22,9 +22,9 @@ import Testing
                              changed: "2026-11-22T10:00:00.000Z")
         #expect(try spool.complete(claim, .done, record: record))
 
-        let onFile = try #require(spool.outcomeRecord(atPath: spool.finishedPath(claim.job, .done)))
+        let onFile = try #require(spool.sidecars.outcome(atPath: spool.finishedPath(claim.job, .done)))
         #expect(String(decoding: onFile, as: UTF8.self).contains(#""file":"/f/0.png""#))
-        #expect(spool.sidecar(claim.job) == record)
+        #expect(spool.sidecars.last(claim.job) == record)
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.progress).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.tmp).isEmpty)
     }
@@ -39,18 +39,18 @@ import Testing
 
         // Queued again, the job file carries no record any more.
         let again = try claimOne(spool)
-        #expect(spool.outcomeRecord(atPath: spool.activePath(again.job, again.owner)) == nil)
+        #expect(spool.sidecars.outcome(atPath: spool.activePath(again.job, again.owner)) == nil)
         // Over the 64 KiB an extended attribute may hold: the record becomes progress/<job>.json.
         let long = String(repeating: "x", count: 70_000)
         let failure = Sidecar(status: .error, error: long, attempts: 3, changed: "t1")
         // complete says so: the worker must not delete it as it deletes a progress sidecar.
         #expect(try spool.complete(again, .failed, record: failure) == false)
-        #expect(spool.outcomeRecord(atPath: spool.finishedPath(again.job, .failed)) == nil)
+        #expect(spool.sidecars.outcome(atPath: spool.finishedPath(again.job, .failed)) == nil)
         #expect(FileManager.default.fileExists(atPath: spool.progress + "/" + again.job.raw + ".json"))
         // Named after its claim there, as a progress sidecar is.
         var named = failure
         named.owner = again.owner.raw
-        #expect(spool.sidecar(again.job) == named)
+        #expect(spool.sidecars.last(again.job) == named)
     }
 
     @Test func aReclaimedJobRecordsNothing() throws {
@@ -62,7 +62,7 @@ import Testing
         #expect(throws: SpoolError.self) {
             try spool.complete(claim, .done, record: Sidecar(status: .done, changed: "t"))
         }
-        #expect(spool.sidecar(claim.job) == nil)
+        #expect(spool.sidecars.last(claim.job) == nil)
         #expect(SpoolFixtures.counts(spool) == [.queued: 1])
     }
 }

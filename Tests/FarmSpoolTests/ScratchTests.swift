@@ -13,18 +13,18 @@ import Testing
     @Test func stagedNamesSayTheirWriterWhateverTheFileIsCalled() throws {
         let spool = try Spool(root: dir.appending("spool"))
         let job = JobName(list: String(repeating: "ab", count: 8), index: 12)
-        for file in [spool.summaryFile, spool.sidecarPath(job), spool.tmp + "/a-name-with-dashes.json"] {
-            let staged = spool.scratchPath(String(file.split(separator: "/").last!))
-            let writer = Spool.scratchWriter(ofName: String(staged.split(separator: "/").last!))
-            #expect(writer == Spool.ScratchWriter(pid: getpid(), isLocal: true), "\(staged)")
+        for file in [spool.status.summary, spool.sidecars.path(job), spool.tmp + "/a-name-with-dashes.json"] {
+            let staged = spool.scratch.path(String(file.split(separator: "/").last!))
+            let writer = ScratchFiles.writer(ofName: String(staged.split(separator: "/").last!))
+            #expect(writer == ScratchFiles.Writer(pid: getpid(), isLocal: true), "\(staged)")
         }
     }
 
     @Test func aWholeWriteLeavesOnlyTheFile() throws {
         let spool = try Spool(root: dir.appending("spool"))
-        try spool.writeWhole(Array("{\"a\":1}".utf8), to: spool.summaryFile)
-        try spool.writeWhole(Array("{\"a\":2}".utf8), to: spool.summaryFile)
-        #expect(try String(contentsOfFile: spool.summaryFile, encoding: .utf8) == "{\"a\":2}")
+        try spool.scratch.writeWhole(Array("{\"a\":1}".utf8), to: spool.status.summary)
+        try spool.scratch.writeWhole(Array("{\"a\":2}".utf8), to: spool.status.summary)
+        #expect(try String(contentsOfFile: spool.status.summary, encoding: .utf8) == "{\"a\":2}")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.tmp).isEmpty)
     }
 
@@ -36,9 +36,9 @@ import Testing
         let foreign = spool.tmp + "/summary.json-4242." + FarmHost(name: "elsewhere").tag + "-0123456789abcdef"
         try Data("{}".utf8).write(to: URL(fileURLWithPath: foreign))
         // This process's own, alive: never taken.
-        let own = spool.scratchPath("summary.json")
+        let own = spool.scratch.path("summary.json")
         try Data("{}".utf8).write(to: URL(fileURLWithPath: own))
-        #expect(spool.sweepTemporaries(tmpAge: 0.5) == 1)
+        #expect(spool.scratch.sweepTemporaries(tmpAge: 0.5) == 1)
         #expect(!FileManager.default.fileExists(atPath: foreign))
         #expect(FileManager.default.fileExists(atPath: own))
     }

@@ -109,7 +109,7 @@ import Testing
     @Test func theTableIsKeptUntilItsFileChanges() throws {
         let fixture = try StatusFixture()
         let list = try fixture.addList("Set 1.json", count: 3)
-        let path = fixture.spool.resourceTablePath(ofList: list)
+        let path = fixture.spool.lists.resourceTablePath(ofList: list)
         let windows = ListWindows()
         // An hour old: settled, so kept in memory.
         try age(path)

@@ -21,8 +21,8 @@ import Testing
         try fixture.activate(one, 5)
         try fixture.finish(ten, 0)
         try fixture.finish(ten, 1, failed: true)
-        try fixture.spool.setDesired(Desired(workers: 6))
-        try fixture.spool.setPaused(true)
+        try fixture.spool.control.setDesired(Desired(workers: 6))
+        try fixture.spool.control.setPaused(true)
 
         let summary = StatusScan.summary(fixture.spool)
         #expect(summary.lists.map(\.name) == ["Set 1.json", "Set 2.json", "Set 10.json"])

@@ -18,7 +18,7 @@ import Testing
         // A second start says so and changes nothing.
         let again = try farm.must(["start", "--workers", "9"])
         #expect(again.contains("already running"))
-        #expect(farm.spool.desired().workers == 1)
+        #expect(farm.spool.control.desired().workers == 1)
 
         try farm.must(["scale", "4"])
         #expect(poll(timeout: 10) { farm.pids(.worker).count == 4 })
@@ -55,7 +55,7 @@ import Testing
             #expect(start.status == 1 && start.error.contains("(got -1)"), "\(start)")
             #expect(start.error.split(separator: "\n").count == 1, "one line: \(start.error)")
         }
-        #expect(farm.spool.desired().workers != 2, "nothing changed")
+        #expect(farm.spool.control.desired().workers != 2, "nothing changed")
     }
 
     /// `farm work` takes the worker's limits as `farm start` does (one `WorkerLimits`): a negative number is

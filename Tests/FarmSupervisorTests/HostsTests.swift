@@ -106,9 +106,9 @@ import Testing
         // A lease far longer than the test's waits: what comes back sooner came back by the host's death.
         try farm.must(on: "h2", ["start", "--workers", "1", "--lease", "120"])
         let h2Tag = FarmHost(name: "h2").tag
-        let running = { FileSystem.names(farm.spool.hookActive).compactMap(ActiveName.init).filter { $0.owner.hostTag == h2Tag } }
+        let running = { FileSystem.names(farm.spool.hooks.active).compactMap(ActiveName.init).filter { $0.owner.hostTag == h2Tag } }
         #expect(poll(timeout: 120, every: 0.05) { running().count == 2 && groups(records).count == 2 },
-                "h2 runs no hook: \(FileSystem.names(farm.spool.hookActive))")
+                "h2 runs no hook: \(FileSystem.names(farm.spool.hooks.active))")
 
         // h2 dies whole: its farm processes and the programs they ran.
         // (Its supervisor first, so that it starts nobody; killed again until none is registered.)
@@ -123,7 +123,7 @@ import Testing
         let stopped = Date()
         let stop = try farm.must(on: "h1", ["stop"])
         #expect(running().isEmpty, "h2's hooks are still claimed after farm stop: \(stop)")
-        let due = Set(farm.spool.dueHooks())
+        let due = Set(farm.spool.hooks.due())
         #expect(due == Set((0..<2).map { JobName(list: ListID.of(name: "Hooked.json"), index: $0) }), "\(due)")
         #expect(Date().timeIntervalSince(stopped) < 60, "came back by the lease, not by the host's death")
     }

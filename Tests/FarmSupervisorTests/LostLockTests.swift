@@ -17,7 +17,7 @@ import Testing
         let first = try #require(farm.pids(.supervisor).first)
         #expect(poll(timeout: 20) { farm.pids(.worker).count == 2 })
 
-        let lock = farm.spool.supervisorLock
+        let lock = farm.spool.control.supervisorLock
         let replacement = lock + ".new"
         #expect(FileManager.default.createFile(atPath: replacement, contents: nil))
         try FileSystem.rename(replacement, lock)

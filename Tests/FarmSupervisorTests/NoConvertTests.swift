@@ -14,7 +14,7 @@ import Testing
         let paths = try farm.addList("Plain", count: 8, size: 20_000)
         try farm.must(["start", "--workers", "2", "--lease", "3", "--no-convert"])
         // The supervisor hands the setting to the workers it starts: what they do shows it below.
-        #expect(farm.spool.desired().convert == false)
+        #expect(farm.spool.control.desired().convert == false)
         #expect(farm.waitUntilAllDone(paths.count))
         // Workers that convert nothing never load poppler and cairo (CFarmRenderLoader): their
         // start-up does not pay for them. curl shows the map was read.
@@ -28,7 +28,7 @@ import Testing
         try farm.expectEverythingDownloadedOnce(paths, list: "Plain")
         let list = ListID.of(name: "Plain.json")
         for index in paths.indices {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             #expect(sidecar.status == .done && sidecar.kind == "png" && sidecar.file != nil)
             #expect(sidecar.image == nil && sidecar.thumb == nil)
         }
@@ -40,6 +40,6 @@ import Testing
         // A plain start turns conversions back on.
         try farm.must(["stop"])
         try farm.must(["start", "--workers", "1", "--lease", "3"])
-        #expect(farm.spool.desired().convert == true)
+        #expect(farm.spool.control.desired().convert == true)
     }
 }

@@ -24,7 +24,7 @@ import Testing
             #expect(lstat(done + "/" + name, &st) == 0)
             return Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
         }.max() ?? 0
-        let markPath = farm.spool.control + "/synced"
+        let markPath = farm.spool.control.folder + "/synced"
         #expect(poll(timeout: 60, every: 0.1) {
             let fields = ((try? String(contentsOfFile: markPath, encoding: .utf8)) ?? "").split(separator: " ")
             return fields.count == 2 && fields[0] == boot

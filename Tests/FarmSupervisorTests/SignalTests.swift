@@ -66,7 +66,7 @@ import Testing
         #expect(poll(timeout: 10) { let workers = farm.pids(.worker); return workers.count == 2 && !workers.contains(worker) },
                 "no new worker: \(farm.processes())")
         #expect(farm.pids(.supervisor) == [supervisor], "the supervisor changed: \(farm.processes())")
-        #expect(!farm.spool.isStopping)
+        #expect(!farm.spool.control.isStopping)
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.expectEverythingDownloadedOnce(paths, list: "Worker")
     }
@@ -85,7 +85,7 @@ import Testing
                 "no new watcher: \(farm.processes())")
         #expect(farm.pids(.supervisor) == [supervisor], "the supervisor changed: \(farm.processes())")
         #expect(Set(farm.pids(.worker)) == workers, "the workers changed: \(farm.processes())")
-        #expect(!farm.spool.isStopping)
+        #expect(!farm.spool.control.isStopping)
         #expect(farm.waitUntilAllDone(paths.count))
         try farm.expectEverythingDownloadedOnce(paths, list: "Watcher")
     }
@@ -105,7 +105,7 @@ import Testing
         #expect(farm.counts == [.queued: total], "\(farm.counts)")
         let kept = farm.partialSizes()
         #expect(kept.count == 2 && kept.values.allSatisfy { $0 > 50_000 }, "\(kept)")
-        #expect(farm.spool.isStopping)
+        #expect(farm.spool.control.isStopping)
         // Before the fix the last process out started a supervisor, and it a farm, some 8 s later.
         let restarted = poll(timeout: 10, every: 0.1) { !farm.processes().isEmpty }
         #expect(!restarted, "the farm started again by itself: \(farm.processes())")

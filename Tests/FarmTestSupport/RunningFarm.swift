@@ -37,7 +37,7 @@ public final class RunningFarm {
         guard !shutDown else { return }
         shutDown = true
         _ = try? farm(["stop"], timeout: 60)
-        let pids = seen.union(spool.processes().map(\.pid))
+        let pids = seen.union(spool.registry.processes().map(\.pid))
         for pid in pids { kill(pid, SIGKILL) }
         poll(timeout: 10) { pids.allSatisfy(isGone) }
         origin.stop()
@@ -111,7 +111,7 @@ public final class RunningFarm {
     /// The live farm processes (remembering their pids for the clean-up).
     @discardableResult
     public func processes() -> [FarmProcess] {
-        let live = spool.processes()
+        let live = spool.registry.processes()
         seen.formUnion(live.map(\.pid))
         return live
     }
@@ -124,9 +124,9 @@ public final class RunningFarm {
     public func partialSizes() -> [String: Int] {
         // A URL's partial (`u<key>`) is named here after the first job of that URL.
         var jobOfURL: [String: String] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? [] where name.hasSuffix(".resources") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? [] where name.hasSuffix(".resources") {
             let list = String(name.dropLast(".resources".count))
-            for (index, record) in (spool.resources(ofList: list) ?? []).enumerated() {
+            for (index, record) in (spool.lists.resources(ofList: list) ?? []).enumerated() {
                 let partial = URL(fileURLWithPath: Dedup(spool).partialPath(url: record.url)).lastPathComponent
                 if jobOfURL[partial] == nil { jobOfURL[partial] = JobName(list: list, index: index).raw }
             }

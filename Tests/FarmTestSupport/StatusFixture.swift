@@ -81,7 +81,7 @@ public final class StatusFixture {
     }
 
     public func writeSidecar(_ list: String, _ index: Int, _ sidecar: Sidecar) throws {
-        try spool.writeSidecar(sidecar, for: JobName(list: list, index: index))
+        try spool.sidecars.write(sidecar, for: JobName(list: list, index: index))
     }
 
     /// Writes a sidecar's JSON as is (for fields this build's `Sidecar` does not have yet).

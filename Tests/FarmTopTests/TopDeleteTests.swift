@@ -13,7 +13,7 @@ import Testing
         let list = try SpoolFixtures.publishList(spool, name: "Small.json", count: 5)
         func ids() -> [String] {
             let order = Lists(spool).order(ofList: list, total: spool.list(list)?.total ?? 0)
-            let table = spool.resources(ofList: list) ?? []
+            let table = spool.lists.resources(ofList: list) ?? []
             return order.numbers.map { table[$0].id }
         }
         let screen = try TmuxScreen(topCommand(spool: spool.root), environment: ["LANG": "C.UTF-8"])

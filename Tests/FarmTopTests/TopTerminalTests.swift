@@ -64,15 +64,15 @@ import Testing
         // `+`: one worker more, seen in the spool's process registry and in the header.
         try screen.send("+")
         #expect(poll(timeout: 20) { farm.pids(.worker).count == 3 }, "workers: \(farm.pids(.worker).count)")
-        #expect(farm.spool.desired().workers == 3)
+        #expect(farm.spool.control.desired().workers == 3)
         #expect(screen.waitFor { $0.first?.contains("3 at once: 3 workers × 1") == true }, "\(screen.text)")
 
         // `p` pauses, `p` again resumes.
         try screen.send("p")
-        #expect(poll(timeout: 10) { farm.spool.isPaused })
+        #expect(poll(timeout: 10) { farm.spool.control.isPaused })
         #expect(screen.waitFor { $0.first?.hasSuffix("PAUSED") == true }, "\(screen.text)")
         try screen.send("p")
-        #expect(poll(timeout: 10) { !farm.spool.isPaused })
+        #expect(poll(timeout: 10) { !farm.spool.control.isPaused })
         #expect(screen.waitFor { $0.first?.hasSuffix("running") == true }, "\(screen.text)")
 
         // A resize is followed: the footer moves to the new last row, the header to the new width.
@@ -167,7 +167,7 @@ import Testing
         #expect(screen.waitFor { $0.last?.hasPrefix("Reset: stop every process") == true }, "\(screen.text)")
         try screen.send("n")
         #expect(screen.waitFor("reset cancelled"), "\(screen.text)")
-        #expect(farm.spool.listIDs().count == 1)
+        #expect(farm.spool.lists.ids().count == 1)
         #expect(!farm.processes().isEmpty)
 
         // `R`, `y`: every process stopped, every list gone, and top goes on showing the empty spool.
@@ -177,8 +177,8 @@ import Testing
         try screen.send("y")
         #expect(screen.waitFor(timeout: 40) { $0.contains { $0.contains("no lists yet") } }, "\(screen.text)")
         #expect(screen.waitFor("reset: the spool is empty"), "\(screen.text)")
-        #expect(farm.spool.processes().isEmpty)
-        #expect(farm.spool.listIDs().isEmpty)
+        #expect(farm.spool.registry.processes().isEmpty)
+        #expect(farm.spool.lists.ids().isEmpty)
         #expect(pids.allSatisfy { kill($0, 0) != 0 || isZombie($0) })
         try screen.send("q")
         #expect(screen.waitFor("top exited: 0"), "\(screen.text)")

@@ -15,7 +15,7 @@ import Testing
         let watcher = try ChildProcess("farm", ["watch", "--spool", fixture.root] + (polling ? ["--poll"] : []))
         // Registered, and its first summary written.
         try #require(poll(timeout: 30) {
-            fixture.spool.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
+            fixture.spool.registry.processes().contains { $0.role == .watcher && $0.pid == watcher.pid }
                 && SummaryFile.read(fixture.spool) != nil
         }, "the watcher did not start: \(watcher.standardError)")
         return watcher
@@ -68,9 +68,9 @@ import Testing
         #expect(caughtUp != nil, "watcher: \(String(describing: last)) scan: \(truth.lists)")
 
         // Control changes and the workers' registry show up too.
-        try fixture.spool.setPaused(true)
-        try fixture.spool.setDesired(Desired(workers: 7))
-        let worker = try fixture.spool.register(.worker)
+        try fixture.spool.control.setPaused(true)
+        try fixture.spool.control.setDesired(Desired(workers: 7))
+        let worker = try fixture.spool.registry.register(.worker)
         #expect(summary(fixture) { $0.paused && $0.workers == Workers(desired: 7, running: 1) } != nil)
         worker.end()
         #expect(summary(fixture) { $0.workers.running == 0 } != nil)
@@ -113,7 +113,7 @@ import Testing
         for index in 0..<4 { try fixture.finish(list, index) }
         try fixture.finish(list, 4, failed: true)
         try fixture.activate(list, 5)
-        #expect(!fixture.spool.processes().contains { $0.role == .watcher })
+        #expect(!fixture.spool.registry.processes().contains { $0.role == .watcher })
         let second = try startWatcher(fixture)
         #expect(counts(summary(fixture) { $0.list(id: list)?.done == 4 }, list) == [4, 1, 4, 1])
         second.kill(SIGTERM)
@@ -154,7 +154,7 @@ import Testing
         let watcher = try startWatcher(fixture, polling: polling)
         #expect(summary(fixture) { $0.list(id: list)?.done == 1 } != nil)
 
-        #expect(try fixture.spool.hold(list: list) == 5)
+        #expect(try fixture.spool.held.hold(list: list) == 5)
         let held = summary(fixture) { $0.list(id: list)?.held == true }
         #expect(counts(held, list) == [5, 0, 1, 0], "the watcher did not show the hold")
         #expect(held?.list(id: list)?.shownState == "Held")
@@ -169,7 +169,7 @@ import Testing
         #expect(lists.first { $0["id"] as? String == list }?["held"] as? Bool == true, "\(json)")
         #expect(lists.first { $0["id"] as? String == other }?["held"] == nil, "\(json)")
 
-        #expect(try fixture.spool.release(list: list) == 5)
+        #expect(try fixture.spool.held.release(list: list) == 5)
         let released = summary(fixture) { $0.list(id: list)?.held == false }
         #expect(counts(released, list) == [5, 0, 1, 0], "the watcher did not show the release")
         #expect(released?.list(id: list)?.shownState == "Downloading...")

@@ -29,7 +29,7 @@ import Testing
             // Past a tick since the job began (and since the last write): this call writes the sidecar.
             Thread.sleep(forTimeInterval: JobRun.tick + 0.05)
             #expect(job.progress(TransferProgress(bytes: bytes, size: 100)))
-            let sidecar = try #require(fixture.spool.sidecar(claim.job, finished: []), "write \(step)")
+            let sidecar = try #require(fixture.spool.sidecars.last(claim.job, finished: []), "write \(step)")
             #expect(sidecar.status == .downloading && sidecar.bytes == bytes)
             #expect(sidecar.changed == atClaim.changed, "write \(step)")
             let now = try shown()

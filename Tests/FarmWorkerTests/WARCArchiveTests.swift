@@ -129,9 +129,9 @@ import Testing
                                                     response: WARCBlock(head: Array("HTTP/1.1 200 OK\r\n\r\n".utf8),
                                                                         body: .bytes([1, 2, 3]))))
         try writer.close()
-        try FileManager.default.createDirectory(atPath: fixture.spool.warcMarks, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: fixture.spool.warc.marks, withIntermediateDirectories: true)
         try Data("\(written.file)\n\(written.offset)\n\(written.responseID.text)\n".utf8)
-            .write(to: URL(fileURLWithPath: fixture.spool.warcMark(job)))
+            .write(to: URL(fileURLWithPath: fixture.spool.warc.mark(job)))
         let archive = WARCArchive(spool: fixture.spool)
         try archive.record(Self.archived([Self.exchange(url, status: 200, body: "x")]), of: job,
                            to: WARCSettings(folder: folder))

@@ -117,7 +117,7 @@ public final class Claimer {
             // once their host has let the worker in: claiming them here would park them again. A held
             // list's jobs (Hold.swift) are nobody's until it is let go.
             batches = try FileSystem.listDirectory(spool.queue).filter {
-                !$0.hasPrefix(".") && !Spool.isHeld(batch: $0)
+                !$0.hasPrefix(".") && !HeldLists.isHeld(batch: $0)
                     && !(skippingParked && Spool.parkedHost(ofBatch: $0) != nil)
             }.sorted()
         } catch {

@@ -27,7 +27,7 @@ extension Spool {
     /// Every leased queue of the spool: hooks, each board's pieces, jobs (in the order a release takes them:
     /// a job handed back finds its pieces free).
     func leasedQueues() -> [LeasedQueue] {
-        [hookClaims] + FileSystem.names(pieces).map { pieceQueue(ofBoard: pieces + "/" + $0) } + [jobClaims]
+        [hooks.claims] + FileSystem.names(pieces).map { pieceQueue(ofBoard: pieces + "/" + $0) } + [jobClaims]
     }
 
     /// Boards of the resources in pieces, `pieces/<partial>/` (FarmPieces).

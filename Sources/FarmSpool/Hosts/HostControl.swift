@@ -8,17 +8,17 @@ import FarmSystem
 // (FarmDesired's `Desired.workers`). Everything else of control/ (the settings, paused, stopping) is the
 // whole spool's.
 
-extension Spool {
+extension ControlFiles {
     /// Held (flock) by the live supervisor of this host; free means it has none.
     public var supervisorLock: String { supervisorLock(of: .local) }
 
     /// Held (flock) by the live supervisor of `host`.
-    public func supervisorLock(of host: FarmHost) -> String { control + "/supervisor." + host.raw + ".lock" }
+    public func supervisorLock(of host: FarmHost) -> String { folder + "/supervisor." + host.raw + ".lock" }
 
     /// Held (flock) by the watcher that serves the spool, which writes its registration name into it.
-    public var watcherLock: String { controlPath(.watcherLock) }
+    public var watcherLock: String { path(.watcherLock) }
 
-    package func desiredPath(of host: FarmHost) -> String { control + "/" + Self.desiredPrefix + host.raw + ".json" }
+    package func desiredPath(of host: FarmHost) -> String { folder + "/" + Self.desiredPrefix + host.raw + ".json" }
     private static let desiredPrefix = "desired."
 
     /// The host whose desired workers the file of control/ named `name` holds; nil when it is no such file.
@@ -27,17 +27,15 @@ extension Spool {
         return FarmHost(raw: String(name.dropFirst(desiredPrefix.count).dropLast(".json".count)))
     }
 
-    package func limitPath(of host: FarmHost) -> String { control + "/" + Self.limitPrefix + host.raw + ".json" }
+    package func limitPath(of host: FarmHost) -> String { folder + "/" + Self.limitPrefix + host.raw + ".json" }
 
     static let limitPrefix = "limit."
 
     /// Whether `name` in control/ is a host's bandwidth cap.
     static func isLimitName(_ name: String) -> Bool { name.hasPrefix(limitPrefix) && name.hasSuffix(".json") }
 
-    /// A registry entry staged in tmp/ before it is renamed into `procs/<name>` (FarmRegistry), locked first.
-    package func stagedRegistrationPath(_ name: String) -> String { tmp + "/" + Self.stagedRegistrationPrefix + name }
-    package static let stagedRegistrationPrefix = "proc-"
-
     /// The shared allowance of `host`'s transfers under its bandwidth cap (FarmHosts' `BandwidthBucket`).
-    public func bandwidthBucketPath(of host: FarmHost = .local) -> String { control + "/bandwidth." + host.raw + ".bucket" }
+    public func bandwidthBucketPath(of host: FarmHost = .local) -> String {
+        folder + "/bandwidth." + host.raw + ".bucket"
+    }
 }

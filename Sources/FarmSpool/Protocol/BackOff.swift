@@ -8,7 +8,7 @@ extension Spool {
     /// How many times the job `claim` holds was tried before this claim, and when it may be tried
     /// again: what the outcome record an earlier try or a `retry` left on its job file says, else none.
     public func triesBefore(_ claim: Claim) -> EarlierTries {
-        guard !claim.isFresh, let bytes = outcomeRecord(atPath: claimPath(claim)),
+        guard !claim.isFresh, let bytes = sidecars.outcome(atPath: claimPath(claim)),
               let outcome = JSON.decode(Sidecar.self, from: bytes) else { return EarlierTries() }
         return EarlierTries(attempts: outcome.attempts, retryAt: outcome.retryAt)
     }

@@ -27,35 +27,43 @@ public enum ControlFile: String, Sendable, CaseIterable {
     /// Whether the status shows what the file of control/ named `name` says: one above, a host's
     /// desired workers, or a host's bandwidth cap.
     public static func isShownInStatus(_ name: String) -> Bool {
-        ControlFile(rawValue: name)?.isShownInStatus ?? (Spool.host(ofDesiredName: name) != nil || Spool.isLimitName(name))
+        ControlFile(rawValue: name)?.isShownInStatus ?? (ControlFiles.host(ofDesiredName: name) != nil
+            || ControlFiles.isLimitName(name))
     }
 }
 
-extension Spool {
-    /// The path of control file `file`.
-    public func controlPath(_ file: ControlFile) -> String { control + "/" + file.rawValue }
+/// The files of control/ (the desired state, the paused and stopping flags, the locks of the roles, the bell) and
+/// their reads and writes: a part of a `Spool`, reached as `spool.control`. A value; any process or thread.
+public struct ControlFiles: Sendable {
+    /// The spool, for the modules that add the files they own to this part (FarmDesired).
+    package let spool: Spool
+    /// `control/`.
+    public var folder: String { spool.root + "/control" }
 
-    package var desiredPath: String { controlPath(.desired) }
-    var pausedPath: String { controlPath(.paused) }
-    var stoppingPath: String { controlPath(.stopping) }
+    init(_ spool: Spool) { self.spool = spool }
+
+    /// The path of control file `file`.
+    public func path(_ file: ControlFile) -> String { folder + "/" + file.rawValue }
+
+    package var desiredPath: String { path(.desired) }
     /// Held (flock) by the `farm add` that stages now, so two adds of one list never both enqueue it.
-    public var addLock: String { controlPath(.addLock) }
+    public var addLock: String { path(.addLock) }
 
     /// `control/paused` present means every transfer is paused.
-    public var isPaused: Bool { FileSystem.exists(pausedPath) }
+    public var isPaused: Bool { FileSystem.exists(path(.paused)) }
 
     public func setPaused(_ paused: Bool) throws(SpoolError) {
-        do { try Self.setFlag(pausedPath, paused) } catch {
+        do { try Self.setFlag(path(.paused), paused) } catch {
             throw SpoolError(.io, "cannot \(paused ? "pause" : "resume") the farm", cause: error)
         }
     }
 
     /// Set while `stop` (or `reset`) runs and until the next `start`: a dead supervisor is then not
     /// replaced by the survivors.
-    public var isStopping: Bool { FileSystem.exists(stoppingPath) }
+    public var isStopping: Bool { FileSystem.exists(path(.stopping)) }
 
     public func setStopping(_ stopping: Bool) throws(SpoolError) {
-        do { try Self.setFlag(stoppingPath, stopping) } catch {
+        do { try Self.setFlag(path(.stopping), stopping) } catch {
             throw SpoolError(.io, "cannot mark the farm as \(stopping ? "stopping" : "running")", cause: error)
         }
     }
@@ -72,12 +80,27 @@ extension Spool {
         try FileSystem.syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]))
     }
 
-    /// Writes `bytes` to `path` through a temporary file in tmp/ and a rename: readers never see half of it.
-    /// `durable` (the default: what a command writes is acknowledged when it exits, SPEC §17): synced before
-    /// this returns.
-    package func replace(_ path: String, with bytes: [UInt8], durable: Bool = true) throws(SpoolError) {
-        do { try writeWhole(bytes, to: path, durable: durable) } catch {
-            throw SpoolError(.io, "cannot write \(path)", cause: error)
+    /// Takes the add lock (control/add.lock), waiting for it: every way of adding a job holds it while it
+    /// reads which URLs the lists name and queues its jobs (FarmLists' URLSharing.swift), and two adds take
+    /// turns. The caller closes the descriptor to let go.
+    public func lockAdds() throws(Errno) -> FileDescriptor {
+        let fd = try FileDescriptor.open(addLock, .readWrite, options: .create, permissions: 0o600)
+        do { try fd.lock() } catch {
+            fd.closeQuietly()
+            throw error
+        }
+        return fd
+    }
+
+    /// Wakes idle claimers of this host (QueueBell): one utimensat, after the jobs are in the queue.
+    package func ringBell() {
+        do { try FileSystem.touch(path(.bell)) } catch {
+            // No bell: no claimer made it, so none is asleep on it.
         }
     }
+}
+
+extension Spool {
+    /// The files of control/.
+    public var control: ControlFiles { ControlFiles(self) }
 }

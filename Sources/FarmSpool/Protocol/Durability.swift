@@ -1,11 +1,16 @@
 import FarmSystem
 import SystemPackage
 
-// Durability of finished jobs: made durable in bulk by the watcher's syncfs every second and the mark
-// `control/synced`, and checked by the first watcher after a reboot. Why no download is fsynced, and what
-// each step of a power cut leaves: PROTOCOL.md, "Durability and power cuts". The supervisor's half of a new
-// boot's recovery is FarmLists' Redo.swift.
-extension Spool {
+/// Durability of finished jobs: made durable in bulk by the watcher's syncfs every second and the mark
+/// `control/synced`, and checked by the first watcher after a reboot. Why no download is fsynced, and what
+/// each step of a power cut leaves: PROTOCOL.md, "Durability and power cuts". The supervisor's half of a new
+/// boot's recovery is FarmLists' Redo.swift. A part of a `Spool`, reached as `spool.durability`. A value; any
+/// thread.
+public struct Durability: Sendable {
+    private let spool: Spool
+
+    init(_ spool: Spool) { self.spool = spool }
+
     /// This boot of the machine, as the kernel names it.
     package static let boot: String = {
         let bytes = (try? FileSystem.readFile("/proc/sys/kernel/random/boot_id", limit: 64)) ?? []
@@ -18,7 +23,7 @@ extension Spool {
     /// How far back a job file's ctime may sit behind the real time of its rename (coarse clocks).
     package static let clockSlack = 1.0
 
-    var syncMarkPath: String { controlPath(.synced) }
+    var markPath: String { spool.control.path(.synced) }
 
     /// `control/synced`: every job that reached done/ before `time` during `boot` is on disk.
     package struct SyncMark: Equatable {
@@ -26,8 +31,8 @@ extension Spool {
         package var time: Double
     }
 
-    package func syncMark() -> SyncMark? {
-        guard let bytes = try? FileSystem.readFile(syncMarkPath, limit: 256) else { return nil }
+    package func mark() -> SyncMark? {
+        guard let bytes = try? FileSystem.readFile(markPath, limit: 256) else { return nil }
         let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard fields.count == 2, let time = Double(fields[1]) else { return nil }
         return SyncMark(boot: String(fields[0]), time: time)
@@ -35,31 +40,31 @@ extension Spool {
 
     /// Marks every job finished before this boot as checked (`recheckAfterReboot` in FarmLists).
     package func markBootChecked() throws(SpoolError) {
-        try writeSyncMark(SyncMark(boot: Self.boot, time: Self.bootTime))
+        try writeMark(SyncMark(boot: Self.boot, time: Self.bootTime))
     }
 
-    func writeSyncMark(_ mark: SyncMark) throws(SpoolError) {
-        try replace(syncMarkPath, with: Array("\(mark.boot) \(mark.time)\n".utf8), durable: false)
+    func writeMark(_ mark: SyncMark) throws(SpoolError) {
+        try spool.scratch.replace(markPath, with: Array("\(mark.boot) \(mark.time)\n".utf8), durable: false)
     }
 
     /// When a job reached done/ since the last mark or a job is claimed: one syncfs, then a new mark.
     /// Returns whether it synced. The watcher calls it every second.
     @discardableResult
     public func syncFinished() throws(SpoolError) -> Bool {
-        let last = syncMark()
-        if let last, last.boot == Self.boot, finishedLists(since: last.time).isEmpty, !hasClaims { return false }
+        let last = mark()
+        if let last, last.boot == Self.boot, finishedLists(since: last.time).isEmpty, !spool.hasClaims { return false }
         let time = Clock.wall()
-        do { try FileSystem.syncFileSystem(root) } catch {
-            throw SpoolError(.io, "cannot sync \(root)", cause: error)
+        do { try FileSystem.syncFileSystem(spool.root) } catch {
+            throw SpoolError(.io, "cannot sync \(spool.root)", cause: error)
         }
-        try writeSyncMark(SyncMark(boot: Self.boot, time: time))
+        try writeMark(SyncMark(boot: Self.boot, time: time))
         return true
     }
 
     /// The lists with a done/<list>/ folder modified since `time` (less the clock slack).
     package func finishedLists(since time: Double) -> [String] {
-        ((try? FileSystem.listDirectory(done)) ?? []).filter { list in
-            guard ListID.isValid(list), let st = try? FileSystem.lstat(done + "/" + list) else { return false }
+        ((try? FileSystem.listDirectory(spool.done)) ?? []).filter { list in
+            guard ListID.isValid(list), let st = try? FileSystem.lstat(spool.done + "/" + list) else { return false }
             return st.modificationTime >= time - Self.clockSlack
         }
     }
@@ -80,4 +85,9 @@ extension Spool {
         }
         return true
     }
+}
+
+extension Spool {
+    /// The bulk durability of finished jobs and its mark.
+    public var durability: Durability { Durability(self) }
 }

@@ -24,7 +24,7 @@ extension Spool {
         // under a scratch name, then renamed to its own: a lock file is never seen unlocked while its
         // writer lives, and the stage is made after it, so it is never seen without it (`isStageLive`).
         let lock: FileDescriptor
-        let scratch = scratchPath("lock")
+        let scratch = scratch.path("lock")
         do {
             lock = try FileDescriptor.open(scratch, .readWrite, options: [.create, .exclusiveCreate], permissions: 0o600)
         } catch {
@@ -49,7 +49,7 @@ extension Spool {
         let writer = ShardWriter()
         do {
             if writesTables || !lists.isEmpty { try FileSystem.mkdir(stage + "/.lists") }
-            var tables = ResourceTables(path: { stage + "/.lists/" + $0 + Self.resourceTableSuffix })
+            var tables = ResourceTables(path: { stage + "/.lists/" + $0 + ListFiles.resourceTableSuffix })
             defer { tables.close() }
             var shard: [(name: String, bytes: [UInt8])] = []
             var n = 0
@@ -76,17 +76,17 @@ extension Spool {
             for list in lists {
                 if let firstPage = list.firstPage {
                     // Its pages are edits of it: an (empty) order from the start, as an edited list has.
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.pageLogSuffix, firstPage)
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.resourceTableSuffix, [])
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.orderSuffix, [])
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.pageLogSuffix, firstPage)
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.resourceTableSuffix, [])
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.orderSuffix, [])
                 }
                 if let owned = list.owned {
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.ownedSuffix, owned)
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.ownedSuffix, owned)
                 }
                 if let request = list.request {
-                    try FileSystem.createFile(stage + "/.lists/" + list.id + Self.requestSuffix, request, mode: 0o600)
+                    try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.requestSuffix, request, mode: 0o600)
                 }
-                try FileSystem.createFile(stage + "/.lists/" + list.id + Self.listRecordSuffix, list.bytes)
+                try FileSystem.createFile(stage + "/.lists/" + list.id + ListFiles.recordSuffix, list.bytes)
             }
             Failpoint.hit("add.staged")
             try FileSystem.syncFileSystem(stage)
@@ -107,7 +107,7 @@ extension Spool {
         Failpoint.hit("add.committed")
         try publishLists(ofBatch: batch)
         committed = false  // published: the lock file may go
-        ringBell()
+        control.ringBell()
         return batch
     }
 
@@ -122,34 +122,22 @@ extension Spool {
         files.reserveCapacity(Self.shardSize)
     }
 
-    /// Takes the add lock (control/add.lock), waiting for it: every way of adding a job holds it while it
-    /// reads which URLs the lists name and queues its jobs (FarmLists' URLSharing.swift), and two adds take
-    /// turns. The caller closes the descriptor to let go.
-    public func lockAdds() throws(Errno) -> FileDescriptor {
-        let fd = try FileDescriptor.open(addLock, .readWrite, options: .create, permissions: 0o600)
-        do { try fd.lock() } catch {
-            fd.closeQuietly()
-            throw error
-        }
-        return fd
-    }
-
     /// Moves a committed batch's list records into lists/. Idempotent: recovery calls it again for
     /// a batch whose coordinator died half-way.
     package func publishLists(ofBatch batch: String) throws(SpoolError) {
-        let pending = pendingLists(ofBatch: batch)
+        let pending = lists.pending(ofBatch: batch)
         do {
             let names: [String]
             do { names = try FileSystem.listDirectory(pending) } catch where error == .noSuchFileOrDirectory { return }
             // A list's resource table before its record: whoever sees the record can read the table.
-            let isRecord = { (name: String) in name.hasSuffix(Self.listRecordSuffix) }
+            let isRecord = { (name: String) in name.hasSuffix(ListFiles.recordSuffix) }
             for name in names.sorted(by: { !isRecord($0) && isRecord($1) }) {
                 do {
-                    try FileSystem.rename(pending + "/" + name, lists + "/" + name)
+                    try FileSystem.rename(pending + "/" + name, self.lists.folder + "/" + name)
                 } catch where error == .noSuchFileOrDirectory {}  // another recoverer moved it
                 Failpoint.hit("add.published-list")
             }
-            try FileSystem.syncDirectory(lists)
+            try FileSystem.syncDirectory(self.lists.folder)
             do { try FileSystem.rmdir(pending) } catch where error == .noSuchFileOrDirectory {}
         } catch {
             throw SpoolError(.io, "cannot publish the lists of batch \(batch)", cause: error)
@@ -165,15 +153,6 @@ extension Spool {
         }
     }
 
-    /// Where a committed batch keeps the list records it has not published yet: `queue/<batch>/.lists`.
-    package func pendingLists(ofBatch batch: String) -> String { queue + "/" + batch + "/" + Self.pendingListsName }
-    /// The file of list `id` with `suffix` (its record, its resource table) in batch `batch`'s pending lists.
-    package func pendingListFile(_ id: String, suffix: String, ofBatch batch: String) -> String {
-        pendingLists(ofBatch: batch) + "/" + id + suffix
-    }
-
-    package static let pendingListsName = ".lists"
-
     /// A batch being staged is `tmp/stage-<batch>`.
     package static let stagePrefix = "stage-"
     /// `tmp/stage-<batch>.lock`, flock'ed by the coordinator writing the stage: a file, because a lock
@@ -188,82 +167,5 @@ extension Spool {
         guard let fd = try? FileDescriptor.open(tmp + "/" + base + Self.stageLockSuffix, .readOnly) else { return false }
         defer { fd.closeQuietly() }
         return (try? fd.tryLock(shared: true)) != true
-    }
-
-    /// `lists/<list>.json`.
-    public func listRecordPath(_ id: String) -> String { lists + "/" + id + Self.listRecordSuffix }
-
-    package static let listRecordSuffix = ".json"
-    /// A list's request options with their secrets (SPEC §12), mode 0600.
-    package static let requestSuffix = ".request"
-    /// The jobs of a list marked own at its add, by their URL's key (FarmLists' URLSharing).
-    package static let ownedSuffix = ".own"
-    /// An edited list's order (FarmLists' ListOrder).
-    package static let orderSuffix = ".order"
-    /// A paged list's page log while it is followed, and once it is done (FarmLists' PageLog).
-    package static let pageLogSuffix = ".pages"
-    package static let finishedPageLogSuffix = ".paged"
-    /// A list of `--convert-links` whose delivered files have their links converted (FarmLists'
-    /// LinkConversion.swift): made once they all are, removed by the next delivery.
-    package static let convertedSuffix = ".converted"
-
-    /// The robots.txt of an origin a recursive list requests, its start's or one it spans to (FarmLists'
-    /// HostRobots): `<list>.robots-<key of the origin>`, written whole by the worker that fetched it.
-    package static let robotsInfix = ".robots-"
-
-    /// `lists/<list>.robots-<key>`, where the list keeps `origin`'s robots.txt.
-    public func robotsPath(ofList id: String, origin: String) -> String {
-        var key = FNV1a()
-        key.add(origin)
-        return lists + "/" + id + Self.robotsInfix + key.hex
-    }
-
-    /// Whether `name` in lists/ is a list's robots.txt of an origin it spans to.
-    public static func isRobotsFile(_ name: String) -> Bool {
-        let parts = name.split(separator: ".", maxSplits: 1)
-        guard parts.count == 2, parts[1].hasPrefix(robotsInfix.dropFirst()) else { return false }
-        return ListID.isValid(String(parts[0])) && parts[1].dropFirst(robotsInfix.count - 1).allSatisfy(\.isHexDigit)
-    }
-
-    /// `lists/<list>.converted`.
-    public func convertedMarkPath(ofList id: String) -> String { lists + "/" + id + Self.convertedSuffix }
-
-    /// Whether `name` in lists/ is a list's mark of converted links.
-    public static func isConvertedMark(_ name: String) -> Bool { isListFile(name, convertedSuffix) }
-
-    /// Whether `name` is `<list><suffix>` for a valid list id.
-    private static func isListFile(_ name: String, _ suffix: String) -> Bool {
-        name.hasSuffix(suffix) && ListID.isValid(String(name.dropLast(suffix.count)))
-    }
-
-    /// The list whose record is named `name` in lists/ (`<list>.json`); nil for any other name.
-    public static func listID(ofRecordName name: String) -> String? {
-        guard name.hasSuffix(listRecordSuffix) else { return nil }
-        let id = String(name.dropLast(listRecordSuffix.count))
-        return ListID.isValid(id) ? id : nil
-    }
-
-    /// `lists/<list>.request`: what the list's requests carry, secrets included (mode 0600); absent for
-    /// a list whose requests carry nothing of their own.
-    public func requestPath(ofList id: String) -> String { lists + "/" + id + Self.requestSuffix }
-
-    /// The bytes of `lists/<list>.request`; nil when the list has none (or it cannot be read).
-    public func requestOptions(ofList id: String) -> [UInt8]? {
-        try? FileSystem.readFile(requestPath(ofList: id))
-    }
-
-    /// Whether `name` in lists/ (or a batch's pending lists) is a list's jobs marked own.
-    public static func isOwnedFile(_ name: String) -> Bool { isListFile(name, ownedSuffix) }
-
-    /// Whether `name` in lists/ is a list's request options.
-    public static func isRequestFile(_ name: String) -> Bool { isListFile(name, requestSuffix) }
-
-    /// `lists/<list>.order`, the order of an edited list (FarmLists' ListOrder: a job number in 4 bytes
-    /// at each index).
-    public func orderPath(ofList id: String) -> String { lists + "/" + id + Self.orderSuffix }
-
-    /// The raw bytes of a published list record (FarmLists' `list(_:)` decodes it).
-    package func listRecord(_ id: String) -> [UInt8]? {
-        try? FileSystem.readFile(listRecordPath(id))
     }
 }

@@ -9,7 +9,7 @@ extension Spool {
             do {
                 if name == "control" {
                     // add.lock stays: an `add` waiting on it must keep the lock it is waiting for.
-                    for entry in try FileSystem.listDirectory(path) where path + "/" + entry != addLock {
+                    for entry in try FileSystem.listDirectory(path) where path + "/" + entry != control.addLock {
                         try FileSystem.removeTree(path + "/" + entry)
                     }
                 } else {

@@ -38,9 +38,4 @@ extension Spool {
             }
         }
     }
-
-    /// The ids of the published lists.
-    public func listIDs() -> [String] {
-        FileSystem.names(lists).compactMap(Self.listID(ofRecordName:))
-    }
 }

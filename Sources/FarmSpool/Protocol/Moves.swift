@@ -150,7 +150,7 @@ extension Spool {
     /// removes the job. Returns that name (the caller reads what it needs and deletes it); nil when the file
     /// moved on meanwhile (look for it again).
     package func moveToRemoved(_ path: String, job: JobName) throws(SpoolError) -> String? {
-        let trash = scratchPath("removed-" + job.raw)
+        let trash = scratch.path("removed-" + job.raw)
         do { try FileSystem.rename(path, trash) } catch where error == .noSuchFileOrDirectory {
             return nil
         } catch {

@@ -16,7 +16,7 @@ public final class QueueBell: Sendable {
 
     /// Nil when no inotify instance is to be had: the caller sleeps as before.
     public init?(_ spool: Spool) {
-        let path = spool.controlPath(.bell)
+        let path = spool.control.path(.bell)
         do { try FileSystem.createEmptyFile(path, mode: 0o600) } catch where error == .fileExists {} catch { return nil }
         // A ring sets the atime alone (`FileSystem.touch`), which inotify reports as IN_ACCESS; nobody reads it.
         guard let inotify = Inotify(), (try? inotify.watch(path, events: UInt32(IN_ACCESS | IN_ATTRIB))) != nil
@@ -40,14 +40,4 @@ public final class QueueBell: Sendable {
     /// Sleeps up to `seconds`, less when the bell rang since `seen`. True: it rang.
     @discardableResult
     public func wait(_ seconds: Double, since seen: Int) -> Bool { rings.wait(seconds, since: seen) }
-}
-
-extension Spool {
-    /// Wakes idle claimers of this host (QueueBell): one utimensat, after the jobs are in the queue.
-    package func ringBell() {
-        let path = controlPath(.bell)
-        do { try FileSystem.touch(path) } catch {
-            // No bell: no claimer made it, so none is asleep on it.
-        }
-    }
 }

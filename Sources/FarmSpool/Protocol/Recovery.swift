@@ -25,7 +25,7 @@ extension Spool {
         do { batches = try FileSystem.listDirectory(queue) } catch {
             throw SpoolError(.io, "cannot read \(queue)", cause: error)
         }
-        for batch in batches where FileSystem.exists(pendingLists(ofBatch: batch)) {
+        for batch in batches where FileSystem.exists(lists.pending(ofBatch: batch)) {
             try publishLists(ofBatch: batch)
             report.batchesRolledForward += 1
         }
@@ -46,7 +46,7 @@ extension Spool {
         }
         // What other commands killed half-way left in tmp/ (`farm item rm` between taking a job out and
         // deleting it, say): judged by the writer its name gives, as the supervisor's sweep judges it.
-        sweepScratch()
+        scratch.sweep()
         return report
     }
 
@@ -54,7 +54,7 @@ extension Spool {
     /// must come before such a lock file is removed (`batchesBeingAdded`). True when there were some.
     package func publishLists(ofStageLock name: String) throws(SpoolError) -> Bool {
         let batch = String(name.dropFirst(Self.stagePrefix.count).dropLast(Self.stageLockSuffix.count))
-        guard FileSystem.exists(pendingLists(ofBatch: batch)) else { return false }
+        guard FileSystem.exists(lists.pending(ofBatch: batch)) else { return false }
         try publishLists(ofBatch: batch)
         return true
     }

@@ -15,8 +15,8 @@ extension Spool {
     func learnRenames() {
         guard !FileSystem.refusesNoReplace, FileSystem.isShared(root),
               !Self.renamesLearnt.exchange(true, ordering: .relaxed) else { return }
-        let from = scratchPath("noreplace", nonce: Nonce.hex16(UInt64.random(in: .min ... .max)))
-        let to = scratchPath("noreplace", nonce: Nonce.hex16(UInt64.random(in: .min ... .max)))
+        let from = scratch.path("noreplace", nonce: Nonce.hex16(UInt64.random(in: .min ... .max)))
+        let to = scratch.path("noreplace", nonce: Nonce.hex16(UInt64.random(in: .min ... .max)))
         guard (try? FileSystem.createFile(from, [])) != nil else { return }
         _ = try? FileSystem.renameNoReplace(from, to, fallback: .rename)
         try? FileSystem.unlink(from)

@@ -1,7 +1,9 @@
 import FarmSystem
 import SystemPackage
 
-extension Spool {
+// The sweeps of what writers killed half-way leave: in tmp/ (its scratch names say whose each is), under
+// files/<list>/, and the partial downloads of finished jobs.
+extension ScratchFiles {
     /// Removes the temporaries of writers that were killed half-way, which nobody else would ever
     /// clean: under files/<list>/ (at any depth: an unpacked ZIP's entries are written in its folders),
     /// every name `AtomicFile` gave a temporary, which every writer of outputs uses; in tmp/, staged
@@ -19,8 +21,8 @@ extension Spool {
     @discardableResult
     public func sweepTemporaries(tmpAge: Double = 2) -> Int {
         var removed = sweepPartialsOfFinishedJobs()
-        for list in FileSystem.names(files) where ListID.isValid(list) {
-            removed += sweepTemporaries(in: outputDirectory(ofList: list))
+        for list in FileSystem.names(spool.files) where ListID.isValid(list) {
+            removed += sweepTemporaries(in: spool.outputDirectory(ofList: list))
         }
         var wait = 0.0
         for pass in 0..<2 {
@@ -45,29 +47,29 @@ extension Spool {
     }
 
     /// Removes what processes of this host that are gone left in tmp/ (`pid`'s alone, when given): the
-    /// scratch files named after them (`scratchPath`), and the temporaries whose name says no writer
-    /// once they are `Self.scratchAge` old (no writer keeps one for so long). The supervisor calls it as
+    /// scratch files named after them (`path`), and the temporaries whose name says no writer
+    /// once they are `Self.age` old (no writer keeps one for so long). The supervisor calls it as
     /// it sees a process die and every few seconds, so that a host's kills (SPEC §11: "nothing left
     /// behind") are swept while the farm runs, also those of a process killed before this supervisor
     /// started. Returns how many it removed.
     @discardableResult
-    public func sweepScratch(ofDead pid: Int32? = nil) -> Int {
+    public func sweep(ofDead pid: Int32? = nil) -> Int {
         let now = Clock.wall()
         return sweepTmp { name, writer, path in
             if let writer { return writer.isLocal && (pid == nil || writer.pid == pid) && writer.isGone }
             guard pid == nil, AtomicFile.writer(ofTemporary: name) == nil, !name.hasPrefix(Self.stagedRegistrationPrefix),
                   let st = try? FileSystem.lstat(path) else { return false }
-            return !st.isDirectory && now - st.changeTime >= Self.scratchAge
+            return !st.isDirectory && now - st.changeTime >= Self.age
         }
     }
 
     /// Removes each entry of tmp/ but the stages of adds (`recover()`'s business) that `isGarbage` says is
-    /// garbage, given its name, the writer the name says (`scratchWriter`) and its path; returns how many.
-    private func sweepTmp(_ isGarbage: (_ name: String, _ writer: ScratchWriter?, _ path: String) -> Bool) -> Int {
+    /// garbage, given its name, the writer the name says (`writer(ofName:)`) and its path; returns how many.
+    private func sweepTmp(_ isGarbage: (_ name: String, _ writer: Writer?, _ path: String) -> Bool) -> Int {
         var removed = 0
-        for name in FileSystem.names(tmp) where !name.hasPrefix(Self.stagePrefix) {
-            let path = tmp + "/" + name
-            if isGarbage(name, Self.scratchWriter(ofName: name), path), (try? FileSystem.removeTree(path)) != nil {
+        for name in FileSystem.names(folder) where !name.hasPrefix(Spool.stagePrefix) {
+            let path = folder + "/" + name
+            if isGarbage(name, Self.writer(ofName: name), path), (try? FileSystem.removeTree(path)) != nil {
                 removed += 1
             }
         }
@@ -79,11 +81,12 @@ extension Spool {
     /// none. fsck reports the same (`partial`).
     private func sweepPartialsOfFinishedJobs() -> Int {
         var removed = 0
-        for name in FileSystem.names(partial) {
+        for name in FileSystem.names(spool.partial) {
             guard let job = JobName(name), job.raw == name else { continue }
-            guard FileSystem.exists(finishedPath(job, .done)) || FileSystem.exists(finishedPath(job, .failed))
+            guard FileSystem.exists(spool.finishedPath(job, .done))
+                    || FileSystem.exists(spool.finishedPath(job, .failed))
             else { continue }
-            if FileSystem.unlinkUnlessLocked(partial + "/" + name) { removed += 1 }
+            if FileSystem.unlinkUnlessLocked(spool.partial + "/" + name) { removed += 1 }
         }
         return removed
     }

@@ -86,7 +86,7 @@ public struct Owner: Hashable, Sendable, CustomStringConvertible {
     public var isLocal: Bool { hostTag == FarmHost.localTag }
 
     /// A claimant of this host that claimed before this boot began: gone with the power, whatever its pid.
-    package var claimedBeforeThisBoot: Bool { isLocal && claimedAt < Spool.bootTime }
+    package var claimedBeforeThisBoot: Bool { isLocal && claimedAt < Durability.bootTime }
 
     public var description: String { raw }
 }

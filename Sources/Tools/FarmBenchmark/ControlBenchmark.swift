@@ -49,7 +49,7 @@ struct ControlBenchmark: ParsableCommand {
             for target in [6, 4] {
                 let start = Clock.monotonic()
                 try farm.run(["scale", String(target)], quiet: true)
-                waitFor { spool.processes().filter { $0.role == .worker }.count == target }
+                waitFor { spool.registry.processes().filter { $0.role == .worker }.count == target }
                 scale.append(Clock.monotonic() - start)
             }
             waitFor { spool.activeJobs().count == 4 }
@@ -126,7 +126,7 @@ struct FarmCommand {
     /// `farm stop`, then SIGKILL by pid whatever is still registered.
     func stopAndKill() {
         try? run(["stop"], quiet: true)
-        for process in spool.processes() { kill(process.pid, SIGKILL) }
+        for process in spool.registry.processes() { kill(process.pid, SIGKILL) }
     }
 }
 

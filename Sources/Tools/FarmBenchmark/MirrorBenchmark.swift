@@ -203,7 +203,7 @@ struct MirrorBenchmark: ParsableCommand {
         let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log)
         let seconds = Clock.monotonic() - began
         let opened = try Spool(root: spool, create: false)
-        let peaks = opened.processes().map { Spawned.peakRSS(of: $0.pid) }
+        let peaks = opened.registry.processes().map { Spawned.peakRSS(of: $0.pid) }
         // robots.txt is fetched by the worker of the first job, not as a job of the list.
         let jobs = site.fetched(level: level).count - 1
         let done = opened.inventory().filter { $0.state == .done }.count

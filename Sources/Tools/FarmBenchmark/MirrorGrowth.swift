@@ -48,7 +48,7 @@ extension MirrorBenchmark {
         var next = Clock.monotonic()
         var shown: Sample?
         func look() {
-            let processes = opened.processes()
+            let processes = opened.registry.processes()
             var sum: [Role: Int] = [:], largest: [Role: Int] = [:]
             for process in processes {
                 let rss = Spawned.memory(of: process.pid).rss

@@ -78,7 +78,7 @@ struct PagesBenchmark: ParsableCommand {
         let deadline = Clock.monotonic() + 1800
         while Clock.monotonic() < deadline {
             let now = Clock.monotonic()
-            for follower in spool.processes() where follower.role == .follower {
+            for follower in spool.registry.processes() where follower.role == .follower {
                 peak = max(peak, Spawned.peakRSS(of: follower.pid))
             }
             let state = Lists(spool).pageState(ofList: id)

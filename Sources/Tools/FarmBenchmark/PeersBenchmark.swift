@@ -341,7 +341,7 @@ struct PeersBenchmark: ParsableCommand {
                                       + (convert ? [] : ["--no-convert"]) + startArguments, log: log)
         let opened = try Spool(root: spool, create: false)
         // `farm ps`'s processes, registered before `farm start` returned.
-        let running = sampleMemory ? opened.processes().map(\.pid) : []
+        let running = sampleMemory ? opened.registry.processes().map(\.pid) : []
         var sampled: (rss: Int, pss: Int, processes: Int) = (0, 0, running.count)
         let waited = try Spawned.run(farm, ["wait", "--timeout", "3600", "--spool", spool], log: log,
                                      sample: sampleMemory ? {
@@ -350,7 +350,7 @@ struct PeersBenchmark: ParsableCommand {
             sampled.pss = max(sampled.pss, memory.map(\.pss).reduce(0, +))
         } : nil)
         let seconds = Clock.monotonic() - start
-        let processes = opened.processes()
+        let processes = opened.registry.processes()
         let peaks = processes.map { Spawned.peakRSS(of: $0.pid) }
         let cpu = [add, started, waited].map(\.cpu).reduce(0, +)
             + processes.map { Spawned.cpu(of: $0.pid) }.reduce(0, +)

@@ -158,7 +158,7 @@ struct PiecesBenchmark: ParsableCommand {
             guard mode == "kills", kills < 3, bytes >= (mib << 20) * (kills + 1) / 4,
                   let spool = try? Spool(root: run + "/spool", create: false) else { return }
             kills += 1
-            for process in spool.processes() where process.role == .worker { kill(process.pid, SIGKILL) }
+            for process in spool.registry.processes() where process.role == .worker { kill(process.pid, SIGKILL) }
         }
         let sampling = mode == "slow-connection" || mode == "kills"
         if parts[0] == "farm" {

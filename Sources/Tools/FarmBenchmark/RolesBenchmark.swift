@@ -48,7 +48,7 @@ struct RolesBenchmark: ParsableCommand {
             try Spawned.run(farm, ["start", "--workers", String(workers), "--no-convert", "--spool", spool], log: log)
             Thread.sleep(forTimeInterval: seconds)
             let opened = try Spool(root: spool, create: false)
-            let running = opened.processes()
+            let running = opened.registry.processes()
             func peak(_ role: Role) -> Int { running.filter { $0.role == role }.map { Spawned.peakRSS(of: $0.pid) }.max() ?? 0 }
             let done = (try? FileManager.default.subpathsOfDirectory(atPath: opened.done).count) ?? 0
             let peaks = [peak(.supervisor), peak(.worker), peak(.watcher)]
@@ -78,7 +78,7 @@ struct RolesBenchmark: ParsableCommand {
         try Spawned.run(farm, ["start", "--workers", "1", "--spool", spool], log: log)
         defer { _ = try? Spawned.run(farm, ["stop", "--spool", spool], log: log, check: false) }
         Thread.sleep(forTimeInterval: Self.restSeconds)
-        let running = try Spool(root: spool, create: false).processes()
+        let running = try Spool(root: spool, create: false).registry.processes()
         func mib(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1048576) }
         print(String(format: "farm stripped: %.2f MB", Double(size) / 1e6))
         print("at rest (MiB)  VmRSS   Pss")

@@ -105,7 +105,7 @@ struct StatusLag: ParsableCommand {
             let bytes = sample * 1000, size = (views + 1) * 1000
             let percent = "Downloading \(bytes * 100 / size)%"
             let start = Clock.monotonic()
-            try spool.writeSidecar(Sidecar(status: .downloading, bytes: bytes, size: size, changed: "bench"),
+            try spool.sidecars.write(Sidecar(status: .downloading, bytes: bytes, size: size, changed: "bench"),
                                    for: viewed.job)
             let seen = wait(seconds: 10, every: 0) {
                 let arguments = ["status", name, "--json", "--spool", root]

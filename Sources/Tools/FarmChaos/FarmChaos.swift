@@ -37,10 +37,10 @@ struct FarmChaos: ParsableCommand {
     static func stopFarm(_ farms: [FarmCommand], spool: Spool, observer: Observer) {
         for farm in farms { _ = try? farm.run(["stop"], timeout: 90) }
         var pids = observer.pids
-        pids.formUnion(spool.processes().map(\.pid))
+        pids.formUnion(spool.registry.processes().map(\.pid))
         for pid in pids where farms.contains(where: { isFarm(pid, spool: $0.spool) }) { kill(pid, SIGKILL) }
         let deadline = Clock.monotonic() + 10
-        while !spool.processes().isEmpty && Clock.monotonic() < deadline { usleep(20_000) }
+        while !spool.registry.processes().isEmpty && Clock.monotonic() < deadline { usleep(20_000) }
     }
 
     /// Whether `pid` still runs farm on this spool (a pid seen long ago may belong to someone else now).

@@ -89,7 +89,7 @@ final class Mayhem {
                 nextKill = max(nextKill + exponential(mean: 1 / killsPerSecond), Clock.monotonic() - 1)
             }
             // Nothing runs on a host, so nothing can bring its supervisor back: say so, and start it again.
-            let live = spool.processes()
+            let live = spool.registry.processes()
             for host in up() {
                 guard !live.contains(where: { host.owns($0.pid) }) else {
                     emptySince[host.name] = nil
@@ -135,7 +135,7 @@ final class Mayhem {
 
     private func killSomething() throws {
         guard let host = pickHost() else { return }
-        let live = spared(spool.processes().filter { host.owns($0.pid) })
+        let live = spared(spool.registry.processes().filter { host.owns($0.pid) })
         let roll = Int.random(in: 0..<100, using: &random)
         if roll < 15, let follower = live.first(where: { $0.role == .follower }) {
             killFollower(follower.pid)
@@ -150,7 +150,7 @@ final class Mayhem {
             // Half the time a busy worker dies right after: nobody sees that death, the lease must act.
             if Bool.random(using: &random) {
                 usleep(useconds_t(Int.random(in: 20_000...200_000, using: &random)))
-                killWorker(spared(spool.processes().filter { $0.pid != supervisor.pid && host.owns($0.pid) }),
+                killWorker(spared(spool.registry.processes().filter { $0.pid != supervisor.pid && host.owns($0.pid) }),
                            on: host, busyOnly: true)
             }
         } else if roll >= 86 {

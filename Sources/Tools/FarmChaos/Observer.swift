@@ -155,7 +155,7 @@ final class Observer: @unchecked Sendable {
     }
 
     private func noteRegistry(_ now: Double) {
-        let live = spool.processes()
+        let live = spool.registry.processes()
         let known = lock.withLock { Set(supervisorSince.keys) }
         let new = live.filter { $0.role == .supervisor && !known.contains($0.pid) }
         let hosts = new.map { hostOf($0.pid) }

@@ -72,7 +72,7 @@ final class Outages {
         guard remaining >= seconds + 1 || (cutOff && remaining >= lease + 4) else { return }
         let host = cluster.hosts.randomElement(using: &random)!
         let length = min(seconds, remaining - 1)
-        let pids = Set(spool.processes().map(\.pid).filter(host.owns))
+        let pids = Set(spool.registry.processes().map(\.pid).filter(host.owns))
         if cutOff {
             observer.hostOut(host.name, pids: pids, at: now)
             try cluster.network.setLink(of: host.namespace, up: false)
@@ -85,7 +85,7 @@ final class Outages {
             let deadline = now + 5
             while !left.isEmpty && Clock.monotonic() < deadline {
                 for pid in left where kill(pid, SIGKILL) == 0 { killed += 1 }
-                left = Set(spool.processes().map(\.pid).filter(host.owns))
+                left = Set(spool.registry.processes().map(\.pid).filter(host.owns))
             }
             observer.hostOut(host.name, pids: pids, at: now)
             print(String(format: "chaos: %@ died (%d processes killed), back in %.0f s", host.name, killed, length))

@@ -38,7 +38,7 @@ struct Overflow {
         var watcher: pid_t?
         let watcherDeadline = Clock.monotonic() + 30
         while watcher == nil && Clock.monotonic() < watcherDeadline {
-            watcher = spool.processes().first { $0.role == .watcher }?.pid
+            watcher = spool.registry.processes().first { $0.role == .watcher }?.pid
             if watcher == nil { usleep(50_000) }
         }
         guard let watcher else { throw ChaosError("no watcher ran for the overflow round") }
@@ -72,7 +72,7 @@ struct Overflow {
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 16384
         // Each file makes at least two events (create, delete), three with close-after-write.
         for n in 0..<(limit / 2 + 1000) {
-            let path = spool.control + "/.chaos-flood-\(n)"
+            let path = spool.control.folder + "/.chaos-flood-\(n)"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             if fd >= 0 { close(fd) }
             unlink(path)

@@ -74,14 +74,14 @@ final class RecursiveSite {
     func findings(spool: Spool, farm: FarmCommand) -> [String] {
         var found: [String] = []
         let id = ListID.of(name: Self.name)
-        let paths = (spool.resources(ofList: id) ?? []).map { URL(string: $0.url)?.path ?? $0.url }
+        let paths = (spool.lists.resources(ofList: id) ?? []).map { URL(string: $0.url)?.path ?? $0.url }
         var seen: Set<String> = []
         for path in paths where !seen.insert(path).inserted { found.append("\(path) is in the list twice") }
         for path in Set(reachable.keys).subtracting(seen).sorted() { found.append("\(path) was never added") }
         for path in seen.subtracting(reachable.keys).sorted() { found.append("\(path) is in the list, not on the site") }
         if !origin.requests(for: Self.privatePath).isEmpty { found.append("robots.txt's disallowed page was fetched") }
         for (index, path) in paths.enumerated() {
-            guard let sidecar = spool.sidecar(JobName(list: id, index: index)) else {
+            guard let sidecar = spool.sidecars.last(JobName(list: id, index: index)) else {
                 found.append("\(path): no record of how it ended")
                 continue
             }

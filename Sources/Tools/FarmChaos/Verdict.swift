@@ -68,7 +68,7 @@ struct Verdict {
         var expectedJobs: Set<String> = []
         for (name, resources) in corpus.lists.sorted(by: { $0.key < $1.key }) {
             let id = ListID.of(name: name)
-            if !FileManager.default.fileExists(atPath: spool.listRecordPath(id)) {
+            if !FileManager.default.fileExists(atPath: spool.lists.recordPath(id)) {
                 verdict.lost.append("list \(name) was never published")
             }
             let status = statusEntries(farm, list: name)
@@ -96,7 +96,7 @@ struct Verdict {
                 }
                 let base = spool.outputBase(jobName)
                 if resource.kind.succeeds {
-                    let thumb = local(spool.sidecar(jobName)?.thumb)
+                    let thumb = local(spool.sidecars.last(jobName)?.thumb)
                     let outputs = checkOutputs(resource, job: jobName, base: base, thumb: thumb, &verdict)
                     expectedFiles.formUnion(outputs.names)
                     let entry = status[resource.index].map {
@@ -106,15 +106,15 @@ struct Verdict {
                     }
                     checkStatus(entry, job: job, file: outputs.file, image: outputs.image, &verdict)
                     if name == hooks?.list {
-                        let file = local(spool.sidecar(jobName)?.file)
+                        let file = local(spool.sidecars.last(jobName)?.file)
                         if file == nil || !ran.contains(file!) {
                             verdict.lost.append("\(job): its hook never ran for \(file ?? "its file")")
-                        } else if spool.hookResults(ofList: id)[jobName.index]?.succeeded != true {
+                        } else if spool.hooks.results(ofList: id)[jobName.index]?.succeeded != true {
                             verdict.statusErrors.append("\(job): its hook's run was not recorded")
                         }
                     }
                     if name == delivery?.list {
-                        let path = spool.sidecar(jobName)?.delivered
+                        let path = spool.sidecars.last(jobName)?.delivered
                         if let path, digest(path) == resource.sha256 {
                             delivered.insert(path)
                         } else {
@@ -150,11 +150,11 @@ struct Verdict {
         }
         let knownLists = Set(corpus.lists.keys.map { ListID.of(name: $0) } + (siteList.map { [$0] } ?? []))
         // lists/ holds `<id>.json` (the record) and `<id>.resources` (its resource table).
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? []
         where !knownLists.contains(String(name.prefix { $0 != "." })) {
             verdict.duplicated.append("list record \(name) belongs to no manifest")
         }
-        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt, spool.hookQueue, spool.hookActive] {
+        for directory in [spool.active, spool.tmp, spool.partial, spool.corrupt, spool.hooks.queue, spool.hooks.active] {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
                 verdict.leftovers.append(directory + "/" + name)
             }

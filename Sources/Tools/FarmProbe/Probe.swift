@@ -181,7 +181,7 @@ struct Work: ParsableCommand {
 
     func run() throws {
         let spool = try Spool(root: options.spool, create: false)
-        var settings = WorkerOptions(spool.desired())
+        var settings = WorkerOptions(spool.control.desired())
         if let lease { settings.lease = lease }
         settings.exitWhenIdle = true
         settings.transfers = transfers
@@ -228,7 +228,7 @@ struct Linger: ParsableCommand {
     func run() throws {
         StopSignal.install()
         let spool = try Spool(root: options.spool)
-        let registration = try spool.register(.worker)
+        let registration = try spool.registry.register(.worker)
         say("registered")
         while !StopSignal.received { Thread.sleep(forTimeInterval: 0.01) }
         registration.end()

@@ -38,7 +38,7 @@ import Testing
         #expect(first.output.contains("added 3 list(s), 6 resource(s)"))
         let spool = try Spool(root: spoolPath)
         #expect(SpoolFixtures.counts(spool) == [.queued: 6])
-        let names = spool.listIDs().compactMap { spool.list($0)?.name }.sorted()
+        let names = spool.lists.ids().compactMap { spool.list($0)?.name }.sorted()
         #expect(names == ["Set 1.json", "Set 2.json", "Set 3.json"])
 
         let again = try farm(spoolPath, ["add", manifest])
@@ -73,7 +73,7 @@ import Testing
         #expect(result.error.contains("Set 2.json") && result.error.contains("line 3"), "\(result.error)")
         let spool = try Spool(root: spoolPath)
         #expect(SpoolFixtures.counts(spool).isEmpty)
-        #expect(spool.listIDs().isEmpty)
+        #expect(spool.lists.ids().isEmpty)
 
         let missing = try farm(spoolPath, ["add", dir.appending("nowhere.zip")])
         #expect(missing.status != 0 && missing.error.contains("nowhere.zip"))
@@ -119,7 +119,7 @@ import Testing
         }
         let piped = try farm(spoolPath, ["add", "-"], input: try JPEGFixture.quadrants(width: 8, height: 8))
         #expect(piped.status == 2 && piped.error.contains("a JPEG picture, not a list of URLs"), "\(piped)")
-        #expect(try Spool(root: spoolPath).listIDs().isEmpty, "nothing added")
+        #expect(try Spool(root: spoolPath).lists.ids().isEmpty, "nothing added")
     }
 
     @Test(arguments: ["add.staging@3", "add.committed", "add.published-list@1"])
@@ -134,7 +134,7 @@ import Testing
         #expect(killed.status == SIGKILL)
         let spool = try Spool(root: spoolPath)
         // Whatever lists are visible have all their jobs.
-        for id in spool.listIDs() {
+        for id in spool.lists.ids() {
             let total = try #require(spool.list(id)).total
             #expect(spool.inventory().filter { $0.job.list == id }.count == total)
         }
@@ -142,7 +142,7 @@ import Testing
         let again = try farm(spoolPath, ["add", manifest])
         #expect(again.status == 0, "\(again.error)")
         #expect(SpoolFixtures.counts(spool) == [.queued: 6])
-        #expect(spool.listIDs().count == 3)
+        #expect(spool.lists.ids().count == 3)
         #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
     }
 }

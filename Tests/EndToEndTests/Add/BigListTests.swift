@@ -38,8 +38,8 @@ import Testing
         #expect(result.output.contains("50000 resource(s)"), "\(result.output)")
 
         let spool = try Spool(root: dir.appending("spool"))
-        let id = try #require(spool.listIDs().first)
-        let records = try #require(spool.resources(ofList: id))
+        let id = try #require(spool.lists.ids().first)
+        let records = try #require(spool.lists.resources(ofList: id))
         #expect(records.map(\.url) == urls)
         #expect(records.enumerated().allSatisfy { $0.element.id == "u-\($0.offset)" })
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.tmp).isEmpty)

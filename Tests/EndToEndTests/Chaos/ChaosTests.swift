@@ -30,7 +30,7 @@ struct ChaosTests {
         }
         #expect(status == 0, "farm-chaos failed:\n\(child.standardOutput)\n\(child.standardError)")
         let spool = try Spool(root: dir.appending("run/spool"), create: false)
-        #expect(spool.processes().isEmpty, "farm processes left running")
+        #expect(spool.registry.processes().isEmpty, "farm processes left running")
 
         let data = try Data(contentsOf: URL(fileURLWithPath: reportPath))
         let figures = try JSONDecoder().decode(ChaosReport.self, from: data)

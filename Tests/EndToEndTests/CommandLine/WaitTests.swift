@@ -10,7 +10,7 @@ import Testing
         try farm.must(["start", "--workers", "2", "--poll", "--no-convert"])
         _ = farm.processes()
         // The polling watcher has written its summary of no list.
-        #expect(poll(timeout: 30) { FileManager.default.fileExists(atPath: farm.spool.summaryFile) })
+        #expect(poll(timeout: 30) { FileManager.default.fileExists(atPath: farm.spool.status.summary) })
         for round in 0..<3 {
             try farm.addList("Round\(round)", count: 6, size: 20_000)
             let waited = try farm.farm(["wait", "--timeout", "120"])

@@ -15,7 +15,7 @@ import Testing
         defer {
             // The demo stops what it started; should it fail to, end those processes by pid.
             if let spool = try? Spool(root: spoolPath, create: false) {
-                for process in spool.processes() { kill(process.pid, SIGKILL) }
+                for process in spool.registry.processes() { kill(process.pid, SIGKILL) }
             }
         }
         let result = try run("farm", ["demo", "--spool", spoolPath, "--port", "0"], timeout: 300)
@@ -39,7 +39,7 @@ import Testing
         }
         #expect(errors.sorted() == ["Documents.json 2: HTTP 404", "Photos.json 4: unsupported content"])
         let spool = try Spool(root: spoolPath, create: false)
-        #expect(spool.processes().isEmpty, "the demo left processes running")
+        #expect(spool.registry.processes().isEmpty, "the demo left processes running")
     }
 
     /// The samples are served by a child, `farm-serve demo-origin`: a port already taken is refused in one line,
@@ -49,7 +49,7 @@ import Testing
         let spoolPath = dir.appending("spool")
         defer {
             if let spool = try? Spool(root: spoolPath, create: false) {
-                for process in spool.processes() { kill(process.pid, SIGKILL) }
+                for process in spool.registry.processes() { kill(process.pid, SIGKILL) }
             }
         }
         let taken = try ListeningSocket()

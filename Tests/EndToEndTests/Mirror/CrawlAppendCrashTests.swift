@@ -34,7 +34,7 @@ import Testing
 
         let id = ListID.of(name: "site")
         // The list as its order has it (a table line of an undone append is in no order).
-        let table = farm.spool.resources(ofList: id) ?? []
+        let table = farm.spool.lists.resources(ofList: id) ?? []
         let total = farm.spool.list(id)?.total ?? 0
         let urls = Lists(farm.spool).order(ofList: id, total: total).numbers.map { table[$0].url }
         #expect(table.count == urls.count)

@@ -59,7 +59,7 @@ import Testing
     static func waitConverted(_ farm: RunningFarm, _ name: String, timeout: Double = 300) throws -> Bool {
         _ = try RecursiveListTests.waitFinished(farm, name, timeout: timeout)
         let converted = poll(timeout: timeout, every: 0.2) {
-            FileManager.default.fileExists(atPath: farm.spool.convertedMarkPath(ofList: ListID.of(name: name)))
+            FileManager.default.fileExists(atPath: farm.spool.lists.convertedMarkPath(ofList: ListID.of(name: name)))
         }
         let log = (try? String(contentsOfFile: farm.spool.logFile, encoding: .utf8)) ?? ""
         for line in log.split(separator: "\n") where line.contains("convert-links") { print(line) }
@@ -162,14 +162,14 @@ import Testing
         let worker = try ChildProcess("farm-probe", ["work", "--spool", farm.spool.root, "--transfers", "2"])
         #expect(worker.wait(timeout: 300) == 0, "\(worker.standardError)")
         let fetched = Self.tree(out)
-        #expect(!FileManager.default.fileExists(atPath: farm.spool.convertedMarkPath(ofList: ListID.of(name: "127.0.0.1"))))
+        #expect(!FileManager.default.fileExists(atPath: farm.spool.lists.convertedMarkPath(ofList: ListID.of(name: "127.0.0.1"))))
 
         // Killed after its third file: those are converted, the rest as fetched, none torn; no mark.
         let killed = try ChildProcess("farm-probe", ["convert-links", "--spool", farm.spool.root, "--list", "127.0.0.1"],
                                       environment: ["FARM_FAILPOINT": "convert.replaced@3"])
         killed.wait(timeout: 120)
         #expect(killed.process.terminationReason == .uncaughtSignal, "\(killed.standardError)")
-        #expect(!FileManager.default.fileExists(atPath: farm.spool.convertedMarkPath(ofList: ListID.of(name: "127.0.0.1"))))
+        #expect(!FileManager.default.fileExists(atPath: farm.spool.lists.convertedMarkPath(ofList: ListID.of(name: "127.0.0.1"))))
         let half = Self.tree(out)
         #expect(Set(half.keys) == Set(fetched.keys), "left behind: \(Set(half.keys).subtracting(fetched.keys).sorted())")
         let changed = half.filter { fetched[$0.key] != $0.value }

@@ -106,9 +106,9 @@ import Testing
         // A page named .html that is not HTML: fetched, kept as kind other, its "links" never read.
         #expect(byFarm.contains("/notreally.html") && !byFarm.contains("/trap.html") && !byFarm.contains("/trap.png"))
         let id = ListID.of(name: "odd")
-        let table = farm.spool.resources(ofList: id) ?? []
+        let table = farm.spool.lists.resources(ofList: id) ?? []
         let index = try #require(table.firstIndex { $0.url.hasSuffix("/notreally.html") })
-        #expect(farm.spool.sidecar(JobName(list: id, index: index), finished: [.done])?.kind == "other")
+        #expect(farm.spool.sidecars.last(JobName(list: id, index: index), finished: [.done])?.kind == "other")
         // The huge page: its links found to its end.
         #expect(byFarm.isSuperset(of: ["/huge/first.html", "/huge/middle.html", "/huge/middle.png", "/huge/last.html"]))
         // nofollow: the image, not the link.

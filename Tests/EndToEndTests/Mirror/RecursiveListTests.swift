@@ -101,7 +101,7 @@ import Testing
 
     /// The URLs of list `name`'s resource table, in order.
     static func tableURLs(_ farm: RunningFarm, _ name: String) -> [String] {
-        (farm.spool.resources(ofList: ListID.of(name: name)) ?? []).map(\.url)
+        (farm.spool.lists.resources(ofList: ListID.of(name: name)) ?? []).map(\.url)
     }
 
     @Test func fetchesWhatWgetFetchesAtLevel2() throws {

@@ -24,10 +24,10 @@ import Testing
         #expect(synced.status == 0, "\(synced.output)\(synced.error)")
         #expect(synced.output.contains("site"), "\(synced.output)")
         let id = ListID.of(name: "site")
-        let file = try #require(farm.spool.sidecar(JobName(list: id, index: 0))?.file)
+        let file = try #require(farm.spool.sidecars.last(JobName(list: id, index: 0))?.file)
         #expect(FileManager.default.contents(atPath: file).map(Array.init) == page("second"))
         // Nothing added, nothing removed: the list is still its two pages.
-        #expect(farm.spool.resources(ofList: id)?.count == 2)
+        #expect(farm.spool.lists.resources(ofList: id)?.count == 2)
         let again = try farm.farm(["sync", "site"])
         #expect(again.status == 0, "\(again.output)\(again.error)")
     }

@@ -17,7 +17,7 @@ import Testing
         let root = farm.spool.root
         let supervisor = try #require(farm.pids(.supervisor).first)
         #expect(Self.arguments(supervisor) == ["farm", "supervise", "--spool", root])
-        #expect(Self.openFiles(supervisor).contains(farm.spool.supervisorLock), "the supervisor lost its lock")
+        #expect(Self.openFiles(supervisor).contains(farm.spool.control.supervisorLock), "the supervisor lost its lock")
         let titles: [(Role, [String])] = [(.worker, ["farm", "work", "--spool", root, "--supervised"]),
                                           (.watcher, ["farm", "watch", "--spool", root, "--supervised"])]
         for (role, title) in titles {
@@ -27,7 +27,7 @@ import Testing
                 #expect(Self.arguments(pid) == title, "\(role.rawValue) \(pid)")
                 let held = Self.openFiles(pid)
                 #expect(!held.isEmpty, "\(role.rawValue) \(pid): its descriptors could not be read")
-                let theSupervisors = held.filter { $0 == farm.spool.supervisorLock || $0.contains("/procs/supervisor.") }
+                let theSupervisors = held.filter { $0 == farm.spool.control.supervisorLock || $0.contains("/procs/supervisor.") }
                 #expect(theSupervisors.isEmpty, "\(role.rawValue) \(pid) holds \(theSupervisors)")
             }
         }

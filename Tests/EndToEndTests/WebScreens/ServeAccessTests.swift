@@ -114,7 +114,7 @@ import Testing
         #expect(browser.waitFor(listed), "\(String(describing: try? browser.evaluate("document.body.innerText")))")
         #expect(browser.waitFor("!document.getElementById('pause').disabled"))
         try browser.click("#pause")
-        #expect(poll(timeout: 10) { farm.spool.isPaused }, "the page's Pause did not pause the farm")
+        #expect(poll(timeout: 10) { farm.spool.control.isPaused }, "the page's Pause did not pause the farm")
     }
 
     private static func basic(_ user: String, _ password: String) -> [String: String] {

@@ -222,7 +222,7 @@ import Testing
     private func edits(_ browser: Chromium, spool: Spool, big: String, shots: Screenshots) throws {
         func ids() -> [String] {
             let order = Lists(spool).order(ofList: big, total: spool.list(big)?.total ?? 0)
-            let table = spool.resources(ofList: big) ?? []
+            let table = spool.lists.resources(ofList: big) ?? []
             return order.numbers.map { table[$0].id }
         }
         try type("", into: browser)

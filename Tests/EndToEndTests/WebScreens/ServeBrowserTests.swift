@@ -87,13 +87,13 @@ import Testing
 
         // Held (farm get's ^C, aria2's pause of one download): the grid's header and the list's row say so,
         // live; let go, the list is Downloading... again.
-        #expect(try farm.spool.hold(list: slow) > 0)
+        #expect(try farm.spool.held.hold(list: slow) > 0)
         #expect(browser.waitFor("document.getElementById('grid-state').textContent.startsWith('Held — ')", timeout: 30),
                 "\(String(describing: try? browser.evaluate("document.getElementById('grid-state').textContent")))")
         try browser.navigate(serve.base + "/")
         #expect(browser.waitFor("\(rows).length === 2 && \(rows)[1][2] === 'Held'", timeout: 30),
                 "\(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
-        _ = try farm.spool.release(list: slow)
+        _ = try farm.spool.held.release(list: slow)
         #expect(browser.waitFor("\(rows)[1][2] === 'Downloading...'", timeout: 30),
                 "\(String(describing: try? browser.evaluate("JSON.stringify(\(rows))")))")
         browser.close()

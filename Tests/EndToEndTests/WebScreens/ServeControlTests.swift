@@ -30,7 +30,7 @@ import Testing
                 #expect(reply.error?.hasPrefix("refused:") == true, "\(what): \(reply.text)")
             }
         }
-        #expect(!spool.isPaused && spool.desired().workers == 4, "a refused request changed the farm")
+        #expect(!spool.control.isPaused && spool.control.desired().workers == 4, "a refused request changed the farm")
         // Reads answer only to this server's own name too.
         #expect(try serve.get("/", headers: ["Host": "evil.example"]).status == 403)
         #expect(try serve.get("/api/status", headers: ["Host": "localhost:\(serve.authority.split(separator: ":")[1])"]).status == 200)
@@ -38,9 +38,9 @@ import Testing
         // The page's own request (its origin, its token) goes through.
         let paused = try serve.post("/api/pause", headers: ["Origin": serve.base])
         #expect(paused.status == 200 && paused.message == "paused")
-        #expect(spool.isPaused)
+        #expect(spool.control.isPaused)
         #expect(try serve.post("/api/resume").status == 200)
-        #expect(!spool.isPaused)
+        #expect(!spool.control.isPaused)
     }
 
     @Test func limitSetsThisHostsBandwidthCapAsFarmLimitDoesAndTheStatusShowsIt() throws {
@@ -82,7 +82,7 @@ import Testing
         let tooLarge = try serve.post("/api/add", #"{"source": ""# + String(repeating: "a", count: 70_000) + #""}"#)
         #expect(tooLarge.status == 413, "\(tooLarge.text)")
         #expect(try serve.post("/api/scale", #"{"workers": 3}"#).status == 200)
-        #expect(farm.spool.desired().workers == 3)
+        #expect(farm.spool.control.desired().workers == 3)
         #expect(poll(timeout: 10) { farm.pids(.worker).count == 3 })
 
         // Reload: every resource of the list is downloaded again.
@@ -127,6 +127,6 @@ import Testing
 /// How many lists a spool publishes, straight from lists/.
 enum ListLookupCount {
     static func lists(_ spool: Spool) -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: spool.lists)) ?? []).filter { $0.hasSuffix(".json") }.count
+        ((try? FileManager.default.contentsOfDirectory(atPath: spool.lists.folder)) ?? []).filter { $0.hasSuffix(".json") }.count
     }
 }

@@ -65,7 +65,7 @@ final class BadInputHarness {
     func job(_ index: Int) -> JobName { JobName(list: list, index: index) }
 
     func sidecar(_ index: Int) throws -> Sidecar {
-        try #require(try spool().sidecar(job(index)), "no sidecar for \(index)")
+        try #require(try spool().sidecars.last(job(index)), "no sidecar for \(index)")
     }
 
     /// The job ended in `failed/` with status `error` and a reason that passes `reason`; returns the reason.

@@ -28,7 +28,7 @@ import Testing
         }
         let spool = try h.spool()
         #expect(SpoolFixtures.counts(spool).isEmpty)
-        #expect(spool.listIDs().isEmpty)
+        #expect(spool.lists.ids().isEmpty)
     }
 
     @Test func corruptAndForeignFilesInTheQueueAreSetAsideAndTheWorkerGoesOn() throws {

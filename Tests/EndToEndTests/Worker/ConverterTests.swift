@@ -45,7 +45,7 @@ import Testing
         #expect(SpoolFixtures.counts(spool) == [.done: files.count])
         #expect(SpoolFixtures.duplicates(in: spool).isEmpty)
         for (index, file) in files.enumerated() {
-            let result = try #require(spool.sidecar(JobName(list: ListID.of(name: "Docs.json"), index: index)))
+            let result = try #require(spool.sidecars.last(JobName(list: ListID.of(name: "Docs.json"), index: index)))
             #expect(result.status == .done, "\(file.path): \(result)")
             let stored = try #require(result.file)
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: stored))) == file.body, "\(file.path) differs")
@@ -68,7 +68,7 @@ import Testing
             let claimed = spool.activeJobs()
             most = max(most, claimed.count)
             converting = converting || claimed.contains { claim in
-                spool.sidecar(claim.job, finished: []).map { $0.status == .rendering || $0.status == .unzipping } == true
+                spool.sidecars.last(claim.job, finished: []).map { $0.status == .rendering || $0.status == .unzipping } == true
             }
         }
         #expect(worker.wait(timeout: 1) == 0, "\(worker.standardError)")
@@ -86,14 +86,14 @@ import Testing
         // A stored download in its conversion, its claim held.
         let converting = poll(timeout: 60, every: 0.005) {
             spool.activeJobs().contains { claim in
-                spool.sidecar(claim.job, finished: []).map { $0.status == .rendering || $0.status == .unzipping } == true
+                spool.sidecars.last(claim.job, finished: []).map { $0.status == .rendering || $0.status == .unzipping } == true
             }
         }
         first.kill(SIGKILL)
         first.wait()
         try #require(converting, "no conversion was seen under way")
         #expect(spool.activeJobs().count <= 2)
-        let waiting = spool.activeJobs().compactMap { spool.sidecar($0.job, finished: []) }
+        let waiting = spool.activeJobs().compactMap { spool.sidecars.last($0.job, finished: []) }
             .filter { $0.status == .rendering || $0.status == .unzipping }
         #expect(waiting.allSatisfy { !$0.changed.isEmpty && $0.file != nil })
         // Outputs of claimed jobs are their owners' to finish: no fault (within the lease).

@@ -37,7 +37,7 @@ import Testing
         let status = try JSONParser.parse(Array(try farm.must(["status", "Gallery.json", "--json"]).utf8))
         for (index, name) in names.enumerated() {
             let path = out + "/Gallery/" + name
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             #expect(sidecar.delivered == path, "\(index): \(sidecar)")
             let same = Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bodies[index]
             #expect(same, "\(index): \(path) holds other bytes")
@@ -54,7 +54,7 @@ import Testing
         #expect(Self.files(below: out) == Set(names.map { "Gallery/" + $0 }))
 
         // An edit in place of the user's file leaves the spool's done output as it was downloaded.
-        let first = try #require(farm.spool.sidecar(JobName(list: list, index: 0))?.file)
+        let first = try #require(farm.spool.sidecars.last(JobName(list: list, index: 0))?.file)
         try Self.append("x\n", to: out + "/Gallery/x.jpg")
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: first))) == bodies[0], "the edit reached the spool")
         let clean = try farm.farm(["fsck"])
@@ -82,7 +82,7 @@ import Testing
         try RequestOptionsTests.waitUntilEnded(2, farm)
         let list = ListID.of(name: "Linked.json")
         for index in 0..<2 {
-            let file = try #require(farm.spool.sidecar(JobName(list: list, index: index))?.file)
+            let file = try #require(farm.spool.sidecars.last(JobName(list: list, index: index))?.file)
             var a = stat(), b = stat()
             #expect(stat(out + "/Linked/\(index).jpg", &a) == 0 && stat(file, &b) == 0 && a.st_ino == b.st_ino,
                     "\(index): not a hard link of the download")
@@ -121,7 +121,7 @@ import Testing
         #expect(try farm.farm(["fsck"]).status == 0)
 
         let list = ListID.of(name: "Kept.json")
-        let files = try (0..<2).map { try #require(farm.spool.sidecar(JobName(list: list, index: $0))?.file) }
+        let files = try (0..<2).map { try #require(farm.spool.sidecars.last(JobName(list: list, index: $0))?.file) }
         try Self.append("0123456789", to: files[0])
         // One byte of the second changed in place: its size is its record's.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: files[1]))
@@ -153,7 +153,7 @@ import Testing
         #expect(added.status == 0, "\(added)")
         try farm.start(workers: 1)
         try RequestOptionsTests.waitUntilEnded(1, farm)
-        let file = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Cloned.json"), index: 0))?.file)
+        let file = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "Cloned.json"), index: 0))?.file)
         let path = out + "/Cloned/big.bin"
         var a = stat(), b = stat()
         #expect(stat(path, &a) == 0 && stat(file, &b) == 0)
@@ -196,7 +196,7 @@ import Testing
         let names = ["Copies-0-first.jpg", "Copies-1-second.jpg", "Copies-2-third.jpg"]
         for (index, name) in names.enumerated() {
             let path = mount.path + "/photos/" + name
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Copies.json"), index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "Copies.json"), index: index)))
             #expect(sidecar.delivered == path, "\(sidecar)")
             let same = Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bodies[index]
             #expect(same, "\(path) holds other bytes")
@@ -218,7 +218,7 @@ import Testing
         try Data("the user's own".utf8).write(to: URL(fileURLWithPath: out + "/Mine/one.jpg"))
         try farm.start(workers: 1)
         _ = poll(timeout: 120, every: 0.1) { farm.counts == [.failed: 1] }
-        let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "Mine.json"), index: 0)))
+        let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "Mine.json"), index: 0)))
         #expect(sidecar.error?.hasPrefix("delivery failed: \(out)/Mine/one.jpg: ") == true, "\(sidecar)")
         #expect(try String(contentsOfFile: out + "/Mine/one.jpg", encoding: .utf8) == "the user's own")
 

@@ -12,7 +12,7 @@ import Testing
     static let body: [UInt8] = [0x1F, 0x8B, 0x08, 0x00] + (4..<size).map { UInt8(truncatingIfNeeded: $0 >> 9) }
 
     private func record(_ farm: RunningFarm, _ list: String, _ index: Int) -> Sidecar? {
-        farm.spool.sidecar(JobName(list: ListID.of(name: list), index: index))
+        farm.spool.sidecars.last(JobName(list: ListID.of(name: list), index: index))
     }
 
     @Test func aKindTheListDoesNotKeepFailsAtItsFirstBytes() throws {

@@ -10,7 +10,7 @@ import Testing
 /// never read. Real `farm add`, a real farm, a real origin on 127.0.0.1; bytes checked on disk.
 @Suite(.serialized) struct FileURLTests {
     private func sidecar(_ farm: RunningFarm, _ list: String, _ index: Int) throws -> Sidecar {
-        try #require(farm.spool.sidecar(JobName(list: ListID.of(name: list), index: index)))
+        try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: list), index: index)))
     }
 
     @Test func aListThatAllowsFileURLsCopiesThemAndOneThatDoesNotFailsThemUnread() throws {

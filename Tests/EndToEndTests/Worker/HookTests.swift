@@ -106,7 +106,7 @@ import Testing
         for index in 0..<3 {
             let run = try #require(runs[index]?.first)
             let variables = try Self.environment(run)
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             let expected: [String: String] = [
                 "FARM_LIST": "Hooked.json", "FARM_INDEX": String(index),
                 "FARM_ID": index == 1 ? "second" : JobName(list: list, index: index).raw,
@@ -126,7 +126,7 @@ import Testing
                 && failure["FARM_ERROR"]?.contains("404") == true, "\(failure)")
         #expect(try Self.hooks(farm, "Hooked.json") == Array(repeating: HookResult(exit: 0), count: 4))
         // A hook that exited 0 is kept as an empty file (its claim, once its process is no longer named in it).
-        let ok = farm.spool.hookResultDirectory(ofList: list, ok: true)
+        let ok = farm.spool.hooks.resultDirectory(ofList: list, ok: true)
         let kept = FileSystem.names(ok)
         #expect(kept.count == 4 && kept.allSatisfy { (try? FileSystem.lstat(ok + "/" + $0))?.size == 0 }, "\(kept)")
         let none = try farm.must(["failed", "--hooks"])
@@ -152,7 +152,7 @@ import Testing
         // kill now is one between a completion and its hook, and one during hooks.
         let window = poll(timeout: 120, every: 0.02) {
             Self.runs(records, "start").count >= 2
-                && farm.spool.dueHooks().contains { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
+                && farm.spool.hooks.due().contains { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
         }
         try #require(window, "no hook due beside hooks running: \(Self.runs(records, "start"))")
         let worker = try #require(farm.pids(.worker).first)
@@ -161,7 +161,7 @@ import Testing
         kill(worker, SIGKILL)
         // What the kill caught: hooks started (running, or past their gate: none is) and hooks due.
         let running = Set(Self.runs(records, "start").keys)
-        let due = Set(farm.spool.dueHooks().filter { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
+        let due = Set(farm.spool.hooks.due().filter { FileManager.default.fileExists(atPath: farm.spool.finishedPath($0, .done)) }
             .map(\.index))
         #expect(!running.isEmpty && !due.isEmpty && running.isDisjoint(with: due), "\(running) \(due)")
         #expect(poll(timeout: 30) { isGone(worker) })
@@ -171,8 +171,8 @@ import Testing
         #expect(orphans.count == running.count && poll(timeout: 20) { orphans.allSatisfy(isGone) },
                 "hook processes \(orphans) left running")
         #expect(poll(timeout: 20) {
-            !FileSystem.names(farm.spool.hookActive).contains { ActiveName($0)?.owner.pid == worker }
-        }, "the killed worker's hooks were not handed back: \(FileSystem.names(farm.spool.hookActive))")
+            !FileSystem.names(farm.spool.hooks.active).contains { ActiveName($0)?.owner.pid == worker }
+        }, "the killed worker's hooks were not handed back: \(FileSystem.names(farm.spool.hooks.active))")
         #expect(Date().timeIntervalSince(killed) < 20)
         #expect(SpoolFixtures.log(farm.spool).contains("its worker is gone"))
         #expect(poll(timeout: 60, every: 0.05) { farm.pids(.worker).contains { $0 != worker } })
@@ -188,7 +188,7 @@ import Testing
         for (index, paths) in runs {
             let variables = try Self.environment(try #require(paths.first))
             #expect(variables["FARM_INDEX"] == String(index) && variables["FARM_LIST"] == "Killed.json")
-            #expect(variables["FARM_FILE"] == farm.spool.sidecar(JobName(list: list, index: index))?.file)
+            #expect(variables["FARM_FILE"] == farm.spool.sidecars.last(JobName(list: list, index: index))?.file)
         }
         // Recorded by the runs of the next worker; the killed one's were ended before their end.
         #expect(try Self.hooks(farm, "Killed.json") == Array(repeating: HookResult(exit: 0), count: count))

@@ -30,7 +30,7 @@ import Testing
     private func rgb(_ pixel: (red: UInt8, green: UInt8, blue: UInt8)) -> [UInt8] { [pixel.red, pixel.green, pixel.blue] }
 
     private func record(_ farm: RunningFarm, _ list: String, _ index: Int) throws -> Sidecar {
-        try #require(farm.spool.sidecar(JobName(list: ListID.of(name: list), index: index)))
+        try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: list), index: index)))
     }
 
     @Test func gifWebPAndAnyKindAreKeptWithTheirDisplayImages() throws {

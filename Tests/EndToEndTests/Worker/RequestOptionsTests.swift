@@ -51,7 +51,7 @@ import Testing
         try farm.start(workers: 2, transfers: 2)
         try Self.waitUntilEnded(3, farm)
         for (index, bytes) in [a, b, c].enumerated() {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: list, index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: list, index: index)))
             let file = try #require(sidecar.file, "\(index): \(sidecar)")
             let same = Array(try Data(contentsOf: URL(fileURLWithPath: file))) == bytes
             #expect(same, "\(index): the bytes on disk differ from the origin's")
@@ -89,7 +89,7 @@ import Testing
         #expect(request["userAgent"] == .string(Self.agent), "\(request)")
 
         var mode = stat()
-        #expect(stat(farm.spool.requestPath(ofList: list), &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+        #expect(stat(farm.spool.lists.requestPath(ofList: list), &mode) == 0 && mode.st_mode & 0o777 == 0o600)
         try Self.expectNoSecret([Self.token, Self.apiKey, Self.cookie], in: farm, besides: list)
     }
 
@@ -110,7 +110,7 @@ import Testing
         try farm.start(workers: 1, transfers: 2)
         try Self.waitUntilEnded(5, farm)
         for (index, bytes) in pictures.enumerated() {
-            let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: "paged"), index: index)))
+            let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: "paged"), index: index)))
             let same = try sidecar.file.map { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) } == bytes
             #expect(same, "\(index): \(sidecar)")
         }
@@ -183,7 +183,7 @@ import Testing
     /// `farm ps`, `farm status`, `farm metrics` and `farm export`, or the command line of any farm process.
     static func expectNoSecret(_ secrets: [String], in farm: RunningFarm, besides list: String,
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let allowed = farm.spool.requestPath(ofList: list)
+        let allowed = farm.spool.lists.requestPath(ofList: list)
         var places: [(String, [UInt8])] = []
         for name in FileManager.default.subpaths(atPath: farm.spool.root) ?? [] {
             let path = farm.spool.root + "/" + name

@@ -25,7 +25,7 @@ import Testing
 
     /// The bytes of resource `index` of list `name`, as downloaded into the spool.
     private func downloaded(_ farm: RunningFarm, list name: String, index: Int) throws -> [UInt8]? {
-        let sidecar = try #require(farm.spool.sidecar(JobName(list: ListID.of(name: name), index: index)))
+        let sidecar = try #require(farm.spool.sidecars.last(JobName(list: ListID.of(name: name), index: index)))
         return contents(try #require(sidecar.file, "\(sidecar)"))
     }
 
@@ -58,7 +58,7 @@ import Testing
 
         // The same records as an object with "urls", "out" and "sha256" makes (SPEC §14, §15).
         let id = ListID.of(name: "urls.txt")
-        let table = try #require(farm.spool.resources(ofList: id))
+        let table = try #require(farm.spool.lists.resources(ofList: id))
         #expect(table.map(\.url) == ["/a/first.jpg", "/gone/second.jpg", "/c/third.jpg"].map { farm.origin.url(for: $0) })
         #expect(table.map(\.mirrors) == [[], [farm.origin.url(for: "/b/download")], []])
         #expect(table.map(\.out) == [nil, "second.jpg", "renamed.jpg"])
@@ -126,7 +126,7 @@ import Testing
         let list = Array("# piped\n\(farm.origin.url(for: "/in/0.jpg"))\n\(farm.origin.url(for: "/in/1.jpg"))\n".utf8)
         let added = try farm.farm(["add", "-"], input: list)
         #expect(added.status == 0, "\(added)")
-        let names = farm.spool.listIDs().compactMap { farm.spool.list($0)?.name }
+        let names = farm.spool.lists.ids().compactMap { farm.spool.list($0)?.name }
         let name = try #require(names.first, "\(added)")
         #expect(name.hasPrefix("stdin-") && added.output.contains("2 resource(s): \(name)"), "\(name): \(added)")
         // The same list piped again adds nothing; another one is a list of its own.
@@ -137,7 +137,7 @@ import Testing
         #expect(bad.status == 2 && bad.error.contains(#"stdin: line 2: not an http(s) URL: "not a URL""#), "\(bad)")
         let json = try farm.farm(["add", "-"], input: Array("[\"\(farm.origin.url(for: "/in/1.jpg"))\"]".utf8))
         #expect(json.status == 0, "\(json)")
-        #expect(farm.spool.listIDs().count == 2)
+        #expect(farm.spool.lists.ids().count == 2)
 
         try farm.start(workers: 2)
         try RequestOptionsTests.waitUntilEnded(3, farm)

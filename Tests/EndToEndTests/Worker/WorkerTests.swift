@@ -65,12 +65,12 @@ import Testing
         let spool = try Spool(root: spoolPath)
         let list = ListID.of(name: "Mixed.json")
         #expect(SpoolFixtures.counts(spool) == [.done: 7, .failed: 3])
-        func sidecar(_ index: Int) throws -> Sidecar { try #require(spool.sidecar(JobName(list: list, index: index))) }
+        func sidecar(_ index: Int) throws -> Sidecar { try #require(spool.sidecars.last(JobName(list: list, index: index))) }
         // Every outcome is recorded on its job file. progress/ is empty: short jobs never wrote a
         // sidecar, and the one retried after a 503 (past a tick) had its sidecar deleted at the end.
         for index in paths.indices {
             let job = JobName(list: list, index: index)
-            #expect(spool.outcomeRecord(atPath: spool.finishedPath(job, index < 7 ? .done : .failed)) != nil)
+            #expect(spool.sidecars.outcome(atPath: spool.finishedPath(job, index < 7 ? .done : .failed)) != nil)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool.progress).isEmpty)
         for (index, path) in paths.enumerated() where index < 7 {
@@ -119,7 +119,7 @@ import Testing
         let second = try farm(["work", "--lease", "1", "--exit-when-idle"])
         #expect(second.status == 0, "\(second.error)")
         #expect(SpoolFixtures.counts(spool) == [.done: 1])
-        let result = try #require(spool.sidecar(job))
+        let result = try #require(spool.sidecars.last(job))
         #expect(try bytes(try #require(result.file)) == body)
         let resumed = origin.requests(for: "/big.jpg").compactMap(\.rangeStart)
         #expect(resumed.count == 1 && resumed[0] > 100_000, "ranges asked: \(resumed)")
@@ -157,7 +157,7 @@ import Testing
         #expect(SpoolFixtures.counts(spool) == [.done: 8])
         for (index, path) in paths.enumerated() {
             let job = JobName(list: ListID.of(name: "Mixed.json"), index: index)
-            let file = try #require(spool.sidecar(job)?.file, "\(job)")
+            let file = try #require(spool.sidecars.last(job)?.file, "\(job)")
             #expect(try bytes(file) == bodies[path], "\(path)")
             // Asked twice: from its start by the killed worker, then from the byte it had reached (at
             // least what was seen on disk before the kill) by the second.
