@@ -105,7 +105,7 @@ public final class Follower {
             notBefore = notBefore.filter { following.contains($0.key) }
             // A paused farm starts no transfer, and a page is one.
             if spool.isPaused {
-                Clock.sleep(0.1)
+                Clock.poll(every: 0.1, unless: { fetch.stopping() || spool.isGone }) { !spool.isPaused }
                 continue
             }
             let now = Clock.monotonic()
@@ -113,7 +113,7 @@ public final class Follower {
             let ordered = lists[(turn % lists.count)...] + lists[..<(turn % lists.count)]
             guard let id = ordered.first(where: { (notBefore[$0] ?? 0) <= now }) else {
                 let wake = lists.compactMap { notBefore[$0] }.min() ?? now + 0.1
-                Clock.sleep(min(0.2, max(0.01, wake - now)))
+                Clock.pause(min(0.2, max(0.01, wake - now)), unless: fetch.stopping)
                 continue
             }
             turn = (lists.firstIndex(of: id) ?? 0) + 1
