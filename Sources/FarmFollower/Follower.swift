@@ -105,7 +105,10 @@ public final class Follower {
             notBefore = notBefore.filter { following.contains($0.key) }
             // A paused farm starts no transfer, and a page is one.
             if spool.isPaused {
-                Clock.poll(every: 0.1, unless: { fetch.stopping() || spool.isGone }) { !spool.isPaused }
+                // Ended too by what ends the follower: a stop, the spool gone, no list left to follow.
+                Clock.poll(every: 0.1, unless: {
+                    fetch.stopping() || spool.isGone || Lists(spool).listsFollowingPages().isEmpty
+                }) { !spool.isPaused }
                 continue
             }
             let now = Clock.monotonic()
