@@ -83,7 +83,8 @@ public final class PollWatch {
     /// none at once when the look is not due within `timeout`.
     public func next(timeout: Double) -> [InotifyEvent] {
         let wait = min(timeout, untilNextLook)
-        if wait > 0 { Clock.sleep(wait) }
+        // Its caller's timeout bounds it: what would end the wait early is the caller's to look at after.
+        if wait > 0 { Clock.pause(wait, every: wait) }
         guard untilNextLook == 0 else { return [] }
         nextLook = Clock.monotonic() + interval
         return look()

@@ -38,7 +38,7 @@ enum Cover {
                 if error.kind == .aborted { return .stopped }
                 guard let delay = retry.delay(after: error, attempt: attempt) else { return .failed(error.description) }
                 attempt += 1
-                if Clock.poll(every: 0.1, for: delay, until: fetch.stopping) { return .stopped }
+                if !Clock.pause(delay, unless: fetch.stopping) { return .stopped }
             }
         }
         guard let kind = Kind.sniff(bytes) else { return .failed("unsupported content") }

@@ -105,7 +105,10 @@ public final class Follower {
             notBefore = notBefore.filter { following.contains($0.key) }
             // A paused farm starts no transfer, and a page is one.
             if spool.control.isPaused {
-                Clock.sleep(0.1)
+                // Ended too by what ends the follower: a stop, the spool gone, no list left to follow.
+                Clock.poll(every: 0.1, unless: {
+                    fetch.stopping() || spool.isGone || Lists(spool).listsFollowingPages().isEmpty
+                }) { !spool.control.isPaused }
                 continue
             }
             let now = Clock.monotonic()
@@ -113,7 +116,7 @@ public final class Follower {
             let ordered = lists[(turn % lists.count)...] + lists[..<(turn % lists.count)]
             guard let id = ordered.first(where: { (notBefore[$0] ?? 0) <= now }) else {
                 let wake = lists.compactMap { notBefore[$0] }.min() ?? now + 0.1
-                Clock.sleep(min(0.2, max(0.01, wake - now)))
+                Clock.pause(min(0.2, max(0.01, wake - now)), unless: fetch.stopping)
                 continue
             }
             turn = (lists.firstIndex(of: id) ?? 0) + 1

@@ -111,17 +111,19 @@ public final class HostGate {
     public func move(_ pass: HostPass, to host: HostKey, while going: () -> Bool) -> Bool {
         if pass.host == host && !isHeld(host) { return true }
         pass.release()
-        while going() {
+        // Asked again when the host said, at most every `fullRetry`.
+        var retryIn = Self.fullRetry
+        return Clock.poll(every: retryIn, unless: { !going() }) {
             refreshHolds()
             switch admit(host) {
             case .granted(let granted):
                 pass.take(granted)
                 return true
             case .refused(let retryAt):
-                Clock.sleep(min(max(retryAt - Clock.wall(), 0.001), Self.fullRetry))
+                retryIn = min(max(retryAt - Clock.wall(), 0.001), Self.fullRetry)
+                return false
             }
-        }
-        return false
+        } == .ready
     }
 
     /// How long an admitted transfer may wait for its host's token before its request.
@@ -133,11 +135,12 @@ public final class HostGate {
     public func awaitToken(_ host: HostKey, interval: Double? = nil, while going: () -> Bool) -> Bool {
         let spaced = interval.map { 1 / $0 }
         guard let rate = limits.ratePerHost.map({ min($0, spaced ?? $0) }) ?? spaced else { return true }
-        while going() {
-            guard let wait = token(host, rate: rate, take: true), wait > 0 else { return true }
-            Clock.sleep(min(wait, 0.1))
-        }
-        return false
+        var wait = 0.0
+        return Clock.poll(every: min(wait, 0.1), unless: { !going() }) {
+            guard let next = token(host, rate: rate, take: true), next > 0 else { return true }
+            wait = next
+            return false
+        } == .ready
     }
 
     /// Whether `host` is held now, by the holds as last read (again when holds/ changed): a transfer

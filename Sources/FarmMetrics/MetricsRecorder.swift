@@ -48,8 +48,8 @@ public final class MetricsRecorder: Sendable {
     /// Writes the file about once a second from a thread of its own, until `finish`.
     public func flushEverySecond() {
         Threads.detach { [self] in
-            while !state.withLock({ $0.finished }) {
-                Clock.sleep(Self.interval)
+            // `finish` ends the wait: nothing is written after it, and the thread goes at once.
+            while Clock.pause(Self.interval, unless: { state.withLock { $0.finished } }) {
                 flushIfDue()
             }
         }

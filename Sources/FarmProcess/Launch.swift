@@ -31,22 +31,20 @@ public enum Launch {
             roles.supervisor(spool, Spawn.lockDescriptor, roles)
         }
 
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let running = spool.registry.processes().filter(\.isLocal)
-            let roles = running.map(\.role)
-            if roles.contains(.supervisor), roles.contains(.watcher),
-               roles.filter({ $0 == .worker }).count >= workers {
-                return .started(running)
-            }
-            if Date() >= deadline {
-                throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
-                    + "(\(roles.filter { $0 == .worker }.count) of \(workers) workers); see \(spool.logFile)")
-            }
-            // A poll, not inotify on procs/: closing an inotify instance waits for the kernel's SRCU
-            // grace period, 10-20 ms on a busy machine, about as long as the whole start.
-            Clock.sleep(0.002)
+        var running: [FarmProcess] = []
+        var up: [Role] = []
+        // A poll, not inotify on procs/: closing an inotify instance waits for the kernel's SRCU
+        // grace period, 10-20 ms on a busy machine, about as long as the whole start.
+        let came = Clock.poll(every: 0.002, for: timeout) {
+            running = spool.registry.processes().filter(\.isLocal)
+            up = running.map(\.role)
+            return up.contains(.supervisor) && up.contains(.watcher) && up.filter({ $0 == .worker }).count >= workers
         }
+        guard came == .ready else {
+            throw SpoolError(.io, "the farm did not come up within \(Int(timeout)) s "
+                + "(\(up.filter { $0 == .worker }.count) of \(workers) workers); see \(spool.logFile)")
+        }
+        return .started(running)
     }
 
     /// `farm start --foreground`: the same start, with the supervisor run in this process instead of a

@@ -28,9 +28,9 @@ public enum SupervisorGuard {
     public static func start(_ spool: Spool) {
         Threads.detach {
             while true {
-                Clock.sleep(0.8 + Double.random(in: 0...0.4))
                 // A removed spool has no supervisor to replace: its process stops on its own.
-                if spool.isGone { return }
+                let jittered = 0.8 + Double.random(in: 0...0.4)
+                if !Clock.pause(jittered, every: jittered, unless: { spool.isGone }) { return }
                 guard !spool.control.isStopping else { continue }
                 do {
                     if let pid = try SupervisorLock.launchSupervisor(spool) {

@@ -97,7 +97,8 @@ final class StatusHub: Sendable {
                 watch.wait(timeout: 1)
                 changes = watch.drain()
             } else {
-                Clock.sleep(1)  // no inotify instance left: a look a second stands for the feed
+                // No inotify instance left: a look a second stands for the feed; a stop ends the wait.
+                Clock.pause(1, unless: { state.withLock { $0.stopped } })
             }
             let jobs = !changes.jobs.isEmpty || changes.overflow
             var changed = jobs

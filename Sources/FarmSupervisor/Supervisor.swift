@@ -88,7 +88,7 @@ public final class Supervisor {
             converge()
             // A tick, not the change feed: what it converges on (children's exits, other hosts' processes
             // and numbers) reaches no inotify here.
-            Clock.sleep(Self.tick)
+            Clock.pause(Self.tick, every: Self.tick, unless: { StopSignal.received })
         }
         // Set by `farm stop` (which then signals this process too), or not yet: then the signal came from
         // outside the farm, and this supervisor makes the stop.

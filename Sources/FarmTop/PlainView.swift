@@ -48,9 +48,9 @@ struct PlainView {
                 let changes = watch.drain()
                 if jobs.count < 100_000 { jobs.formUnion(changes.jobs) }
                 // Events come in bursts (a summary every 25 ms at most): a look every tenth of a second will do.
-                Clock.sleep(0.1)
+                Clock.pause(0.1, every: 0.1)
             } else {
-                Clock.sleep(0.5)
+                Clock.pause(0.5, every: 0.5)  // ended by the process: its SIGINT's default action
             }
         }
     }

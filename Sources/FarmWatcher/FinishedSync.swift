@@ -24,7 +24,8 @@ public enum FinishedSync {
                 spool.log("cannot check the finished jobs after a reboot: \(error)")
             }
             while true {
-                Clock.sleep(interval)
+                // Never ended: the thread lives as long as the watcher, paused farm or not.
+                Clock.pause(interval, every: interval)
                 do { try spool.durability.syncFinished() } catch { spool.log("\(error)") }
             }
         }

@@ -133,12 +133,12 @@ public final class Watcher {
                 // A write is pending at a set time: events before it change only what it says, so
                 // they are read all at once then, not one wake-up each (a wake-up per completion
                 // cost the workers and the watcher more than the events themselves).
-                Clock.sleep(timeout)
+                Clock.pause(timeout, every: timeout, unless: stop)
                 events = source.next(timeout: 0)
             } else if let source {
                 events = source.next(timeout: timeout)
             } else {
-                Clock.sleep(timeout)  // a rebuild is pending: wait for its next try
+                Clock.pause(timeout, every: timeout, unless: stop)  // a rebuild is pending: wait for its next try
                 events = []
             }
             process(events)

@@ -29,17 +29,19 @@ public enum WatcherRole {
     /// `standbyTry` seconds; nil when told to stop meanwhile, or the spool went away.
     private static func waitToServe(_ spool: Spool, as registration: Registration) throws -> ServingLock? {
         var waited = false
-        while !StopSignal.received && !spool.isGone {
-            if let lock = try spool.registry.takeWatcherLock(for: registration) {
+        var lock: ServingLock?
+        // A try of the lock, not the change feed: the serving watcher may be on another host, whose
+        // death no inotify here reports; only its lock's release (flock over the network file system) does.
+        try Clock.poll(every: standbyTry, unless: { StopSignal.received || spool.isGone }) {
+            lock = try spool.registry.takeWatcherLock(for: registration)
+            if lock != nil {
                 if waited { spool.log("watcher: the serving watcher is gone; serving the spool") }
-                return lock
+                return true
             }
             if !waited { spool.log("watcher: another watcher serves the spool; standing by") }
             waited = true
-            // A try of the lock, not the change feed: the serving watcher may be on another host, whose
-            // death no inotify here reports; only its lock's release (flock over the network file system) does.
-            Clock.sleep(standbyTry)
+            return false
         }
-        return nil
+        return lock
     }
 }

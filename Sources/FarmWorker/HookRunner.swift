@@ -223,7 +223,8 @@ final class HookRunner: Sendable {
             }
             // Claims of dead runners come back even while every thread here runs a long hook.
             reclaimIfDue()
-            Clock.sleep(Self.poll)
+            // A stop is seen at the next look (the hook is killed and handed back); a pause lets hooks run.
+            Clock.pause(Self.poll, unless: { isStopping })
         }
     }
 

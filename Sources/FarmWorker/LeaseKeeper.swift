@@ -60,7 +60,8 @@ final class LeaseKeeper: Sendable {
         let interval = max(0.05, lease / 4)
         Threads.detach { [self] in
             while true {
-                Clock.sleep(interval / 2)
+                // Never ended, not by a pause either: a paused transfer keeps its lease.
+                Clock.pause(interval / 2, every: interval / 2)
                 let now = Clock.monotonic()
                 let due = kept.withLock { kept in
                     kept.values.filter { !$0.lost && now - $0.renewed >= interval }

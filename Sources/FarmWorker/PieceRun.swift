@@ -80,15 +80,16 @@ extension TransferSlot {
                 job.fail(reason, partial: partial.path)
                 return .ended
             }
+            // Paused: the lead keeps its claim and the board its pieces, as a paused transfer keeps its bytes.
             if spool.control.isPaused {
-                Clock.sleep(0.1)
+                Clock.poll(every: 0.1, unless: { job.kept.lost || mustStop }) { !spool.control.isPaused }
                 continue
             }
             if let held = board.take() ?? board.takeOver(minPiece: plan.minPiece, pace: finished?.pace) {
                 guard let mirror = mirror(for: held, of: plan, on: board, after: finished) else {
                     // Every mirror left is held by a Retry-After, or four times slower than a dropped one.
                     board.handBack(held)
-                    Clock.sleep(0.1)
+                    Clock.pause(0.1, unless: { job.kept.lost || mustStop })
                     continue
                 }
                 switch fetch(held, of: plan, on: board, from: mirror, into: partial.fd, lead: job) {
@@ -103,13 +104,14 @@ extension TransferSlot {
                     if plan.mirrors == nil && (failures >= 3 || error.kind == .permanent) {
                         board.remove()
                         // Holders elsewhere see their piece gone at their next look: none writes after this.
-                        Clock.sleep(2 * Self.pieceLook)
+                        Clock.pause(2 * Self.pieceLook, every: 2 * Self.pieceLook)  // whatever else happens
                         partial.discardBytes()
                         job.noteStartedOver("its pieces were dropped and it is fetched over one connection from "
                                             + "the first byte: \(error.message)")
                         return .single
                     }
-                    Clock.sleep(0.2 * Double(min(failures, 5)))
+                    let backOff = 0.2 * Double(min(failures, 5))
+                    Clock.pause(backOff, unless: { job.kept.lost || mustStop || spool.isPaused })
                 }
                 continue
             }
@@ -120,7 +122,8 @@ extension TransferSlot {
             board.reclaimExpired(lease: options.lease)
             _ = job.progress(TransferProgress(bytes: min(plan.size, board.bytesIn()), size: plan.size),
                              pieces: board.counts())
-            Clock.sleep(0.05)
+            // The loop's own looks (a stop, a pause, a loss) come at its top, every 0.05 s.
+            Clock.pause(0.05, unless: { job.kept.lost || mustStop })
         }
     }
 

@@ -77,8 +77,7 @@ struct SharedDownload {
                 if !fresh, let stored = linkStored() { return stored }
                 holder = named
             }
-            if kept.lost { return .ended }
-            if Worker.stopRequested { return end(nil) }
+            guard Clock.pause(Self.poll, every: Self.poll, unless: { waitEnds }) else { return endWait() }
             // A holder whose claim is gone but who still holds the lock (a stopped process) may never let
             // go: after a lease of that, this job transfers by itself, into its own partial.
             let now = Clock.monotonic()
@@ -89,20 +88,22 @@ struct SharedDownload {
             } else {
                 stuckSince = nil
             }
-            Clock.sleep(Self.poll)
         }
     }
 
     /// Waits while `earlier`, the own job of the URL, is claimed (its first claim may be transferring with
     /// no lock or record). Nil once it is not; `ended` when this job is no longer this worker's.
     private func waitWhileClaimed(_ earlier: JobName) -> Start? {
-        while spool.isClaimed(earlier) {
-            if kept.lost { return .ended }
-            if Worker.stopRequested { return end(nil) }
-            Clock.sleep(Self.poll)
-        }
-        return nil
+        Clock.poll(every: Self.poll, unless: { waitEnds }) { !spool.isClaimed(earlier) } == .ready ? nil : endWait()
     }
+
+    /// What ends a wait for another job's transfer: the claim lost, the worker stopping, or the farm paused. A
+    /// job that waits has not started: paused, it goes back to the queue as the rest of a pack does, and finds
+    /// the URL's transfer where it was left at its next claim.
+    private var waitEnds: Bool { kept.lost || Worker.stopRequested || spool.isPaused }
+
+    /// The end of a wait that `waitEnds` ended: the job handed back, unless it is no longer this worker's.
+    private func endWait() -> Start { kept.lost ? .ended : end(nil) }
 
     /// The output of `earlier`, the own job of the URL, when it is done: published as the URL's record (so
     /// that every later job finds it), then linked as `linkStored` links. The caller holds the URL's lock.
@@ -126,7 +127,8 @@ struct SharedDownload {
         case .failed(let error): return end("cannot make the partial download of \(claim.job): \(error)")
         case .busy:
             let ended = end(nil)
-            Clock.sleep(0.2)
+            // Not claimed again at once by this slot, while the stale owner still writes.
+            Clock.pause(0.2, unless: { Worker.stopRequested })
             return ended
         }
     }

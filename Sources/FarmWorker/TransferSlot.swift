@@ -73,8 +73,14 @@ final class TransferSlot: @unchecked Sendable {
             if mustStop {
                 handBackPack()
                 // One more than the farm wants now: waits to be wanted again, or for the work to end.
-                if options.exitWhenIdle && worker.isIdle() { return }
-                Clock.sleep(0.1)
+                // Looked at every 0.1 s: with `exitWhenIdle`, isIdle lists active/ at each look.
+                var idleNow = false
+                Clock.poll(every: 0.1, unless: { worker.isEnding }) {
+                    if !mustStop { return true }
+                    idleNow = options.exitWhenIdle && worker.isIdle()
+                    return idleNow
+                }
+                if idleNow { return }
                 continue
             }
             // The pause mark is looked at every `pauseLook`, not before every claim: a stat of a name
@@ -84,12 +90,15 @@ final class TransferSlot: @unchecked Sendable {
                 pauseLooked = now
                 if spool.control.isPaused {
                     handBackPack()
-                    Clock.sleep(0.1)
+                    Clock.poll(every: 0.1, unless: { mustStop }) { !spool.isPaused }
                     continue
                 }
             }
             if !disk.allowsClaim(now: now) {
-                Clock.sleep(0.1)
+                // A pause or a stop meanwhile is the loop's to see.
+                Clock.poll(every: 0.1, unless: { mustStop || spool.isPaused }) {
+                    disk.allowsClaim(now: Clock.monotonic())
+                }
                 continue
             }
             // Pieces of a resource fetched over several connections (SPEC §14) come before new jobs.
@@ -131,7 +140,7 @@ final class TransferSlot: @unchecked Sendable {
                     continue
                 }
             } else {
-                Clock.sleep(idle)
+                Clock.pause(idle, unless: { mustStop })
             }
             // Jobs parked for a host wait for a slot or a token that frees within moments; pieces of a
             // resource whose lead just published them are looked for every `piecesLook`.
@@ -427,7 +436,9 @@ final class TransferSlot: @unchecked Sendable {
         let start = { HostKey(url: first.url) }
         var request = first
         var redirects = 0
-        let going = { [job] in !self.mustStop && !job.kept.lost }
+        // What ends a wait for a host's slot or token: a stop, the claim lost, or a pause (the job has not
+        // started its request: it goes back to the queue, its bytes kept).
+        let going = { [job] in !self.mustStop && !job.kept.lost && !job.spool.isPaused }
         // A recursive list that obeys robots.txt asks the rules of each request's origin first (fetched by the
         // first request there: SPEC §18, robots.txt before the host's other requests), and spaces that origin's
         // requests by their Crawl-delay, across the farm (its host's token bucket), whatever limits the farm
@@ -472,7 +483,7 @@ final class TransferSlot: @unchecked Sendable {
             } catch where error.kind == .aborted {
                 if job.kept.lost { return nil }
                 // Paused: keep the bytes and the lease (the keeper renews it), resume from the same byte.
-                Clock.poll(every: 0.1, for: .infinity) { !job.spool.control.isPaused || job.kept.lost || mustStop }
+                Clock.poll(every: 0.1, unless: { job.kept.lost || mustStop }) { !job.spool.control.isPaused }
                 if job.kept.lost { return nil }
                 if mustStop { return handBack(job.claim) }
             } catch where error.kind == .noSpace {
@@ -523,7 +534,8 @@ final class TransferSlot: @unchecked Sendable {
     /// Waits until the wall time `retryAt` with the job's claim kept (its lease renewed by the keeper).
     /// False when the job is no longer this worker's to run: lost, or handed back as the worker stops.
     private func waitOut(_ retryAt: Double, _ job: JobRun) -> Bool {
-        Clock.poll(every: 0.1, for: retryAt - Clock.wall()) { mustStop || job.kept.lost }
+        // Not ended by a pause: the job keeps its claim either way, and a transfer started paused waits.
+        Clock.pause(retryAt - Clock.wall(), unless: { mustStop || job.kept.lost })
         if job.kept.lost { return false }
         if mustStop {
             _ = handBack(job.claim)

@@ -84,7 +84,7 @@ struct Demo: ParsableCommand {
             if line != last { print(line) }
             last = line
             if summary.isFinished && !summary.lists.isEmpty { break }
-            Clock.sleep(0.5)
+            Clock.pause(0.5, unless: { StopSignal.received })
         }
         let summary = StatusScan.summary(spool)
         print("\n" + StatusText.summary(summary))

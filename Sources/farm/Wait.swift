@@ -132,10 +132,7 @@ struct Wait: ParsableCommand {
     /// Sleeps until `until`, or until the watcher writes a new summary (a new file renamed over the old one).
     private func pause(_ spool: Spool, every look: Double, until: Date) {
         let seen = SummaryFile.version(spool)
-        while until.timeIntervalSinceNow > 0 {
-            Clock.sleep(max(0, min(look, until.timeIntervalSinceNow)))
-            if SummaryFile.version(spool) != seen { return }
-        }
+        Clock.poll(every: look, for: until.timeIntervalSinceNow) { SummaryFile.version(spool) != seen }
     }
 
     private func fail(_ reason: String, code: Int32) -> Never {

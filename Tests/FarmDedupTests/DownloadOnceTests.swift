@@ -262,6 +262,39 @@ import Testing
         try expectClean(farm)
     }
 
+    /// A job waiting for another worker's transfer of its URL is not stuck in its wait when the farm pauses:
+    /// it goes back to the queue (it has not started), while the paused transfer keeps its claim and bytes.
+    /// After the resume both end done, the URL fetched by one transfer.
+    @Test func aJobWaitingForAnotherTransferGoesBackToTheQueueWhenTheFarmPauses() throws {
+        let farm = try RunningFarm()
+        let size = 600_000
+        let body = StoredPNG.make(width: 16, height: 16, padTo: size) { y in (0..<48).map { UInt8(truncatingIfNeeded: $0 &+ y) } }
+        farm.origin.serve(path: "/slow.png", bytes: body, contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: 60_000), at: "/slow.png")
+        let url = farm.origin.url(for: "/slow.png")
+        try add(farm, "First", [url])
+        try add(farm, "Second", [url])
+        try farm.start(workers: 2)
+        // Both claimed, one transferring with bytes on disk: the other waits for it.
+        var holder: ActiveName?
+        #expect(poll(timeout: 30, every: 0.05) {
+            holder = URLPartial.holder(farm.spool, url: url)
+            return holder != nil && farm.spool.activeJobs().count == 2 && farm.partialSize(url: url) > 0
+        }, "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        let transferring = try #require(holder).job
+        try farm.must(["pause"])
+        // The waiter's claim goes back within moments (bounded generously: no speed is asserted); the
+        // transfer's stays, paused.
+        #expect(poll(timeout: 20, every: 0.05) { farm.spool.activeJobs().map(\.job) == [transferring] },
+                "still claimed while paused: \(farm.spool.activeJobs().map(\.job.raw)), holder \(transferring)")
+        #expect(farm.counts[.queued] == 1, "\(farm.counts)")
+        try farm.must(["resume"])
+        #expect(farm.waitUntilAllDone(2, timeout: 120), "\(farm.counts); log: \(SpoolFixtures.log(farm.spool))")
+        _ = try expectOutputs(farm, "First", ["/slow.png": body])
+        _ = try expectOutputs(farm, "Second", ["/slow.png": body])
+        try expectClean(farm)
+    }
+
     /// fsck finds what no output uses (a blob whose only name is blobs/, a record whose blob is gone) and
     /// `--repair` removes it; a blob with an output is left alone.
     @Test func fsckFindsAndRepairsStoredResultsNoOutputUses() throws {

@@ -28,7 +28,7 @@ extension ScratchFiles {
         for pass in 0..<2 {
             if pass == 1 {
                 guard wait > 0 else { break }
-                Clock.sleep(min(wait, tmpAge))
+                Clock.pause(min(wait, tmpAge), every: min(wait, tmpAge))  // a stop waits for it: a second or two
             }
             let now = Clock.wall()
             removed += sweepTmp { name, writer, path in
