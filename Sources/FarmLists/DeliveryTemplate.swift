@@ -170,7 +170,7 @@ public struct DeliveryTemplate: Equatable, Sendable {
     /// The last segment of `url`'s path, percent-decoded (its query and fragment dropped); `index.html`
     /// for a host alone (`http://host`) or a folder (`http://host/docs/`), the page a server gives for it,
     /// as wget names it.
-    static func name(of url: String) -> String {
+    public static func name(of url: String) -> String {
         var path = Substring(url)
         if let scheme = path.firstRange(of: "://") { path = path[scheme.upperBound...] }
         path = path.prefix { $0 != "?" && $0 != "#" }

@@ -3,7 +3,6 @@ import FarmLists
 import FarmSpool
 import FarmStatus
 import FarmSystem
-import FoundationEssentials
 
 /// One farm resource seen as an aria2 download (SPEC §16): its GID, its state in aria2's words, and the
 /// status object of `aria2.tellStatus`, with aria2's keys and every number a string, as aria2 sends them. A
@@ -55,7 +54,8 @@ public struct Aria2Download: Equatable, Sendable {
     /// The file's path: where it was delivered, else where it will be, else the spool's copy (or "").
     public var path: String {
         if let delivered = resource.delivered { return delivered }
-        if let folder { return folder + "/" + (out ?? Self.lastSegment(resource.url)) }
+        // Its list delivers to `{name}` (Control.addDownload): the name that template gives the URL.
+        if let folder { return folder + "/" + (out ?? DeliveryTemplate.name(of: resource.url)) }
         return resource.file ?? ""
     }
 
@@ -120,13 +120,6 @@ public struct Aria2Download: Equatable, Sendable {
         if reason.contains("checksum") { return "32" }
         if reason.contains("http 4") || reason.contains("http 5") { return "22" }
         return "1"
-    }
-
-    /// The last segment of a URL's path, percent-decoded, as `{name}` has it (`index.html` for none).
-    static func lastSegment(_ url: String) -> String {
-        let path = URLComponents(string: url)?.path ?? ""
-        let last = path.split(separator: "/").last.map(String.init) ?? ""
-        return last.isEmpty ? "index.html" : (last.percentDecoded ?? last)
     }
 }
 

@@ -111,7 +111,7 @@ extension TransferSlot {
                         return .single
                     }
                     let backOff = 0.2 * Double(min(failures, 5))
-                    Clock.pause(backOff, unless: { job.kept.lost || mustStop || spool.isPaused })
+                    Clock.pause(backOff, unless: { job.kept.lost || mustStop || spool.control.isPaused })
                 }
                 continue
             }

@@ -100,7 +100,7 @@ struct SharedDownload {
     /// What ends a wait for another job's transfer: the claim lost, the worker stopping, or the farm paused. A
     /// job that waits has not started: paused, it goes back to the queue as the rest of a pack does, and finds
     /// the URL's transfer where it was left at its next claim.
-    private var waitEnds: Bool { kept.lost || Worker.stopRequested || spool.isPaused }
+    private var waitEnds: Bool { kept.lost || Worker.stopRequested || spool.control.isPaused }
 
     /// The end of a wait that `waitEnds` ended: the job handed back, unless it is no longer this worker's.
     private func endWait() -> Start { kept.lost ? .ended : end(nil) }

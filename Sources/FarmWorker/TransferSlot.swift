@@ -90,13 +90,13 @@ final class TransferSlot: @unchecked Sendable {
                 pauseLooked = now
                 if spool.control.isPaused {
                     handBackPack()
-                    Clock.poll(every: 0.1, unless: { mustStop }) { !spool.isPaused }
+                    Clock.poll(every: 0.1, unless: { mustStop }) { !spool.control.isPaused }
                     continue
                 }
             }
             if !disk.allowsClaim(now: now) {
                 // A pause or a stop meanwhile is the loop's to see.
-                Clock.poll(every: 0.1, unless: { mustStop || spool.isPaused }) {
+                Clock.poll(every: 0.1, unless: { mustStop || spool.control.isPaused }) {
                     disk.allowsClaim(now: Clock.monotonic())
                 }
                 continue
@@ -438,7 +438,7 @@ final class TransferSlot: @unchecked Sendable {
         var redirects = 0
         // What ends a wait for a host's slot or token: a stop, the claim lost, or a pause (the job has not
         // started its request: it goes back to the queue, its bytes kept).
-        let going = { [job] in !self.mustStop && !job.kept.lost && !job.spool.isPaused }
+        let going = { [job] in !self.mustStop && !job.kept.lost && !job.spool.control.isPaused }
         // A recursive list that obeys robots.txt asks the rules of each request's origin first (fetched by the
         // first request there: SPEC §18, robots.txt before the host's other requests), and spaces that origin's
         // requests by their Crawl-delay, across the farm (its host's token bucket), whatever limits the farm

@@ -104,7 +104,8 @@ struct ClusterBenchmark: ParsableCommand {
             kill(watcher.processIdentifier, SIGTERM)
             watcher.waitUntilExit()
         }
-        guard Self.wait(seconds: 30, until: { SummaryFile.read(control)?.document.list(id: list) != nil }) else {
+        let summarized = { SummaryFile.read(control)?.document.list(id: list) != nil }
+        guard Clock.poll(every: 0.001, for: 30, until: summarized) else {
             throw ValidationError("the watcher wrote no summary within 30 s")
         }
         var lags: [Double] = []
@@ -112,7 +113,10 @@ struct ClusterBenchmark: ParsableCommand {
         for (done, claim) in claims.prefix(changes).enumerated() {
             let start = Clock.monotonic()
             try completer.complete(claim, .done)
-            if Self.wait(seconds: 10, until: { SummaryFile.read(control)?.document.list(id: list)?.done == done + 1 }) {
+            let seen = Clock.poll(every: 0.001, for: 10) {
+                SummaryFile.read(control)?.document.list(id: list)?.done == done + 1
+            }
+            if seen {
                 lags.append(Clock.monotonic() - start)
             } else {
                 missed += 1
@@ -122,14 +126,5 @@ struct ClusterBenchmark: ParsableCommand {
         func at(_ quantile: Double) -> String { String(format: "%.0f ms", lags.quantile(quantile) * 1000) }
         print("status lag while polling (completed through h2's mount, watcher on h1, read through a third mount), "
             + "\(lags.count) completions, \(missed) missed: p50 \(at(0.5)), p99 \(at(0.99)), max \(at(1.0))")
-    }
-
-    private static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
-        let deadline = Clock.monotonic() + seconds
-        while Clock.monotonic() < deadline {
-            if condition() { return true }
-            usleep(1000)
-        }
-        return condition()
     }
 }

@@ -64,7 +64,8 @@ struct StatusLag: ParsableCommand {
             kill(watcher.processIdentifier, SIGTERM)
             watcher.waitUntilExit()
         }
-        guard wait(seconds: 30, until: { SummaryFile.read(spool)?.document.lists.count == ids.count }) else {
+        let summarized = { SummaryFile.read(spool)?.document.lists.count == ids.count }
+        guard Clock.poll(every: 0.01, for: 30, until: summarized) else {
             throw StatusLagError("the watcher wrote no summary within 30 s")
         }
         var done = [ids[0]: finished]
@@ -77,7 +78,7 @@ struct StatusLag: ParsableCommand {
             let start = Clock.monotonic()
             try spool.complete(claim, .done)
             done[claim.job.list] = expected
-            let seen = wait(seconds: 5, every: 0.001) {
+            let seen = Clock.poll(every: 0.001, for: 5) {
                 SummaryFile.read(spool)?.document.list(id: claim.job.list)?.done == expected
             }
             if seen {
@@ -107,7 +108,7 @@ struct StatusLag: ParsableCommand {
             let start = Clock.monotonic()
             try spool.sidecars.write(Sidecar(status: .downloading, bytes: bytes, size: size, changed: "bench"),
                                    for: viewed.job)
-            let seen = wait(seconds: 10, every: 0) {
+            let seen = Clock.poll(every: 0, for: 10) {
                 let arguments = ["status", name, "--json", "--spool", root]
                 let output = (try? Self.capture(farm ?? Spawned.sibling("farm"), arguments)) ?? ""
                 return output.contains("\"\(percent)\"")
@@ -119,15 +120,6 @@ struct StatusLag: ParsableCommand {
         }
         print("per-list view lag (`farm status LIST --json`, \(perList) resources): " + Self.report(viewLags))
         print("per-list view build in process: " + Self.report(builds))
-    }
-
-    private func wait(seconds: Double, every interval: Double = 0.01, until condition: () -> Bool) -> Bool {
-        let deadline = Clock.monotonic() + seconds
-        while Clock.monotonic() < deadline {
-            if condition() { return true }
-            if interval > 0 { Thread.sleep(forTimeInterval: interval) }
-        }
-        return condition()
     }
 
     private static func report(_ values: [Double]) -> String {

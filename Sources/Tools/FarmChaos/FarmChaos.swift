@@ -39,8 +39,7 @@ struct FarmChaos: ParsableCommand {
         var pids = observer.pids
         pids.formUnion(spool.registry.processes().map(\.pid))
         for pid in pids where farms.contains(where: { isFarm(pid, spool: $0.spool) }) { kill(pid, SIGKILL) }
-        let deadline = Clock.monotonic() + 10
-        while !spool.registry.processes().isEmpty && Clock.monotonic() < deadline { usleep(20_000) }
+        Clock.poll(every: 0.02, for: 10) { spool.registry.processes().isEmpty }
     }
 
     /// Whether `pid` still runs farm on this spool (a pid seen long ago may belong to someone else now).

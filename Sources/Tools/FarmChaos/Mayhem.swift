@@ -185,8 +185,7 @@ final class Mayhem {
     /// else wherever it is: between pages, or appending one.
     private func killFollower(_ pid: pid_t) {
         if let paged, Bool.random(using: &random) {
-            let deadline = Clock.monotonic() + 0.5
-            while !paged.pageInFlight && Clock.monotonic() < deadline { usleep(5000) }
+            Clock.poll(every: 0.005, for: 0.5) { paged.pageInFlight }
         }
         let midPage = paged?.pageInFlight == true
         guard kill(pid, SIGKILL) == 0 else { return }

@@ -55,13 +55,10 @@ struct SyncRound {
 
     /// Waits for the paged list's last page (a sync refuses a list still followed).
     private func waitForPages() -> Bool {
-        let deadline = Clock.monotonic() + 300
-        while Clock.monotonic() < deadline {
-            if let output = try? farm.run(["status", PagedList.name, "--json"]).output,
-               JSON.decode(ListStatus.self, from: Array(output.utf8))?.paging?.done == true { return true }
-            usleep(200_000)
+        Clock.poll(every: 0.2, for: 300) {
+            guard let output = try? farm.run(["status", PagedList.name, "--json"]).output else { return false }
+            return JSON.decode(ListStatus.self, from: Array(output.utf8))?.paging?.done == true
         }
-        return false
     }
 
     /// The PNG URLs done in every list that has them: changing one that is still queued somewhere could

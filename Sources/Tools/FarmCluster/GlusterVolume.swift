@@ -1,3 +1,4 @@
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -104,11 +105,8 @@ public struct GlusterVolume: Sendable {
 
     /// glusterd forks and returns before it listens: ask it until it answers (10 s at most).
     private func waitForGlusterd() throws {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            if (try? gluster(["volume", "list"])) != nil { return }
-            if Date() >= deadline { throw ClusterError("glusterd did not answer within 10 s (see \(logs)/glusterd.log)") }
-            usleep(100_000)
+        guard Clock.poll(every: 0.1, for: 10, until: { (try? gluster(["volume", "list"])) != nil }) else {
+            throw ClusterError("glusterd did not answer within 10 s (see \(logs)/glusterd.log)")
         }
     }
 

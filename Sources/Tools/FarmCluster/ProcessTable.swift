@@ -1,3 +1,4 @@
+import FarmSystem
 import Foundation
 import Glibc
 
@@ -52,12 +53,11 @@ public enum ProcessTable {
     }
 
     private static func waitForExit(_ pids: [pid_t], seconds: Double) -> [pid_t] {
-        let deadline = Date().addingTimeInterval(seconds)
         var left = pids
-        while true {
+        Clock.poll(every: 0.02, for: seconds) {
             left = left.filter(isAlive)
-            if left.isEmpty || Date() >= deadline { return left }
-            usleep(20_000)
+            return left.isEmpty
         }
+        return left
     }
 }
