@@ -26,7 +26,8 @@ final class ShardWriter: Sendable {
     /// Shards given and not handed to a task yet, and how many files they hold.
     private let gathered = Locked<(shards: [Shard], files: Int)>(([], 0))
     /// Tasks handed to Dispatch's threads so far.
-    private(set) var handed = 0
+    private let tasks = Locked(0)
+    var handed: Int { tasks.withLock { $0 } }
 
     init(threads: Int = threads) {
         slots = DispatchSemaphore(value: threads)
@@ -49,7 +50,7 @@ final class ShardWriter: Sendable {
     /// One task on one of Dispatch's threads for `shards`, once a slot is free.
     private func hand(_ shards: [Shard]) {
         slots.wait()
-        handed += 1
+        tasks.withLock { $0 += 1 }
         DispatchQueue.global().async(group: group) { [self] in
             defer { slots.signal() }
             create(shards)
