@@ -22,6 +22,33 @@ import Testing
         }
     }
 
+    /// A crawled page's few links, or one URL's add: written by the caller, with no thread woken and waited for
+    /// (under the add lock, every other worker's append waited for that hand-over too). A batch of more than a
+    /// task hands over its whole tasks, and writes its rest itself.
+    @Test func aBatchSmallerThanATaskIsWrittenWithNoHandOver() throws {
+        let dir = TemporaryDirectory()
+        let small = ShardWriter(threads: 2)
+        let directory = dir.appending("s0")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        try small.write((0..<6).map { ("\($0)", Array("\($0)".utf8)) }, in: directory)
+        try small.finish()
+        #expect(small.handed == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 6)
+
+        let large = ShardWriter(threads: 2)
+        for shard in 1...3 {
+            let directory = dir.appending("s\(shard)")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            try large.write((0..<(ShardWriter.taskSize / 2 + 1)).map { ("\($0)", []) }, in: directory)
+        }
+        try large.finish()
+        #expect(large.handed == 1)
+        for shard in 1...3 {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appending("s\(shard)")).count
+                        == ShardWriter.taskSize / 2 + 1)
+        }
+    }
+
     @Test func aShardThatCannotBeWrittenFailsOnlyOnceEveryWriteHasEnded() throws {
         let dir = TemporaryDirectory()
         let writer = ShardWriter(threads: 2)

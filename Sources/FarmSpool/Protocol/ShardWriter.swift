@@ -8,7 +8,8 @@ import SystemPackage
 /// queued or being written at once: memory stays bounded whatever the size of the batch.
 ///
 /// Owned by one `enqueue`, on the thread that calls `write` and `finish`; the files are created on
-/// Dispatch's threads.
+/// Dispatch's threads, but for the last task's, which `finish` creates on its own thread: a batch smaller than
+/// a task (one URL's add, a crawled page's few links) is then written with no hand-over at all.
 final class ShardWriter: Sendable {
     /// One thread per core: the coordinator's own thread shares them, but spends most of its time
     /// waiting for a free slot.
@@ -24,6 +25,9 @@ final class ShardWriter: Sendable {
     private let failure = Locked<Errno?>(nil)
     /// Shards given and not handed to a task yet, and how many files they hold.
     private let gathered = Locked<(shards: [Shard], files: Int)>(([], 0))
+    /// Tasks handed to Dispatch's threads so far.
+    private let tasks = Locked(0)
+    var handed: Int { tasks.withLock { $0 } }
 
     init(threads: Int = threads) {
         slots = DispatchSemaphore(value: threads)
@@ -46,22 +50,28 @@ final class ShardWriter: Sendable {
     /// One task on one of Dispatch's threads for `shards`, once a slot is free.
     private func hand(_ shards: [Shard]) {
         slots.wait()
+        tasks.withLock { $0 += 1 }
         DispatchQueue.global().async(group: group) { [self] in
             defer { slots.signal() }
-            do throws(Errno) {
-                for (directory, files) in shards {
-                    for file in files {
-                        let path = directory + "/" + file.name
-                        if file.bytes.isEmpty {
-                            try FileSystem.createEmptyFile(path)
-                        } else {
-                            try FileSystem.createFile(path, file.bytes)
-                        }
+            create(shards)
+        }
+    }
+
+    /// Creates the files of `shards`; the first error is kept for `check`.
+    private func create(_ shards: [Shard]) {
+        do throws(Errno) {
+            for (directory, files) in shards {
+                for file in files {
+                    let path = directory + "/" + file.name
+                    if file.bytes.isEmpty {
+                        try FileSystem.createEmptyFile(path)
+                    } else {
+                        try FileSystem.createFile(path, file.bytes)
                     }
                 }
-            } catch {
-                failure.withLock { if $0 == nil { $0 = error } }
             }
+        } catch {
+            failure.withLock { if $0 == nil { $0 = error } }
         }
     }
 
@@ -72,7 +82,11 @@ final class ShardWriter: Sendable {
             defer { gathered = ([], 0) }
             return gathered.shards
         }
-        if !rest.isEmpty { hand(rest) }
+        // On this thread, which would only wait for them otherwise. A hand-over to another thread cost a
+        // crawled page's append a wake-up and a wait for a core (milliseconds on a busy machine), all under
+        // the add lock that every other worker's append waits for, and `farm add` of one URL the start of
+        // Dispatch's threads.
+        create(rest)
         group.wait()
         try check()
     }
