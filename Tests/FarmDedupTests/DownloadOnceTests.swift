@@ -230,10 +230,7 @@ import Testing
     @Test func aSharedDownloadKilledHalfWayResumesOnceForAllWhoWait() throws {
         let farm = try RunningFarm()
         let size = 600_000
-        let body = StoredPNG.make(width: 16, height: 16, padTo: size) { y in (0..<48).map { UInt8(truncatingIfNeeded: $0 &+ y) } }
-        farm.origin.serve(path: "/slow.png", bytes: body, contentType: "image/png")
-        farm.origin.inject(.throttle(bytesPerSecond: 150_000), at: "/slow.png")
-        let url = farm.origin.url(for: "/slow.png")
+        let (url, body) = slowPNG(farm, size: size, bytesPerSecond: 150_000)
         try add(farm, "Wait", [url, url, url])
         try add(farm, "Also", [url])
         try farm.start(workers: 3)
@@ -268,10 +265,7 @@ import Testing
     @Test func aJobWaitingForAnotherTransferGoesBackToTheQueueWhenTheFarmPauses() throws {
         let farm = try RunningFarm()
         let size = 600_000
-        let body = StoredPNG.make(width: 16, height: 16, padTo: size) { y in (0..<48).map { UInt8(truncatingIfNeeded: $0 &+ y) } }
-        farm.origin.serve(path: "/slow.png", bytes: body, contentType: "image/png")
-        farm.origin.inject(.throttle(bytesPerSecond: 60_000), at: "/slow.png")
-        let url = farm.origin.url(for: "/slow.png")
+        let (url, body) = slowPNG(farm, size: size, bytesPerSecond: 60_000)
         try add(farm, "First", [url])
         try add(farm, "Second", [url])
         try farm.start(workers: 2)
@@ -358,5 +352,13 @@ import Testing
         let left = (try? FileManager.default.contentsOfDirectory(atPath: farm.spool.blobs)) ?? []
         #expect(left.allSatisfy { fileSize(farm.spool.blobs + "/" + $0) == 0 }, "markers at most: \(left)")
         try expectClean(farm)
+    }
+
+    /// A PNG of `size` bytes the origin serves at /slow.png, `bytesPerSecond` at most: its URL and bytes.
+    private func slowPNG(_ farm: RunningFarm, size: Int, bytesPerSecond: Int) -> (url: String, body: [UInt8]) {
+        let body = StoredPNG.make(width: 16, height: 16, padTo: size) { y in (0..<48).map { UInt8(truncatingIfNeeded: $0 &+ y) } }
+        farm.origin.serve(path: "/slow.png", bytes: body, contentType: "image/png")
+        farm.origin.inject(.throttle(bytesPerSecond: bytesPerSecond), at: "/slow.png")
+        return (farm.origin.url(for: "/slow.png"), body)
     }
 }

@@ -105,7 +105,7 @@ struct ClusterBenchmark: ParsableCommand {
             watcher.waitUntilExit()
         }
         let summarized = { SummaryFile.read(control)?.document.list(id: list) != nil }
-        guard Clock.poll(every: 0.001, for: 30, until: summarized) else {
+        guard Clock.poll(every: 0.001, for: 30, until: summarized) == .ready else {
             throw ValidationError("the watcher wrote no summary within 30 s")
         }
         var lags: [Double] = []
@@ -116,7 +116,7 @@ struct ClusterBenchmark: ParsableCommand {
             let seen = Clock.poll(every: 0.001, for: 10) {
                 SummaryFile.read(control)?.document.list(id: list)?.done == done + 1
             }
-            if seen {
+            if seen == .ready {
                 lags.append(Clock.monotonic() - start)
             } else {
                 missed += 1

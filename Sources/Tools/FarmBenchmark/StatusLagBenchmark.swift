@@ -65,7 +65,7 @@ struct StatusLag: ParsableCommand {
             watcher.waitUntilExit()
         }
         let summarized = { SummaryFile.read(spool)?.document.lists.count == ids.count }
-        guard Clock.poll(every: 0.01, for: 30, until: summarized) else {
+        guard Clock.poll(every: 0.01, for: 30, until: summarized) == .ready else {
             throw StatusLagError("the watcher wrote no summary within 30 s")
         }
         var done = [ids[0]: finished]
@@ -81,7 +81,7 @@ struct StatusLag: ParsableCommand {
             let seen = Clock.poll(every: 0.001, for: 5) {
                 SummaryFile.read(spool)?.document.list(id: claim.job.list)?.done == expected
             }
-            if seen {
+            if seen == .ready {
                 lags.append(Clock.monotonic() - start)
             } else {
                 missed += 1
@@ -113,7 +113,7 @@ struct StatusLag: ParsableCommand {
                 let output = (try? Self.capture(farm ?? Spawned.sibling("farm"), arguments)) ?? ""
                 return output.contains("\"\(percent)\"")
             }
-            if seen { viewLags.append(Clock.monotonic() - start) }
+            if seen == .ready { viewLags.append(Clock.monotonic() - start) }
             let buildStart = Clock.monotonic()
             _ = ListView.build(spool, listID: viewed.job.list)
             builds.append(Clock.monotonic() - buildStart)

@@ -58,7 +58,7 @@ struct SyncRound {
         Clock.poll(every: 0.2, for: 300) {
             guard let output = try? farm.run(["status", PagedList.name, "--json"]).output else { return false }
             return JSON.decode(ListStatus.self, from: Array(output.utf8))?.paging?.done == true
-        }
+        } == .ready
     }
 
     /// The PNG URLs done in every list that has them: changing one that is still queued somewhere could

@@ -105,7 +105,7 @@ public struct GlusterVolume: Sendable {
 
     /// glusterd forks and returns before it listens: ask it until it answers (10 s at most).
     private func waitForGlusterd() throws {
-        guard Clock.poll(every: 0.1, for: 10, until: { (try? gluster(["volume", "list"])) != nil }) else {
+        guard Clock.poll(every: 0.1, for: 10, until: { (try? gluster(["volume", "list"])) != nil }) == .ready else {
             throw ClusterError("glusterd did not answer within 10 s (see \(logs)/glusterd.log)")
         }
     }
