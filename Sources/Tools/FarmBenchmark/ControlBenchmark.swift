@@ -33,7 +33,9 @@ struct ControlBenchmark: ParsableCommand {
         // Far more work than the run needs, each resource slow, so workers are always mid-transfer.
         let count = 120
         for n in 0..<count {
-            origin.serve(path: "/r/\(n).png", bytes: [0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: UInt8(n & 0xFF), count: 1_000_000))
+            // A PNG's whole signature: a worker fails bytes of no kind it keeps at their first bytes.
+            origin.serve(path: "/r/\(n).png", bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+                + [UInt8](repeating: UInt8(n & 0xFF), count: 1_000_000))
             origin.inject(.throttle(bytesPerSecond: 50_000), at: "/r/\(n).png")
         }
         let manifest = base + "/manifest.json"
