@@ -217,7 +217,7 @@ final class TransferSlot: @unchecked Sendable {
         var handedOver = false
         defer { if !handedOver { keeper.release(kept) } }
         let tries = spool.triesBefore(claim)
-        var job = run(of: kept, listOptions, attempts: tries.attempts + 1)
+        var job = jobRun(of: kept, listOptions, attempts: tries.attempts + 1)
         guard let scheme else {
             job.fail("not an http(s) URL: \(claim.record.url)", partial: nil)
             return
@@ -256,7 +256,7 @@ final class TransferSlot: @unchecked Sendable {
 
     /// The run of a claimed job: its lease kept, and what its list asks of it (hooks, WARC, the crawl's links
     /// and robots.txt).
-    private func run(of kept: LeaseKeeper.Kept, _ listOptions: RequestOptions?, attempts: Int) -> JobRun {
+    private func jobRun(of kept: LeaseKeeper.Kept, _ listOptions: RequestOptions?, attempts: Int) -> JobRun {
         var job = JobRun(spool: spool, kept: kept, deliveries: worker.deliveries, hookRunner: worker.hooks)
         job.convert = options.convert
         job.hooks = listOptions?.hooks
