@@ -18,8 +18,8 @@ public struct SpoolOptions: ParsableArguments {
 
     public var path: String {
         if let spool { return spool }
-        if let env = ProcessInfo.processInfo.environment["FARM_SPOOL"], !env.isEmpty { return env }
-        return FileManager.default.fileExists(atPath: Self.local) ? Self.local : Self.userSpool
+        if let env = Processes.environment("FARM_SPOOL"), !env.isEmpty { return env }
+        return (try? FileSystem.stat(Self.local)) != nil ? Self.local : Self.userSpool
     }
 
     /// The spool of the current folder, taken when it exists.
@@ -29,9 +29,8 @@ public struct SpoolOptions: ParsableArguments {
     /// else `~/.local/state/farm` (the XDG base directories: an XDG_STATE_HOME that is not absolute is
     /// ignored).
     public static var userSpool: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/farm" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        if let state = Processes.environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/farm" }
+        let home = Processes.environment("HOME").flatMap { $0.isEmpty ? nil : $0 }
             ?? getpwuid(getuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } } ?? "/"
         return home + "/.local/state/farm"
     }

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import FarmSystem
 import Synchronization
 
 /// A cap on the bytes a second of every transfer of a pool together (SPEC §12: `--limit-rate`), shared
@@ -34,7 +34,7 @@ struct BandwidthPocket {
             let (granted, wait) = bandwidth.take(max(count, rate / 20) - bytes, rate)
             bytes += granted
             if bytes <= 0 {
-                paused.append((curl, ProcessInfo.processInfo.systemUptime + max(wait, 0.001)))
+                paused.append((curl, Clock.monotonic() + max(wait, 0.001)))
                 return false
             }
         }

@@ -63,10 +63,10 @@ public struct DownloadRequest: Sendable {
     public static let maxRedirects = 10
 
     /// The CA file the environment names (`CURL_CA_BUNDLE`, else `SSL_CERT_FILE`), as curl's own command
-    /// line and OpenSSL read it: libcurl itself reads neither.
+    /// line and OpenSSL read it: libcurl itself reads neither. Read by getenv: `ProcessInfo`'s first use
+    /// builds its whole environment dictionary, about a millisecond of a worker's start-up (perf).
     public static var caFileFromEnvironment: String? {
-        let environment = ProcessInfo.processInfo.environment
-        return [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
+        ["CURL_CA_BUNDLE", "SSL_CERT_FILE"].lazy.compactMap(Processes.environment).first { !$0.isEmpty }
     }
 
     public init(url: String, maxSize: Int = 1 << 30, connectTimeout: Double = 15, stallTimeout: Double = 30,

@@ -128,10 +128,10 @@ public final class TransferPool: @unchecked Sendable {
             var timeout = Self.idlePoll
             if !pocket.paused.isEmpty {
                 // Resuming hands the transfer its held bytes at once, through `admit` again.
-                for curl in pocket.due(now: ProcessInfo.processInfo.systemUptime) {
+                for curl in pocket.due(now: Clock.monotonic()) {
                     _ = curl_easy_pause(curl, Int32(CURLPAUSE_CONT))
                 }
-                timeout = min(timeout, pocket.nextDue(now: ProcessInfo.processInfo.systemUptime) ?? timeout)
+                timeout = min(timeout, pocket.nextDue(now: Clock.monotonic()) ?? timeout)
             }
             polling.store(true, ordering: .sequentiallyConsistent)
             if door.withLock({ $0.arriving.isEmpty }) { _ = curl_multi_poll(multi, nil, 0, timeout, nil) }
