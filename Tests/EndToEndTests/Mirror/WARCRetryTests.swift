@@ -9,8 +9,10 @@ import Testing
 /// fetch), the error's response and request dropped from their file; also when the worker is killed in the
 /// middle of that drop. Checked by warcio (PyPI) against a real farm and a real origin on 127.0.0.1.
 @Suite(.serialized) struct WARCRetryTests {
-    /// Bytes no other path serves (download once, SPEC §7, must not take them from another job).
-    static func picture(_ seed: Int) -> [UInt8] { (0..<6000).map { UInt8(truncatingIfNeeded: $0 * 7 + seed) } }
+    /// A PNG's magic, then bytes no other path serves (download once, SPEC §7, must not take them from another job).
+    static func picture(_ seed: Int) -> [UInt8] {
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<6000).map { UInt8(truncatingIfNeeded: $0 * 7 + seed) }
+    }
 
     static func addList(_ farm: RunningFarm, _ paths: [String]) throws -> String {
         let manifest = farm.dir.appending("retried.json")
