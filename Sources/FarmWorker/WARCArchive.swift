@@ -48,9 +48,9 @@
 // another live worker has open waits until the file is finished: each worker that starts or ends carries out
 // the drops noted (WARCDrops.sweep), so once a list's files are finished by their workers' ends each URL has
 // one response record (a file a killed worker left open is finished by recovery, and its drops by the next
-// worker to start or end). Members after a dropped one move:
-// marks find their response by its ID when it is not at its offset (WARCMark.isWritten).
-
+// worker to start or end). Members after a dropped one move: marks find their response by its ID when it is
+// not at its offset (WARCMark.isWritten).
+//
 // A mark stays until `farm reset`: a resource reloaded later (`farm reload`) keeps its first record. Bytes
 // served from another job's download (download once, SPEC §7) were not fetched for this job: not recorded.
 // A job mark of the older form (`warc/marks/<job>`, one exchange a job, before marks were by URL) still counts

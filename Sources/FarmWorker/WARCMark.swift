@@ -65,8 +65,9 @@ struct WARCMark: Equatable {
 /// (so that two records of overlapping URLs never wait for each other in a circle), until `close`. Owned by the
 /// thread that records.
 final class WARCMarks {
+    /// By key.
     private var held: [String: (fd: FileDescriptor, path: String)] = [:]
-
+    /// Each URL's key.
     private var keys: [String: String] = [:]
 
     /// Locks the marks of `urls` of list `list`.
