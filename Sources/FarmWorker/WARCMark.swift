@@ -102,7 +102,10 @@ final class WARCMarks {
     /// The mark of `url` as it stands; nil when it has none (or one unreadable: recorded again).
     func mark(of url: String) -> WARCMark? {
         guard let key = keys[url], let fd = held[key]?.fd else { return nil }
-        return WARCMark(bytes: (try? fd.readAll(limit: 4096)) ?? [])
+        // At offset 0 (pread): read again after `note`, a read that moved the offset would find nothing.
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { (buffer) -> Int in (try? fd.read(at: 0, into: buffer)) ?? 0 }
+        return WARCMark(bytes: Array(bytes[0..<count]))
     }
 
     /// Replaces `url`'s mark with `mark`, on the disk when it returns.
