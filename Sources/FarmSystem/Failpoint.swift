@@ -4,8 +4,9 @@ import Synchronization
 /// `add.published-list`, `claim.renamed`, `complete.linked` (without RENAME_NOREPLACE only: see the
 /// protocol), `complete.renamed`, `return.renamed`, `edit.committed`, `remove.blob-collected`, and a
 /// page's `pages.tabled`, `pages.queued`, `pages.committed`, a recursive list's links' `crawl.tabled`,
-/// `crawl.queued`, `crawl.committed`, a file of `--convert-links`' `convert.replaced`, and a new spool's
-/// `spool.marked`), where a crash must leave a spool that recovery makes whole.
+/// `crawl.queued`, `crawl.committed`, a file of `--convert-links`' `convert.replaced`, a new spool's
+/// `spool.marked`, and a WARC file's compaction's `warc.compact-written` and `warc.compacted`), where a crash
+/// must leave a spool (or a WARC folder) that recovery makes whole.
 ///
 /// Only a hook: the process that wants to stop at a point installs a handler (farm-probe does, to crash
 /// there for the crash tests); farm never installs one, so passing a point costs one atomic load.

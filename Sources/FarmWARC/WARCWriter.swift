@@ -135,6 +135,9 @@ public final class WARCWriter {
         return (target.name, offset)
     }
 
+    /// The finished name of the file appended to now, if any (it ends `.open` until it is finished).
+    public var currentName: String? { file?.name }
+
     /// Finishes the current file (renamed to `.warc.gz`, or removed when it holds only its warcinfo). The
     /// next append starts a new one.
     public func close() throws(WARCError) {

@@ -31,14 +31,31 @@
 // An exchange's response is written before its request (WARCExchange): a kill between the two leaves a response
 // with no request, never the other way round; the redo then appends neither.
 //
-// One exception to "once": a URL whose response in the WARC is an error (its job failed) and that is fetched
-// again with success (`farm retry`, or the server's answer changed while a killed job waited for its redo)
-// gets the success recorded too: the archive then holds the resource the list delivered.
+// A URL fetched again after its response was recorded: the record stands (a redo, a second job of the URL,
+// another error answer), but for an error answer (its job failed: a 404, a 5xx given up on) superseded by a
+// success (`farm retry`, or the server's answer changed while a killed job waited for its redo). Then the
+// archive keeps the success only, the last complete fetch, and the error's response and request records are
+// dropped from their file (WARCCompaction: the file rewritten without them and renamed over itself). In order,
+// under the URL's mark lock:
+// - the old response is noted to drop, `warc/drops/<list>/<key>` (WARCDrops), durably;
+// - the mark names the new response, and the group is appended (as above; the writer first finishes its file
+//   when the old response is in it, so that no writer appends to a file being compacted);
+// - the drop is carried out, when the old file is finished, and unnoted.
+// A drop is carried out only once the mark names a whole response other than the one to drop, so no kill
+// leaves the URL with no response: killed before the append, the redo appends the new one (or, the server
+// failing again, its new error: still the last fetch) and then drops the old; killed in the compaction, the
+// file is the old one or the new one, and the drop still noted is done again by the redo. A drop from a file
+// another live worker has open waits until the file is finished: each worker that starts or ends carries out
+// the drops noted (WARCDrops.sweep), so once a list's files are finished by their workers' ends each URL has
+// one response record (a file a killed worker left open is finished by recovery, and its drops by the next
+// worker to start or end). Members after a dropped one move: marks find their response by its ID when it is
+// not at its offset (WARCMark.isWritten).
 //
 // A mark stays until `farm reset`: a resource reloaded later (`farm reload`) keeps its first record. Bytes
 // served from another job's download (download once, SPEC §7) were not fetched for this job: not recorded.
 // A job mark of the older form (`warc/marks/<job>`, one exchange a job, before marks were by URL) still counts
 // for its job (WARCJobMark).
+import FarmDedup
 import FarmSpool
 import FarmSystem
 import FarmTransfer
@@ -77,23 +94,42 @@ final class WARCArchive: Sendable {
         let marks = try WARCMarks(urls: exchanges.map(\.exchange.url), ofList: job.list, spool: spool)
         defer { marks.close() }
         var due: [Archived] = []
+        var superseded: [String: WARCMark] = [:]
         for archived in exchanges {
             let exchange = archived.exchange
-            if let mark = marks.mark(of: exchange.url), try mark.isWritten(in: settings.folder),
-               !mark.yields(to: exchange.status) { continue }
+            if let mark = marks.mark(of: exchange.url), try mark.isWritten(in: settings.folder) {
+                if !mark.yields(to: exchange.status) { continue }
+                superseded[exchange.url] = mark
+            }
             due.append(archived)
         }
-        if due.isEmpty { return }
-        try writers.withLock { (writers: inout [String: WARCWriter]) throws(WARCError) in
-            let writer = try Self.writer(for: settings, in: &writers)
-            try writer.write(due.map(\.records)) { (written) throws(WARCError) in
-                for (index, archived) in due.enumerated() {
-                    let mark = WARCMark(file: written.file, offset: written.offset, records: written.recordIDs.count,
-                                        position: 2 * index, responseID: written.recordIDs[2 * index].text,
-                                        status: archived.exchange.status)
-                    try marks.note(mark, for: archived.exchange.url)
+        if !due.isEmpty {
+            // The old response is noted to drop before its mark names the new one: a kill in between leaves
+            // both noted, and the drop waits for the new response to be whole (WARCDrops).
+            for (url, mark) in superseded {
+                try WARCDrops.note(WARCDrops.Drop(responseID: mark.responseID, file: mark.file, folder: settings.folder),
+                                   ofList: job.list, key: Dedup.urlKey(url), spool: spool)
+            }
+            try writers.withLock { (writers: inout [String: WARCWriter]) throws(WARCError) in
+                let writer = try Self.writer(for: settings, in: &writers)
+                // A superseded response in this writer's own open file: the file is finished first, so that it
+                // can be compacted below (no writer appends to it any more), and the new records go to the next.
+                if let current = writer.currentName, superseded.values.contains(where: { $0.file == current }) {
+                    try writer.close()
+                }
+                try writer.write(due.map(\.records)) { (written) throws(WARCError) in
+                    for (index, archived) in due.enumerated() {
+                        let mark = WARCMark(file: written.file, offset: written.offset, records: written.recordIDs.count,
+                                            position: 2 * index, responseID: written.recordIDs[2 * index].text,
+                                            status: archived.exchange.status)
+                        try marks.note(mark, for: archived.exchange.url)
+                    }
                 }
             }
+        }
+        // The drops of these URLs: the ones noted above, and any a kill left noted (the record redone).
+        for url in Set(exchanges.map(\.exchange.url)) {
+            WARCDrops.carryOut(ofList: job.list, key: Dedup.urlKey(url), mark: marks.mark(of: url), spool: spool)
         }
     }
 
@@ -105,7 +141,12 @@ final class WARCArchive: Sendable {
             }
             writers = [:]
         }
+        // Its files are finished: the superseded records it (or a worker before it) could not drop then.
+        dropSuperseded()
     }
+
+    /// Drops the superseded records noted in the spool whose files are finished (WARCDrops.sweep).
+    func dropSuperseded() { WARCDrops.sweep(spool) }
 
     /// The writer of `settings.folder`, made at its first use (its files rotated at the size of the first list
     /// that names the folder).

@@ -41,11 +41,17 @@ struct WARCMark: Equatable {
     /// Whether the response it names is whole in its file in `folder` (the open name first: recovery renames
     /// it to the finished one, never back). A group torn by a kill keeps its first members: the members
     /// before this one must be whole too, for it to be.
+    ///
+    /// The offset is where the group went, and stays so until the file is compacted (WARCCompaction: a record
+    /// a later fetch superseded dropped from it), which moves the members after the dropped ones: when the
+    /// response is not at its place, the file is read from its start for it. That costs a read of the file,
+    /// but only for a URL recorded again whose group a kill tore, or whose file lost a record meanwhile.
     func isWritten(in folder: String) throws(WARCError) -> Bool {
         for name in [file + WARCWriter.openSuffix, file] {
-            if let ids = try WARCScan.recordIDs(path: folder + "/" + name, from: offset, limit: position + 1) {
-                return ids.count == position + 1 && ids[position].text == responseID
-            }
+            let path = folder + "/" + name
+            guard let ids = try WARCScan.recordIDs(path: path, from: offset, limit: position + 1) else { continue }
+            if ids.count == position + 1 && ids[position].text == responseID { return true }
+            return try WARCScan.recordIDs(path: path, from: 0, limit: .max)?.contains { $0.text == responseID } ?? false
         }
         return false
     }
@@ -59,11 +65,21 @@ struct WARCMark: Equatable {
 /// (so that two records of overlapping URLs never wait for each other in a circle), until `close`. Owned by the
 /// thread that records.
 final class WARCMarks {
+    /// By key.
     private var held: [String: (fd: FileDescriptor, path: String)] = [:]
+    /// Each URL's key.
+    private var keys: [String: String] = [:]
 
     /// Locks the marks of `urls` of list `list`.
-    init(urls: [String], ofList list: String, spool: Spool) throws(WARCError) {
-        let byKey = Dictionary(urls.map { (Dedup.urlKey($0), $0) }, uniquingKeysWith: { first, _ in first })
+    convenience init(urls: [String], ofList list: String, spool: Spool) throws(WARCError) {
+        try self.init(keys: Dictionary(urls.map { ($0, Dedup.urlKey($0)) }, uniquingKeysWith: { first, _ in first }),
+                      ofList: list, spool: spool)
+    }
+
+    /// Locks the marks of list `list` named by `keys`, each URL's key (`Dedup.urlKey`), or a key's own.
+    init(keys: [String: String], ofList list: String, spool: Spool) throws(WARCError) {
+        self.keys = keys
+        let byKey = Dictionary(keys.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let folder = spool.warc.urlMarks(ofList: list)
         do { try FileSystem.ensureDirectories(folder) } catch { throw WARCError("cannot make \(folder)", error) }
         for key in byKey.keys.sorted() {
@@ -73,7 +89,7 @@ final class WARCMarks {
                 close()
                 throw WARCError("cannot open \(path)", error)
             }
-            held[byKey[key]!] = (fd, path)
+            held[key] = (fd, path)
             do { try fd.lock() } catch {
                 close()
                 throw WARCError("cannot lock \(path)", error)
@@ -85,13 +101,16 @@ final class WARCMarks {
 
     /// The mark of `url` as it stands; nil when it has none (or one unreadable: recorded again).
     func mark(of url: String) -> WARCMark? {
-        guard let fd = held[url]?.fd else { return nil }
-        return WARCMark(bytes: (try? fd.readAll(limit: 4096)) ?? [])
+        guard let key = keys[url], let fd = held[key]?.fd else { return nil }
+        // At offset 0 (pread): read again after `note`, a read that moved the offset would find nothing.
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { (buffer) -> Int in (try? fd.read(at: 0, into: buffer)) ?? 0 }
+        return WARCMark(bytes: Array(bytes[0..<count]))
     }
 
     /// Replaces `url`'s mark with `mark`, on the disk when it returns.
     func note(_ mark: WARCMark, for url: String) throws(WARCError) {
-        guard let (fd, path) = held[url] else { return }
+        guard let key = keys[url], let (fd, path) = held[key] else { return }
         var failure: Errno?
         mark.bytes.withUnsafeBytes { raw in
             do throws(Errno) {
@@ -107,6 +126,7 @@ final class WARCMarks {
     func close() {
         for (fd, _) in held.values { fd.closeQuietly() }
         held = [:]
+        keys = [:]
     }
 }
 

@@ -204,6 +204,9 @@ public final class Worker: Sendable {
     /// on by itself once there is room.
     public func run() throws {
         StopSignal.install()
+        // Superseded WARC records whose drop waited for a file that a worker killed since had open (its file
+        // finished by recovery when it died): dropped now (WARCDrops).
+        archive.dropSuperseded()
         let slots = DispatchGroup()
         var started = 0
         func follow() {

@@ -158,7 +158,9 @@ struct Add: ParsableCommand {
             each worker writes its own files, farm-DATE-SERIAL-NONCE.warc.gz, named .open until finished \
             and rotated before they pass --warc-max-size (default 1G). Across kills of any process a \
             finished list's files hold no torn record and one response record for each URL fetched, its \
-            last complete fetch (a 503 retried keeps only the retry's answer). A list \
+            last complete fetch (a 503 retried keeps only the retry's answer; a resource that failed and \
+            that farm retry then fetched keeps only the resource: the error's records are dropped from their \
+            file, rewritten as NAME.compacting and renamed over it, once no worker has it open). A list \
             with --warc fetches each resource over one connection, from its first byte. DIR is made if \
             missing; one that cannot be written is refused, exit 2, nothing added.
 

@@ -3,6 +3,8 @@
 //   farm-warc-writer loop DIR MAX_SIZE BODY_FILE   appends exchanges until killed (or stopped after 100,000),
 //                                                  their bodies in turn bytes of varied length and BODY_FILE
 //   farm-warc-writer once DIR BODY_FILE            appends one exchange whose body is BODY_FILE, closes
+//   farm-warc-writer compact DIR FILE ID...        drops the responses ID... (and their requests) from FILE;
+//                                                  with FARM_FAILPOINT=<point> set, SIGKILLs itself there
 //
 // After each append returns (the records are on the disk) it prints `ack <response ID> <file>`; `once` then
 // prints `hwm <kB>`, its peak resident size, so a test can see a large body was streamed, not held.
@@ -53,8 +55,14 @@ do {
         let status = String(decoding: try FileSystem.readFile("/proc/self/status"), as: UTF8.self)
         let hwm = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? "VmHWM: ?"
         Standard.output("hwm \(hwm.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "?")\n")
+    case "compact" where arguments.count >= 5:
+        if let point = getenv("FARM_FAILPOINT").map({ String(cString: $0) }) {
+            Failpoint.install { passed in if passed == point { kill(getpid(), SIGKILL) } }
+        }
+        let outcome = try WARCCompaction.drop(responseIDs: Set(arguments[4...]), from: arguments[3], in: arguments[2])
+        Standard.output("\(outcome)\n")
     default:
-        fail("usage: farm-warc-writer loop DIR MAX_SIZE BODY_FILE | once DIR BODY_FILE")
+        fail("usage: farm-warc-writer loop DIR MAX_SIZE BODY_FILE | once DIR BODY_FILE | compact DIR FILE ID...")
     }
 } catch {
     fail("\(error)")

@@ -21,6 +21,12 @@ public struct WARCFiles: Sendable {
     public var urlMarks: String { folder + "/urls" }
     public func urlMarks(ofList id: String) -> String { urlMarks + "/" + id }
     public func urlMark(ofList id: String, key: String) -> String { urlMarks(ofList: id) + "/" + key }
+    /// The response records of a list's URLs that a later fetch superseded, to drop from their files,
+    /// `warc/drops/<list>/<key>` (`key` as in urlMark): noted before the URL's mark names the new response, so
+    /// that a kill never leaves the old one in the archive unnoted (FarmWorker's WARCDrops).
+    public var drops: String { folder + "/drops" }
+    public func drops(ofList id: String) -> String { drops + "/" + id }
+    public func drop(ofList id: String, key: String) -> String { drops(ofList: id) + "/" + key }
     /// The WARC folders of the spool's lists, one file each, `warc/folders/<16 hex digits>`, holding the
     /// folder's path: where recovery finishes the files of dead writers.
     public var folders: String { folder + "/folders" }

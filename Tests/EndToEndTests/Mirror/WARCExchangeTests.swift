@@ -108,9 +108,11 @@ import Testing
         #expect(Self.statuses(records) == Self.expected)
     }
 
-    /// `farm retry` of failed resources: one that now exists gets its 200 recorded beside its 404 (the archive
-    /// holds what the list delivered); one still missing is fetched again and its 404 not recorded twice.
-    @Test func aRetryThatSucceedsRecordsTheResourceAndAnotherErrorNothing() throws {
+    /// `farm retry` of failed resources: one that now exists gets its 200 recorded in place of its 404 (the
+    /// archive holds the last complete fetch of each URL, what the list delivered), its 404's response and request
+    /// dropped from the file the worker that fetched both had open; one still missing is fetched again and its
+    /// 404 not recorded twice.
+    @Test func aRetryThatSucceedsReplacesTheErrorByTheResourceAndAnotherErrorRecordsNothing() throws {
         let farm = try RunningFarm()
         let bodies = WARCListTests.serveSite(farm.origin, pages: 1)
         let manifest = farm.dir.appending("later.json")
@@ -130,8 +132,30 @@ import Testing
         #expect(open.isEmpty)
         try WARCListTests.check(finished)
         let records = try WARCListTests.records(finished)
-        #expect(Self.statuses(records).mapValues { $0.sorted() } == ["/later.png": ["200", "404"], "/never.png": ["404"]])
+        #expect(Self.statuses(records) == ["/later.png": ["200"], "/never.png": ["404"]])
+        #expect(try WARCListTests.indexedResponses(finished).values.allSatisfy { $0 == 1 })
         let stored = try #require(records.first { $0.type == "response" && $0.status == "200" })
         #expect(stored.sha256 == WARCListTests.sha256(later))
+        Self.expectRequestsMatchResponses(records)
+        Self.expectNoDropLeft(farm, folder)
+    }
+
+    /// Each request record names a response record of the files (WARC-Concurrent-To), and each response has
+    /// one request: a response dropped took its request with it.
+    static func expectRequestsMatchResponses(_ records: [WARCListTests.Record],
+                                             sourceLocation: SourceLocation = #_sourceLocation) {
+        let responses = records.filter { $0.type == "response" }.map(\.id)
+        let requests = records.filter { $0.type == "request" }.compactMap(\.concurrent)
+        #expect(requests.sorted() == responses.sorted(), "requests \(requests), responses \(responses)",
+                sourceLocation: sourceLocation)
+    }
+
+    /// No drop is left noted in the spool, and no compaction's copy in the folder.
+    static func expectNoDropLeft(_ farm: RunningFarm, _ folder: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let lists = (try? FileManager.default.contentsOfDirectory(atPath: farm.spool.warc.drops)) ?? []
+        let noted = lists.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: farm.spool.warc.drops(ofList: $0))) ?? [] }
+        #expect(noted.isEmpty, "drops left: \(noted)", sourceLocation: sourceLocation)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        #expect(names.allSatisfy { $0.hasSuffix(".warc.gz") }, "\(names)", sourceLocation: sourceLocation)
     }
 }
