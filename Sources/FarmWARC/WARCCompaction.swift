@@ -118,32 +118,11 @@ extension WARCScan {
     /// The whole members of the file from its start, each with its header's fields that say which record it
     /// is (read from its first 64 KiB: a header longer than that is not one farm wrote).
     static func headers(_ fd: FileDescriptor, path: String) throws(WARCError) -> [Member] {
-        let inflater = try Inflater(prefixLimit: 1 << 16)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
-        defer { buffer.deallocate() }
         var members: [Member] = []
-        var memberStart = 0, offset = 0
-        reading: while true {
-            let n: Int
-            do { n = try fd.read(at: offset, into: buffer) } catch { throw WARCError("cannot read \(path)", error) }
-            if n == 0 { break }
-            var used = 0
-            while used < n {
-                switch inflater.feed(UnsafeRawBufferPointer(rebasing: buffer[used..<n])) {
-                case .needsInput:
-                    used = n
-                case .ended(let taken, let prefix):
-                    used += taken
-                    guard prefix.starts(with: Array("WARC/".utf8)) else { break reading }
-                    let fields = headerFields(prefix)
-                    members.append(Member(range: memberStart..<(offset + used), type: fields["WARC-Type"],
-                                          id: fields["WARC-Record-ID"], concurrentTo: fields["WARC-Concurrent-To"]))
-                    memberStart = offset + used
-                case .corrupt:
-                    break reading
-                }
-            }
-            offset += n
+        try walk(fd, path: path, prefixLimit: 1 << 16) { range, prefix in
+            let fields = headerFields(prefix)
+            members.append(Member(range: range, type: fields["WARC-Type"], id: fields["WARC-Record-ID"],
+                                  concurrentTo: fields["WARC-Concurrent-To"]))
         }
         return members
     }

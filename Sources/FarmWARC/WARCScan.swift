@@ -26,10 +26,20 @@ public struct WARCScan: Sendable {
     }
 
     static func scan(_ fd: FileDescriptor, path: String) throws(WARCError) -> WARCScan {
-        let inflater = try Inflater()
+        var members: [Range<Int>] = []
+        try walk(fd, path: path) { range, _ in members.append(range) }
+        let size: Int
+        do { size = Int(try fd.status().size) } catch { throw WARCError("cannot read the size of \(path)", error) }
+        return WARCScan(members: members, size: size)
+    }
+
+    /// Calls `member` with the byte range of each whole member of the file from its start, in order, and its
+    /// record's first `prefixLimit` bytes, inflated; ends at the first member that is torn or holds no record.
+    static func walk(_ fd: FileDescriptor, path: String, prefixLimit: Int = 64,
+                     _ member: (Range<Int>, [UInt8]) -> Void) throws(WARCError) {
+        let inflater = try Inflater(prefixLimit: prefixLimit)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
         defer { buffer.deallocate() }
-        var members: [Range<Int>] = []
         var memberStart = 0, offset = 0
         reading: while true {
             let n: Int
@@ -43,7 +53,7 @@ public struct WARCScan: Sendable {
                 case .ended(let taken, let prefix):
                     used += taken
                     guard prefix.starts(with: Array("WARC/".utf8)) else { break reading }
-                    members.append(memberStart..<(offset + used))
+                    member(memberStart..<(offset + used), prefix)
                     memberStart = offset + used
                 case .corrupt:
                     break reading
@@ -51,9 +61,6 @@ public struct WARCScan: Sendable {
             }
             offset += n
         }
-        let size: Int
-        do { size = Int(try fd.status().size) } catch { throw WARCError("cannot read the size of \(path)", error) }
-        return WARCScan(members: members, size: size)
     }
 }
 
