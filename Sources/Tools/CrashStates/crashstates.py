@@ -119,6 +119,7 @@ class Recording:
         self.calls = []  # each step's calls
         self.after = []  # (jobs, signature) after each step
         self.done_after = []  # the jobs in done/ after each step
+        self.outputs = {}  # URL -> the sha256 of its display image and thumbnail, as the recording made them
         self.ids = {}
 
     def f(self, *args, check=True):
@@ -151,7 +152,7 @@ class Recording:
             if a.startswith("{id:"):
                 _, name, index = a.strip("{}").split(":")
                 a = self.item_id(name, int(index))
-            out.append(a.replace("{src}", self.src))
+            out.append(a.replace("{src}", self.src).replace("{warc}", self.spool + "/" + workload.WARC))
         if out and out[0] == "farm":
             out[0] = self.farm
         return out
@@ -173,6 +174,10 @@ class Recording:
             places = jobs_of(self.spool)
             self.after.append((set(places), self.signature()))
             self.done_after.append({job for job, where in places.items() if "done" in where})
+            import replay
+            for d in replay.done_outputs(self.spool).values():
+                if d["url"] and (d.get("image") or d.get("thumb")):
+                    self.outputs[d["url"]] = {"image": d.get("image"), "thumb": d.get("thumb")}
             if self.verbose:
                 say(f"recorded step {number} ({step[0]}): {len(self.calls[-1])} calls")
 
@@ -196,10 +201,14 @@ class Recording:
             p = subprocess.Popen(st + self.argv(step), env=self.env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
             deadline = time.monotonic() + 60
+            warc = self.spool + "/" + workload.WARC
             while time.monotonic() < deadline:
                 partials = [os.path.getsize(os.path.join(self.spool, "partial", n))
                             for n in os.listdir(self.spool + "/partial")]
-                if os.listdir(self.spool + "/active") and any(s > 2000 for s in partials):
+                # A WARC list's worker: killed with its file open (a first resource recorded in it).
+                opened = "WARC" not in name or (os.path.isdir(warc) and any(n.endswith(".open")
+                                                                           for n in os.listdir(warc)))
+                if os.listdir(self.spool + "/active") and any(s > 2000 for s in partials) and opened:
                     break
                 time.sleep(0.05)
             self.signal_farm(p, signal.SIGTERM if kind == "handback" else signal.SIGKILL)
@@ -207,11 +216,29 @@ class Recording:
             return
         argv = self.argv(step)
         if kind == "recovery":
+            if "torn" in name:
+                self.tear()
             subprocess.run(self.in_new_boot(st + argv), env=self.env, check=True, capture_output=True, timeout=120)
             return
         r = subprocess.run(st + argv, env=self.env, capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             raise RuntimeError(f"step {name}: exited {r.returncode}: {r.stderr.strip()[:400]}")
+
+    def tear(self):
+        """What a power cut during an append leaves in the dead writer's open WARC file: half a gzip member
+        after its whole ones (the model keeps whole writes only: a tear within one is made here)."""
+        import zlib
+        warc = self.spool + "/" + workload.WARC
+        opened = sorted(n for n in os.listdir(warc) if n.endswith(".open")) if os.path.isdir(warc) else []
+        if not opened:
+            raise RuntimeError(f"no open WARC file in {warc} to tear: the worker was killed before its first record")
+        with open(f"{warc}/{opened[0]}", "rb") as f:
+            data = f.read()
+        d = zlib.decompressobj(31)
+        d.decompress(data)
+        first = data[: len(data) - len(d.unused_data)]
+        with open(f"{warc}/{opened[0]}", "ab") as f:
+            f.write(first[: len(first) // 2])
 
     def in_new_boot(self, argv):
         script = (f"mount --bind {WORK}/record-boot /proc/sys/kernel/random/boot_id && exec \"$@\"")
@@ -280,6 +307,7 @@ class Explorer:
         self.slots = [f"{WORK}/replay-{n}" for n in range(jobs)]
         self.free = list(self.slots)
         self.sync_hits = 0
+        self.unnamed = set()
         self.not_the_syncs = 0  # without a sync: findings the same crash with it in place shows too
 
     def expectations(self, i, k_done, first, synced_done=()):
@@ -303,7 +331,8 @@ class Explorer:
                 sigs = None  # an edit in flight may be anywhere between (each of its edits is atomic)
         jobs = {"exact": sorted(after)} if (ack_i or before == after) else \
             {"within": [sorted(before & after), sorted(before | after)]}
-        return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i])}
+        return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i]),
+                "finish": self.r.steps[i][0] in workload.FINISHED_IN_REPLAY}
 
     @staticmethod
     def done_at(win, s):
@@ -328,6 +357,12 @@ class Explorer:
                     rec.apply(call, j)
                 bounds.append((j, start, len(rec.ops)))
             ops = rec.ops
+            for n in range(bounds[-1][1], len(ops)):
+                if ops[n]["op"][0] in ("fsync", "fdatasync", "syncfs", "srange"):
+                    sync_name = syncs.name_of(ops[n], steps, ops[:n])
+                    if sync_name.startswith("unnamed") and sync_name not in self.unnamed:
+                        self.unnamed.add(sync_name)
+                        say(f"a sync no name in syncs.py matches: {sync_name} ({readable(ops[n]['call'])})")
             absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs", "srange")
                                and self.absent_sync and syncs.name_of(o, steps, ops[:n]) == self.absent_sync)
             self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
@@ -406,7 +441,7 @@ class Explorer:
             lists, limit = signature_lists(self.r.steps), limit_flag(self.r.steps)
             cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", sys.executable, "-S",
                    os.path.join(HERE, "replay.py"), self.farm, tree, WORK + "/spool", WORK + "/replay-boot",
-                   lists, limit, str(time.time())]
+                   lists, limit, str(time.time()), WORK + "/spool/" + workload.WARC, "1" if exp["finish"] else "0"]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             try:
                 result = json.loads(r.stdout)
@@ -428,6 +463,8 @@ class Explorer:
         if not result["watch"][0]:
             problems.append(f"the watcher did not recheck after the reboot (exit {result['watch'][1]}): "
                             f"{result['watch'][2]}")
+        if result.get("work") and result["work"][0] != 0:
+            problems.append(f"farm work (finishing the lists) exited {result['work'][0]}: {result['work'][1]}")
         if result["fsck"][0] != 0 or not result["fsck"][1].get("clean"):
             problems.append("fsck: " + json.dumps(result["fsck"][1].get("findings"))[:1500])
         places = result["jobs"]
@@ -448,6 +485,8 @@ class Explorer:
             if d["sha"] != want:
                 problems.append(f"done but wrong: {job} ({d['url']}): its file {d['file']} "
                                 f"{'has ' + str(d['size']) + ' bytes, not the origin' if d['size'] is not None else d['sha']}")
+        problems += self.judge_outputs(result)
+        problems += self.judge_warc(result, exp)
         for job in exp["synced_done"]:
             if "done" not in places.get(job, []):
                 problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
@@ -464,6 +503,40 @@ class Explorer:
             if result["signature"] not in wants:
                 problems.append("undone: the spool shows " + json.dumps(result["signature"]) + "; acknowledged: "
                                 + " or ".join(json.dumps(w) for w in wants))
+        return problems
+
+    def judge_outputs(self, result):
+        """A done resource's display image and thumbnail (SPEC §17: no done resource whose outputs are missing,
+        empty or wrong): those its outcome names are whole, with the bytes the recording's conversion made."""
+        problems = []
+        for job, d in sorted(result["done"].items()):
+            want = self.r.outputs.get(d["url"])
+            for what in ("image", "thumb"):
+                got = d.get(what)
+                if want and want.get(what) and not got:
+                    problems.append(f"done without its {what}: {job} ({d['url']}): its outcome names none")
+                elif got and (got.get("sha") is None or got.get("size") == 0
+                              or want and want.get(what) and got["sha"] != want[what]["sha"]):
+                    problems.append(f"done but its {what} is wrong: {job} ({d['url']}): {got['path']} "
+                                    f"{got.get('error') or str(got.get('size')) + ' bytes, not the conversion'}")
+        return problems
+
+    def judge_warc(self, result, exp):
+        """SPEC §18 across crashes: no torn record and no `.open` file once recovered; never two responses of
+        one URL; once the list is finished, exactly one for each URL fetched (each done job's)."""
+        warc = result.get("warc")
+        if warc is None:
+            return []
+        problems = [f"WARC: {p}" for p in warc["torn"]]
+        problems += [f"WARC: {n} still open after the recovery" for n in warc["open"]]
+        counts = warc["responses"]
+        problems += [f"WARC: {n} response records of {u}" for u, n in sorted(counts.items()) if n > 1]
+        if exp["finish"]:
+            warc_urls = {workload.url(f) for name in workload.WARC_LISTS for f in workload.SOURCES[name]}
+            for job, d in sorted(result["done"].items()):
+                if d["url"] in warc_urls and counts.get(d["url"], 0) != 1:
+                    problems.append(f"WARC: the list finished, {counts.get(d['url'], 0)} response records of "
+                                    f"{d['url']} ({job}, done)")
         return problems
 
     def describe(self, c, problems):

@@ -7,7 +7,11 @@ watcher until it has rechecked the finished jobs and marked the new boot (contro
 sweep), then `farm fsck`; before all of it, `farm status` (the lists shown before any recovery).
 Prints one JSON document: what each said, and what the spool then holds.
 
-    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN
+With FINISH "1", a worker then lets the farm finish its lists (`farm work --exit-when-idle`) before the stop:
+what a WARC list's promise is about. The WARC files in WARC_FOLDER (if any) are read last: each gzip member
+whole, each record's block as long as it says, the response records of each URL counted.
+
+    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN [WARC_FOLDER FINISH]
 """
 import glob
 import hashlib
@@ -72,6 +76,9 @@ def done_outputs(spool):
         except (OSError, ValueError, IndexError):
             link = None
         entry = {"url": link, "file": None, "sha": None, "size": None}
+        for what in ("image", "thumb"):
+            if record and record.get(what):
+                entry[what] = output(record[what])
         if record and record.get("file"):
             entry["file"] = record["file"]
             try:
@@ -86,9 +93,62 @@ def done_outputs(spool):
     return out
 
 
+def output(path):
+    """A display image's or thumbnail's path, sha256 and size (or why it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        return {"path": path, "sha": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    except OSError as error:
+        return {"path": path, "sha": None, "size": None, "error": f"unreadable: {error.strerror}"}
+
+
+def warc_files(folder):
+    """The WARC files of `folder`: which are still `.open`, what is torn (a gzip member cut short, a record
+    whose block is not as long as its Content-Length), and how many response records each URL has."""
+    import zlib
+    if not os.path.isdir(folder):
+        return None
+    out = {"open": [], "torn": [], "responses": {}}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".open"):
+            out["open"].append(name)
+        if not (name.endswith(".warc.gz") or name.endswith(".warc.gz.open")):
+            continue
+        with open(os.path.join(folder, name), "rb") as f:
+            data = f.read()
+        at, number = 0, 0
+        while at < len(data):
+            d = zlib.decompressobj(31)
+            try:
+                record = d.decompress(data[at:])
+            except zlib.error as error:
+                out["torn"].append(f"{name}: member {number} at byte {at} unreadable ({error})")
+                break
+            if not d.eof:
+                out["torn"].append(f"{name}: member {number} at byte {at} cut short")
+                break
+            at = len(data) - len(d.unused_data)
+            number += 1
+            head, sep, block = record.partition(b"\r\n\r\n")
+            fields = {}
+            for line in head.split(b"\r\n")[1:]:
+                key, _, value = line.partition(b":")
+                fields[key.strip().lower()] = value.strip().decode(errors="replace")
+            length = int(fields.get(b"content-length", -1))
+            if not sep or not record.startswith(b"WARC/") or len(block) != length + 4 or not block.endswith(b"\r\n\r\n"):
+                out["torn"].append(f"{name}: record {number - 1} at byte {at} is not whole")
+            if fields.get(b"warc-type") == "response":
+                uri = fields.get(b"warc-target-uri", "").strip("<>")
+                out["responses"][uri] = out["responses"].get(uri, 0) + 1
+    return out
+
+
 def main():
     farm, tree, spool, bootfile, signature_lists, limit = sys.argv[1:7]
     written = float(sys.argv[7])
+    warc_folder = sys.argv[8] if len(sys.argv) > 8 else ""
+    finish = len(sys.argv) > 9 and sys.argv[9] == "1"
     subprocess.run(["mount", "--bind", tree, spool], check=True)
     subprocess.run(["mount", "--bind", bootfile, "/proc/sys/kernel/random/boot_id"], check=True)
     with open(bootfile) as f:
@@ -126,6 +186,10 @@ def main():
         _, werr = watcher.communicate()
     TIMES["watch"] = time.monotonic() - started
     result["watch"] = [marked, watcher.returncode, (werr or "").strip()[-600:]]
+    if finish:
+        # The farm lets its lists finish (the jobs the recovery handed back or the recheck redoes).
+        rc, out, err = run(farm, "work", "--exit-when-idle", "--lease", "2", timeout=120)
+        result["work"] = [rc, (out + err).strip()[-600:]]
     # The state's files were written a moment ago, where after a reboot they are seconds old at least: what
     # stop sweeps by age (a staged registration, say: tmpAge, 2 s) it judges as it would then.
     time.sleep(max(0.0, written + 2.2 - time.time()))
@@ -141,6 +205,7 @@ def main():
     result["jobs"] = jobs(spool)
     result["done"] = done_outputs(spool)
     result["signature"] = signature(farm, signature_lists, limit)
+    result["warc"] = warc_files(warc_folder) if warc_folder else None
     result["times"] = TIMES
     print(json.dumps(result))
 

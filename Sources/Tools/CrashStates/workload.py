@@ -25,7 +25,25 @@ def corpus():
     rng = random.Random("crashstates")
     files = {f"f{n}.bin": rng.randbytes(rng.randint(3000, 9000)) for n in range(12)}
     files["big.bin"] = rng.randbytes(200_000)
+    # After the names above (the same generator: their bytes stay as they were). Images, converted to a
+    # display image and a thumbnail (the conversion's steps); a big file for a WARC list's worker killed
+    # mid-transfer (its URLs are its own: bytes served from another list's download are not recorded).
+    files["wbig.bin"] = rng.randbytes(60_000)
+    for n in range(2):
+        files[f"img{n}.png"] = png(rng, 48 + 16 * n, 32)
     return files
+
+
+def png(rng, width, height):
+    """A small RGB PNG of random colour bands (what the worker's converter reads)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    rows = b"".join(b"\0" + bytes(rng.randrange(256) for _ in range(3)) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 class Origin(RangeOrigin):
@@ -99,14 +117,50 @@ FULL = [
     ("watcher after the reboot: recheck", "watch", False, ("watch",)),
 ]
 
-SHORT = [s for s in FULL if s[1] in ("add", "work", "watch", "item-add", "pause")][:5]
+# A list recorded as WARC (SPEC §18) into a folder in the spool's tree (WARC, below), so that the model keeps
+# its files with the spool's: each URL's mark written and locked, the records appended and fdatasynced, the
+# completion; the file finished when the worker ends; a worker killed mid-transfer with its file open, then a
+# power cut that tore its tail (the harness appends half a gzip member: see crashstates.py's "tear") and the
+# recovery that cuts it. Then images: a worker's conversion (display image, thumbnail) and completion.
+WARC_STEPS = [
+    ("add W (WARC)", "add", True, ("farm", "add", "{src}/W.json", "--accept", "any", "--warc", "{warc}")),
+    ("work W (WARC): URL marks, records appended, completion, file finished", "work", False,
+     ("farm", "work", "--exit-when-idle", "--lease", "2", "--transfers", "1")),
+]
+CONVERT_STEPS = [
+    ("add I (images)", "add", True, ("farm", "add", "{src}/I.json", "--accept", "any")),
+    ("work I: stored, converted (display image, thumbnail), completed", "work", False,
+     ("farm", "work", "--exit-when-idle", "--lease", "2", "--transfers", "1")),
+]
+WARC_KILL_STEPS = [
+    ("add X (WARC)", "add", True, ("farm", "add", "{src}/X.json", "--accept", "any", "--warc", "{warc}")),
+    ("work X (WARC) killed -9 mid-transfer, its WARC file open", "killed", False,
+     ("farm", "work", "--lease", "2", "--transfers", "1")),
+    ("recovery after a power cut (a WARC file's torn tail cut)", "recovery", False,
+     ("farm", "recover", "--lease", "0")),
+]
+FULL += WARC_STEPS + CONVERT_STEPS + WARC_KILL_STEPS
+
+# The first steps, then the WARC and conversion steps (before the pause: a paused farm works nothing).
+_FIRST = [s for s in FULL if s[1] in ("add", "work", "watch", "item-add", "pause")][:5]
+SHORT = _FIRST[:4] + WARC_STEPS + CONVERT_STEPS + _FIRST[4:]
+
+# The steps after which the farm is let finish the lists in each crash state (a worker, then the checks):
+# the WARC lists' (their promise is about a finished list's files).
+FINISHED_IN_REPLAY = {s[0] for s in WARC_STEPS + WARC_KILL_STEPS}
+
+WARC = "warc-files"  # the WARC folder of W and X, in the spool's folder (so in every state's tree)
 
 SOURCES = {
     "A.json": ["f0.bin", "slow-f1.bin", "f2.bin"],
     "B.json": ["f3.bin", "f4.bin"],
     "C.json": ["slow-big.bin"],
     "D.json": ["slow-f5.bin"],
+    "W.json": ["f9.bin", "f10.bin"],
+    "I.json": ["img0.png", "img1.png"],
+    "X.json": ["f11.bin", "slow-wbig.bin"],
 }
+WARC_LISTS = ("W.json", "X.json")
 
 
 def write_source(directory, name, files):
