@@ -29,9 +29,16 @@ def corpus():
     # display image and a thumbnail (the conversion's steps); a big file for a WARC list's worker killed
     # mid-transfer (its URLs are its own: bytes served from another list's download are not recorded).
     files["wbig.bin"] = rng.randbytes(60_000)
-    for n in range(2):
-        files[f"img{n}.png"] = png(rng, 48 + 16 * n, 32)
+    # Larger than a thumbnail (256 px): a PNG is its own display image and gets a thumbnail; a GIF's first
+    # frame is its display image, which gets one too.
+    files["img0.png"] = png(rng, 320, 200)
+    files["img1.gif"] = gif(rng, 300, 40)
     return files
+
+
+def rows_of(rng, width, height, colours):
+    """Bands of random colours, one a row: index rows."""
+    return [bytes([rng.randrange(colours)]) * width for _ in range(height)]
 
 
 def png(rng, width, height):
@@ -44,6 +51,23 @@ def png(rng, width, height):
     rows = b"".join(b"\0" + bytes(rng.randrange(256) for _ in range(3)) * width for _ in range(height))
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def gif(rng, width, height):
+    """A GIF87a of 4 colours, its LZW data uncompressed (a clear code every two pixels keeps codes 3 bits)."""
+    import struct
+    palette = bytes(rng.randrange(256) for _ in range(12))
+    codes = []
+    pixels = b"".join(rows_of(rng, width, height, 4))
+    for at in range(0, len(pixels), 2):
+        codes += [4] + list(pixels[at:at + 2])
+    codes.append(5)
+    bits = "".join(format(c, "03b")[::-1] for c in codes)
+    bits += "0" * (-len(bits) % 8)
+    data = bytes(int(bits[i:i + 8][::-1], 2) for i in range(0, len(bits), 8))
+    blocks = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255))
+    return (b"GIF87a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0) + palette
+            + b"," + struct.pack("<HHHHB", 0, 0, width, height, 0) + b"\x02" + blocks + b"\x00;")
 
 
 class Origin(RangeOrigin):
@@ -157,7 +181,7 @@ SOURCES = {
     "C.json": ["slow-big.bin"],
     "D.json": ["slow-f5.bin"],
     "W.json": ["f9.bin", "f10.bin"],
-    "I.json": ["img0.png", "img1.png"],
+    "I.json": ["img0.png", "img1.gif"],
     "X.json": ["f11.bin", "slow-wbig.bin"],
 }
 WARC_LISTS = ("W.json", "X.json")
