@@ -5,7 +5,9 @@ What it does
   1. Records each step of a workload (workload.py: adds, item add/move/rm, sync, scale, pause, limit, resume;
      a worker's claims, renewals, stores and completions; hooks due, run and recorded; pieces taken and done;
      a hand-back; a worker killed -9 mid-transfer; the recovery after a power cut; the watcher's sync and its
-     recheck after a reboot) as its system calls: strace -f -y -xx, on a spool in tmpfs, against a local origin.
+     recheck after a reboot; a list recorded as WARC: its URL marks, appends and finished file, a worker killed
+     with its file open, a torn tail and the recovery that cuts it; a worker's conversion of images to their
+     display image and thumbnail) as its system calls: strace -f -y -xx, on a spool in tmpfs, against a local origin.
      The spool is read whole before each step (fsmodel.Tree).
   2. For each step, in a window of up to 3 steps in a row ending with it (ACE's bound: most crash bugs need 3
      operations or fewer), builds every state a crash during that step may leave (crashmodel.py, the model
@@ -21,7 +23,12 @@ What it does
        - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
        - the work redone is bounded (§17: a few seconds' worth): a job in done/ when the watcher's syncfs
          began, before the crash, is still done (a power cut costs at most the downloads since that sync);
-       - farm fsck finds nothing, and recovery itself did not fail.
+       - farm fsck finds nothing, and recovery itself did not fail;
+       - a done resource's display image and thumbnail are there, not empty, with the bytes the recording's
+         conversion made;
+       - SPEC §18: the WARC files hold no torn record and none is left `.open`; no URL has two response
+         records; after a step of a WARC list, once a worker has let the farm finish its lists
+         (workload.FINISHED_IN_REPLAY), each done resource of a WARC list has exactly one.
 
 The crash model: ext4 with data=ordered (its default: delayed allocation, auto_da_alloc), after ALICE's
 abstract persistence model (Pillai et al., "All File Systems Are Not Created Equal", OSDI '14: the calls of a
@@ -120,6 +127,7 @@ class Recording:
         self.after = []  # (jobs, signature) after each step
         self.done_after = []  # the jobs in done/ after each step
         self.outputs = {}  # URL -> the sha256 of its display image and thumbnail, as the recording made them
+        self.mirror = None  # the files delivered to MIRROR once the recording's watcher converted its links
         self.ids = {}
 
     def f(self, *args, check=True):
@@ -152,7 +160,8 @@ class Recording:
             if a.startswith("{id:"):
                 _, name, index = a.strip("{}").split(":")
                 a = self.item_id(name, int(index))
-            out.append(a.replace("{src}", self.src).replace("{warc}", self.spool + "/" + workload.WARC))
+            out.append(a.replace("{src}", self.src).replace("{warc}", self.spool + "/" + workload.WARC)
+                       .replace("{mirror}", self.spool + "/" + workload.MIRROR))
         if out and out[0] == "farm":
             out[0] = self.farm
         return out
@@ -175,6 +184,10 @@ class Recording:
             self.after.append((set(places), self.signature()))
             self.done_after.append({job for job, where in places.items() if "done" in where})
             import replay
+            if step[0] in workload.CONVERTED_IN_REPLAY and step[1] == "watch":
+                if not replay.converted(self.spool) or not replay.converting_lists(self.spool):
+                    raise RuntimeError(f"step {step[0]}: the watcher converted no list's links")
+                self.mirror = replay.tree_shas(self.spool + "/" + workload.MIRROR)
             for d in replay.done_outputs(self.spool).values():
                 if d["url"] and (d.get("image") or d.get("thumb")):
                     self.outputs[d["url"]] = {"image": d.get("image"), "thumb": d.get("thumb")}
@@ -332,7 +345,8 @@ class Explorer:
         jobs = {"exact": sorted(after)} if (ack_i or before == after) else \
             {"within": [sorted(before & after), sorted(before | after)]}
         return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i]),
-                "finish": self.r.steps[i][0] in workload.FINISHED_IN_REPLAY}
+                "finish": self.r.steps[i][0] in workload.FINISHED_IN_REPLAY,
+                "convert": self.r.steps[i][0] in workload.CONVERTED_IN_REPLAY and self.r.mirror is not None}
 
     @staticmethod
     def done_at(win, s):
@@ -441,7 +455,8 @@ class Explorer:
             lists, limit = signature_lists(self.r.steps), limit_flag(self.r.steps)
             cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", sys.executable, "-S",
                    os.path.join(HERE, "replay.py"), self.farm, tree, WORK + "/spool", WORK + "/replay-boot",
-                   lists, limit, str(time.time()), WORK + "/spool/" + workload.WARC, "1" if exp["finish"] else "0"]
+                   lists, limit, str(time.time()), WORK + "/spool/" + workload.WARC, "1" if exp["finish"] else "0",
+                   WORK + "/spool/" + workload.MIRROR, "1" if exp["convert"] else "0"]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             try:
                 result = json.loads(r.stdout)
@@ -467,10 +482,11 @@ class Explorer:
             problems.append(f"farm work (finishing the lists) exited {result['work'][0]}: {result['work'][1]}")
         if result["fsck"][0] != 0 or not result["fsck"][1].get("clean"):
             problems.append("fsck: " + json.dumps(result["fsck"][1].get("findings"))[:1500])
-        places = result["jobs"]
-        for job, where in sorted(places.items()):
+        for job, where in sorted(result["jobs"].items()):
             if len(where) > 1:
                 problems.append(f"doubled: {job} in {' and '.join(where)}")
+        # As recovered, before a worker finished the lists (a recursive list's crawl adds jobs).
+        places = result.get("jobs_recovered") or result["jobs"]
         found = set(places)
         if "exact" in exp["jobs"]:
             want = set(exp["jobs"]["exact"])
@@ -487,6 +503,7 @@ class Explorer:
                                 f"{'has ' + str(d['size']) + ' bytes, not the origin' if d['size'] is not None else d['sha']}")
         problems += self.judge_outputs(result)
         problems += self.judge_warc(result, exp)
+        problems += self.judge_mirror(result, exp)
         for job in exp["synced_done"]:
             if "done" not in places.get(job, []):
                 problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
@@ -537,6 +554,22 @@ class Explorer:
                 if d["url"] in warc_urls and counts.get(d["url"], 0) != 1:
                     problems.append(f"WARC: the list finished, {counts.get(d['url'], 0)} response records of "
                                     f"{d['url']} ({job}, done)")
+        return problems
+
+    def judge_mirror(self, result, exp):
+        """`--convert-links` across crashes: once the farm finished the list and a watcher ran, the list is
+        marked converted and every delivered file has the bytes the recording's conversion gave it (a page
+        half rewritten, or left as fetched under the mark, differs)."""
+        if not exp.get("convert") or result.get("mirror") is None:
+            return []  # not a step of the mirror, or its add was not kept
+        problems = []
+        if not result.get("converted"):
+            problems.append("--convert-links: the list finished, the next watcher did not mark it converted")
+        got, want = result.get("mirror") or {}, self.r.mirror
+        for rel in sorted(set(got) | set(want)):
+            if got.get(rel) != want.get(rel):
+                problems.append(f"--convert-links: {rel} " + ("missing" if rel not in got else "not delivered in the "
+                                "recording" if rel not in want else "not as converted (half rewritten or as fetched)"))
         return problems
 
     def describe(self, c, problems):

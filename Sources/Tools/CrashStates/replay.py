@@ -11,7 +11,10 @@ With FINISH "1", a worker then lets the farm finish its lists (`farm work --exit
 what a WARC list's promise is about. The WARC files in WARC_FOLDER (if any) are read last: each gzip member
 whole, each record's block as long as it says, the response records of each URL counted.
 
-    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN [WARC_FOLDER FINISH]
+With CONVERT "1", a watcher then runs until every list with `--convert-links` has its mark of converted links,
+and the files delivered to MIRROR are read (their sha256).
+
+    python3 replay.py FARM TREE SPOOL BOOTFILE SIGNATURE_LISTS LIMIT WRITTEN [WARC_FOLDER FINISH MIRROR CONVERT]
 """
 import glob
 import hashlib
@@ -144,11 +147,43 @@ def warc_files(folder):
     return out
 
 
+def converting_lists(spool):
+    """The lists whose record asks for `--convert-links` (`"convertLinks":true` in one of their files)."""
+    ids = set()
+    for path in glob.glob(spool + "/lists/*"):
+        base = os.path.basename(path)
+        if re.match(r"^[0-9a-f]{16}\.", base) and not base.endswith(".converted"):
+            try:
+                with open(path, "rb") as f:
+                    if b'"convertLinks":true' in f.read(1 << 20):
+                        ids.add(base[:16])
+            except OSError:
+                pass
+    return ids
+
+
+def converted(spool):
+    return all(os.path.exists(f"{spool}/lists/{list_id}.converted") for list_id in converting_lists(spool))
+
+
+def tree_shas(folder):
+    """Every file under `folder` by its path in it: its sha256."""
+    out = {}
+    for base, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(base, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
 def main():
     farm, tree, spool, bootfile, signature_lists, limit = sys.argv[1:7]
     written = float(sys.argv[7])
     warc_folder = sys.argv[8] if len(sys.argv) > 8 else ""
     finish = len(sys.argv) > 9 and sys.argv[9] == "1"
+    mirror = sys.argv[10] if len(sys.argv) > 10 else ""
+    convert = len(sys.argv) > 11 and sys.argv[11] == "1"
     subprocess.run(["mount", "--bind", tree, spool], check=True)
     subprocess.run(["mount", "--bind", bootfile, "/proc/sys/kernel/random/boot_id"], check=True)
     with open(bootfile) as f:
@@ -187,9 +222,25 @@ def main():
     TIMES["watch"] = time.monotonic() - started
     result["watch"] = [marked, watcher.returncode, (werr or "").strip()[-600:]]
     if finish:
+        # The jobs as recovered, which the checks of §17 judge (finishing a recursive list adds jobs).
+        result["jobs_recovered"] = jobs(spool)
         # The farm lets its lists finish (the jobs the recovery handed back or the recheck redoes).
         rc, out, err = run(farm, "work", "--exit-when-idle", "--lease", "2", timeout=120)
         result["work"] = [rc, (out + err).strip()[-600:]]
+    if convert:
+        # The next watcher converts a finished list whose mark is missing (FarmWatcher's LinkConverter).
+        watcher = subprocess.Popen([farm, "watch"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not converted(spool) and watcher.poll() is None:
+            time.sleep(0.02)
+        result["converted"] = converted(spool)
+        if watcher.poll() is None:
+            watcher.terminate()
+        try:
+            watcher.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait()
     # The state's files were written a moment ago, where after a reboot they are seconds old at least: what
     # stop sweeps by age (a staged registration, say: tmpAge, 2 s) it judges as it would then.
     time.sleep(max(0.0, written + 2.2 - time.time()))
@@ -206,6 +257,11 @@ def main():
     result["done"] = done_outputs(spool)
     result["signature"] = signature(farm, signature_lists, limit)
     result["warc"] = warc_files(warc_folder) if warc_folder else None
+    # Only where the list is (an add the crash undid delivered nothing), without the probe of an add killed
+    # before it removed it (Control.delivery's `.farm-probe-<pid>`: a name of the user's folder, not a delivery).
+    result["mirror"] = ({rel: sha for rel, sha in tree_shas(mirror).items()
+                         if not os.path.basename(rel).startswith(".farm-probe-")}
+                        if convert and mirror and converting_lists(spool) else None)
     result["times"] = TIMES
     print(json.dumps(result))
 

@@ -33,6 +33,12 @@ def corpus():
     # frame is its display image, which gets one too.
     files["img0.png"] = png(rng, 320, 200)
     files["img1.gif"] = gif(rng, 300, 40)
+    # A recursive list's pages (text/html), converted by `--convert-links` once it is finished.
+    files["mirror.html"] = (b'<html><body><a href="mirror-a.html">a</a> <a href="mirror-b.html">b</a>'
+                            b' <img src="mirror.png"></body></html>\n')
+    files["mirror-a.html"] = b'<html><body><a href="mirror.html">back</a> <img src="mirror.png"></body></html>\n'
+    files["mirror-b.html"] = b'<html><body><a href="mirror-a.html">a</a></body></html>\n'
+    files["mirror.png"] = png(rng, 20, 20)
     return files
 
 
@@ -74,7 +80,14 @@ class Origin(RangeOrigin):
     """`slow*` names are sent slowly (a lease renewed, a worker stopped mid-transfer)."""
 
     def data_for(self, name):
+        self.html = name.endswith(".html")
         return self.files.get(name[5:] if name.startswith("slow-") else name)
+
+    def send_header(self, keyword, value):
+        # Pages as pages: a recursive list reads the links of what is served as HTML.
+        if keyword == "Content-Type" and getattr(self, "html", False):
+            value = "text/html"
+        super().send_header(keyword, value)
 
     def send_body(self, name, data, start, end):
         if not name.startswith("slow-"):
@@ -163,7 +176,16 @@ WARC_KILL_STEPS = [
     ("recovery after a power cut (a WARC file's torn tail cut)", "recovery", False,
      ("farm", "recover", "--lease", "0")),
 ]
-FULL += WARC_STEPS + CONVERT_STEPS + WARC_KILL_STEPS
+# A recursive list delivered to `--out` (in the spool's tree, MIRROR below) with `--convert-links`: the watcher
+# rewrites its delivered pages once it is finished (FarmLists' LinkConversion.swift), then marks it converted.
+MIRROR_STEPS = [
+    ("add M (recursive, --out, --convert-links)", "add", True,
+     ("farm", "add", "{url:mirror.html}", "--recursive", "--no-robots", "--out", "{mirror}", "--convert-links")),
+    ("work M: pages crawled and delivered", "work", False,
+     ("farm", "work", "--exit-when-idle", "--lease", "2", "--transfers", "1")),
+    ("watcher: links of M converted", "watch", False, ("watch",)),
+]
+FULL += WARC_STEPS + CONVERT_STEPS + WARC_KILL_STEPS + MIRROR_STEPS
 
 # The first steps, then the WARC and conversion steps (before the pause: a paused farm works nothing).
 _FIRST = [s for s in FULL if s[1] in ("add", "work", "watch", "item-add", "pause")][:5]
@@ -171,7 +193,11 @@ SHORT = _FIRST[:4] + WARC_STEPS + CONVERT_STEPS + _FIRST[4:]
 
 # The steps after which the farm is let finish the lists in each crash state (a worker, then the checks):
 # the WARC lists' (their promise is about a finished list's files).
-FINISHED_IN_REPLAY = {s[0] for s in WARC_STEPS + WARC_KILL_STEPS}
+FINISHED_IN_REPLAY = {s[0] for s in WARC_STEPS + WARC_KILL_STEPS + MIRROR_STEPS}
+# The steps after which a watcher then runs until every list with `--convert-links` is converted, and each
+# delivered page must be as the recording's watcher converted it (never half rewritten).
+CONVERTED_IN_REPLAY = {s[0] for s in MIRROR_STEPS}
+MIRROR = "mirror"  # M's --out folder, in the spool's folder
 
 WARC = "warc-files"  # the WARC folder of W and X, in the spool's folder (so in every state's tree)
 
