@@ -7,7 +7,7 @@ name right).
 import os
 import re
 
-from workload import WARC  # noqa: E402
+from workload import MIRROR, WARC  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
@@ -61,6 +61,12 @@ SITES = [
      lambda c, p, k, last=None: c in ("fsync", "fdatasync") and (p or "").startswith(WARC + "/") and k == "recovery"),
     ("warc-recovery-dir", ("Sources/FarmWARC/WARCRecovery.swift", "try FileSystem.syncDirectory(directory)"),
      lambda c, p, k, last=None: c == "fsync" and p == WARC and k == "recovery"),
+    # A delivery to `--out` (FarmLists' Delivery.swift): its copy, an unnamed file synced before it is linked
+    # in; `--convert-links`' rewrite of a delivered page (by the watcher), synced before its rename over it.
+    ("delivery-copy", ("Sources/FarmLists/Delivery.swift", "try to.sync()", "private func copy("),
+     lambda c, p, k: c in ("fsync", "fdatasync") and (p or "").startswith(MIRROR + "/") and k != "watch"),
+    ("convert-links-file", ("Sources/FarmLists/Delivery.swift", "try to.sync()", "func replace("),
+     lambda c, p, k: c in ("fsync", "fdatasync") and (p or "").startswith(MIRROR + "/") and k == "watch"),
     ("piece-start", ("Sources/FarmWorker/PieceRun.swift", "try partial.fd.syncData("),
      lambda c, p, k: c in ("srange", "fdatasync") and (p or "").startswith("partial/") and k != "recovery"),
 ]

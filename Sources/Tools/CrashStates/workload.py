@@ -34,10 +34,11 @@ def corpus():
     files["img0.png"] = png(rng, 320, 200)
     files["img1.gif"] = gif(rng, 300, 40)
     # A recursive list's pages (text/html), converted by `--convert-links` once it is finished.
-    files["mirror.html"] = (b'<html><body><a href="mirror-a.html">a</a> <a href="mirror-b.html">b</a>'
-                            b' <img src="mirror.png"></body></html>\n')
-    files["mirror-a.html"] = b'<html><body><a href="mirror.html">back</a> <img src="mirror.png"></body></html>\n'
-    files["mirror-b.html"] = b'<html><body><a href="mirror-a.html">a</a></body></html>\n'
+    # Root-relative links: the conversion rewrites them (to paths relative to the page).
+    files["mirror.html"] = (b'<html><body><a href="/mirror-a.html">a</a> <a href="/mirror-b.html">b</a>'
+                            b' <img src="/mirror.png"></body></html>\n')
+    files["mirror-a.html"] = b'<html><body><a href="/mirror.html">back</a> <img src="/mirror.png"></body></html>\n'
+    files["mirror-b.html"] = b'<html><body><a href="/mirror-a.html">a</a></body></html>\n'
     files["mirror.png"] = png(rng, 20, 20)
     return files
 
