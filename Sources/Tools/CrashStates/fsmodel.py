@@ -84,6 +84,12 @@ class Tree:
         return tree
 
 
+def entry_offset(arg):
+    """An offset argument passed by pointer (copy_file_range's) as it was when the call began: strace prints
+    `[A]`, or `[A => B]` when it shows the value the call left."""
+    return number(arg.strip("[]").split("=>")[0].strip())
+
+
 class Recorder:
     """Follows a step's calls on the spool as they ran, from the tree before it."""
 
@@ -218,8 +224,8 @@ class Recorder:
                 return False
             src = self.rel(fd_arg(a[0])[1])
             si = self.lookup(src) if src is not None else None
-            soff = number(a[1].strip("[]")) - ret if a[1] != "NULL" else 0
-            doff = number(a[3].strip("[]")) - ret if a[3] != "NULL" else self.positions.get((call["pid"], number(a[2])), 0)
+            soff = entry_offset(a[1]) if a[1] != "NULL" else 0
+            doff = entry_offset(a[3]) if a[3] != "NULL" else self.positions.get((call["pid"], number(a[2])), 0)
             if a[3] == "NULL":
                 self.positions[(call["pid"], number(a[2]))] = doff + ret
             if ret > 0:
@@ -359,12 +365,10 @@ class Recorder:
             if di is None:
                 return
             if n == "copy_file_range":
-                soff = number(a[1].strip("[]")) if a[1] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[0])[0])), 0)
-                doff = number(a[3].strip("[]")) if a[3] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[2])[0])), 0)
-                payload = bytes(self.inodes[si].data[soff - ret if a[1] != "NULL" else soff:][:ret]) if si else b"\0" * ret
-                if a[3] != "NULL":
-                    doff = doff - ret  # strace shows the offset after the call
-                else:
+                soff = entry_offset(a[1]) if a[1] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[0])[0])), 0)
+                doff = entry_offset(a[3]) if a[3] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[2])[0])), 0)
+                payload = bytes(self.inodes[si].data[soff:][:ret]) if si else b"\0" * ret
+                if a[3] == "NULL":
                     self.positions[(call["pid"], int(fd_arg(a[2])[0]))] = doff + ret
                 self.data(di, doff, payload, call, step)
             else:

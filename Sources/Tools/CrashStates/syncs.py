@@ -11,12 +11,14 @@ from workload import MIRROR, WARC  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
-# name, (source file, text at the call), matcher(call, path relative to the spool, step kind)
+# name, (source file, text at the call), matcher(call, path relative to the spool, step kind). A recursive
+# list's crawl (FarmLists' CrawlAppend.swift) appends a page's links as `farm item add` does and queues them as
+# a batch staged as an add's: the same call sites, made by a worker ("work").
 SITES = [
     ("add-stage", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncFileSystem(stage)"),
-     lambda c, p, k: c == "syncfs" and k == "add"),
+     lambda c, p, k: c == "syncfs" and (k == "add" or (p or "").startswith("tmp/stage-"))),
     ("add-queue", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(queue)"),
-     lambda c, p, k: c == "fsync" and p == "queue" and k == "add"),
+     lambda c, p, k: c == "fsync" and p == "queue" and k in ("add", "work")),
     ("add-lists", ("Sources/FarmSpool/Protocol/Enqueue.swift", "try FileSystem.syncDirectory(self.lists.folder)"),
      lambda c, p, k: c == "fsync" and p == "lists" and k == "add"),
     ("edit-journal", ("Sources/FarmLists/ListEdit.swift", "try fd.sync()", "func journal(_ numbers: String"),
@@ -31,10 +33,10 @@ SITES = [
      lambda c, p, k: c in ("fsync", "fdatasync") and re.fullmatch(r"(lists|tmp)/.*order.*", p or "") is not None),
     ("edit-journal-name", ("Sources/FarmLists/ListEdit.swift", "try FileSystem.syncDirectory(spool.lists.folder)"),
      lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and not after_order
-     and k in ("item-add", "item-rm", "item-move", "sync")),
+     and k in ("item-add", "item-rm", "item-move", "sync", "work")),
     ("edit-lists", ("Sources/FarmLists/ListOrder.swift", "try FileSystem.syncDirectory(spool.lists.folder)"),
      lambda c, p, k, after_order=False: c == "fsync" and p == "lists" and after_order
-     and k in ("item-add", "item-rm", "item-move", "sync")),
+     and k in ("item-add", "item-rm", "item-move", "sync", "work")),
     # Also an add's note of its WARC folder (warc/folders/<key>, WARCFiles.register): the same call.
     ("control-data", ("Sources/FarmSpool/Protocol/ScratchFiles.swift", "try AtomicFile.write(bytes, to: path, stagedAt: self.path(name), sync: durable)"),
      lambda c, p, k: c == "fdatasync" and (p or "").startswith("tmp/") and k in ("scale", "limit", "pause", "resume", "add")),
@@ -43,7 +45,7 @@ SITES = [
     ("pause-flag", ("Sources/FarmSpool/Protocol/ControlFiles.swift", "try FileSystem.syncDirectory(String(path"),
      lambda c, p, k: c == "fsync" and p == "control" and k in ("pause", "resume")),
     ("finished-syncfs", ("Sources/FarmSpool/Protocol/Durability.swift", "try FileSystem.syncFileSystem(spool.root)"),
-     lambda c, p, k: c == "syncfs" and k in ("watch", "work", "handback", "killed")),
+     lambda c, p, k: c == "syncfs" and p == "" and k in ("watch", "work", "handback", "killed")),
     # A list recorded as WARC (SPEC §18; FarmWorker's WARCArchive.swift says why each is there): a URL's mark
     # before its records are appended, the new file's name, each append, the file's finished name; recovery's
     # cut of a torn tail and its rename. `last`: the step's last metadata operation before the sync.
