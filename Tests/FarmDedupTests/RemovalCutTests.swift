@@ -95,14 +95,23 @@ import Testing
         try FileManager.default.createDirectory(atPath: spool.partial, withIntermediateDirectories: true)
         let path = spool.partial + "/download"
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        // Its slot (level 2: small bytes are named by their size and SHA-256), holding what the disk kept.
-        let slot = Dedup(spool).blobPath("s\(bytes.count)-" + (try Dedup.digest(ofFile: path)))
+        // Its slot (level 2 for small bytes: their size and digest), as another spool names it, holding what
+        // the disk kept.
+        let other = try Spool(root: dir.appending("other"))
+        let copy = dir.appending("copy")
+        #expect(FileManager.default.createFile(atPath: copy, contents: Data(bytes)))
+        let copyFD = try FileDescriptor.open(copy, .readOnly)
+        let name = try #require(Dedup(other).storeBytes(copy, fd: copyFD, size: bytes.count))
+        copyFD.closeQuietly()
+        #expect(name.hasPrefix("s\(bytes.count)-"))
+        let slot = Dedup(spool).blobPath(name)
         #expect(FileManager.default.createFile(atPath: slot, contents: Data(bytes[0..<3072])))
         #expect(try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }.count == 1)
 
         let fd = try FileDescriptor.open(path, .readOnly)
         defer { fd.closeQuietly() }
         let stored = try #require(Dedup(spool).storeBytes(path, fd: fd, size: bytes.count))
+        #expect(stored == name, "stored in its own slot, the cut bytes collected")
         let storedBytes = try Data(contentsOf: URL(fileURLWithPath: Dedup(spool).blobPath(stored)))
         #expect(storedBytes == Data(bytes))
         let findings = try SpoolCheck(spool).run().findings.filter { $0.kind == .blob }
