@@ -212,7 +212,7 @@ let package = Package(
             "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
-            "FarmTransfer",
+            "FarmTransfer", "FarmWARC",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, GIF and WebP first frames, ZIPs unpacked
         // safely.
@@ -416,7 +416,7 @@ let package = Package(
         .testTarget(name: "FarmControlTests", dependencies: [
             "FarmRegistry",
             "FarmHooks",
-            "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", origin, "FarmTestSupport",
+            "FarmControl", "FarmSpool", "FarmJSON", "FarmStatus", "FarmWARC", origin, "FarmTestSupport",
         ]),
         .testTarget(name: "FarmManifestTests", dependencies: [
             "FarmManifest", "FarmJSON", "FarmZip", fixtures, "FarmTestSupport",

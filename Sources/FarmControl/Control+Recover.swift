@@ -2,6 +2,7 @@ import FarmDesired
 import FarmHooks
 import FarmLists
 import FarmSpool
+import FarmWARC
 
 extension Control {
     /// What `recover` did.
@@ -14,10 +15,13 @@ extension Control {
         public let reclaimed: Int
         /// Hooks whose runner's lease had expired, due again (SPEC §15: a hook runs at least once).
         public let hooksReclaimed: Int
+        /// WARC files of dead writers finished (SPEC §18): their torn tails cut, their finished names given.
+        public let warcFinished: Int
 
         public var description: String {
             "rolled forward \(rolledForward) batch(es), discarded \(discarded) abandoned stage(s), "
                 + "reclaimed \(reclaimed) job(s)" + (hooksReclaimed > 0 ? " and \(hooksReclaimed) hook(s)" : "")
+                + (warcFinished > 0 ? "; finished \(warcFinished) WARC file(s) of dead writers" : "")
         }
     }
 
@@ -28,8 +32,18 @@ extension Control {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
         let lease = lease ?? spool.control.desired().lease
         let reclaimed = spool.reclaimExpired(lease: lease)
+        // What the supervisor's start finishes too (its DeadWARCWriters): a WARC file whose writer died (a
+        // power cut, a kill -9) keeps its torn tail and its `.open` name until someone cuts it, and a spool
+        // tidied by `farm recover` alone (bin/crashstates' replays, a user who does not start the farm) would
+        // otherwise keep it. Files of live writers are left alone (their flock).
+        var warcFinished = 0
+        for folder in spool.warc.folderPaths() {
+            do { warcFinished += try WARCRecovery.recover(directory: folder).count } catch {
+                spool.log("recover: cannot finish the WARC files of dead writers in \(folder): \(error)")
+            }
+        }
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
                          reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot,
-                         hooksReclaimed: spool.hooks.reclaimExpired(lease: lease))
+                         hooksReclaimed: spool.hooks.reclaimExpired(lease: lease), warcFinished: warcFinished)
     }
 }

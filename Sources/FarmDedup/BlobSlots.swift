@@ -39,7 +39,8 @@ import SystemPackage
 // (A comparison that starts as the occupant is deleted may go past a slot that is then free; a later
 // download of its bytes takes that slot and is stored a second time. Only a removal racing a download of
 // the same size and sample opens that window, and it costs space, never bytes.) An occupant of another size
-// than its slot says (a marker, or bytes a power loss cut) equals nothing: downloads go past it.
+// than its slot says (a marker, or bytes a power loss cut) equals nothing: downloads go past it; cut bytes that
+// no output uses are collected first (a marker may take their place).
 extension Dedup {
     /// The SHA-256s of a file's bytes that its slots are named by, each computed at most once: as given,
     /// from an attribute kept on a stored file, or read from the file.

@@ -11,7 +11,8 @@ struct Recover: ControlCommand {
         discussion: """
             Finishes what processes killed half-way left in the spool: an add killed after its commit has \
             its lists published, one killed before it is discarded (nothing of it was ever visible), a list \
-            edit is finished or undone, and every claim not renewed for the lease (the farm's own, unless \
+            edit is finished or undone, a WARC file whose writer died has its torn tail cut and its \
+            finished name, and every claim not renewed for the lease (the farm's own, unless \
             --lease says) goes back to the queue with its bytes. farm start, farm add and the supervisor \
             run the same recovery; recover runs it by hand. With the farm's own lease it never takes a live \
             worker's claim, which is renewed every quarter of the lease.

@@ -5,7 +5,9 @@ What it does
   1. Records each step of a workload (workload.py: adds, item add/move/rm, sync, scale, pause, limit, resume;
      a worker's claims, renewals, stores and completions; hooks due, run and recorded; pieces taken and done;
      a hand-back; a worker killed -9 mid-transfer; the recovery after a power cut; the watcher's sync and its
-     recheck after a reboot) as its system calls: strace -f -y -xx, on a spool in tmpfs, against a local origin.
+     recheck after a reboot; a list recorded as WARC: its URL marks, appends and finished file, a worker killed
+     with its file open, a torn tail and the recovery that cuts it; a worker's conversion of images to their
+     display image and thumbnail) as its system calls: strace -f -y -xx, on a spool in tmpfs, against a local origin.
      The spool is read whole before each step (fsmodel.Tree).
   2. For each step, in a window of up to 3 steps in a row ending with it (ACE's bound: most crash bugs need 3
      operations or fewer), builds every state a crash during that step may leave (crashmodel.py, the model
@@ -21,7 +23,12 @@ What it does
        - nothing done is short or wrong: each done job's file has the origin's bytes for its URL;
        - the work redone is bounded (§17: a few seconds' worth): a job in done/ when the watcher's syncfs
          began, before the crash, is still done (a power cut costs at most the downloads since that sync);
-       - farm fsck finds nothing, and recovery itself did not fail.
+       - farm fsck finds nothing, and recovery itself did not fail;
+       - a done resource's display image and thumbnail are there, not empty, with the bytes the recording's
+         conversion made;
+       - SPEC §18: the WARC files hold no torn record and none is left `.open`; no URL has two response
+         records; after a step of a WARC list, once a worker has let the farm finish its lists
+         (workload.FINISHED_IN_REPLAY), each done resource of a WARC list has exactly one.
 
 The crash model: ext4 with data=ordered (its default: delayed allocation, auto_da_alloc), after ALICE's
 abstract persistence model (Pillai et al., "All File Systems Are Not Created Equal", OSDI '14: the calls of a
@@ -119,6 +126,8 @@ class Recording:
         self.calls = []  # each step's calls
         self.after = []  # (jobs, signature) after each step
         self.done_after = []  # the jobs in done/ after each step
+        self.outputs = {}  # URL -> the sha256 of its display image and thumbnail, as the recording made them
+        self.mirror = None  # the files delivered to MIRROR once the recording's watcher converted its links
         self.ids = {}
 
     def f(self, *args, check=True):
@@ -151,7 +160,8 @@ class Recording:
             if a.startswith("{id:"):
                 _, name, index = a.strip("{}").split(":")
                 a = self.item_id(name, int(index))
-            out.append(a.replace("{src}", self.src))
+            out.append(a.replace("{src}", self.src).replace("{warc}", self.spool + "/" + workload.WARC)
+                       .replace("{mirror}", self.spool + "/" + workload.MIRROR))
         if out and out[0] == "farm":
             out[0] = self.farm
         return out
@@ -173,6 +183,14 @@ class Recording:
             places = jobs_of(self.spool)
             self.after.append((set(places), self.signature()))
             self.done_after.append({job for job, where in places.items() if "done" in where})
+            import replay
+            if step[0] in workload.CONVERTED_IN_REPLAY and step[1] == "watch":
+                if not replay.converted(self.spool) or not replay.converting_lists(self.spool):
+                    raise RuntimeError(f"step {step[0]}: the watcher converted no list's links")
+                self.mirror = replay.tree_shas(self.spool + "/" + workload.MIRROR)
+            for d in replay.done_outputs(self.spool).values():
+                if d["url"] and (d.get("image") or d.get("thumb")):
+                    self.outputs[d["url"]] = {"image": d.get("image"), "thumb": d.get("thumb")}
             if self.verbose:
                 say(f"recorded step {number} ({step[0]}): {len(self.calls[-1])} calls")
 
@@ -196,10 +214,14 @@ class Recording:
             p = subprocess.Popen(st + self.argv(step), env=self.env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True)
             deadline = time.monotonic() + 60
+            warc = self.spool + "/" + workload.WARC
             while time.monotonic() < deadline:
                 partials = [os.path.getsize(os.path.join(self.spool, "partial", n))
                             for n in os.listdir(self.spool + "/partial")]
-                if os.listdir(self.spool + "/active") and any(s > 2000 for s in partials):
+                # A WARC list's worker: killed with its file open (a first resource recorded in it).
+                opened = "WARC" not in name or (os.path.isdir(warc) and any(n.endswith(".open")
+                                                                           for n in os.listdir(warc)))
+                if os.listdir(self.spool + "/active") and any(s > 2000 for s in partials) and opened:
                     break
                 time.sleep(0.05)
             self.signal_farm(p, signal.SIGTERM if kind == "handback" else signal.SIGKILL)
@@ -207,11 +229,29 @@ class Recording:
             return
         argv = self.argv(step)
         if kind == "recovery":
+            if "torn" in name:
+                self.tear()
             subprocess.run(self.in_new_boot(st + argv), env=self.env, check=True, capture_output=True, timeout=120)
             return
         r = subprocess.run(st + argv, env=self.env, capture_output=True, text=True, timeout=300)
         if r.returncode != 0:
             raise RuntimeError(f"step {name}: exited {r.returncode}: {r.stderr.strip()[:400]}")
+
+    def tear(self):
+        """What a power cut during an append leaves in the dead writer's open WARC file: half a gzip member
+        after its whole ones (the model keeps whole writes only: a tear within one is made here)."""
+        import zlib
+        warc = self.spool + "/" + workload.WARC
+        opened = sorted(n for n in os.listdir(warc) if n.endswith(".open")) if os.path.isdir(warc) else []
+        if not opened:
+            raise RuntimeError(f"no open WARC file in {warc} to tear: the worker was killed before its first record")
+        with open(f"{warc}/{opened[0]}", "rb") as f:
+            data = f.read()
+        d = zlib.decompressobj(31)
+        d.decompress(data)
+        first = data[: len(data) - len(d.unused_data)]
+        with open(f"{warc}/{opened[0]}", "ab") as f:
+            f.write(first[: len(first) // 2])
 
     def in_new_boot(self, argv):
         script = (f"mount --bind {WORK}/record-boot /proc/sys/kernel/random/boot_id && exec \"$@\"")
@@ -280,6 +320,7 @@ class Explorer:
         self.slots = [f"{WORK}/replay-{n}" for n in range(jobs)]
         self.free = list(self.slots)
         self.sync_hits = 0
+        self.unnamed = set()
         self.not_the_syncs = 0  # without a sync: findings the same crash with it in place shows too
 
     def expectations(self, i, k_done, first, synced_done=()):
@@ -303,7 +344,9 @@ class Explorer:
                 sigs = None  # an edit in flight may be anywhere between (each of its edits is atomic)
         jobs = {"exact": sorted(after)} if (ack_i or before == after) else \
             {"within": [sorted(before & after), sorted(before | after)]}
-        return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i])}
+        return {"jobs": jobs, "sigs": sigs, "synced_done": sorted(set(synced_done) & self.r.done_after[i]),
+                "finish": self.r.steps[i][0] in workload.FINISHED_IN_REPLAY,
+                "convert": self.r.steps[i][0] in workload.CONVERTED_IN_REPLAY and self.r.mirror is not None}
 
     @staticmethod
     def done_at(win, s):
@@ -328,6 +371,12 @@ class Explorer:
                     rec.apply(call, j)
                 bounds.append((j, start, len(rec.ops)))
             ops = rec.ops
+            for n in range(bounds[-1][1], len(ops)):
+                if ops[n]["op"][0] in ("fsync", "fdatasync", "syncfs", "srange"):
+                    sync_name = syncs.name_of(ops[n], steps, ops[:n])
+                    if sync_name.startswith("unnamed") and sync_name not in self.unnamed:
+                        self.unnamed.add(sync_name)
+                        say(f"a sync no name in syncs.py matches: {sync_name} ({readable(ops[n]['call'])})")
             absent = frozenset(n for n, o in enumerate(ops) if o["op"][0] in ("fsync", "fdatasync", "syncfs", "srange")
                                and self.absent_sync and syncs.name_of(o, steps, ops[:n]) == self.absent_sync)
             self.sync_hits += sum(1 for n in absent if ops[n]["step"] == i)
@@ -406,7 +455,8 @@ class Explorer:
             lists, limit = signature_lists(self.r.steps), limit_flag(self.r.steps)
             cmd = ["unshare", "-m", "-T", "--boottime", f"-{int(uptime()) - 1}", sys.executable, "-S",
                    os.path.join(HERE, "replay.py"), self.farm, tree, WORK + "/spool", WORK + "/replay-boot",
-                   lists, limit, str(time.time())]
+                   lists, limit, str(time.time()), WORK + "/spool/" + workload.WARC, "1" if exp["finish"] else "0",
+                   WORK + "/spool/" + workload.MIRROR, "1" if exp["convert"] else "0"]
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
             try:
                 result = json.loads(r.stdout)
@@ -428,12 +478,15 @@ class Explorer:
         if not result["watch"][0]:
             problems.append(f"the watcher did not recheck after the reboot (exit {result['watch'][1]}): "
                             f"{result['watch'][2]}")
+        if result.get("work") and result["work"][0] != 0:
+            problems.append(f"farm work (finishing the lists) exited {result['work'][0]}: {result['work'][1]}")
         if result["fsck"][0] != 0 or not result["fsck"][1].get("clean"):
             problems.append("fsck: " + json.dumps(result["fsck"][1].get("findings"))[:1500])
-        places = result["jobs"]
-        for job, where in sorted(places.items()):
+        for job, where in sorted(result["jobs"].items()):
             if len(where) > 1:
                 problems.append(f"doubled: {job} in {' and '.join(where)}")
+        # As recovered, before a worker finished the lists (a recursive list's crawl adds jobs).
+        places = result.get("jobs_recovered") or result["jobs"]
         found = set(places)
         if "exact" in exp["jobs"]:
             want = set(exp["jobs"]["exact"])
@@ -448,6 +501,9 @@ class Explorer:
             if d["sha"] != want:
                 problems.append(f"done but wrong: {job} ({d['url']}): its file {d['file']} "
                                 f"{'has ' + str(d['size']) + ' bytes, not the origin' if d['size'] is not None else d['sha']}")
+        problems += self.judge_outputs(result)
+        problems += self.judge_warc(result, exp)
+        problems += self.judge_mirror(result, exp)
         for job in exp["synced_done"]:
             if "done" not in places.get(job, []):
                 problems.append(f"redone: {job} was in done/ when the watcher's syncfs began, before the crash, "
@@ -464,6 +520,56 @@ class Explorer:
             if result["signature"] not in wants:
                 problems.append("undone: the spool shows " + json.dumps(result["signature"]) + "; acknowledged: "
                                 + " or ".join(json.dumps(w) for w in wants))
+        return problems
+
+    def judge_outputs(self, result):
+        """A done resource's display image and thumbnail (SPEC §17: no done resource whose outputs are missing,
+        empty or wrong): those its outcome names are whole, with the bytes the recording's conversion made."""
+        problems = []
+        for job, d in sorted(result["done"].items()):
+            want = self.r.outputs.get(d["url"])
+            for what in ("image", "thumb"):
+                got = d.get(what)
+                if want and want.get(what) and not got:
+                    problems.append(f"done without its {what}: {job} ({d['url']}): its outcome names none")
+                elif got and (got.get("sha") is None or got.get("size") == 0
+                              or want and want.get(what) and got["sha"] != want[what]["sha"]):
+                    problems.append(f"done but its {what} is wrong: {job} ({d['url']}): {got['path']} "
+                                    f"{got.get('error') or str(got.get('size')) + ' bytes, not the conversion'}")
+        return problems
+
+    def judge_warc(self, result, exp):
+        """SPEC §18 across crashes: no torn record and no `.open` file once recovered; never two responses of
+        one URL; once the list is finished, exactly one for each URL fetched (each done job's)."""
+        warc = result.get("warc")
+        if warc is None:
+            return []
+        problems = [f"WARC: {p}" for p in warc["torn"]]
+        problems += [f"WARC: {n} still open after the recovery" for n in warc["open"]]
+        counts = warc["responses"]
+        problems += [f"WARC: {n} response records of {u}" for u, n in sorted(counts.items()) if n > 1]
+        if exp["finish"]:
+            warc_urls = {workload.url(f) for name in workload.WARC_LISTS for f in workload.SOURCES[name]}
+            for job, d in sorted(result["done"].items()):
+                if d["url"] in warc_urls and counts.get(d["url"], 0) != 1:
+                    problems.append(f"WARC: the list finished, {counts.get(d['url'], 0)} response records of "
+                                    f"{d['url']} ({job}, done)")
+        return problems
+
+    def judge_mirror(self, result, exp):
+        """`--convert-links` across crashes: once the farm finished the list and a watcher ran, the list is
+        marked converted and every delivered file has the bytes the recording's conversion gave it (a page
+        half rewritten, or left as fetched under the mark, differs)."""
+        if not exp.get("convert") or result.get("mirror") is None:
+            return []  # not a step of the mirror, or its add was not kept
+        problems = []
+        if not result.get("converted"):
+            problems.append("--convert-links: the list finished, the next watcher did not mark it converted")
+        got, want = result.get("mirror") or {}, self.r.mirror
+        for rel in sorted(set(got) | set(want)):
+            if got.get(rel) != want.get(rel):
+                problems.append(f"--convert-links: {rel} " + ("missing" if rel not in got else "not delivered in the "
+                                "recording" if rel not in want else "not as converted (half rewritten or as fetched)"))
         return problems
 
     def describe(self, c, problems):

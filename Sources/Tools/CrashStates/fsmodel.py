@@ -4,7 +4,9 @@
 symbolic link's text; mode and extended attributes) and entries (directory inode, name) -> inode. `Recorder`
 replays strace's calls on a copy of it as the real run made them, to name every call's files as inodes, and
 turns each into an operation of the crash model (crashmodel.py):
-  ("create", dir, name, ino)        a file, directory or symbolic link made (its inode described in `inodes`)
+  ("create", dir, name, ino)        a file, directory or symbolic link made (its inode described in `inodes`);
+                                    an unnamed file (O_TMPFILE) is made in dir UNNAMED (no folder: no entry
+                                    of the tree), and named by a "link" (linkat of /proc/self/fd/N)
   ("rename", sdir, sname, ddir, dname, ino, replaced)   one atomic step, as ext4 journals it
   ("link", dir, name, ino)          ("unlink", dir, name, ino)     (rmdir is an unlink of a directory)
   ("xattr", ino, name, value|None)  ("chmod", ino, mode)
@@ -13,9 +15,13 @@ turns each into an operation of the crash model (crashmodel.py):
 Only what lies under the spool's root is kept: a manifest in /tmp, a socket, a pipe are not the spool.
 """
 import os
+import re
 import stat
 
 from trace import fd_arg, iovec_bytes, number, string_arg
+
+
+UNNAMED = "unnamed"  # the "directory" of unnamed files' creations: none of the tree's
 
 
 class Inode:
@@ -78,6 +84,12 @@ class Tree:
         return tree
 
 
+def entry_offset(arg):
+    """An offset argument passed by pointer (copy_file_range's) as it was when the call began: strace prints
+    `[A]`, or `[A => B]` when it shows the value the call left."""
+    return number(arg.strip("[]").split("=>")[0].strip())
+
+
 class Recorder:
     """Follows a step's calls on the spool as they ran, from the tree before it."""
 
@@ -90,6 +102,7 @@ class Recorder:
         self.children = {}
         self.fresh = 0
         self.positions = {}  # (pid, fd) -> offset
+        self.unnamed = {}  # (pid, fd) -> ino of an unnamed file (O_TMPFILE) open there
         self.ops = []
         self._index(self.rootino, "")
         self.rootexists = tree.root != "b-root"
@@ -176,9 +189,102 @@ class Recorder:
                 node.data.extend(b"\0" * (size - len(node.data)))
             self._emit(("data", ino, 0, None, size), call, step)
 
+    def apply_unnamed(self, call, step):
+        """An unnamed file (O_TMPFILE: a delivery's copy, FarmSystem's openUnnamed) made, written, marked,
+        synced and linked in: True when `call` was one of those."""
+        n, a, ret = call["name"], call["args"], call["ret"]
+        if n == "openat" and "O_TMPFILE" in a[2]:
+            rel = self.rel(self.resolve(a[0], a[1]))
+            if rel is None:
+                return True
+            ino = self.new_ino()
+            mode = int(a[3], 8) & 0o7777 if len(a) > 3 and a[3].startswith("0") else 0o600
+            self.inodes[ino] = Inode("file", mode=mode)
+            self.unnamed[(call["pid"], ret)] = ino
+            self.positions[(call["pid"], ret)] = 0
+            self._emit(("create", UNNAMED, ino, ino), call, step)
+            return True
+        if n == "close":
+            self.unnamed.pop((call["pid"], number(a[0])), None)
+            return False
+        if n in ("write", "pwrite64", "writev", "pwritev", "pwritev2"):
+            ino = self.fd_ino(call, a[0])
+            if ino is None:
+                return False
+            payload = (string_arg(a[1]) if n in ("write", "pwrite64") else iovec_bytes(a[1]))[:ret]
+            key = (call["pid"], number(a[0]))
+            offset = number(a[3]) if n.startswith("pwrite") else self.positions.get(key, 0)
+            if not n.startswith("pwrite"):
+                self.positions[key] = offset + len(payload)
+            self.data(ino, offset, payload, call, step)
+            return True
+        if n == "copy_file_range":
+            ino = self.fd_ino(call, a[2])
+            if ino is None:
+                return False
+            src = self.rel(fd_arg(a[0])[1])
+            si = self.lookup(src) if src is not None else None
+            soff = entry_offset(a[1]) if a[1] != "NULL" else 0
+            doff = entry_offset(a[3]) if a[3] != "NULL" else self.positions.get((call["pid"], number(a[2])), 0)
+            if a[3] == "NULL":
+                self.positions[(call["pid"], number(a[2]))] = doff + ret
+            if ret > 0:
+                payload = bytes(self.inodes[si].data[soff:soff + ret]) if si else b"\0" * ret
+                self.data(ino, doff, payload, call, step)
+            return True
+        if n in ("ftruncate", "fallocate"):
+            ino = self.fd_ino(call, a[0])
+            if ino is None:
+                return False
+            if n == "ftruncate":
+                self.data(ino, 0, None, call, step, size=number(a[1]))
+            return True
+        if n in ("fsetxattr", "fremovexattr"):
+            ino = self.fd_ino(call, a[0])
+            if ino is None:
+                return False
+            name = string_arg(a[1]).decode()
+            value = None if n == "fremovexattr" else string_arg(a[2])[: number(a[3])]
+            if value is None:
+                self.inodes[ino].xattrs.pop(name, None)
+            else:
+                self.inodes[ino].xattrs[name] = value
+            self._emit(("xattr", ino, name, value), call, step)
+            return True
+        if n in ("fsync", "fdatasync", "sync_file_range"):
+            ino = self.fd_ino(call, a[0])
+            if ino is None:
+                return False
+            rel = self.rel(fd_arg(a[0])[1])
+            self._emit(("srange" if n == "sync_file_range" else n, ino, rel), call, step)
+            return True
+        if n == "linkat":
+            old = string_arg(a[1])
+            m = re.match(rb"^/proc/self/fd/(\d+)$", old or b"")
+            ino = self.unnamed.get((call["pid"], int(m.group(1)))) if m else \
+                (self.fd_ino(call, a[0]) if old == b"" and "AT_EMPTY_PATH" in a[4] else None)
+            if ino is None:
+                return False
+            rn = self.rel(self.resolve(a[2], a[3]))
+            if rn is None:
+                return True
+            d, name = self.parent(rn)
+            self.entries[(d, name)] = ino
+            self.paths[rn] = ino
+            self._emit(("link", d, name, ino), call, step)
+            return True
+        return False
+
+    def fd_ino(self, call, arg):
+        """The inode of an unnamed file open as descriptor `arg` of the call's process, or None."""
+        fd, _ = fd_arg(arg)
+        return self.unnamed.get((call["pid"], int(fd))) if fd not in (None, "AT_FDCWD") else None
+
     def apply(self, call, step):
         n, a, ret = call["name"], call["args"], call["ret"]
         if ret < 0:
+            return
+        if self.apply_unnamed(call, step):
             return
         if n in ("open", "openat", "creat"):
             path = call["retpath"]
@@ -259,12 +365,10 @@ class Recorder:
             if di is None:
                 return
             if n == "copy_file_range":
-                soff = number(a[1].strip("[]")) if a[1] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[0])[0])), 0)
-                doff = number(a[3].strip("[]")) if a[3] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[2])[0])), 0)
-                payload = bytes(self.inodes[si].data[soff - ret if a[1] != "NULL" else soff:][:ret]) if si else b"\0" * ret
-                if a[3] != "NULL":
-                    doff = doff - ret  # strace shows the offset after the call
-                else:
+                soff = entry_offset(a[1]) if a[1] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[0])[0])), 0)
+                doff = entry_offset(a[3]) if a[3] != "NULL" else self.positions.get((call["pid"], int(fd_arg(a[2])[0])), 0)
+                payload = bytes(self.inodes[si].data[soff:][:ret]) if si else b"\0" * ret
+                if a[3] == "NULL":
                     self.positions[(call["pid"], int(fd_arg(a[2])[0]))] = doff + ret
                 self.data(di, doff, payload, call, step)
             else:

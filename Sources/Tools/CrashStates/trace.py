@@ -14,7 +14,8 @@ TRACED = ("open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,tr
           "lremovexattr,copy_file_range,sendfile,close,dup,dup2,dup3,fcntl")
 
 LINE = re.compile(r"^(\d+)\s+(.*)$")
-CALL = re.compile(r"^([a-z0-9_]+)\((.*)\)\s+=\s+(-?\d+|\?)(?:<(.*?)>)?(?:\s+(E[A-Z]+).*)?$", re.S)
+# A descriptor of an unnamed file (O_TMPFILE) or one unlinked shows `<path>(deleted)`.
+CALL = re.compile(r"^([a-z0-9_]+)\((.*)\)\s+=\s+(-?\d+|\?)(?:<(.*?)>(\(deleted\))?)?(?:\s+(E[A-Z]+).*)?$", re.S)
 
 
 def unescape(text):
@@ -93,10 +94,12 @@ def string_arg(arg):
 
 def fd_arg(arg):
     """(number, path) of a descriptor printed with -y: `5</a/b>`, `AT_FDCWD</cwd>`; path None if none."""
-    m = re.match(r"^(-?\d+|AT_FDCWD)(?:<(.*)>)?$", arg, re.S)
+    m = re.match(r"^(-?\d+|AT_FDCWD)(?:<(.*)>(\(deleted\))?)?$", arg, re.S)
     if not m:
         return None, None
     path = unescape(m.group(2)).decode("utf-8", "surrogateescape") if m.group(2) is not None else None
+    if path is not None and m.group(3):
+        path += " (deleted)"  # a file with no name: an unnamed file, or one removed while open
     return m.group(1), path
 
 
@@ -137,7 +140,7 @@ def read_log(path):
             if c.group(3) == "?":
                 continue  # the process died in the call: it took no effect the model can know of
             calls.append({"pid": pid, "name": c.group(1), "args": split_args(c.group(2)), "ret": int(c.group(3)),
-                          "retpath": unescape(c.group(4)).decode("utf-8", "surrogateescape") if c.group(4) else None, "errno": c.group(5), "line": raw[:2000]})
+                          "retpath": unescape(c.group(4)).decode("utf-8", "surrogateescape") if c.group(4) else None, "errno": c.group(6), "line": raw[:2000]})
     return calls
 
 
