@@ -212,7 +212,7 @@ let package = Package(
             "FarmDesired",
             "FarmHooks",
             "FarmSpool", "FarmLists", "FarmHosts", "FarmFsck", "FarmStatus", "FarmProcess", "FarmCoordinator", "FarmManifest", "FarmJSON", "FarmSystem",
-            "FarmTransfer", "FarmWARC",
+            "FarmTransfer",
         ]),
         // Bytes to images: kinds by magic number, PDF page 1 rendered, GIF and WebP first frames, ZIPs unpacked
         // safely.
@@ -258,7 +258,7 @@ let package = Package(
         .target(name: "FarmSupervisor", dependencies: [
             "FarmRegistry",
             "FarmDesired",
-            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer", "FarmWARC",
+            "FarmSpool", "FarmLists", "FarmSystem", "FarmMetrics", "FarmProcess", "FarmTransfer",
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -268,7 +268,8 @@ let package = Package(
         .target(name: "FarmProcess", dependencies: [
             "FarmRegistry",
             "FarmDesired",
-            "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", .product(name: "SystemPackage", package: "swift-system"),
+            "FarmSpool", "FarmDedup", "FarmSystem", "FarmMetrics", "FarmWARC",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Metrics (SPEC §10): each process's counters kept in memory and in its own file under metrics/, and
         // summed; FarmMetricsPage adds the status's gauges for `GET /metrics` and `farm metrics`.

@@ -1,8 +1,8 @@
 import FarmDesired
 import FarmHooks
 import FarmLists
+import FarmProcess
 import FarmSpool
-import FarmWARC
 
 extension Control {
     /// What `recover` did.
@@ -32,16 +32,9 @@ extension Control {
         let report = try spoolCall { () throws(SpoolError) in try Lists(spool).recover() }
         let lease = lease ?? spool.control.desired().lease
         let reclaimed = spool.reclaimExpired(lease: lease)
-        // What the supervisor's start finishes too (its DeadWARCWriters): a WARC file whose writer died (a
-        // power cut, a kill -9) keeps its torn tail and its `.open` name until someone cuts it, and a spool
-        // tidied by `farm recover` alone (bin/crashstates' replays, a user who does not start the farm) would
-        // otherwise keep it. Files of live writers are left alone (their flock).
-        var warcFinished = 0
-        for folder in spool.warc.folderPaths() {
-            do { warcFinished += try WARCRecovery.recover(directory: folder).count } catch {
-                spool.log("recover: cannot finish the WARC files of dead writers in \(folder): \(error)")
-            }
-        }
+        // As the supervisor's start does: a spool tidied by `farm recover` alone (bin/crashstates' replays, a
+        // user who does not start the farm) keeps no dead writer's `.open` WARC file with its torn tail.
+        let warcFinished = DeadWARCWriters.finish(spool)
         return Recovered(rolledForward: report.batchesRolledForward, discarded: report.stagesDiscarded,
                          reclaimed: reclaimed.count + report.claimsOfAnEarlierBoot,
                          hooksReclaimed: spool.hooks.reclaimExpired(lease: lease), warcFinished: warcFinished)
